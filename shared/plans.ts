@@ -1,0 +1,36 @@
+/** Plan limits (spec sections 6 and 9). -1 means unlimited. */
+export const planIds = ['free', 'pro'] as const;
+export type PlanId = (typeof planIds)[number];
+
+export interface PlanLimits {
+  projects: number;
+  accountsPerProject: number;
+  accountsTotal: number;
+  apiIntegrations: boolean;
+  emailNotifications: boolean;
+  exportFormats: readonly ('csv' | 'xlsx' | 'json')[];
+}
+
+export const UNLIMITED = -1;
+
+export const planLimits: Record<PlanId, PlanLimits> = {
+  free: {
+    projects: 3,
+    accountsPerProject: 100,
+    accountsTotal: 300,
+    apiIntegrations: false,
+    emailNotifications: false,
+    exportFormats: ['csv'],
+  },
+  pro: {
+    projects: UNLIMITED,
+    accountsPerProject: UNLIMITED,
+    accountsTotal: UNLIMITED,
+    apiIntegrations: true,
+    emailNotifications: true,
+    exportFormats: ['csv', 'xlsx', 'json'],
+  },
+};
+
+export const planNames: Record<PlanId, string> = { free: 'Free', pro: 'Pro' };
+export const PRO_PRICE_MONTHLY_USD = 19.95;

@@ -1,0 +1,105 @@
+/**
+ * The one route table. The CDK stack builds API routes and one Lambda per route group from it,
+ * and the local gateway (bin/local) serves the very same routes with the very same handlers.
+ * A route exists here or nowhere.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
+export const routeGroups = ['auth', 'user'] as const;
+export type RouteGroup = (typeof routeGroups)[number];
+
+export interface RouteDefinition {
+  method: HttpMethod;
+  /** API Gateway path syntax, e.g. /api/projects/{id}. */
+  path: string;
+  group: RouteGroup;
+  /** 'jwt': Cognito access token required (API Gateway JWT authorizer); 'none': public. */
+  auth: 'jwt' | 'none';
+}
+
+export const routes: readonly RouteDefinition[] = [
+  { method: 'GET', path: '/api/login', group: 'auth', auth: 'none' },
+  { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
+  { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
+  { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
+];
+
+/** API Gateway's routeKey for a route: "GET /api/auth/user". */
+export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): string =>
+  `${route.method} ${route.path}`;
+
+/**
+ * Queues and their workers: one Lambda per worker, code in functions/workers/<worker>.ts.
+ * Every queue gets a dead-letter queue. Queues without a worker are declared for the features
+ * that fill them (bulk creation, exports) and get their worker with that feature.
+ */
+export interface QueueDefinition {
+  name: 'mail' | 'bulk' | 'exports';
+  worker?: 'mail-worker';
+  batchSize: number;
+  /** Receives before a message goes to the dead-letter queue. */
+  maxReceiveCount: number;
+  visibilityTimeoutSeconds: number;
+}
+
+export const queues: readonly QueueDefinition[] = [
+  { name: 'mail', worker: 'mail-worker', batchSize: 10, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
+  { name: 'bulk', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
+  { name: 'exports', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
+];
+
+/** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
+export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase()}_QUEUE_URL`;
+
+/** Splits "/api/projects/{id}" into a matcher for concrete paths; returns path parameters. */
+export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const got = path.split('/');
+  if (want.length !== got.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const w = want[i]!;
+    const g = got[i]!;
+    if (w.startsWith('{') && w.endsWith('}')) {
+      if (g === '') return undefined;
+      params[w.slice(1, -1)] = decodeURIComponent(g);
+    } else if (w !== g) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+export function findRoute(method: string, path: string):
+  | { route: RouteDefinition; pathParameters: Record<string, string> }
+  | undefined {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const pathParameters = matchPath(route.path, path);
+    if (pathParameters) return { route, pathParameters };
+  }
+  return undefined;
+}
+
+/**
+ * What each function may touch, so the CDK grants exactly this (least privilege) and nothing
+ * else. The local stack ignores it (emulators have no IAM).
+ */
+export interface FunctionAccess {
+  table?: 'read' | 'readWrite';
+  /** Queues it sends to. */
+  sendTo?: readonly QueueDefinition['name'][];
+  exportBucket?: 'read' | 'readWrite';
+  sendEmail?: boolean;
+}
+
+export const groupAccess: Record<RouteGroup, FunctionAccess> = {
+  // auth creates the user record on first sign-in and queues the welcome e-mail.
+  auth: { table: 'readWrite', sendTo: ['mail'] },
+  user: { table: 'readWrite' },
+};
+
+export const workerAccess: Record<NonNullable<QueueDefinition['worker']>, FunctionAccess> = {
+  'mail-worker': { table: 'read', sendEmail: true },
+};

@@ -1,0 +1,66 @@
+import { z } from 'zod';
+import { planIds } from '../plans';
+
+/** The current user as GET /api/auth/user returns it (spec section 3, users). */
+export const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string(),
+  lastName: z.string(),
+  company: z.string().optional(),
+  profileImageUrl: z.string().optional(),
+  subscriptionPlan: z.enum(planIds),
+  subscriptionStatus: z.string(),
+  subscriptionCancelAtPeriodEnd: z.boolean(),
+  subscriptionCurrentPeriodEnd: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type User = z.infer<typeof userSchema>;
+
+const name = (label: string) =>
+  z
+    .string()
+    .trim()
+    .min(1, `${label} is required`)
+    .max(100, `${label} must be at most 100 characters`);
+
+/** PUT /api/user/profile and the Profile / Settings forms. */
+export const updateProfileSchema = z.object({
+  firstName: name('First name'),
+  lastName: name('Last name'),
+  company: z.string().trim().max(200, 'Company must be at most 200 characters').optional(),
+});
+export type UpdateProfileInput = z.infer<typeof updateProfileSchema>;
+
+/** Sign-up form (first name, last name, e-mail, password). Cognito's default password policy. */
+export const signUpSchema = z.object({
+  firstName: name('First name'),
+  lastName: name('Last name'),
+  email: z.string().trim().email('Valid email is required'),
+  password: z
+    .string()
+    .min(8, 'Password must be at least 8 characters')
+    .regex(/[a-z]/, 'Password needs a lower-case letter')
+    .regex(/[A-Z]/, 'Password needs an upper-case letter')
+    .regex(/[0-9]/, 'Password needs a number')
+    .regex(/[^A-Za-z0-9]/, 'Password needs a symbol'),
+});
+export type SignUpInput = z.infer<typeof signUpSchema>;
+
+export const signInSchema = z.object({
+  email: z.string().trim().email('Valid email is required'),
+  password: z.string().min(1, 'Password is required'),
+});
+
+export const confirmSignUpSchema = z.object({
+  email: z.string().trim().email('Valid email is required'),
+  code: z.string().trim().regex(/^\d{6}$/, 'Enter the 6-digit code'),
+});
+
+export const initialsOf = (firstName?: string, lastName?: string): string => {
+  const words = `${firstName ?? ''} ${lastName ?? ''}`.trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return 'U';
+  if (words.length === 1) return words[0]!.charAt(0).toUpperCase();
+  return (words[0]!.charAt(0) + words[words.length - 1]!.charAt(0)).toUpperCase();
+};
