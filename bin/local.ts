@@ -1,0 +1,53 @@
+/**
+ * `npm start`: the whole product on this machine, on loopback, with no AWS account: emulators of
+ * DynamoDB, S3, SQS (plus pollers that invoke the workers), SES (with its mail viewer) and Cognito,
+ * the local API gateway serving the shared route table with the Lambda handlers, and Vite.
+ */
+import path from 'node:path';
+import { portsFromEnv, projectRoot } from './local/settings';
+import { startLocalStack } from './local/stack';
+
+const began = performance.now();
+const dataDir = path.resolve(projectRoot, process.env.LOCAL_DATA_DIR ?? '.local-data');
+
+try {
+  const stack = await startLocalStack({
+    ports: portsFromEnv(process.env),
+    dataDir,
+    persistDynamoDb: true,
+    web: process.env.LOCAL_WEB === 'static' ? 'static' : 'vite',
+    logRequests: process.env.LOG_REQUESTS !== 'false',
+  });
+  stack.cognito.onCode((email, code) => console.log(`\n  Cognito code for ${email}: ${code}\n`));
+
+  console.log(`
+BulkOnboard is running locally (ready in ${((performance.now() - began) / 1000).toFixed(1)} s)
+
+  App (web + /api)   ${stack.urls.app}
+  Mail viewer        ${stack.urls.mailViewer}
+  DynamoDB Local     ${stack.urls.dynamodb}
+  S3 (s3rver)        ${stack.urls.s3}
+  SQS                ${stack.urls.sqs}
+  Cognito            ${stack.urls.cognito}  (pool ${stack.userPool.userPoolId})
+  Data folder        ${path.relative(process.cwd(), dataDir) || '.'}
+
+Sign-up confirmation codes are printed here as "Cognito code for <e-mail>: <code>".
+Press Ctrl-C to stop.
+`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping the local stack...`);
+    await stack.stop();
+    console.log('Stopped.');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+} catch (error) {
+  console.error(`\n${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ResourceNotFoundException,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+} from '@aws-sdk/client-dynamodb';
+import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  CognitoIdentityProviderClient,
+  CreateUserPoolClientCommand,
+  CreateUserPoolCommand,
+  DescribeUserPoolClientCommand,
+} from '@aws-sdk/client-cognito-identity-provider';
+import { tableDefinition } from '../../functions/core/table-definition';
+import { queues } from '../../shared/routes';
+import { HOST, REGION, resourceNames, type LocalPorts } from './settings';
+
+/** Credentials the emulators accept (s3rver insists on these exact ones). */
+export const localCredentials = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+const endpoint = (port: number) => `http://${HOST}:${port}`;
+
+export async function ensureTable(port: number, tableName = resourceNames.table): Promise<void> {
+  const client = new DynamoDBClient({ region: REGION, endpoint: endpoint(port), credentials: localCredentials });
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return;
+  } catch (error) {
+    if (!(error instanceof ResourceNotFoundException)) throw error;
+  }
+  const attributes = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
+  for (const gsi of tableDefinition.globalSecondaryIndexes) {
+    attributes.add(gsi.partitionKey);
+    attributes.add(gsi.sortKey);
+  }
+  const AttributeDefinitions: AttributeDefinition[] = [...attributes].map((name) => ({ AttributeName: name, AttributeType: 'S' }));
+  await client.send(
+    new CreateTableCommand({
+      TableName: tableName,
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions,
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((gsi) => ({
+        IndexName: gsi.indexName,
+        KeySchema: [
+          { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
+          { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      })),
+    }),
+  );
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.timeToLiveAttribute, Enabled: true },
+    }),
+  );
+  client.destroy();
+}
+
+export async function ensureBucket(port: number, bucket = resourceNames.exportBucket): Promise<void> {
+  const client = new S3Client({ region: REGION, endpoint: endpoint(port), forcePathStyle: true, credentials: localCredentials });
+  try {
+    await client.send(new HeadBucketCommand({ Bucket: bucket }));
+  } catch {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  }
+  client.destroy();
+}
+
+export async function queueUrls(port: number): Promise<Record<string, string>> {
+  const client = new SQSClient({ region: REGION, endpoint: endpoint(port), credentials: localCredentials });
+  const urls: Record<string, string> = {};
+  for (const q of queues) {
+    const { QueueUrl } = await client.send(new GetQueueUrlCommand({ QueueName: resourceNames.queue(q.name) }));
+    urls[q.name] = QueueUrl!;
+    const dlq = await client.send(new GetQueueUrlCommand({ QueueName: resourceNames.deadLetterQueue(q.name) }));
+    urls[`${q.name}-dlq`] = dlq.QueueUrl!;
+  }
+  client.destroy();
+  return urls;
+}
+
+export interface UserPoolIds {
+  userPoolId: string;
+  userPoolClientId: string;
+}
+
+/**
+ * The user pool and web client, created on first start and remembered in the data folder
+ * (cognito-local keeps the pool itself under <dataDir>/.cognito). Configured like the CDK's:
+ * e-mail as the sign-in name, e-mail verification, given and family name attributes.
+ */
+export async function ensureUserPool(port: number, dataDir: string): Promise<UserPoolIds> {
+  const client = new CognitoIdentityProviderClient({ region: REGION, endpoint: endpoint(port), credentials: localCredentials });
+  const idsFile = path.join(dataDir, 'user-pool.json');
+  try {
+    if (fs.existsSync(idsFile)) {
+      const ids = JSON.parse(fs.readFileSync(idsFile, 'utf8')) as UserPoolIds;
+      await client.send(new DescribeUserPoolClientCommand({ UserPoolId: ids.userPoolId, ClientId: ids.userPoolClientId }));
+      return ids;
+    }
+  } catch {
+    // The emulator's state was removed: create the pool again.
+  }
+  const { UserPool } = await client.send(
+    new CreateUserPoolCommand({
+      PoolName: resourceNames.userPool,
+      UsernameAttributes: ['email'],
+      AutoVerifiedAttributes: ['email'],
+      Policies: {
+        PasswordPolicy: { MinimumLength: 8, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true },
+      },
+      Schema: [
+        { Name: 'email', AttributeDataType: 'String', Required: true, Mutable: true },
+        { Name: 'given_name', AttributeDataType: 'String', Required: true, Mutable: true },
+        { Name: 'family_name', AttributeDataType: 'String', Required: true, Mutable: true },
+      ],
+    }),
+  );
+  const { UserPoolClient } = await client.send(
+    new CreateUserPoolClientCommand({
+      UserPoolId: UserPool!.Id!,
+      ClientName: resourceNames.userPoolClient,
+      ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+    }),
+  );
+  const ids = { userPoolId: UserPool!.Id!, userPoolClientId: UserPoolClient!.ClientId! };
+  fs.writeFileSync(idsFile, JSON.stringify(ids, null, 2));
+  client.destroy();
+  return ids;
+}
+
+export const endpoints = (ports: LocalPorts) => ({
+  dynamodb: endpoint(ports.dynamodb),
+  s3: endpoint(ports.s3),
+  sqs: endpoint(ports.sqs),
+  ses: endpoint(ports.ses),
+  cognito: endpoint(ports.cognito),
+  app: endpoint(ports.app),
+});

@@ -1,0 +1,95 @@
+import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { REGION } from './settings';
+import type { Stoppable } from './emulators';
+
+type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+
+/**
+ * What Lambda's SQS event source mapping does: long-poll the queue, hand a batch to the worker as
+ * an SQSEvent, delete what succeeded and leave the reported failures to become visible again
+ * (and reach the dead-letter queue after maxReceiveCount).
+ */
+export function startPoller(options: {
+  name: string;
+  client: SQSClient;
+  queueUrl: string;
+  batchSize: number;
+  loadHandler: () => Promise<WorkerHandler>;
+  log: (message: string) => void;
+}): Stoppable {
+  const abort = new AbortController();
+  let running = true;
+  const queueArn = `arn:aws:sqs:${REGION}:000000000000:${options.queueUrl.split('/').pop()}`;
+
+  const loop = async () => {
+    while (running) {
+      let messages: import("@aws-sdk/client-sqs").Message[] | undefined;
+      try {
+        ({ Messages: messages } = await options.client.send(
+          new ReceiveMessageCommand({
+            QueueUrl: options.queueUrl,
+            MaxNumberOfMessages: Math.min(options.batchSize, 10),
+            WaitTimeSeconds: 2,
+            AttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+          { abortSignal: abort.signal },
+        ));
+      } catch (error) {
+        if (!running) return;
+        options.log(`${options.name}: receive failed: ${error instanceof Error ? error.message : String(error)}`);
+        await new Promise((r) => setTimeout(r, 1000));
+        continue;
+      }
+      if (!messages?.length) continue;
+
+      const records: SQSRecord[] = messages.map((m) => ({
+        messageId: m.MessageId!,
+        receiptHandle: m.ReceiptHandle!,
+        body: m.Body ?? '',
+        attributes: {
+          ApproximateReceiveCount: m.Attributes?.ApproximateReceiveCount ?? '1',
+          SentTimestamp: m.Attributes?.SentTimestamp ?? String(Date.now()),
+          SenderId: m.Attributes?.SenderId ?? 'local',
+          ApproximateFirstReceiveTimestamp: m.Attributes?.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+        },
+        messageAttributes: {},
+        md5OfBody: m.MD5OfBody ?? '',
+        eventSource: 'aws:sqs',
+        eventSourceARN: queueArn,
+        awsRegion: REGION,
+      }));
+      let failed = new Set(records.map((r) => r.messageId));
+      try {
+        const handler = await options.loadHandler();
+        const result = await handler({ Records: records }, {
+          awsRequestId: crypto.randomUUID(),
+          functionName: options.name,
+          getRemainingTimeInMillis: () => 60_000,
+        } as Context);
+        failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      } catch (error) {
+        options.log(`${options.name}: invocation failed, the whole batch will be retried: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const done = messages.filter((m) => !failed.has(m.MessageId!));
+      if (done.length) {
+        await options.client.send(
+          new DeleteMessageBatchCommand({
+            QueueUrl: options.queueUrl,
+            Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+          }),
+        );
+      }
+    }
+  };
+  const finished = loop();
+  return {
+    name: `${options.name} poller`,
+    stop: async () => {
+      running = false;
+      abort.abort();
+      await finished.catch(() => undefined);
+    },
+  };
+}

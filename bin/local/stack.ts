@@ -1,0 +1,202 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Server } from 'node:http';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import type { AppConfig } from '../../shared/app-config';
+import { queues, queueUrlEnv, type QueueDefinition } from '../../shared/routes';
+import { endpoints, ensureBucket, ensureTable, ensureUserPool, localCredentials, queueUrls, type UserPoolIds } from './bootstrap';
+import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoEmulator, type Stoppable } from './emulators';
+import { cognitoAccessTokenVerifier, createGateway } from './gateway';
+import { startPoller } from './poller';
+import { assertPortsFree } from './ports';
+import { HOST, REGION, projectRoot, resourceNames, type LocalPorts } from './settings';
+import { staticWeb } from './static-web';
+
+type WorkerName = NonNullable<QueueDefinition['worker']>;
+type WorkerModule = { handler: (...args: never[]) => unknown };
+/** Queue workers, loaded on first message like a Lambda cold start. */
+const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
+  'mail-worker': () => import('../../functions/workers/mail-worker'),
+};
+
+export interface LocalStackOptions {
+  ports: LocalPorts;
+  /** Folder for persistent data (DynamoDB, S3 objects, Cognito, keys). */
+  dataDir: string;
+  /** Keep DynamoDB on disk (npm start) or in memory (tests). */
+  persistDynamoDb: boolean;
+  /** 'vite': dev server with HMR; 'static': the built frontend/dist; 'none': API only. */
+  web: 'vite' | 'static' | 'none';
+  log?: (message: string) => void;
+  /** Log every API request. */
+  logRequests?: boolean;
+}
+
+export interface LocalStack {
+  ports: LocalPorts;
+  urls: ReturnType<typeof endpoints> & { mailViewer: string };
+  userPool: UserPoolIds;
+  appConfig: AppConfig;
+  queueUrls: Record<string, string>;
+  cognito: CognitoEmulator;
+  stop(): Promise<void>;
+}
+
+/** Tracks child process ids so a stack killed hard can be cleaned up by the next start. */
+const pidFile = (dataDir: string) => path.join(dataDir, 'pids.json');
+
+function killStaleChildren(dataDir: string, log: (m: string) => void) {
+  const file = pidFile(dataDir);
+  if (!fs.existsSync(file)) return;
+  const pids = JSON.parse(fs.readFileSync(file, 'utf8')) as number[];
+  for (const pid of pids) {
+    try {
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (cmdline.includes('DynamoDBLocal') || cmdline.includes('cognito-local')) {
+        process.kill(pid, 'SIGKILL');
+        log(`Stopped a leftover emulator process (${pid}) from an earlier run.`);
+      }
+    } catch {
+      // Already gone.
+    }
+  }
+  fs.rmSync(file, { force: true });
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const log = options.log ?? ((m: string) => console.log(m));
+  const { ports } = options;
+  const dataDir = path.resolve(options.dataDir);
+  fs.mkdirSync(dataDir, { recursive: true });
+  killStaleChildren(dataDir, log);
+  await assertPortsFree(ports);
+
+  const running: Stoppable[] = [];
+  const stopAll = async () => {
+    for (const service of running.reverse()) await service.stop().catch(() => undefined);
+    running.length = 0;
+    fs.rmSync(pidFile(dataDir), { force: true });
+  };
+  try {
+    const started = await Promise.allSettled([
+      startDynamoDb(ports.dynamodb, options.persistDynamoDb ? path.join(dataDir, 'dynamodb') : undefined),
+      startS3(ports.s3, path.join(dataDir, 's3')),
+      startSqs(ports.sqs),
+      startSes(ports.ses),
+      startCognito(ports.cognito, path.join(dataDir, 'cognito')),
+    ]);
+    for (const result of started) if (result.status === 'fulfilled') running.push(result.value);
+    const failure = started.find((r) => r.status === 'rejected');
+    if (failure) throw (failure as PromiseRejectedResult).reason;
+    const cognito = (started[4] as PromiseFulfilledResult<CognitoEmulator>).value;
+    fs.writeFileSync(pidFile(dataDir), JSON.stringify(running.flatMap((s) => (s.pid ? [s.pid] : []))));
+
+    const urls = { ...endpoints(ports), mailViewer: `http://${HOST}:${ports.ses}/` };
+    const [, , userPool, queueUrlMap] = await Promise.all([
+      ensureTable(ports.dynamodb),
+      ensureBucket(ports.s3),
+      ensureUserPool(ports.cognito, dataDir),
+      queueUrls(ports.sqs),
+    ]);
+
+    // The handlers read their configuration from the environment, exactly as in Lambda; the SDK
+    // sends each service's calls to AWS_ENDPOINT_URL_<SERVICE>, here the emulators.
+    Object.assign(process.env, {
+      AWS_REGION: REGION,
+      AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+      AWS_ENDPOINT_URL_DYNAMODB: urls.dynamodb,
+      AWS_ENDPOINT_URL_S3: urls.s3,
+      AWS_ENDPOINT_URL_SQS: urls.sqs,
+      AWS_ENDPOINT_URL_SESV2: urls.ses,
+      AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER: urls.cognito,
+      S3_FORCE_PATH_STYLE: 'true',
+      TABLE_NAME: resourceNames.table,
+      EXPORT_BUCKET: resourceNames.exportBucket,
+      SES_FROM_ADDRESS: resourceNames.sesFromAddress,
+      USER_POOL_ID: userPool.userPoolId,
+      USER_POOL_CLIENT_ID: userPool.userPoolClientId,
+      APP_URL: urls.app,
+      POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
+      POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
+    });
+    delete process.env.AWS_PROFILE;
+    for (const q of queues) process.env[queueUrlEnv(q.name)] = queueUrlMap[q.name];
+
+    const sqsClient = new SQSClient({ region: REGION, endpoint: urls.sqs, credentials: localCredentials });
+    for (const q of queues) {
+      if (!q.worker) continue;
+      const worker = q.worker;
+      running.push(
+        startPoller({
+          name: worker,
+          client: sqsClient,
+          queueUrl: queueUrlMap[q.name]!,
+          batchSize: q.batchSize,
+          loadHandler: async () => (await workerModules[worker]()).handler as never,
+          log,
+        }),
+      );
+    }
+
+    const appConfig: AppConfig = {
+      region: REGION,
+      userPoolId: userPool.userPoolId,
+      userPoolClientId: userPool.userPoolClientId,
+      userPoolEndpoint: urls.cognito,
+      authFlow: 'USER_PASSWORD_AUTH',
+      stage: 'local',
+      mailViewerUrl: urls.mailViewer,
+    };
+
+    let web: Parameters<typeof createGateway>[0]['web'];
+    let closeVite: (() => Promise<void>) | undefined;
+    const server: Server = createGateway({
+      appConfig,
+      verify: cognitoAccessTokenVerifier(urls.cognito, userPool.userPoolId, userPool.userPoolClientId),
+      web: (req, res) => (web ? web(req, res) : res.writeHead(404).end()),
+      log: options.logRequests ? log : (m) => (m.startsWith('gateway error') ? log(m) : undefined),
+    });
+    if (options.web === 'vite') {
+      const { createServer } = await import('vite');
+      const vite = await createServer({
+        configFile: path.join(projectRoot, 'frontend', 'vite.config.ts'),
+        server: { middlewareMode: true, ws: { server } },
+        appType: 'spa',
+        logLevel: 'warn',
+      });
+      web = (req, res) => vite.middlewares(req, res);
+      closeVite = () => vite.close();
+    } else if (options.web === 'static') {
+      web = staticWeb(path.join(projectRoot, 'frontend', 'dist'));
+    }
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(ports.app, HOST, () => resolve());
+    });
+    running.push({
+      name: 'gateway',
+      stop: async () => {
+        await closeVite?.();
+        server.closeAllConnections();
+        await new Promise<void>((r) => server.close(() => r()));
+      },
+    });
+
+    return {
+      ports,
+      urls,
+      userPool,
+      appConfig,
+      queueUrls: queueUrlMap,
+      cognito,
+      stop: async () => {
+        sqsClient.destroy();
+        await stopAll();
+      },
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}

@@ -1,0 +1,40 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+import { env } from './env';
+
+/**
+ * AWS clients, created once per cold start and handed to use cases as ports. Endpoints come from
+ * the SDK's own AWS_ENDPOINT_URL_<SERVICE> variables, which the local stack sets to the emulators,
+ * so no code path differs between AWS and `npm start`.
+ */
+let documentClient: DynamoDBDocumentClient | undefined;
+export function dynamo(): DynamoDBDocumentClient {
+  documentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return documentClient;
+}
+
+let sqsClient: SQSClient | undefined;
+export function sqs(): SQSClient {
+  sqsClient ??= new SQSClient({});
+  return sqsClient;
+}
+
+let sesClient: SESv2Client | undefined;
+export function ses(): SESv2Client {
+  sesClient ??= new SESv2Client({});
+  return sesClient;
+}
+
+let cognitoClient: CognitoIdentityProviderClient | undefined;
+export function cognito(): CognitoIdentityProviderClient {
+  cognitoClient ??= new CognitoIdentityProviderClient({});
+  return cognitoClient;
+}
+
+/** Whether S3 clients must use path-style URLs (the local S3 emulator). */
+export const s3PathStyle = (): boolean => env().S3_FORCE_PATH_STYLE === 'true';

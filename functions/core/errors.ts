@@ -1,0 +1,60 @@
+/**
+ * Typed errors carry their HTTP status. The HTTP middleware maps them in one place; anything
+ * else becomes a generic 500 whose details never leave the server.
+ */
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends HttpError {
+  constructor(message = 'Invalid request', details?: unknown) {
+    super(400, message, details);
+  }
+}
+export class UnauthorizedError extends HttpError {
+  constructor(message = 'Unauthorized') {
+    super(401, message);
+  }
+}
+export class PlanLimitError extends HttpError {
+  constructor(message: string, details?: unknown) {
+    super(403, message, details);
+  }
+}
+export class ForbiddenError extends HttpError {
+  constructor(message = 'Forbidden') {
+    super(403, message);
+  }
+}
+export class NotFoundError extends HttpError {
+  constructor(message = 'Not found') {
+    super(404, message);
+  }
+}
+export class ConflictError extends HttpError {
+  constructor(message: string, details?: unknown) {
+    super(409, message, details);
+  }
+}
+export class PayloadTooLargeError extends HttpError {
+  constructor(message = 'Request body is too large') {
+    super(413, message);
+  }
+}
+export class UnprocessableError extends HttpError {
+  constructor(message: string, details?: unknown) {
+    super(422, message, details);
+  }
+}
+export class TooManyRequestsError extends HttpError {
+  constructor(message = 'Too many requests. Please try again shortly.') {
+    super(429, message);
+  }
+}

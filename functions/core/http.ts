@@ -1,0 +1,130 @@
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type {
+  APIGatewayProxyEventV2WithJWTAuthorizer,
+  APIGatewayProxyStructuredResultV2,
+  Context,
+} from 'aws-lambda';
+import { z } from 'zod';
+import { routes, routeKey as keyOf } from '../../shared/routes';
+import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
+import { logger } from './logger';
+
+/** What API Gateway hands a route handler; the JWT authorizer fills requestContext.authorizer. */
+export type HttpEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+export interface RouteRequest<Body> {
+  /** Cognito subject of the verified JWT. The only source of the caller's identity. */
+  userId: string;
+  /** The bearer access token, for calls that act as the user (Cognito GetUser). */
+  accessToken: string;
+  body: Body;
+  pathParameters: Record<string, string | undefined>;
+  query: Record<string, string | undefined>;
+  event: HttpEvent;
+}
+
+export interface Route<Schema extends z.ZodType | undefined> {
+  body?: Schema;
+  run(request: RouteRequest<Schema extends z.ZodType ? z.output<Schema> : undefined>): Promise<unknown>;
+}
+
+/** Declares one route's body schema and use-case call with types flowing from the schema. */
+export const route = <Schema extends z.ZodType | undefined = undefined>(r: Route<Schema>): Route<Schema> => r;
+
+/** A response that is not JSON 200 (redirects, 201, 202 ...). */
+export class Response {
+  constructor(
+    readonly statusCode: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}
+export const redirect = (location: string): Response => new Response(302, undefined, { location });
+
+const json = (statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResult => ({
+  statusCode,
+  headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  body: body === undefined ? '' : JSON.stringify(body),
+});
+
+/** Maps any error to `{ message, details? }`: typed errors keep their status, the rest is a bare 500. */
+export function errorResponse(error: unknown): HttpResult {
+  if (error instanceof HttpError) {
+    const body: { message: string; details?: unknown } = { message: error.message };
+    if (error.details !== undefined) body.details = error.details;
+    return json(error.statusCode, body);
+  }
+  // Errors raised by middy middlewares (createError) carry statusCode and expose.
+  const candidate = error as { statusCode?: unknown; expose?: unknown; message?: unknown; cause?: { package?: string } };
+  if (typeof candidate?.statusCode === 'number' && candidate.statusCode < 500 && candidate.expose !== false) {
+    if (candidate.cause?.package === '@middy/http-json-body-parser' && String(candidate.message).includes('malformed')) {
+      return json(400, { message: 'Request body is not valid JSON' });
+    }
+    return json(candidate.statusCode, { message: String(candidate.message) });
+  }
+  logger.error('Unhandled error', { error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error) });
+  return json(500, { message: 'Internal server error' });
+}
+
+const jsonBodyParser = httpJsonBodyParser({ disableContentTypeError: true });
+
+const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
+
+/**
+ * The one middleware stack of every route group's Lambda: logger context, header normalisation,
+ * JSON body parsing, then dispatch on API Gateway's routeKey to the route's zod validation and
+ * use case. Errors are mapped last, in one place.
+ */
+export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>) {
+  const dispatch = async (event: HttpEvent, _context: Context): Promise<HttpResult> => {
+    const key = event.routeKey;
+    const target = table[key];
+    if (!target) throw new NotFoundError(`No route for ${key}`);
+
+    const claims = event.requestContext.authorizer?.jwt?.claims;
+    const userId = typeof claims?.sub === 'string' ? claims.sub : '';
+    // API Gateway's authorizer already refused unauthenticated calls; this is defence in depth.
+    if (authByRouteKey.get(key) !== 'none' && !userId) throw new UnauthorizedError();
+
+    let body: unknown;
+    if (target.body) {
+      if (typeof event.body === 'string' || event.body === undefined || event.body === null) {
+        if (event.body) throw new HttpError(415, 'Content-Type must be application/json');
+      }
+      const parsed = target.body.safeParse(event.body ?? {});
+      if (!parsed.success) {
+        const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+        throw new ValidationError(details[0]?.message ?? 'Invalid request', details);
+      }
+      body = parsed.data;
+    }
+
+    const authorization = event.headers?.authorization ?? '';
+    const result = await target.run({
+      userId,
+      accessToken: authorization.replace(/^Bearer\s+/i, ''),
+      body: body as never,
+      pathParameters: event.pathParameters ?? {},
+      query: event.queryStringParameters ?? {},
+      event,
+    });
+    if (result instanceof Response) return json(result.statusCode, result.body, result.headers);
+    return json(200, result);
+  };
+
+  return middy<HttpEvent, HttpResult>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(httpHeaderNormalizer())
+    // Requests without a body (GET, DELETE) skip JSON parsing whatever their Content-Type says.
+    .use({ before: (request) => (request.event.body ? jsonBodyParser.before?.(request) : undefined) })
+    .use({
+      onError: async (request) => {
+        request.response = errorResponse(request.error);
+      },
+    })
+    .handler(dispatch);
+}

@@ -1,0 +1,10 @@
+import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { MailQueue } from '../users/get-current-user';
+import type { MailMessage } from './mail-message';
+
+export function sqsMailQueue(client: SQSClient, queueUrl: string): MailQueue {
+  const send = async (message: MailMessage) => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  };
+  return { sendWelcome: ({ userId }) => send({ type: 'welcome', userId }) };
+}

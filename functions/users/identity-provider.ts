@@ -1,0 +1,28 @@
+import { GetUserCommand, NotAuthorizedException, type CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+import { UnauthorizedError } from '../core/errors';
+
+export interface IdentityProfile {
+  email: string;
+  firstName: string;
+  lastName: string;
+}
+
+/** Reads the signed-in user's attributes from Cognito with their own access token. */
+export interface IdentityProvider {
+  profile(accessToken: string): Promise<IdentityProfile>;
+}
+
+export function cognitoIdentityProvider(client: CognitoIdentityProviderClient): IdentityProvider {
+  return {
+    async profile(accessToken) {
+      try {
+        const { UserAttributes = [] } = await client.send(new GetUserCommand({ AccessToken: accessToken }));
+        const attribute = (name: string) => UserAttributes.find((a) => a.Name === name)?.Value ?? '';
+        return { email: attribute('email'), firstName: attribute('given_name'), lastName: attribute('family_name') };
+      } catch (error) {
+        if (error instanceof NotAuthorizedException) throw new UnauthorizedError();
+        throw error;
+      }
+    },
+  };
+}

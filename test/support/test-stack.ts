@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { portsFromEnv, projectRoot } from '../../bin/local/settings';
+import { startLocalStack, type LocalStack } from '../../bin/local/stack';
+
+/** What a test worker needs to reach the stack that the global setup started. */
+export interface StackInfo {
+  urls: LocalStack['urls'];
+  userPool: LocalStack['userPool'];
+  queueUrls: Record<string, string>;
+  dataDir: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    stack: StackInfo;
+  }
+}
+
+/**
+ * Starts a fresh local stack for a test project on its own ports and data folder (DynamoDB in
+ * memory), so tests never touch the `npm start` data and can run beside it.
+ */
+export async function startTestStack(project: TestProject, name: string, portOffset: number, web: 'static' | 'none') {
+  const dataDir = path.join(projectRoot, '.test-data', name);
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const stack = await startLocalStack({
+    ports: portsFromEnv({}, portOffset),
+    dataDir,
+    persistDynamoDb: false,
+    web,
+    log: (m) => process.stderr.write(`[${name} stack] ${m}\n`),
+  });
+  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir });
+  return stack;
+}
