@@ -1,0 +1,41 @@
+import { Box, Flex } from '@chakra-ui/react';
+import { Suspense } from 'react';
+import { Outlet } from 'react-router';
+import { PageLoading } from '../../components/loading-screen';
+import { SideNav } from './side-nav';
+import { TopBar } from './top-bar';
+
+/** Every signed-in screen: top bar, side navigation (a drawer on phones), the page. */
+export function AppLayout() {
+  return (
+    <Flex direction="column" minH="100dvh" bg="bg.subtle">
+      <TopBar />
+      <Flex flex="1" align="stretch">
+        <Box
+          as="aside"
+          hideBelow="md"
+          w="64"
+          flexShrink="0"
+          bg="bg.panel"
+          borderRightWidth="1px"
+          borderColor="border"
+          px="3"
+          py="4"
+          position="sticky"
+          top="16"
+          h="calc(100dvh - var(--chakra-sizes-16))"
+          overflowY="auto"
+        >
+          <SideNav />
+        </Box>
+        <Box as="main" flex="1" minW="0" px={{ base: '4', md: '8' }} py={{ base: '5', md: '8' }}>
+          <Box maxW="6xl" mx="auto">
+            <Suspense fallback={<PageLoading />}>
+              <Outlet />
+            </Suspense>
+          </Box>
+        </Box>
+      </Flex>
+    </Flex>
+  );
+}

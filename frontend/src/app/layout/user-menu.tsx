@@ -1,0 +1,65 @@
+import { Box, Button, Menu, Portal, Text } from '@chakra-ui/react';
+import { CreditCardIcon, LogOutIcon, SettingsIcon, UserIcon } from 'lucide-react';
+import { useNavigate } from 'react-router';
+import { UserAvatar } from '../../components/user-avatar';
+import { fullNameOf, useUser } from '../../lib/user-api';
+import { useSignOut } from '../../lib/use-sign-out';
+
+export function UserMenu() {
+  const user = useUser();
+  const navigate = useNavigate();
+  const signOut = useSignOut();
+  const name = fullNameOf(user) || 'User';
+
+  const onSelect = (value: string) => {
+    if (value === 'profile') void navigate('/profile');
+    else if (value === 'settings') void navigate('/settings');
+    else if (value === 'billing') void navigate('/settings?tab=subscription');
+    else if (value === 'sign-out') void signOut();
+  };
+
+  return (
+    <Menu.Root positioning={{ placement: 'bottom-end' }} onSelect={(details) => onSelect(details.value)}>
+      <Menu.Trigger asChild>
+        <Button aria-label="User menu" variant="ghost" size="sm" px="1.5" gap="2">
+          <UserAvatar user={user} size="xs" />
+          <Text as="span" hideBelow="md" maxW="40" truncate>
+            {name}
+          </Text>
+        </Button>
+      </Menu.Trigger>
+      <Portal>
+        <Menu.Positioner>
+          <Menu.Content minW="52">
+            <Box px="2" py="1.5">
+              <Text fontSize="sm" fontWeight="medium" truncate>
+                {name}
+              </Text>
+              <Text fontSize="xs" color="fg.muted" truncate>
+                {user.email}
+              </Text>
+            </Box>
+            <Menu.Separator />
+            <Menu.Item value="profile">
+              <UserIcon size={16} aria-hidden="true" />
+              Profile
+            </Menu.Item>
+            <Menu.Item value="settings">
+              <SettingsIcon size={16} aria-hidden="true" />
+              Settings
+            </Menu.Item>
+            <Menu.Item value="billing">
+              <CreditCardIcon size={16} aria-hidden="true" />
+              Billing
+            </Menu.Item>
+            <Menu.Separator />
+            <Menu.Item value="sign-out" color="fg.error" _highlighted={{ bg: 'bg.error', color: 'fg.error' }}>
+              <LogOutIcon size={16} aria-hidden="true" />
+              Sign out
+            </Menu.Item>
+          </Menu.Content>
+        </Menu.Positioner>
+      </Portal>
+    </Menu.Root>
+  );
+}

@@ -1,0 +1,29 @@
+import { ChakraProvider } from '@chakra-ui/react';
+import { ThemeProvider } from 'next-themes';
+import type { ReactNode } from 'react';
+import { Toaster } from '../components/toaster';
+import { system } from './theme';
+
+export const THEME_STORAGE_KEY = 'theme';
+
+/**
+ * App-wide providers. Chakra's provider and theme live here and nowhere else. TanStack Query
+ * is provided by the signed-in app only (./query-provider), the one place that fetches data.
+ */
+export function AppProviders({ children }: { children: ReactNode }) {
+  return (
+    <ChakraProvider value={system}>
+      {/* Chakra v3's dark mode follows the `dark` class that next-themes puts on <html>. */}
+      <ThemeProvider
+        attribute="class"
+        defaultTheme="light"
+        enableSystem
+        disableTransitionOnChange
+        storageKey={THEME_STORAGE_KEY}
+      >
+        {children}
+        <Toaster />
+      </ThemeProvider>
+    </ChakraProvider>
+  );
+}

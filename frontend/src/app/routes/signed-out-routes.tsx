@@ -1,0 +1,30 @@
+import { Suspense } from 'react';
+import { Route, Routes } from 'react-router';
+import { LoadingScreen } from '../../components/loading-screen';
+import { LandingPage } from '../../features/landing/components/landing-page';
+import { lazyNamed } from './lazy-named';
+import { SignedOutFallbackPage } from './signed-out-fallback-page';
+
+// The landing page is in the entry chunk (it is the first screen); auth screens load on demand.
+const SignInPage = lazyNamed(() => import('../../features/auth/components/sign-in-page'), 'SignInPage');
+const SignUpPage = lazyNamed(() => import('../../features/auth/components/sign-up-page'), 'SignUpPage');
+const ConfirmPage = lazyNamed(() => import('../../features/auth/components/confirm-page'), 'ConfirmPage');
+const ForgotPasswordPage = lazyNamed(
+  () => import('../../features/auth/components/forgot-password-page'),
+  'ForgotPasswordPage',
+);
+
+export function SignedOutRoutes() {
+  return (
+    <Suspense fallback={<LoadingScreen />}>
+      <Routes>
+        <Route index element={<LandingPage />} />
+        <Route path="sign-in" element={<SignInPage />} />
+        <Route path="sign-up" element={<SignUpPage />} />
+        <Route path="confirm" element={<ConfirmPage />} />
+        <Route path="forgot-password" element={<ForgotPasswordPage />} />
+        <Route path="*" element={<SignedOutFallbackPage />} />
+      </Routes>
+    </Suspense>
+  );
+}

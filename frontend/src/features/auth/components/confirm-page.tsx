@@ -1,0 +1,102 @@
+import { Button, Field, Input, Link, Stack } from '@chakra-ui/react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
+import { confirmSignUpSchema } from '@shared/schemas/user';
+import { loadAuth } from '../../../lib/auth';
+import { authErrorMessage } from '../api/auth-errors';
+import { AuthLayout } from './auth-layout';
+import { FormAlert } from './form-alert';
+import { LocalCodeHint } from './local-code-hint';
+
+export function ConfirmPage() {
+  const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  const [formError, setFormError] = useState<string>();
+  const [resent, setResent] = useState<string>();
+  const [resending, setResending] = useState(false);
+  const {
+    register,
+    handleSubmit,
+    trigger,
+    getValues,
+    formState: { errors, isSubmitting },
+  } = useForm({
+    resolver: zodResolver(confirmSignUpSchema),
+    defaultValues: { email: searchParams.get('email') ?? '', code: '' },
+  });
+
+  const onSubmit = handleSubmit(async ({ email, code }) => {
+    setFormError(undefined);
+    try {
+      const auth = await loadAuth();
+      await auth.confirmEmail(email, code);
+      void navigate(`/sign-in?notice=confirmed&email=${encodeURIComponent(email)}`);
+    } catch (error) {
+      setFormError(authErrorMessage(error, 'confirm'));
+    }
+  });
+
+  const resend = async () => {
+    setFormError(undefined);
+    setResent(undefined);
+    if (!(await trigger('email'))) return;
+    const email = getValues('email').trim();
+    setResending(true);
+    try {
+      const auth = await loadAuth();
+      await auth.resendConfirmationCode(email);
+      setResent(`A new code is on its way to ${email}.`);
+    } catch (error) {
+      setFormError(authErrorMessage(error, 'resend'));
+    } finally {
+      setResending(false);
+    }
+  };
+
+  return (
+    <AuthLayout
+      title="Confirm your e-mail"
+      subtitle="Enter the 6-digit code we sent to your e-mail address."
+      footer={
+        <Link asChild colorPalette="blue" color="colorPalette.fg" fontWeight="medium">
+          <RouterLink to="/sign-in">Back to sign in</RouterLink>
+        </Link>
+      }
+    >
+      <form onSubmit={onSubmit} noValidate>
+        <Stack gap="4">
+          <LocalCodeHint />
+          {searchParams.get('notice') === 'unconfirmed' && !formError && !resent ? (
+            <FormAlert status="info">Your account is not confirmed yet. Enter your code, or request a new one.</FormAlert>
+          ) : null}
+          {resent && !formError ? <FormAlert status="success">{resent}</FormAlert> : null}
+          {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
+          <Field.Root invalid={!!errors.email}>
+            <Field.Label>Email</Field.Label>
+            <Input type="email" autoComplete="email" {...register('email')} />
+            <Field.ErrorText>{errors.email?.message}</Field.ErrorText>
+          </Field.Root>
+          <Field.Root invalid={!!errors.code}>
+            <Field.Label>Confirmation code</Field.Label>
+            <Input
+              inputMode="numeric"
+              autoComplete="one-time-code"
+              maxLength={6}
+              letterSpacing="widest"
+              {...register('code')}
+            />
+            <Field.ErrorText>{errors.code?.message}</Field.ErrorText>
+          </Field.Root>
+          <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Confirming...">
+            Confirm
+          </Button>
+          <Button type="button" variant="ghost" size="sm" onClick={() => void resend()} loading={resending}>
+            Resend code
+          </Button>
+        </Stack>
+      </form>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,86 @@
+import { Button, Field, Input, Link, SimpleGrid, Stack } from '@chakra-ui/react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { Link as RouterLink, useNavigate } from 'react-router';
+import { signUpSchema } from '@shared/schemas/user';
+import { loadAuth } from '../../../lib/auth';
+import { authErrorMessage } from '../api/auth-errors';
+import { AuthLayout } from './auth-layout';
+import { FormAlert } from './form-alert';
+
+export function SignUpPage() {
+  const navigate = useNavigate();
+  const [formError, setFormError] = useState<string>();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors, isSubmitting },
+  } = useForm({
+    resolver: zodResolver(signUpSchema),
+    defaultValues: { firstName: '', lastName: '', email: '', password: '' },
+  });
+
+  const onSubmit = handleSubmit(async (values) => {
+    setFormError(undefined);
+    try {
+      const auth = await loadAuth();
+      await auth.signUpWithEmail(values);
+      void navigate(`/confirm?email=${encodeURIComponent(values.email)}`);
+    } catch (error) {
+      setFormError(authErrorMessage(error, 'signUp'));
+    }
+  });
+
+  return (
+    <AuthLayout
+      title="Create your account"
+      subtitle="Start creating accounts in bulk. Free plan, no card needed."
+      footer={
+        <>
+          Already have an account?{' '}
+          <Link asChild colorPalette="blue" color="colorPalette.fg" fontWeight="medium">
+            <RouterLink to="/sign-in">Sign in</RouterLink>
+          </Link>
+        </>
+      }
+    >
+      <form onSubmit={onSubmit} noValidate>
+        <Stack gap="4">
+          {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
+          <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
+            <Field.Root invalid={!!errors.firstName}>
+              <Field.Label>First name</Field.Label>
+              <Input autoComplete="given-name" {...register('firstName')} />
+              <Field.ErrorText>{errors.firstName?.message}</Field.ErrorText>
+            </Field.Root>
+            <Field.Root invalid={!!errors.lastName}>
+              <Field.Label>Last name</Field.Label>
+              <Input autoComplete="family-name" {...register('lastName')} />
+              <Field.ErrorText>{errors.lastName?.message}</Field.ErrorText>
+            </Field.Root>
+          </SimpleGrid>
+          <Field.Root invalid={!!errors.email}>
+            <Field.Label>Email</Field.Label>
+            <Input type="email" autoComplete="email" {...register('email')} />
+            <Field.ErrorText>{errors.email?.message}</Field.ErrorText>
+          </Field.Root>
+          <Field.Root invalid={!!errors.password}>
+            <Field.Label>Password</Field.Label>
+            <Input type="password" autoComplete="new-password" {...register('password')} />
+            {errors.password ? (
+              <Field.ErrorText>{errors.password.message}</Field.ErrorText>
+            ) : (
+              <Field.HelperText>
+                At least 8 characters with upper- and lower-case letters, a number and a symbol.
+              </Field.HelperText>
+            )}
+          </Field.Root>
+          <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Creating account...">
+            Create account
+          </Button>
+        </Stack>
+      </form>
+    </AuthLayout>
+  );
+}

@@ -1,0 +1,91 @@
+import { Badge, Card, Grid, HStack, Stack, Text } from '@chakra-ui/react';
+import { BadgeCheckIcon, CalendarIcon, KeyRoundIcon, MailIcon, MonitorIcon } from 'lucide-react';
+import type { ReactNode } from 'react';
+import { PageHeader } from '../../../components/page-header';
+import { ProfileForm } from '../../../components/profile-form';
+import { UserAvatar } from '../../../components/user-avatar';
+import { fullNameOf, useUser } from '../../../lib/user-api';
+
+const formatDate = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' });
+
+export function ProfilePage() {
+  const user = useUser();
+
+  return (
+    <>
+      <PageHeader title="Profile" subtitle="Your personal information and account security." />
+      <Grid templateColumns={{ base: '1fr', lg: '1fr 2fr' }} gap="6" alignItems="start">
+        <Card.Root variant="outline">
+          <Card.Body>
+            <Stack align="center" textAlign="center" gap="3">
+              <UserAvatar user={user} size="2xl" />
+              <Text fontSize="lg" fontWeight="semibold" wordBreak="break-word">
+                {fullNameOf(user) || user.email}
+              </Text>
+              <Badge colorPalette="green" variant="subtle">
+                active
+              </Badge>
+              <Stack gap="2" w="full" pt="2" fontSize="sm" color="fg.muted">
+                <HStack gap="2" justify="center">
+                  <MailIcon size={14} aria-hidden="true" />
+                  <Text wordBreak="break-all">{user.email}</Text>
+                </HStack>
+                <HStack gap="2" justify="center">
+                  <CalendarIcon size={14} aria-hidden="true" />
+                  <Text>Joined {formatDate(user.createdAt)}</Text>
+                </HStack>
+              </Stack>
+            </Stack>
+          </Card.Body>
+        </Card.Root>
+
+        <Stack gap="6">
+          <Card.Root variant="outline">
+            <Card.Header>
+              <Card.Title>Personal Information</Card.Title>
+              <Card.Description>Update your name and company.</Card.Description>
+            </Card.Header>
+            <Card.Body>
+              <ProfileForm user={user} />
+            </Card.Body>
+          </Card.Root>
+
+          <Card.Root variant="outline">
+            <Card.Header>
+              <Card.Title>Account Security</Card.Title>
+            </Card.Header>
+            <Card.Body>
+              <Stack gap="4">
+                <SecurityRow icon={<BadgeCheckIcon size={18} />} title="Account Verified">
+                  Your e-mail address was confirmed when you signed up.
+                </SecurityRow>
+                <SecurityRow icon={<KeyRoundIcon size={18} />} title="Secure Authentication">
+                  You sign in through Amazon Cognito with OAuth2 tokens.
+                </SecurityRow>
+                <SecurityRow icon={<MonitorIcon size={18} />} title="Session Active">
+                  You are signed in on this device.
+                </SecurityRow>
+              </Stack>
+            </Card.Body>
+          </Card.Root>
+        </Stack>
+      </Grid>
+    </>
+  );
+}
+
+function SecurityRow({ icon, title, children }: { icon: ReactNode; title: string; children: ReactNode }) {
+  return (
+    <HStack gap="3" align="flex-start">
+      <Stack color="green.fg" pt="0.5" aria-hidden="true">
+        {icon}
+      </Stack>
+      <Stack gap="0.5">
+        <Text fontWeight="medium">{title}</Text>
+        <Text fontSize="sm" color="fg.muted">
+          {children}
+        </Text>
+      </Stack>
+    </HStack>
+  );
+}

@@ -1,0 +1,16 @@
+import { ShieldCheckIcon } from 'lucide-react';
+import { EmptyStateCard } from '../../../components/empty-state-card';
+import { PageHeader } from '../../../components/page-header';
+
+export function SecurityPage() {
+  return (
+    <>
+      <PageHeader title="Security Center" subtitle="Monitor the security of your account." />
+      <EmptyStateCard
+        icon={<ShieldCheckIcon />}
+        title="No security events"
+        description="Sign-ins and security changes will be listed here once event tracking arrives."
+      />
+    </>
+  );
+}

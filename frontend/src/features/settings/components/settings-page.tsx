@@ -1,0 +1,69 @@
+import { Tabs } from '@chakra-ui/react';
+import { useSearchParams } from 'react-router';
+import { PageHeader } from '../../../components/page-header';
+import { AccountTab } from './account-tab';
+import { LaterReleaseTab } from './later-release-tab';
+import { SubscriptionTab } from './subscription-tab';
+
+const tabs = [
+  { value: 'account', label: 'Account' },
+  { value: 'subscription', label: 'Subscription' },
+  { value: 'notifications', label: 'Notifications' },
+  { value: 'preferences', label: 'Preferences' },
+  { value: 'security', label: 'Security' },
+  { value: 'data', label: 'Data' },
+] as const;
+type TabValue = (typeof tabs)[number]['value'];
+
+const isTab = (value: string | null): value is TabValue => tabs.some((tab) => tab.value === value);
+
+/** Six tabs; the open one is ?tab= (Account by default), so Billing links can open Subscription. */
+export function SettingsPage() {
+  const [searchParams, setSearchParams] = useSearchParams();
+  const requested = searchParams.get('tab');
+  const tab: TabValue = isTab(requested) ? requested : 'account';
+
+  return (
+    <>
+      <PageHeader title="Settings" subtitle="Manage your account, subscription and preferences." />
+      <Tabs.Root
+        value={tab}
+        onValueChange={(details) => setSearchParams(details.value === 'account' ? {} : { tab: details.value })}
+        variant="line"
+        lazyMount
+      >
+        <Tabs.List overflowX="auto" overflowY="hidden" mb="6">
+          {tabs.map(({ value, label }) => (
+            <Tabs.Trigger key={value} value={value} flexShrink="0">
+              {label}
+            </Tabs.Trigger>
+          ))}
+        </Tabs.List>
+        <Tabs.Content value="account">
+          <AccountTab />
+        </Tabs.Content>
+        <Tabs.Content value="subscription">
+          <SubscriptionTab />
+        </Tabs.Content>
+        <Tabs.Content value="notifications">
+          <LaterReleaseTab
+            title="Notifications"
+            description="E-mail notifications for finished projects, security alerts and a weekly digest."
+          />
+        </Tabs.Content>
+        <Tabs.Content value="preferences">
+          <LaterReleaseTab
+            title="Preferences"
+            description="Default project expiry, default password length, timezone and date format."
+          />
+        </Tabs.Content>
+        <Tabs.Content value="security">
+          <LaterReleaseTab title="Security" description="Security settings and a downloadable security report." />
+        </Tabs.Content>
+        <Tabs.Content value="data">
+          <LaterReleaseTab title="Data" description="Export all your data, or delete your account." />
+        </Tabs.Content>
+      </Tabs.Root>
+    </>
+  );
+}
