@@ -1,0 +1,103 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { Context } from 'aws-lambda';
+import { z } from 'zod';
+import { httpHandler, redirect, route, type HttpEvent } from '../../functions/core/http';
+import { ConflictError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
+import { logger } from '../../functions/core/logger';
+
+const context = { awsRequestId: 'req-1', functionName: 'test', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
+
+const event = (routeKey: string, options: { sub?: string; body?: string; headers?: Record<string, string> } = {}): HttpEvent =>
+  ({
+    version: '2.0',
+    routeKey,
+    rawPath: routeKey.split(' ')[1],
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer token-1', ...options.headers },
+    body: options.body,
+    isBase64Encoded: false,
+    requestContext: {
+      routeKey,
+      requestId: 'req-1',
+      http: { method: routeKey.split(' ')[0] },
+      authorizer: { jwt: { claims: options.sub ? { sub: options.sub } : {}, scopes: [] } },
+    },
+  }) as unknown as HttpEvent;
+
+const schema = z.object({ name: z.string().trim().min(1, 'Name is required') });
+
+const handler = httpHandler({
+  'GET /api/auth/user': route({ run: async ({ userId, accessToken }) => ({ userId, accessToken }) }),
+  'PUT /api/user/profile': route({ body: schema, run: async ({ body }) => ({ echoed: body.name }) }),
+  'GET /api/login': route({ run: async () => redirect('/sign-in') }),
+  'GET /api/logout': route({
+    run: async () => {
+      throw new Error('database password is hunter2');
+    },
+  }),
+});
+
+const parse = (result: { body?: string }) => JSON.parse(result.body ?? 'null');
+
+describe('httpHandler', () => {
+  it('passes the JWT subject and token to the route and answers JSON', async () => {
+    const result = await handler(event('GET /api/auth/user', { sub: 'user-1' }), context);
+    expect(result.statusCode).toBe(200);
+    expect(result.headers?.['content-type']).toBe('application/json');
+    expect(parse(result)).toEqual({ userId: 'user-1', accessToken: 'token-1' });
+  });
+
+  it('refuses a protected route without a subject (defence in depth)', async () => {
+    const result = await handler(event('GET /api/auth/user'), context);
+    expect(result.statusCode).toBe(401);
+    expect(parse(result)).toEqual({ message: 'Unauthorized' });
+  });
+
+  it('validates the body with the zod schema and reports every issue', async () => {
+    const ok = await handler(event('PUT /api/user/profile', { sub: 'u', body: '{"name":"  Ann "}' }), context);
+    expect(parse(ok)).toEqual({ echoed: 'Ann' });
+    const bad = await handler(event('PUT /api/user/profile', { sub: 'u', body: '{"name":" "}' }), context);
+    expect(bad.statusCode).toBe(400);
+    expect(parse(bad)).toEqual({ message: 'Name is required', details: [{ path: 'name', message: 'Name is required' }] });
+  });
+
+  it('answers 400 for malformed JSON and 415 for a body that is not JSON', async () => {
+    const malformed = await handler(event('PUT /api/user/profile', { sub: 'u', body: '{"name":' }), context);
+    expect(malformed.statusCode).toBe(400);
+    const text = await handler(event('PUT /api/user/profile', { sub: 'u', body: 'name=x', headers: { 'content-type': 'text/plain' } }), context);
+    expect(text.statusCode).toBe(415);
+  });
+
+  it('answers redirects', async () => {
+    const result = await handler(event('GET /api/login'), context);
+    expect(result.statusCode).toBe(302);
+    expect(result.headers?.location).toBe('/sign-in');
+  });
+
+  it('turns unexpected errors into a bare 500 and keeps the details in the log only', async () => {
+    const logged = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const result = await handler(event('GET /api/logout'), context);
+    expect(result.statusCode).toBe(500);
+    expect(result.body).not.toContain('hunter2');
+    expect(parse(result)).toEqual({ message: 'Internal server error' });
+    expect(logged).toHaveBeenCalledOnce();
+    logged.mockRestore();
+  });
+
+  it.each([
+    [new NotFoundError('Project not found'), 404],
+    [new ConflictError('Already exists'), 409],
+    [new PlanLimitError('You have reached your project limit.'), 403],
+  ])('maps %s to its status', async (error, status) => {
+    const failing = httpHandler({
+      'GET /api/auth/user': route({
+        run: async () => {
+          throw error;
+        },
+      }),
+    });
+    const result = await failing(event('GET /api/auth/user', { sub: 'u' }), context);
+    expect(result.statusCode).toBe(status);
+    expect(parse(result)).toEqual({ message: error.message });
+  });
+});

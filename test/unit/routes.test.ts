@@ -1,0 +1,42 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { findRoute, groupAccess, matchPath, queues, routeGroups, routes, routeKey, workerAccess } from '../../shared/routes';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+describe('route table', () => {
+  it('has one handler module per route group and per worker', () => {
+    for (const group of routeGroups) expect(fs.existsSync(path.join(root, 'functions', group, 'handler.ts')), group).toBe(true);
+    for (const q of queues) if (q.worker) expect(fs.existsSync(path.join(root, 'functions', 'workers', `${q.worker}.ts`))).toBe(true);
+  });
+
+  it('has no duplicate route and grants for every group and worker', () => {
+    const keys = routes.map(routeKey);
+    expect(new Set(keys).size).toBe(keys.length);
+    for (const group of routeGroups) expect(groupAccess[group]).toBeDefined();
+    for (const q of queues) if (q.worker) expect(workerAccess[q.worker]).toBeDefined();
+  });
+
+  it('keeps every API path under /api and protects all but the browser redirects', () => {
+    for (const route of routes) expect(route.path.startsWith('/api/')).toBe(true);
+    expect(routes.filter((r) => r.auth === 'none').map(routeKey).sort()).toEqual(['GET /api/login', 'GET /api/logout']);
+  });
+
+  it('matches path parameters and nothing else', () => {
+    expect(matchPath('/api/projects/{id}/export', '/api/projects/abc/export')).toEqual({ id: 'abc' });
+    expect(matchPath('/api/projects/{id}', '/api/projects/')).toBeUndefined();
+    expect(matchPath('/api/projects/{id}', '/api/projects/a/b')).toBeUndefined();
+    expect(findRoute('GET', '/api/auth/user')?.route.group).toBe('auth');
+    expect(findRoute('POST', '/api/auth/user')).toBeUndefined();
+  });
+
+  it('decodes any path segment back to what was encoded', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (segment) => {
+        expect(matchPath('/api/things/{id}', `/api/things/${encodeURIComponent(segment)}`)).toEqual({ id: segment });
+      }),
+    );
+  });
+});
