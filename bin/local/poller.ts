@@ -30,7 +30,8 @@ export function startPoller(options: {
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
             MaxNumberOfMessages: Math.min(options.batchSize, 10),
-            WaitTimeSeconds: 2,
+            // Short: the emulator's long poll waits out the whole wait time even when messages are there.
+            WaitTimeSeconds: 1,
             AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
