@@ -8,7 +8,7 @@ import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
 import sesModule from 'aws-ses-v2-local';
 import { queues } from '../../shared/routes';
-import { HOST, REGION, resourceNames, type LocalPorts } from './settings';
+import { HOST, REGION, resourceNames } from './settings';
 import { waitForPort } from './ports';
 
 const require = createRequire(import.meta.url);
@@ -104,6 +104,7 @@ export async function startSes(port: number): Promise<Stoppable> {
   return closeServer(server, 'SES emulator');
 }
 
+// eslint-disable-next-line no-control-regex -- ANSI colour codes of the emulator log
 const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
 
 export interface CognitoEmulator extends Stoppable {
