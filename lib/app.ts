@@ -1,0 +1,38 @@
+import { Annotations, Tags, Validations, type App } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { AppSettings } from './settings';
+import { StatefulStack } from './stateful-stack';
+import { StatelessStack } from './stateless-stack';
+
+export interface BuiltApp {
+  stateful: StatefulStack;
+  stateless: StatelessStack;
+}
+
+/**
+ * Adds the two stacks to `app` and puts every resource under cdk-nag's AWS Solutions checks
+ * (an unacknowledged finding fails synthesis). bin/app.ts and the infra tests both build the
+ * app through here.
+ */
+export function buildApp(app: App, settings: AppSettings, warnings: readonly string[] = []): BuiltApp {
+  const env = { account: settings.account, region: settings.region };
+
+  const stateful = new StatefulStack(app, `${settings.prefix}-stateful`, {
+    env,
+    settings,
+    description: `${settings.prefix}: data (table, buckets, user pool, queues, mail identity); retained on deletion`,
+  });
+  const stateless = new StatelessStack(app, `${settings.prefix}-stateless`, {
+    env,
+    settings,
+    resources: stateful.resources,
+    accessLogsBucket: stateful.accessLogsBucket,
+    description: `${settings.prefix}: functions, HTTP API and web app`,
+  });
+
+  Tags.of(app).add('app', settings.prefix);
+  for (const warning of warnings) Annotations.of(stateful).addWarningV2('bulkonboard:settings', warning);
+
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  return { stateful, stateless };
+}

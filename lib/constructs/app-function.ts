@@ -1,0 +1,155 @@
+import path from 'node:path';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { tableDefinition } from '../../functions/core/table-definition';
+import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
+import type { AppResources } from '../app-resources';
+import { projectRoot, type AppSettings } from '../settings';
+
+export interface AppFunctionProps {
+  /** Handler file relative to the project root, exporting `handler`. */
+  entry: string;
+  /** Short name, unique in the app: 'auth', 'mail-worker'. Becomes `<prefix>-<name>`. */
+  name: string;
+  description: string;
+  settings: AppSettings;
+  resources: AppResources;
+  /** @default 10 seconds */
+  timeout?: Duration;
+  /** @default 512 MB */
+  memorySize?: number;
+}
+
+/**
+ * The one way to make a Lambda in this app: Node 24 on arm64, ESM bundle with source maps,
+ * X-Ray tracing, its own log group kept for a month, and the user pool ids every function
+ * needs. What else it may touch is granted by `grantAccess`, from shared/routes.ts.
+ */
+export class AppFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+  private readonly resources: AppResources;
+
+  constructor(scope: Construct, id: string, props: AppFunctionProps) {
+    super(scope, id);
+    this.resources = props.resources;
+
+    this.logGroup = new LogGroup(this, 'LogGroup', { retention: RetentionDays.ONE_MONTH });
+    // Its own role instead of AWSLambdaBasicExecutionRole: write to this log group, nothing else.
+    const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      functionName: `${props.settings.prefix}-${props.name}`,
+      description: props.description,
+      entry: path.join(projectRoot, props.entry),
+      handler: 'handler',
+      projectRoot,
+      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      tracing: Tracing.ACTIVE,
+      logGroup: this.logGroup,
+      role,
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node24',
+        // Prefer the ESM builds of dependencies (better tree shaking).
+        mainFields: ['module', 'main'],
+        // CommonJS dependencies still call require(); give the ESM bundle one.
+        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        minify: true,
+        sourceMap: true,
+        // File and line numbers are enough for stack traces; the sources stay out of the zip.
+        sourcesContent: false,
+        // Bundle AWS SDK v3 instead of using the runtime's copy: versions are pinned by
+        // package-lock.json and tree shaking keeps only the clients a handler imports.
+        bundleAwsSDK: true,
+      },
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_SERVICE_NAME: props.settings.prefix,
+        LOG_LEVEL: props.settings.logLevel,
+        USER_POOL_ID: props.resources.userPool.userPoolId,
+        USER_POOL_CLIENT_ID: props.resources.webClient.userPoolClientId,
+      },
+    });
+
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+    });
+  }
+
+  /** Grants exactly what `access` lists and sets the environment variables the handler reads. */
+  grantAccess(access: FunctionAccess): void {
+    const fn = this.function;
+    const { table, dataKey, queues, exportBucket, mail } = this.resources;
+
+    if (access.table) {
+      // Like table.grantReadData/grantReadWriteData, but naming each index instead of index/*.
+      const actions = access.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions;
+      const indexArns = tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn, ...indexArns] }));
+      fn.addEnvironment('TABLE_NAME', table.tableName);
+      // Items carry passwords and credentials encrypted with data keys from this KMS key:
+      // writers encrypt and decrypt, readers only decrypt.
+      if (access.table === 'readWrite') dataKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt', 'kms:GenerateDataKey');
+      else dataKey.grant(fn, 'kms:Decrypt');
+      fn.addEnvironment('ENCRYPTION_KEY_ID', dataKey.keyArn);
+    }
+
+    for (const name of access.sendTo ?? []) {
+      queues[name].grantSendMessages(fn);
+      fn.addEnvironment(queueUrlEnv(name), queues[name].queueUrl);
+    }
+
+    if (access.exportBucket) {
+      // Explicit object actions instead of grantRead/grantReadWrite (which add s3:List*, s3:DeleteObject*, ...).
+      const actions =
+        access.exportBucket === 'readWrite'
+          ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload']
+          : ['s3:GetObject'];
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [exportBucket.arnForObjects('*')] }));
+      fn.addEnvironment('EXPORT_BUCKET', exportBucket.bucketName);
+    }
+
+    if (access.sendEmail) {
+      const configurationSetArn = Stack.of(this).formatArn({
+        service: 'ses',
+        resource: 'configuration-set',
+        resourceName: mail.configurationSet.configurationSetName,
+      });
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [mail.identity.emailIdentityArn, configurationSetArn],
+        }),
+      );
+      fn.addEnvironment('SES_FROM_ADDRESS', mail.fromAddress);
+      fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
+    }
+  }
+}
+
+const tableReadActions = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:Scan',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:DescribeTable',
+];
+const tableWriteActions = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+];

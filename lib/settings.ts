@@ -1,0 +1,103 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Node } from 'constructs';
+
+/** The repository root: entry files, the lock file and frontend/dist are resolved from here, not from the cwd. */
+export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Used for synth only when no sender is configured; a deploy with it cannot send e-mail. */
+export const placeholderSesFromAddress = 'no-reply@example.com';
+
+/**
+ * Everything the CDK app can be told from outside. Each setting is read from CDK context
+ * (`-c name=value` or cdk.json) first, then from the environment; docs/deploy.md lists them.
+ */
+export interface AppSettings {
+  /** Prefix of stack and resource names, one per deployed copy (stage): `<prefix>-stateful`, `<prefix>-stateless`. */
+  prefix: string;
+  /** Target account and region; undefined makes the stacks environment-agnostic (synth only). */
+  account: string | undefined;
+  region: string | undefined;
+  /** Sender of every e-mail (SES). */
+  sesFromAddress: string;
+  /** Verify the sender address itself ('address', one click in a mail) or its whole domain ('domain', DNS records). */
+  sesIdentity: 'address' | 'domain';
+  /** Log level of the functions (Powertools LOG_LEVEL). */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Built web app (Vite output) deployed to the web bucket; undefined when not built (a placeholder page is deployed). */
+  webAssetsPath: string | undefined;
+  /** Whether the stateful stack is protected against deletion. */
+  terminationProtection: boolean;
+}
+
+/** Problems worth a warning at synth time, but not worth failing it (synth must work offline). */
+export interface SettingsResult {
+  settings: AppSettings;
+  warnings: string[];
+}
+
+type Env = Record<string, string | undefined>;
+
+const logLevels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/** Reads the settings from CDK context, then the environment, then defaults. */
+export function readSettings(node: Node, env: Env = process.env): SettingsResult {
+  const read = (contextKey: string, envKey: string): string | undefined => {
+    const fromContext: unknown = node.tryGetContext(contextKey);
+    if (fromContext !== undefined && fromContext !== null && String(fromContext) !== '') return String(fromContext);
+    const fromEnv = env[envKey];
+    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+  };
+  const warnings: string[] = [];
+
+  const prefix = read('prefix', 'APP_PREFIX') ?? 'bulkonboard';
+  if (!/^[a-z][a-z0-9-]{1,30}$/.test(prefix)) {
+    throw new Error(`prefix "${prefix}" must be 2-31 lower-case letters, digits or dashes, starting with a letter`);
+  }
+
+  let sesFromAddress = read('sesFromAddress', 'SES_FROM_ADDRESS');
+  if (sesFromAddress === undefined) {
+    sesFromAddress = placeholderSesFromAddress;
+    warnings.push(
+      `sesFromAddress is not set: using ${placeholderSesFromAddress} (fine for synth; set -c sesFromAddress=... or SES_FROM_ADDRESS before deploying)`,
+    );
+  } else if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(sesFromAddress)) {
+    throw new Error(`sesFromAddress "${sesFromAddress}" is not an e-mail address`);
+  }
+
+  const sesIdentity = read('sesIdentity', 'SES_IDENTITY') ?? 'address';
+  if (sesIdentity !== 'address' && sesIdentity !== 'domain') {
+    throw new Error(`sesIdentity must be 'address' or 'domain', not "${sesIdentity}"`);
+  }
+
+  const logLevel = (read('logLevel', 'LOG_LEVEL') ?? 'INFO').toUpperCase();
+  if (!isLogLevel(logLevel)) throw new Error(`logLevel must be one of ${logLevels.join(', ')}, not "${logLevel}"`);
+
+  let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
+  if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
+    warnings.push(
+      `${path.relative(projectRoot, webAssetsPath)}/index.html not found: the web bucket gets a placeholder page (run npm run build before deploying)`,
+    );
+    webAssetsPath = undefined;
+  }
+
+  return {
+    settings: {
+      prefix,
+      // An explicit -c account/region wins over the CLI's default profile.
+      account: read('account', 'CDK_DEFAULT_ACCOUNT'),
+      region: read('region', 'CDK_DEFAULT_REGION'),
+      sesFromAddress,
+      sesIdentity,
+      logLevel,
+      webAssetsPath,
+      terminationProtection: read('terminationProtection', 'TERMINATION_PROTECTION') !== 'false',
+    },
+    warnings,
+  };
+}
+
+function isLogLevel(value: string): value is AppSettings['logLevel'] {
+  return (logLevels as readonly string[]).includes(value);
+}
