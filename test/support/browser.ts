@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+import { projectRoot } from '../../bin/local/settings';
+
+/** Debian's Chromium, headless, with the flags this sandboxed, offline machine needs. */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!fs.existsSync(executablePath)) {
+    throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
+  }
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-dev-shm-usage',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+export const screenshotDir = path.join(projectRoot, 'screenshots');
+export const screenshotPath = (name: string): string => {
+  fs.mkdirSync(screenshotDir, { recursive: true });
+  return path.join(screenshotDir, `${name}.png`);
+};
+
+/**
+ * The confirmation code the Cognito emulator sent to an address: it prints it in its log (the
+ * `npm start` console) and keeps it on the user in <dataDir>/cognito/.cognito/db/<pool>.json.
+ */
+export async function confirmationCode(dataDir: string, userPoolId: string, email: string): Promise<string> {
+  const file = path.join(dataDir, 'cognito', '.cognito', 'db', `${userPoolId}.json`);
+  for (let i = 0; i < 50; i++) {
+    if (fs.existsSync(file)) {
+      const db = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+        Users?: Record<string, { Attributes: { Name: string; Value: string }[]; ConfirmationCode?: string }>;
+      };
+      const user = Object.values(db.Users ?? {}).find((u) => u.Attributes.some((a) => a.Name === 'email' && a.Value === email));
+      if (user?.ConfirmationCode) return user.ConfirmationCode;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`No confirmation code for ${email}`);
+}
