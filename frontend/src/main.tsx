@@ -1,6 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app';
+import { applyStoredTheme } from './app/theme-init';
+
+applyStoredTheme();
 
 const root = document.getElementById('root');
 if (!root) throw new Error('Missing #root element');

@@ -3,8 +3,7 @@ import { ThemeProvider } from 'next-themes';
 import type { ReactNode } from 'react';
 import { Toaster } from '../components/toaster';
 import { system } from './theme';
-
-export const THEME_STORAGE_KEY = 'theme';
+import { DEFAULT_THEME, THEME_STORAGE_KEY } from './theme-init';
 
 /**
  * App-wide providers. Chakra's provider and theme live here and nowhere else. TanStack Query
@@ -16,10 +15,13 @@ export function AppProviders({ children }: { children: ReactNode }) {
       {/* Chakra v3's dark mode follows the `dark` class that next-themes puts on <html>. */}
       <ThemeProvider
         attribute="class"
-        defaultTheme="light"
+        defaultTheme={DEFAULT_THEME}
         enableSystem
         disableTransitionOnChange
         storageKey={THEME_STORAGE_KEY}
+        // Its inline script cannot run in a client-rendered app (theme-init does that job); as a
+        // data block React leaves it alone instead of warning about a <script> in a component.
+        scriptProps={{ type: 'application/json' }}
       >
         {children}
         <Toaster />

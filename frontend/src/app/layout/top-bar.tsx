@@ -24,10 +24,10 @@ export function TopBar() {
       top="0"
       zIndex="sticky"
     >
-      <HStack gap="2">
+      <HStack gap="2" minW="0">
         <MobileNav />
         <RouterLink to="/" aria-label="BulkOnboard home">
-          <BrandLogo />
+          <BrandLogo compact />
         </RouterLink>
       </HStack>
       <HStack gap={{ base: '1', md: '2' }}>

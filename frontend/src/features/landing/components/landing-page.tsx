@@ -35,7 +35,7 @@ export function LandingPage() {
       <Box as="header" borderBottomWidth="1px" borderColor="border">
         <Container maxW="6xl">
           <Flex h="16" align="center" justify="space-between" gap="3">
-            <BrandLogo />
+            <BrandLogo compact />
             <HStack gap="2">
               <Button asChild variant="ghost" size="sm">
                 <RouterLink to="/sign-in">Sign in</RouterLink>

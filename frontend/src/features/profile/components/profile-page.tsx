@@ -26,9 +26,11 @@ export function ProfilePage() {
                 active
               </Badge>
               <Stack gap="2" w="full" pt="2" fontSize="sm" color="fg.muted">
-                <HStack gap="2" justify="center">
-                  <MailIcon size={14} aria-hidden="true" />
-                  <Text wordBreak="break-all">{user.email}</Text>
+                <HStack gap="2" justify="center" minW="0">
+                  <MailIcon size={14} aria-hidden="true" style={{ flexShrink: 0 }} />
+                  <Text truncate title={user.email}>
+                    {user.email}
+                  </Text>
                 </HStack>
                 <HStack gap="2" justify="center">
                   <CalendarIcon size={14} aria-hidden="true" />
