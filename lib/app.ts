@@ -1,6 +1,6 @@
 import { Annotations, Tags, Validations, type App } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import type { AppSettings } from './settings';
+import type { AppSettings, SettingsWarning } from './settings';
 import { StatefulStack } from './stateful-stack';
 import { StatelessStack } from './stateless-stack';
 
@@ -14,7 +14,7 @@ export interface BuiltApp {
  * (an unacknowledged finding fails synthesis). bin/app.ts and the infra tests both build the
  * app through here.
  */
-export function buildApp(app: App, settings: AppSettings, warnings: readonly string[] = []): BuiltApp {
+export function buildApp(app: App, settings: AppSettings, warnings: readonly SettingsWarning[] = []): BuiltApp {
   const env = { account: settings.account, region: settings.region };
 
   const stateful = new StatefulStack(app, `${settings.prefix}-stateful`, {
@@ -31,7 +31,7 @@ export function buildApp(app: App, settings: AppSettings, warnings: readonly str
   });
 
   Tags.of(app).add('app', settings.prefix);
-  for (const warning of warnings) Annotations.of(stateful).addWarningV2('bulkonboard:settings', warning);
+  for (const { id, message } of warnings) Annotations.of(app).addWarningV2(id, message);
 
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { stateful, stateless };

@@ -31,10 +31,16 @@ export interface AppSettings {
   terminationProtection: boolean;
 }
 
-/** Problems worth a warning at synth time, but not worth failing it (synth must work offline). */
+/** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
+export interface SettingsWarning {
+  /** Acknowledgeable id of the warning (Validations.of(stack).acknowledge). */
+  id: string;
+  message: string;
+}
+
 export interface SettingsResult {
   settings: AppSettings;
-  warnings: string[];
+  warnings: SettingsWarning[];
 }
 
 type Env = Record<string, string | undefined>;
@@ -49,7 +55,7 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
     const fromEnv = env[envKey];
     return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
   };
-  const warnings: string[] = [];
+  const warnings: SettingsWarning[] = [];
 
   const prefix = read('prefix', 'APP_PREFIX') ?? 'bulkonboard';
   if (!/^[a-z][a-z0-9-]{1,30}$/.test(prefix)) {
@@ -59,9 +65,10 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
   let sesFromAddress = read('sesFromAddress', 'SES_FROM_ADDRESS');
   if (sesFromAddress === undefined) {
     sesFromAddress = placeholderSesFromAddress;
-    warnings.push(
-      `sesFromAddress is not set: using ${placeholderSesFromAddress} (fine for synth; set -c sesFromAddress=... or SES_FROM_ADDRESS before deploying)`,
-    );
+    warnings.push({
+      id: 'bulkonboard:sesFromAddressMissing',
+      message: `sesFromAddress is not set: using ${placeholderSesFromAddress} (fine for synth; set -c sesFromAddress=... or SES_FROM_ADDRESS before deploying)`,
+    });
   } else if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(sesFromAddress)) {
     throw new Error(`sesFromAddress "${sesFromAddress}" is not an e-mail address`);
   }
@@ -76,9 +83,10 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
 
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
-    warnings.push(
-      `${path.relative(projectRoot, webAssetsPath)}/index.html not found: the web bucket gets a placeholder page (run npm run build before deploying)`,
-    );
+    warnings.push({
+      id: 'bulkonboard:webBuildMissing',
+      message: `${path.relative(projectRoot, webAssetsPath)}/index.html not found: the web bucket gets a placeholder page (run npm run build before deploying)`,
+    });
     webAssetsPath = undefined;
   }
 

@@ -1,0 +1,49 @@
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { buildTestApp } from './synth-app';
+
+describe('cdk-nag AwsSolutions', () => {
+  it('synthesizes with no unacknowledged error or warning', () => {
+    // Prepare
+    const { app } = buildTestApp({ skipBundling: true });
+
+    // Act: synthesis runs the AwsSolutions plugin that buildApp registered and throws on findings.
+    app.synth();
+    const report = new AwsSolutionsChecks().validateScope(app);
+
+    // Assess: list what is left, so a failure names the rule and the construct.
+    const findings = report.violations.flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} (${violation.severity}) at ${resource.constructPath}`),
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it('is wired into the app: a non-compliant bucket fails synthesis', () => {
+    // Prepare
+    const { app, stateless } = buildTestApp({ skipBundling: true });
+    new Bucket(stateless, 'NonCompliantBucket');
+
+    // Act + Assess
+    expect(() => app.synth()).toThrow(/AwsSolutions-S1|AwsSolutions-S10/);
+  });
+
+  it('every acknowledgement carries a reason', () => {
+    // Prepare
+    const { app } = buildTestApp({ skipBundling: true });
+    app.synth();
+
+    // Act
+    const acknowledgements = app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata)
+      .filter((entry) => entry.type === 'aws:cdk:acknowledged-rules')
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>));
+
+    // Assess
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const [id, reason] of acknowledgements) {
+      expect(reason.length, id).toBeGreaterThan(40);
+    }
+  });
+});

@@ -1,0 +1,210 @@
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { tableDefinition } from '../../functions/core/table-definition';
+import { constructId } from '../../lib/construct-id';
+import { queues } from '../../shared/routes';
+import { buildTestApp, type SynthesizedApp } from './synth-app';
+
+type Resources = Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
+
+let built: SynthesizedApp;
+let stateful: Template;
+let stateless: Template;
+
+beforeAll(() => {
+  built = buildTestApp({ skipBundling: true });
+  built.app.synth();
+  stateful = Template.fromStack(built.stateful);
+  stateless = Template.fromStack(built.stateless);
+});
+
+describe('stateful stack', () => {
+  it('is protected against termination', () => {
+    expect(built.stateful.terminationProtection).toBe(true);
+  });
+
+  describe('table', () => {
+    it('is one on-demand table with point-in-time recovery, SSE and TTL on expiresAt', () => {
+      stateful.resourceCountIs('AWS::DynamoDB::Table', 1);
+      stateful.hasResource('AWS::DynamoDB::Table', {
+        DeletionPolicy: 'Retain',
+        Properties: Match.objectLike({
+          BillingMode: 'PAY_PER_REQUEST',
+          KeySchema: [
+            { AttributeName: 'PK', KeyType: 'HASH' },
+            { AttributeName: 'SK', KeyType: 'RANGE' },
+          ],
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          SSESpecification: { SSEEnabled: true },
+          TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+          DeletionProtectionEnabled: true,
+        }),
+      });
+    });
+
+    it('has the indexes of functions/core/table-definition.ts (GSI1, GSI2), all attributes projected', () => {
+      const table = Object.values(stateful.findResources('AWS::DynamoDB::Table') as Resources)[0]!;
+      const indexes = table.Properties.GlobalSecondaryIndexes as { IndexName: string; KeySchema: unknown; Projection: unknown }[];
+      expect(indexes.map((index) => index.IndexName)).toEqual(['GSI1', 'GSI2']);
+      for (const definition of tableDefinition.globalSecondaryIndexes) {
+        expect(indexes).toContainEqual({
+          IndexName: definition.indexName,
+          KeySchema: [
+            { AttributeName: definition.partitionKey, KeyType: 'HASH' },
+            { AttributeName: definition.sortKey, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        });
+      }
+      expect(table.Properties.AttributeDefinitions).toEqual(
+        expect.arrayContaining(['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK'].map((name) => ({ AttributeName: name, AttributeType: 'S' }))),
+      );
+    });
+  });
+
+  describe('buckets', () => {
+    it('every bucket of both stacks blocks public access, is encrypted and accepts TLS only', () => {
+      for (const template of [stateful, stateless]) {
+        const buckets = template.findResources('AWS::S3::Bucket') as Resources;
+        expect(Object.keys(buckets).length).toBeGreaterThan(0);
+        for (const [logicalId, bucket] of Object.entries(buckets)) {
+          expect(bucket.Properties.PublicAccessBlockConfiguration, logicalId).toEqual({
+            BlockPublicAcls: true,
+            BlockPublicPolicy: true,
+            IgnorePublicAcls: true,
+            RestrictPublicBuckets: true,
+          });
+          expect(bucket.Properties.BucketEncryption, logicalId).toBeDefined();
+          template.hasResourceProperties('AWS::S3::BucketPolicy', {
+            Bucket: { Ref: logicalId },
+            PolicyDocument: {
+              Statement: Match.arrayWith([
+                Match.objectLike({
+                  Effect: 'Deny',
+                  Action: 's3:*',
+                  Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+                }),
+              ]),
+            },
+          });
+        }
+      }
+    });
+
+    it('export bucket: SSE-S3, objects expire after 7 days, incomplete uploads aborted after 1, access logged, retained', () => {
+      const exportBucket = stateful.findResources('AWS::S3::Bucket', {
+        Properties: { LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Id: 'expire-exports' })]) } },
+      }) as Resources;
+      expect(Object.keys(exportBucket)).toHaveLength(1);
+      const [bucket] = Object.values(exportBucket);
+      expect(bucket!.DeletionPolicy).toBe('Retain');
+      expect(bucket!.Properties).toMatchObject({
+        BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+        LifecycleConfiguration: {
+          Rules: [{ Id: 'expire-exports', Status: 'Enabled', ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+        },
+        LoggingConfiguration: { DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogsBucket/) as unknown } },
+      });
+      expect(bucket!.Properties.CorsConfiguration).toBeUndefined();
+    });
+  });
+
+  describe('user pool', () => {
+    it('signs in with e-mail, lets users sign up and verifies their e-mail, and is retained', () => {
+      stateful.hasResource('AWS::Cognito::UserPool', {
+        DeletionPolicy: 'Retain',
+        Properties: Match.objectLike({
+          UsernameAttributes: ['email'],
+          AutoVerifiedAttributes: ['email'],
+          AdminCreateUserConfig: { AllowAdminCreateUserOnly: false },
+          AccountRecoverySetting: { RecoveryMechanisms: [{ Name: 'verified_email', Priority: 1 }] },
+          Policies: {
+            PasswordPolicy: Match.objectLike({
+              MinimumLength: 8,
+              RequireUppercase: true,
+              RequireLowercase: true,
+              RequireNumbers: true,
+              RequireSymbols: true,
+            }),
+          },
+          Schema: Match.arrayWith([
+            { Name: 'email', Required: true, Mutable: true },
+            { Name: 'given_name', Required: true, Mutable: true },
+            { Name: 'family_name', Required: true, Mutable: true },
+          ]),
+        }),
+      });
+    });
+
+    it('web client: no secret, SRP only (no USER_PASSWORD_AUTH), no user existence errors, 1 h / 30 d tokens', () => {
+      stateful.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+      stateful.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+        GenerateSecret: false,
+        ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+        PreventUserExistenceErrors: 'ENABLED',
+        AccessTokenValidity: 60,
+        RefreshTokenValidity: 43200,
+        TokenValidityUnits: Match.objectLike({ AccessToken: 'minutes', RefreshToken: 'minutes' }),
+        AllowedOAuthFlows: Match.absent(),
+      });
+    });
+  });
+
+  describe('queues', () => {
+    const allQueues = (): Resources => stateful.findResources('AWS::SQS::Queue') as Resources;
+
+    it.each(queues.map((queue) => [queue.name, queue] as const))(
+      '%s: visibility timeout and dead-letter queue from shared/routes.ts',
+      (_name, definition) => {
+        const id = constructId(definition.name);
+        const [queueId, queue] = Object.entries(allQueues()).find(([logicalId]) => logicalId.startsWith(`${id}Queue`))!;
+        const [dlqId, dlq] = Object.entries(allQueues()).find(([logicalId]) => logicalId.startsWith(`${id}DeadLetterQueue`))!;
+        expect(queueId).toBeDefined();
+        expect(queue.Properties).toMatchObject({
+          VisibilityTimeout: definition.visibilityTimeoutSeconds,
+          SqsManagedSseEnabled: true,
+          RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: definition.maxReceiveCount },
+        });
+        expect(dlq.Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+      },
+    );
+
+    it('every queue (dead-letter queues too) denies requests without TLS', () => {
+      const queueIds = Object.keys(allQueues());
+      expect(queueIds).toHaveLength(queues.length * 2);
+      for (const logicalId of queueIds) {
+        stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: logicalId }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        });
+      }
+    });
+  });
+
+  it('SES: the sender identity uses the configuration set', () => {
+    stateful.resourceCountIs('AWS::SES::ConfigurationSet', 1);
+    stateful.hasResourceProperties('AWS::SES::EmailIdentity', {
+      EmailIdentity: 'no-reply@bulkonboard.test',
+      ConfigurationSetAttributes: { ConfigurationSetName: { Ref: Match.stringLikeRegexp('^MailConfigurationSet') } },
+    });
+  });
+
+  it('SES: sesIdentity=domain verifies the whole domain', () => {
+    const { stateful: stack } = buildTestApp({ skipBundling: true, context: { sesIdentity: 'domain' } });
+    Template.fromStack(stack).hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'bulkonboard.test' });
+  });
+
+  it('data key: rotated, aliased, retained', () => {
+    stateful.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ EnableKeyRotation: true }) });
+    stateful.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/bulkonboard/app-data' });
+  });
+
+  it('outputs the user pool ids', () => {
+    stateful.hasOutput('UserPoolId', {});
+    stateful.hasOutput('UserPoolClientId', {});
+  });
+});

@@ -1,0 +1,354 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
+import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { appConfigSchema } from '../../shared/app-config';
+import {
+  groupAccess,
+  queues,
+  queueUrlEnv,
+  routeGroups,
+  routeKey,
+  routes,
+  workerAccess,
+  type FunctionAccess,
+} from '../../shared/routes';
+import { accessTokenScope } from '../../lib/constructs/http-api';
+import { workerTimeout } from '../../lib/stateless-stack';
+import { buildTestApp, type SynthesizedApp } from './synth-app';
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+type Resources = Record<string, Resource>;
+
+interface LambdaProperties {
+  FunctionName: string;
+  Runtime: string;
+  Architectures: string[];
+  Handler: string;
+  MemorySize: number;
+  Timeout: number;
+  TracingConfig: { Mode: string };
+  LoggingConfig: { LogGroup: { Ref: string } };
+  Role: { 'Fn::GetAtt': [string, string] };
+  Code: { S3Key: string };
+  Environment: { Variables: Record<string, unknown> };
+}
+
+const workers = queues.flatMap((queue) => (queue.worker ? [{ queue, worker: queue.worker }] : []));
+
+/** Every function the route table asks for: one per route group, one per queue worker. */
+const expectedFunctions: { name: string; access: FunctionAccess }[] = [
+  ...routeGroups.map((group) => ({ name: group, access: groupAccess[group] })),
+  ...workers.map(({ worker }) => ({ name: worker, access: workerAccess[worker] })),
+];
+
+let built: SynthesizedApp;
+let assembly: CloudAssembly;
+let template: Template;
+let resources: Resources;
+
+beforeAll(() => {
+  // Real esbuild bundling of every handler: the same synth as `npm run synth`.
+  built = buildTestApp();
+  assembly = built.app.synth();
+  template = Template.fromStack(built.stateless);
+  resources = template.toJSON().Resources as Resources;
+});
+
+const ofType = (type: string): [string, Resource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+function appFunction(name: string): [string, LambdaProperties] {
+  const found = ofType('AWS::Lambda::Function').find(([, r]) => r.Properties.FunctionName === `bulkonboard-${name}`);
+  if (!found) throw new Error(`no function bulkonboard-${name}`);
+  return [found[0], found[1].Properties as unknown as LambdaProperties];
+}
+
+/** Actions allowed to a function's role, over all policies attached to it. */
+function allowedActions(name: string): string[] {
+  const [, fn] = appFunction(name);
+  const roleId = fn.Role['Fn::GetAtt'][0];
+  const role = resources[roleId]!.Properties;
+  expect(role.ManagedPolicyArns, `${name} role has no managed policies`).toBeUndefined();
+  return ofType('AWS::IAM::Policy')
+    .filter(([, policy]) => (policy.Properties.Roles as { Ref: string }[]).some((ref) => ref.Ref === roleId))
+    .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: { Action: string | string[] }[] }).Statement)
+    .flatMap((statement) => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]));
+}
+
+describe('functions', () => {
+  it('one function per route group and per queue worker, plus only the CDK deployment handler', () => {
+    const names = ofType('AWS::Lambda::Function')
+      .map(([, r]) => r.Properties.FunctionName)
+      .filter((name) => name !== undefined);
+    expect(names.sort()).toEqual(expectedFunctions.map(({ name }) => `bulkonboard-${name}`).sort());
+    expect(ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Runtime !== 'nodejs24.x')).toHaveLength(1);
+  });
+
+  it.each(expectedFunctions.map(({ name }) => [name]))('%s: Node 24 on arm64, traced, ESM bundle, own log group kept a month', (name) => {
+    const [, fn] = appFunction(name);
+    expect(fn).toMatchObject({
+      Runtime: 'nodejs24.x',
+      Architectures: ['arm64'],
+      Handler: 'index.handler',
+      MemorySize: 512,
+      TracingConfig: { Mode: 'Active' },
+    });
+    const logGroup = resources[fn.LoggingConfig.LogGroup.Ref]!;
+    expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+    expect(logGroup.Properties.RetentionInDays).toBe(30);
+    expect(fn.Environment.Variables).toMatchObject({
+      NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_SERVICE_NAME: 'bulkonboard',
+      LOG_LEVEL: 'INFO',
+    });
+    expect(fn.Environment.Variables.AWS_REGION).toBeUndefined();
+  });
+
+  it('route group functions time out after 10 s; workers after a sixth of their visibility timeout', () => {
+    for (const group of routeGroups) expect(appFunction(group)[1].Timeout).toBe(10);
+    for (const { queue, worker } of workers) {
+      const timeout = appFunction(worker)[1].Timeout;
+      expect(timeout).toBe(workerTimeout(queue).toSeconds());
+      expect(timeout).toBeLessThan(queue.visibilityTimeoutSeconds);
+    }
+  });
+
+  it.each(expectedFunctions.map(({ name, access }) => [name, access] as const))(
+    '%s: environment names exactly the resources its FunctionAccess lists',
+    (name, access) => {
+      const variables = appFunction(name)[1].Environment.Variables;
+      const present = (key: string) => key in variables;
+      expect(present('USER_POOL_ID') && present('USER_POOL_CLIENT_ID') && present('APP_URL')).toBe(true);
+      expect(present('TABLE_NAME')).toBe(access.table !== undefined);
+      expect(present('ENCRYPTION_KEY_ID')).toBe(access.table !== undefined);
+      for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
+      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined);
+      expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
+      expect(present('SES_CONFIGURATION_SET')).toBe(access.sendEmail === true);
+      if (access.sendEmail) expect(variables.SES_FROM_ADDRESS).toBe('no-reply@bulkonboard.test');
+    },
+  );
+
+  it.each(expectedFunctions.map(({ name, access }) => [name, access] as const))(
+    '%s: IAM grants only what its FunctionAccess lists (least privilege)',
+    (name, access) => {
+      const actions = allowedActions(name);
+      expect(actions.filter((action) => action.includes('*')), 'no wildcard actions').toEqual([]);
+      expect(actions.includes('dynamodb:GetItem')).toBe(access.table !== undefined);
+      expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
+      expect(actions.includes('kms:Decrypt')).toBe(access.table !== undefined);
+      expect(actions.includes('kms:Encrypt')).toBe(access.table === 'readWrite');
+      expect(actions.includes('sqs:SendMessage')).toBe((access.sendTo ?? []).length > 0);
+      expect(actions.includes('s3:GetObject')).toBe(access.exportBucket !== undefined);
+      expect(actions.includes('s3:PutObject')).toBe(access.exportBucket === 'readWrite');
+      expect(actions.includes('ses:SendEmail')).toBe(access.sendEmail === true);
+      expect(actions.includes('sqs:ReceiveMessage')).toBe(workers.some(({ worker }) => worker === name));
+    },
+  );
+
+  it("the 'user' group cannot send to queues or e-mail", () => {
+    const actions = allowedActions('user');
+    expect(actions).not.toContain('sqs:SendMessage');
+    expect(actions).not.toContain('ses:SendEmail');
+  });
+
+  it('table access names the table and its indexes, never index/*', () => {
+    const resourcesOfDynamoStatements = ofType('AWS::IAM::Policy')
+      .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: { Action: string[] | string; Resource: unknown }[] }).Statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'))
+      .map((statement) => JSON.stringify(statement.Resource));
+    expect(resourcesOfDynamoStatements.length).toBe(expectedFunctions.filter(({ access }) => access.table).length);
+    for (const resource of resourcesOfDynamoStatements) {
+      expect(resource).toContain('/index/GSI1');
+      expect(resource).toContain('/index/GSI2');
+      expect(resource).not.toContain('*');
+    }
+  });
+
+  it.each(workers.map(({ queue, worker }) => [worker, queue] as const))(
+    '%s consumes its queue in batches from shared/routes.ts, reporting partial failures',
+    (worker, queue) => {
+      const [functionId] = appFunction(worker);
+      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        FunctionName: { Ref: functionId },
+        BatchSize: queue.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        EventSourceArn: Match.anyValue(),
+      });
+    },
+  );
+
+  it('event source mappings exist only for queues with a worker', () => {
+    template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length);
+  });
+
+  it.each(expectedFunctions.map(({ name }) => [name]))('%s: bundled by esbuild into an ESM file with source map', (name) => {
+    const [, fn] = appFunction(name);
+    const assetDir = path.join(assembly.directory, `asset.${fn.Code.S3Key.replace(/\.zip$/, '')}`);
+    expect(existsSync(path.join(assetDir, 'index.mjs')), assetDir).toBe(true);
+    expect(readdirSync(assetDir).sort()).toEqual(['index.mjs', 'index.mjs.map']);
+    const bundle = readFileSync(path.join(assetDir, 'index.mjs'), 'utf8');
+    expect(bundle.startsWith("import { createRequire } from 'node:module';")).toBe(true);
+    // Budget guard: an accidental import of a whole SDK or a browser library shows up here.
+    expect(statSync(path.join(assetDir, 'index.mjs')).size).toBeLessThan(3 * 1024 * 1024);
+  });
+});
+
+describe('HTTP API', () => {
+  it('has exactly the routes of shared/routes.ts', () => {
+    const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    expect(routeKeys.sort()).toEqual(routes.map(routeKey).sort());
+  });
+
+  it.each(routes.map((route) => [routeKey(route), route] as const))('%s: authorization and target from the route table', (key, route) => {
+    const [, apiRoute] = ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === key)!;
+    if (route.auth === 'jwt') {
+      expect(apiRoute.Properties).toMatchObject({
+        AuthorizationType: 'JWT',
+        AuthorizerId: { Ref: expect.stringMatching(/CognitoAuthorizer/) as unknown },
+        AuthorizationScopes: [accessTokenScope],
+      });
+    } else {
+      expect(apiRoute.Properties.AuthorizationType).toBe('NONE');
+      expect(apiRoute.Properties.AuthorizerId).toBeUndefined();
+    }
+    // Target -> integration -> the function of the route's group.
+    const target = JSON.stringify(apiRoute.Properties.Target);
+    const integrationId = /"Ref":"([A-Za-z0-9]+)"/.exec(target)![1]!;
+    const integration = resources[integrationId]!;
+    expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
+    const [functionId] = appFunction(route.group);
+    expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(`"${functionId}"`);
+  });
+
+  it('JWT authorizer: the user pool, the web client as audience, the Authorization header', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Audience: [Match.anyValue()], Issuer: Match.anyValue() },
+    });
+  });
+
+  it('default stage: throttled (burst 200, rate 100) and access-logged', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+});
+
+describe('web app', () => {
+  const distributionConfig = (): Record<string, unknown> =>
+    ofType('AWS::CloudFront::Distribution')[0]![1].Properties.DistributionConfig as Record<string, unknown>;
+
+  it('CloudFront serves index.html, logs access, and sends /api/* uncached to the HTTP API', () => {
+    template.resourceCountIs('AWS::CloudFront::Distribution', 1);
+    expect(distributionConfig()).toMatchObject({
+      DefaultRootObject: 'index.html',
+      Logging: { Bucket: expect.anything() as unknown, Prefix: 'cloudfront/' },
+      CacheBehaviors: [
+        {
+          PathPattern: '/api/*',
+          CachePolicyId: CachePolicy.CACHING_DISABLED.cachePolicyId,
+          OriginRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
+          AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+          ViewerProtocolPolicy: 'https-only',
+        },
+      ],
+    });
+    const apiOrigin = JSON.stringify((distributionConfig().Origins as unknown[])[1]);
+    expect(apiOrigin).toMatch(/\{"Ref":"ApiHttpApi[A-Z0-9]+"\},"\.execute-api\.eu-west-1\.",\{"Ref":"AWS::URLSuffix"\}/);
+    expect(apiOrigin).toContain('"TLSv1.2"');
+  });
+
+  it('SPA fallback is a viewer-request function on the web origin only, not error responses', () => {
+    const config = distributionConfig();
+    expect(config.CustomErrorResponses).toBeUndefined();
+    expect(config.DefaultCacheBehavior).toMatchObject({
+      FunctionAssociations: [{ EventType: 'viewer-request', FunctionARN: expect.anything() as unknown }],
+      ViewerProtocolPolicy: 'redirect-to-https',
+    });
+    expect((config.CacheBehaviors as Record<string, unknown>[])[0]!.FunctionAssociations).toBeUndefined();
+  });
+
+  it('the SPA function rewrites client-side routes to /index.html and leaves files alone', () => {
+    const [, fn] = ofType('AWS::CloudFront::Function')[0]!;
+    // The CloudFront Functions code is plain JS; evaluate it in-process.
+    const handler = new Function(`${fn.Properties.FunctionCode as string}; return handler;`)() as (event: {
+      request: { uri: string };
+    }) => { uri: string };
+    const rewrite = (uri: string) => handler({ request: { uri } }).uri;
+    expect(rewrite('/')).toBe('/index.html');
+    expect(rewrite('/projects')).toBe('/index.html');
+    expect(rewrite('/projects/123/accounts')).toBe('/index.html');
+    expect(rewrite('/assets/index-abc123.js')).toBe('/assets/index-abc123.js');
+    expect(rewrite('/config.json')).toBe('/config.json');
+  });
+
+  it('the web bucket is private and read through origin access control', () => {
+    template.resourceCountIs('AWS::CloudFront::OriginAccessControl', 1);
+    const origins = distributionConfig().Origins as Record<string, unknown>[];
+    expect(origins[0]).toMatchObject({ OriginAccessControlId: expect.anything() as unknown, S3OriginConfig: { OriginAccessIdentity: '' } });
+  });
+
+  it('security headers on every behaviour', () => {
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: {
+        SecurityHeadersConfig: Match.objectLike({
+          StrictTransportSecurity: Match.objectLike({ AccessControlMaxAgeSec: 31536000 }),
+          ContentTypeOptions: { Override: true },
+          FrameOptions: { FrameOption: 'DENY', Override: true },
+          ContentSecurityPolicy: Match.objectLike({ Override: true }),
+        }),
+      },
+    });
+    const config = distributionConfig();
+    const policyIds = [config.DefaultCacheBehavior, ...(config.CacheBehaviors as unknown[])].map((behavior) =>
+      JSON.stringify((behavior as Record<string, unknown>).ResponseHeadersPolicyId),
+    );
+    expect(new Set(policyIds).size).toBe(1);
+    expect(policyIds[0]).toContain('SecurityHeaders');
+  });
+
+  it('deploys /config.json matching shared/app-config.ts (SRP against AWS)', () => {
+    const configAsset = readdirSync(assembly.directory)
+      .map((entry) => path.join(assembly.directory, entry, 'config.json'))
+      .find((file) => existsSync(file));
+    expect(configAsset).toBeDefined();
+    // Deploy-time values are markers in the asset, filled in by the deployment handler.
+    const config = appConfigSchema.parse(JSON.parse(readFileSync(configAsset!, 'utf8')));
+    expect(config).toMatchObject({ region: 'eu-west-1', authFlow: 'USER_SRP_AUTH', stage: 'aws' });
+    expect(config.userPoolEndpoint).toBeUndefined();
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DistributionPaths: ['/*'],
+      Exclude: ['assets/*'],
+      SourceMarkers: Match.arrayWith([Match.objectLike({})]),
+    });
+  });
+
+  it('hashed assets are cached for a year, index.html and config.json revalidated', () => {
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      Include: ['assets/*'],
+      Prune: false,
+      SystemMetadata: { 'cache-control': 'public, max-age=31536000, immutable' },
+    });
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      Exclude: ['assets/*'],
+      SystemMetadata: { 'cache-control': 'no-cache' },
+    });
+  });
+
+  it('outputs the app URL and the API URL', () => {
+    template.hasOutput('AppUrl', {});
+    template.hasOutput('ApiUrl', {});
+  });
+});
