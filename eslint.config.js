@@ -17,6 +17,11 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         {
+          // `import { z } from 'zod'` keeps all of zod (locales included) in a bundle; the namespace import tree-shakes.
+          selector: "ImportDeclaration[source.value='zod'] > ImportSpecifier[imported.name='z']",
+          message: "Use `import * as z from 'zod'`: it tree-shakes.",
+        },
+        {
           selector: "CallExpression[callee.object.name=/^(describe|it|test)$/][callee.property.name=/^(only|skip)$/]",
           message: 'No focused or skipped tests in the repository.',
         },

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Runtime configuration of the web app, served as /config.json by CloudFront (written at deploy

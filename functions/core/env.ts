@@ -1,24 +1,29 @@
-import { z } from 'zod';
+// zod/mini keeps every Lambda bundle small: this module is in all of them.
+import * as z from 'zod/mini';
 
 /**
  * Process environment, parsed once at cold start. Each function receives only the variables of
  * the resources it may touch (see groupAccess in shared/routes.ts), so resource variables are
  * optional here and `requireEnv` fails loudly when a function uses one it was not given.
  */
+const name = z.optional(z.string().check(z.minLength(1)));
+const url = z.optional(z.url());
+
 const envSchema = z.object({
-  TABLE_NAME: z.string().min(1).optional(),
-  EXPORT_BUCKET: z.string().min(1).optional(),
-  MAIL_QUEUE_URL: z.string().url().optional(),
-  BULK_QUEUE_URL: z.string().url().optional(),
-  EXPORTS_QUEUE_URL: z.string().url().optional(),
-  SES_FROM_ADDRESS: z.string().email().optional(),
-  SES_CONFIGURATION_SET: z.string().min(1).optional(),
-  USER_POOL_ID: z.string().min(1).optional(),
-  USER_POOL_CLIENT_ID: z.string().min(1).optional(),
+  TABLE_NAME: name,
+  EXPORT_BUCKET: name,
+  MAIL_QUEUE_URL: url,
+  BULK_QUEUE_URL: url,
+  EXPORTS_QUEUE_URL: url,
+  SES_FROM_ADDRESS: z.optional(z.email()),
+  SES_CONFIGURATION_SET: name,
+  USER_POOL_ID: name,
+  USER_POOL_CLIENT_ID: name,
+  ENCRYPTION_KEY_ID: name,
   /** Public URL of the web app, used in e-mails. */
-  APP_URL: z.string().url().optional(),
+  APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */
-  S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).optional(),
+  S3_FORCE_PATH_STYLE: z.optional(z.enum(['true', 'false'])),
 });
 export type Env = z.infer<typeof envSchema>;
 

@@ -7,7 +7,7 @@ import type {
   APIGatewayProxyStructuredResultV2,
   Context,
 } from 'aws-lambda';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { routes, routeKey as keyOf } from '../../shared/routes';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { logger } from './logger';

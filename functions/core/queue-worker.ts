@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import type { z } from 'zod';
+import { safeParse, type $ZodType, type output } from 'zod/v4/core';
 import { logger } from './logger';
 
 /**
@@ -10,15 +10,15 @@ import { logger } from './logger';
  * retried (and, after maxReceiveCount, land in the dead-letter queue). A record that can never
  * parse is reported as failed too: it ends in the DLQ instead of being dropped silently.
  */
-export function queueWorker<Schema extends z.ZodType>(
+export function queueWorker<Schema extends $ZodType>(
   schema: Schema,
-  processRecord: (message: z.output<Schema>, record: SQSRecord) => Promise<void>,
+  processRecord: (message: output<Schema>, record: SQSRecord) => Promise<void>,
 ) {
   const handle = async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
       try {
-        const parsed = schema.safeParse(JSON.parse(record.body));
+        const parsed = safeParse(schema, JSON.parse(record.body));
         if (!parsed.success) throw new Error(`Message does not match schema: ${parsed.error.issues[0]?.message ?? ''}`);
         await processRecord(parsed.data, record);
       } catch (error) {

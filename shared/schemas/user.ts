@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { planIds } from '../plans';
 
 /** The current user as GET /api/auth/user returns it (spec section 3, users). */

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -40,11 +41,15 @@ describe('app shell in Chromium', () => {
     await expect(page.getByRole('link', { name: 'Create account' }).first().isVisible()).resolves.toBe(true);
     await expect(page.getByRole('link', { name: 'Sign in' }).first().isVisible()).resolves.toBe(true);
     await page.screenshot({ path: screenshotPath('landing-light'), fullPage: true });
+    // The theme preference is kept in local storage ('theme'); 'system' follows the OS.
+    await page.evaluate(() => localStorage.setItem('theme', 'system'));
     await page.emulateMedia({ colorScheme: 'dark' });
     await page.reload();
+    await page.waitForFunction(() => document.documentElement.classList.contains('dark'));
     await page.getByRole('link', { name: 'Create account' }).first().waitFor();
     await page.screenshot({ path: screenshotPath('landing-dark'), fullPage: true });
     await page.emulateMedia({ colorScheme: 'light' });
+    await page.evaluate(() => localStorage.removeItem('theme'));
 
     await page.goto(`${app}/projects`);
     await page.getByRole('link', { name: 'Sign in' }).first().waitFor();

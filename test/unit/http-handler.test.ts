@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { httpHandler, redirect, route, type HttpEvent } from '../../functions/core/http';
 import { ConflictError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
 import { logger } from '../../functions/core/logger';

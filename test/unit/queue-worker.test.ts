@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { z } from 'zod';
+import * as z from 'zod';
 import { queueWorker } from '../../functions/core/queue-worker';
 import { logger } from '../../functions/core/logger';
 
