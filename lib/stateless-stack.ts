@@ -107,10 +107,12 @@ export class StatelessStack extends Stack {
 
 /**
  * A sixth of the queue's visibility timeout (AWS's advice, so throttled retries do not make a
- * message visible again while a batch is still running), at least 10 s, at most 15 min.
+ * message visible again while a batch is still running): at least 10 s, but never above the
+ * visibility timeout (Lambda rejects that) nor 15 min.
  */
 export function workerTimeout(queue: QueueDefinition): Duration {
-  return Duration.seconds(Math.min(900, Math.max(10, Math.floor(queue.visibilityTimeoutSeconds / 6))));
+  const visibility = queue.visibilityTimeoutSeconds;
+  return Duration.seconds(Math.min(900, visibility, Math.max(10, Math.floor(visibility / 6))));
 }
 
 function mapRecord<K extends string, A, B>(record: Record<K, A>, map: (value: A) => B): Record<K, B> {

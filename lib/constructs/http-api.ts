@@ -76,8 +76,14 @@ export class AppHttpApi extends Construct {
   }
 
   private addRoute(route: RouteDefinition, integration: HttpLambdaIntegration, jwtAuthorizer: IHttpRouteAuthorizer): void {
+    if (!route.path.startsWith('/api/')) {
+      // CloudFront forwards only /api/* to the API; anything else would be served the web app.
+      throw new Error(`${routeKey(route)}: API paths must start with /api/`);
+    }
     const isPublic = route.auth === 'none';
-    const httpRoute = new HttpRoute(this, `Route${constructId(route.method, route.path)}`, {
+    // '/api/projects/{id}' -> 'ApiProjectsById', distinct from a literal '/api/projects/id'.
+    const pathId = route.path.replace(/\{([^}]+)\}/g, 'by-$1');
+    const httpRoute = new HttpRoute(this, `Route${constructId(route.method, pathId)}`, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
       integration,

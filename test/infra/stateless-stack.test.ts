@@ -114,7 +114,7 @@ describe('functions', () => {
     for (const { queue, worker } of workers) {
       const timeout = appFunction(worker)[1].Timeout;
       expect(timeout).toBe(workerTimeout(queue).toSeconds());
-      expect(timeout).toBeLessThan(queue.visibilityTimeoutSeconds);
+      expect(timeout).toBeLessThanOrEqual(queue.visibilityTimeoutSeconds);
     }
   });
 
