@@ -32,6 +32,9 @@ export function authErrorMessage(error: unknown, action: AuthAction): string {
       return 'You need to reset your password before signing in.';
   }
 
+  if (message.startsWith('Cognito Local unsupported feature')) {
+    return 'The local Cognito emulator does not support this. Use the code printed in the npm start console.';
+  }
   if (action === 'signIn' && ['NotAuthorizedException', 'UserNotFoundException', 'InvalidPasswordException'].includes(name)) {
     return 'Incorrect e-mail or password.';
   }

@@ -5,6 +5,7 @@ import { useForm } from 'react-hook-form';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { confirmSignUpSchema } from '@shared/schemas/user';
 import { loadAuth } from '../../../lib/auth';
+import { useAppConfig } from '../../../lib/config';
 import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
 import { FormAlert } from './form-alert';
@@ -16,6 +17,8 @@ export function ConfirmPage() {
   const [formError, setFormError] = useState<string>();
   const [resent, setResent] = useState<string>();
   const [resending, setResending] = useState(false);
+  // The local Cognito emulator cannot resend codes; its console keeps the first one.
+  const canResend = useAppConfig()?.stage === 'aws';
   const {
     register,
     handleSubmit,
@@ -69,7 +72,7 @@ export function ConfirmPage() {
         <Stack gap="4">
           <LocalCodeHint />
           {searchParams.get('notice') === 'unconfirmed' && !formError && !resent ? (
-            <FormAlert status="info">Your account is not confirmed yet. Enter your code, or request a new one.</FormAlert>
+            <FormAlert status="info">Your account is not confirmed yet. Enter the code from your sign-up.</FormAlert>
           ) : null}
           {resent && !formError ? <FormAlert status="success">{resent}</FormAlert> : null}
           {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
@@ -92,9 +95,11 @@ export function ConfirmPage() {
           <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Confirming...">
             Confirm
           </Button>
-          <Button type="button" variant="ghost" size="sm" onClick={() => void resend()} loading={resending}>
-            Resend code
-          </Button>
+          {canResend ? (
+            <Button type="button" variant="ghost" size="sm" onClick={() => void resend()} loading={resending}>
+              Resend code
+            </Button>
+          ) : null}
         </Stack>
       </form>
     </AuthLayout>

@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link as RouterLink, useNavigate } from 'react-router';
-import { z } from 'zod';
+import * as z from 'zod';
 import { confirmSignUpSchema, signInSchema, signUpSchema } from '@shared/schemas/user';
 import { loadAuth } from '../../../lib/auth';
 import { authErrorMessage } from '../api/auth-errors';
@@ -93,7 +93,7 @@ function ResetForm({ email }: { email: string }) {
   return (
     <form onSubmit={onSubmit} noValidate>
       <Stack gap="4">
-        <LocalCodeHint />
+        <LocalCodeHint code="reset code" />
         {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
         <Field.Root invalid={!!errors.code}>
           <Field.Label>Reset code</Field.Label>
