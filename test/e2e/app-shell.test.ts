@@ -131,6 +131,18 @@ describe('app shell in Chromium', () => {
     await page.setViewportSize({ width: 1280, height: 800 });
   });
 
+  it('updates the profile, and the top bar follows', async () => {
+    await page.goto(`${app}/profile`);
+    await page.getByRole('heading', { name: 'Profile', level: 1 }).waitFor();
+    await page.getByLabel('First name').fill('Edie');
+    await page.getByLabel('Company (optional)').fill('Clarke Engineering');
+    await page.getByRole('button', { name: 'Save Changes' }).click();
+    await page.getByText('Your profile has been updated successfully.').waitFor();
+    await page.getByRole('button', { name: 'User menu' }).getByText('Edie Clarke').waitFor();
+    await page.reload();
+    expect(await page.getByLabel('Company (optional)').inputValue()).toBe('Clarke Engineering');
+  });
+
   it('on a 401 shows the Unauthorized toast and goes to sign-in', async () => {
     await page.goto(app);
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
@@ -161,5 +173,28 @@ describe('app shell in Chromium', () => {
     await page.getByRole('link', { name: 'Create account' }).first().waitFor();
     const tokens = await page.evaluate(() => Object.keys(localStorage).filter((k) => k.includes('Token')));
     expect(tokens).toEqual([]);
+  });
+
+  it('resets a forgotten password with the e-mailed code', async () => {
+    const newPassword = 'N3w-Passw0rd!!';
+    await page.goto(`${app}/sign-in`);
+    await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Send code' }).click();
+    await page.getByLabel('Reset code').waitFor();
+    const code = await confirmationCode(stack.dataDir, stack.userPool.userPoolId, email);
+    await page.getByLabel('Reset code').fill(code);
+    await page.getByLabel('New password').fill(newPassword);
+    await page.getByRole('button', { name: 'Reset password' }).click();
+    await page.waitForURL(/\/sign-in/);
+
+    await page.getByLabel('Password').fill(password);
+    if (!(await page.getByLabel('Email').inputValue())) await page.getByLabel('Email').fill(email);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByText('Incorrect e-mail or password.').waitFor();
+
+    await page.getByLabel('Password').fill(newPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
   });
 });
