@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { confirmationCode, launchChromium, screenshotPath } from '../support/browser';
 
@@ -35,6 +35,12 @@ describe('app shell in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
   });
+  afterEach(async (context) => {
+    // A failed step leaves a picture of what the browser showed.
+    if (context.task.result?.state === 'fail') {
+      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+    }
+  });
 
   it('shows the landing page signed out, and the fallback page on other paths', async () => {
     await page.goto(app);
@@ -60,6 +66,7 @@ describe('app shell in Chromium', () => {
     await page.goto(app);
     await page.getByRole('link', { name: 'Create account' }).first().click();
     await page.waitForURL(/\/sign-up$/);
+    await page.getByRole('button', { name: 'Create account' }).waitFor();
     await page.getByLabel('First name').fill('Edith');
     await page.getByLabel('Last name').fill('Clarke');
     await page.getByLabel('Email').fill(email);
@@ -73,6 +80,7 @@ describe('app shell in Chromium', () => {
     await page.getByLabel('Confirmation code').fill(code);
     await page.getByRole('button', { name: /confirm/i }).click();
     await page.waitForURL(/\/sign-in/);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
 
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(password);
@@ -179,6 +187,8 @@ describe('app shell in Chromium', () => {
     const newPassword = 'N3w-Passw0rd!!';
     await page.goto(`${app}/sign-in`);
     await page.getByRole('link', { name: 'Forgot password?' }).click();
+    await page.waitForURL(/\/forgot-password/);
+    await page.getByRole('button', { name: 'Send code' }).waitFor();
     await page.getByLabel('Email').fill(email);
     await page.getByRole('button', { name: 'Send code' }).click();
     await page.getByLabel('Reset code').waitFor();
@@ -187,6 +197,7 @@ describe('app shell in Chromium', () => {
     await page.getByLabel('New password').fill(newPassword);
     await page.getByRole('button', { name: 'Reset password' }).click();
     await page.waitForURL(/\/sign-in/);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
 
     await page.getByLabel('Password').fill(password);
     if (!(await page.getByLabel('Email').inputValue())) await page.getByLabel('Email').fill(email);
