@@ -1,8 +1,9 @@
-import { Button, Field, Input, SimpleGrid, Stack } from '@chakra-ui/react';
+import { Button, Input, SimpleGrid, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm } from 'react-hook-form';
 import { updateProfileSchema, type User } from '@shared/schemas/user';
 import { useUpdateProfile } from '../lib/user-api';
+import { FormField } from './form-field';
 
 /** First name, last name, read-only e-mail, optional company: Profile page and Settings > Account. */
 export function ProfileForm({ user }: { user: User }) {
@@ -25,27 +26,19 @@ export function ProfileForm({ user }: { user: User }) {
     <form onSubmit={onSubmit} noValidate>
       <Stack gap="4">
         <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
-          <Field.Root invalid={!!errors.firstName}>
-            <Field.Label>First name</Field.Label>
+          <FormField label="First name" error={errors.firstName?.message}>
             <Input autoComplete="given-name" {...register('firstName')} />
-            <Field.ErrorText>{errors.firstName?.message}</Field.ErrorText>
-          </Field.Root>
-          <Field.Root invalid={!!errors.lastName}>
-            <Field.Label>Last name</Field.Label>
+          </FormField>
+          <FormField label="Last name" error={errors.lastName?.message}>
             <Input autoComplete="family-name" {...register('lastName')} />
-            <Field.ErrorText>{errors.lastName?.message}</Field.ErrorText>
-          </Field.Root>
+          </FormField>
         </SimpleGrid>
-        <Field.Root readOnly>
-          <Field.Label>Email</Field.Label>
+        <FormField label="Email" readOnly helperText="Email cannot be changed. Contact support if needed.">
           <Input value={user.email} readOnly bg="bg.muted" />
-          <Field.HelperText>Email cannot be changed. Contact support if needed.</Field.HelperText>
-        </Field.Root>
-        <Field.Root invalid={!!errors.company}>
-          <Field.Label>Company (optional)</Field.Label>
+        </FormField>
+        <FormField label="Company (optional)" error={errors.company?.message}>
           <Input autoComplete="organization" {...register('company')} />
-          <Field.ErrorText>{errors.company?.message}</Field.ErrorText>
-        </Field.Root>
+        </FormField>
         <Button type="submit" colorPalette="blue" alignSelf="flex-start" loading={updateProfile.isPending} loadingText="Updating...">
           Save Changes
         </Button>

@@ -1,4 +1,4 @@
-import { Button, Field, Input, Link, Stack } from '@chakra-ui/react';
+import { Button, Input, Link, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -10,6 +10,7 @@ import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
 import { FormAlert } from './form-alert';
 import { LocalCodeHint } from './local-code-hint';
+import { FormField } from '../../../components/form-field';
 
 export function ConfirmPage() {
   const navigate = useNavigate();
@@ -76,13 +77,10 @@ export function ConfirmPage() {
           ) : null}
           {resent && !formError ? <FormAlert status="success">{resent}</FormAlert> : null}
           {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
-          <Field.Root invalid={!!errors.email}>
-            <Field.Label>Email</Field.Label>
+          <FormField label="Email" error={errors.email?.message}>
             <Input type="email" autoComplete="email" {...register('email')} />
-            <Field.ErrorText>{errors.email?.message}</Field.ErrorText>
-          </Field.Root>
-          <Field.Root invalid={!!errors.code}>
-            <Field.Label>Confirmation code</Field.Label>
+          </FormField>
+          <FormField label="Confirmation code" error={errors.code?.message}>
             <Input
               inputMode="numeric"
               autoComplete="one-time-code"
@@ -90,8 +88,7 @@ export function ConfirmPage() {
               letterSpacing="widest"
               {...register('code')}
             />
-            <Field.ErrorText>{errors.code?.message}</Field.ErrorText>
-          </Field.Root>
+          </FormField>
           <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Confirming...">
             Confirm
           </Button>

@@ -1,4 +1,4 @@
-import { Button, Field, Input, Link, Stack } from '@chakra-ui/react';
+import { Button, Input, Link, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -10,6 +10,7 @@ import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
 import { FormAlert } from './form-alert';
 import { LocalCodeHint } from './local-code-hint';
+import { FormField } from '../../../components/form-field';
 
 const requestSchema = z.object({ email: signInSchema.shape.email });
 const resetSchema = z.object({ code: confirmSignUpSchema.shape.code, newPassword: signUpSchema.shape.password });
@@ -57,11 +58,9 @@ function RequestForm({ onSent }: { onSent: (email: string) => void }) {
     <form onSubmit={onSubmit} noValidate>
       <Stack gap="4">
         {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
-        <Field.Root invalid={!!errors.email}>
-          <Field.Label>Email</Field.Label>
+        <FormField label="Email" error={errors.email?.message}>
           <Input type="email" autoComplete="email" {...register('email')} />
-          <Field.ErrorText>{errors.email?.message}</Field.ErrorText>
-        </Field.Root>
+        </FormField>
         <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Sending...">
           Send code
         </Button>
@@ -95,22 +94,12 @@ function ResetForm({ email }: { email: string }) {
       <Stack gap="4">
         <LocalCodeHint code="reset code" />
         {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
-        <Field.Root invalid={!!errors.code}>
-          <Field.Label>Reset code</Field.Label>
+        <FormField label="Reset code" error={errors.code?.message}>
           <Input inputMode="numeric" autoComplete="one-time-code" maxLength={6} {...register('code')} />
-          <Field.ErrorText>{errors.code?.message}</Field.ErrorText>
-        </Field.Root>
-        <Field.Root invalid={!!errors.newPassword}>
-          <Field.Label>New password</Field.Label>
+        </FormField>
+        <FormField label="New password" error={errors.newPassword?.message} helperText="At least 8 characters with upper- and lower-case letters, a number and a symbol.">
           <Input type="password" autoComplete="new-password" {...register('newPassword')} />
-          {errors.newPassword ? (
-            <Field.ErrorText>{errors.newPassword.message}</Field.ErrorText>
-          ) : (
-            <Field.HelperText>
-              At least 8 characters with upper- and lower-case letters, a number and a symbol.
-            </Field.HelperText>
-          )}
-        </Field.Root>
+        </FormField>
         <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Resetting...">
           Reset password
         </Button>

@@ -1,4 +1,4 @@
-import { Button, Field, Input, Link, Stack } from '@chakra-ui/react';
+import { Button, Input, Link, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -9,6 +9,7 @@ import { markSignedIn } from '../../../lib/session';
 import { authErrorMessage, authErrorName } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
 import { FormAlert } from './form-alert';
+import { FormField } from '../../../components/form-field';
 
 const notices: Record<string, string> = {
   confirmed: 'Your e-mail address is confirmed. Sign in to continue.',
@@ -67,16 +68,12 @@ export function SignInPage() {
         <Stack gap="4">
           {notice && !formError ? <FormAlert status="success">{notice}</FormAlert> : null}
           {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
-          <Field.Root invalid={!!errors.email}>
-            <Field.Label>Email</Field.Label>
+          <FormField label="Email" error={errors.email?.message}>
             <Input type="email" autoComplete="email" {...register('email')} />
-            <Field.ErrorText>{errors.email?.message}</Field.ErrorText>
-          </Field.Root>
-          <Field.Root invalid={!!errors.password}>
-            <Field.Label>Password</Field.Label>
+          </FormField>
+          <FormField label="Password" error={errors.password?.message}>
             <Input type="password" autoComplete="current-password" {...register('password')} />
-            <Field.ErrorText>{errors.password?.message}</Field.ErrorText>
-          </Field.Root>
+          </FormField>
           <Link asChild fontSize="sm" colorPalette="blue" color="colorPalette.fg" alignSelf="flex-end">
             <RouterLink to="/forgot-password">Forgot password?</RouterLink>
           </Link>

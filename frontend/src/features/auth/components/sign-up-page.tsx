@@ -1,4 +1,4 @@
-import { Button, Field, Input, Link, SimpleGrid, Stack } from '@chakra-ui/react';
+import { Button, Input, Link, SimpleGrid, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
@@ -8,6 +8,7 @@ import { loadAuth } from '../../../lib/auth';
 import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
 import { FormAlert } from './form-alert';
+import { FormField } from '../../../components/form-field';
 
 export function SignUpPage() {
   const navigate = useNavigate();
@@ -49,33 +50,19 @@ export function SignUpPage() {
         <Stack gap="4">
           {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
           <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
-            <Field.Root invalid={!!errors.firstName}>
-              <Field.Label>First name</Field.Label>
+            <FormField label="First name" error={errors.firstName?.message}>
               <Input autoComplete="given-name" {...register('firstName')} />
-              <Field.ErrorText>{errors.firstName?.message}</Field.ErrorText>
-            </Field.Root>
-            <Field.Root invalid={!!errors.lastName}>
-              <Field.Label>Last name</Field.Label>
+            </FormField>
+            <FormField label="Last name" error={errors.lastName?.message}>
               <Input autoComplete="family-name" {...register('lastName')} />
-              <Field.ErrorText>{errors.lastName?.message}</Field.ErrorText>
-            </Field.Root>
+            </FormField>
           </SimpleGrid>
-          <Field.Root invalid={!!errors.email}>
-            <Field.Label>Email</Field.Label>
+          <FormField label="Email" error={errors.email?.message}>
             <Input type="email" autoComplete="email" {...register('email')} />
-            <Field.ErrorText>{errors.email?.message}</Field.ErrorText>
-          </Field.Root>
-          <Field.Root invalid={!!errors.password}>
-            <Field.Label>Password</Field.Label>
+          </FormField>
+          <FormField label="Password" error={errors.password?.message} helperText="At least 8 characters with upper- and lower-case letters, a number and a symbol.">
             <Input type="password" autoComplete="new-password" {...register('password')} />
-            {errors.password ? (
-              <Field.ErrorText>{errors.password.message}</Field.ErrorText>
-            ) : (
-              <Field.HelperText>
-                At least 8 characters with upper- and lower-case letters, a number and a symbol.
-              </Field.HelperText>
-            )}
-          </Field.Root>
+          </FormField>
           <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Creating account...">
             Create account
           </Button>
