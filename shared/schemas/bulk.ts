@@ -1,0 +1,121 @@
+import * as z from 'zod';
+
+/** Spec 3 and 9: account types, password rules, bulk-create request and response. */
+export const accountTypes = ['Standard User', 'Admin User', 'Training Account', 'Demo Account'] as const;
+export type AccountType = (typeof accountTypes)[number];
+
+export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH = 50;
+export const PASSWORD_DEFAULT_LENGTH = 12;
+/** Spec 5: the special characters, exactly. */
+export const SPECIAL_CHARACTERS = '$#@!*&?%';
+/** Left out when avoidAmbiguous is on. */
+export const AMBIGUOUS_CHARACTERS = '0Oo1lI|';
+
+/** At most this many rows answer synchronously; more become a background job. */
+export const SYNC_ROW_LIMIT = 1000;
+/** One file or request: 10 MB and 50,000 rows. */
+export const CSV_MAX_BYTES = 10 * 1024 * 1024;
+export const MAX_ROWS_PER_REQUEST = 50_000;
+
+export const passwordSettingsSchema = z.object({
+  minLength: z
+    .number()
+    .int('Password length must be a whole number')
+    .min(PASSWORD_MIN_LENGTH, `Password length must be at least ${PASSWORD_MIN_LENGTH}`)
+    .max(PASSWORD_MAX_LENGTH, `Password length must be at most ${PASSWORD_MAX_LENGTH}`)
+    .default(PASSWORD_DEFAULT_LENGTH),
+  includeUppercase: z.boolean().default(true),
+  includeLowercase: z.boolean().default(true),
+  includeNumbers: z.boolean().default(true),
+  includeSpecialChars: z.boolean().default(true),
+  avoidAmbiguous: z.boolean().default(false),
+});
+export type PasswordSettings = z.output<typeof passwordSettingsSchema>;
+export const defaultPasswordSettings: PasswordSettings = passwordSettingsSchema.parse({});
+
+/** One person as typed or read from a CSV (spec 5 messages). */
+export const personSchema = z.object({
+  firstName: z.string().trim().min(1, 'First name is required').max(100, 'First name must be at most 100 characters'),
+  lastName: z.string().trim().min(1, 'Last name is required').max(100, 'Last name must be at most 100 characters'),
+  email: z.string().trim().max(254, 'Valid email is required').email('Valid email is required'),
+});
+export type Person = z.output<typeof personSchema>;
+
+const optionalText = (max: number, label: string) =>
+  z.string().trim().max(max, `${label} must be at most ${max} characters`).optional();
+
+/**
+ * POST /api/bulk-create. Rows are checked one by one on the server (each invalid row is reported
+ * in summary.failed, the valid ones are created), so csvData only needs the row shape here.
+ */
+export const bulkCreateRequestSchema = z.object({
+  projectName: z.string().trim().min(1, 'Project name is required').max(200, 'Project name must be at most 200 characters'),
+  description: optionalText(1000, 'Description'),
+  platformUrl: z
+    .union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Platform URL must be a valid http(s) URL' })])
+    .optional(),
+  accountType: z.enum(accountTypes, 'Choose a valid account type').default('Standard User'),
+  expirationDate: z.union([z.literal(''), z.iso.date('Expiration date must be a date (YYYY-MM-DD)')]).optional(),
+  csvData: z
+    .array(
+      z.object({
+        firstName: z.string().max(1000).default(''),
+        lastName: z.string().max(1000).default(''),
+        email: z.string().max(1000).default(''),
+      }),
+    )
+    .min(1, 'At least one account is required')
+    .max(MAX_ROWS_PER_REQUEST, `At most ${MAX_ROWS_PER_REQUEST.toLocaleString('en-US')} rows per request`),
+  passwordSettings: passwordSettingsSchema.default(defaultPasswordSettings),
+  apiIntegrationId: z.string().optional(),
+  createExternalAccounts: z.boolean().default(false),
+});
+export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
+export type BulkCreateInput = z.output<typeof bulkCreateRequestSchema>;
+
+/** Manual entry form (spec 5): same endpoint, fixed password settings, no account type. */
+export const manualEntrySchema = z.object({
+  projectName: z.string().trim().min(1, 'Project name is required'),
+  accounts: z.array(personSchema).min(1, 'At least one account is required'),
+});
+
+export interface CreatedAccount {
+  id: string;
+  projectId: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  username: string;
+  /** The generated password in clear, returned once at creation (spec: plainPassword). */
+  plainPassword: string;
+  accountType: AccountType;
+  externalStatus: 'pending' | 'success' | 'failed';
+  createdAt: string;
+}
+
+/** A row that was not created, with the reason (1-based row number of the request). */
+export interface FailedRow {
+  row: number;
+  field?: 'firstName' | 'lastName' | 'email';
+  email?: string;
+  message: string;
+}
+
+export interface BulkCreateSummary {
+  total: number;
+  successful: number;
+  failed: FailedRow[];
+}
+
+export interface BulkJob {
+  id: string;
+  projectId: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  total: number;
+  done: number;
+  failedCount: number;
+  createdAt: string;
+  updatedAt: string;
+  completedAt?: string;
+}

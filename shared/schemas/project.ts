@@ -1,0 +1,74 @@
+import type { AccountType } from './bulk';
+
+/** GET /api/projects item (spec 3: projects plus the client view's accountCount and successRate). */
+export interface Project {
+  id: string;
+  name: string;
+  description?: string;
+  platformUrl?: string;
+  accountType: AccountType;
+  expirationDate?: string;
+  status: 'active' | 'completed';
+  /** Accounts stored in this project. */
+  accountCount: number;
+  /** Rows that could not be created. */
+  failedCount: number;
+  /** Percent of rows created, 0-100, one decimal; 100 for a project with no rows yet. */
+  successRate: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** An account as lists show it: GET /api/projects/{id}/accounts and GET /api/accounts/search. */
+export interface AccountView {
+  id: string;
+  projectId: string;
+  projectName: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  username: string;
+  accountType: AccountType;
+  isActive: boolean;
+  externalStatus: 'pending' | 'success' | 'failed';
+  createdAt: string;
+  /** Only when the request asked for passwords (?showPasswords=true). */
+  password?: string;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque; pass back as ?cursor= for the next page. Absent on the last page. */
+  nextCursor?: string;
+}
+
+export interface DashboardStats {
+  totalAccounts: number;
+  activeProjects: number;
+  /** Percent of rows created over all projects, 0-100. */
+  successRate: number;
+  /** Average seconds per account over completed creations (measured), 0 when none. */
+  avgProcessingTime: number;
+}
+
+export interface ActivityItem {
+  title: string;
+  timestamp: string;
+}
+
+/** GET /api/subscription/status (spec 3). -1 means unlimited. */
+export interface SubscriptionStatus {
+  plan: 'free' | 'pro';
+  subscriptionActive: boolean;
+  currentPeriodEnd?: string;
+  cancelAtPeriodEnd: boolean;
+  usage: {
+    canCreateProject: boolean;
+    canCreateAccount: boolean;
+    canUseApiIntegrations: boolean;
+    remainingProjects: number;
+    remainingAccounts: number;
+    projectsUsed: number;
+    accountsUsed: number;
+  };
+}
