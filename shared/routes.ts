@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -23,6 +23,15 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
+  { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
+  { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
+  { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
+  { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
+  { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
+  { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -36,7 +45,9 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  */
 export interface QueueDefinition {
   name: 'mail' | 'bulk' | 'exports';
-  worker?: 'mail-worker';
+  worker?: 'mail-worker' | 'bulk-worker';
+  /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
+  deadLetterWorker?: 'bulk-dead-letter-worker';
   batchSize: number;
   /** Receives before a message goes to the dead-letter queue. */
   maxReceiveCount: number;
@@ -45,7 +56,7 @@ export interface QueueDefinition {
 
 export const queues: readonly QueueDefinition[] = [
   { name: 'mail', worker: 'mail-worker', batchSize: 10, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
-  { name: 'bulk', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
+  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
   { name: 'exports', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 
@@ -92,14 +103,29 @@ export interface FunctionAccess {
   sendTo?: readonly QueueDefinition['name'][];
   exportBucket?: 'read' | 'readWrite';
   sendEmail?: boolean;
+  /** May read the key that encrypts stored passwords (ENCRYPTION_KEY_SECRET_ARN). */
+  encryptionKey?: boolean;
 }
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
   auth: { table: 'readWrite', sendTo: ['mail'] },
   user: { table: 'readWrite' },
+  // Creates projects and accounts (passwords encrypted) and queues large creations.
+  bulk: { table: 'readWrite', sendTo: ['bulk'], encryptionKey: true },
+  // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
+  projects: { table: 'read', encryptionKey: true },
+  accounts: { table: 'read', encryptionKey: true },
+  dashboard: { table: 'read' },
+  subscription: { table: 'read' },
 };
 
-export const workerAccess: Record<NonNullable<QueueDefinition['worker']>, FunctionAccess> = {
+export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
+
+export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'mail-worker': { table: 'read', sendEmail: true },
+  // Writes a job's accounts with encrypted passwords and its progress.
+  'bulk-worker': { table: 'readWrite', encryptionKey: true },
+  // Records a chunk that could not be written as failed rows of its job.
+  'bulk-dead-letter-worker': { table: 'readWrite' },
 };

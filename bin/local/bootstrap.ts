@@ -5,6 +5,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
 } from '@aws-sdk/client-dynamodb';
@@ -28,7 +29,9 @@ const endpoint = (port: number) => `http://${HOST}:${port}`;
 export async function ensureTable(port: number, tableName = resourceNames.table): Promise<void> {
   const client = new DynamoDBClient({ region: REGION, endpoint: endpoint(port), credentials: localCredentials });
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    await reconcileIndexes(client, tableName, (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!));
+    client.destroy();
     return;
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
@@ -48,14 +51,7 @@ export async function ensureTable(port: number, tableName = resourceNames.table)
         { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
         { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
       ],
-      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((gsi) => ({
-        IndexName: gsi.indexName,
-        KeySchema: [
-          { AttributeName: gsi.partitionKey, KeyType: 'HASH' },
-          { AttributeName: gsi.sortKey, KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-      })),
+      GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map(indexSpec),
     }),
   );
   await client.send(
@@ -65,6 +61,36 @@ export async function ensureTable(port: number, tableName = resourceNames.table)
     }),
   );
   client.destroy();
+}
+
+const indexSpec = (gsi: (typeof tableDefinition.globalSecondaryIndexes)[number]) => ({
+  IndexName: gsi.indexName,
+  KeySchema: [
+    { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'ALL' as const },
+});
+
+/** A data folder from an earlier version: add the indexes it lacks, drop the ones no longer defined. */
+async function reconcileIndexes(client: DynamoDBClient, tableName: string, existing: string[]) {
+  const wanted = tableDefinition.globalSecondaryIndexes;
+  for (const name of existing.filter((n) => !wanted.some((w) => w.indexName === n))) {
+    await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] }));
+  }
+  // DynamoDB creates one index per UpdateTable call.
+  for (const gsi of wanted.filter((w) => !existing.includes(w.indexName))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: gsi.partitionKey, AttributeType: 'S' },
+          { AttributeName: gsi.sortKey, AttributeType: 'S' },
+        ],
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpec(gsi) }],
+      }),
+    );
+  }
 }
 
 export async function ensureBucket(port: number, bucket = resourceNames.exportBucket): Promise<void> {

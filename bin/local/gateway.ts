@@ -11,6 +11,11 @@ type RouteHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Co
 const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }>> = {
   auth: () => import('../../functions/auth/handler'),
   user: () => import('../../functions/user/handler'),
+  bulk: () => import('../../functions/bulk/handler'),
+  projects: () => import('../../functions/projects/handler'),
+  accounts: () => import('../../functions/accounts/handler'),
+  dashboard: () => import('../../functions/dashboard/handler'),
+  subscription: () => import('../../functions/subscription/handler'),
 };
 
 /** API Gateway's payload limit. */

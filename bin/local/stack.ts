@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AppConfig } from '../../shared/app-config';
-import { queues, queueUrlEnv, type QueueDefinition } from '../../shared/routes';
+import { queues, queueUrlEnv, type WorkerName } from '../../shared/routes';
 import { endpoints, ensureBucket, ensureTable, ensureUserPool, localCredentials, queueUrls, type UserPoolIds } from './bootstrap';
 import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoEmulator, type Stoppable } from './emulators';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
@@ -12,11 +13,12 @@ import { assertPortsFree } from './ports';
 import { HOST, REGION, projectRoot, resourceNames, type LocalPorts } from './settings';
 import { staticWeb } from './static-web';
 
-type WorkerName = NonNullable<QueueDefinition['worker']>;
 type WorkerModule = { handler: (...args: never[]) => unknown };
 /** Queue workers, loaded on first message like a Lambda cold start. */
 const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'mail-worker': () => import('../../functions/workers/mail-worker'),
+  'bulk-worker': () => import('../../functions/workers/bulk-worker'),
+  'bulk-dead-letter-worker': () => import('../../functions/workers/bulk-dead-letter-worker'),
 };
 
 export interface LocalStackOptions {
@@ -99,6 +101,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       queueUrls(ports.sqs),
     ]);
 
+    // The key that encrypts stored passwords; in AWS it lives in Secrets Manager.
+    const keyFile = path.join(dataDir, 'encryption.key');
+    if (!fs.existsSync(keyFile)) fs.writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
+
     // The handlers read their configuration from the environment, exactly as in Lambda; the SDK
     // sends each service's calls to AWS_ENDPOINT_URL_<SERVICE>, here the emulators.
     Object.assign(process.env, {
@@ -117,6 +123,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       USER_POOL_ID: userPool.userPoolId,
       USER_POOL_CLIENT_ID: userPool.userPoolClientId,
       APP_URL: urls.app,
+      ENCRYPTION_KEY_FILE: keyFile,
       POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     });
@@ -124,15 +131,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const q of queues) process.env[queueUrlEnv(q.name)] = queueUrlMap[q.name];
 
     const sqsClient = new SQSClient({ region: REGION, endpoint: urls.sqs, credentials: localCredentials });
-    for (const q of queues) {
-      if (!q.worker) continue;
-      const worker = q.worker;
+    const consumers = queues.flatMap((q) => [
+      ...(q.worker ? [{ worker: q.worker, queueUrl: queueUrlMap[q.name]!, batchSize: q.batchSize }] : []),
+      ...(q.deadLetterWorker ? [{ worker: q.deadLetterWorker, queueUrl: queueUrlMap[`${q.name}-dlq`]!, batchSize: 1 }] : []),
+    ]);
+    for (const { worker, queueUrl, batchSize } of consumers) {
       running.push(
         startPoller({
           name: worker,
           client: sqsClient,
-          queueUrl: queueUrlMap[q.name]!,
-          batchSize: q.batchSize,
+          queueUrl,
+          batchSize,
           loadHandler: async () => (await workerModules[worker]()).handler as never,
           log,
         }),

@@ -19,7 +19,10 @@ const envSchema = z.object({
   SES_CONFIGURATION_SET: name,
   USER_POOL_ID: name,
   USER_POOL_CLIENT_ID: name,
-  ENCRYPTION_KEY_ID: name,
+  /** Secrets Manager secret holding the password-encryption key (AWS). */
+  ENCRYPTION_KEY_SECRET_ARN: name,
+  /** File holding the password-encryption key (local stack). */
+  ENCRYPTION_KEY_FILE: name,
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

@@ -112,7 +112,13 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
       query: event.queryStringParameters ?? {},
       event,
     });
-    if (result instanceof Response) return json(result.statusCode, result.body, result.headers);
+    if (result instanceof Response) {
+      // A text body with its own content type (CSV downloads) goes out as it is.
+      if (typeof result.body === 'string' && result.headers['content-type'] && !result.headers['content-type'].includes('json')) {
+        return { statusCode: result.statusCode, headers: { 'cache-control': 'no-store', ...result.headers }, body: result.body };
+      }
+      return json(result.statusCode, result.body, result.headers);
+    }
     return json(200, result);
   };
 

@@ -9,14 +9,18 @@ const root = path.resolve(import.meta.dirname, '../..');
 describe('route table', () => {
   it('has one handler module per route group and per worker', () => {
     for (const group of routeGroups) expect(fs.existsSync(path.join(root, 'functions', group, 'handler.ts')), group).toBe(true);
-    for (const q of queues) if (q.worker) expect(fs.existsSync(path.join(root, 'functions', 'workers', `${q.worker}.ts`))).toBe(true);
+    for (const q of queues) {
+      for (const worker of [q.worker, q.deadLetterWorker]) {
+        if (worker) expect(fs.existsSync(path.join(root, 'functions', 'workers', `${worker}.ts`)), worker).toBe(true);
+      }
+    }
   });
 
   it('has no duplicate route and grants for every group and worker', () => {
     const keys = routes.map(routeKey);
     expect(new Set(keys).size).toBe(keys.length);
     for (const group of routeGroups) expect(groupAccess[group]).toBeDefined();
-    for (const q of queues) if (q.worker) expect(workerAccess[q.worker]).toBeDefined();
+    for (const q of queues) for (const worker of [q.worker, q.deadLetterWorker]) if (worker) expect(workerAccess[worker]).toBeDefined();
   });
 
   it('keeps every API path under /api and protects all but the browser redirects', () => {

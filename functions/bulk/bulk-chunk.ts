@@ -1,0 +1,23 @@
+import * as z from 'zod/mini';
+import { accountTypes } from '../../shared/schemas/bulk';
+
+/** One message on the bulk queue: a chunk of a job's rows with their usernames already given. */
+export const bulkChunkMessageSchema = z.object({
+  userId: z.string(),
+  jobId: z.string(),
+  projectId: z.string(),
+  projectName: z.string(),
+  accountType: z.enum(accountTypes),
+  createdAt: z.string(),
+  passwordSettings: z.object({
+    minLength: z.number(),
+    includeUppercase: z.boolean(),
+    includeLowercase: z.boolean(),
+    includeNumbers: z.boolean(),
+    includeSpecialChars: z.boolean(),
+    avoidAmbiguous: z.boolean(),
+  }),
+  chunk: z.number(),
+  rows: z.array(z.object({ row: z.number(), firstName: z.string(), lastName: z.string(), email: z.string(), username: z.string() })),
+});
+export type BulkChunkMessage = z.infer<typeof bulkChunkMessageSchema>;

@@ -1,0 +1,136 @@
+import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
+import { baseUsername, createUsernameAllocator } from '../../shared/generation/username';
+import { SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
+import type { Project } from '../../shared/schemas/project';
+import type { Cipher } from '../core/encryption';
+import { ValidationError } from '../core/errors';
+import { keys } from '../core/keys';
+import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
+import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
+import { assertFitsPlan } from '../usage/plan-usage';
+import { activityItem } from '../dashboard/activity';
+import type { BulkStore, Item } from './bulk-store';
+import { checkRows, type CheckedRow } from './check-rows';
+import type { BulkJobStarter } from './bulk-jobs';
+
+export interface CreateBulkAccountsDeps {
+  store: BulkStore;
+  cipher: () => Promise<Cipher>;
+  randomBytes: RandomBytes;
+  now: () => Date;
+  newId: (now: Date) => string;
+  jobs: BulkJobStarter;
+}
+
+export type CreateBulkAccountsResult =
+  | { kind: 'created'; project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary }
+  | { kind: 'queued'; project: Project; job: BulkJob; summary: BulkCreateSummary };
+
+/** How long a bulk creation may hold the user's username lock before others may take it. */
+export const LOCK_TTL_MS = 15 * 60 * 1000;
+
+/**
+ * POST /api/bulk-create.
+ * 1. Check every row; invalid and duplicate rows are reported, not created.
+ * 2. Check the plan, then reserve the project and the accounts atomically on the user's counters
+ *    (concurrent requests can never overshoot a limit) and take the user's username lock.
+ * 3. Give every person a username unique among the user's accounts.
+ * 4. Up to SYNC_ROW_LIMIT rows: generate and encrypt passwords, write project, accounts and
+ *    activity, answer with the accounts. More: hand the rows to the bulk queue as a job.
+ */
+export const createBulkAccounts =
+  (deps: CreateBulkAccountsDeps) =>
+  async (userId: string, input: BulkCreateInput): Promise<CreateBulkAccountsResult> => {
+    const { valid, failed } = checkRows(input.csvData);
+    if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failed);
+
+    const usage = await deps.store.usage(userId);
+    assertFitsPlan(usage, valid.length);
+
+    const started = deps.now();
+    const projectId = deps.newId(started);
+    await deps.store.reserve(userId, usage.plan, valid.length, {
+      owner: projectId,
+      now: started.getTime(),
+      until: started.getTime() + LOCK_TTL_MS,
+    });
+
+    let written = false;
+    try {
+      const usernames = await allocateUsernames(deps.store, userId, valid, started.getUTCFullYear(), usage.accountCount);
+      const createdAt = started.toISOString();
+      const project: ProjectRecord = {
+        id: projectId,
+        userId,
+        name: input.projectName,
+        ...(input.description ? { description: input.description } : {}),
+        ...(input.platformUrl ? { platformUrl: input.platformUrl } : {}),
+        accountType: input.accountType,
+        ...(input.expirationDate ? { expirationDate: input.expirationDate } : {}),
+        status: 'active',
+        accountCount: 0,
+        failedCount: failed.length,
+        createdAt,
+        updatedAt: createdAt,
+      };
+      const summaryBase = { total: input.csvData.length, failed };
+
+      if (valid.length > SYNC_ROW_LIMIT) {
+        written = true;
+        const job = await deps.jobs.start({ userId, project, rows: valid.map((person, i) => ({ ...person, username: usernames[i]! })), passwordSettings: input.passwordSettings, lockOwner: projectId, now: started });
+        return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0 } };
+      }
+
+      const cipher = await deps.cipher();
+      const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
+      const accounts: CreatedAccount[] = [];
+      const items: Item[] = [];
+      valid.forEach((person, i) => {
+        const plain = nextPassword();
+        const record: AccountRecord = {
+          id: keys.accountId(projectId, person.row),
+          userId,
+          projectId,
+          projectName: project.name,
+          row: person.row,
+          firstName: person.firstName,
+          lastName: person.lastName,
+          email: person.email,
+          username: usernames[i]!,
+          passwordCiphertext: cipher.encrypt(plain),
+          accountType: input.accountType,
+          isActive: true,
+          externalStatus: 'pending',
+          createdAt,
+        };
+        items.push(accountItem(record));
+        accounts.push(createdAccount(record, plain));
+      });
+      project.accountCount = valid.length;
+      const finished = deps.now();
+      project.updatedAt = finished.toISOString();
+      const activity = [
+        activityItem(userId, createdAt, deps.newId(started), `Project "${project.name}" created`),
+        activityItem(userId, project.updatedAt, deps.newId(finished), `${valid.length} ${valid.length === 1 ? 'account' : 'accounts'} created in "${project.name}"`),
+        ...(failed.length
+          ? [activityItem(userId, project.updatedAt, deps.newId(finished), `${failed.length} ${failed.length === 1 ? 'row' : 'rows'} not created in "${project.name}"`)]
+          : []),
+      ];
+      written = true;
+      await deps.store.writeAll([projectItem(project), ...items, ...activity]);
+      await deps.store.finish(userId, { lockOwner: projectId, accounts: valid.length, processingMs: finished.getTime() - started.getTime() });
+      return { kind: 'created', project: projectView(project), accounts, summary: { ...summaryBase, successful: valid.length } };
+    } catch (error) {
+      // Nothing written: give the reservation back. Once writing began, the counters stay
+      // (over-counting is safe, under-counting would let a limit be passed) and the lock expires.
+      if (!written) await deps.store.release(userId, { projects: 1, accounts: valid.length }, projectId);
+      throw error;
+    }
+  };
+
+async function allocateUsernames(store: BulkStore, userId: string, people: readonly CheckedRow[], year: number, accountCount: number): Promise<string[]> {
+  const bases = people.map((p) => baseUsername(p.firstName, p.lastName, year));
+  const taken = await store.takenUsernames(userId, [...new Set(bases)], accountCount);
+  const allocate = createUsernameAllocator(taken);
+  return bases.map(allocate);
+}

@@ -1,0 +1,183 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
+import type { Cipher } from '../core/encryption';
+import { keys } from '../core/keys';
+import { accountItem } from '../accounts/account-item';
+import { activityItem } from '../dashboard/activity';
+import type { BulkStore } from './bulk-store';
+import type { BulkChunkMessage } from './bulk-chunk';
+
+export interface ChunkDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  store: BulkStore;
+  now: () => Date;
+  newId: (now: Date) => string;
+}
+
+const isDuplicate = (error: unknown) =>
+  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
+
+/**
+ * Bulk worker, one chunk of a job:
+ * 1. A chunk already recorded (redelivery) is skipped: nothing is created twice.
+ * 2. Generate and encrypt the passwords, write the accounts (BatchWriteItem, unprocessed retried).
+ * 3. Record the chunk, the job's progress and the project's count in one transaction.
+ * 4. The chunk that completes the job finishes it (status, activity, timing, lock).
+ */
+export const processChunk =
+  (deps: ChunkDeps & { cipher: () => Promise<Cipher>; randomBytes: RandomBytes }) =>
+  async (message: BulkChunkMessage): Promise<void> => {
+    const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
+    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true }));
+    if (seen) return;
+    await markRunning(deps, message);
+
+    const cipher = await deps.cipher();
+    const nextPassword = createPasswordGenerator(message.passwordSettings, deps.randomBytes);
+    const items = message.rows.map((row) =>
+      accountItem({
+        id: keys.accountId(message.projectId, row.row),
+        userId: message.userId,
+        projectId: message.projectId,
+        projectName: message.projectName,
+        row: row.row,
+        firstName: row.firstName,
+        lastName: row.lastName,
+        email: row.email,
+        username: row.username,
+        passwordCiphertext: cipher.encrypt(nextPassword()),
+        accountType: message.accountType,
+        isActive: true,
+        externalStatus: 'pending',
+        createdAt: message.createdAt,
+      }),
+    );
+    await deps.store.writeAll(items);
+    await recordChunk(deps, message, { done: message.rows.length, failed: 0 });
+  };
+
+/**
+ * Dead-letter worker: a chunk that failed maxReceiveCount times. Its rows are recorded on the job
+ * as failed (kept on the chunk item, so they can be shown and retried), the reserved counters
+ * given back, and the job can complete. Nothing is lost silently.
+ */
+export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
+  await recordChunk(deps, message, { done: 0, failed: message.rows.length });
+};
+
+async function markRunning(deps: ChunkDeps, message: BulkChunkMessage) {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.bulkJob(message.userId, message.jobId),
+        UpdateExpression: 'SET #status = :running, updatedAt = :now',
+        ConditionExpression: '#status = :queued',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':now': deps.now().toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: { done: number; failed: number }) {
+  const now = deps.now().toISOString();
+  const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
+  try {
+    await deps.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Put: {
+              TableName: deps.tableName,
+              Item: {
+                ...marker,
+                entityType: 'BulkJobChunk',
+                done: counts.done,
+                failed: counts.failed,
+                ...(counts.failed ? { failedRows: message.rows.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })) } : {}),
+                recordedAt: now,
+              },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Update: {
+              TableName: deps.tableName,
+              Key: keys.bulkJob(message.userId, message.jobId),
+              UpdateExpression: 'ADD done :done, failedCount :failed SET updatedAt = :now',
+              ExpressionAttributeValues: { ':done': counts.done, ':failed': counts.failed, ':now': now },
+            },
+          },
+          {
+            Update: {
+              TableName: deps.tableName,
+              Key: keys.project(message.userId, message.projectId),
+              UpdateExpression: 'ADD accountCount :done, failedCount :failed SET updatedAt = :now',
+              ExpressionAttributeValues: { ':done': counts.done, ':failed': counts.failed, ':now': now },
+            },
+          },
+          ...(counts.failed
+            ? [
+                {
+                  // Rows that will never exist give their reserved place back.
+                  Update: {
+                    TableName: deps.tableName,
+                    Key: keys.user(message.userId),
+                    UpdateExpression: 'ADD accountCount :released',
+                    ExpressionAttributeValues: { ':released': -counts.failed },
+                  },
+                },
+              ]
+            : []),
+        ],
+      }),
+    );
+  } catch (error) {
+    if (isDuplicate(error)) return;
+    throw error;
+  }
+  await finishIfComplete(deps, message);
+}
+
+async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage) {
+  const { Item: job } = await deps.db.send(
+    new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }),
+  );
+  if (!job) return;
+  const done = Number(job.done ?? 0);
+  const failed = Number(job.failedCount ?? 0);
+  if (done + failed < Number(job.total) || job.status === 'completed' || job.status === 'failed') return;
+  const finished = deps.now();
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.bulkJob(message.userId, message.jobId),
+        UpdateExpression: 'SET #status = :status, completedAt = :now, updatedAt = :now',
+        ConditionExpression: '#status <> :completed AND #status <> :failed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':status': done > 0 ? 'completed' : 'failed', ':now': finished.toISOString(), ':completed': 'completed', ':failed': 'failed' },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return; // another chunk finished it
+    throw error;
+  }
+  const name = String(job.projectName ?? message.projectName);
+  const at = finished.toISOString();
+  await deps.store.writeAll([
+    activityItem(message.userId, String(job.createdAt), deps.newId(new Date(String(job.createdAt))), `Project "${name}" created`),
+    ...(done ? [activityItem(message.userId, at, deps.newId(finished), `${done} ${done === 1 ? 'account' : 'accounts'} created in "${name}"`)] : []),
+    ...(failed ? [activityItem(message.userId, at, deps.newId(finished), `${failed} ${failed === 1 ? 'row' : 'rows'} not created in "${name}"`)] : []),
+  ]);
+  await deps.store.finish(message.userId, {
+    lockOwner: String(job.lockOwner),
+    accounts: done,
+    processingMs: finished.getTime() - Number(job.startedAt ?? finished.getTime()),
+  });
+}

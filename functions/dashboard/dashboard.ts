@@ -1,0 +1,54 @@
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ActivityItem, DashboardStats } from '../../shared/schemas/project';
+import { keys } from '../core/keys';
+import type { ProjectStore } from '../projects/project-store';
+
+export const RECENT_ACTIVITY_LIMIT = 10;
+
+/**
+ * GET /api/dashboard/stats, from the user's counters and projects:
+ * totalAccounts (stored accounts), activeProjects (active and not past their expiration date),
+ * successRate (rows created of rows submitted), avgProcessingTime (measured seconds per account).
+ */
+export const dashboardStats =
+  (deps: { db: DynamoDBDocumentClient; tableName: string; projects: ProjectStore; now: () => Date }) =>
+  async (userId: string): Promise<DashboardStats> => {
+    const [{ Item: user }, projects] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ProjectionExpression: 'accountCount, processingMs, processedAccounts' })),
+      deps.projects.list(userId),
+    ]);
+    const today = deps.now().toISOString().slice(0, 10);
+    let created = 0;
+    let failed = 0;
+    let activeProjects = 0;
+    for (const project of projects) {
+      created += Number(project.accountCount ?? 0);
+      failed += Number(project.failedCount ?? 0);
+      const expired = typeof project.expirationDate === 'string' && project.expirationDate < today;
+      if (project.status !== 'completed' && !expired) activeProjects++;
+    }
+    const processedAccounts = Number(user?.processedAccounts ?? 0);
+    return {
+      totalAccounts: Number(user?.accountCount ?? 0),
+      activeProjects,
+      successRate: created + failed === 0 ? 0 : Math.round((created / (created + failed)) * 1000) / 10,
+      avgProcessingTime: processedAccounts === 0 ? 0 : Math.round((Number(user?.processingMs ?? 0) / processedAccounts / 1000) * 1000) / 1000,
+    };
+  };
+
+/** GET /api/dashboard/recent-activity: the latest events, newest first. */
+export const recentActivity =
+  (deps: { db: DynamoDBDocumentClient; tableName: string }) =>
+  async (userId: string): Promise<ActivityItem[]> => {
+    const { PK, SKPrefix } = keys.activitiesOf(userId);
+    const { Items = [] } = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+        ScanIndexForward: false,
+        Limit: RECENT_ACTIVITY_LIMIT,
+      }),
+    );
+    return Items.map((item) => ({ title: String(item.title), timestamp: String(item.timestamp) }));
+  };

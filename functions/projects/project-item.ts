@@ -1,0 +1,45 @@
+import type { AccountType } from '../../shared/schemas/bulk';
+import type { Project } from '../../shared/schemas/project';
+import { keys } from '../core/keys';
+
+export interface ProjectRecord {
+  id: string;
+  userId: string;
+  name: string;
+  description?: string;
+  platformUrl?: string;
+  accountType: AccountType;
+  expirationDate?: string;
+  status: 'active' | 'completed';
+  accountCount: number;
+  failedCount: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });
+
+/** Percent of rows created, one decimal. */
+export const successRate = (created: number, failed: number): number =>
+  created + failed === 0 ? 100 : Math.round((created / (created + failed)) * 1000) / 10;
+
+export function projectView(record: Record<string, unknown> | ProjectRecord): Project {
+  const item = record as Record<string, unknown>;
+  const accountCount = Number(item.accountCount ?? 0);
+  const failedCount = Number(item.failedCount ?? 0);
+  const project: Project = {
+    id: String(item.id),
+    name: String(item.name),
+    accountType: item.accountType as AccountType,
+    status: item.status === 'completed' ? 'completed' : 'active',
+    accountCount,
+    failedCount,
+    successRate: successRate(accountCount, failedCount),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+  };
+  if (typeof item.description === 'string') project.description = item.description;
+  if (typeof item.platformUrl === 'string') project.platformUrl = item.platformUrl;
+  if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
+  return project;
+}

@@ -1,0 +1,66 @@
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ValidationError, NotFoundError } from '../core/errors';
+import { keys } from '../core/keys';
+
+/** Reads of projects and their accounts, always inside the caller's own partitions. */
+export interface ProjectStore {
+  list(userId: string): Promise<Record<string, unknown>[]>;
+  get(userId: string, projectId: string): Promise<Record<string, unknown>>;
+  accountsPage(userId: string, projectId: string, limit: number, cursor?: string): Promise<{ items: Record<string, unknown>[]; nextCursor?: string }>;
+}
+
+const encodeCursor = (key: Record<string, unknown>) => Buffer.from(JSON.stringify(key)).toString('base64url');
+
+export function dynamoProjectStore(db: DynamoDBDocumentClient, tableName: string): ProjectStore {
+  const get = async (userId: string, projectId: string) => {
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(userId, projectId) }));
+    if (!Item) throw new NotFoundError('Project not found');
+    return Item;
+  };
+  return {
+    async list(userId) {
+      const { PK, SKPrefix } = keys.projectsOf(userId);
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(
+          new QueryCommand({
+            TableName: tableName,
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+            ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+            ScanIndexForward: false,
+            ExclusiveStartKey: start,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return items;
+    },
+    get,
+    async accountsPage(userId, projectId, limit, cursor) {
+      await get(userId, projectId);
+      const { PK } = keys.accountsOf(userId, projectId);
+      let start: Record<string, unknown> | undefined;
+      if (cursor) {
+        try {
+          start = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Record<string, unknown>;
+        } catch {
+          throw new ValidationError('Invalid cursor');
+        }
+        // A cursor can only continue this project's listing, never point elsewhere.
+        if (start?.PK !== PK || typeof start.SK !== 'string' || Object.keys(start).length !== 2) throw new ValidationError('Invalid cursor');
+      }
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': PK },
+          Limit: limit,
+          ExclusiveStartKey: start,
+        }),
+      );
+      return { items: page.Items ?? [], ...(page.LastEvaluatedKey ? { nextCursor: encodeCursor(page.LastEvaluatedKey) } : {}) };
+    },
+  };
+}

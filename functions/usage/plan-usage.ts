@@ -1,0 +1,66 @@
+import { planLimits, UNLIMITED, type PlanId } from '../../shared/plans';
+import type { SubscriptionStatus } from '../../shared/schemas/project';
+import { PlanLimitError } from '../core/errors';
+
+/** Usage counters kept on the user item; the limits are checked against them atomically. */
+export interface Usage {
+  plan: PlanId;
+  projectCount: number;
+  accountCount: number;
+}
+
+export const PROJECT_LIMIT_MESSAGE = 'You have reached your project limit.';
+export const ACCOUNT_LIMIT_MESSAGE = 'You have reached your account limit.';
+
+const remaining = (limit: number, used: number) => (limit === UNLIMITED ? UNLIMITED : Math.max(0, limit - used));
+
+/**
+ * Whether a new project with `accounts` accounts fits the plan, before anything is written.
+ * The conditional update that reserves the counters repeats the check atomically.
+ */
+export function assertFitsPlan(usage: Usage, accounts: number): void {
+  const limits = planLimits[usage.plan];
+  if (limits.projects !== UNLIMITED && usage.projectCount >= limits.projects) {
+    throw new PlanLimitError(PROJECT_LIMIT_MESSAGE, { limit: 'projects', max: limits.projects, used: usage.projectCount });
+  }
+  if (limits.accountsPerProject !== UNLIMITED && accounts > limits.accountsPerProject) {
+    throw new PlanLimitError(
+      `The ${usage.plan === 'free' ? 'free' : usage.plan} plan allows at most ${limits.accountsPerProject} accounts per project; this request has ${accounts}.`,
+      { limit: 'accountsPerProject', max: limits.accountsPerProject, requested: accounts },
+    );
+  }
+  if (limits.accountsTotal !== UNLIMITED && usage.accountCount + accounts > limits.accountsTotal) {
+    throw new PlanLimitError(ACCOUNT_LIMIT_MESSAGE, {
+      limit: 'accountsTotal',
+      max: limits.accountsTotal,
+      used: usage.accountCount,
+      remaining: remaining(limits.accountsTotal, usage.accountCount),
+      requested: accounts,
+    });
+  }
+}
+
+/** GET /api/subscription/status: computed from the same counters that enforce the limits. */
+export function subscriptionStatus(
+  usage: Usage,
+  subscription: { status: string; currentPeriodEnd?: string; cancelAtPeriodEnd: boolean },
+): SubscriptionStatus {
+  const limits = planLimits[usage.plan];
+  const remainingProjects = remaining(limits.projects, usage.projectCount);
+  const remainingAccounts = remaining(limits.accountsTotal, usage.accountCount);
+  return {
+    plan: usage.plan,
+    subscriptionActive: usage.plan === 'pro' && (subscription.status === 'active' || subscription.status === 'trialing'),
+    ...(subscription.currentPeriodEnd ? { currentPeriodEnd: subscription.currentPeriodEnd } : {}),
+    cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+    usage: {
+      canCreateProject: remainingProjects !== 0,
+      canCreateAccount: remainingAccounts !== 0,
+      canUseApiIntegrations: limits.apiIntegrations,
+      remainingProjects,
+      remainingAccounts,
+      projectsUsed: usage.projectCount,
+      accountsUsed: usage.accountCount,
+    },
+  };
+}

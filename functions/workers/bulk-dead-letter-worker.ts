@@ -1,0 +1,13 @@
+import { dynamo } from '../core/clients';
+import { requireEnv } from '../core/env';
+import { timeOrderedId } from '../core/ids';
+import { queueWorker } from '../core/queue-worker';
+import { bulkChunkMessageSchema } from '../bulk/bulk-chunk';
+import { dynamoBulkStore } from '../bulk/bulk-store';
+import { recordDeadChunk } from '../bulk/process-chunk';
+
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName), now: () => new Date(), newId: timeOrderedId });
+
+export const handler = queueWorker(bulkChunkMessageSchema, (message) => record(message));

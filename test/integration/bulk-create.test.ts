@@ -1,0 +1,161 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import Papa from 'papaparse';
+import type { CreatedAccount, BulkCreateSummary } from '../../shared/schemas/bulk';
+import type { AccountView, Page, Project, SubscriptionStatus, DashboardStats, ActivityItem } from '../../shared/schemas/project';
+import { apiUser, people, testDb, type ApiUser } from '../support/api';
+
+type Created = { project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary };
+const year = new Date().getUTCFullYear();
+
+describe('POST /api/bulk-create (synchronous)', () => {
+  let alice: ApiUser;
+  let created: Created;
+  beforeAll(async () => {
+    alice = await apiUser();
+    const response = await alice.call('/api/bulk-create', {
+      body: {
+        projectName: 'Spring onboarding',
+        platformUrl: 'https://portal.example.com/login',
+        accountType: 'Training Account',
+        csvData: [
+          { firstName: 'José', lastName: 'Núñez', email: 'jose@example.com' },
+          { firstName: 'John', lastName: 'Smith', email: 'john@example.com' },
+          { firstName: 'John', lastName: 'Smith', email: 'john.smith@example.com' },
+          { firstName: '', lastName: 'Nobody', email: 'nobody@example.com' },
+          { firstName: 'Dup', lastName: 'Licate', email: 'JOHN@example.com' },
+          { firstName: '=HYPERLINK("x")', lastName: '+Evil', email: 'evil@example.com' },
+        ],
+        passwordSettings: { minLength: 16, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: true },
+      },
+    });
+    expect(response.status).toBe(200);
+    created = (await response.json()) as Created;
+  });
+
+  it('creates the valid rows and reports every other row with its reason', () => {
+    expect(created.summary.total).toBe(6);
+    expect(created.summary.successful).toBe(4);
+    expect(created.summary.failed).toEqual([
+      { row: 4, field: 'firstName', email: 'nobody@example.com', message: 'First name is required' },
+      { row: 5, field: 'email', email: 'JOHN@example.com', message: 'Duplicate email (also in row 2)' },
+    ]);
+    expect(created.project).toMatchObject({ name: 'Spring onboarding', accountType: 'Training Account', status: 'active', accountCount: 4, failedCount: 2, successRate: 66.7 });
+  });
+
+  it('gives unique usernames with folded accents and generated passwords by the settings', () => {
+    expect(created.accounts.map((a) => a.username)).toEqual([`josenunez${year}`, `johnsmith${year}`, `johnsmith${year}-2`, `hyperlinkxevil${year}`]);
+    for (const account of created.accounts) {
+      expect(account.plainPassword).toHaveLength(16);
+      expect(account.plainPassword).not.toMatch(/[0Oo1lI|]/);
+      expect(account.plainPassword).toMatch(/[A-Z]/);
+      expect(account.plainPassword).toMatch(/[$#@!*&?%]/);
+    }
+  });
+
+  it('stores passwords only encrypted', async () => {
+    const account = created.accounts[0]!;
+    const { Items = [] } = await testDb().send(
+      new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${alice.sub}#PROJECT#${created.project.id}` } }),
+    );
+    expect(Items).toHaveLength(4);
+    const stored = JSON.stringify(Items);
+    for (const a of created.accounts) expect(stored).not.toContain(a.plainPassword);
+    expect(String(Items[0]!.passwordCiphertext)).toMatch(/^v1\./);
+    expect(Items[0]!.username).toBe(account.username);
+  });
+
+  it('keeps usernames unique across the user\'s projects', async () => {
+    const again = await alice.json<Created>('/api/bulk-create', {
+      body: { projectName: 'Second', csvData: [{ firstName: 'John', lastName: 'Smith', email: 'j3@example.com' }] },
+    });
+    expect(again.accounts[0]!.username).toBe(`johnsmith${year}-3`);
+  });
+
+  it('lists projects newest first with counts, and pages accounts with passwords on request', async () => {
+    const projects = await alice.json<Project[]>('/api/projects');
+    expect(projects.map((p) => p.name)).toEqual(['Second', 'Spring onboarding']);
+    const first = await alice.json<Page<AccountView>>(`/api/projects/${created.project.id}/accounts?limit=3`);
+    expect(first.items).toHaveLength(3);
+    expect(first.items[0]).not.toHaveProperty('password');
+    expect(first.nextCursor).toBeDefined();
+    const second = await alice.json<Page<AccountView>>(`/api/projects/${created.project.id}/accounts?limit=3&showPasswords=true&cursor=${first.nextCursor}`);
+    expect(second.items).toHaveLength(1);
+    expect(second.nextCursor).toBeUndefined();
+    expect(second.items[0]!.password).toBe(created.accounts[3]!.plainPassword);
+    expect(second.items[0]!.projectName).toBe('Spring onboarding');
+  });
+
+  it('refuses a cursor that points elsewhere', async () => {
+    const forged = Buffer.from(JSON.stringify({ PK: 'USER#someone-else#PROJECT#x', SK: 'ACCOUNT#000001' })).toString('base64url');
+    const response = await alice.call(`/api/projects/${created.project.id}/accounts?cursor=${forged}`);
+    expect(response.status).toBe(400);
+    expect((await alice.call(`/api/projects/${created.project.id}/accounts?cursor=%%%`)).status).toBe(400);
+  });
+
+  it('exports the project as CSV with formula injection neutralised', async () => {
+    const response = await alice.call(`/api/projects/${created.project.id}/export`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toContain('text/csv');
+    expect(response.headers.get('content-disposition')).toContain('Spring onboarding_accounts.csv');
+    const bytes = Buffer.from(await response.arrayBuffer());
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // UTF-8 BOM, for spreadsheets
+    const rows = Papa.parse<string[]>(bytes.subarray(3).toString('utf8'), { skipEmptyLines: true }).data;
+    expect(rows[0]).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password']);
+    expect(rows).toHaveLength(5);
+    expect(rows[1]).toEqual(['José', 'Núñez', 'jose@example.com', `josenunez${year}`, created.accounts[0]!.plainPassword]);
+    expect(rows[4]![0]).toBe(`'=HYPERLINK("x")`);
+    expect(rows[4]![1]).toBe(`'+Evil`);
+  });
+
+  it('searches by prefix of first name, last name, e-mail or username, ignoring case and accents', async () => {
+    const search = (q: string) => alice.json<{ items: AccountView[]; count: number }>(`/api/accounts/search?q=${encodeURIComponent(q)}`);
+    expect((await search('jos')).items.map((a) => a.email)).toEqual(['jose@example.com']);
+    expect((await search('NÚÑ')).items.map((a) => a.email)).toEqual(['jose@example.com']);
+    expect((await search('john.s')).items.map((a) => a.email)).toEqual(['john.smith@example.com']);
+    expect((await search(`johnsmith${year}-`)).count).toBe(2);
+    expect((await search('smith')).count).toBe(3);
+    expect((await search('zzz')).count).toBe(0);
+    expect((await search('')).count).toBe(0);
+    const withPasswords = await alice.json<{ items: AccountView[] }>('/api/accounts/search?q=jose&showPasswords=true');
+    expect(withPasswords.items[0]!.password).toBe(created.accounts[0]!.plainPassword);
+  });
+
+  it("never shows another user's projects, accounts or search results", async () => {
+    const bob = await apiUser();
+    expect(await bob.json<Project[]>('/api/projects')).toEqual([]);
+    expect((await bob.call(`/api/projects/${created.project.id}/accounts`)).status).toBe(404);
+    expect((await bob.call(`/api/projects/${created.project.id}/export`)).status).toBe(404);
+    expect((await bob.json<{ count: number }>('/api/accounts/search?q=jose')).count).toBe(0);
+    expect((await bob.call(`/api/bulk-jobs/${created.project.id}`)).status).toBe(404);
+  });
+
+  it('reports dashboard stats, recent activity and usage from real data', async () => {
+    const stats = await alice.json<DashboardStats>('/api/dashboard/stats');
+    expect(stats).toMatchObject({ totalAccounts: 5, activeProjects: 2 });
+    expect(stats.successRate).toBeCloseTo(71.4, 1);
+    expect(stats.avgProcessingTime).toBeGreaterThan(0);
+    const activity = await alice.json<ActivityItem[]>('/api/dashboard/recent-activity');
+    expect(activity.map((a) => a.title)).toEqual(
+      expect.arrayContaining(['Project "Spring onboarding" created', '4 accounts created in "Spring onboarding"', '2 rows not created in "Spring onboarding"', '1 account created in "Second"']),
+    );
+    const status = await alice.json<SubscriptionStatus>('/api/subscription/status');
+    expect(status).toMatchObject({ plan: 'free', usage: { remainingProjects: 1, remainingAccounts: 295, canCreateProject: true, canCreateAccount: true, canUseApiIntegrations: false, projectsUsed: 2, accountsUsed: 5 } });
+  });
+
+  it('answers 400 with details when no row can be created, and for a bad request', async () => {
+    const none = await alice.call('/api/bulk-create', { body: { projectName: 'X', csvData: [{ firstName: 'A', lastName: 'B', email: 'not-an-email' }] } });
+    expect(none.status).toBe(400);
+    expect(await none.json()).toMatchObject({ message: 'None of the rows can be created.', details: [{ row: 1, field: 'email', message: 'Valid email is required' }] });
+    const noName = await alice.call('/api/bulk-create', { body: { projectName: ' ', csvData: people(1) } });
+    expect(noName.status).toBe(400);
+    expect((await noName.json()) as { message: string }).toMatchObject({ message: 'Project name is required' });
+    const shortPassword = await alice.call('/api/bulk-create', { body: { projectName: 'X', csvData: people(1), passwordSettings: { minLength: 8 } } });
+    expect(shortPassword.status).toBe(400);
+    const notArray = await alice.call('/api/bulk-create', { body: { projectName: 'X', csvData: 'a,b,c' } });
+    expect(notArray.status).toBe(400);
+    const stored = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${alice.sub}`, SK: 'PROFILE' } }));
+    expect(stored.Item).toMatchObject({ projectCount: 2, accountCount: 5 });
+    expect(stored.Item).not.toHaveProperty('bulkLock');
+  });
+});
