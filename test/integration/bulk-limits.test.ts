@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Project, SubscriptionStatus } from '../../shared/schemas/project';
+import { apiUser, people, testDb } from '../support/api';
+
+const create = (rows: number, name = 'Limit test', prefix = 'P') => ({ body: { projectName: name, csvData: people(rows, prefix) } });
+
+describe('free plan limits, enforced on the server', () => {
+  it('allows 3 projects, then answers 403 with the spec message', async () => {
+    const user = await apiUser();
+    for (let i = 0; i < 3; i++) expect((await user.call('/api/bulk-create', create(2, `P${i}`, `u${i}x`))).status).toBe(200);
+    const fourth = await user.call('/api/bulk-create', create(1));
+    expect(fourth.status).toBe(403);
+    expect(await fourth.json()).toMatchObject({ message: 'You have reached your project limit.' });
+    const status = await user.json<SubscriptionStatus>('/api/subscription/status');
+    expect(status.usage).toMatchObject({ canCreateProject: false, remainingProjects: 0, remainingAccounts: 294 });
+  });
+
+  it('allows at most 100 accounts per project and 300 in total', async () => {
+    const user = await apiUser();
+    const tooMany = await user.call('/api/bulk-create', create(101));
+    expect(tooMany.status).toBe(403);
+    expect(((await tooMany.json()) as { message: string }).message).toContain('at most 100 accounts per project');
+    expect((await user.call('/api/bulk-create', create(100, 'A', 'a'))).status).toBe(200);
+    expect((await user.call('/api/bulk-create', create(100, 'B', 'b'))).status).toBe(200);
+    expect((await user.call('/api/bulk-create', create(99, 'C', 'c'))).status).toBe(200);
+    const last = await user.call('/api/bulk-create', create(2, 'D', 'd'));
+    expect(last.status).toBe(403);
+    expect(await last.json()).toMatchObject({ message: 'You have reached your project limit.' });
+  });
+
+  it('refuses accounts beyond the 300 total with the account message', async () => {
+    const user = await apiUser();
+    expect((await user.call('/api/bulk-create', create(100, 'A', 'a'))).status).toBe(200);
+    expect((await user.call('/api/bulk-create', create(100, 'B', 'b'))).status).toBe(200);
+    const status = await user.json<SubscriptionStatus>('/api/subscription/status');
+    expect(status.usage.remainingAccounts).toBe(100);
+    expect((await user.call('/api/bulk-create', create(100, 'C', 'c'))).status).toBe(200);
+    const after = await user.json<SubscriptionStatus>('/api/subscription/status');
+    expect(after.usage).toMatchObject({ canCreateAccount: false, canCreateProject: false, remainingAccounts: 0 });
+  });
+
+  it('never overshoots with 50 concurrent requests at the limit', async () => {
+    const user = await apiUser();
+    const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => user.call('/api/bulk-create', create(80, `Race ${i}`, `r${i}x`))));
+    const statuses = responses.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 403 || s === 409)).toBe(true);
+    const ok = statuses.filter((s) => s === 200).length;
+    expect(ok).toBeGreaterThanOrEqual(1);
+    expect(ok).toBeLessThanOrEqual(3);
+
+    const projects = await user.json<Project[]>('/api/projects');
+    expect(projects).toHaveLength(ok);
+    const db = testDb();
+    let stored = 0;
+    for (const project of projects) {
+      const { Count = 0 } = await db.send(
+        new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${user.sub}#PROJECT#${project.id}` }, Select: 'COUNT' }),
+      );
+      stored += Count;
+    }
+    expect(stored).toBe(ok * 80);
+    expect(stored).toBeLessThanOrEqual(300);
+    const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' } }));
+    expect(Item).toMatchObject({ projectCount: ok, accountCount: stored });
+    expect(Item).not.toHaveProperty('bulkLock');
+  });
+});
