@@ -10,10 +10,27 @@ export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The `message` of a JSON error body ({ message, details? }), when the server sent one. */
+    readonly serverMessage?: string,
   ) {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+/** The server's own message for an error worth showing as is (plan limit 403, busy 409, 400). */
+export function serverMessageOf(error: unknown, statuses: readonly number[] = [400, 403, 409]): string | undefined {
+  return error instanceof ApiError && statuses.includes(error.status) ? error.serverMessage : undefined;
+}
+
+function messageFromBody(text: string): string | undefined {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') return body.message;
+  } catch {
+    // Not JSON: no server message.
+  }
+  return undefined;
 }
 
 export const LOGGED_OUT_REDIRECT_MS = 500;
@@ -37,27 +54,55 @@ interface RequestOptions<T> {
   schema?: z.ZodType<T>;
 }
 
-export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
+/** Sends an authorised request; a failed response throws ApiError (401: logged-out handling). */
+async function send(path: string, method: string, accept: string, body: unknown): Promise<Response> {
   const auth = await loadAuth();
   const token = await auth.getAccessToken();
   if (!token) {
     handleUnauthorized();
     throw new ApiError(401, '401: Unauthorized');
   }
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: accept };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(path, {
-    method: options.method ?? 'GET',
+    method,
     headers,
     credentials: 'include',
-    ...(options.body !== undefined ? { body: JSON.stringify(options.body) } : {}),
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   if (!response.ok) {
     const text = (await response.text()) || response.statusText;
     if (response.status === 401) handleUnauthorized();
-    throw new ApiError(response.status, `${response.status}: ${text}`);
+    throw new ApiError(response.status, `${response.status}: ${text}`, messageFromBody(text));
   }
+  return response;
+}
+
+export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
+  const response = await send(path, options.method ?? 'GET', 'application/json', options.body);
   if (response.status === 204) return undefined as T;
   const data: unknown = await response.json();
   return options.schema ? options.schema.parse(data) : (data as T);
+}
+
+/** The file name from Content-Disposition (RFC 6266: filename* wins over filename). */
+export function filenameFromDisposition(header: string | null): string | undefined {
+  if (!header) return undefined;
+  const extended = /filename\*\s*=\s*utf-8''([^;]+)/i.exec(header);
+  if (extended?.[1]) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // Badly encoded: fall back to the plain parameter.
+    }
+  }
+  const plain = /filename\s*=\s*("((?:[^"\\]|\\.)*)"|[^;]+)/.exec(header);
+  if (!plain) return undefined;
+  return (plain[2] !== undefined ? plain[2].replace(/\\(.)/g, '$1') : plain[1]!.trim()) || undefined;
+}
+
+/** GET a file (an export) with the same auth and error handling as apiRequest. */
+export async function apiDownload(path: string): Promise<{ blob: Blob; filename?: string }> {
+  const response = await send(path, 'GET', '*/*', undefined);
+  return { blob: await response.blob(), filename: filenameFromDisposition(response.headers.get('Content-Disposition')) };
 }

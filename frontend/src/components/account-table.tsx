@@ -1,0 +1,68 @@
+import { Code, Table, Text } from '@chakra-ui/react';
+import type { AccountView } from '@shared/schemas/project';
+import { formatDate } from '../lib/format-date';
+import { AccountStatusBadge } from './account-status-badge';
+
+/**
+ * Stored accounts (Account Database, a project's accounts). The password column shows only when
+ * passwords were asked for; the project column only where accounts of several projects mix.
+ */
+export function AccountTable({
+  accounts,
+  showPasswords,
+  showProject,
+  caption,
+}: {
+  accounts: AccountView[];
+  showPasswords: boolean;
+  showProject: boolean;
+  caption: string;
+}) {
+  return (
+    <Table.ScrollArea borderWidth="1px" borderRadius="md">
+      <Table.Root size="sm" stickyHeader interactive>
+        <Table.Caption srOnly>{caption}</Table.Caption>
+        <Table.Header>
+          <Table.Row bg="bg.muted">
+            <Table.ColumnHeader>Name</Table.ColumnHeader>
+            <Table.ColumnHeader>Email</Table.ColumnHeader>
+            <Table.ColumnHeader>Username</Table.ColumnHeader>
+            {showPasswords ? <Table.ColumnHeader>Password</Table.ColumnHeader> : null}
+            {showProject ? <Table.ColumnHeader>Project</Table.ColumnHeader> : null}
+            <Table.ColumnHeader>Status</Table.ColumnHeader>
+            <Table.ColumnHeader>Created</Table.ColumnHeader>
+          </Table.Row>
+        </Table.Header>
+        <Table.Body>
+          {accounts.map((account) => (
+            <Table.Row key={account.id}>
+              <Table.Cell whiteSpace="nowrap" fontWeight="medium">
+                {account.firstName} {account.lastName}
+              </Table.Cell>
+              <Table.Cell>
+                <Text wordBreak="break-all">{account.email}</Text>
+              </Table.Cell>
+              <Table.Cell>
+                <Code variant="surface">{account.username}</Code>
+              </Table.Cell>
+              {showPasswords ? (
+                <Table.Cell>
+                  <Code variant="surface" whiteSpace="nowrap">
+                    {account.password ?? '—'}
+                  </Code>
+                </Table.Cell>
+              ) : null}
+              {showProject ? <Table.Cell whiteSpace="nowrap">{account.projectName}</Table.Cell> : null}
+              <Table.Cell>
+                <AccountStatusBadge status={account.externalStatus} />
+              </Table.Cell>
+              <Table.Cell whiteSpace="nowrap" color="fg.muted">
+                {formatDate(account.createdAt)}
+              </Table.Cell>
+            </Table.Row>
+          ))}
+        </Table.Body>
+      </Table.Root>
+    </Table.ScrollArea>
+  );
+}
