@@ -1,10 +1,10 @@
-import { Badge, Button, Card, SimpleGrid, Stack, Text } from '@chakra-ui/react';
-import { ActivityIcon, DownloadIcon, FolderKanbanIcon, PlusIcon, UsersIcon } from 'lucide-react';
-import type { ReactNode } from 'react';
-import { Link as RouterLink } from 'react-router';
+import { Badge, SimpleGrid, Stack } from '@chakra-ui/react';
 import { PageHeader } from '../../../components/page-header';
+import { QuickActionsCard } from './quick-actions-card';
+import { RecentActivityCard } from './recent-activity-card';
+import { RecentProjectsCard } from './recent-projects-card';
+import { StatCards } from './stat-cards';
 
-/** Dashboard. Stats, recent projects and activity come with the projects feature; empty until then. */
 export function DashboardPage() {
   return (
     <>
@@ -12,64 +12,20 @@ export function DashboardPage() {
         title="Dashboard"
         subtitle="Manage your bulk account creation projects and monitor their progress."
         actions={
+          // The figures cover every project so far, so the label says that (not 'Last 30 days').
           <Badge variant="outline" size="lg">
-            Last 30 days
+            All time
           </Badge>
         }
       />
       <Stack gap="6">
-        <Card.Root variant="outline">
-          <Card.Header>
-            <Card.Title>Quick Actions</Card.Title>
-          </Card.Header>
-          <Card.Body>
-            <SimpleGrid columns={{ base: 1, sm: 3 }} gap="3">
-              <QuickAction to="/bulk-creator" icon={<UsersIcon aria-hidden="true" />} label="Bulk Create Accounts" />
-              <QuickAction to="/projects" icon={<PlusIcon aria-hidden="true" />} label="New Project" />
-              <QuickAction to="/exports" icon={<DownloadIcon aria-hidden="true" />} label="Export Data" />
-            </SimpleGrid>
-          </Card.Body>
-        </Card.Root>
+        <StatCards />
+        <QuickActionsCard />
         <SimpleGrid columns={{ base: 1, lg: 2 }} gap="6">
-          <EmptyListCard
-            title="Recent Projects"
-            icon={<FolderKanbanIcon size={20} aria-hidden="true" />}
-            text="No projects yet. Create your first project to get started."
-          />
-          <EmptyListCard
-            title="Recent Activity"
-            icon={<ActivityIcon size={20} aria-hidden="true" />}
-            text="No recent activity. Start creating projects to see activity here."
-          />
+          <RecentProjectsCard />
+          <RecentActivityCard />
         </SimpleGrid>
       </Stack>
     </>
-  );
-}
-
-function QuickAction({ to, icon, label }: { to: string; icon: ReactNode; label: string }) {
-  return (
-    <Button asChild variant="outline" justifyContent="flex-start" h="12">
-      <RouterLink to={to}>
-        {icon}
-        {label}
-      </RouterLink>
-    </Button>
-  );
-}
-
-function EmptyListCard({ title, icon, text }: { title: string; icon: ReactNode; text: string }) {
-  return (
-    <Card.Root variant="outline">
-      <Card.Header>
-        <Card.Title>{title}</Card.Title>
-      </Card.Header>
-      <Card.Body>
-        <Stack align="center" textAlign="center" gap="3" py="6" color="fg.muted">
-          {icon}
-          <Text fontSize="sm">{text}</Text>
-        </Stack>
-      </Card.Body>
-    </Card.Root>
   );
 }
