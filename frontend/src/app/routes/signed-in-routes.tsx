@@ -5,6 +5,10 @@ import { NotFoundPage } from './not-found-page';
 
 const DashboardPage = lazyNamed(() => import('../../features/dashboard/components/dashboard-page'), 'DashboardPage');
 const ProjectsPage = lazyNamed(() => import('../../features/projects/components/projects-page'), 'ProjectsPage');
+const ProjectDetailPage = lazyNamed(
+  () => import('../../features/projects/components/project-detail-page'),
+  'ProjectDetailPage',
+);
 const BulkCreatorPage = lazyNamed(
   () => import('../../features/bulk-creator/components/bulk-creator-page'),
   'BulkCreatorPage',
@@ -34,6 +38,7 @@ export function SignedInRoutes() {
       <Route element={<AppLayout />}>
         <Route index element={<DashboardPage />} />
         <Route path="projects" element={<ProjectsPage />} />
+        <Route path="projects/:projectId" element={<ProjectDetailPage />} />
         <Route path="bulk-creator" element={<BulkCreatorPage />} />
         <Route path="integrations" element={<IntegrationsPage />} />
         <Route path="accounts" element={<AccountsPage />} />

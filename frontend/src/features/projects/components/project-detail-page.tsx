@@ -1,0 +1,187 @@
+import { Badge, Button, Card, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
+import { ArrowLeftIcon, DownloadIcon, UsersIcon } from 'lucide-react';
+import { useState } from 'react';
+import { Link as RouterLink, useParams } from 'react-router';
+import { AccountTable } from '../../../components/account-table';
+import { EmptyStateCard } from '../../../components/empty-state-card';
+import { ListSkeleton } from '../../../components/list-skeleton';
+import { PageHeader } from '../../../components/page-header';
+import { PasswordVisibilityButton } from '../../../components/password-visibility-button';
+import { ProjectStatusBadge } from '../../../components/project-status-badge';
+import { QueryErrorCard } from '../../../components/query-error-card';
+import { formatDate } from '../../../lib/format-date';
+import { useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
+import { platformHost } from './project-card';
+
+const count = new Intl.NumberFormat();
+
+/** /projects/{id}: the project's facts and its accounts, 50 at a time. */
+export function ProjectDetailPage() {
+  const { projectId = '' } = useParams();
+  const projects = useProjectsQuery();
+  const project = projects.data?.find((candidate) => candidate.id === projectId);
+  const exportProject = useExportProject();
+
+  const backLink = (
+    <Link asChild fontSize="sm" color="fg.muted" mb="3">
+      <RouterLink to="/projects">
+        <ArrowLeftIcon size={14} aria-hidden="true" />
+        All projects
+      </RouterLink>
+    </Link>
+  );
+
+  if (projects.isPending) {
+    return (
+      <>
+        {backLink}
+        <ListSkeleton rows={4} height="12" label="Loading project" />
+      </>
+    );
+  }
+  if (projects.isError) {
+    return (
+      <>
+        {backLink}
+        <QueryErrorCard
+          message="Failed to load the project."
+          onRetry={() => void projects.refetch()}
+          retrying={projects.isFetching}
+        />
+      </>
+    );
+  }
+  if (!project) {
+    return (
+      <>
+        {backLink}
+        <EmptyStateCard
+          icon={<UsersIcon />}
+          title="Project not found"
+          description="This project does not exist or belongs to another account."
+          action={
+            <Button asChild colorPalette="blue">
+              <RouterLink to="/projects">Back to projects</RouterLink>
+            </Button>
+          }
+        />
+      </>
+    );
+  }
+
+  const host = platformHost(project.platformUrl);
+  return (
+    <>
+      {backLink}
+      <PageHeader
+        title={project.name}
+        subtitle={project.description || `${project.accountType} accounts`}
+        actions={
+          <Button
+            variant="outline"
+            onClick={() => exportProject.mutate(project)}
+            loading={exportProject.isPending}
+            loadingText="Exporting..."
+          >
+            <DownloadIcon aria-hidden="true" />
+            Export CSV
+          </Button>
+        }
+      />
+      <Stack gap="6">
+        <HStack gap="3" wrap="wrap" fontSize="sm" color="fg.muted">
+          <ProjectStatusBadge status={project.status} />
+          <Text>{count.format(project.accountCount)} accounts</Text>
+          <Text aria-hidden="true">·</Text>
+          <Text>{project.successRate}% success rate</Text>
+          <Text aria-hidden="true">·</Text>
+          <Text>Created {formatDate(project.createdAt)}</Text>
+          {project.expirationDate ? (
+            <>
+              <Text aria-hidden="true">·</Text>
+              <Text>Expires {formatDate(project.expirationDate)}</Text>
+            </>
+          ) : null}
+          {host ? (
+            <>
+              <Text aria-hidden="true">·</Text>
+              <Text>{host}</Text>
+            </>
+          ) : null}
+        </HStack>
+        <ProjectAccounts projectId={project.id} total={project.accountCount} />
+      </Stack>
+    </>
+  );
+}
+
+function ProjectAccounts({ projectId, total }: { projectId: string; total: number }) {
+  const [showPasswords, setShowPasswords] = useState(false);
+  const accounts = useProjectAccountsQuery(projectId, showPasswords);
+  const loaded = accounts.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <Card.Root variant="outline">
+      <Card.Header>
+        <Flex justify="space-between" align="center" gap="3" wrap="wrap">
+          <HStack gap="2">
+            <Card.Title as="h2">Accounts</Card.Title>
+            <Badge variant="subtle" colorPalette="blue">
+              {count.format(total)}
+            </Badge>
+          </HStack>
+          <PasswordVisibilityButton
+            shown={showPasswords}
+            onToggle={() => setShowPasswords((shown) => !shown)}
+            loading={accounts.isPending && showPasswords}
+          />
+        </Flex>
+      </Card.Header>
+      <Card.Body gap="4">
+        {accounts.isPending ? (
+          <ListSkeleton rows={5} label="Loading accounts" />
+        ) : accounts.isError ? (
+          <QueryErrorCard
+            message="Failed to load accounts."
+            onRetry={() => void accounts.refetch()}
+            retrying={accounts.isFetching}
+          />
+        ) : loaded.length === 0 ? (
+          <Text color="fg.muted" fontSize="sm" textAlign="center" py="6">
+            This project has no accounts.
+          </Text>
+        ) : (
+          <>
+            <AccountTable
+              accounts={loaded}
+              showPasswords={showPasswords}
+              showProject={false}
+              caption="Accounts of this project"
+            />
+            <Flex justify="space-between" align="center" gap="3" wrap="wrap">
+              <Text fontSize="sm" color="fg.muted">
+                Showing {count.format(loaded.length)} of {count.format(Math.max(total, loaded.length))}
+              </Text>
+              {accounts.hasNextPage ? (
+                <Button
+                  variant="outline"
+                  size="sm"
+                  onClick={() => void accounts.fetchNextPage()}
+                  loading={accounts.isFetchingNextPage}
+                  loadingText="Loading..."
+                >
+                  Load more
+                </Button>
+              ) : null}
+            </Flex>
+            {accounts.isFetchNextPageError ? (
+              <Text color="fg.error" fontSize="sm" role="alert">
+                Failed to load more accounts. Try again.
+              </Text>
+            ) : null}
+          </>
+        )}
+      </Card.Body>
+    </Card.Root>
+  );
+}
