@@ -1,33 +1,98 @@
-import { Card, Input, InputGroup, Stack } from '@chakra-ui/react';
-import { DatabaseIcon, SearchIcon } from 'lucide-react';
+import { Badge, Card, Flex, HStack, Input, InputGroup, Spinner, Stack } from '@chakra-ui/react';
+import { DatabaseIcon, SearchIcon, SearchXIcon } from 'lucide-react';
 import { useState } from 'react';
+import { AccountTable } from '../../../components/account-table';
 import { EmptyStateCard } from '../../../components/empty-state-card';
+import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
+import { PasswordVisibilityButton } from '../../../components/password-visibility-button';
+import { QueryErrorCard } from '../../../components/query-error-card';
+import { useAccountSearchQuery } from '../api/account-search-api';
+import { useDebouncedValue } from '../hooks/use-debounced-value';
+
+const SEARCH_DEBOUNCE_MS = 250;
+const count = new Intl.NumberFormat();
 
 export function AccountsPage() {
   const [term, setTerm] = useState('');
+  const [showPasswords, setShowPasswords] = useState(false);
+  const searchTerm = useDebouncedValue(term.trim(), SEARCH_DEBOUNCE_MS);
+  const search = useAccountSearchQuery(searchTerm, showPasswords);
+  const active = searchTerm.length > 0;
+  // The results on screen belong to the term typed (not to the previous one kept while loading).
+  const current = active && search.data && !search.isPlaceholderData ? search.data : undefined;
+
   return (
     <>
       <PageHeader title="Account Database" subtitle="Search all the accounts you have created." />
       <Stack gap="6">
         <Card.Root variant="outline">
           <Card.Body>
-            <InputGroup startElement={<SearchIcon size={16} aria-hidden="true" />}>
-              <Input
-                type="search"
-                aria-label="Search accounts"
-                placeholder="Search by name, email, or username..."
-                value={term}
-                onChange={(event) => setTerm(event.target.value)}
-              />
-            </InputGroup>
+            <Flex gap="3" direction={{ base: 'column', md: 'row' }} align={{ base: 'stretch', md: 'center' }}>
+              <InputGroup
+                flex="1"
+                startElement={<SearchIcon size={16} aria-hidden="true" />}
+                endElement={active && search.isFetching ? <Spinner size="xs" /> : undefined}
+              >
+                <Input
+                  type="search"
+                  aria-label="Search accounts"
+                  placeholder="Search by name, email, or username..."
+                  value={term}
+                  onChange={(event) => setTerm(event.target.value)}
+                />
+              </InputGroup>
+              <HStack gap="3" justify="space-between">
+                <Badge
+                  size="lg"
+                  variant="subtle"
+                  colorPalette="blue"
+                  aria-live="polite"
+                  visibility={current ? 'visible' : 'hidden'}
+                >
+                  {current ? `${count.format(current.count)} ${current.count === 1 ? 'result' : 'results'}` : '0 results'}
+                </Badge>
+                <PasswordVisibilityButton shown={showPasswords} onToggle={() => setShowPasswords((shown) => !shown)} />
+              </HStack>
+            </Flex>
           </Card.Body>
         </Card.Root>
-        <EmptyStateCard
-          icon={<DatabaseIcon />}
-          title="No accounts yet"
-          description="Accounts appear here once you create them with the Bulk Creator."
-        />
+        {!active ? (
+          <EmptyStateCard
+            icon={<DatabaseIcon />}
+            title="Search your accounts"
+            description="Type a first name, last name, e-mail or username to find accounts across all your projects."
+          />
+        ) : search.isError ? (
+          <QueryErrorCard
+            message="Failed to search accounts."
+            onRetry={() => void search.refetch()}
+            retrying={search.isFetching}
+          />
+        ) : !search.data ? (
+          <ListSkeleton rows={5} label="Searching accounts" />
+        ) : search.data.items.length === 0 && !search.isPlaceholderData ? (
+          <EmptyStateCard
+            icon={<SearchXIcon />}
+            title="No accounts found"
+            description={`No account matches "${searchTerm}".`}
+          />
+        ) : (
+          <Stack gap="2" opacity={search.isPlaceholderData ? 0.6 : 1}>
+            <AccountTable
+              accounts={search.data.items}
+              showPasswords={showPasswords}
+              showProject
+              caption={`Accounts matching ${searchTerm}`}
+            />
+            {search.data.count > search.data.items.length ? (
+              <Flex fontSize="sm" color="fg.muted">
+                Showing the first {count.format(search.data.items.length)} of {count.format(search.data.count)}. Type
+                more of the name to narrow it down.
+              </Flex>
+            ) : null}
+          </Stack>
+        )}
       </Stack>
     </>
   );
