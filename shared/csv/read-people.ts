@@ -1,0 +1,217 @@
+import Papa from 'papaparse';
+import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST, personSchema } from '../schemas/bulk';
+import { toCsv } from './write-csv';
+
+/**
+ * Reading the people of a bulk-creation CSV (spec 5, issue 3). The browser runs it for the
+ * preview and the server for the truth, so both report the same rows and messages.
+ */
+
+export type PersonField = 'firstName' | 'lastName' | 'email';
+
+export interface CsvRowIssue {
+  field?: PersonField;
+  message: string;
+}
+
+export interface CsvRow {
+  /** 1-based line of the file on which the record starts, header and blank lines counted. */
+  row: number;
+  firstName: string;
+  lastName: string;
+  email: string;
+  /** The record's cells as parsed, untrimmed. */
+  raw: string[];
+  issues: CsvRowIssue[];
+}
+
+export interface CsvReadResult {
+  /** Every data row, valid or not, in file order. */
+  rows: CsvRow[];
+  valid: CsvRow[];
+  invalid: CsvRow[];
+  header: boolean;
+  /** Set when the file as a whole cannot be used; rows are then empty. */
+  fileError?: string;
+}
+
+export const csvMessages = {
+  notCsv: 'Please upload a CSV file.',
+  noData: 'Please upload a CSV file with user data.',
+  missingColumns: 'The CSV needs First Name, Last Name and Email columns.',
+  badQuotes: 'This row has a quote (") that is not closed or is misplaced.',
+  tooManyRows: (rows: number, limit: number) =>
+    `The file has ${rows.toLocaleString('en-US')} rows; the limit is ${limit.toLocaleString('en-US')} per file.`,
+  tooLarge: (bytes: number) =>
+    `The file is ${(Math.ceil((bytes / MB) * 10) / 10).toLocaleString('en-US')} MB; the limit is ${CSV_MAX_BYTES / MB} MB.`,
+  duplicateEmail: (firstRow: number) => `Duplicate email (also in row ${firstRow})`,
+} as const;
+
+const MB = 1024 * 1024;
+const FIELDS: readonly PersonField[] = ['firstName', 'lastName', 'email'];
+
+/** Header spellings, compared as lower-case letters only ('First Name', 'first_name', 'firstName' -> 'firstname'). */
+const HEADER_ALIASES: Readonly<Record<PersonField, readonly string[]>> = {
+  firstName: ['firstname', 'first', 'givenname', 'given', 'forename', 'fname'],
+  lastName: ['lastname', 'last', 'surname', 'familyname', 'family', 'lname'],
+  email: ['email', 'emailaddress', 'mail', 'mailaddress', 'emailid'],
+};
+/** Looser matches, used only for a field no column names exactly ('First Name (required)'). */
+const HEADER_HINTS: Readonly<Record<PersonField, RegExp>> = {
+  firstName: /first|given|forename/,
+  lastName: /last|surname|family/,
+  email: /mail/,
+};
+
+const headerKey = (cell: string) => cell.toLowerCase().replace(/[^a-z]/g, '');
+const exactHeaderField = (cell: string): PersonField | undefined => {
+  const key = headerKey(cell);
+  return FIELDS.find((field) => HEADER_ALIASES[field].includes(key));
+};
+
+/**
+ * The spec's rule (the first line is a header when it contains 'first') plus header names
+ * without 'first' ('Given Name', 'Surname', 'E-mail'). A line with an '@' is a person, even
+ * when the address contains 'first' (first.last@example.com).
+ */
+function isHeader(cells: readonly string[]): boolean {
+  if (cells.some((cell) => cell.includes('@'))) return false;
+  return cells.some((cell) => /first/i.test(cell) || exactHeaderField(cell) !== undefined);
+}
+
+/** Column index of each field, or undefined when the header lacks one. */
+function mapHeader(cells: readonly string[]): Record<PersonField, number> | undefined {
+  const columns: Partial<Record<PersonField, number>> = {};
+  cells.forEach((cell, index) => {
+    const field = exactHeaderField(cell);
+    if (field && columns[field] === undefined) columns[field] = index;
+  });
+  for (const field of FIELDS) {
+    if (columns[field] !== undefined) continue;
+    const index = cells.findIndex(
+      (cell, i) => HEADER_HINTS[field].test(headerKey(cell)) && !Object.values(columns).includes(i),
+    );
+    if (index >= 0) columns[field] = index;
+  }
+  const { firstName, lastName, email } = columns;
+  return firstName === undefined || lastName === undefined || email === undefined ? undefined : { firstName, lastName, email };
+}
+
+/**
+ * Comma as the spec says; a file whose first record splits into three or more fields only on
+ * ';' or tab (Excel's "CSV" in many European locales) is read with that delimiter instead.
+ */
+function detectDelimiter(text: string): string {
+  // The opening 64 KB holds the first record of any sensible file (Papa's `preview` counts blank lines, so it cannot be used).
+  const start = text.slice(0, 64 * 1024);
+  for (const delimiter of [',', ';', '\t']) {
+    const first = Papa.parse<string[]>(start, { delimiter, newline: '\n', skipEmptyLines: 'greedy' }).data[0];
+    if (first && first.length >= 3) return delimiter;
+  }
+  return ',';
+}
+
+const isBlank = (cells: readonly string[]) => cells.every((cell) => cell.trim() === '');
+const countNewlines = (cells: readonly string[]) => {
+  let count = 0;
+  for (const cell of cells) for (let i = cell.indexOf('\n'); i >= 0; i = cell.indexOf('\n', i + 1)) count++;
+  return count;
+};
+
+const fileFailure = (fileError: string, header = false): CsvReadResult => ({ rows: [], valid: [], invalid: [], header, fileError });
+
+/**
+ * Reads people from CSV text: a header (any order, common spellings) or the columns first name,
+ * last name, e-mail; blank lines skipped; values trimmed; each row checked with the spec's
+ * messages; a repeated e-mail (case-insensitive) flagged on every occurrence after the first.
+ */
+export function readPeopleCsv(text: string, options: { maxRows?: number } = {}): CsvReadResult {
+  const maxRows = options.maxRows ?? MAX_ROWS_PER_REQUEST;
+  // One line end everywhere: Papa picks a single line end per file, so mixed files would merge lines.
+  const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
+  const delimiter = detectDelimiter(source);
+
+  let line = 1;
+  let headerCells: string[] | undefined;
+  let seenFirstRecord = false;
+  let dataRows = 0;
+  const records: { row: number; cells: string[]; badQuotes: boolean }[] = [];
+
+  // Streamed record by record: records beyond the limit are only counted, so a file of
+  // millions of tiny lines does not fill memory.
+  Papa.parse<string[]>(source, {
+    delimiter,
+    newline: '\n',
+    step: (result) => {
+      const cells = result.data;
+      const row = line;
+      line += 1 + countNewlines(cells);
+      if (isBlank(cells)) return;
+      if (!seenFirstRecord) {
+        seenFirstRecord = true;
+        if (isHeader(cells)) {
+          headerCells = cells;
+          return;
+        }
+      }
+      dataRows++;
+      if (dataRows <= maxRows) records.push({ row, cells, badQuotes: result.errors.some((e) => e.type === 'Quotes') });
+    },
+  });
+
+  const header = headerCells !== undefined;
+  const columns = headerCells ? mapHeader(headerCells) : { firstName: 0, lastName: 1, email: 2 };
+  if (!columns) return fileFailure(csvMessages.missingColumns, header);
+  if (dataRows === 0) return fileFailure(csvMessages.noData, header);
+  if (dataRows > maxRows) return fileFailure(csvMessages.tooManyRows(dataRows, maxRows), header);
+
+  const firstRowOfEmail = new Map<string, number>();
+  const rows = records.map(({ row, cells, badQuotes }): CsvRow => {
+    const firstName = (cells[columns.firstName] ?? '').trim();
+    const lastName = (cells[columns.lastName] ?? '').trim();
+    const email = (cells[columns.email] ?? '').trim();
+    const issues: CsvRowIssue[] = badQuotes ? [{ message: csvMessages.badQuotes }] : [];
+    const checked = personSchema.safeParse({ firstName, lastName, email });
+    if (!checked.success) {
+      for (const issue of checked.error.issues) {
+        const field = issue.path[0] as PersonField;
+        if (!issues.some((known) => known.field === field)) issues.push({ field, message: issue.message });
+      }
+    }
+    if (!issues.some((issue) => issue.field === 'email')) {
+      const key = email.toLowerCase();
+      const firstRow = firstRowOfEmail.get(key);
+      if (firstRow === undefined) firstRowOfEmail.set(key, row);
+      else issues.push({ field: 'email', message: csvMessages.duplicateEmail(firstRow) });
+    }
+    return { row, firstName, lastName, email, raw: cells, issues };
+  });
+
+  return {
+    rows,
+    valid: rows.filter((row) => row.issues.length === 0),
+    invalid: rows.filter((row) => row.issues.length > 0),
+    header,
+  };
+}
+
+/** Types browsers give CSV files; Windows often says application/vnd.ms-excel, which the name check covers. */
+const CSV_TYPES = ['text/csv', 'application/csv', 'text/x-csv'];
+
+/** Checks a chosen file before reading it: type text/csv or a name ending .csv, and at most CSV_MAX_BYTES. */
+export function checkCsvFile(file: { name: string; type: string; size: number }): string | undefined {
+  const type = file.type.split(';')[0]!.trim().toLowerCase();
+  if (!CSV_TYPES.includes(type) && !file.name.toLowerCase().endsWith('.csv')) return csvMessages.notCsv;
+  if (file.size > CSV_MAX_BYTES) return csvMessages.tooLarge(file.size);
+  return undefined;
+}
+
+export const REJECTED_ROWS_CSV_HEADER = ['Row', 'First Name', 'Last Name', 'Email', 'Problem'] as const;
+
+/** The invalid rows with their problems, to download, fix and upload again (readPeopleCsv maps its header). */
+export function rejectedRowsCsv(invalid: readonly CsvRow[]): string {
+  return toCsv(
+    REJECTED_ROWS_CSV_HEADER,
+    invalid.map((row) => [row.row, row.firstName, row.lastName, row.email, row.issues.map((issue) => issue.message).join('; ')]),
+  );
+}

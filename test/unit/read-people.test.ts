@@ -1,0 +1,298 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { checkCsvFile, csvMessages, readPeopleCsv, rejectedRowsCsv, type CsvReadResult } from '../../shared/csv/read-people';
+import { UTF8_BOM, csvLine, toCsv } from '../../shared/csv/write-csv';
+
+const HEADER = 'First Name,Last Name,Email';
+const people = (result: CsvReadResult) => result.rows.map((r) => [r.row, r.firstName, r.lastName, r.email]);
+const problems = (result: CsvReadResult) => result.invalid.map((r) => [r.row, ...r.issues.map((i) => `${i.field ?? '-'}: ${i.message}`)]);
+
+describe('readPeopleCsv: parsing', () => {
+  it('reads quoted fields with commas, doubled quotes and line breaks, and counts lines for row numbers', () => {
+    const text = [HEADER, '"Smith, Jr.",John,john@example.com', 'Mary,"O""Neil",mary@example.com', '"Ann\nMarie",Lee,ann@example.com', 'Bob,Ray,bob@example.com', ''].join('\r\n');
+    expect(people(readPeopleCsv(text))).toEqual([
+      [2, 'Smith, Jr.', 'John', 'john@example.com'],
+      [3, 'Mary', 'O"Neil', 'mary@example.com'],
+      [4, 'Ann\nMarie', 'Lee', 'ann@example.com'],
+      [6, 'Bob', 'Ray', 'bob@example.com'],
+    ]);
+  });
+
+  it.each([
+    ['CRLF', '\r\n'],
+    ['LF', '\n'],
+    ['CR', '\r'],
+  ])('reads %s line ends', (_name, eol) => {
+    const result = readPeopleCsv([HEADER, 'A,B,a@example.com', 'C,D,c@example.com'].join(eol) + eol);
+    expect(people(result)).toEqual([
+      [2, 'A', 'B', 'a@example.com'],
+      [3, 'C', 'D', 'c@example.com'],
+    ]);
+  });
+
+  it('reads a file mixing line ends without merging lines', () => {
+    const result = readPeopleCsv(`${HEADER}\r\nA,B,a@example.com\nC,D,c@example.com\r\nE,F,e@example.com\n`);
+    expect(result.rows.map((r) => r.firstName)).toEqual(['A', 'C', 'E']);
+  });
+
+  it('ignores a UTF-8 byte order mark', () => {
+    const result = readPeopleCsv(`${UTF8_BOM}${HEADER}\nJosé,Núñez,jose@example.com\n`);
+    expect(result.header).toBe(true);
+    expect(people(result)).toEqual([[2, 'José', 'Núñez', 'jose@example.com']]);
+  });
+
+  it('skips blank, whitespace-only and empty-cell lines but still counts them', () => {
+    const text = `\n${HEADER}\n\n   \nA,B,a@example.com\n,,\n , , \nC,D,c@example.com\n\n`;
+    const result = readPeopleCsv(text);
+    expect(people(result)).toEqual([
+      [5, 'A', 'B', 'a@example.com'],
+      [8, 'C', 'D', 'c@example.com'],
+    ]);
+  });
+
+  it('trims values and keeps the raw cells', () => {
+    const [row] = readPeopleCsv(`${HEADER}\n  Ann  ,\tLee ,  ann@example.com   \n`).rows;
+    expect([row!.firstName, row!.lastName, row!.email]).toEqual(['Ann', 'Lee', 'ann@example.com']);
+    expect(row!.raw).toEqual(['  Ann  ', '\tLee ', '  ann@example.com   ']);
+    expect(row!.issues).toEqual([]);
+  });
+
+  it('reads semicolon- and tab-separated files (Excel in many locales)', () => {
+    expect(people(readPeopleCsv('First Name;Last Name;Email\nAnn;Lee;ann@example.com\n'))).toEqual([[2, 'Ann', 'Lee', 'ann@example.com']]);
+    expect(people(readPeopleCsv('Ann\tLee\tann@example.com\n'))).toEqual([[1, 'Ann', 'Lee', 'ann@example.com']]);
+    expect(people(readPeopleCsv('\n\nAnn;Lee;ann@example.com\n'))).toEqual([[3, 'Ann', 'Lee', 'ann@example.com']]);
+  });
+
+  it('flags a row with an unclosed quote instead of failing the file', () => {
+    const result = readPeopleCsv(`${HEADER}\nA,B,a@example.com\nC,"D,c@example.com\nE,F,e@example.com\n`);
+    expect(result.valid.map((r) => r.firstName)).toEqual(['A']);
+    expect(result.invalid).toHaveLength(1);
+    expect(result.invalid[0]!.row).toBe(3);
+    expect(result.invalid[0]!.issues[0]).toEqual({ message: csvMessages.badQuotes });
+  });
+
+  it('keeps formula-looking values as typed (the writer neutralises them)', () => {
+    expect(readPeopleCsv(`${HEADER}\n=cmd(),@x,a@example.com\n`).rows[0]).toMatchObject({ firstName: '=cmd()', lastName: '@x' });
+  });
+});
+
+describe('readPeopleCsv: header', () => {
+  const spellings = {
+    first: ['First Name', 'first_name', 'firstName', 'FirstName', 'first', 'given name', 'givenName', 'FIRST NAME', 'Forename'],
+    last: ['Last Name', 'last_name', 'lastName', 'surname', 'family name', 'Last', 'LAST_NAME'],
+    email: ['Email', 'E-mail', 'e_mail', 'email address', 'mail', 'E-Mail Address', 'EMAIL'],
+  };
+
+  it('maps every common spelling, in any column order, with extra columns', () => {
+    for (const first of spellings.first) {
+      for (const last of spellings.last) {
+        for (const email of spellings.email) {
+          const text = `Department,${email},${last},Phone,${first}\nSales,ann@example.com,Lee,555,Ann\n`;
+          const result = readPeopleCsv(text);
+          expect(result.header, text).toBe(true);
+          expect(people(result), text).toEqual([[2, 'Ann', 'Lee', 'ann@example.com']]);
+        }
+      }
+    }
+  });
+
+  it('detects a header by the spec rule (contains "first") and by known names', () => {
+    expect(readPeopleCsv('First,Last,Email\nA,B,a@example.com').header).toBe(true);
+    expect(readPeopleCsv('Given Name,Surname,E-mail\nA,B,a@example.com').header).toBe(true);
+    expect(readPeopleCsv('Ann,Lee,ann@example.com\n').header).toBe(false);
+  });
+
+  it('takes a line with an e-mail address as a person, even when the address contains "first"', () => {
+    const result = readPeopleCsv('John,Firstman,first.last@example.com\nJane,Doe,jane@example.com\n');
+    expect(result.header).toBe(false);
+    expect(people(result)).toEqual([
+      [1, 'John', 'Firstman', 'first.last@example.com'],
+      [2, 'Jane', 'Doe', 'jane@example.com'],
+    ]);
+  });
+
+  it('accepts looser header names when nothing matches exactly', () => {
+    const result = readPeopleCsv('First name (required),Last name (required),Work e-mail\nA,B,a@example.com\n');
+    expect(people(result)).toEqual([[2, 'A', 'B', 'a@example.com']]);
+  });
+
+  it('without a header reads first name, last name, e-mail in that order and ignores extra columns', () => {
+    expect(people(readPeopleCsv('Ann,Lee,ann@example.com,extra,more\n'))).toEqual([[1, 'Ann', 'Lee', 'ann@example.com']]);
+  });
+
+  it('refuses a header that lacks a column', () => {
+    for (const text of ['First Name,Last Name\nA,B\n', 'First Name,Email\nA,a@example.com\n', 'Email,Surname,Phone\na@example.com,B,1\n']) {
+      expect(readPeopleCsv(text), text).toEqual({ rows: [], valid: [], invalid: [], header: true, fileError: csvMessages.missingColumns });
+    }
+    expect(csvMessages.missingColumns).toBe('The CSV needs First Name, Last Name and Email columns.');
+  });
+});
+
+describe('readPeopleCsv: validation', () => {
+  it('reports each missing or invalid field with the spec message', () => {
+    const text = [HEADER, 'Ann,Lee,ann@example.com', ',Lee,x@example.com', 'Ann,,y@example.com', 'Ann,Lee,not-an-email', 'Bob', 'Bob,Ray', `${'n'.repeat(101)},Ray,z@example.com`].join('\n');
+    const result = readPeopleCsv(text);
+    expect(result.valid.map((r) => r.row)).toEqual([2]);
+    expect(problems(result)).toEqual([
+      [3, 'firstName: First name is required'],
+      [4, 'lastName: Last name is required'],
+      [5, 'email: Valid email is required'],
+      [6, 'lastName: Last name is required', 'email: Valid email is required'],
+      [7, 'email: Valid email is required'],
+      [8, 'firstName: First name must be at most 100 characters'],
+    ]);
+    expect(result.rows).toHaveLength(7);
+  });
+
+  it('flags every later occurrence of an e-mail, case-insensitively, with the first row', () => {
+    const text = [HEADER, 'A,B,same@example.com', 'C,D,other@example.com', 'E,F,SAME@Example.com', 'G,H, same@example.com '].join('\n');
+    expect(problems(readPeopleCsv(text))).toEqual([
+      [4, 'email: Duplicate email (also in row 2)'],
+      [5, 'email: Duplicate email (also in row 2)'],
+    ]);
+  });
+
+  it('does not call invalid or missing e-mails duplicates', () => {
+    const text = [HEADER, 'A,B,', 'C,D,', 'E,F,bad', 'G,H,bad'].join('\n');
+    for (const row of readPeopleCsv(text).invalid) expect(row.issues).toEqual([{ field: 'email', message: 'Valid email is required' }]);
+  });
+
+  it('splits rows into valid and invalid, both in file order', () => {
+    const result = readPeopleCsv([HEADER, 'A,B,a@example.com', ',B,b@example.com', 'C,D,c@example.com', 'E,F,a@example.com'].join('\n'));
+    expect(result.rows.map((r) => r.row)).toEqual([2, 3, 4, 5]);
+    expect(result.valid.map((r) => r.row)).toEqual([2, 4]);
+    expect(result.invalid.map((r) => r.row)).toEqual([3, 5]);
+  });
+});
+
+describe('readPeopleCsv: file errors and limits', () => {
+  it.each([
+    ['an empty file', ''],
+    ['blank lines only', '\n \r\n,,\n'],
+    ['a header only', `${HEADER}\r\n`],
+    ['a BOM only', UTF8_BOM],
+  ])('asks for user data for %s', (_name, text) => {
+    const result = readPeopleCsv(text);
+    expect(result.fileError).toBe('Please upload a CSV file with user data.');
+    expect(result.rows).toEqual([]);
+  });
+
+  it('refuses more rows than the limit, naming both counts', () => {
+    const rows = (n: number) => Array.from({ length: n }, (_, i) => `A${i},B,a${i}@example.com\n`).join('');
+    expect(readPeopleCsv(HEADER + '\n' + rows(11), { maxRows: 10 })).toMatchObject({
+      rows: [],
+      fileError: 'The file has 11 rows; the limit is 10 per file.',
+    });
+    expect(readPeopleCsv(HEADER + '\n' + rows(10) + '\n\n', { maxRows: 10 }).valid).toHaveLength(10);
+  });
+
+  it('allows 50,000 rows by default and refuses 50,001', () => {
+    const rows = Array.from({ length: 50_000 }, (_, i) => `Person${i},Smith,p${i}@example.com\r\n`);
+    const exactly = readPeopleCsv(HEADER + '\r\n' + rows.join(''));
+    expect(exactly.fileError).toBeUndefined();
+    expect(exactly.valid).toHaveLength(50_000);
+    expect(exactly.rows.at(-1)!.row).toBe(50_001);
+    expect(readPeopleCsv(HEADER + '\r\n' + rows.join('') + 'One,More,one@example.com\r\n').fileError).toBe(
+      'The file has 50,001 rows; the limit is 50,000 per file.',
+    );
+  });
+
+  it('copes with a huge number of tiny lines without keeping them', () => {
+    const result = readPeopleCsv('x\n'.repeat(300_000));
+    expect(result.fileError).toBe('The file has 300,000 rows; the limit is 50,000 per file.');
+  });
+});
+
+describe('checkCsvFile', () => {
+  it.each([
+    [{ name: 'people.csv', type: 'text/csv', size: 100 }, undefined],
+    [{ name: 'PEOPLE.CSV', type: '', size: 100 }, undefined],
+    [{ name: 'people.csv', type: 'application/vnd.ms-excel', size: 100 }, undefined],
+    [{ name: 'export', type: 'text/csv', size: 100 }, undefined],
+    [{ name: 'people.xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', size: 100 }, 'Please upload a CSV file.'],
+    [{ name: 'people.xls', type: 'application/vnd.ms-excel', size: 100 }, 'Please upload a CSV file.'],
+    [{ name: 'people.csv.exe', type: 'application/octet-stream', size: 100 }, 'Please upload a CSV file.'],
+    [{ name: 'people.csv', type: 'text/csv', size: 10 * 1024 * 1024 }, undefined],
+    [{ name: 'people.csv', type: 'text/csv', size: 10 * 1024 * 1024 + 1 }, 'The file is 10.1 MB; the limit is 10 MB.'],
+    [{ name: 'people.csv', type: 'text/csv', size: 25 * 1024 * 1024 }, 'The file is 25 MB; the limit is 10 MB.'],
+  ])('%j -> %s', (file, message) => {
+    expect(checkCsvFile(file)).toBe(message);
+  });
+});
+
+describe('rejectedRowsCsv', () => {
+  it('lists the invalid rows with their problems, neutralising formulas, and reads back', () => {
+    const result = readPeopleCsv([HEADER, 'A,B,a@example.com', '=HYPERLINK("x"),B,bad', 'C,D,A@example.com'].join('\n'));
+    const csv = rejectedRowsCsv(result.invalid);
+    expect(csv).toBe(
+      'Row,First Name,Last Name,Email,Problem\r\n' +
+        '3,"\'=HYPERLINK(""x"")",B,bad,Valid email is required\r\n' +
+        '4,C,D,A@example.com,Duplicate email (also in row 2)\r\n',
+    );
+    const again = readPeopleCsv(csv);
+    expect(again.header).toBe(true);
+    expect(again.rows.map((r) => [r.firstName, r.email])).toEqual([
+      ["'=HYPERLINK(\"x\")", 'bad'],
+      ['C', 'A@example.com'],
+    ]);
+  });
+
+  it('gives just the header for no rows', () => {
+    expect(rejectedRowsCsv([])).toBe('Row,First Name,Last Name,Email,Problem\r\n');
+  });
+});
+
+describe('readPeopleCsv: round trip with the CSV writer', () => {
+  const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+  const awkward = fc.constantFrom(',', '"', '""', '\n', '\r', '\r\n', ' ', ';', '\t', '\uFEFF', "'", 'é', '@', 'first');
+  const value = fc
+    .string({ unit: fc.oneof(awkward, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 })), maxLength: 12 })
+    .filter((v) => !FORMULA_START.test(v));
+  const expectedValue = (v: string) => v.replace(/\r\n?/g, '\n').trim();
+  const lines = (v: string) => (v.replace(/\r\n?/g, '\n').match(/\n/g) ?? []).length;
+  const person = fc.tuple(value, value, value).filter((p) => p.some((v) => expectedValue(v) !== ''));
+
+  it('gives back every value, in order, with the line it starts on, for any header order', () => {
+    const headers = ['First Name', 'Last Name', 'Email'];
+    const orders = [
+      [0, 1, 2],
+      [2, 0, 1],
+      [1, 2, 0],
+      [2, 1, 0],
+    ];
+    fc.assert(
+      fc.property(fc.array(person, { maxLength: 25 }), fc.constantFrom(...orders), fc.boolean(), (list, order, bom) => {
+        const text = toCsv(
+          order.map((i) => headers[i]!),
+          list.map((p) => order.map((i) => p[i]!)),
+        );
+        const result = readPeopleCsv((bom ? UTF8_BOM : '') + text);
+        if (list.length === 0) {
+          expect(result.fileError).toBe(csvMessages.noData);
+          return;
+        }
+        expect(result.header).toBe(true);
+        let line = 2;
+        const expected = list.map((p) => {
+          const row = [line, ...p.map(expectedValue)];
+          line += 1 + p.reduce((n, v) => n + lines(v), 0);
+          return row;
+        });
+        expect(people(result)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('gives back every value without a header when each line has an e-mail address', () => {
+    const withEmail = fc.tuple(value, value, fc.emailAddress().filter((v) => !FORMULA_START.test(v)));
+    fc.assert(
+      fc.property(fc.array(withEmail, { minLength: 1, maxLength: 25 }), (list) => {
+        const result = readPeopleCsv(list.map((p) => csvLine(p)).join(''));
+        expect(result.header).toBe(false);
+        expect(result.rows.map((r) => [r.firstName, r.lastName, r.email])).toEqual(list.map((p) => p.map(expectedValue)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
