@@ -102,8 +102,8 @@ function mapHeader(cells: readonly string[]): Record<PersonField, number> | unde
  * ';' or tab (Excel's "CSV" in many European locales) is read with that delimiter instead.
  */
 function detectDelimiter(text: string): string {
-  // The opening 64 KB holds the first record of any sensible file (Papa's `preview` counts blank lines, so it cannot be used).
-  const start = text.slice(0, 64 * 1024);
+  // The opening 16 KB hold the first record of any sensible file (Papa's `preview` counts blank lines, so it cannot be used).
+  const start = text.slice(0, 16 * 1024);
   for (const delimiter of [',', ';', '\t']) {
     const first = Papa.parse<string[]>(start, { delimiter, newline: '\n', skipEmptyLines: 'greedy' }).data[0];
     if (first && first.length >= 3) return delimiter;
@@ -120,6 +120,34 @@ const countNewlines = (cells: readonly string[]) => {
 
 const fileFailure = (fileError: string, header = false): CsvReadResult => ({ rows: [], valid: [], invalid: [], header, fileError });
 
+/** Checks one record against the spec's rules; `firstRowOfEmail` carries the file's e-mails seen so far. */
+function checkRecord(
+  row: number,
+  cells: string[],
+  columns: Record<PersonField, number>,
+  badQuotes: boolean,
+  firstRowOfEmail: Map<string, number>,
+): CsvRow {
+  const firstName = (cells[columns.firstName] ?? '').trim();
+  const lastName = (cells[columns.lastName] ?? '').trim();
+  const email = (cells[columns.email] ?? '').trim();
+  const issues: CsvRowIssue[] = badQuotes ? [{ message: csvMessages.badQuotes }] : [];
+  const checked = personSchema.safeParse({ firstName, lastName, email });
+  if (!checked.success) {
+    for (const issue of checked.error.issues) {
+      const field = issue.path[0] as PersonField;
+      if (!issues.some((known) => known.field === field)) issues.push({ field, message: issue.message });
+    }
+  }
+  if (!issues.some((issue) => issue.field === 'email')) {
+    const key = email.toLowerCase();
+    const firstRow = firstRowOfEmail.get(key);
+    if (firstRow === undefined) firstRowOfEmail.set(key, row);
+    else issues.push({ field: 'email', message: csvMessages.duplicateEmail(firstRow) });
+  }
+  return { row, firstName, lastName, email, raw: cells, issues };
+}
+
 /**
  * Reads people from CSV text: a header (any order, common spellings) or the columns first name,
  * last name, e-mail; blank lines skipped; values trimmed; each row checked with the spec's
@@ -129,20 +157,21 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
   const maxRows = options.maxRows ?? MAX_ROWS_PER_REQUEST;
   // One line end everywhere: Papa picks a single line end per file, so mixed files would merge lines.
   const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-  const delimiter = detectDelimiter(source);
 
   let line = 1;
-  let headerCells: string[] | undefined;
   let seenFirstRecord = false;
+  let header = false;
+  let columns: Record<PersonField, number> | undefined = { firstName: 0, lastName: 1, email: 2 };
   let dataRows = 0;
-  const records: { row: number; cells: string[]; badQuotes: boolean }[] = [];
+  const rows: CsvRow[] = [];
+  const firstRowOfEmail = new Map<string, number>();
 
-  // Streamed record by record: records beyond the limit are only counted, so a file of
-  // millions of tiny lines does not fill memory.
+  // Streamed record by record, each checked as it comes: records beyond the limit are only
+  // counted, so a file of millions of tiny lines does not fill memory.
   Papa.parse<string[]>(source, {
-    delimiter,
+    delimiter: detectDelimiter(source),
     newline: '\n',
-    step: (result) => {
+    step: (result, parser) => {
       const cells = result.data;
       const row = line;
       line += 1 + countNewlines(cells);
@@ -150,43 +179,25 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
       if (!seenFirstRecord) {
         seenFirstRecord = true;
         if (isHeader(cells)) {
-          headerCells = cells;
+          header = true;
+          columns = mapHeader(cells);
+          if (!columns) parser.abort();
           return;
         }
       }
       dataRows++;
-      if (dataRows <= maxRows) records.push({ row, cells, badQuotes: result.errors.some((e) => e.type === 'Quotes') });
+      if (dataRows <= maxRows) {
+        rows.push(checkRecord(row, cells, columns!, result.errors.some((e) => e.type === 'Quotes'), firstRowOfEmail));
+      } else if (rows.length > 0) {
+        rows.length = 0;
+        firstRowOfEmail.clear();
+      }
     },
   });
 
-  const header = headerCells !== undefined;
-  const columns = headerCells ? mapHeader(headerCells) : { firstName: 0, lastName: 1, email: 2 };
   if (!columns) return fileFailure(csvMessages.missingColumns, header);
   if (dataRows === 0) return fileFailure(csvMessages.noData, header);
   if (dataRows > maxRows) return fileFailure(csvMessages.tooManyRows(dataRows, maxRows), header);
-
-  const firstRowOfEmail = new Map<string, number>();
-  const rows = records.map(({ row, cells, badQuotes }): CsvRow => {
-    const firstName = (cells[columns.firstName] ?? '').trim();
-    const lastName = (cells[columns.lastName] ?? '').trim();
-    const email = (cells[columns.email] ?? '').trim();
-    const issues: CsvRowIssue[] = badQuotes ? [{ message: csvMessages.badQuotes }] : [];
-    const checked = personSchema.safeParse({ firstName, lastName, email });
-    if (!checked.success) {
-      for (const issue of checked.error.issues) {
-        const field = issue.path[0] as PersonField;
-        if (!issues.some((known) => known.field === field)) issues.push({ field, message: issue.message });
-      }
-    }
-    if (!issues.some((issue) => issue.field === 'email')) {
-      const key = email.toLowerCase();
-      const firstRow = firstRowOfEmail.get(key);
-      if (firstRow === undefined) firstRowOfEmail.set(key, row);
-      else issues.push({ field: 'email', message: csvMessages.duplicateEmail(firstRow) });
-    }
-    return { row, firstName, lastName, email, raw: cells, issues };
-  });
-
   return {
     rows,
     valid: rows.filter((row) => row.issues.length === 0),
