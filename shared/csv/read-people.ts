@@ -71,11 +71,14 @@ const exactHeaderField = (cell: string): PersonField | undefined => {
 
 /**
  * The spec's rule (the first line is a header when it contains 'first') plus header names
- * without 'first' ('Given Name', 'Surname', 'E-mail'). A line with an '@' is a person, even
- * when the address contains 'first' (first.last@example.com).
+ * without 'first' ('Given Name', 'Surname', 'E-mail'). A line holding an address is a person,
+ * even when the address contains 'first' (first.last@example.com); a header may still show an
+ * example address in its e-mail column ('Email (name@company.com)').
  */
 function isHeader(cells: readonly string[]): boolean {
-  if (cells.some((cell) => cell.includes('@'))) return false;
+  const holdsAddress = (cell: string) =>
+    cell.includes('@') && (!/mail/i.test(cell) || personSchema.shape.email.safeParse(cell).success);
+  if (cells.some(holdsAddress)) return false;
   return cells.some((cell) => /first/i.test(cell) || exactHeaderField(cell) !== undefined);
 }
 

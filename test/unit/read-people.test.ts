@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { checkCsvFile, csvMessages, readPeopleCsv, rejectedRowsCsv, type CsvReadResult } from '../../shared/csv/read-people';
 import { UTF8_BOM, csvLine, toCsv } from '../../shared/csv/write-csv';
+import { personSchema } from '../../shared/schemas/bulk';
 
 const HEADER = 'First Name,Last Name,Email';
 const people = (result: CsvReadResult) => result.rows.map((r) => [r.row, r.firstName, r.lastName, r.email]);
@@ -109,6 +110,12 @@ describe('readPeopleCsv: header', () => {
       [1, 'John', 'Firstman', 'first.last@example.com'],
       [2, 'Jane', 'Doe', 'jane@example.com'],
     ]);
+  });
+
+  it('still takes a header whose names mention an example address', () => {
+    const result = readPeopleCsv('First Name,Last Name,Email (name@company.com)\nA,B,a@example.com\n');
+    expect(result.header).toBe(true);
+    expect(people(result)).toEqual([[2, 'A', 'B', 'a@example.com']]);
   });
 
   it('accepts looser header names when nothing matches exactly', () => {
@@ -285,7 +292,11 @@ describe('readPeopleCsv: round trip with the CSV writer', () => {
   });
 
   it('gives back every value without a header when each line has an e-mail address', () => {
-    const withEmail = fc.tuple(value, value, fc.emailAddress().filter((v) => !FORMULA_START.test(v)));
+    // An address (valid, or at least not mentioning 'mail') tells a person's line from a header.
+    const address = fc
+      .emailAddress()
+      .filter((v) => !FORMULA_START.test(v) && (personSchema.shape.email.safeParse(v).success || !/mail/i.test(v)));
+    const withEmail = fc.tuple(value, value, address);
     fc.assert(
       fc.property(fc.array(withEmail, { minLength: 1, maxLength: 25 }), (list) => {
         const result = readPeopleCsv(list.map((p) => csvLine(p)).join(''));
