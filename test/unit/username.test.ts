@@ -92,7 +92,8 @@ describe('createUsernameAllocator', () => {
     const allocate = createUsernameAllocator(taken);
     const started = performance.now();
     const names = Array.from({ length: 50_000 }, () => allocate('johnsmith2026'));
-    expect(performance.now() - started).toBeLessThan(500);
+    // A quadratic allocator would take minutes here; the bound is loose so a busy machine does not fail it.
+    expect(performance.now() - started).toBeLessThan(2000);
     expect(new Set(names).size).toBe(50_000);
     expect(names[0]).toBe('johnsmith2026-3');
   });
