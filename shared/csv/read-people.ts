@@ -35,6 +35,9 @@ export interface CsvReadResult {
   fileError?: string;
 }
 
+const MB = 1024 * 1024;
+
+/** Every message the reader gives, so callers can tell them apart (toast titles) without copying text. */
 export const csvMessages = {
   notCsv: 'Please upload a CSV file.',
   noData: 'Please upload a CSV file with user data.',
@@ -47,7 +50,6 @@ export const csvMessages = {
   duplicateEmail: (firstRow: number) => `Duplicate email (also in row ${firstRow})`,
 } as const;
 
-const MB = 1024 * 1024;
 const FIELDS: readonly PersonField[] = ['firstName', 'lastName', 'email'];
 
 /** Header spellings, compared as lower-case letters only ('First Name', 'first_name', 'firstName' -> 'firstname'). */
