@@ -14,6 +14,7 @@ import { build as esbuild } from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
+import { bulkBench } from './bulk';
 
 const out = path.join(projectRoot, 'bench', 'out');
 fs.mkdirSync(out, { recursive: true });
@@ -24,12 +25,13 @@ async function lambdaBundles() {
   console.log('\n== Lambda bundles (minified ESM, AWS SDK bundled; targets: < 500 KB, cold import < 150 ms)');
   const entries = [
     ...routeGroups.map((g) => ({ name: g, entry: `functions/${g}/handler.ts` })),
-    ...queues.flatMap((q) => (q.worker ? [{ name: q.worker, entry: `functions/workers/${q.worker}.ts` }] : [])),
+    ...queues.flatMap((q) => [q.worker, q.deadLetterWorker].flatMap((w) => (w ? [{ name: w, entry: `functions/workers/${w}.ts` }] : []))),
   ];
   const env = {
     ...process.env,
     TABLE_NAME: 't',
     MAIL_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/q',
+    BULK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/b',
     SES_FROM_ADDRESS: 'a@example.com',
     AWS_REGION: 'us-east-1',
   };
@@ -116,6 +118,6 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, bulk: bulkBench };
 const chosen = process.argv.slice(2).filter((a): a is keyof typeof parts => a in parts);
 for (const name of chosen.length ? chosen : (Object.keys(parts) as (keyof typeof parts)[])) await parts[name]();

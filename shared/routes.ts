@@ -49,15 +49,18 @@ export interface QueueDefinition {
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
   deadLetterWorker?: 'bulk-dead-letter-worker';
   batchSize: number;
+  /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
+  maxConcurrency: number;
   /** Receives before a message goes to the dead-letter queue. */
   maxReceiveCount: number;
   visibilityTimeoutSeconds: number;
 }
 
 export const queues: readonly QueueDefinition[] = [
-  { name: 'mail', worker: 'mail-worker', batchSize: 10, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
-  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
-  { name: 'exports', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
+  { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
+  // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
+  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 4, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
+  { name: 'exports', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */

@@ -15,6 +15,8 @@ export function startPoller(options: {
   client: SQSClient;
   queueUrl: string;
   batchSize: number;
+  /** Receive loops running at once, like Lambda's concurrent invocations for one queue. */
+  concurrency?: number;
   loadHandler: () => Promise<WorkerHandler>;
   log: (message: string) => void;
 }): Stoppable {
@@ -84,7 +86,7 @@ export function startPoller(options: {
       }
     }
   };
-  const finished = loop();
+  const finished = Promise.all(Array.from({ length: options.concurrency ?? 1 }, () => loop()));
   return {
     name: `${options.name} poller`,
     stop: async () => {

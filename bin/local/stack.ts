@@ -132,16 +132,17 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     const sqsClient = new SQSClient({ region: REGION, endpoint: urls.sqs, credentials: localCredentials });
     const consumers = queues.flatMap((q) => [
-      ...(q.worker ? [{ worker: q.worker, queueUrl: queueUrlMap[q.name]!, batchSize: q.batchSize }] : []),
-      ...(q.deadLetterWorker ? [{ worker: q.deadLetterWorker, queueUrl: queueUrlMap[`${q.name}-dlq`]!, batchSize: 1 }] : []),
+      ...(q.worker ? [{ worker: q.worker, queueUrl: queueUrlMap[q.name]!, batchSize: q.batchSize, concurrency: q.maxConcurrency }] : []),
+      ...(q.deadLetterWorker ? [{ worker: q.deadLetterWorker, queueUrl: queueUrlMap[`${q.name}-dlq`]!, batchSize: 1, concurrency: 1 }] : []),
     ]);
-    for (const { worker, queueUrl, batchSize } of consumers) {
+    for (const { worker, queueUrl, batchSize, concurrency } of consumers) {
       running.push(
         startPoller({
           name: worker,
           client: sqsClient,
           queueUrl,
           batchSize,
+          concurrency,
           loadHandler: async () => (await workerModules[worker]()).handler as never,
           log,
         }),

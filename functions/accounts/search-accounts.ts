@@ -26,7 +26,7 @@ export const searchAccounts =
   async (userId: string, q: string, showPasswords: boolean): Promise<{ items: AccountView[]; count: number; hasMore: boolean }> => {
     const term = searchTerm(q);
     if (!term) return { items: [], count: 0, hasMore: false };
-    const partition = keys.accountSearchPartition(userId);
+    const partition = keys.accountSearchPartition(userId, term);
     const pages = await Promise.all(
       searchIndexes.map(({ index, pk, sk }) =>
         deps.db.send(

@@ -17,7 +17,10 @@ export const bulkChunkMessageSchema = z.object({
     includeSpecialChars: z.boolean(),
     avoidAmbiguous: z.boolean(),
   }),
+  /** The user's accounts before the job (0: no username lookups needed). */
+  existingAccounts: z.number(),
   chunk: z.number(),
-  rows: z.array(z.object({ row: z.number(), firstName: z.string(), lastName: z.string(), email: z.string(), username: z.string() })),
+  /** Rows with their username slot: base and occurrence index within the file. */
+  rows: z.array(z.object({ row: z.number(), firstName: z.string(), lastName: z.string(), email: z.string(), base: z.string(), k: z.number() })),
 });
 export type BulkChunkMessage = z.infer<typeof bulkChunkMessageSchema>;

@@ -4,6 +4,7 @@ import type { BulkJob, PasswordSettings } from '../../shared/schemas/bulk';
 import { keys } from '../core/keys';
 import { projectItem, type ProjectRecord } from '../projects/project-item';
 import type { CheckedRow } from './check-rows';
+import type { UsernameSlot } from './usernames';
 import type { BulkChunkMessage } from './bulk-chunk';
 
 /** Rows per queue message: well under SQS's 256 KB, small enough to write in seconds. */
@@ -13,7 +14,9 @@ export interface BulkJobStarter {
   start(job: {
     userId: string;
     project: ProjectRecord;
-    rows: (CheckedRow & { username: string })[];
+    rows: (CheckedRow & UsernameSlot)[];
+    /** The user's accounts before this job: 0 means no username can clash with an older one. */
+    existingAccounts: number;
     passwordSettings: PasswordSettings;
     lockOwner: string;
     now: Date;
@@ -23,7 +26,7 @@ export interface BulkJobStarter {
 /** Writes the job and its project, then puts the rows on the bulk queue in chunks. */
 export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string, sqs: SQSClient, queueUrl: string): BulkJobStarter {
   return {
-    async start({ userId, project, rows, passwordSettings, lockOwner, now }) {
+    async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now }) {
       const createdAt = now.toISOString();
       const chunks = Math.ceil(rows.length / CHUNK_ROWS);
       const job: BulkJob = {
@@ -53,8 +56,9 @@ export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string,
           accountType: project.accountType,
           createdAt,
           passwordSettings,
+          existingAccounts,
           chunk: c,
-          rows: rows.slice(c * CHUNK_ROWS, (c + 1) * CHUNK_ROWS).map(({ row, firstName, lastName, email, username }) => ({ row, firstName, lastName, email, username })),
+          rows: rows.slice(c * CHUNK_ROWS, (c + 1) * CHUNK_ROWS).map(({ row, firstName, lastName, email, base, k }) => ({ row, firstName, lastName, email, base, k })),
         });
       }
       const batches: BulkChunkMessage[][] = [];

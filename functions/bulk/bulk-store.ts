@@ -25,7 +25,7 @@ export interface BulkStore {
   /** A creation finished: record its processing time and give the lock back. */
   finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number }): Promise<void>;
   /** Usernames of the user's accounts that start with any of the bases. */
-  takenUsernames(userId: string, bases: readonly string[], accountCount: number): Promise<Set<string>>;
+  takenUsernames(userId: string, bases: readonly string[], accountCount: number, excludeProjectId?: string): Promise<Set<string>>;
   /** Writes items with BatchWriteItem, retrying unprocessed items with backoff. */
   writeAll(items: readonly Item[]): Promise<void>;
 }
@@ -152,40 +152,36 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
       }
     },
 
-    async takenUsernames(userId, bases, accountCount) {
+    async takenUsernames(userId, bases, accountCount, excludeProjectId) {
       const taken = new Set<string>();
       if (accountCount === 0 || bases.length === 0) return taken;
-      const partition = keys.accountSearchPartition(userId);
-      const page = async (input: { prefix?: string; start?: Record<string, unknown> }) =>
-        db.send(
-          new QueryCommand({
-            TableName: tableName,
-            IndexName: 'AccountsByUsername',
-            KeyConditionExpression: input.prefix ? 'GSI4PK = :pk AND begins_with(GSI4SK, :prefix)' : 'GSI4PK = :pk',
-            ExpressionAttributeValues: { ':pk': partition, ...(input.prefix ? { ':prefix': input.prefix } : {}) },
-            ProjectionExpression: 'username',
-            ExclusiveStartKey: input.start,
-          }),
-        );
-      const collect = async (prefix?: string) => {
+      // Accounts of the project being created do not count: a chunk run twice must see the same names.
+      const filter = excludeProjectId ? { FilterExpression: 'projectId <> :project', values: { ':project': excludeProjectId } } : undefined;
+      const collect = async (partition: string, prefix?: string) => {
         let start: Record<string, unknown> | undefined;
         do {
-          const result = await page({ prefix, start });
+          const result = await db.send(
+            new QueryCommand({
+              TableName: tableName,
+              IndexName: 'AccountsByUsername',
+              KeyConditionExpression: prefix ? 'GSI4PK = :pk AND begins_with(GSI4SK, :prefix)' : 'GSI4PK = :pk',
+              ...(filter ? { FilterExpression: filter.FilterExpression } : {}),
+              ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}), ...filter?.values },
+              ProjectionExpression: 'username',
+              ExclusiveStartKey: start,
+            }),
+          );
           for (const item of result.Items ?? []) taken.add(String(item.username));
           start = result.LastEvaluatedKey;
         } while (start);
       };
+      const inParallel = async <T>(work: T[], run: (item: T) => Promise<void>) => {
+        const queue = [...work];
+        await Promise.all(Array.from({ length: 16 }, async () => { for (let next = queue.pop(); next !== undefined; next = queue.pop()) await run(next); }));
+      };
       // The cheaper plan: read every username of the user once, or one small query per name.
-      if (accountCount <= bases.length * 20) {
-        await collect();
-      } else {
-        const queue = [...bases];
-        await Promise.all(
-          Array.from({ length: 16 }, async () => {
-            for (let base = queue.pop(); base !== undefined; base = queue.pop()) await collect(base);
-          }),
-        );
-      }
+      if (accountCount <= bases.length * 20) await inParallel(keys.allAccountSearchPartitions(userId), (partition) => collect(partition));
+      else await inParallel([...bases], (base) => collect(keys.accountSearchPartition(userId, base), base));
       return taken;
     },
 

@@ -1,5 +1,4 @@
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
-import { baseUsername, createUsernameAllocator } from '../../shared/generation/username';
 import { SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import type { Cipher } from '../core/encryption';
@@ -10,7 +9,8 @@ import { projectItem, projectView, type ProjectRecord } from '../projects/projec
 import { assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import type { BulkStore, Item } from './bulk-store';
-import { checkRows, type CheckedRow } from './check-rows';
+import { checkRows } from './check-rows';
+import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 
 export interface CreateBulkAccountsDeps {
@@ -57,7 +57,7 @@ export const createBulkAccounts =
 
     let written = false;
     try {
-      const usernames = await allocateUsernames(deps.store, userId, valid, started.getUTCFullYear(), usage.accountCount);
+      const slots = usernameSlots(valid, started.getUTCFullYear());
       const createdAt = started.toISOString();
       const project: ProjectRecord = {
         id: projectId,
@@ -77,10 +77,21 @@ export const createBulkAccounts =
 
       if (valid.length > SYNC_ROW_LIMIT) {
         written = true;
-        const job = await deps.jobs.start({ userId, project, rows: valid.map((person, i) => ({ ...person, username: usernames[i]! })), passwordSettings: input.passwordSettings, lockOwner: projectId, now: started });
+        // Usernames are given by the workers, chunk by chunk, from the same slots: answering fast.
+        const job = await deps.jobs.start({
+          userId,
+          project,
+          rows: valid.map((person, i) => ({ ...person, ...slots[i]! })),
+          existingAccounts: usage.accountCount,
+          passwordSettings: input.passwordSettings,
+          lockOwner: projectId,
+          now: started,
+        });
         return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0 } };
       }
 
+      const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], usage.accountCount, projectId);
+      const usernames = usernamesFor(slots, taken);
       const cipher = await deps.cipher();
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
       const accounts: CreatedAccount[] = [];
@@ -127,10 +138,3 @@ export const createBulkAccounts =
       throw error;
     }
   };
-
-async function allocateUsernames(store: BulkStore, userId: string, people: readonly CheckedRow[], year: number, accountCount: number): Promise<string[]> {
-  const bases = people.map((p) => baseUsername(p.firstName, p.lastName, year));
-  const taken = await store.takenUsernames(userId, [...new Set(bases)], accountCount);
-  const allocate = createUsernameAllocator(taken);
-  return bases.map(allocate);
-}

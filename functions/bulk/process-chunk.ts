@@ -7,6 +7,7 @@ import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
 import type { BulkStore } from './bulk-store';
 import type { BulkChunkMessage } from './bulk-chunk';
+import { usernamesFor } from './usernames';
 
 export interface ChunkDeps {
   db: DynamoDBDocumentClient;
@@ -22,7 +23,8 @@ const isDuplicate = (error: unknown) =>
 /**
  * Bulk worker, one chunk of a job:
  * 1. A chunk already recorded (redelivery) is skipped: nothing is created twice.
- * 2. Generate and encrypt the passwords, write the accounts (BatchWriteItem, unprocessed retried).
+ * 2. Give the usernames (same names on any redelivery), generate and encrypt the passwords,
+ *    write the accounts (BatchWriteItem, unprocessed retried).
  * 3. Record the chunk, the job's progress and the project's count in one transaction.
  * 4. The chunk that completes the job finishes it (status, activity, timing, lock).
  */
@@ -34,9 +36,11 @@ export const processChunk =
     if (seen) return;
     await markRunning(deps, message);
 
+    const taken = await deps.store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], message.existingAccounts, message.projectId);
+    const usernames = usernamesFor(message.rows, taken);
     const cipher = await deps.cipher();
     const nextPassword = createPasswordGenerator(message.passwordSettings, deps.randomBytes);
-    const items = message.rows.map((row) =>
+    const items = message.rows.map((row, i) =>
       accountItem({
         id: keys.accountId(message.projectId, row.row),
         userId: message.userId,
@@ -46,7 +50,7 @@ export const processChunk =
         firstName: row.firstName,
         lastName: row.lastName,
         email: row.email,
-        username: row.username,
+        username: usernames[i]!,
         passwordCiphertext: cipher.encrypt(nextPassword()),
         accountType: message.accountType,
         isActive: true,

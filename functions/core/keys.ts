@@ -7,6 +7,13 @@ export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob']
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
+const SHARD_CHARACTERS = 'abcdefghijklmnopqrstuvwxyz0123456789_';
+const shardOf = (term: string) => {
+  const first = term.charAt(0);
+  return /[a-z0-9]/.test(first) ? first : '_';
+};
+const accountSearchPartition = (userId: string, term: string) => `${userPk(userId)}#ACCOUNTS#${shardOf(term)}`;
+
 /** Row numbers padded so the sort key keeps the file's order. */
 const rowKey = (row: number) => String(row).padStart(6, '0');
 
@@ -25,22 +32,23 @@ export const keys = {
 
   /**
    * Index keys that make an account findable by prefix of first name, last name, e-mail and
-   * username among all of its owner's accounts (one partition per user and index).
+   * username among its owner's accounts. Each index partition holds the terms that start with
+   * one character, so a prefix query reads one small partition (and writes spread over 37).
    */
-  accountSearch: (userId: string, fields: { firstName: string; lastName: string; email: string; username: string }, accountId: string) => {
-    const pk = `${userPk(userId)}#ACCOUNTS`;
-    return {
-      GSI1PK: pk,
-      GSI1SK: `${fields.firstName}#${accountId}`,
-      GSI2PK: pk,
-      GSI2SK: `${fields.lastName}#${accountId}`,
-      GSI3PK: pk,
-      GSI3SK: `${fields.email}#${accountId}`,
-      GSI4PK: pk,
-      GSI4SK: `${fields.username}#${accountId}`,
-    };
-  },
-  accountSearchPartition: (userId: string) => `${userPk(userId)}#ACCOUNTS`,
+  accountSearch: (userId: string, fields: { firstName: string; lastName: string; email: string; username: string }, accountId: string) => ({
+    GSI1PK: accountSearchPartition(userId, fields.firstName),
+    GSI1SK: `${fields.firstName}#${accountId}`,
+    GSI2PK: accountSearchPartition(userId, fields.lastName),
+    GSI2SK: `${fields.lastName}#${accountId}`,
+    GSI3PK: accountSearchPartition(userId, fields.email),
+    GSI3SK: `${fields.email}#${accountId}`,
+    GSI4PK: accountSearchPartition(userId, fields.username),
+    GSI4SK: `${fields.username}#${accountId}`,
+  }),
+  /** The index partition of the terms that start like `term`. */
+  accountSearchPartition: (userId: string, term: string) => accountSearchPartition(userId, term),
+  /** Every search partition of a user (for reading all usernames). */
+  allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
 
   activity: (userId: string, timestamp: string, id: string) => ({ PK: userPk(userId), SK: `ACTIVITY#${timestamp}#${id}` }) as const,
   activitiesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'ACTIVITY#' }) as const,

@@ -91,8 +91,9 @@ describe('bulk jobs (more than 1,000 rows)', () => {
       accountType: 'Standard User',
       createdAt: queued.job.createdAt,
       passwordSettings: { minLength: 12, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: false },
+      existingAccounts: 0,
       chunk: 0,
-      rows: [{ row: 1, firstName: 'Big0', lastName: 'Tester', email: 'big0@example.com', username: 'other' }],
+      rows: [{ row: 1, firstName: 'Big0', lastName: 'Tester', email: 'big0@example.com', base: 'other', k: 0 }],
     };
     await sqs.send(new SendMessageCommand({ QueueUrl: stack.queueUrls.bulk, MessageBody: JSON.stringify(message) }));
     await new Promise((r) => setTimeout(r, 2500));
@@ -124,8 +125,9 @@ describe('a chunk that reached the dead-letter queue', () => {
       accountType: 'Standard User',
       createdAt: job.createdAt,
       passwordSettings: { minLength: 12, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: false },
+      existingAccounts: 0,
       chunk: 99,
-      rows: [{ row: 5000, firstName: 'Lost', lastName: 'Row', email: 'lost@example.com', username: 'lostrow' }],
+      rows: [{ row: 5000, firstName: 'Lost', lastName: 'Row', email: 'lost@example.com', base: 'lostrow', k: 0 }],
     };
     await record(message);
     await record(message); // a second delivery of the dead letter changes nothing

@@ -1,0 +1,116 @@
+/**
+ * Bulk creation against the local stack, measured as ratios to what DynamoDB Local itself
+ * allows in the same run (the emulator, not our code, sets the floor):
+ *  - POST /api/bulk-create of 10,000 and 50,000 rows until every account is stored, beside a
+ *    BatchWrite of the same number of ready-made account items (same shape, same writer) into
+ *    the same DynamoDB Local; and the time to the 202 answer.
+ *  - Account search p95 for a user with over 100,000 accounts.
+ *  - Peak RSS of one bulk-worker invocation (a 500-row chunk), in a child process.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { portsFromEnv, projectRoot } from '../bin/local/settings';
+import { startLocalStack } from '../bin/local/stack';
+import { createTestUser } from '../test/support/cognito-users';
+import { accountItem } from '../functions/accounts/account-item';
+import { dynamoBulkStore } from '../functions/bulk/bulk-store';
+import { aesGcmCipher } from '../functions/core/encryption';
+import { keys } from '../functions/core/keys';
+import { createPasswordGenerator } from '../shared/generation/password';
+import { defaultPasswordSettings } from '../shared/schemas/bulk';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export async function bulkBench(): Promise<void> {
+  console.log('\n== Bulk creation against the local stack (DynamoDB Local in memory)');
+  const dataDir = path.join(projectRoot, '.test-data', 'bench-bulk');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, 40_000), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  try {
+    const db = DynamoDBDocumentClient.from(
+      new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),
+    );
+    const user = await createTestUser(stack.urls.cognito, stack.userPool);
+    const api = (p: string, body?: unknown) =>
+      fetch(`${stack.urls.app}${p}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    await api('/api/auth/user');
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET subscriptionPlan = :p', ExpressionAttributeValues: { ':p': 'pro' } }));
+
+    const store = dynamoBulkStore(db, 'bulkonboard');
+    const cipher = aesGcmCipher(randomBytes(32));
+    const nextPassword = createPasswordGenerator(defaultPasswordSettings, randomBytes);
+
+    for (const size of [10_000, 50_000]) {
+      const rows = Array.from({ length: size }, (_, i) => ({ firstName: `First${i}`, lastName: `Last${size}`, email: `p${size}-${i}@example.com` }));
+      const began = performance.now();
+      const response = await api('/api/bulk-create', { projectName: `Bench ${size}`, csvData: rows });
+      const answered = performance.now() - began;
+      const { job } = (await response.json()) as { job: { id: string } };
+      let status = '';
+      while (status !== 'completed' && status !== 'failed') {
+        await new Promise((r) => setTimeout(r, 100));
+        status = ((await (await api(`/api/bulk-jobs/${job.id}`)).json()) as { status: string }).status;
+      }
+      const total = performance.now() - began;
+
+      // Baseline: the same number of ready-made items of the same shape, written by the same writer.
+      const projectId = `baseline-${size}`;
+      const items = rows.map((row, i) =>
+        accountItem({
+          id: keys.accountId(projectId, i + 1),
+          userId: user.sub,
+          projectId,
+          projectName: 'Baseline',
+          row: i + 1,
+          ...row,
+          username: `baseline${size}-${i}`,
+          passwordCiphertext: cipher.encrypt(nextPassword()),
+          accountType: 'Standard User',
+          isActive: true,
+          externalStatus: 'pending',
+          createdAt: new Date().toISOString(),
+        }),
+      );
+      const baseStart = performance.now();
+      await store.writeAll(items);
+      const baseline = performance.now() - baseStart;
+      console.log(
+        `  ${size.toLocaleString('en-US').padStart(6)} rows: 202 in ${answered.toFixed(0)} ms; all stored in ${seconds(total)}; ` +
+          `BatchWrite of ${size.toLocaleString('en-US')} ready items ${seconds(baseline)}; ratio ${(total / baseline).toFixed(2)}x (target <= 1.5x)`,
+      );
+    }
+
+    // The user now has 120,000 accounts: search latency.
+    const prefixes = ['first1', 'first23', 'last5', 'p10000-4', 'baseline50000-7', 'first49', 'p50000-123', 'zzz', 'first', 'last10'];
+    const times: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const q = prefixes[i % prefixes.length]!;
+      const t = performance.now();
+      const res = await api(`/api/accounts/search?q=${encodeURIComponent(q)}`);
+      await res.json();
+      times.push(performance.now() - t);
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `  search, user with 120,000 accounts, 200 requests: p50 ${times[100]!.toFixed(1)} ms, p95 ${times[190]!.toFixed(1)} ms, max ${times[199]!.toFixed(1)} ms (target p95 < 100 ms)`,
+    );
+
+    // One worker invocation in a child process: peak RSS.
+    const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'worker-memory.ts')], {
+      cwd: projectRoot,
+      env: { ...process.env, BENCH_USER_ID: user.sub },
+      encoding: 'utf8',
+    });
+    console.log(`  ${probe.stdout.trim() || `worker probe failed: ${probe.stderr.slice(-500)}`}`);
+  } finally {
+    await stack.stop();
+  }
+}
