@@ -1,0 +1,260 @@
+import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { DownloadIcon } from 'lucide-react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useForm, useWatch } from 'react-hook-form';
+import { Link as RouterLink } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
+import type { CsvRow } from '@shared/csv/read-people';
+import type { SubscriptionStatus } from '@shared/schemas/project';
+import { useExportProject } from '../../../lib/projects-api';
+import { saveCsv } from '../../../lib/save-file';
+import { toaster } from '../../../lib/toaster';
+import {
+  invalidateAfterBulkCreate,
+  isJobStarted,
+  jobFinished,
+  useBulkCreateMutation,
+  useBulkJobQuery,
+  type BulkCreateDone,
+  type BulkCreateStarted,
+} from '../api/bulk-create-api';
+import { useSimulatedProgress } from '../hooks/use-simulated-progress';
+import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-csv';
+import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
+import { toBulkCreateRequest, uploadFormDefaults, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
+import { BulkProcessingStage } from './bulk-processing-stage';
+import { CreatedAccountsResult, failedRowProblems, JobResult } from './bulk-complete-stage';
+import { BulkUploadStage, UPLOAD_FORM_ID } from './bulk-upload-stage';
+
+type Outcome =
+  | { kind: 'done'; response: BulkCreateDone; sentRows: CsvRow[] }
+  | { kind: 'job'; response: BulkCreateStarted; sentRows: CsvRow[] };
+
+const plural = (count: number, one: string, many: string) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
+
+/**
+ * The bulk dialog (spec 4): upload -> processing -> complete; an error returns to upload with the
+ * fields kept. Mounted while open, so closing (ignored while processing) resets every field.
+ */
+export function BulkCreateDialog({
+  initialFile,
+  subscription,
+  onCreated,
+  onClose,
+}: {
+  initialFile?: CsvFile;
+  subscription?: SubscriptionStatus;
+  /** Accounts were created (or a job started): the page keeps the dialog open past the limit check. */
+  onCreated: () => void;
+  onClose: () => void;
+}) {
+  const queryClient = useQueryClient();
+  const form = useForm<UploadFormInput, unknown, UploadFormValues>({
+    resolver: zodResolver(uploadFormSchema),
+    defaultValues: uploadFormDefaults,
+  });
+  const [file, setFile] = useState<CsvFile | undefined>(initialFile);
+  const [reading, setReading] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome>();
+  const [showPasswords, setShowPasswords] = useState(false);
+  const readToken = useRef(0);
+  const create = useBulkCreateMutation();
+  const exportProject = useExportProject();
+
+  const started = outcome?.kind === 'job' ? outcome.response : undefined;
+  const jobQuery = useBulkJobQuery(started?.job);
+  const job = started ? jobQuery.data : undefined;
+  const jobDone = !!job && jobFinished(job);
+
+  const stage = create.isPending || (started && !jobDone) ? 'processing' : outcome ? 'complete' : 'upload';
+  const busy = stage === 'processing';
+
+  // A background job has ended: say so once and refresh what it changed.
+  const jobStatus = job?.status;
+  useEffect(() => {
+    if (!started || !job || !jobFinished(job)) return;
+    invalidateAfterBulkCreate(queryClient);
+    if (jobStatus === 'completed') {
+      toaster.create({
+        type: 'success',
+        title: 'Accounts created successfully',
+        description: `${plural(job.done, 'account has', 'accounts have')} been created.`,
+      });
+    } else {
+      toaster.create({
+        type: 'error',
+        title: 'Error creating accounts',
+        description: `The job stopped: ${plural(job.done, 'account was', 'accounts were')} created.`,
+      });
+    }
+    // Once per job end: the status is what changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [jobStatus]);
+
+  const chooseFile = async (chosen: File) => {
+    const token = ++readToken.current;
+    setReading(true);
+    const read = await readCsvFile(chosen);
+    if (token !== readToken.current) return; // a later choice wins
+    setReading(false);
+    if (read) setFile(read);
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (!form.getValues('projectName')?.trim()) {
+      toaster.create({ type: 'error', title: 'Missing project name', description: 'Please enter a project name.' });
+      return;
+    }
+    const rows = file?.result.valid ?? [];
+    if (rows.length === 0) {
+      toaster.create({ type: 'error', title: 'No CSV data', description: 'Please upload a CSV file with user data.' });
+      return;
+    }
+    void form.handleSubmit((values) => {
+      create.mutate(toBulkCreateRequest(values, rows), {
+        onSuccess: (response) => {
+          onCreated();
+          if (isJobStarted(response)) {
+            setOutcome({ kind: 'job', response, sentRows: rows });
+            return;
+          }
+          setOutcome({ kind: 'done', response, sentRows: rows });
+          toaster.create({
+            type: 'success',
+            title: 'Accounts created successfully',
+            description: `${plural(response.summary.successful, 'account has', 'accounts have')} been created.`,
+          });
+        },
+      });
+    })(event);
+  };
+
+  const projectName = useWatch({ control: form.control, name: 'projectName' }) ?? '';
+  const canSubmit = projectName.trim() !== '' && (file?.result.valid.length ?? 0) > 0 && !create.isPending && !reading;
+  const project = outcome?.response.project;
+
+  const downloadCsv = () => {
+    if (outcome?.kind === 'done') {
+      const rows = outcome.response.accounts.map((account) => ({ ...account, password: account.plainPassword }));
+      saveCsv(createdAccountsCsv(rows), accountsFileName(outcome.response.project.name));
+    } else if (project) {
+      exportProject.mutate(project);
+    }
+  };
+
+  return (
+    <Dialog.Root
+      open
+      onOpenChange={(details) => {
+        if (!details.open && !busy) onClose();
+      }}
+      size="xl"
+      scrollBehavior="inside"
+      closeOnInteractOutside={!busy}
+      closeOnEscape={!busy}
+      placement="center"
+    >
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content aria-busy={busy}>
+            <Dialog.Header flexDirection="column" alignItems="flex-start" gap="1">
+              <Dialog.Title>Bulk Create Accounts</Dialog.Title>
+              <Dialog.Description>
+                {stage === 'upload'
+                  ? 'Upload a CSV file of people and choose how their accounts are made.'
+                  : stage === 'processing'
+                    ? 'Your accounts are being created.'
+                    : `Project ${project?.name ?? ''}`}
+              </Dialog.Description>
+            </Dialog.Header>
+            <Dialog.Body>
+              {stage === 'upload' ? (
+                <BulkUploadStage
+                  form={form}
+                  file={file}
+                  reading={reading}
+                  onFile={(chosen) => void chooseFile(chosen)}
+                  subscription={subscription}
+                  onSubmit={submit}
+                />
+              ) : stage === 'processing' ? (
+                job && started ? (
+                  <JobProgress done={job.done} failed={job.failedCount} total={job.total} />
+                ) : (
+                  <SimulatedProgress />
+                )
+              ) : outcome?.kind === 'done' ? (
+                <CreatedAccountsResult
+                  rows={outcome.response.accounts.map((account) => ({ ...account, password: account.plainPassword }))}
+                  created={outcome.response.summary.successful}
+                  problems={failedRowProblems(outcome.response.summary, outcome.sentRows)}
+                  showPasswords={showPasswords}
+                  onTogglePasswords={() => setShowPasswords((shown) => !shown)}
+                  tableMaxH="80"
+                />
+              ) : outcome?.kind === 'job' && job ? (
+                <JobResult
+                  projectId={outcome.response.project.id}
+                  job={job}
+                  summary={outcome.response.summary}
+                  sentRows={outcome.sentRows}
+                  showPasswords={showPasswords}
+                  onTogglePasswords={() => setShowPasswords((shown) => !shown)}
+                />
+              ) : null}
+            </Dialog.Body>
+            {stage === 'upload' ? (
+              <Dialog.Footer flexWrap="wrap">
+                <Dialog.ActionTrigger asChild>
+                  <Button variant="outline">Cancel</Button>
+                </Dialog.ActionTrigger>
+                <Button type="submit" form={UPLOAD_FORM_ID} colorPalette="blue" disabled={!canSubmit} loading={create.isPending}>
+                  Generate Accounts
+                </Button>
+              </Dialog.Footer>
+            ) : stage === 'complete' && project ? (
+              <Dialog.Footer flexWrap="wrap">
+                <Button asChild variant="ghost">
+                  <RouterLink to={`/projects/${encodeURIComponent(project.id)}`}>View project</RouterLink>
+                </Button>
+                <Button variant="outline" onClick={downloadCsv} loading={exportProject.isPending}>
+                  <DownloadIcon aria-hidden="true" />
+                  Download CSV
+                </Button>
+                <Dialog.ActionTrigger asChild>
+                  <Button colorPalette="blue">Done</Button>
+                </Dialog.ActionTrigger>
+              </Dialog.Footer>
+            ) : null}
+            {busy ? null : (
+              <Dialog.CloseTrigger asChild>
+                <CloseButton size="sm" />
+              </Dialog.CloseTrigger>
+            )}
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}
+
+/** A synchronous request reports no progress: spec 4's simulated bar. */
+function SimulatedProgress() {
+  const percent = useSimulatedProgress();
+  return <BulkProcessingStage percent={percent} />;
+}
+
+/** A background job's real progress. */
+function JobProgress({ done, failed, total }: { done: number; failed: number; total: number }) {
+  const processed = done + failed;
+  const percent = total > 0 ? (processed / total) * 100 : 0;
+  return (
+    <BulkProcessingStage
+      percent={percent}
+      detail={`${processed.toLocaleString()} of ${total.toLocaleString()} rows processed${failed ? ` (${failed.toLocaleString()} failed)` : ''}`}
+    />
+  );
+}

@@ -1,0 +1,51 @@
+import { HStack, List, Progress, Stack, Text } from '@chakra-ui/react';
+import { CircleCheckIcon, CircleIcon } from 'lucide-react';
+
+/** Spec 4: the checklist ticks above 30%, 60% and 90%. */
+const steps = [
+  { label: 'Validating user data', above: 30 },
+  { label: 'Generating usernames and passwords', above: 60 },
+  { label: 'Creating accounts', above: 90 },
+] as const;
+
+/** The progress bar and checklist while accounts are being created. */
+export function BulkProcessingStage({ percent, detail }: { percent: number; detail?: string }) {
+  const rounded = Math.round(percent);
+  return (
+    <Stack gap="5" py="4">
+      <Stack gap="1" textAlign="center">
+        <Text fontWeight="semibold" fontSize="lg">
+          Creating accounts...
+        </Text>
+        <Text fontSize="sm" color="fg.muted">
+          Please keep this window open until it finishes.
+        </Text>
+      </Stack>
+      <Progress.Root value={rounded} max={100} colorPalette="blue" size="lg" aria-label="Account creation progress">
+        <HStack justify="space-between" mb="1">
+          <Progress.Label fontSize="sm">{detail ?? 'Processing'}</Progress.Label>
+          <Progress.ValueText />
+        </HStack>
+        <Progress.Track borderRadius="full">
+          <Progress.Range />
+        </Progress.Track>
+      </Progress.Root>
+      <List.Root variant="plain" gap="2" aria-label="Steps">
+        {steps.map(({ label, above }) => {
+          const done = percent > above;
+          return (
+            <List.Item key={label} color={done ? 'fg' : 'fg.muted'}>
+              <List.Indicator asChild color={done ? 'green.solid' : 'fg.subtle'}>
+                {done ? <CircleCheckIcon size={18} /> : <CircleIcon size={18} />}
+              </List.Indicator>
+              {label}
+              <Text as="span" srOnly>
+                {done ? ' (done)' : ' (pending)'}
+              </Text>
+            </List.Item>
+          );
+        })}
+      </List.Root>
+    </Stack>
+  );
+}

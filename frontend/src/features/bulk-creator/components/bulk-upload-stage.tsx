@@ -1,0 +1,112 @@
+import { Alert, Button, Input, NativeSelect, Separator, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
+import type { FormEventHandler } from 'react';
+import type { UseFormReturn } from 'react-hook-form';
+import { Link as RouterLink } from 'react-router';
+import { UNLIMITED, planLimits } from '@shared/plans';
+import { accountTypes } from '@shared/schemas/bulk';
+import type { SubscriptionStatus } from '@shared/schemas/project';
+import { FormField } from '../../../components/form-field';
+import type { CsvFile } from '../lib/read-csv-file';
+import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
+import { CsvDropZone } from './csv-drop-zone';
+import { CsvFileSummary } from './csv-file-summary';
+import { PasswordSettingsFields } from './password-settings-fields';
+
+export const UPLOAD_FORM_ID = 'bulk-upload-form';
+
+/** The dialog's first stage: project details, the file and what it holds, password settings. */
+export function BulkUploadStage({
+  form,
+  file,
+  reading,
+  onFile,
+  subscription,
+  onSubmit,
+}: {
+  form: UseFormReturn<UploadFormInput, unknown, UploadFormValues>;
+  file?: CsvFile;
+  reading: boolean;
+  onFile: (file: File) => void;
+  subscription?: SubscriptionStatus;
+  onSubmit: FormEventHandler<HTMLFormElement>;
+}) {
+  const {
+    register,
+    formState: { errors },
+  } = form;
+  const planWarning = subscription && file ? planWarningFor(subscription, file.result.valid.length) : undefined;
+
+  return (
+    <form id={UPLOAD_FORM_ID} onSubmit={onSubmit} noValidate>
+      <Stack gap="5">
+        <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
+          <FormField label="Project name" error={errors.projectName?.message}>
+            <Input placeholder="Spring 2026 onboarding" autoComplete="off" {...register('projectName')} />
+          </FormField>
+          <FormField label="Platform URL (optional)" error={errors.platformUrl?.message}>
+            <Input type="url" placeholder="https://lms.example.com" {...register('platformUrl')} />
+          </FormField>
+          <FormField label="Account type" error={errors.accountType?.message}>
+            <NativeSelect.Root>
+              <NativeSelect.Field {...register('accountType')}>
+                {accountTypes.map((type) => (
+                  <option key={type} value={type}>
+                    {type}
+                  </option>
+                ))}
+              </NativeSelect.Field>
+              <NativeSelect.Indicator />
+            </NativeSelect.Root>
+          </FormField>
+          <FormField label="Expiration date (optional)" error={errors.expirationDate?.message}>
+            <Input type="date" {...register('expirationDate')} />
+          </FormField>
+        </SimpleGrid>
+        <FormField label="Description (optional)" error={errors.description?.message}>
+          <Textarea rows={2} autoresize {...register('description')} />
+        </FormField>
+
+        <Separator />
+        <Stack gap="3">
+          <CsvDropZone
+            onFile={onFile}
+            busy={reading}
+            compact={!!file}
+            label={file ? 'Choose another CSV file' : 'Drag and drop your CSV file here, or click to browse'}
+          />
+          {file ? <CsvFileSummary file={file} /> : null}
+          {planWarning ? (
+            <Alert.Root status="warning">
+              <Alert.Indicator />
+              <Alert.Content>
+                <Alert.Title>More accounts than your plan allows</Alert.Title>
+                <Alert.Description>
+                  {planWarning}{' '}
+                  <Button asChild variant="plain" size="sm" p="0" h="auto" colorPalette="blue" color="colorPalette.fg">
+                    <RouterLink to="/settings?tab=subscription">See plans</RouterLink>
+                  </Button>
+                </Alert.Description>
+              </Alert.Content>
+            </Alert.Root>
+          ) : null}
+        </Stack>
+
+        <Separator />
+        <PasswordSettingsFields form={form} />
+      </Stack>
+    </form>
+  );
+}
+
+/** The plan's limits, said before the server refuses (it decides; this only warns). */
+function planWarningFor(subscription: SubscriptionStatus, rows: number): string | undefined {
+  const perProject = planLimits[subscription.plan].accountsPerProject;
+  const remaining = subscription.usage.remainingAccounts;
+  if (perProject !== UNLIMITED && rows > perProject) {
+    return `This file has ${rows.toLocaleString()} valid rows; your plan allows ${perProject} accounts per project.`;
+  }
+  if (remaining !== UNLIMITED && rows > remaining) {
+    return `This file has ${rows.toLocaleString()} valid rows; your plan has ${remaining.toLocaleString()} accounts left.`;
+  }
+  return undefined;
+}
