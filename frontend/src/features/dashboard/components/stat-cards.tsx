@@ -59,9 +59,9 @@ export function StatCards() {
     );
   }
   return (
-    <SimpleGrid columns={{ base: 1, sm: 2, xl: 4 }} gap="4">
+    <SimpleGrid columns={{ base: 2, xl: 4 }} gap={{ base: '3', md: '4' }}>
       {statDefinitions.map(({ label, icon, value, help }) => (
-        <Card.Root key={label} variant="outline">
+        <Card.Root key={label} variant="outline" size={{ base: 'sm', md: 'md' }}>
           <Card.Body>
             <Stat.Root>
               <HStack justify="space-between">
