@@ -1,7 +1,7 @@
 import type { IUserPool, IUserPoolClient } from 'aws-cdk-lib/aws-cognito';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConfigurationSet, IEmailIdentity } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { QueueDefinition } from '../shared/routes';
@@ -13,14 +13,19 @@ export interface AppResources {
   table: ITable;
   exportBucket: IBucket;
   queues: Record<QueueName, IQueue>;
+  /** The dead-letter queue of each queue (consumed by its `deadLetterWorker`, if any). */
+  deadLetterQueues: Record<QueueName, IQueue>;
   mail: {
     /** The verified sender address or its domain. */
     identity: IEmailIdentity;
     configurationSet: IConfigurationSet;
     fromAddress: string;
   };
-  /** Envelope-encryption key for generated passwords and integration credentials. */
-  dataKey: IKey;
+  /**
+   * The string the AES-256-GCM key for stored passwords is derived from (SHA-256 of it, see
+   * functions/core/encryption.ts). Encrypted with the customer-managed data key. Never rotated.
+   */
+  encryptionKeySecret: ISecret;
   userPool: IUserPool;
   webClient: IUserPoolClient;
 }

@@ -10,6 +10,7 @@ import {
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -25,13 +26,15 @@ export interface StatefulStackProps extends StackProps {
 
 /**
  * Everything that holds data: the table, the buckets, the user pool, the queues, the sender
- * identity and the data key. Retained on deletion and protected against termination, so the
+ * identity, the data key and the password-encryption secret. Retained on deletion and protected against termination, so the
  * stateless stack can be destroyed and redeployed freely.
  */
 export class StatefulStack extends Stack {
   readonly resources: AppResources;
   /** Access logs of the export bucket and of CloudFront. */
   readonly accessLogsBucket: Bucket;
+  /** Customer-managed KMS key; encrypts the password-encryption secret. */
+  readonly dataKey: Key;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
     super(scope, id, { terminationProtection: props.settings.terminationProtection, ...props });
@@ -41,16 +44,27 @@ export class StatefulStack extends Stack {
     const table = this.createTable();
     const exportBucket = this.createExportBucket(this.accessLogsBucket);
     const { userPool, webClient } = this.createUserPool(settings);
-    const queueMap = this.createQueues();
+    const { queues: queueMap, deadLetterQueues } = this.createQueues();
     const mail = this.createMailSender(settings);
-    const dataKey = this.createDataKey(settings);
+    this.dataKey = this.createDataKey(settings);
+    const encryptionKeySecret = this.createEncryptionKeySecret(settings, this.dataKey);
 
-    this.resources = { table, exportBucket, userPool, webClient, queues: queueMap, mail, dataKey };
+    this.resources = {
+      table,
+      exportBucket,
+      userPool,
+      webClient,
+      queues: queueMap,
+      deadLetterQueues,
+      mail,
+      encryptionKeySecret,
+    };
 
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: webClient.userPoolClientId });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'ExportBucketName', { value: exportBucket.bucketName });
+    new CfnOutput(this, 'EncryptionKeySecretArn', { value: encryptionKeySecret.secretArn });
   }
 
   /** The one table, shaped by functions/core/table-definition.ts like the local stack's (docs/data-model.md). */
@@ -169,25 +183,33 @@ export class StatefulStack extends Stack {
   }
 
   /** One queue per entry of shared/routes.ts `queues`, each with its dead-letter queue. */
-  private createQueues(): Record<QueueName, Queue> {
-    const created = {} as Record<QueueName, Queue>;
-    for (const definition of queues) created[definition.name] = this.createQueue(definition);
+  private createQueues(): { queues: Record<QueueName, Queue>; deadLetterQueues: Record<QueueName, Queue> } {
+    const created = { queues: {} as Record<QueueName, Queue>, deadLetterQueues: {} as Record<QueueName, Queue> };
+    for (const definition of queues) {
+      const { queue, deadLetterQueue } = this.createQueue(definition);
+      created.queues[definition.name] = queue;
+      created.deadLetterQueues[definition.name] = deadLetterQueue;
+    }
     return created;
   }
 
-  private createQueue(definition: QueueDefinition): Queue {
+  private createQueue(definition: QueueDefinition): { queue: Queue; deadLetterQueue: Queue } {
     const id = constructId(definition.name);
+    const visibilityTimeout = Duration.seconds(definition.visibilityTimeoutSeconds);
     const deadLetterQueue = new Queue(this, `${id}DeadLetterQueue`, {
       retentionPeriod: Duration.days(14),
+      // The queue's own visibility timeout: a dead-letter worker gets the same time as the worker.
+      visibilityTimeout,
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
-    return new Queue(this, `${id}Queue`, {
-      visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+    const queue = new Queue(this, `${id}Queue`, {
+      visibilityTimeout,
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
     });
+    return { queue, deadLetterQueue };
   }
 
   /** The SES identity the sender address is verified through, and the configuration set every send uses. */
@@ -204,13 +226,36 @@ export class StatefulStack extends Stack {
     return { identity, configurationSet, fromAddress: settings.sesFromAddress };
   }
 
-  /** Key for application-level encryption of generated passwords and integration credentials (envelope encryption). */
+  /**
+   * Customer-managed key that encrypts the password-encryption secret at rest. KMS rotation keeps
+   * the old key material, so secret versions encrypted before a rotation stay readable.
+   */
   private createDataKey(settings: AppSettings): Key {
     return new Key(this, 'DataKey', {
       alias: `alias/${settings.prefix}/app-data`,
-      description: `${settings.prefix}: data keys for generated passwords and integration credentials`,
+      description: `${settings.prefix}: encrypts the password-encryption secret (Secrets Manager)`,
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+  }
+
+  /**
+   * The secret string the functions derive the AES-256-GCM key for stored passwords from
+   * (functions/core/encryption.ts: SHA-256 of the string). Generated once by Secrets Manager,
+   * never rotated and retained: without this exact value no stored password can be decrypted.
+   */
+  private createEncryptionKeySecret(settings: AppSettings, dataKey: Key): Secret {
+    const secret = new Secret(this, 'EncryptionKeySecret', {
+      description: `${settings.prefix}: key material for stored passwords (AES-256-GCM key = SHA-256 of this value). Never rotate or change it: every stored password would become unreadable.`,
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      encryptionKey: dataKey,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        'Not rotated on purpose: the AES-256-GCM key of every stored password is derived from this value, so rotating it would make all stored ciphertexts unreadable. It is readable only by the functions whose FunctionAccess has encryptionKey.',
+    });
+    return secret;
   }
 }

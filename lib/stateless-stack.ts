@@ -3,7 +3,17 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
-import { groupAccess, queues, routeGroups, routes, workerAccess, type QueueDefinition, type RouteGroup } from '../shared/routes';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import {
+  groupAccess,
+  queues,
+  routeGroups,
+  routes,
+  workerAccess,
+  type QueueDefinition,
+  type RouteGroup,
+  type WorkerName,
+} from '../shared/routes';
 import type { AppResources } from './app-resources';
 import { constructId } from './construct-id';
 import { AppFunction } from './constructs/app-function';
@@ -19,11 +29,11 @@ export interface StatelessStackProps extends StackProps {
 
 /**
  * Code and routing, all derived from shared/routes.ts: one function per route group, one per
- * queue worker, the HTTP API, and the web app on CloudFront. Holds no data.
+ * queue worker and dead-letter worker, the HTTP API, and the web app on CloudFront. Holds no data.
  */
 export class StatelessStack extends Stack {
   readonly functions: Record<RouteGroup, AppFunction>;
-  readonly workers: AppFunction[] = [];
+  readonly workers: Partial<Record<WorkerName, AppFunction>> = {};
   readonly api: AppHttpApi;
   readonly web: WebApp;
 
@@ -32,7 +42,21 @@ export class StatelessStack extends Stack {
     const { settings, resources } = props;
 
     this.functions = this.createRouteGroupFunctions(settings, resources);
-    for (const queue of queues) this.createWorker(queue, settings, resources);
+    for (const queue of queues) {
+      if (queue.worker) {
+        this.createWorker(queue.worker, queue, resources.queues[queue.name], `Worker of the ${queue.name} queue`, settings, resources);
+      }
+      if (queue.deadLetterWorker) {
+        this.createWorker(
+          queue.deadLetterWorker,
+          queue,
+          resources.deadLetterQueues[queue.name],
+          `Worker of the ${queue.name} dead-letter queue`,
+          settings,
+          resources,
+        );
+      }
+    }
 
     this.api = new AppHttpApi(this, 'Api', {
       prefix: settings.prefix,
@@ -57,7 +81,9 @@ export class StatelessStack extends Stack {
 
     const appUrl = `https://${this.web.distribution.distributionDomainName}`;
     // Links in e-mails point at the web app.
-    for (const fn of [...Object.values<AppFunction>(this.functions), ...this.workers]) fn.function.addEnvironment('APP_URL', appUrl);
+    for (const fn of [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers)]) {
+      fn.function.addEnvironment('APP_URL', appUrl);
+    }
 
     new CfnOutput(this, 'AppUrl', { value: appUrl });
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.apiEndpoint });
@@ -81,29 +107,57 @@ export class StatelessStack extends Stack {
     return created;
   }
 
-  /** functions/workers/<worker>.ts consuming its queue, reporting partial batch failures. */
-  private createWorker(queue: QueueDefinition, settings: AppSettings, resources: AppResources): void {
-    if (!queue.worker) return;
-    const fn = new AppFunction(this, `${constructId(queue.worker)}Function`, {
-      name: queue.worker,
-      entry: `functions/workers/${queue.worker}.ts`,
-      description: `Worker of the ${queue.name} queue`,
+  /**
+   * functions/workers/<worker>.ts consuming `source` (the queue, or its dead-letter queue for a
+   * deadLetterWorker), reporting partial batch failures, with the access of workerAccess.
+   * A dead-letter worker takes one message at a time; a message it fails stays in the
+   * dead-letter queue (retention 14 days) and comes back after the visibility timeout.
+   */
+  private createWorker(
+    worker: WorkerName,
+    queue: QueueDefinition,
+    source: IQueue,
+    description: string,
+    settings: AppSettings,
+    resources: AppResources,
+  ): void {
+    if (this.workers[worker]) throw new Error(`worker ${worker} consumes more than one queue`);
+    const isDeadLetterWorker = worker === queue.deadLetterWorker;
+    const batchSize = isDeadLetterWorker ? 1 : queue.batchSize;
+    const maxConcurrency = isDeadLetterWorker ? deadLetterMaxConcurrency : queue.maxConcurrency;
+    const fn = new AppFunction(this, `${constructId(worker)}Function`, {
+      name: worker,
+      entry: `functions/workers/${worker}.ts`,
+      description,
       settings,
       resources,
+      // Dead-letter queues have their queue's visibility timeout (stateful stack), so the same bound holds.
       timeout: workerTimeout(queue),
+      memorySize: workerMemorySize,
     });
-    fn.grantAccess(workerAccess[queue.worker]);
+    fn.grantAccess(workerAccess[worker]);
     fn.function.addEventSource(
-      new SqsEventSource(resources.queues[queue.name], {
-        batchSize: queue.batchSize,
+      new SqsEventSource(source, {
+        batchSize,
         // Lambda requires a batching window above 10 messages per batch.
-        maxBatchingWindow: queue.batchSize > 10 ? Duration.seconds(1) : undefined,
+        maxBatchingWindow: batchSize > 10 ? Duration.seconds(1) : undefined,
+        // Lambda's maximumConcurrency (2-1000): at most this many invocations poll the queue at once.
+        maxConcurrency,
         reportBatchItemFailures: true,
       }),
     );
-    this.workers.push(fn);
+    this.workers[worker] = fn;
   }
 }
+
+/** Dead-letter workers record rare leftovers: the least concurrency Lambda allows (2). */
+export const deadLetterMaxConcurrency = 2;
+
+/**
+ * Workers get more memory than API functions (and with it proportionally more CPU): the bulk
+ * worker generates and encrypts 500 passwords per message and writes them in batches.
+ */
+export const workerMemorySize = 1024;
 
 /**
  * A sixth of the queue's visibility timeout (AWS's advice, so throttled retries do not make a

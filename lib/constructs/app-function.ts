@@ -91,7 +91,7 @@ export class AppFunction extends Construct {
   /** Grants exactly what `access` lists and sets the environment variables the handler reads. */
   grantAccess(access: FunctionAccess): void {
     const fn = this.function;
-    const { table, dataKey, queues, exportBucket, mail } = this.resources;
+    const { table, encryptionKeySecret, queues, exportBucket, mail } = this.resources;
 
     if (access.table) {
       // Like table.grantReadData/grantReadWriteData, but naming each index instead of index/*.
@@ -99,11 +99,32 @@ export class AppFunction extends Construct {
       const indexArns = tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
       fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn, ...indexArns] }));
       fn.addEnvironment('TABLE_NAME', table.tableName);
-      // Items carry passwords and credentials encrypted with data keys from this KMS key:
-      // writers encrypt and decrypt, readers only decrypt.
-      if (access.table === 'readWrite') dataKey.grant(fn, 'kms:Encrypt', 'kms:Decrypt', 'kms:GenerateDataKey');
-      else dataKey.grant(fn, 'kms:Decrypt');
-      fn.addEnvironment('ENCRYPTION_KEY_ID', dataKey.keyArn);
+    }
+
+    if (access.encryptionKey) {
+      // What secret.grantRead(fn) would grant, minus DescribeSecret, written out because
+      // grantRead's kms:Decrypt grant also lands in the key policy (stateful stack) naming this
+      // role (stateless stack): a cycle between the stacks. Decrypt is allowed only through
+      // Secrets Manager and only for this secret, so the role cannot use the key directly.
+      const secretArn = encryptionKeySecret.secretArn;
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
+      const key = encryptionKeySecret.encryptionKey;
+      if (key) {
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['kms:Decrypt'],
+            resources: [key.keyArn],
+            conditions: {
+              StringEquals: {
+                // The same value aws-cdk-lib's Secret puts into the key policy.
+                'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
+                'kms:EncryptionContext:SecretARN': secretArn,
+              },
+            },
+          }),
+        );
+      }
+      fn.addEnvironment('ENCRYPTION_KEY_SECRET_ARN', secretArn);
     }
 
     for (const name of access.sendTo ?? []) {

@@ -50,7 +50,7 @@ describe('workerTimeout', () => {
     [8, 8],
     [43_200, 900],
   ])('visibility %i s -> %i s', (visibilityTimeoutSeconds, expected) => {
-    const queue = { name: 'mail', batchSize: 1, maxReceiveCount: 3, visibilityTimeoutSeconds } as const;
+    const queue = { name: 'mail', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds } as const;
     expect(workerTimeout(queue).toSeconds()).toBe(expected);
   });
 });

@@ -5,7 +5,7 @@ import { constructId } from '../../lib/construct-id';
 import { queues } from '../../shared/routes';
 import { buildTestApp, type SynthesizedApp } from './synth-app';
 
-type Resources = Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string }>;
+type Resources = Record<string, { Properties: Record<string, unknown>; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
 
 let built: SynthesizedApp;
 let stateful: Template;
@@ -165,7 +165,13 @@ describe('stateful stack', () => {
           SqsManagedSseEnabled: true,
           RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: definition.maxReceiveCount },
         });
-        expect(dlq.Properties).toMatchObject({ MessageRetentionPeriod: 14 * 24 * 3600, SqsManagedSseEnabled: true });
+        // The queue's visibility timeout on its dead-letter queue too: a dead-letter worker's timeout stays below it.
+        expect(dlq.Properties).toMatchObject({
+          MessageRetentionPeriod: 14 * 24 * 3600,
+          VisibilityTimeout: definition.visibilityTimeoutSeconds,
+          SqsManagedSseEnabled: true,
+        });
+        expect(dlq.Properties.RedrivePolicy).toBeUndefined();
       },
     );
 
@@ -199,8 +205,42 @@ describe('stateful stack', () => {
   });
 
   it('data key: rotated, aliased, retained', () => {
+    stateful.resourceCountIs('AWS::KMS::Key', 1);
     stateful.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ EnableKeyRotation: true }) });
     stateful.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/bulkonboard/app-data' });
+  });
+
+  describe('password-encryption secret', () => {
+    const secrets = () => Object.entries(stateful.findResources('AWS::SecretsManager::Secret') as Resources);
+
+    it('is one generated 64-character secret without punctuation, encrypted with the data key', () => {
+      expect(secrets()).toHaveLength(1);
+      const [, secret] = secrets()[0]!;
+      const [keyId] = Object.keys(stateful.findResources('AWS::KMS::Key'));
+      expect(secret.Properties).toMatchObject({
+        GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
+        KmsKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
+      });
+      expect(secret.Properties.SecretString).toBeUndefined();
+    });
+
+    it('is retained on deletion and replacement: losing it loses every stored password', () => {
+      const [, secret] = secrets()[0]!;
+      expect(secret.DeletionPolicy).toBe('Retain');
+      expect(secret.UpdateReplacePolicy).toBe('Retain');
+    });
+
+    it('is never rotated (stored ciphertexts would become unreadable)', () => {
+      for (const template of [stateful, stateless]) template.resourceCountIs('AWS::SecretsManager::RotationSchedule', 0);
+    });
+
+    it('has no resource policy: access is only what the function roles are granted', () => {
+      stateful.resourceCountIs('AWS::SecretsManager::ResourcePolicy', 0);
+    });
+
+    it('its ARN is an output (for backups and operators)', () => {
+      stateful.hasOutput('EncryptionKeySecretArn', { Value: { Ref: secrets()[0]![0] } });
+    });
   });
 
   it('outputs the user pool ids', () => {

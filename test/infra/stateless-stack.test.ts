@@ -1,10 +1,10 @@
-import { tableDefinition } from '../../functions/core/table-definition';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import type { CloudAssembly } from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tableDefinition } from '../../functions/core/table-definition';
 import { appConfigSchema } from '../../shared/app-config';
 import {
   groupAccess,
@@ -15,9 +15,12 @@ import {
   routes,
   workerAccess,
   type FunctionAccess,
+  type QueueDefinition,
+  type WorkerName,
 } from '../../shared/routes';
+import { constructId } from '../../lib/construct-id';
 import { accessTokenScope } from '../../lib/constructs/http-api';
-import { workerTimeout } from '../../lib/stateless-stack';
+import { deadLetterMaxConcurrency, workerMemorySize, workerTimeout } from '../../lib/stateless-stack';
 import { buildTestApp, type SynthesizedApp } from './synth-app';
 
 interface Resource {
@@ -25,6 +28,13 @@ interface Resource {
   Properties: Record<string, unknown>;
 }
 type Resources = Record<string, Resource>;
+
+interface Statement {
+  Effect: string;
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, unknown>>;
+}
 
 interface LambdaProperties {
   FunctionName: string;
@@ -40,9 +50,26 @@ interface LambdaProperties {
   Environment: { Variables: Record<string, unknown> };
 }
 
-const workers = queues.flatMap((queue) => (queue.worker ? [{ queue, worker: queue.worker }] : []));
+interface Worker {
+  worker: WorkerName;
+  queue: QueueDefinition;
+  /** What it consumes: the queue itself, or the queue's dead-letter queue. */
+  source: 'Queue' | 'DeadLetterQueue';
+  batchSize: number;
+  maxConcurrency: number;
+}
 
-/** Every function the route table asks for: one per route group, one per queue worker. */
+const workers: Worker[] = queues.flatMap((queue) => [
+  ...(queue.worker
+    ? [{ worker: queue.worker, queue, source: 'Queue' as const, batchSize: queue.batchSize, maxConcurrency: queue.maxConcurrency }]
+    : []),
+  // Dead-letter workers: one message at a time, the least concurrency Lambda allows (2).
+  ...(queue.deadLetterWorker
+    ? [{ worker: queue.deadLetterWorker, queue, source: 'DeadLetterQueue' as const, batchSize: 1, maxConcurrency: deadLetterMaxConcurrency }]
+    : []),
+]);
+
+/** Every function the route table asks for: one per route group, one per queue and dead-letter worker. */
 const expectedFunctions: { name: string; access: FunctionAccess }[] = [
   ...routeGroups.map((group) => ({ name: group, access: groupAccess[group] })),
   ...workers.map(({ worker }) => ({ name: worker, access: workerAccess[worker] })),
@@ -52,6 +79,7 @@ let built: SynthesizedApp;
 let assembly: CloudAssembly;
 let template: Template;
 let resources: Resources;
+let statefulResources: Resources;
 
 beforeAll(() => {
   // Real esbuild bundling of every handler: the same synth as `npm run synth`.
@@ -59,7 +87,33 @@ beforeAll(() => {
   assembly = built.app.synth();
   template = Template.fromStack(built.stateless);
   resources = template.toJSON().Resources as Resources;
+  statefulResources = Template.fromStack(built.stateful).toJSON().Resources as Resources;
 });
+
+/** Logical id of a stateful resource whose id starts with `prefix` (e.g. BulkDeadLetterQueue). */
+function statefulId(type: string, prefix: string): string {
+  const ids = Object.entries(statefulResources)
+    .filter(([id, r]) => r.Type === type && new RegExp(`^${prefix}[0-9A-F]{8}$`).test(id))
+    .map(([id]) => id);
+  expect(ids, `${type} ${prefix}`).toHaveLength(1);
+  return ids[0]!;
+}
+
+/** A weak cross-stack reference (Fn::GetStackOutput) to an attribute of a stateful resource, as JSON. */
+const refersTo = (value: unknown, logicalId: string): boolean =>
+  new RegExp(`"OutputName":"PublishOutput(Ref|FnGetAtt)${logicalId}`).test(JSON.stringify(value));
+
+const roleOf = (name: string): string => appFunction(name)[1].Role['Fn::GetAtt'][0];
+
+/** Every statement of every IAM policy in the stateless stack, with the roles it is attached to. */
+const allStatements = (): { roles: string[]; statement: Statement }[] =>
+  ofType('AWS::IAM::Policy').flatMap(([, policy]) =>
+    (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement.map((statement) => ({
+      roles: (policy.Properties.Roles as { Ref: string }[]).map((ref) => ref.Ref),
+      statement,
+    })),
+  );
+const actionsOf = (statement: Statement): string[] => (Array.isArray(statement.Action) ? statement.Action : [statement.Action]);
 
 const ofType = (type: string): [string, Resource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
 
@@ -82,7 +136,7 @@ function allowedActions(name: string): string[] {
 }
 
 describe('functions', () => {
-  it('one function per route group and per queue worker, plus only the CDK deployment handler', () => {
+  it('one function per route group and per queue or dead-letter worker, plus only the CDK deployment handler', () => {
     const names = ofType('AWS::Lambda::Function')
       .map(([, r]) => r.Properties.FunctionName)
       .filter((name) => name !== undefined);
@@ -96,7 +150,6 @@ describe('functions', () => {
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       Handler: 'index.handler',
-      MemorySize: 512,
       TracingConfig: { Mode: 'Active' },
     });
     const logGroup = resources[fn.LoggingConfig.LogGroup.Ref]!;
@@ -110,7 +163,19 @@ describe('functions', () => {
     expect(fn.Environment.Variables.AWS_REGION).toBeUndefined();
   });
 
-  it('route group functions time out after 10 s; workers after a sixth of their visibility timeout', () => {
+  it('every worker of workerAccess has a function consuming exactly one queue', () => {
+    expect(workers.map(({ worker }) => worker).sort()).toEqual(Object.keys(workerAccess).sort());
+    expect(new Set(workers.map(({ worker }) => worker)).size).toBe(workers.length);
+    for (const { worker } of workers) expect(() => appFunction(worker)).not.toThrow();
+  });
+
+  it('route group functions have 512 MB, workers 1024 MB', () => {
+    expect(workerMemorySize).toBe(1024);
+    for (const group of routeGroups) expect(appFunction(group)[1].MemorySize, group).toBe(512);
+    for (const { worker } of workers) expect(appFunction(worker)[1].MemorySize, worker).toBe(1024);
+  });
+
+  it('route group functions time out after 10 s; workers (dead-letter workers too) after a sixth of their visibility timeout', () => {
     for (const group of routeGroups) expect(appFunction(group)[1].Timeout).toBe(10);
     for (const { queue, worker } of workers) {
       const timeout = appFunction(worker)[1].Timeout;
@@ -126,7 +191,11 @@ describe('functions', () => {
       const present = (key: string) => key in variables;
       expect(present('USER_POOL_ID') && present('USER_POOL_CLIENT_ID') && present('APP_URL')).toBe(true);
       expect(present('TABLE_NAME')).toBe(access.table !== undefined);
-      expect(present('ENCRYPTION_KEY_ID')).toBe(access.table !== undefined);
+      expect(present('ENCRYPTION_KEY_ID'), 'the KMS key is no longer handed out').toBe(false);
+      expect(present('ENCRYPTION_KEY_SECRET_ARN')).toBe(access.encryptionKey === true);
+      if (access.encryptionKey) {
+        expect(refersTo(variables.ENCRYPTION_KEY_SECRET_ARN, statefulId('AWS::SecretsManager::Secret', 'EncryptionKeySecret'))).toBe(true);
+      }
       for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
       expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined);
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
@@ -142,8 +211,9 @@ describe('functions', () => {
       expect(actions.filter((action) => action.includes('*')), 'no wildcard actions').toEqual([]);
       expect(actions.includes('dynamodb:GetItem')).toBe(access.table !== undefined);
       expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
-      expect(actions.includes('kms:Decrypt')).toBe(access.table !== undefined);
-      expect(actions.includes('kms:Encrypt')).toBe(access.table === 'readWrite');
+      expect(actions.includes('secretsmanager:GetSecretValue')).toBe(access.encryptionKey === true);
+      expect(actions.includes('kms:Decrypt')).toBe(access.encryptionKey === true);
+      expect(actions.filter((action) => action.startsWith('kms:') && action !== 'kms:Decrypt')).toEqual([]);
       expect(actions.includes('sqs:SendMessage')).toBe((access.sendTo ?? []).length > 0);
       expect(actions.includes('s3:GetObject')).toBe(access.exportBucket !== undefined);
       expect(actions.includes('s3:PutObject')).toBe(access.exportBucket === 'readWrite');
@@ -151,6 +221,30 @@ describe('functions', () => {
       expect(actions.includes('sqs:ReceiveMessage')).toBe(workers.some(({ worker }) => worker === name));
     },
   );
+
+  it('only functions with encryptionKey may read the secret, and the key only through Secrets Manager for it', () => {
+    const secretId = statefulId('AWS::SecretsManager::Secret', 'EncryptionKeySecret');
+    const keyId = statefulId('AWS::KMS::Key', 'DataKey');
+    const readers = expectedFunctions.filter(({ access }) => access.encryptionKey).map(({ name }) => roleOf(name));
+    expect(readers.length).toBeGreaterThan(0);
+
+    // Over every policy of the stack (the CDK deployment handler's too), not only the app functions'.
+    const secretStatements = allStatements().filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('secretsmanager:')));
+    expect(secretStatements.flatMap(({ roles }) => roles).sort()).toEqual([...readers].sort());
+    for (const { statement } of secretStatements) {
+      expect(statement).toMatchObject({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue' });
+      expect(refersTo(statement.Resource, secretId)).toBe(true);
+    }
+
+    const kmsStatements = allStatements().filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('kms:')));
+    expect(kmsStatements.flatMap(({ roles }) => roles).sort()).toEqual([...readers].sort());
+    for (const { statement } of kmsStatements) {
+      expect(statement).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt' });
+      expect(refersTo(statement.Resource, keyId)).toBe(true);
+      expect(statement.Condition?.StringEquals?.['kms:ViaService']).toBe('secretsmanager.eu-west-1.amazonaws.com');
+      expect(refersTo(statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN'], secretId)).toBe(true);
+    }
+  });
 
   it("the 'user' group cannot send to queues or e-mail", () => {
     const actions = allowedActions('user');
@@ -170,20 +264,33 @@ describe('functions', () => {
     }
   });
 
-  it.each(workers.map(({ queue, worker }) => [worker, queue] as const))(
-    '%s consumes its queue in batches from shared/routes.ts, reporting partial failures',
-    (worker, queue) => {
+  it.each(workers.map((w) => [w.worker, w] as const))(
+    '%s consumes its queue (or dead-letter queue) with batch size and concurrency from shared/routes.ts, reporting partial failures',
+    (worker, { queue, source, batchSize, maxConcurrency }) => {
       const [functionId] = appFunction(worker);
-      template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
-        FunctionName: { Ref: functionId },
-        BatchSize: queue.batchSize,
+      const sourceId = statefulId('AWS::SQS::Queue', `${constructId(queue.name)}${source}`);
+      const mappings = ofType('AWS::Lambda::EventSourceMapping').filter(
+        ([, r]) => (r.Properties.FunctionName as { Ref: string }).Ref === functionId,
+      );
+      expect(mappings).toHaveLength(1);
+      const [, mapping] = mappings[0]!;
+      expect(mapping.Properties).toMatchObject({
+        BatchSize: batchSize,
+        ScalingConfig: { MaximumConcurrency: maxConcurrency },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
-        EventSourceArn: Match.anyValue(),
       });
+      expect(refersTo(mapping.Properties.EventSourceArn, sourceId), `${worker} reads ${sourceId}`).toBe(true);
+
+      // It may receive from that queue and no other.
+      const receive = allStatements().filter(
+        ({ roles, statement }) => roles.includes(roleOf(worker)) && actionsOf(statement).includes('sqs:ReceiveMessage'),
+      );
+      expect(receive).toHaveLength(1);
+      expect(refersTo(receive[0]!.statement.Resource, sourceId)).toBe(true);
     },
   );
 
-  it('event source mappings exist only for queues with a worker', () => {
+  it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {
     template.resourceCountIs('AWS::Lambda::EventSourceMapping', workers.length);
   });
 
