@@ -123,6 +123,12 @@ const countNewlines = (cells: readonly string[]) => {
   return count;
 };
 
+const countLines = (text: string) => {
+  let count = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+};
+
 const fileFailure = (fileError: string, header = false): CsvReadResult => ({ rows: [], valid: [], invalid: [], header, fileError });
 
 /** Checks one record against the spec's rules; `firstRowOfEmail` carries the file's e-mails seen so far. */
@@ -171,34 +177,46 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
   const rows: CsvRow[] = [];
   const firstRowOfEmail = new Map<string, number>();
 
-  // Streamed record by record, each checked as it comes: records beyond the limit are only
-  // counted, so a file of millions of tiny lines does not fill memory.
-  Papa.parse<string[]>(source, {
-    delimiter: detectDelimiter(source),
-    newline: '\n',
-    step: (result, parser) => {
-      const cells = result.data;
-      const row = line;
-      line += 1 + countNewlines(cells);
-      if (isBlank(cells)) return;
-      if (!seenFirstRecord) {
-        seenFirstRecord = true;
-        if (isHeader(cells)) {
-          header = true;
-          columns = mapHeader(cells);
-          if (!columns) parser.abort();
-          return;
-        }
+  /** Takes the next record; false means stop reading (a header without the needed columns). */
+  const onRecord = (cells: string[], badQuotes: boolean): boolean => {
+    const row = line;
+    line += 1 + countNewlines(cells);
+    if (isBlank(cells)) return true;
+    if (!seenFirstRecord) {
+      seenFirstRecord = true;
+      if (isHeader(cells)) {
+        header = true;
+        columns = mapHeader(cells);
+        return columns !== undefined;
       }
-      dataRows++;
-      if (dataRows <= maxRows) {
-        rows.push(checkRecord(row, cells, columns!, result.errors.some((e) => e.type === 'Quotes'), firstRowOfEmail));
-      } else if (rows.length > 0) {
-        rows.length = 0;
-        firstRowOfEmail.clear();
-      }
-    },
-  });
+    }
+    dataRows++;
+    if (dataRows <= maxRows) {
+      rows.push(checkRecord(row, cells, columns!, badQuotes, firstRowOfEmail));
+    } else if (rows.length > 0) {
+      rows.length = 0;
+      firstRowOfEmail.clear();
+    }
+    return true;
+  };
+
+  const delimiter = detectDelimiter(source);
+  if (countLines(source) <= maxRows * 2 + 1000) {
+    // Usual case: one batch parse, Papa's fastest path.
+    const parsed = Papa.parse<string[]>(source, { delimiter, newline: '\n' });
+    const badQuotes = new Set(parsed.errors.filter((e) => e.type === 'Quotes').map((e) => e.row));
+    for (let i = 0; i < parsed.data.length; i++) if (!onRecord(parsed.data[i]!, badQuotes.has(i))) break;
+  } else {
+    // Far more lines than rows allowed: stream record by record, so a file of millions of
+    // tiny lines is counted without being held in memory.
+    Papa.parse<string[]>(source, {
+      delimiter,
+      newline: '\n',
+      step: (result, parser) => {
+        if (!onRecord(result.data, result.errors.some((e) => e.type === 'Quotes'))) parser.abort();
+      },
+    });
+  }
 
   if (!columns) return fileFailure(csvMessages.missingColumns, header);
   if (dataRows === 0) return fileFailure(csvMessages.noData, header);

@@ -208,6 +208,32 @@ describe('readPeopleCsv: file errors and limits', () => {
     const result = readPeopleCsv('x\n'.repeat(300_000));
     expect(result.fileError).toBe('The file has 300,000 rows; the limit is 50,000 per file.');
   });
+
+  // Files with far more lines than the row limit allows are streamed record by record instead of
+  // parsed in one go; blank lines let a small file take that path.
+  it('reads a file with many blank lines exactly like the same file without them', () => {
+    const text = [HEADER, 'A,B,a@example.com', '"Ann\nMarie",,x@example.com', 'C,D,A@example.com', 'E,F,bad'].join('\n') + '\n';
+    const padded = readPeopleCsv(text + '\n'.repeat(2_000), { maxRows: 10 });
+    expect(padded).toEqual(readPeopleCsv(text, { maxRows: 10 }));
+    expect(problems(padded)).toEqual([
+      [3, 'lastName: Last name is required'],
+      [5, 'email: Duplicate email (also in row 2)'],
+      [6, 'email: Valid email is required'],
+    ]);
+  });
+
+  it('flags an unclosed quote on the streamed path too', () => {
+    const result = readPeopleCsv(`${HEADER}\n${'\n'.repeat(2_000)}A,"B,a@example.com\nC,D,c@example.com\n`, { maxRows: 10 });
+    expect(result.invalid).toHaveLength(1);
+    expect(result.invalid[0]!.row).toBe(2_002);
+    expect(result.invalid[0]!.issues[0]).toEqual({ message: csvMessages.badQuotes });
+  });
+
+  it('reports a header without the needed columns on the streamed path too', () => {
+    expect(readPeopleCsv(`First Name,Last Name\n${'A,B\n'.repeat(30)}${'\n'.repeat(2_000)}`, { maxRows: 10 }).fileError).toBe(
+      csvMessages.missingColumns,
+    );
+  });
 });
 
 describe('checkCsvFile', () => {
