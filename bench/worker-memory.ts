@@ -16,6 +16,14 @@ const message: BulkChunkMessage = {
   chunk: 0,
   rows: Array.from({ length: CHUNK_ROWS }, (_, i) => ({ row: i + 1, firstName: `Mem${i}`, lastName: 'Probe', email: `mem${i}@example.com`, base: `memprobe${i}`, k: 0 })),
 };
+// The job and project the chunk belongs to, as the API writes them.
+const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+const { DynamoDBDocumentClient, PutCommand } = await import('@aws-sdk/lib-dynamodb');
+const { keys } = await import('../functions/core/keys');
+const db = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+const now = new Date().toISOString();
+await db.send(new PutCommand({ TableName: 'bulkonboard', Item: { ...keys.bulkJob(userId, 'memory-probe'), id: 'memory-probe', projectId: 'memory-probe', status: 'queued', total: CHUNK_ROWS, done: 0, failedCount: 0, createdAt: now, updatedAt: now, lockOwner: 'memory-probe', startedAt: Date.now(), projectName: 'Memory probe' } }));
+await db.send(new PutCommand({ TableName: 'bulkonboard', Item: { ...keys.project(userId, 'memory-probe'), id: 'memory-probe', name: 'Memory probe', accountType: 'Standard User', status: 'active', accountCount: 0, failedCount: 0, createdAt: now, updatedAt: now } }));
 const { handler } = await import('../functions/workers/bulk-worker');
 const before = process.memoryUsage().rss;
 const started = performance.now();

@@ -25,7 +25,13 @@ export interface BulkStore {
   /** A creation finished: record its processing time and give the lock back. */
   finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number }): Promise<void>;
   /** Usernames of the user's accounts that start with any of the bases. */
-  takenUsernames(userId: string, bases: readonly string[], accountCount: number, excludeProjectId?: string): Promise<Set<string>>;
+  takenUsernames(
+    userId: string,
+    bases: readonly string[],
+    accountCount: number,
+    excludeProjectId?: string,
+    options?: { readAll?: boolean },
+  ): Promise<Set<string>>;
   /** Writes items with BatchWriteItem, retrying unprocessed items with backoff. */
   writeAll(items: readonly Item[]): Promise<void>;
 }
@@ -152,9 +158,9 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
       }
     },
 
-    async takenUsernames(userId, bases, accountCount, excludeProjectId) {
+    async takenUsernames(userId, bases, accountCount, excludeProjectId, options = {}) {
       const taken = new Set<string>();
-      if (accountCount === 0 || bases.length === 0) return taken;
+      if (accountCount === 0 || (bases.length === 0 && !options.readAll)) return taken;
       // Accounts of the project being created do not count: a chunk run twice must see the same names.
       const filter = excludeProjectId ? { FilterExpression: 'projectId <> :project', values: { ':project': excludeProjectId } } : undefined;
       const collect = async (partition: string, prefix?: string) => {
@@ -180,7 +186,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
         await Promise.all(Array.from({ length: 16 }, async () => { for (let next = queue.pop(); next !== undefined; next = queue.pop()) await run(next); }));
       };
       // The cheaper plan: read every username of the user once, or one small query per name.
-      if (accountCount <= bases.length * 20) await inParallel(keys.allAccountSearchPartitions(userId), (partition) => collect(partition));
+      if (options.readAll || accountCount <= bases.length * 20) await inParallel(keys.allAccountSearchPartitions(userId), (partition) => collect(partition));
       else await inParallel([...bases], (base) => collect(keys.accountSearchPartition(userId, base), base));
       return taken;
     },

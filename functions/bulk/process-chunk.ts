@@ -17,8 +17,8 @@ export interface ChunkDeps {
   newId: (now: Date) => string;
 }
 
-const isDuplicate = (error: unknown) =>
-  error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
+/** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
+const isDuplicate = (error: unknown) => error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
 
 /**
  * Bulk worker, one chunk of a job:
@@ -36,8 +36,7 @@ export const processChunk =
     if (seen) return;
     await markRunning(deps, message);
 
-    const taken = await deps.store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], message.existingAccounts, message.projectId);
-    const usernames = usernamesFor(message.rows, taken);
+    const usernames = usernamesFor(message.rows, await takenForJob(deps.store, message));
     const cipher = await deps.cipher();
     const nextPassword = createPasswordGenerator(message.passwordSettings, deps.randomBytes);
     const items = message.rows.map((row, i) =>
@@ -70,6 +69,28 @@ export const processChunk =
 export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
   await recordChunk(deps, message, { done: 0, failed: message.rows.length });
 };
+
+/**
+ * The usernames outside the job's project do not change while the job holds the user's lock, so a
+ * worker container reads them once per job and reuses them for every chunk it processes (all of
+ * them when that is cheaper than asking per name).
+ */
+const takenByJob = new Map<string, Promise<Set<string>>>();
+function takenForJob(store: BulkStore, message: BulkChunkMessage): Promise<Set<string>> {
+  if (message.existingAccounts === 0) return Promise.resolve(new Set());
+  const readAll = message.existingAccounts <= FULL_READ_LIMIT;
+  if (!readAll) return store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], message.existingAccounts, message.projectId);
+  let taken = takenByJob.get(message.jobId);
+  if (!taken) {
+    taken = store.takenUsernames(message.userId, [], message.existingAccounts, message.projectId, { readAll: true });
+    taken.catch(() => takenByJob.delete(message.jobId));
+    takenByJob.clear(); // one job at a time per container is plenty
+    takenByJob.set(message.jobId, taken);
+  }
+  return taken;
+}
+/** Up to this many existing accounts, a container reads all their usernames once per job. */
+const FULL_READ_LIMIT = 250_000;
 
 async function markRunning(deps: ChunkDeps, message: BulkChunkMessage) {
   try {
@@ -114,6 +135,8 @@ async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: {
               TableName: deps.tableName,
               Key: keys.bulkJob(message.userId, message.jobId),
               UpdateExpression: 'ADD done :done, failedCount :failed SET updatedAt = :now',
+              // A chunk of an unknown job fails (and ends in the DLQ) instead of inventing a job.
+              ConditionExpression: 'attribute_exists(PK)',
               ExpressionAttributeValues: { ':done': counts.done, ':failed': counts.failed, ':now': now },
             },
           },

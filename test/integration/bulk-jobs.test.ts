@@ -138,3 +138,19 @@ describe('a chunk that reached the dead-letter queue', () => {
     expect(Item).toMatchObject({ accountCount: 1000 });
   }, 120_000);
 });
+
+describe('usernames in a job for a user who already has accounts', () => {
+  it('continue after the existing ones and never repeat, whatever chunk a row lands in', async () => {
+    const user = await apiUser();
+    await makePro(user.sub);
+    const year = new Date().getUTCFullYear();
+    await user.json('/api/bulk-create', { body: { projectName: 'Old', csvData: [{ firstName: 'John', lastName: 'Smith', email: 'old@example.com' }] } });
+    // 1,001 rows: John Smith in the first and in the last chunk.
+    const rows = [{ firstName: 'John', lastName: 'Smith', email: 'js1@example.com' }, ...people(999, 'Fill'), { firstName: 'John', lastName: 'Smith', email: 'js2@example.com' }];
+    const { job } = (await (await user.call('/api/bulk-create', { body: { projectName: 'New', csvData: rows } })).json()) as Queued;
+    expect((await waitForJob(user, job.id)).status).toBe('completed');
+    const found = await user.json<{ items: AccountView[] }>(`/api/accounts/search?q=johnsmith${year}`);
+    expect(found.items.map((a) => a.username).sort()).toEqual([`johnsmith${year}`, `johnsmith${year}-2`, `johnsmith${year}-3`]);
+    expect(found.items.find((a) => a.email === 'js2@example.com')?.username).toBe(`johnsmith${year}-3`);
+  }, 120_000);
+});
