@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { randomBytes } from 'node:crypto';
+import { createUsernameAllocator, baseUsername } from '../../shared/generation/username';
+import { usernameSlots, usernamesFor } from '../../functions/bulk/usernames';
+import { checkRows } from '../../functions/bulk/check-rows';
+import { assertFitsPlan, subscriptionStatus } from '../../functions/usage/plan-usage';
+import { aesGcmCipher } from '../../functions/core/encryption';
+import { safeFilename } from '../../functions/projects/export-project-csv';
+import { timeOrderedId } from '../../functions/core/ids';
+import { keys } from '../../functions/core/keys';
+
+const name = fc.constantFrom('John', 'Jane', 'José', 'Ann', 'Smith', 'Núñez', 'Lee', '');
+
+describe('usernames from slots', () => {
+  it('equal handing names out in file order, for any file and any taken names', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ firstName: name, lastName: name }), { maxLength: 60 }),
+        fc.array(fc.tuple(name, name, fc.integer({ min: 1, max: 5 })), { maxLength: 20 }),
+        (people, takenSpec) => {
+          const taken = new Set(takenSpec.map(([f, l, n]) => (n === 1 ? baseUsername(f, l, 2026) : `${baseUsername(f, l, 2026)}-${n}`)));
+          const allocate = createUsernameAllocator(taken);
+          const expected = people.map((p) => allocate(baseUsername(p.firstName, p.lastName, 2026)));
+          expect(usernamesFor(usernameSlots(people, 2026), taken)).toEqual(expected);
+        },
+      ),
+    );
+  });
+
+  it('give any subset of slots (one chunk) the same names as the whole file', () => {
+    const people = Array.from({ length: 1200 }, (_, i) => ({ firstName: i % 3 ? 'John' : 'Ann', lastName: 'Smith' }));
+    const slots = usernameSlots(people, 2026);
+    const taken = new Set(['johnsmith2026', 'johnsmith2026-3']);
+    const whole = usernamesFor(slots, taken);
+    expect(usernamesFor(slots.slice(500, 1000), taken)).toEqual(whole.slice(500, 1000));
+    expect(new Set(whole).size).toBe(1200);
+  });
+});
+
+describe('checkRows', () => {
+  it('reports invalid and repeated e-mails with 1-based rows and keeps the rest', () => {
+    const { valid, failed } = checkRows([
+      { firstName: 'A', lastName: 'B', email: 'a@example.com' },
+      { firstName: 'C', lastName: '', email: 'c@example.com' },
+      { firstName: 'D', lastName: 'E', email: 'A@Example.com' },
+      { firstName: 'F', lastName: 'G', email: 'no' },
+    ]);
+    expect(valid.map((r) => r.row)).toEqual([1]);
+    expect(failed).toEqual([
+      { row: 2, field: 'lastName', email: 'c@example.com', message: 'Last name is required' },
+      { row: 3, field: 'email', email: 'A@Example.com', message: 'Duplicate email (also in row 1)' },
+      { row: 4, field: 'email', email: 'no', message: 'Valid email is required' },
+    ]);
+  });
+});
+
+describe('plan usage', () => {
+  it('refuses what the free plan does not allow, with the spec messages', () => {
+    expect(() => assertFitsPlan({ plan: 'free', projectCount: 3, accountCount: 0 }, 1)).toThrow('You have reached your project limit.');
+    expect(() => assertFitsPlan({ plan: 'free', projectCount: 0, accountCount: 0 }, 101)).toThrow('at most 100 accounts per project');
+    expect(() => assertFitsPlan({ plan: 'free', projectCount: 2, accountCount: 250 }, 51)).toThrow('You have reached your account limit.');
+    expect(() => assertFitsPlan({ plan: 'free', projectCount: 2, accountCount: 250 }, 50)).not.toThrow();
+    expect(() => assertFitsPlan({ plan: 'pro', projectCount: 500, accountCount: 1_000_000 }, 50_000)).not.toThrow();
+  });
+
+  it('computes status from the counters, -1 for unlimited', () => {
+    const sub = { status: 'active', cancelAtPeriodEnd: false };
+    expect(subscriptionStatus({ plan: 'free', projectCount: 3, accountCount: 120 }, sub).usage).toMatchObject({
+      canCreateProject: false,
+      canCreateAccount: true,
+      remainingProjects: 0,
+      remainingAccounts: 180,
+    });
+    expect(subscriptionStatus({ plan: 'pro', projectCount: 3, accountCount: 120 }, sub)).toMatchObject({
+      subscriptionActive: true,
+      usage: { remainingProjects: -1, remainingAccounts: -1, canUseApiIntegrations: true },
+    });
+  });
+});
+
+describe('AES-256-GCM cipher', () => {
+  const cipher = aesGcmCipher(randomBytes(32));
+  it('round-trips any string and never repeats a ciphertext', () => {
+    fc.assert(
+      fc.property(fc.string(), (plain) => {
+        const a = cipher.encrypt(plain);
+        expect(cipher.decrypt(a)).toBe(plain);
+        expect(cipher.encrypt(plain)).not.toBe(a);
+      }),
+    );
+  });
+  it('detects tampering and a wrong key', () => {
+    const token = cipher.encrypt('Secret#123');
+    const [v, iv, tag, ct] = token.split('.');
+    const flipped = Buffer.from(ct!, 'base64url');
+    flipped[0] = flipped[0]! ^ 1;
+    expect(() => cipher.decrypt([v, iv, tag, flipped.toString('base64url')].join('.'))).toThrow();
+    expect(() => aesGcmCipher(randomBytes(32)).decrypt(token)).toThrow();
+  });
+});
+
+describe('ids, keys and file names', () => {
+  it('time-ordered ids sort by creation', () => {
+    const a = timeOrderedId(new Date('2026-01-01T00:00:00Z'));
+    const b = timeOrderedId(new Date('2026-01-01T00:00:00.001Z'));
+    expect(a < b).toBe(true);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+  it('search partitions by first character', () => {
+    expect(keys.accountSearchPartition('u', 'jose')).toBe('USER#u#ACCOUNTS#j');
+    expect(keys.accountSearchPartition('u', '#x')).toBe('USER#u#ACCOUNTS#_');
+    expect(keys.allAccountSearchPartitions('u')).toHaveLength(37);
+  });
+  it('keeps file names safe', () => {
+    expect(safeFilename('Spring "2026"/../x')).toBe('Spring _2026__.._x');
+    expect(safeFilename('')).toBe('project');
+  });
+});
