@@ -15,6 +15,7 @@ import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { bulkBench } from './bulk';
+import { lambdaBundling } from '../lib/bundling';
 
 const out = path.join(projectRoot, 'bench', 'out');
 fs.mkdirSync(out, { recursive: true });
@@ -44,9 +45,10 @@ async function lambdaBundles() {
       minify: true,
       platform: 'node',
       format: 'esm',
-      target: 'node24',
-      mainFields: ['module', 'main'],
-      banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+      target: lambdaBundling.target,
+      mainFields: [...lambdaBundling.mainFields],
+      banner: { js: lambdaBundling.banner },
+      alias: { ...lambdaBundling.alias },
       logLevel: 'error',
     });
     const size = fs.statSync(outfile).size;

@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/core/table-definition';
 import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
 import type { AppResources } from '../app-resources';
+import { lambdaBundling } from '../bundling';
 import { projectRoot, type AppSettings } from '../settings';
 
 export interface AppFunctionProps {
@@ -59,11 +60,10 @@ export class AppFunction extends Construct {
       role,
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node24',
-        // Prefer the ESM builds of dependencies (better tree shaking).
-        mainFields: ['module', 'main'],
-        // CommonJS dependencies still call require(); give the ESM bundle one.
-        banner: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
+        target: lambdaBundling.target,
+        mainFields: [...lambdaBundling.mainFields],
+        banner: lambdaBundling.banner,
+        esbuildArgs: Object.fromEntries(Object.entries(lambdaBundling.alias).map(([from, to]) => [`--alias:${from}`, to])),
         minify: true,
         sourceMap: true,
         // File and line numbers are enough for stack traces; the sources stay out of the zip.
