@@ -5,6 +5,8 @@
  *  2. Web app: gzip size of the JS the signed-out landing page loads first.
  *  3. Local stack: `npm start` from a stopped state to the app answering, then Ctrl-C and a
  *     check that no emulator process is left behind.
+ *  4. Password generation rate and CSV parsing time (bench/generation.ts).
+ *  5. Bulk creation, search and worker memory against the local stack (bench/bulk.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,6 +17,7 @@ import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { bulkBench } from './bulk';
+import { generationBench } from './generation';
 import { lambdaBundling } from '../lib/bundling';
 
 const out = path.join(projectRoot, 'bench', 'out');
@@ -120,6 +123,6 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, bulk: bulkBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench };
 const chosen = process.argv.slice(2).filter((a): a is keyof typeof parts => a in parts);
 for (const name of chosen.length ? chosen : (Object.keys(parts) as (keyof typeof parts)[])) await parts[name]();
