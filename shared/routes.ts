@@ -59,7 +59,7 @@ export interface QueueDefinition {
 export const queues: readonly QueueDefinition[] = [
   { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
-  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 4, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
+  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
   { name: 'exports', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 

@@ -32,8 +32,9 @@ export function startPoller(options: {
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
             MaxNumberOfMessages: Math.min(options.batchSize, 10),
-            // Short: the emulator's long poll waits out the whole wait time even when messages are there.
-            WaitTimeSeconds: 1,
+            // Short polls with a pause when empty: the emulator's long poll waits out the whole wait
+            // time even when messages arrive, where Lambda's poller would hand them over at once.
+            WaitTimeSeconds: 0,
             AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
@@ -45,7 +46,10 @@ export function startPoller(options: {
         await new Promise((r) => setTimeout(r, 1000));
         continue;
       }
-      if (!messages?.length) continue;
+      if (!messages?.length) {
+        await new Promise((r) => setTimeout(r, 200));
+        continue;
+      }
 
       const records: SQSRecord[] = messages.map((m) => ({
         messageId: m.MessageId!,

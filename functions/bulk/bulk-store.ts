@@ -32,8 +32,8 @@ export interface BulkStore {
     excludeProjectId?: string,
     options?: { readAll?: boolean },
   ): Promise<Set<string>>;
-  /** Writes items with BatchWriteItem, retrying unprocessed items with backoff. */
-  writeAll(items: readonly Item[]): Promise<void>;
+  /** Writes items with BatchWriteItem (`parallel` calls at once), retrying unprocessed items with backoff. */
+  writeAll(items: readonly Item[], options?: { parallel?: number }): Promise<void>;
 }
 
 const LOCK_BUSY = 'Another bulk creation of yours is still running. Try again when it has finished.';
@@ -191,7 +191,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
       return taken;
     },
 
-    async writeAll(items) {
+    async writeAll(items, options = {}) {
       const batches: Item[][] = [];
       for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25) as Item[]);
       const writeBatch = async (batch: Item[]) => {
@@ -205,7 +205,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
       };
       const queue = batches.reverse();
       await Promise.all(
-        Array.from({ length: Math.min(8, queue.length) }, async () => {
+        Array.from({ length: Math.min(options.parallel ?? 8, queue.length) }, async () => {
           for (let batch = queue.pop(); batch; batch = queue.pop()) await writeBatch(batch);
         }),
       );

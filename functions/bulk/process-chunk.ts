@@ -57,7 +57,9 @@ export const processChunk =
         createdAt: message.createdAt,
       }),
     );
-    await deps.store.writeAll(items);
+    // Several chunks are written at once (the queue's maxConcurrency): a few calls each keep the
+    // table's total write concurrency where it is fastest.
+    await deps.store.writeAll(items, { parallel: 4 });
     await recordChunk(deps, message, { done: message.rows.length, failed: 0 });
   };
 
