@@ -2,19 +2,9 @@ import type { AccountType } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
 
-export interface ProjectRecord {
-  id: string;
+/** A project as stored: the view without the derived success rate, plus its owner. */
+export interface ProjectRecord extends Omit<Project, 'successRate'> {
   userId: string;
-  name: string;
-  description?: string;
-  platformUrl?: string;
-  accountType: AccountType;
-  expirationDate?: string;
-  status: 'active' | 'completed';
-  accountCount: number;
-  failedCount: number;
-  createdAt: string;
-  updatedAt: string;
 }
 
 export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });
