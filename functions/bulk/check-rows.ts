@@ -1,4 +1,6 @@
+import { readPeopleCsv } from '../../shared/csv/read-people';
 import { personSchema, type FailedRow, type Person } from '../../shared/schemas/bulk';
+import { ValidationError } from '../core/errors';
 
 export interface CheckedRow extends Person {
   /** 1-based position in the request. */
@@ -32,4 +34,20 @@ export function checkRows(rows: readonly { firstName: string; lastName: string; 
     valid.push({ row, ...parsed.data });
   });
   return { valid, failed };
+}
+
+/** The same, for a CSV file sent as text: read with the shared reader; rows are the file's lines. */
+export function checkCsvText(text: string): { valid: CheckedRow[]; failed: FailedRow[]; total: number } {
+  const result = readPeopleCsv(text);
+  if (result.fileError) throw new ValidationError(result.fileError);
+  return {
+    total: result.rows.length,
+    valid: result.valid.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })),
+    failed: result.invalid.map(({ row, email, issues }) => ({
+      row,
+      ...(issues[0]?.field ? { field: issues[0].field } : {}),
+      ...(email ? { email: email.slice(0, 254) } : {}),
+      message: issues.map((issue) => issue.message).join('; '),
+    })),
+  };
 }

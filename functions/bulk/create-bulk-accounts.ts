@@ -9,7 +9,7 @@ import { projectItem, projectView, type ProjectRecord } from '../projects/projec
 import { assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import type { BulkStore, Item } from './bulk-store';
-import { checkRows } from './check-rows';
+import { checkCsvText, checkRows } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 
@@ -41,7 +41,8 @@ export const LOCK_TTL_MS = 15 * 60 * 1000;
 export const createBulkAccounts =
   (deps: CreateBulkAccountsDeps) =>
   async (userId: string, input: BulkCreateInput): Promise<CreateBulkAccountsResult> => {
-    const { valid, failed } = checkRows(input.csvData);
+    const { valid, failed, total } =
+      input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 };
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failed);
 
     const usage = await deps.store.usage(userId);
@@ -73,7 +74,7 @@ export const createBulkAccounts =
         createdAt,
         updatedAt: createdAt,
       };
-      const summaryBase = { total: input.csvData.length, failed };
+      const summaryBase = { total, failed };
 
       if (valid.length > SYNC_ROW_LIMIT) {
         written = true;

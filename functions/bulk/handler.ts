@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { bulkCreateRequestSchema, type BulkJob } from '../../shared/schemas/bulk';
+import { bulkCreateBodySchema, type BulkJob } from '../../shared/schemas/bulk';
 import { dynamo, sqs } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
@@ -25,7 +25,7 @@ const create = createBulkAccounts({
 
 export const handler = httpHandler({
   'POST /api/bulk-create': route({
-    body: bulkCreateRequestSchema,
+    body: bulkCreateBodySchema,
     run: async ({ userId, body }) => {
       const result = await create(userId, body);
       if (result.kind === 'queued') return new Response(202, { project: result.project, job: result.job, summary: result.summary });

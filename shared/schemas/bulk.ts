@@ -72,7 +72,22 @@ export const bulkCreateRequestSchema = z.object({
   createExternalAccounts: z.boolean().default(false),
 });
 export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
-export type BulkCreateInput = z.output<typeof bulkCreateRequestSchema>;
+
+/**
+ * What POST /api/bulk-create accepts: the spec's csvData rows, or the file itself as csvText,
+ * which the server reads with the same CSV reader as the browser (the server's reading is the
+ * truth; row numbers are then the file's lines).
+ */
+export const bulkCreateBodySchema = bulkCreateRequestSchema
+  .extend({
+    csvData: bulkCreateRequestSchema.shape.csvData.optional(),
+    csvText: z.string().max(CSV_MAX_BYTES, 'The file is larger than 10 MB.').optional(),
+  })
+  .refine((body) => (body.csvData === undefined) !== (body.csvText === undefined), {
+    message: 'Send either csvData or csvText',
+    path: ['csvData'],
+  });
+export type BulkCreateInput = z.output<typeof bulkCreateBodySchema>;
 
 /** Manual entry form (spec 5): same endpoint, fixed password settings, no account type. */
 export const manualEntrySchema = z.object({

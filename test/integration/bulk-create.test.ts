@@ -159,3 +159,37 @@ describe('POST /api/bulk-create (synchronous)', () => {
     expect(stored.Item).not.toHaveProperty('bulkLock');
   });
 });
+
+describe('POST /api/bulk-create with the file as csvText (the server reads it)', () => {
+  it('reads awkward CSV on the server: BOM, CRLF, quotes, header in any order, blank lines, bad rows by line', async () => {
+    const user = await apiUser();
+    const csvText =
+      '\uFEFFE-mail,Last Name,first_name\r\n' +
+      '"ann@example.com","O\'Neil, Jr.","Ann"\r\n' +
+      '\r\n' +
+      'bob@example.com,"Said ""Bob""",Bob\r\n' +
+      'not-an-email,X,Y\r\n' +
+      'ANN@example.com,Dup,Ann\r\n';
+    const response = await user.call('/api/bulk-create', { body: { projectName: 'From file', csvText } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Created;
+    expect(body.accounts.map((a) => [a.firstName, a.lastName, a.email])).toEqual([
+      ['Ann', "O'Neil, Jr.", 'ann@example.com'],
+      ['Bob', 'Said "Bob"', 'bob@example.com'],
+    ]);
+    expect(body.summary.total).toBe(4);
+    expect(body.summary.failed.map((f) => [f.row, f.field])).toEqual([
+      [5, 'email'],
+      [6, 'email'],
+    ]);
+  });
+
+  it('answers 400 with the reader\'s message for a file without the needed columns, and for both inputs at once', async () => {
+    const user = await apiUser();
+    const noColumns = await user.call('/api/bulk-create', { body: { projectName: 'X', csvText: 'First Name,Phone\nAnn,123\n' } });
+    expect(noColumns.status).toBe(400);
+    expect(await noColumns.json()).toMatchObject({ message: 'The CSV needs First Name, Last Name and Email columns.' });
+    const both = await user.call('/api/bulk-create', { body: { projectName: 'X', csvText: 'a,b,c@d.ef\n', csvData: people(1) } });
+    expect(both.status).toBe(400);
+  });
+});
