@@ -1,4 +1,4 @@
-import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
+import { Alert, Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { DownloadIcon } from 'lucide-react';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
@@ -68,7 +68,9 @@ export function BulkCreateDialog({
   const jobDone = !!job && jobFinished(job);
 
   const stage = create.isPending || (started && !jobDone) ? 'processing' : outcome ? 'complete' : 'upload';
-  const busy = stage === 'processing';
+  // Progress that cannot be read must not trap the user: the job goes on without this window.
+  const progressLost = !!started && jobQuery.isError;
+  const busy = stage === 'processing' && !progressLost;
 
   // A background job has ended: say so once and refresh what it changed.
   const jobStatus = job?.status;
@@ -182,7 +184,18 @@ export function BulkCreateDialog({
                 />
               ) : stage === 'processing' ? (
                 job && started ? (
-                  <JobProgress done={job.done} failed={job.failedCount} total={job.total} />
+                  <Stack gap="3">
+                    <JobProgress done={job.done} failed={job.failedCount} total={job.total} />
+                    {progressLost ? (
+                      <Alert.Root status="warning">
+                        <Alert.Indicator />
+                        <Alert.Description>
+                          The job&apos;s progress cannot be read right now (still trying). You can close this window:
+                          the accounts keep being created and appear in Projects.
+                        </Alert.Description>
+                      </Alert.Root>
+                    ) : null}
+                  </Stack>
                 ) : (
                   <SimulatedProgress />
                 )
