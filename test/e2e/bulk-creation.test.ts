@@ -1,0 +1,129 @@
+/// <reference lib="dom" />
+import fs from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import Papa from 'papaparse';
+import type { Browser, Page } from 'playwright-core';
+import { createTestUser } from '../support/cognito-users';
+import { launchChromium, screenshotPath } from '../support/browser';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+const year = new Date().getUTCFullYear();
+
+/** A file with the awkward parts real exports have. */
+const awkwardCsv =
+  '\uFEFFEmail,First Name,Last Name\r\n' +
+  'jose@example.com,José,Núñez\r\n' +
+  '"smith@example.com","Anna, Maria","Smith"\r\n' +
+  '\r\n' +
+  'o.neil@example.com,Sean,"O\'Neil ""Jr"""\r\n' +
+  'broken-email,No,Mail\r\n' +
+  'JOSE@example.com,Dup,Licate\r\n' +
+  'empty@example.com,Nolast,\r\n';
+
+const parseCsv = (file: string) => Papa.parse<string[]>(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''), { skipEmptyLines: true }).data;
+
+describe('bulk creation in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+    // A confirmed user, signed in through the app's own sign-in screen.
+    const user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Bulk', lastName: 'Tester' });
+    await page.goto(`${app}/sign-in`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') {
+      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+    }
+  });
+
+  it('uploads a CSV with awkward rows, shows the problems and offers them for download', async () => {
+    await page.goto(`${app}/bulk-creator`);
+    await page.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
+    // The drop zone's file input (what a click on it or a drop feeds) opens the dialog with the file.
+    await page.getByRole('button', { name: 'Drag and drop your CSV file here, or click to browse' }).waitFor();
+    await page.getByLabel('Upload CSV').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(awkwardCsv) });
+    const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+    await dialog.waitFor();
+    await dialog.getByText('3 valid').waitFor();
+    await dialog.getByText('3 invalid').waitFor();
+    const problems = dialog.getByRole('list', { name: 'Rows with problems' });
+    await problems.getByText('Valid email is required').waitFor();
+    await problems.getByText('Duplicate email (also in row 2)').waitFor();
+    await problems.getByText('Last name is required').waitFor();
+    // The preview shows the usernames the server will give.
+    await dialog.getByText(`josenunez${year}`).waitFor();
+
+    const [rejected] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download rejected rows' }).click()]);
+    const rows = parseCsv((await rejected.path())!);
+    expect(rows[0]).toEqual(['Row', 'First Name', 'Last Name', 'Email', 'Problem']);
+    expect(rows.slice(1).map((r) => r[0])).toEqual(['6', '7', '8']);
+    await page.screenshot({ path: screenshotPath('bulk-dialog-upload') });
+  });
+
+  it('generates the valid accounts and downloads them as CSV', async () => {
+    const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+    await dialog.getByLabel('Project name').fill('Awkward import');
+    await dialog.getByRole('button', { name: 'Generate Accounts' }).click();
+    await dialog.getByText('3 accounts created').waitFor();
+    await page.screenshot({ path: screenshotPath('bulk-dialog-complete') });
+    const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download CSV' }).click()]);
+    expect(download.suggestedFilename()).toBe('Awkward import_accounts.csv');
+    const rows = parseCsv((await download.path())!);
+    expect(rows[0]).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password']);
+    expect(rows.slice(1).map((r) => r.slice(0, 4))).toEqual([
+      ['José', 'Núñez', 'jose@example.com', `josenunez${year}`],
+      ['Anna, Maria', 'Smith', 'smith@example.com', `annamariasmith${year}`],
+      ['Sean', 'O\'Neil "Jr"', 'o.neil@example.com', `seanoneiljr${year}`],
+    ]);
+    for (const row of rows.slice(1)) expect(row[4]).toMatch(/^.{12}$/);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
+  it('finds the accounts in the Account Database and shows their passwords on request', async () => {
+    await page.goto(`${app}/accounts`);
+    await page.getByRole('searchbox', { name: 'Search accounts' }).fill('nú');
+    await page.getByText('1 result').waitFor();
+    await page.getByRole('cell', { name: 'jose@example.com' }).waitFor();
+    expect(await page.getByRole('cell', { name: `josenunez${year}` }).count()).toBe(1);
+    await page.getByRole('button', { name: 'Show Passwords' }).click();
+    await page.getByRole('button', { name: 'Hide Passwords' }).waitFor();
+    const text = await page.locator('table').innerText();
+    expect(text).toMatch(/[A-Za-z0-9$#@!*&?%]{12}/);
+    await page.screenshot({ path: screenshotPath('accounts-search') });
+  });
+
+  it('creates accounts by manual entry until the free plan limit shows Upgrade Required', async () => {
+    for (const project of ['Second', 'Third']) {
+      await page.goto(`${app}/bulk-creator`);
+      await page.getByRole('tab', { name: 'Manual Entry' }).click();
+      await page.getByLabel('Project name').fill(project);
+      await page.getByLabel('First name').fill('Manual');
+      await page.getByLabel('Last name').fill(project);
+      await page.getByLabel('Email').fill(`manual.${project.toLowerCase()}@example.com`);
+      await page.getByRole('button', { name: 'Create Accounts' }).click();
+      await page.getByText(`manual${project.toLowerCase()}${year}`).first().waitFor();
+    }
+    await page.goto(`${app}/bulk-creator`);
+    await page.getByText('Upgrade Required').waitFor();
+    await page.getByText('You have reached your project limit.').waitFor();
+    await page.screenshot({ path: screenshotPath('bulk-upgrade-required') });
+
+    await page.goto(`${app}/projects`);
+    await page.getByRole('article', { name: 'Awkward import' }).waitFor();
+    expect(await page.getByRole('article').count()).toBe(3);
+    await page.screenshot({ path: screenshotPath('projects') });
+  });
+});
