@@ -1,0 +1,100 @@
+import { Button, CloseButton, Dialog, List, Portal, Stack, Text } from '@chakra-ui/react';
+import { CheckIcon, CrownIcon } from 'lucide-react';
+import { useNavigate } from 'react-router';
+import { PRO_PRICE_MONTHLY_USD } from '@shared/plans';
+
+/** Billing arrives in a later issue; until then upgrading shows the plan comparison. */
+const UPGRADE_PATH = '/settings?tab=subscription';
+
+const proBenefits = [
+  'Unlimited projects and accounts',
+  'API integrations (Salesforce, Active Directory, Okta, Workday, custom)',
+  'Exports in CSV, Excel and JSON',
+  'E-mail notifications and templates',
+  'Priority support',
+];
+
+/**
+ * The feature gate (spec 2, 4 and 6): opens when a free user tries a Pro feature; closes on
+ * 'Maybe Later' or once 'Upgrade Now' is pressed.
+ */
+export function UpgradePromptDialog({
+  feature,
+  open,
+  onOpenChange,
+}: {
+  /** What the user tried, e.g. 'Advanced Export Formats'. */
+  feature: string;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+}) {
+  const navigate = useNavigate();
+  return (
+    <Dialog.Root open={open} onOpenChange={(details) => onOpenChange(details.open)} placement="center">
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content mx="4">
+            <Dialog.Header>
+              <Stack direction="row" align="center" gap="3">
+                <Stack
+                  align="center"
+                  justify="center"
+                  w="10"
+                  h="10"
+                  flexShrink="0"
+                  borderRadius="full"
+                  bg="purple.subtle"
+                  color="purple.fg"
+                  aria-hidden="true"
+                >
+                  <CrownIcon size={20} />
+                </Stack>
+                <Dialog.Title>Upgrade to Pro</Dialog.Title>
+              </Stack>
+            </Dialog.Header>
+            <Dialog.Body>
+              <Stack gap="4">
+                <Dialog.Description color="fg">
+                  Upgrade to Pro to access {feature}. Pro plan includes unlimited projects, accounts, API integrations,
+                  and more.
+                </Dialog.Description>
+                <List.Root variant="plain" gap="2" aria-label="Pro benefits">
+                  {proBenefits.map((benefit) => (
+                    <List.Item key={benefit} alignItems="flex-start" fontSize="sm">
+                      <List.Indicator asChild color="green.fg" mt="0.5">
+                        <CheckIcon aria-hidden="true" />
+                      </List.Indicator>
+                      {benefit}
+                    </List.Item>
+                  ))}
+                </List.Root>
+                <Text fontSize="sm" color="fg.muted">
+                  ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.
+                </Text>
+              </Stack>
+            </Dialog.Body>
+            <Dialog.Footer flexWrap="wrap">
+              <Dialog.ActionTrigger asChild>
+                <Button variant="outline">Maybe Later</Button>
+              </Dialog.ActionTrigger>
+              <Button
+                colorPalette="blue"
+                onClick={() => {
+                  onOpenChange(false);
+                  void navigate(UPGRADE_PATH);
+                }}
+              >
+                <CrownIcon aria-hidden="true" />
+                Upgrade Now
+              </Button>
+            </Dialog.Footer>
+            <Dialog.CloseTrigger asChild>
+              <CloseButton size="sm" />
+            </Dialog.CloseTrigger>
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}
