@@ -1,0 +1,64 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { CreateExportRequest, ExportView } from '@shared/schemas/export';
+import { apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { toaster } from '../../../lib/toaster';
+
+export const exportHistoryQueryKey = ['/api/exports/history'] as const;
+
+/** While an export waits or runs, the history is read this often (and not at all otherwise). */
+export const EXPORT_POLL_MS = 2000;
+/**
+ * Download links are presigned for 15 minutes and minted on each read: a history older than this
+ * is read again when the window regains focus, and before a download is started from it.
+ */
+export const HISTORY_FRESH_MS = 10 * 60 * 1000;
+
+export const isExportRunning = (entry: ExportView): boolean =>
+  entry.status === 'pending' || entry.status === 'processing';
+
+/** GET /api/exports/history, newest first. */
+export function useExportHistoryQuery() {
+  return useQuery({
+    queryKey: exportHistoryQueryKey,
+    queryFn: () => apiRequest<ExportView[]>('/api/exports/history'),
+    refetchInterval: (query) => (query.state.data?.some(isExportRunning) ? EXPORT_POLL_MS : false),
+    // Unlike the app's defaults (never stale, no focus refetch): the links in it expire.
+    staleTime: HISTORY_FRESH_MS,
+    refetchOnWindowFocus: true,
+    // A lost poll is not the export failing: keep asking.
+    retry: (failures, error) => !error.message.startsWith('401') && failures < 2,
+  });
+}
+
+/**
+ * POST /api/exports: answers 202 with the pending export, which the history shows at once (and
+ * then polls). A refusal the server explains (Pro format 403, unknown project 404, invalid 400)
+ * shows the server's message under the spec's title.
+ */
+export function useStartExport() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: CreateExportRequest) =>
+      apiRequest<ExportView>('/api/exports', { method: 'POST', body: request }),
+    onSuccess: (created) => {
+      queryClient.setQueryData<ExportView[]>(exportHistoryQueryKey, (history) => [
+        created,
+        ...(history ?? []).filter((entry) => entry.id !== created.id),
+      ]);
+      void queryClient.invalidateQueries({ queryKey: exportHistoryQueryKey });
+      toaster.create({
+        type: 'success',
+        title: 'Export started',
+        description: "Your export is being processed. You'll be notified when it's ready.",
+      });
+    },
+    onError: (error) => {
+      if (error.message.startsWith('401')) return; // the logged-out toast is already showing
+      toaster.create({
+        type: 'error',
+        title: 'Export failed',
+        description: serverMessageOf(error, [400, 403, 404]) ?? 'Failed to start export. Please try again.',
+      });
+    },
+  });
+}
