@@ -164,15 +164,17 @@ function ExportHistoryItem({
               </Text>
             ) : null}
           </Stack>
-          <Box flexShrink="0">
-            {downloadable ? (
+          {downloadable ? (
+            <Box flexShrink="0">
               <Button asChild size="sm" colorPalette="blue" w={{ base: 'full', md: 'auto' }}>
                 <a href={entry.downloadUrl} download rel="noopener" onClick={(event) => void onDownload(event, entry)}>
                   <DownloadIcon aria-hidden="true" />
                   Download
                 </a>
               </Button>
-            ) : failed || entry.expired ? (
+            </Box>
+          ) : failed || entry.expired ? (
+            <Box flexShrink="0">
               <Button
                 size="sm"
                 variant="outline"
@@ -184,8 +186,8 @@ function ExportHistoryItem({
                 <RotateCwIcon aria-hidden="true" />
                 {failed ? 'Try again' : 'Export again'}
               </Button>
-            ) : null}
-          </Box>
+            </Box>
+          ) : null}
         </Flex>
       </Card.Body>
     </Card.Root>
