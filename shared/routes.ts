@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -32,6 +32,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
+  { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
+  { method: 'GET', path: '/api/exports/history', group: 'exports', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -45,7 +47,7 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  */
 export interface QueueDefinition {
   name: 'mail' | 'bulk' | 'exports';
-  worker?: 'mail-worker' | 'bulk-worker';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
   deadLetterWorker?: 'bulk-dead-letter-worker';
   batchSize: number;
@@ -60,7 +62,7 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
   { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
-  { name: 'exports', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
+  { name: 'exports', worker: 'export-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -121,6 +123,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   accounts: { table: 'read', encryptionKey: true },
   dashboard: { table: 'read' },
   subscription: { table: 'read' },
+  // Records export requests and queues them; signs download links for finished files.
+  exports: { table: 'readWrite', sendTo: ['exports'], exportBucket: 'read' },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
@@ -131,4 +135,6 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'bulk-worker': { table: 'readWrite', encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.
   'bulk-dead-letter-worker': { table: 'readWrite' },
+  // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
+  'export-worker': { table: 'readWrite', exportBucket: 'readWrite', encryptionKey: true },
 };

@@ -16,6 +16,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   accounts: () => import('../../functions/accounts/handler'),
   dashboard: () => import('../../functions/dashboard/handler'),
   subscription: () => import('../../functions/subscription/handler'),
+  exports: () => import('../../functions/exports/handler'),
 };
 
 /** API Gateway's payload limit. */

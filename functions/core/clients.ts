@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+import { S3Client } from '@aws-sdk/client-s3';
 import { env } from './env';
 
 /**
@@ -38,3 +39,10 @@ export function cognito(): CognitoIdentityProviderClient {
 
 /** Whether S3 clients must use path-style URLs (the local S3 emulator). */
 export const s3PathStyle = (): boolean => env().S3_FORCE_PATH_STYLE === 'true';
+
+let s3Client: S3Client | undefined;
+/** S3 (export files and their presigned links); path-style against the local emulator. */
+export function s3(): S3Client {
+  s3Client ??= new S3Client({ forcePathStyle: s3PathStyle() });
+  return s3Client;
+}

@@ -1,0 +1,105 @@
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { PlanId } from '../../shared/plans';
+import { keys } from '../core/keys';
+import { exportItem, type ExportRecord } from './export-item';
+
+/** Export items of one user, and the user's plan (the server decides which formats are allowed). */
+export interface ExportStore {
+  plan(userId: string): Promise<PlanId>;
+  create(record: ExportRecord): Promise<void>;
+  get(userId: string, exportId: string): Promise<Record<string, unknown> | undefined>;
+  /** Newest first. */
+  list(userId: string, limit: number): Promise<Record<string, unknown>[]>;
+  /**
+   * pending or processing (a redelivery restarts it) -> processing; answers the item, or
+   * undefined when it is finished (completed, failed) or gone.
+   */
+  start(userId: string, exportId: string, now: Date): Promise<Record<string, unknown> | undefined>;
+  complete(userId: string, exportId: string, result: { rowCount: number; sizeBytes: number; now: Date }): Promise<void>;
+  fail(userId: string, exportId: string, error: string, now: Date): Promise<void>;
+}
+
+const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
+
+export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string): ExportStore {
+  return {
+    async plan(userId) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ProjectionExpression: 'subscriptionPlan', ConsistentRead: true }));
+      return Item?.subscriptionPlan === 'pro' ? 'pro' : 'free';
+    },
+
+    async create(record) {
+      await db.send(new PutCommand({ TableName: tableName, Item: exportItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));
+    },
+
+    async get(userId, exportId) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.export(userId, exportId), ConsistentRead: true }));
+      return Item;
+    },
+
+    async list(userId, limit) {
+      const { PK, SKPrefix } = keys.exportsOf(userId);
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+          ScanIndexForward: false,
+          Limit: limit,
+        }),
+      );
+      return page.Items ?? [];
+    },
+
+    async start(userId, exportId, now) {
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.export(userId, exportId),
+            UpdateExpression: 'SET #status = :processing, updatedAt = :now ADD attempts :one',
+            ConditionExpression: 'attribute_exists(PK) AND #status IN (:pending, :processing)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':processing': 'processing', ':pending': 'pending', ':now': now.toISOString(), ':one': 1 },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return Attributes;
+      } catch (error) {
+        if (isConditionFailure(error)) return undefined;
+        throw error;
+      }
+    },
+
+    async complete(userId, exportId, { rowCount, sizeBytes, now }) {
+      await db.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.export(userId, exportId),
+          UpdateExpression: 'SET #status = :completed, rowCount = :rows, sizeBytes = :size, completedAt = :now, updatedAt = :now REMOVE #error',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':rows': rowCount, ':size': sizeBytes, ':now': now.toISOString() },
+        }),
+      );
+    },
+
+    async fail(userId, exportId, error, now) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.export(userId, exportId),
+            UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(PK) AND #status <> :completed',
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: { ':failed': 'failed', ':completed': 'completed', ':error': error, ':now': now.toISOString() },
+          }),
+        );
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Writable } from 'node:stream';
+import ExcelJS from 'exceljs';
+import { EXPORT_COLUMNS, type ExportFormat, type ExportRow } from '../../shared/schemas/export';
+import { UTF8_BOM, csvLine, neutraliseFormula } from '../../shared/csv/write-csv';
+import { drained, end, write } from './output-stream';
+
+/** Rows arrive a page at a time (one DynamoDB page), so memory holds one page, never the project. */
+export type RowPages = AsyncIterable<readonly ExportRow[]>;
+/** Writes the file to `out` with backpressure, ends `out`, answers the number of rows written. */
+export type ExportWriter = (pages: RowPages, out: Writable) => Promise<number>;
+
+const cellsOf = (row: ExportRow): string[] => EXPORT_COLUMNS.map((column) => row[column.key]);
+
+/** RFC 4180 through the shared csvLine (formula guard included), UTF-8 with BOM for Excel. */
+export const writeCsv: ExportWriter = async (pages, out) => {
+  await write(out, UTF8_BOM + csvLine(EXPORT_COLUMNS.map((c) => c.header)));
+  let rows = 0;
+  for await (const page of pages) {
+    let chunk = '';
+    for (const row of page) chunk += csvLine(cellsOf(row));
+    rows += page.length;
+    if (chunk) await write(out, chunk);
+  }
+  await end(out);
+  return rows;
+};
+
+/** A JSON array, one object per account with the EXPORT_COLUMNS keys in order; values as stored. */
+export const writeJson: ExportWriter = async (pages, out) => {
+  await write(out, '[');
+  let rows = 0;
+  for await (const page of pages) {
+    let chunk = '';
+    for (const row of page) {
+      const record: Record<string, string> = {};
+      for (const column of EXPORT_COLUMNS) record[column.key] = row[column.key];
+      chunk += (rows === 0 ? '\n' : ',\n') + JSON.stringify(record);
+      rows++;
+    }
+    if (chunk) await write(out, chunk);
+  }
+  await write(out, '\n]\n');
+  await end(out);
+  return rows;
+};
+
+/** Characters XML 1.0 cannot hold (an xlsx is XML): control characters other than tab, LF, CR; lone surrogates; U+FFFE/U+FFFF. */
+// eslint-disable-next-line no-control-regex
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * One xlsx cell: always a plain string (exceljs writes a string as text, never as a formula), with
+ * the same formula guard as csv so a copy into another sheet or a csv stays harmless, and the
+ * characters XML cannot carry replaced by U+FFFD.
+ */
+export const xlsxText = (value: string): string => neutraliseFormula(value).replace(XML_INVALID, '\uFFFD');
+
+const COLUMN_WIDTHS: Record<ExportRow extends Record<infer K, string> ? K : never, number> = {
+  firstName: 16,
+  lastName: 18,
+  email: 32,
+  username: 22,
+  password: 20,
+  projectName: 24,
+  accountType: 18,
+  createdAt: 26,
+  externalStatus: 16,
+};
+
+/**
+ * Streaming xlsx (exceljs WorkbookWriter): one sheet 'Accounts', bold frozen header, text-formatted
+ * columns; each row is committed at once so only the zip's window stays in memory.
+ */
+export const writeXlsx: ExportWriter = async (pages, out) => {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const sheet = workbook.addWorksheet('Accounts', { views: [{ state: 'frozen', ySplit: 1 }] });
+  sheet.columns = EXPORT_COLUMNS.map((column) => ({ key: column.key, width: COLUMN_WIDTHS[column.key], style: { numFmt: '@' } }));
+  const header = sheet.addRow(EXPORT_COLUMNS.map((c) => c.header));
+  header.font = { bold: true };
+  header.commit();
+  let rows = 0;
+  for await (const page of pages) {
+    for (const row of page) sheet.addRow(cellsOf(row).map(xlsxText)).commit();
+    rows += page.length;
+    await drained(out);
+  }
+  sheet.commit();
+  await workbook.commit();
+  return rows;
+};
+
+export const exportWriters: Record<ExportFormat, ExportWriter> = { csv: writeCsv, xlsx: writeXlsx, json: writeJson };

@@ -1,0 +1,164 @@
+import { Transform } from 'node:stream';
+import type { ExportFormat, ExportRow } from '../../shared/schemas/export';
+import type { Cipher } from '../core/encryption';
+import { NotFoundError } from '../core/errors';
+import type { ProjectStore } from '../projects/project-store';
+import type { AccountPages } from './account-pages';
+import { attachmentDisposition, exportContentTypes, exportFilename, exportObjectKey } from './export-item';
+import type { ExportFiles } from './export-files';
+import type { ExportMessage } from './export-message';
+import type { ExportStore } from './export-store';
+import { exportWriters, type ExportWriter, type RowPages } from './export-writers';
+
+export const EXPORT_FAILED = 'The export could not be written. Please try again.';
+
+/** A failure that another attempt cannot fix: the export is marked failed at once, not retried. */
+export class PermanentExportError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'PermanentExportError';
+  }
+}
+class StorageError extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'StorageError';
+  }
+}
+
+export interface RunExportDeps {
+  exports: ExportStore;
+  projects: Pick<ProjectStore, 'get'>;
+  accountPages: AccountPages;
+  cipher: () => Promise<Cipher>;
+  files: ExportFiles;
+  now: () => Date;
+  writers?: Record<ExportFormat, ExportWriter>;
+}
+
+/** Which delivery of the message this is (SQS ApproximateReceiveCount) and how many there will be. */
+export interface Attempt {
+  number: number;
+  max: number;
+}
+
+/**
+ * Export worker, one export:
+ * 1. pending (or processing: a redelivery restarts it from the start) -> processing; a completed
+ *    or failed export is left alone.
+ * 2. Stream the project's accounts, a Query page at a time, passwords decrypted, through the
+ *    format's writer into a multipart upload at exports/<userId>/<exportId>.<ext>.
+ * 3. completed with row count and size; or failed with a reason the user can read. A failure
+ *    aborts the upload, so nothing half-written appears at the key. Errors that another attempt
+ *    may fix are thrown (SQS delivers again) until the last attempt.
+ */
+export const runExport =
+  (deps: RunExportDeps) =>
+  async (message: ExportMessage, attempt: Attempt = { number: 1, max: 1 }): Promise<void> => {
+    const { userId, exportId } = message;
+    const item = await deps.exports.start(userId, exportId, deps.now());
+    if (!item) return;
+    const format = item.format as ExportFormat;
+    const projectName = String(item.projectName);
+    try {
+      await deps.projects.get(userId, String(item.projectId)).catch((error: unknown) => {
+        throw error instanceof NotFoundError ? new PermanentExportError('The project no longer exists.') : error;
+      });
+      const cipher = await deps.cipher();
+      const { rowCount, sizeBytes } = await writeAndUpload({
+        files: deps.files,
+        writer: (deps.writers ?? exportWriters)[format],
+        pages: exportRows(deps.accountPages(userId, String(item.projectId)), cipher, projectName),
+        key: exportObjectKey(userId, exportId, format),
+        contentType: exportContentTypes[format],
+        contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
+      });
+      await deps.exports.complete(userId, exportId, { rowCount, sizeBytes, now: deps.now() });
+    } catch (error) {
+      const permanent = error instanceof PermanentExportError;
+      if (!permanent && attempt.number < attempt.max) throw error;
+      await deps.exports.fail(userId, exportId, `${EXPORT_FAILED} ${reasonOf(error)}`, deps.now());
+    }
+  };
+
+const reasonOf = (error: unknown): string => {
+  if (error instanceof PermanentExportError) return error.reason;
+  if (error instanceof StorageError) return 'The file could not be stored.';
+  return 'The accounts could not be read.';
+};
+
+/** Account items become export rows; a password that cannot be decrypted will not decrypt on a retry either. */
+async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]>, cipher: Cipher, projectName: string): RowPages {
+  const text = (value: unknown, fallback = '') => (value === undefined || value === null ? fallback : String(value));
+  for await (const items of pages) {
+    yield items.map((item): ExportRow => {
+      let password: string;
+      try {
+        password = cipher.decrypt(text(item.passwordCiphertext));
+      } catch {
+        throw new PermanentExportError('A stored password could not be read.');
+      }
+      return {
+        firstName: text(item.firstName),
+        lastName: text(item.lastName),
+        email: text(item.email),
+        username: text(item.username),
+        password,
+        projectName: text(item.projectName, projectName),
+        accountType: text(item.accountType),
+        createdAt: text(item.createdAt),
+        externalStatus: text(item.externalStatus, 'pending'),
+      };
+    });
+  }
+}
+
+/**
+ * The writer fills a stream that the upload drains: the writer waits whenever the stream's buffer
+ * is full, so memory holds a Query page, the stream buffer and the upload's parts in flight.
+ */
+async function writeAndUpload(input: {
+  files: ExportFiles;
+  writer: ExportWriter;
+  pages: RowPages;
+  key: string;
+  contentType: string;
+  contentDisposition: string;
+}): Promise<{ rowCount: number; sizeBytes: number }> {
+  let sizeBytes = 0;
+  const body = new Transform({
+    highWaterMark: 1024 * 1024,
+    transform(chunk: Buffer, _encoding, callback) {
+      sizeBytes += chunk.length;
+      callback(null, chunk);
+    },
+  });
+  const upload = input.files.upload({ key: input.key, body, contentType: input.contentType, contentDisposition: input.contentDisposition });
+  const stopped = new Error('Export stopped');
+  let storageError: StorageError | undefined;
+  const uploading = upload.done().catch((error: unknown) => {
+    // An upload we stopped because the writing failed is not a storage failure.
+    const ours = error === stopped || (error instanceof Error && error.name === 'AbortError');
+    if (!ours) storageError = new StorageError(error);
+    throw storageError ?? error;
+  });
+  const writing = input.writer(input.pages, body);
+  try {
+    const [rowCount] = await Promise.all([writing, uploading]);
+    return { rowCount, sizeBytes };
+  } catch (error) {
+    writing.catch(() => undefined);
+    // The upload closed the body under the writer: the storage side failed, whatever the writer saw.
+    const closedByUpload = body.destroyed && !(error instanceof PermanentExportError);
+    const settled = uploading.then(
+      () => undefined,
+      () => undefined,
+    );
+    // Abort first, then end the body with an error: the upload must never see a clean end of a partial file.
+    await upload.abort().catch(() => undefined);
+    body.destroy(stopped);
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+    // Whichever side noticed first, a failed upload is reported as such.
+    throw storageError ?? (closedByUpload ? new StorageError(error) : error);
+  }
+}

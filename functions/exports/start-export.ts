@@ -1,0 +1,41 @@
+import type * as z from 'zod';
+import { planLimits } from '../../shared/plans';
+import { PRO_FORMAT_MESSAGE, type createExportSchema, type ExportView } from '../../shared/schemas/export';
+import { PlanLimitError } from '../core/errors';
+import type { ProjectStore } from '../projects/project-store';
+import { exportView, newExportRecord } from './export-item';
+import type { ExportQueue } from './export-queue';
+import type { ExportStore } from './export-store';
+
+export interface StartExportDeps {
+  exports: ExportStore;
+  projects: Pick<ProjectStore, 'get'>;
+  queue: ExportQueue;
+  now: () => Date;
+  newId: (now: Date) => string;
+}
+
+/**
+ * POST /api/exports:
+ * 1. The project must be the caller's (404 otherwise); the format must be in the caller's plan,
+ *    read from the user item on the server (403 for xlsx/json on the free plan).
+ * 2. Record the export as pending, queue it for the export worker, answer at once.
+ */
+export const startExport =
+  (deps: StartExportDeps) =>
+  async (userId: string, request: z.output<typeof createExportSchema>): Promise<ExportView> => {
+    const [project, plan] = await Promise.all([deps.projects.get(userId, request.projectId), deps.exports.plan(userId)]);
+    if (!planLimits[plan].exportFormats.includes(request.format)) throw new PlanLimitError(PRO_FORMAT_MESSAGE);
+
+    const now = deps.now();
+    const record = newExportRecord({ id: deps.newId(now), userId, projectId: request.projectId, projectName: String(project.name), format: request.format, now });
+    await deps.exports.create(record);
+    try {
+      await deps.queue.send({ userId, exportId: record.id });
+    } catch (error) {
+      // Never leave an entry pending forever: the history shows it failed, the user can retry.
+      await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
+      throw error;
+    }
+    return exportView(record, now);
+  };

@@ -1,0 +1,27 @@
+import { queues } from '../../shared/routes';
+import { dynamo, s3 } from '../core/clients';
+import { appCipher } from '../core/encryption';
+import { requireEnv } from '../core/env';
+import { queueWorker } from '../core/queue-worker';
+import { dynamoAccountPages } from '../exports/account-pages';
+import { s3ExportFiles } from '../exports/export-files';
+import { exportMessageSchema } from '../exports/export-message';
+import { dynamoExportStore } from '../exports/export-store';
+import { runExport } from '../exports/run-export';
+import { dynamoProjectStore } from '../projects/project-store';
+
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const maxAttempts = queues.find((q) => q.name === 'exports')?.maxReceiveCount ?? 1;
+const run = runExport({
+  exports: dynamoExportStore(db, tableName),
+  projects: dynamoProjectStore(db, tableName),
+  accountPages: dynamoAccountPages(db, tableName),
+  cipher: appCipher,
+  files: s3ExportFiles(s3(), requireEnv('EXPORT_BUCKET')),
+  now: () => new Date(),
+});
+
+export const handler = queueWorker(exportMessageSchema, (message, record) =>
+  run(message, { number: Number(record.attributes?.ApproximateReceiveCount ?? 1), max: maxAttempts }),
+);
