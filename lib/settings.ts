@@ -109,3 +109,9 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
 function isLogLevel(value: string): value is AppSettings['logLevel'] {
   return (logLevels as readonly string[]).includes(value);
 }
+
+/**
+ * The export bucket's name, known to both stacks without a cross-stack reference, so the grant on
+ * its export files can be written (and reviewed by cdk-nag) as a plain ARN in the stateless stack.
+ */
+export const exportBucketName = (prefix: string, account: string, region: string): string => `${prefix}-exports-${account}-${region}`;

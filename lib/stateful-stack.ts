@@ -18,7 +18,7 @@ import { tableDefinition } from '../functions/core/table-definition';
 import { queues, type QueueDefinition } from '../shared/routes';
 import { constructId } from './construct-id';
 import type { AppResources, QueueName } from './app-resources';
-import type { AppSettings } from './settings';
+import { exportBucketName, type AppSettings } from './settings';
 
 export interface StatefulStackProps extends StackProps {
   settings: AppSettings;
@@ -42,7 +42,7 @@ export class StatefulStack extends Stack {
 
     this.accessLogsBucket = this.createAccessLogsBucket();
     const table = this.createTable();
-    const exportBucket = this.createExportBucket(this.accessLogsBucket);
+    const exportBucket = this.createExportBucket(this.accessLogsBucket, props.settings.prefix);
     const { userPool, webClient } = this.createUserPool(settings);
     const { queues: queueMap, deadLetterQueues } = this.createQueues();
     const mail = this.createMailSender(settings);
@@ -110,8 +110,9 @@ export class StatefulStack extends Stack {
   }
 
   /** Export files, handed out only through short-lived presigned URLs. */
-  private createExportBucket(accessLogs: Bucket): Bucket {
+  private createExportBucket(accessLogs: Bucket, prefix: string): Bucket {
     return new Bucket(this, 'ExportBucket', {
+      bucketName: exportBucketName(prefix, this.account, this.region),
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
       encryption: BucketEncryption.S3_MANAGED,
       enforceSSL: true,

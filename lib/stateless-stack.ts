@@ -16,6 +16,7 @@ import {
 } from '../shared/routes';
 import type { AppResources } from './app-resources';
 import { constructId } from './construct-id';
+import { layerPackagesOf } from './package-layer';
 import { AppFunction } from './constructs/app-function';
 import { AppHttpApi } from './constructs/http-api';
 import { WebApp } from './constructs/web-app';
@@ -100,6 +101,7 @@ export class StatelessStack extends Stack {
         description: `API routes of the ${group} group`,
         settings,
         resources,
+        layerPackages: layerPackagesOf[group],
       });
       fn.grantAccess(groupAccess[group]);
       created[group] = fn;
@@ -134,6 +136,7 @@ export class StatelessStack extends Stack {
       // Dead-letter queues have their queue's visibility timeout (stateful stack), so the same bound holds.
       timeout: workerTimeout(queue),
       memorySize: workerMemorySize,
+      layerPackages: layerPackagesOf[worker],
     });
     fn.grantAccess(workerAccess[worker]);
     fn.function.addEventSource(

@@ -1,8 +1,15 @@
 import type { Writable } from 'node:stream';
-import ExcelJS from 'exceljs';
+import { createRequire } from 'node:module';
+import type ExcelJSModule from 'exceljs';
 import { EXPORT_COLUMNS, type ExportFormat, type ExportRow } from '../../shared/schemas/export';
 import { UTF8_BOM, csvLine, neutraliseFormula } from '../../shared/csv/write-csv';
 import { drained, end, write } from './output-stream';
+
+/**
+ * exceljs ships in a Lambda layer, not in the bundle (lib/package-layer.ts); `require` resolves it
+ * through Lambda's NODE_PATH (/opt/nodejs/node_modules), and through node_modules locally.
+ */
+const ExcelJS = createRequire(import.meta.url)('exceljs') as typeof ExcelJSModule;
 
 /** Rows arrive a page at a time (one DynamoDB page), so memory holds one page, never the project. */
 export type RowPages = AsyncIterable<readonly ExportRow[]>;

@@ -9,7 +9,9 @@ import { tableDefinition } from '../../functions/core/table-definition';
 import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
 import type { AppResources } from '../app-resources';
 import { lambdaBundling } from '../bundling';
-import { projectRoot, type AppSettings } from '../settings';
+import { PackageLayer } from '../package-layer';
+import { acknowledgeWildcards } from '../nag';
+import { exportBucketName, projectRoot, type AppSettings } from '../settings';
 
 export interface AppFunctionProps {
   /** Handler file relative to the project root, exporting `handler`. */
@@ -23,6 +25,8 @@ export interface AppFunctionProps {
   timeout?: Duration;
   /** @default 512 MB */
   memorySize?: number;
+  /** Packages loaded from a layer instead of the bundle (see lib/package-layer.ts). */
+  layerPackages?: readonly string[];
 }
 
 /**
@@ -34,10 +38,12 @@ export class AppFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
   private readonly resources: AppResources;
+  private readonly settings: AppSettings;
 
   constructor(scope: Construct, id: string, props: AppFunctionProps) {
     super(scope, id);
     this.resources = props.resources;
+    this.settings = props.settings;
 
     this.logGroup = new LogGroup(this, 'LogGroup', { retention: RetentionDays.ONE_MONTH });
     // Its own role instead of AWSLambdaBasicExecutionRole: write to this log group, nothing else.
@@ -64,6 +70,7 @@ export class AppFunction extends Construct {
         mainFields: [...lambdaBundling.mainFields],
         banner: lambdaBundling.banner,
         esbuildArgs: Object.fromEntries(Object.entries(lambdaBundling.alias).map(([from, to]) => [`--alias:${from}`, to])),
+        externalModules: [...(props.layerPackages ?? [])],
         minify: true,
         sourceMap: true,
         // File and line numbers are enough for stack traces; the sources stay out of the zip.
@@ -72,6 +79,9 @@ export class AppFunction extends Construct {
         // package-lock.json and tree shaking keeps only the clients a handler imports.
         bundleAwsSDK: true,
       },
+      layers: props.layerPackages?.length
+        ? [new PackageLayer(this, 'Packages', { packages: props.layerPackages, description: `${props.layerPackages.join(', ')} for ${props.name}` }).layer]
+        : undefined,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.settings.prefix,
@@ -138,8 +148,17 @@ export class AppFunction extends Construct {
         access.exportBucket === 'readWrite'
           ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload']
           : ['s3:GetObject'];
-      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [exportBucket.arnForObjects('*')] }));
+      // Only the export files (exports/<user>/<export id>.<ext>), whose names are made per export.
+      const stack = Stack.of(this);
+      const bucketArn = `arn:${stack.partition}:s3:::${exportBucketName(this.settings.prefix, stack.account, stack.region)}`;
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [`${bucketArn}/exports/*`] }));
       fn.addEnvironment('EXPORT_BUCKET', exportBucket.bucketName);
+      acknowledgeWildcards(this, [
+        {
+          finding: /^Resource::.*\/exports\/\*$/,
+          reason: 'Export files get a new key per export (exports/<user>/<export id>.<ext>); the grant covers that prefix of the export bucket and only object actions.',
+        },
+      ]);
     }
 
     if (access.sendEmail) {

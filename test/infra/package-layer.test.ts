@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { dependencyClosure, layerPackagesOf } from '../../lib/package-layer';
+import { buildTestApp } from './synth-app';
+
+describe('packages shipped in a layer', () => {
+  it('takes a package with all its dependencies from node_modules', () => {
+    const closure = [...dependencyClosure(['exceljs']).keys()];
+    expect(closure).toContain('node_modules/exceljs');
+    expect(closure).toContain('node_modules/archiver');
+    expect(closure).toContain('node_modules/jszip');
+  });
+
+  it('gives each function that needs one a layer and keeps the package out of its bundle', () => {
+    const { stateless } = buildTestApp({ skipBundling: true });
+    const template = Template.fromStack(stateless);
+    for (const [name, packages] of Object.entries(layerPackagesOf)) {
+      template.hasResourceProperties('AWS::Lambda::LayerVersion', {
+        Description: `${packages.join(', ')} for ${name}`,
+        CompatibleRuntimes: ['nodejs24.x'],
+        CompatibleArchitectures: ['arm64'],
+      });
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        FunctionName: Match.stringLikeRegexp(`-${name}$`),
+        Layers: Match.arrayWith([Match.objectLike({ Ref: Match.stringLikeRegexp('Layer') })]),
+      });
+    }
+  });
+});
