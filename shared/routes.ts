@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -33,7 +33,7 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
-  { method: 'GET', path: '/api/exports/history', group: 'exports', auth: 'jwt' },
+  { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -123,8 +123,11 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   accounts: { table: 'read', encryptionKey: true },
   dashboard: { table: 'read' },
   subscription: { table: 'read' },
-  // Records export requests and queues them; signs download links for finished files.
-  exports: { table: 'readWrite', sendTo: ['exports'], exportBucket: 'read' },
+  // Records export requests and queues them.
+  exports: { table: 'readWrite', sendTo: ['exports'] },
+  // Lists exports and signs download links for finished files (apart from exports: no S3 client
+  // in the request path that queues, no queue client here; both bundles stay small).
+  'export-history': { table: 'read', exportBucket: 'read' },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

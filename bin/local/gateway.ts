@@ -17,6 +17,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   dashboard: () => import('../../functions/dashboard/handler'),
   subscription: () => import('../../functions/subscription/handler'),
   exports: () => import('../../functions/exports/handler'),
+  'export-history': () => import('../../functions/export-history/handler'),
 };
 
 /** API Gateway's payload limit. */

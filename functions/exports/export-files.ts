@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { s3DownloadLinks } from './export-links';
+import { s3Uploads } from './export-upload';
 
 export interface FileUpload {
   /** Resolves when the object exists at its key (multipart completed). */
@@ -16,29 +16,7 @@ export interface ExportFiles {
   downloadUrl(key: string, contentDisposition: string, expiresInSeconds: number): Promise<string>;
 }
 
-/** lib-storage's minimum part size; two parts in flight keep memory small and constant. */
-const PART_SIZE = 5 * 1024 * 1024;
-const QUEUE_SIZE = 2;
-
+/** Both halves over one client (tests). The API bundles only the links, the worker only the uploads. */
 export function s3ExportFiles(client: S3Client, bucket: string): ExportFiles {
-  return {
-    upload({ key, body, contentType, contentDisposition }) {
-      const upload = new Upload({
-        client,
-        params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType, ContentDisposition: contentDisposition },
-        partSize: PART_SIZE,
-        queueSize: QUEUE_SIZE,
-        leavePartsOnError: false,
-      });
-      return {
-        done: async () => {
-          await upload.done();
-        },
-        abort: () => upload.abort(),
-      };
-    },
-    // Signed by the same client, so the link points at the same endpoint (s3rver locally).
-    downloadUrl: (key, contentDisposition, expiresIn) =>
-      getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentDisposition: contentDisposition }), { expiresIn }),
-  };
+  return { ...s3Uploads(client, bucket), ...s3DownloadLinks(client, bucket) };
 }

@@ -1,4 +1,4 @@
-import { EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFormat, type ExportView } from '../../shared/schemas/export';
+import { EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFormat, type ExportView } from '../../shared/exports';
 import { keys } from '../core/keys';
 import { safeFilename } from '../projects/export-project-csv';
 

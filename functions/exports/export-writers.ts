@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type ExcelJSModule from 'exceljs';
-import { EXPORT_COLUMNS, type ExportFormat, type ExportRow } from '../../shared/schemas/export';
+import { EXPORT_COLUMNS, type ExportFormat, type ExportRow } from '../../shared/exports';
 import { UTF8_BOM, csvLine, neutraliseFormula } from '../../shared/csv/write-csv';
 import { drained, end, write } from './output-stream';
 
@@ -9,7 +9,9 @@ import { drained, end, write } from './output-stream';
  * exceljs ships in a Lambda layer, not in the bundle (lib/package-layer.ts); `require` resolves it
  * through Lambda's NODE_PATH (/opt/nodejs/node_modules), and through node_modules locally.
  */
-const ExcelJS = createRequire(import.meta.url)('exceljs') as typeof ExcelJSModule;
+let excelJs: typeof ExcelJSModule | undefined;
+/** Loaded on the first xlsx export only: csv and json exports (and cold starts) don't pay for it. */
+const loadExcelJs = (): typeof ExcelJSModule => (excelJs ??= createRequire(import.meta.url)('exceljs') as typeof ExcelJSModule);
 
 /** Rows arrive a page at a time (one DynamoDB page), so memory holds one page, never the project. */
 export type RowPages = AsyncIterable<readonly ExportRow[]>;
@@ -79,7 +81,7 @@ const COLUMN_WIDTHS: Record<ExportRow extends Record<infer K, string> ? K : neve
  * columns; each row is committed at once so only the zip's window stays in memory.
  */
 export const writeXlsx: ExportWriter = async (pages, out) => {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useStyles: true, useSharedStrings: false });
+  const workbook = new (loadExcelJs().stream.xlsx.WorkbookWriter)({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet('Accounts', { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = EXPORT_COLUMNS.map((column) => ({ key: column.key, width: COLUMN_WIDTHS[column.key], style: { numFmt: '@' } }));
   const header = sheet.addRow(EXPORT_COLUMNS.map((c) => c.header));

@@ -1,13 +1,11 @@
 import { createExportSchema } from '../../shared/schemas/export';
-import { dynamo, s3, sqs } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { dynamoProjectStore } from '../projects/project-store';
-import { s3ExportFiles } from './export-files';
 import { sqsExportQueue } from './export-queue';
 import { dynamoExportStore } from './export-store';
-import { listExports } from './list-exports';
 import { startExport } from './start-export';
 
 const db = dynamo();
@@ -15,9 +13,7 @@ const tableName = requireEnv('TABLE_NAME');
 const exports = dynamoExportStore(db, tableName);
 const now = () => new Date();
 const start = startExport({ exports, projects: dynamoProjectStore(db, tableName), queue: sqsExportQueue(sqs(), requireEnv('EXPORTS_QUEUE_URL')), now, newId: timeOrderedId });
-const list = listExports({ exports, files: s3ExportFiles(s3(), requireEnv('EXPORT_BUCKET')), now });
 
 export const handler = httpHandler({
   'POST /api/exports': route({ body: createExportSchema, run: async ({ userId, body }) => new Response(202, await start(userId, body)) }),
-  'GET /api/exports/history': route({ run: ({ userId }) => list(userId) }),
 });

@@ -1,4 +1,4 @@
-import { DOWNLOAD_URL_SECONDS, type ExportFormat, type ExportView } from '../../shared/schemas/export';
+import { DOWNLOAD_URL_SECONDS, type ExportFormat, type ExportView } from '../../shared/exports';
 import { attachmentDisposition, exportFilename, exportObjectKey, exportView, isExpired } from './export-item';
 import type { ExportFiles } from './export-files';
 import type { ExportStore } from './export-store';

@@ -1,5 +1,5 @@
 import { Transform } from 'node:stream';
-import type { ExportFormat, ExportRow } from '../../shared/schemas/export';
+import type { ExportFormat, ExportRow } from '../../shared/exports';
 import type { Cipher } from '../core/encryption';
 import { NotFoundError } from '../core/errors';
 import type { ProjectStore } from '../projects/project-store';
@@ -31,7 +31,7 @@ export interface RunExportDeps {
   projects: Pick<ProjectStore, 'get'>;
   accountPages: AccountPages;
   cipher: () => Promise<Cipher>;
-  files: ExportFiles;
+  files: Pick<ExportFiles, 'upload'>;
   now: () => Date;
   writers?: Record<ExportFormat, ExportWriter>;
 }
@@ -118,7 +118,7 @@ async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]>, ciph
  * is full, so memory holds a Query page, the stream buffer and the upload's parts in flight.
  */
 async function writeAndUpload(input: {
-  files: ExportFiles;
+  files: Pick<ExportFiles, 'upload'>;
   writer: ExportWriter;
   pages: RowPages;
   key: string;

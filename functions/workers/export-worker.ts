@@ -4,7 +4,7 @@ import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { dynamoAccountPages } from '../exports/account-pages';
-import { s3ExportFiles } from '../exports/export-files';
+import { s3Uploads } from '../exports/export-upload';
 import { exportMessageSchema } from '../exports/export-message';
 import { dynamoExportStore } from '../exports/export-store';
 import { runExport } from '../exports/run-export';
@@ -18,7 +18,7 @@ const run = runExport({
   projects: dynamoProjectStore(db, tableName),
   accountPages: dynamoAccountPages(db, tableName),
   cipher: appCipher,
-  files: s3ExportFiles(s3(), requireEnv('EXPORT_BUCKET')),
+  files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),
 });
 

@@ -1,16 +1,8 @@
 import * as z from 'zod';
+import { exportFormats } from '../exports';
 
-/** Export Center (spec 2, 3, 4, 6). csv for everyone; xlsx and json are Pro. */
-export const exportFormats = ['csv', 'xlsx', 'json'] as const;
-export type ExportFormat = (typeof exportFormats)[number];
-export const proExportFormats: readonly ExportFormat[] = ['xlsx', 'json'];
-
-/** Export files and their download links live this long (the bucket's lifecycle matches). */
-export const EXPORT_FILE_DAYS = 7;
-/** History entries stay this long, marked expired after the file is gone ('Export again'). */
-export const EXPORT_HISTORY_DAYS = 30;
-/** Presigned download links are minted on each history read and last this long. */
-export const DOWNLOAD_URL_SECONDS = 15 * 60;
+// The constants and shapes live in shared/exports.ts (no zod); importers of this file get them too.
+export * from '../exports';
 
 /** POST /api/exports. */
 export const createExportSchema = z.object({
@@ -20,42 +12,3 @@ export const createExportSchema = z.object({
 });
 export type CreateExportRequest = z.input<typeof createExportSchema>;
 
-export const PRO_FORMAT_MESSAGE = 'Advanced Export Formats (Excel and JSON) are part of the Pro plan.';
-
-/** An export as POST /api/exports and GET /api/exports/history return it. */
-export interface ExportView {
-  id: string;
-  projectId: string;
-  projectName: string;
-  format: ExportFormat;
-  status: 'pending' | 'processing' | 'completed' | 'failed';
-  createdAt: string;
-  updatedAt: string;
-  completedAt?: string;
-  /** Accounts written (completed only). */
-  rowCount?: number;
-  /** File size in bytes (completed only). */
-  sizeBytes?: number;
-  /** Why it failed, in words a user can act on (failed only). */
-  error?: string;
-  /** When the file (and so the download) stops existing. */
-  fileExpiresAt: string;
-  /** The file is gone: offer 'Export again'. */
-  expired: boolean;
-  /** Presigned S3 GET URL, valid DOWNLOAD_URL_SECONDS; only when completed and not expired. */
-  downloadUrl?: string;
-}
-
-/** The columns of every export format, in order (spec: First Name ... Password, plus these). */
-export const EXPORT_COLUMNS = [
-  { key: 'firstName', header: 'First Name' },
-  { key: 'lastName', header: 'Last Name' },
-  { key: 'email', header: 'Email' },
-  { key: 'username', header: 'Username' },
-  { key: 'password', header: 'Password' },
-  { key: 'projectName', header: 'Project' },
-  { key: 'accountType', header: 'Account Type' },
-  { key: 'createdAt', header: 'Created' },
-  { key: 'externalStatus', header: 'External Status' },
-] as const;
-export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number]['key'], string>;
