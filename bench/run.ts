@@ -7,6 +7,7 @@
  *     check that no emulator process is left behind.
  *  4. Password generation rate and CSV parsing time (bench/generation.ts).
  *  5. Bulk creation, search and worker memory against the local stack (bench/bulk.ts).
+ *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query (bench/exports.ts).
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { bulkBench } from './bulk';
+import { exportsBench } from './exports';
 import { generationBench } from './generation';
 import { lambdaBundling } from '../lib/bundling';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -139,6 +141,6 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench };
 const chosen = process.argv.slice(2).filter((a): a is keyof typeof parts => a in parts);
 for (const name of chosen.length ? chosen : (Object.keys(parts) as (keyof typeof parts)[])) await parts[name]();
