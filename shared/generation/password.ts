@@ -58,11 +58,16 @@ export function passwordLength(minLength: number): number {
  * alphabet, that contains at least one character of each enabled class:
  *  1. each character is an unbiased draw from the whole alphabet (rejection sampling on bytes:
  *     a byte is used only below the largest multiple of the alphabet size, so no modulo bias);
- *  2. a candidate missing a class is thrown away and drawn again.
+ *  2. a candidate missing a class is thrown away and drawn again, and so is one that starts with a
+ *     character spreadsheets read as a formula (@ is one of the specials): exports neutralise such
+ *     cells with a leading apostrophe, which would change the password handed out.
  * Unlike "one forced character per class, then shuffle", this gives no extra weight to
  * passwords with few characters of a class, and every position has the same distribution.
  * Random bytes are fetched in chunks, so a password costs no RandomBytes call of its own.
  */
+/** Characters that make a spreadsheet cell a formula when they come first (see shared/csv/write-csv.ts). */
+const FORMULA_START = new Set(['=', '+', '-', '@']);
+
 export function createPasswordGenerator(settings: PasswordSettings, randomBytes: RandomBytes): () => string {
   const { classes, all } = passwordAlphabet(settings);
   const length = passwordLength(settings.minLength);
@@ -102,7 +107,7 @@ export function createPasswordGenerator(settings: PasswordSettings, randomBytes:
         password += symbols[k];
         seen |= classBit[k]!;
       }
-      if (seen === required) return password;
+      if (seen === required && !FORMULA_START.has(password.charAt(0))) return password;
     }
     throw new Error('Could not draw a password containing every character class; is randomBytes really random?');
   };

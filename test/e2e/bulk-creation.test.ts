@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import Papa from 'papaparse';
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser } from '../support/cognito-users';
-import { launchChromium, screenshotPath } from '../support/browser';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -33,11 +33,7 @@ describe('bulk creation in Chromium', () => {
     page = await context.newPage();
     // A confirmed user, signed in through the app's own sign-in screen.
     const user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Bulk', lastName: 'Tester' });
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await signInThroughApp(page, app, user);
   });
   afterAll(async () => {
     await browser?.close();

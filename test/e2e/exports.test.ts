@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import Papa from 'papaparse';
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser } from '../support/cognito-users';
-import { launchChromium, screenshotPath } from '../support/browser';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -31,11 +31,7 @@ describe('Export Center in Chromium', () => {
       ],
     });
     expect(created.status).toBe(200);
-    await page.goto(`${app}/sign-in`);
-    await page.getByLabel('Email').fill(user.email);
-    await page.getByLabel('Password').fill(user.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await signInThroughApp(page, app, user);
   });
   afterAll(async () => {
     await browser?.close();

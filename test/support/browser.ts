@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { projectRoot } from '../../bin/local/settings';
 
 /** Debian's Chromium, headless, with the flags this sandboxed, offline machine needs. */
@@ -48,4 +48,13 @@ export async function confirmationCode(dataDir: string, userPoolId: string, emai
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`No confirmation code for ${email}`);
+}
+
+/** Signs a confirmed user in through the app's own sign-in screen and waits for the dashboard. */
+export async function signInThroughApp(page: Page, app: string, user: { email: string; password: string }): Promise<void> {
+  await page.goto(`${app}/sign-in`);
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
 }

@@ -1,4 +1,4 @@
-import { Alert, Button, Flex, HStack, Stack, Text } from '@chakra-ui/react';
+import { Alert, HStack, Stack, Text } from '@chakra-ui/react';
 import type { BulkCreateSummary, BulkJob } from '@shared/schemas/bulk';
 import type { CsvRow } from '@shared/csv/read-people';
 import { ListSkeleton } from '../../../components/list-skeleton';
@@ -8,6 +8,7 @@ import { useProjectAccountsQuery } from '../../../lib/projects-api';
 import type { CredentialRow } from '../lib/created-accounts-csv';
 import { CredentialsTable } from './credentials-table';
 import { RowProblemsList, type RowProblem } from './row-problems-list';
+import { LoadMoreBar } from '../../../components/load-more-bar';
 
 const count = (value: number) => value.toLocaleString();
 
@@ -120,22 +121,13 @@ export function JobResult({
         />
       ) : null}
       {rows.length ? (
-        <Flex justify="space-between" align="center" gap="2" wrap="wrap">
-          <Text fontSize="sm" color="fg.muted">
-            Showing {count(rows.length)} of {count(job.done)}
-          </Text>
-          {accounts.hasNextPage ? (
-            <Button
-              size="sm"
-              variant="outline"
-              onClick={() => void accounts.fetchNextPage()}
-              loading={accounts.isFetchingNextPage}
-              loadingText="Loading..."
-            >
-              Load more
-            </Button>
-          ) : null}
-        </Flex>
+        <LoadMoreBar
+          shown={rows.length}
+          total={job.done}
+          hasMore={accounts.hasNextPage}
+          loading={accounts.isFetchingNextPage}
+          onLoadMore={() => void accounts.fetchNextPage()}
+        />
       ) : null}
     </Stack>
   );

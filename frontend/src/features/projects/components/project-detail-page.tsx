@@ -12,6 +12,7 @@ import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate } from '../../../lib/format-date';
 import { useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
 import { platformHost } from './project-card';
+import { LoadMoreBar } from '../../../components/load-more-bar';
 
 const count = new Intl.NumberFormat();
 
@@ -158,22 +159,13 @@ function ProjectAccounts({ projectId, total }: { projectId: string; total: numbe
               showProject={false}
               caption="Accounts of this project"
             />
-            <Flex justify="space-between" align="center" gap="3" wrap="wrap">
-              <Text fontSize="sm" color="fg.muted">
-                Showing {count.format(loaded.length)} of {count.format(Math.max(total, loaded.length))}
-              </Text>
-              {accounts.hasNextPage ? (
-                <Button
-                  variant="outline"
-                  size="sm"
-                  onClick={() => void accounts.fetchNextPage()}
-                  loading={accounts.isFetchingNextPage}
-                  loadingText="Loading..."
-                >
-                  Load more
-                </Button>
-              ) : null}
-            </Flex>
+            <LoadMoreBar
+              shown={loaded.length}
+              total={total}
+              hasMore={accounts.hasNextPage}
+              loading={accounts.isFetchingNextPage}
+              onLoadMore={() => void accounts.fetchNextPage()}
+            />
             {accounts.isFetchNextPageError ? (
               <Text color="fg.error" fontSize="sm" role="alert">
                 Failed to load more accounts. Try again.
