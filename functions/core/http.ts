@@ -22,6 +22,8 @@ export interface RouteRequest<Body> {
   /** The bearer access token, for calls that act as the user (Cognito GetUser). */
   accessToken: string;
   body: Body;
+  /** The body exactly as it arrived, before JSON parsing (webhook signatures are computed on it). */
+  rawBody: string | undefined;
   pathParameters: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
   event: HttpEvent;
@@ -72,6 +74,12 @@ export function errorResponse(error: unknown): HttpResult {
 
 const jsonBodyParser = httpJsonBodyParser({ disableContentTypeError: true });
 
+/** Each event's body as received, kept before the JSON parser replaces it. */
+const rawBodies = new WeakMap<object, string>();
+const keepRawBody = (event: HttpEvent): void => {
+  if (typeof event.body === 'string') rawBodies.set(event, event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
+};
+
 const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
 
 /**
@@ -108,6 +116,7 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
       userId,
       accessToken: authorization.replace(/^Bearer\s+/i, ''),
       body: body as never,
+      rawBody: rawBodies.get(event),
       pathParameters: event.pathParameters ?? {},
       query: event.queryStringParameters ?? {},
       event,
@@ -125,6 +134,7 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
   return middy<HttpEvent, HttpResult>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(httpHeaderNormalizer())
+    .use({ before: (request) => keepRawBody(request.event) })
     // Requests without a body (GET, DELETE) skip JSON parsing whatever their Content-Type says.
     .use({ before: (request) => (request.event.body ? jsonBodyParser.before?.(request) : undefined) })
     .use({

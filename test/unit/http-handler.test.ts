@@ -30,6 +30,7 @@ const handler = httpHandler({
   'GET /api/auth/user': route({ run: async ({ userId, accessToken }) => ({ userId, accessToken }) }),
   'PUT /api/user/profile': route({ body: schema, run: async ({ body }) => ({ echoed: body.name }) }),
   'GET /api/login': route({ run: async () => redirect('/sign-in') }),
+  'POST /api/stripe/webhook': route({ run: async ({ rawBody, event }) => ({ rawBody, parsed: event.body }) }),
   'GET /api/logout': route({
     run: async () => {
       throw new Error('database password is hunter2');
@@ -45,6 +46,13 @@ describe('httpHandler', () => {
     expect(result.statusCode).toBe(200);
     expect(result.headers?.['content-type']).toBe('application/json');
     expect(parse(result)).toEqual({ userId: 'user-1', accessToken: 'token-1' });
+  });
+
+  it('hands the route the body exactly as received, before JSON parsing', async () => {
+    const raw = '{ "id":"evt_1",  "n": 1.50 }';
+    const result = await handler(event('POST /api/stripe/webhook', { body: raw, headers: { 'content-type': 'application/json' } }), context);
+    expect(result.statusCode).toBe(200);
+    expect(parse(result)).toEqual({ rawBody: raw, parsed: { id: 'evt_1', n: 1.5 } });
   });
 
   it('refuses a protected route without a subject (defence in depth)', async () => {
