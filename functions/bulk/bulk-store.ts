@@ -6,10 +6,10 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { planLimits, UNLIMITED, type PlanId } from '../../shared/plans';
+import { planLimits, UNLIMITED } from '../../shared/plans';
 import { ConflictError, NotFoundError, PlanLimitError } from '../core/errors';
 import { keys } from '../core/keys';
-import { ACCOUNT_LIMIT_MESSAGE, PROJECT_LIMIT_MESSAGE, type Usage } from '../usage/plan-usage';
+import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, type Usage } from '../usage/plan-usage';
 
 export type Item = Record<string, unknown> & { PK: string; SK: string };
 
@@ -19,7 +19,7 @@ export interface BulkStore {
    * Atomically adds one project and `accounts` accounts to the user's counters, only if the plan
    * still allows it and no other bulk creation holds the user's username lock; takes the lock.
    */
-  reserve(userId: string, plan: PlanId, accounts: number, lock: { owner: string; until: number; now: number }): Promise<void>;
+  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<void>;
   /** Gives back counters (rows that were not created) and, when owner is set, the lock. */
   release(userId: string, change: { projects: number; accounts: number }, lockOwner?: string): Promise<void>;
   /** A creation finished: record its processing time and give the lock back. */
@@ -45,24 +45,37 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
         TableName: tableName,
         Key: keys.user(userId),
         ConsistentRead: true,
-        ProjectionExpression: 'subscriptionPlan, projectCount, accountCount',
+        ProjectionExpression: 'subscriptionPlan, subscriptionStatus, projectCount, accountCount',
       }),
     );
     if (!Item) throw new NotFoundError('User not found');
+    const stored = {
+      ...(typeof Item.subscriptionPlan === 'string' ? { plan: Item.subscriptionPlan } : {}),
+      ...(typeof Item.subscriptionStatus === 'string' ? { status: Item.subscriptionStatus } : {}),
+    };
     return {
-      plan: Item.subscriptionPlan === 'pro' ? 'pro' : 'free',
+      plan: effectivePlan(stored.plan, stored.status),
       projectCount: Number(Item.projectCount ?? 0),
       accountCount: Number(Item.accountCount ?? 0),
+      stored,
     };
   };
 
   return {
     usage,
 
-    async reserve(userId, plan, accounts, lock) {
-      const limits = planLimits[plan];
-      const conditions = ['subscriptionPlan = :plan', '(attribute_not_exists(bulkLock) OR bulkLock.#until < :now)'];
-      const values: Record<string, unknown> = { ':plan': plan, ':now': lock.now, ':one': 1, ':n': accounts, ':lock': { owner: lock.owner, until: lock.until } };
+    async reserve(userId, usage, accounts, lock) {
+      const limits = planLimits[usage.plan];
+      // The plan and status read by usage() must still hold: a webhook in between changes the limits.
+      const stored = usage.stored ?? {};
+      const conditions = [
+        stored.plan === undefined ? 'attribute_not_exists(subscriptionPlan)' : 'subscriptionPlan = :plan',
+        stored.status === undefined ? 'attribute_not_exists(subscriptionStatus)' : 'subscriptionStatus = :status',
+        '(attribute_not_exists(bulkLock) OR bulkLock.#until < :now)',
+      ];
+      const values: Record<string, unknown> = { ':now': lock.now, ':one': 1, ':n': accounts, ':lock': { owner: lock.owner, until: lock.until } };
+      if (stored.plan !== undefined) values[':plan'] = stored.plan;
+      if (stored.status !== undefined) values[':status'] = stored.status;
       if (limits.projects !== UNLIMITED) {
         conditions.push('(attribute_not_exists(projectCount) OR projectCount < :maxProjects)');
         values[':maxProjects'] = limits.projects;
@@ -91,7 +104,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
         const projects = Number(old.projectCount?.N ?? 0);
         const used = Number(old.accountCount?.N ?? 0);
         const lockUntil = Number(old.bulkLock?.M?.until?.N ?? 0);
-        if (old.subscriptionPlan?.S !== undefined && old.subscriptionPlan.S !== plan) throw new ConflictError('Your plan changed while this request ran. Please try again.');
+        if (old.subscriptionPlan?.S !== stored.plan || old.subscriptionStatus?.S !== stored.status) throw new ConflictError('Your plan changed while this request ran. Please try again.');
         if (limits.projects !== UNLIMITED && projects >= limits.projects) throw new PlanLimitError(PROJECT_LIMIT_MESSAGE, { limit: 'projects', max: limits.projects, used: projects });
         if (limits.accountsTotal !== UNLIMITED && used + accounts > limits.accountsTotal) {
           throw new PlanLimitError(ACCOUNT_LIMIT_MESSAGE, { limit: 'accountsTotal', max: limits.accountsTotal, used, requested: accounts });

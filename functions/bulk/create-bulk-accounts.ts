@@ -50,7 +50,7 @@ export const createBulkAccounts =
 
     const started = deps.now();
     const projectId = deps.newId(started);
-    await deps.store.reserve(userId, usage.plan, valid.length, {
+    await deps.store.reserve(userId, usage, valid.length, {
       owner: projectId,
       now: started.getTime(),
       until: started.getTime() + LOCK_TTL_MS,

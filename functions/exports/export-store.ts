@@ -2,6 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { keys } from '../core/keys';
+import { effectivePlan } from '../usage/plan-usage';
 import { exportItem, type ExportRecord } from './export-item';
 
 /** Export items of one user, and the user's plan (the server decides which formats are allowed). */
@@ -25,8 +26,8 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
 export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string): ExportStore {
   return {
     async plan(userId) {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ProjectionExpression: 'subscriptionPlan', ConsistentRead: true }));
-      return Item?.subscriptionPlan === 'pro' ? 'pro' : 'free';
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ProjectionExpression: 'subscriptionPlan, subscriptionStatus', ConsistentRead: true }));
+      return effectivePlan(Item?.subscriptionPlan, Item?.subscriptionStatus);
     },
 
     async create(record) {

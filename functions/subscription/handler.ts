@@ -13,6 +13,7 @@ export const handler = httpHandler({
     run: async ({ userId }) => {
       const { Item } = await dynamo().send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ConsistentRead: true }));
       if (!Item) throw new NotFoundError('User not found');
+      // The stored plan is reported; subscriptionStatus() applies the effective plan's limits.
       return subscriptionStatus(
         { plan: Item.subscriptionPlan === 'pro' ? 'pro' : 'free', projectCount: Number(Item.projectCount ?? 0), accountCount: Number(Item.accountCount ?? 0) },
         {

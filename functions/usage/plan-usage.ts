@@ -4,9 +4,21 @@ import { PlanLimitError } from '../core/errors';
 
 /** Usage counters kept on the user item; the limits are checked against them atomically. */
 export interface Usage {
+  /** The plan whose limits apply (see effectivePlan). */
   plan: PlanId;
   projectCount: number;
   accountCount: number;
+  /** The plan and status as stored, so a conditional write can require that they did not change. */
+  stored?: { plan?: string; status?: string };
+}
+
+/**
+ * The plan whose limits apply: Pro only while its subscription is active or trialing (a missing
+ * status is the default, active). Past-due and canceled subscriptions keep their data and fall
+ * back to the free limits.
+ */
+export function effectivePlan(plan: unknown, status: unknown): PlanId {
+  return plan === 'pro' && (status === undefined || status === null || status === 'active' || status === 'trialing') ? 'pro' : 'free';
 }
 
 export const PROJECT_LIMIT_MESSAGE = 'You have reached your project limit.';
@@ -40,17 +52,20 @@ export function assertFitsPlan(usage: Usage, accounts: number): void {
   }
 }
 
-/** GET /api/subscription/status: computed from the same counters that enforce the limits. */
+/**
+ * GET /api/subscription/status: computed from the same counters that enforce the limits.
+ * `usage.plan` is the stored plan; the limits are those of the effective plan.
+ */
 export function subscriptionStatus(
   usage: Usage,
   subscription: { status: string; currentPeriodEnd?: string; cancelAtPeriodEnd: boolean },
 ): SubscriptionStatus {
-  const limits = planLimits[usage.plan];
+  const limits = planLimits[effectivePlan(usage.plan, subscription.status)];
   const remainingProjects = remaining(limits.projects, usage.projectCount);
   const remainingAccounts = remaining(limits.accountsTotal, usage.accountCount);
   return {
     plan: usage.plan,
-    subscriptionActive: usage.plan === 'pro' && (subscription.status === 'active' || subscription.status === 'trialing'),
+    subscriptionActive: usage.plan === 'pro' && effectivePlan(usage.plan, subscription.status) === 'pro',
     ...(subscription.currentPeriodEnd ? { currentPeriodEnd: subscription.currentPeriodEnd } : {}),
     cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
     usage: {
