@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -32,6 +32,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
+  // Stripe's webhook: no user token, the Stripe-Signature header on the raw body authenticates it.
+  { method: 'POST', path: '/api/stripe/webhook', group: 'billing', auth: 'none' },
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
 ];
@@ -128,6 +130,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
   // in the request path that queues, no queue client here; both bundles stay small).
   'export-history': { table: 'read', exportBucket: 'read' },
+  // Applies Stripe's subscription events to user items; records processed event ids.
+  billing: { table: 'readWrite' },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -18,6 +18,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   subscription: () => import('../../functions/subscription/handler'),
   exports: () => import('../../functions/exports/handler'),
   'export-history': () => import('../../functions/export-history/handler'),
+  billing: () => import('../../functions/billing/handler'),
 };
 
 /** API Gateway's payload limit. */

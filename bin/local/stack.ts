@@ -106,6 +106,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const keyFile = path.join(dataDir, 'encryption.key');
     if (!fs.existsSync(keyFile)) fs.writeFileSync(keyFile, randomBytes(32).toString('base64'), { mode: 0o600 });
 
+    // The Stripe webhook's signing secret; the local checkout signs its events with it. In AWS it
+    // comes from Secrets Manager.
+    const webhookSecretFile = path.join(dataDir, 'stripe-webhook-secret');
+    if (!fs.existsSync(webhookSecretFile)) fs.writeFileSync(webhookSecretFile, `whsec_${randomBytes(32).toString('base64')}`, { mode: 0o600 });
+
     // The handlers read their configuration from the environment, exactly as in Lambda; the SDK
     // sends each service's calls to AWS_ENDPOINT_URL_<SERVICE>, here the emulators.
     Object.assign(process.env, {
@@ -125,6 +130,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       USER_POOL_CLIENT_ID: userPool.userPoolClientId,
       APP_URL: urls.app,
       ENCRYPTION_KEY_FILE: keyFile,
+      STRIPE_WEBHOOK_SECRET: fs.readFileSync(webhookSecretFile, 'utf8').trim(),
       POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     });

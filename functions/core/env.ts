@@ -23,6 +23,8 @@ const envSchema = z.object({
   ENCRYPTION_KEY_SECRET_ARN: name,
   /** File holding the password-encryption key (local stack). */
   ENCRYPTION_KEY_FILE: name,
+  /** Signing secret of the Stripe webhook endpoint (`whsec_...`); the local stack generates one. */
+  STRIPE_WEBHOOK_SECRET: name,
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -59,4 +59,12 @@ export const keys = {
   export: (userId: string, exportId: string) => ({ PK: userPk(userId), SK: `EXPORT#${exportId}` }) as const,
   /** Query: a user's exports, newest first (ids are time-ordered). */
   exportsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'EXPORT#' }) as const,
+
+  /**
+   * Stripe's webhook calls carry no user token: these two items are keyed by Stripe's ids and
+   * written only by the signature-verified webhook. A processed event id (handled once, TTL)...
+   */
+  stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
+  /** ... and a Stripe customer's user id, written at checkout completion. */
+  stripeCustomer: (customerId: string) => ({ PK: `STRIPE_CUSTOMER#${customerId}`, SK: 'CUSTOMER' }) as const,
 };
