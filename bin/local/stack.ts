@@ -48,21 +48,33 @@ export interface LocalStack {
 /** Tracks child process ids so a stack killed hard can be cleaned up by the next start. */
 const pidFile = (dataDir: string) => path.join(dataDir, 'pids.json');
 
-function killStaleChildren(dataDir: string, log: (m: string) => void) {
+/**
+ * A stack whose terminal or npm was killed hard can leave its processes behind: the stack's own
+ * Node process (holding the app port) and the emulators. The next start stops them first.
+ */
+async function stopLeftovers(dataDir: string, log: (m: string) => void) {
   const file = pidFile(dataDir);
   if (!fs.existsSync(file)) return;
   const pids = JSON.parse(fs.readFileSync(file, 'utf8')) as number[];
-  for (const pid of pids) {
+  const commandLine = (pid: number) => {
     try {
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      if (cmdline.includes('DynamoDBLocal') || cmdline.includes('cognito-local')) {
-        process.kill(pid, 'SIGKILL');
-        log(`Stopped a leftover emulator process (${pid}) from an earlier run.`);
-      }
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
-      // Already gone.
+      return undefined;
     }
+  };
+  const ours = (cmdline: string | undefined) =>
+    cmdline !== undefined && ['DynamoDBLocal', 'cognito-local', 'bin/local.ts', 'bin/local/'].some((mark) => cmdline.includes(mark));
+  const leftovers = pids.filter((pid) => pid !== process.pid && ours(commandLine(pid)));
+  for (const pid of leftovers) {
+    // A leftover stack gets the chance to stop its emulators itself.
+    process.kill(pid, 'SIGTERM');
+    log(`Stopping a leftover local-stack process (${pid}) from an earlier run.`);
   }
+  for (let waited = 0; waited < 5000 && leftovers.some((pid) => ours(commandLine(pid))); waited += 100) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  for (const pid of leftovers) if (ours(commandLine(pid))) process.kill(pid, 'SIGKILL');
   fs.rmSync(file, { force: true });
 }
 
@@ -71,7 +83,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const { ports } = options;
   const dataDir = path.resolve(options.dataDir);
   fs.mkdirSync(dataDir, { recursive: true });
-  killStaleChildren(dataDir, log);
+  await stopLeftovers(dataDir, log);
   await assertPortsFree(ports);
 
   const running: Stoppable[] = [];
@@ -92,7 +104,18 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const failure = started.find((r) => r.status === 'rejected');
     if (failure) throw (failure as PromiseRejectedResult).reason;
     const cognito = (started[4] as PromiseFulfilledResult<CognitoEmulator>).value;
-    fs.writeFileSync(pidFile(dataDir), JSON.stringify(running.flatMap((s) => (s.pid ? [s.pid] : []))));
+    const childPids = running.flatMap((s) => (s.pid ? [s.pid] : []));
+    fs.writeFileSync(pidFile(dataDir), JSON.stringify([process.pid, ...childPids]));
+    // However this process ends, its emulator children end with it (kill is synchronous).
+    process.once('exit', () => {
+      for (const pid of childPids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    });
 
     const urls = { ...endpoints(ports), mailViewer: `http://${HOST}:${ports.ses}/` };
     const [, , userPool, queueUrlMap] = await Promise.all([
