@@ -12,9 +12,30 @@ export interface UserRepository {
 
 type UserItem = User & { PK: string; SK: string; entityType: 'User' };
 
+/**
+ * The user as the browser sees it: the profile and plan fields only. The item also holds usage
+ * counters, the bulk lock and Stripe ids, which never leave the server.
+ */
+const publicFields = [
+  'id',
+  'email',
+  'firstName',
+  'lastName',
+  'company',
+  'profileImageUrl',
+  'subscriptionPlan',
+  'subscriptionStatus',
+  'subscriptionCancelAtPeriodEnd',
+  'subscriptionCurrentPeriodEnd',
+  'createdAt',
+  'updatedAt',
+] as const satisfies readonly (keyof User)[];
+
 const toUser = (item: Record<string, unknown>): User => {
-  const { PK: _pk, SK: _sk, entityType: _type, ...user } = item as UserItem;
-  return user;
+  const user: Record<string, unknown> = {};
+  for (const field of publicFields) if (item[field] !== undefined) user[field] = item[field];
+  user.subscriptionCancelAtPeriodEnd ??= false;
+  return user as User;
 };
 
 export function dynamoUserRepository(db: DynamoDBDocumentClient, tableName: string): UserRepository {

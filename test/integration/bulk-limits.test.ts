@@ -66,3 +66,15 @@ describe('free plan limits, enforced on the server', () => {
     expect(Item).not.toHaveProperty('bulkLock');
   });
 });
+
+describe('the current user as the browser sees it', () => {
+  it('carries no usage counters, lock or billing ids', async () => {
+    const user = await apiUser();
+    await user.call('/api/bulk-create', create(2, 'Seen', 's'));
+    const seen = await user.json<Record<string, unknown>>('/api/auth/user');
+    for (const hidden of ['projectCount', 'accountCount', 'bulkLock', 'processingMs', 'processedAccounts', 'stripeCustomerId', 'PK', 'SK', 'entityType']) {
+      expect(seen, hidden).not.toHaveProperty(hidden);
+    }
+    expect(seen).toMatchObject({ id: user.sub, subscriptionPlan: 'free' });
+  });
+});
