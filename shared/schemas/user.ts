@@ -33,6 +33,9 @@ export const updateProfileSchema = z.object({
 });
 export type UpdateProfileInput = z.infer<typeof updateProfileSchema>;
 
+/** The password rule in words, shown under every field that sets a password. */
+export const PASSWORD_POLICY_HINT = 'At least 8 characters with upper- and lower-case letters, a number and a symbol.';
+
 /** Sign-up form (first name, last name, e-mail, password). Cognito's default password policy. */
 export const signUpSchema = z.object({
   firstName: name('First name'),

@@ -4,7 +4,7 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link as RouterLink, useNavigate } from 'react-router';
 import * as z from 'zod';
-import { confirmSignUpSchema, signInSchema, signUpSchema } from '@shared/schemas/user';
+import { confirmSignUpSchema, signInSchema, signUpSchema, PASSWORD_POLICY_HINT } from '@shared/schemas/user';
 import { loadAuth } from '../../../lib/auth';
 import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
@@ -97,7 +97,7 @@ function ResetForm({ email }: { email: string }) {
         <FormField label="Reset code" error={errors.code?.message}>
           <Input inputMode="numeric" autoComplete="one-time-code" maxLength={6} {...register('code')} />
         </FormField>
-        <FormField label="New password" error={errors.newPassword?.message} helperText="At least 8 characters with upper- and lower-case letters, a number and a symbol.">
+        <FormField label="New password" error={errors.newPassword?.message} helperText={PASSWORD_POLICY_HINT}>
           <Input type="password" autoComplete="new-password" {...register('newPassword')} />
         </FormField>
         <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Resetting...">

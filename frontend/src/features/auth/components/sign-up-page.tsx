@@ -3,7 +3,7 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { Link as RouterLink, useNavigate } from 'react-router';
-import { signUpSchema } from '@shared/schemas/user';
+import { signUpSchema, PASSWORD_POLICY_HINT } from '@shared/schemas/user';
 import { loadAuth } from '../../../lib/auth';
 import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
@@ -60,7 +60,7 @@ export function SignUpPage() {
           <FormField label="Email" error={errors.email?.message}>
             <Input type="email" autoComplete="email" {...register('email')} />
           </FormField>
-          <FormField label="Password" error={errors.password?.message} helperText="At least 8 characters with upper- and lower-case letters, a number and a symbol.">
+          <FormField label="Password" error={errors.password?.message} helperText={PASSWORD_POLICY_HINT}>
             <Input type="password" autoComplete="new-password" {...register('password')} />
           </FormField>
           <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Creating account...">
