@@ -34,3 +34,14 @@ export const planLimits: Record<PlanId, PlanLimits> = {
 
 export const planNames: Record<PlanId, string> = { free: 'Free', pro: 'Pro' };
 export const PRO_PRICE_MONTHLY_USD = 19.95;
+
+/** The Pro features a free user is refused (server) and shown the upgrade prompt for (web app). */
+export const proFeatures = {
+  apiIntegrations: 'API Integrations',
+  exportFormats: 'Advanced Export Formats',
+  emailTemplates: 'Email Templates',
+} as const;
+
+/** Spec 6: the upgrade prompt's text, also the message of a refused Pro-only request. */
+export const upgradeMessage = (feature: string): string =>
+  `Upgrade to Pro to access ${feature}. Pro plan includes unlimited projects, accounts, API integrations, and more.`;

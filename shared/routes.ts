@@ -34,6 +34,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
   // Stripe's webhook: no user token, the Stripe-Signature header on the raw body authenticates it.
   { method: 'POST', path: '/api/stripe/webhook', group: 'billing', auth: 'none' },
+  // Checkout and portal sessions live beside the webhook: only this group loads the Stripe SDK.
+  { method: 'POST', path: '/api/subscription/create-checkout', group: 'billing', auth: 'jwt' },
+  { method: 'POST', path: '/api/subscription/create-portal', group: 'billing', auth: 'jwt' },
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
 ];
@@ -112,6 +115,8 @@ export interface FunctionAccess {
   sendEmail?: boolean;
   /** May read the key that encrypts stored passwords (ENCRYPTION_KEY_SECRET_ARN). */
   encryptionKey?: boolean;
+  /** May read the Stripe secret (API key and webhook signing secret, STRIPE_SECRET_ARN). */
+  stripeSecret?: boolean;
 }
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
@@ -130,8 +135,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
   // in the request path that queues, no queue client here; both bundles stay small).
   'export-history': { table: 'read', exportBucket: 'read' },
-  // Applies Stripe's subscription events to user items; records processed event ids.
-  billing: { table: 'readWrite' },
+  // Applies Stripe's subscription events to user items and records processed event ids; creates
+  // the user's Stripe customer once and Checkout / Billing Portal sessions.
+  billing: { table: 'readWrite', stripeSecret: true },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

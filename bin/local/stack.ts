@@ -5,6 +5,7 @@ import type { Server } from 'node:http';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AppConfig } from '../../shared/app-config';
 import { queues, queueUrlEnv, type WorkerName } from '../../shared/routes';
+import { createLocalCheckout } from './local-checkout';
 import { endpoints, ensureBucket, ensureTable, ensureUserPool, localCredentials, queueUrls, type UserPoolIds } from './bootstrap';
 import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoEmulator, type Stoppable } from './emulators';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
@@ -133,6 +134,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // comes from Secrets Manager.
     const webhookSecretFile = path.join(dataDir, 'stripe-webhook-secret');
     if (!fs.existsSync(webhookSecretFile)) fs.writeFileSync(webhookSecretFile, `whsec_${randomBytes(32).toString('base64')}`, { mode: 0o600 });
+    // Real Stripe (test mode) when all three are given, as in AWS; otherwise the local test checkout.
+    const realStripe = Boolean(process.env.STRIPE_SECRET_KEY && process.env.STRIPE_PRICE_ID && process.env.STRIPE_WEBHOOK_SECRET);
+    const webhookSecret = realStripe ? process.env.STRIPE_WEBHOOK_SECRET! : fs.readFileSync(webhookSecretFile, 'utf8').trim();
 
     // The handlers read their configuration from the environment, exactly as in Lambda; the SDK
     // sends each service's calls to AWS_ENDPOINT_URL_<SERVICE>, here the emulators.
@@ -153,7 +157,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       USER_POOL_CLIENT_ID: userPool.userPoolClientId,
       APP_URL: urls.app,
       ENCRYPTION_KEY_FILE: keyFile,
-      STRIPE_WEBHOOK_SECRET: fs.readFileSync(webhookSecretFile, 'utf8').trim(),
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+      ...(realStripe ? {} : { BILLING_MODE: 'local' }),
       POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     });
@@ -191,10 +196,15 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
 
     let web: Parameters<typeof createGateway>[0]['web'];
     let closeVite: (() => Promise<void>) | undefined;
+    const localCheckout = realStripe ? undefined : createLocalCheckout({ dataDir, webhookSecret, webhookUrl: `${urls.app}/api/stripe/webhook`, log });
     const server: Server = createGateway({
       appConfig,
       verify: cognitoAccessTokenVerifier(urls.cognito, userPool.userPoolId, userPool.userPoolClientId),
-      web: (req, res) => (web ? web(req, res) : res.writeHead(404).end()),
+      web: (req, res) => {
+        if (localCheckout?.handles(new URL(req.url ?? '/', 'http://localhost').pathname)) localCheckout.serve(req, res);
+        else if (web) web(req, res);
+        else res.writeHead(404).end();
+      },
       log: options.logRequests ? log : (m) => (m.startsWith('gateway error') ? log(m) : undefined),
     });
     if (options.web === 'vite') {

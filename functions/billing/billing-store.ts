@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import type { BillingAccountStore } from './billing-port';
 import type { BillingUserStore, ProcessedEventStore, SubscriptionChange } from './handle-stripe-event';
 
 const attributeOf: Record<keyof SubscriptionChange, string> = {
@@ -41,9 +42,7 @@ export function dynamoBillingUserStore(db: DynamoDBDocumentClient, tableName: st
       }
     },
 
-    async linkCustomer(customerId, userId) {
-      await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.stripeCustomer(customerId), entityType: 'StripeCustomer', userId } }));
-    },
+    linkCustomer: (customerId, userId) => linkCustomer(db, tableName, customerId, userId),
 
     async userOfCustomer(customerId) {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.stripeCustomer(customerId), ConsistentRead: true }));
@@ -69,5 +68,58 @@ export function dynamoProcessedEventStore(db: DynamoDBDocumentClient, tableName:
     async unmark(eventId) {
       await db.send(new DeleteCommand({ TableName: tableName, Key: keys.stripeEvent(eventId) }));
     },
+  };
+}
+
+async function linkCustomer(db: DynamoDBDocumentClient, tableName: string, customerId: string, userId: string): Promise<void> {
+  await db.send(new PutCommand({ TableName: tableName, Item: { ...keys.stripeCustomer(customerId), entityType: 'StripeCustomer', userId } }));
+}
+
+export function dynamoBillingAccountStore(db: DynamoDBDocumentClient, tableName: string): BillingAccountStore {
+  return {
+    async billingUser(userId) {
+      const { Item } = await db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: keys.user(userId),
+          ProjectionExpression: 'email, firstName, lastName, subscriptionPlan, subscriptionStatus, stripeCustomerId',
+          ConsistentRead: true,
+        }),
+      );
+      if (!Item) return undefined;
+      const name = [Item.firstName, Item.lastName].filter((part) => typeof part === 'string' && part.trim()).join(' ');
+      return {
+        email: String(Item.email ?? ''),
+        ...(name ? { name } : {}),
+        plan: Item.subscriptionPlan === 'pro' ? 'pro' : 'free',
+        status: typeof Item.subscriptionStatus === 'string' ? Item.subscriptionStatus : 'active',
+        ...(typeof Item.stripeCustomerId === 'string' ? { stripeCustomerId: Item.stripeCustomerId } : {}),
+      };
+    },
+
+    async storeCustomer(userId, customerId) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.user(userId),
+            UpdateExpression: 'SET stripeCustomerId = :customer',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(stripeCustomerId)',
+            ExpressionAttributeValues: { ':customer': customerId },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+        return customerId;
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const stored = error.Item?.stripeCustomerId;
+        // Another first checkout stored its customer a moment earlier: that one is the user's.
+        if (typeof stored === 'string') return stored;
+        if (stored && typeof stored === 'object' && 'S' in stored && typeof stored.S === 'string') return stored.S;
+        throw error;
+      }
+    },
+
+    linkCustomer: (customerId, userId) => linkCustomer(db, tableName, customerId, userId),
   };
 }

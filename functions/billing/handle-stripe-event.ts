@@ -127,6 +127,7 @@ function changeOf(event: VerifiedEvent): { userId?: string; customerId?: string;
         apply: { plan: 'pro', status: 'active', stripeSubscriptionId: subscriptionId, ...(customerId ? { stripeCustomerId: customerId } : {}) },
       };
     }
+    case 'customer.subscription.created':
     case 'customer.subscription.updated': {
       const status = object.status ?? 'active';
       const periodEnd = isoOf(object.current_period_end ?? object.items?.data?.[0]?.current_period_end);

@@ -6,7 +6,7 @@ import { ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
-import { assertFitsPlan } from '../usage/plan-usage';
+import { assertApiIntegrations, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import type { BulkStore, Item } from './bulk-store';
 import { checkCsvText, checkRows } from './check-rows';
@@ -46,6 +46,7 @@ export const createBulkAccounts =
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failed);
 
     const usage = await deps.store.usage(userId);
+    if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
     assertFitsPlan(usage, valid.length);
 
     const started = deps.now();

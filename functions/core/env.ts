@@ -25,6 +25,14 @@ const envSchema = z.object({
   ENCRYPTION_KEY_FILE: name,
   /** Signing secret of the Stripe webhook endpoint (`whsec_...`); the local stack generates one. */
   STRIPE_WEBHOOK_SECRET: name,
+  /** Stripe API secret key (`sk_...`), given directly (local stack against Stripe's test mode). */
+  STRIPE_SECRET_KEY: name,
+  /** Secrets Manager secret holding `{"secretKey","webhookSecret"}` (AWS). */
+  STRIPE_SECRET_ARN: name,
+  /** The Pro plan's monthly Stripe price (`price_...`). */
+  STRIPE_PRICE_ID: name,
+  /** 'local': the local test checkout of `npm start` stands in for Stripe. */
+  BILLING_MODE: z.optional(z.enum(['local'])),
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

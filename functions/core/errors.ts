@@ -58,3 +58,13 @@ export class TooManyRequestsError extends HttpError {
     super(429, message);
   }
 }
+export class BadGatewayError extends HttpError {
+  constructor(message: string) {
+    super(502, message);
+  }
+}
+export class ServiceUnavailableError extends HttpError {
+  constructor(message: string) {
+    super(503, message);
+  }
+}

@@ -1,4 +1,4 @@
-import { planLimits, UNLIMITED, type PlanId } from '../../shared/plans';
+import { planLimits, proFeatures, UNLIMITED, upgradeMessage, type PlanId } from '../../shared/plans';
 import type { SubscriptionStatus } from '../../shared/schemas/project';
 import { PlanLimitError } from '../core/errors';
 
@@ -50,6 +50,11 @@ export function assertFitsPlan(usage: Usage, accounts: number): void {
       requested: accounts,
     });
   }
+}
+
+/** Refuses a request that uses API integrations (external accounts) unless the plan has them. */
+export function assertApiIntegrations(plan: PlanId): void {
+  if (!planLimits[plan].apiIntegrations) throw new PlanLimitError(upgradeMessage(proFeatures.apiIntegrations), { feature: 'apiIntegrations' });
 }
 
 /**

@@ -7,7 +7,7 @@ import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { recordDeadChunk } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { timeOrderedId } from '../../functions/core/ids';
-import { apiUser, makePro, people, testDb, type ApiUser } from '../support/api';
+import { apiUser, upgradeToPro, people, testDb, type ApiUser } from '../support/api';
 
 const stack = inject('stack');
 type Queued = { project: Project; job: BulkJob; summary: BulkCreateSummary };
@@ -46,7 +46,7 @@ describe('bulk jobs (more than 1,000 rows)', () => {
   let finished: BulkJob;
   beforeAll(async () => {
     pro = await apiUser();
-    await makePro(pro.sub);
+    await upgradeToPro(pro);
     const rows = [...people(1200, 'Big'), { firstName: 'Bad', lastName: 'Row', email: 'nope' }];
     const response = await pro.call('/api/bulk-create', { body: { projectName: 'Big import', csvData: rows } });
     expect(response.status).toBe(202);
@@ -107,7 +107,7 @@ describe('bulk jobs (more than 1,000 rows)', () => {
 describe('a chunk that reached the dead-letter queue', () => {
   it('is recorded as failed rows of its job, gives the reserved places back and completes the job', async () => {
     const user = await apiUser();
-    await makePro(user.sub);
+    await upgradeToPro(user);
     const db = testDb();
     const store = dynamoBulkStore(db, 'bulkonboard');
     const response = await user.call('/api/bulk-create', { body: { projectName: 'Doomed', csvData: people(1001, 'D') } });
@@ -142,7 +142,7 @@ describe('a chunk that reached the dead-letter queue', () => {
 describe('usernames in a job for a user who already has accounts', () => {
   it('continue after the existing ones and never repeat, whatever chunk a row lands in', async () => {
     const user = await apiUser();
-    await makePro(user.sub);
+    await upgradeToPro(user);
     const year = new Date().getUTCFullYear();
     await user.json('/api/bulk-create', { body: { projectName: 'Old', csvData: [{ firstName: 'John', lastName: 'Smith', email: 'old@example.com' }] } });
     // 1,001 rows: John Smith in the first and in the last chunk.

@@ -16,7 +16,7 @@ import { writeCsv, xlsxText, type ExportWriter } from '../../functions/exports/e
 import { EXPORT_FAILED, runExport, type RunExportDeps } from '../../functions/exports/run-export';
 import { timeOrderedId } from '../../functions/core/ids';
 import { dynamoProjectStore } from '../../functions/projects/project-store';
-import { apiUser, makePro, testDb, type ApiUser } from '../support/api';
+import { apiUser, upgradeToPro, testDb, type ApiUser } from '../support/api';
 
 const TABLE = 'bulkonboard';
 const BUCKET = 'bulkonboard-exports';
@@ -77,7 +77,7 @@ describe('Export Center', () => {
   let proProject: Created;
   beforeAll(async () => {
     [free, pro] = await Promise.all([apiUser(), apiUser()]);
-    await makePro(pro.sub);
+    await upgradeToPro(pro);
     [freeProject, proProject] = await Promise.all([createProject(free, 'Spring, "intake"'), createProject(pro, 'Pro intake')]);
   });
 

@@ -1,6 +1,6 @@
 import { inject } from 'vitest';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createTestUser, type TestUser } from './cognito-users';
 
 /** A signed-in test user with a user record, and a fetch that carries their token. */
@@ -39,11 +39,15 @@ export async function apiUser(names: { firstName?: string; lastName?: string } =
   return { ...user, call, json };
 }
 
-/** Billing arrives later: tests that need Pro set the plan on the user record directly. */
-export async function makePro(userId: string): Promise<void> {
-  await testDb().send(
-    new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${userId}`, SK: 'PROFILE' }, UpdateExpression: 'SET subscriptionPlan = :pro', ExpressionAttributeValues: { ':pro': 'pro' } }),
-  );
+/**
+ * Upgrades the user the way a person does: create-checkout, then 'Pay' on the local test checkout,
+ * which posts the signed Stripe events to the webhook. Returns the checkout URL it paid.
+ */
+export async function upgradeToPro(user: ApiUser): Promise<string> {
+  const { checkoutUrl } = await user.json<{ checkoutUrl: string }>('/api/subscription/create-checkout', { method: 'POST' });
+  const paid = await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
+  if (paid.status !== 303) throw new Error(`Local checkout answered ${paid.status}: ${await paid.text()}`);
+  return checkoutUrl;
 }
 
 export const people = (count: number, prefix = 'Person') =>

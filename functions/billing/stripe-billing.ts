@@ -1,0 +1,54 @@
+import Stripe from 'stripe';
+import type { BillingProvider } from './billing-port';
+
+export interface StripeBillingConfig {
+  secretKey: string;
+  /** The Pro plan's recurring monthly price. */
+  priceId: string;
+  /** Where the API is (tests point it at a local server playing Stripe). */
+  api?: { host: string; port: number; protocol: 'http' | 'https' };
+}
+
+/**
+ * The Stripe adapter: Stripe Checkout in subscription mode and the Stripe Billing Portal.
+ * The user id travels as client_reference_id and as subscription metadata, so every later
+ * subscription and invoice event names its user.
+ */
+export function stripeBillingProvider(config: StripeBillingConfig): BillingProvider {
+  const stripe = new Stripe(config.secretKey, {
+    maxNetworkRetries: 2,
+    timeout: 10_000,
+    telemetry: false,
+    ...(config.api ? { host: config.api.host, port: config.api.port, protocol: config.api.protocol } : {}),
+  });
+  return {
+    kind: 'stripe',
+
+    async createCustomer({ userId, email, name }, idempotencyKey) {
+      const customer = await stripe.customers.create({ email, ...(name ? { name } : {}), metadata: { userId } }, { idempotencyKey });
+      return customer.id;
+    },
+
+    async createCheckout({ userId, customerId, successUrl, cancelUrl }, idempotencyKey) {
+      const session = await stripe.checkout.sessions.create(
+        {
+          mode: 'subscription',
+          customer: customerId,
+          client_reference_id: userId,
+          line_items: [{ price: config.priceId, quantity: 1 }],
+          subscription_data: { metadata: { userId } },
+          metadata: { userId },
+          success_url: successUrl,
+          cancel_url: cancelUrl,
+        },
+        { idempotencyKey },
+      );
+      return session.url ?? undefined;
+    },
+
+    async createPortal({ customerId, returnUrl }) {
+      const session = await stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+      return session.url;
+    },
+  };
+}
