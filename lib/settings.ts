@@ -29,6 +29,11 @@ export interface AppSettings {
   webAssetsPath: string | undefined;
   /** Whether the stateful stack is protected against deletion. */
   terminationProtection: boolean;
+  /**
+   * The Stripe Price (`price_...`) of the Pro plan's monthly subscription, handed to the functions
+   * that may read the Stripe secret; undefined until configured (checkout then answers 503).
+   */
+  stripePriceId: string | undefined;
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -49,11 +54,13 @@ const logLevels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
 /** Reads the settings from CDK context, then the environment, then defaults. */
 export function readSettings(node: Node, env: Env = process.env): SettingsResult {
-  const read = (contextKey: string, envKey: string): string | undefined => {
+  const readContext = (contextKey: string): string | undefined => {
     const fromContext: unknown = node.tryGetContext(contextKey);
-    if (fromContext !== undefined && fromContext !== null && String(fromContext) !== '') return String(fromContext);
+    return fromContext === undefined || fromContext === null || String(fromContext) === '' ? undefined : String(fromContext);
+  };
+  const read = (contextKey: string, envKey: string): string | undefined => {
     const fromEnv = env[envKey];
-    return fromEnv === undefined || fromEnv === '' ? undefined : fromEnv;
+    return readContext(contextKey) ?? (fromEnv === undefined || fromEnv === '' ? undefined : fromEnv);
   };
   const warnings: SettingsWarning[] = [];
 
@@ -81,6 +88,18 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
   const logLevel = (read('logLevel', 'LOG_LEVEL') ?? 'INFO').toUpperCase();
   if (!isLogLevel(logLevel)) throw new Error(`logLevel must be one of ${logLevels.join(', ')}, not "${logLevel}"`);
 
+  // Context only: STRIPE_PRICE_ID in a shell belongs to `npm start` against Stripe's test mode, and
+  // a test-mode price must not reach a deploy by accident.
+  const stripePriceId = readContext('stripePriceId');
+  if (stripePriceId === undefined) {
+    warnings.push({
+      id: 'bulkonboard:stripePriceIdMissing',
+      message: 'stripePriceId is not set: checkout answers 503 (set -c stripePriceId=price_... once the Pro price exists in Stripe, docs/deploy.md)',
+    });
+  } else if (!/^price_[A-Za-z0-9]+$/.test(stripePriceId)) {
+    throw new Error(`stripePriceId "${stripePriceId}" is not a Stripe Price id (price_...)`);
+  }
+
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
     warnings.push({
@@ -101,6 +120,7 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       logLevel,
       webAssetsPath,
       terminationProtection: read('terminationProtection', 'TERMINATION_PROTECTION') !== 'false',
+      stripePriceId,
     },
     warnings,
   };

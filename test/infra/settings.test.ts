@@ -41,8 +41,21 @@ describe('readSettings', () => {
     [{ sesFromAddress: 'not-an-address' }, /sesFromAddress/],
     [{ sesIdentity: 'both' }, /sesIdentity/],
     [{ logLevel: 'chatty' }, /logLevel/],
+    [{ stripePriceId: 'prod_1Pro' }, /stripePriceId/],
+    [{ stripePriceId: 'price_1Pro monthly' }, /stripePriceId/],
   ])('rejects %j', (context, message) => {
     expect(() => read(context)).toThrow(message);
+  });
+
+  it('stripePriceId comes from context and is left undefined, with a warning, when not set', () => {
+    expect(read({ stripePriceId: 'price_1ProMonthly' }).settings.stripePriceId).toBe('price_1ProMonthly');
+    const { settings, warnings } = read({ sesFromAddress: 'a@example.org' });
+    expect(settings.stripePriceId).toBeUndefined();
+    expect(warnings.map((warning) => warning.id)).toContain('bulkonboard:stripePriceIdMissing');
+  });
+
+  it('stripePriceId is not read from STRIPE_PRICE_ID (that is npm start against Stripe test mode)', () => {
+    expect(read({}, { STRIPE_PRICE_ID: 'price_1LocalTest' }).settings.stripePriceId).toBeUndefined();
   });
 
   it('a missing web build becomes a placeholder page and a warning', () => {
