@@ -26,6 +26,11 @@ export interface AppResources {
    * functions/core/encryption.ts). Encrypted with the customer-managed data key. Never rotated.
    */
   encryptionKeySecret: ISecret;
+  /**
+   * Stripe's API secret key and webhook signing secret, JSON `{"secretKey","webhookSecret"}`,
+   * put in by the operator (docs/deploy.md). Encrypted with the customer-managed data key.
+   */
+  stripeSecret: ISecret;
   userPool: IUserPool;
   webClient: IUserPoolClient;
 }

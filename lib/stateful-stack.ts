@@ -26,14 +26,15 @@ export interface StatefulStackProps extends StackProps {
 
 /**
  * Everything that holds data: the table, the buckets, the user pool, the queues, the sender
- * identity, the data key and the password-encryption secret. Retained on deletion and protected against termination, so the
- * stateless stack can be destroyed and redeployed freely.
+ * identity, the data key, the password-encryption secret and the Stripe secret. Retained on
+ * deletion and protected against termination, so the stateless stack can be destroyed and
+ * redeployed freely.
  */
 export class StatefulStack extends Stack {
   readonly resources: AppResources;
   /** Access logs of the export bucket and of CloudFront. */
   readonly accessLogsBucket: Bucket;
-  /** Customer-managed KMS key; encrypts the password-encryption secret. */
+  /** Customer-managed KMS key; encrypts the password-encryption secret and the Stripe secret. */
   readonly dataKey: Key;
 
   constructor(scope: Construct, id: string, props: StatefulStackProps) {
@@ -48,6 +49,7 @@ export class StatefulStack extends Stack {
     const mail = this.createMailSender(settings);
     this.dataKey = this.createDataKey(settings);
     const encryptionKeySecret = this.createEncryptionKeySecret(settings, this.dataKey);
+    const stripeSecret = this.createStripeSecret(settings, this.dataKey);
 
     this.resources = {
       table,
@@ -58,6 +60,7 @@ export class StatefulStack extends Stack {
       deadLetterQueues,
       mail,
       encryptionKeySecret,
+      stripeSecret,
     };
 
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
@@ -65,6 +68,7 @@ export class StatefulStack extends Stack {
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'ExportBucketName', { value: exportBucket.bucketName });
     new CfnOutput(this, 'EncryptionKeySecretArn', { value: encryptionKeySecret.secretArn });
+    new CfnOutput(this, 'StripeSecretArn', { value: stripeSecret.secretArn });
   }
 
   /** The one table, shaped by functions/core/table-definition.ts like the local stack's (docs/data-model.md). */
@@ -228,13 +232,13 @@ export class StatefulStack extends Stack {
   }
 
   /**
-   * Customer-managed key that encrypts the password-encryption secret at rest. KMS rotation keeps
-   * the old key material, so secret versions encrypted before a rotation stay readable.
+   * Customer-managed key that encrypts the app's secrets at rest. KMS rotation keeps the old key
+   * material, so secret versions encrypted before a rotation stay readable.
    */
   private createDataKey(settings: AppSettings): Key {
     return new Key(this, 'DataKey', {
       alias: `alias/${settings.prefix}/app-data`,
-      description: `${settings.prefix}: encrypts the password-encryption secret (Secrets Manager)`,
+      description: `${settings.prefix}: encrypts the password-encryption and Stripe secrets (Secrets Manager)`,
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -256,6 +260,35 @@ export class StatefulStack extends Stack {
       id: 'AwsSolutions-SMG4',
       reason:
         'Not rotated on purpose: the AES-256-GCM key of every stored password is derived from this value, so rotating it would make all stored ciphertexts unreadable. It is readable only by the functions whose FunctionAccess has encryptionKey.',
+    });
+    return secret;
+  }
+
+  /**
+   * Stripe's API secret key and webhook signing secret for the functions with `stripeSecret`
+   * access. Only a placeholder is created here (empty keys, so billing answers "not configured");
+   * the operator puts the real values in with put-secret-value (docs/deploy.md), so they are never
+   * in the repository or the template. Retained, like every secret.
+   */
+  private createStripeSecret(settings: AppSettings, dataKey: Key): Secret {
+    const secret = new Secret(this, 'StripeSecret', {
+      secretName: `${settings.prefix}/stripe`,
+      description: `${settings.prefix}: Stripe API secret key and webhook signing secret, JSON {"secretKey":"sk_...","webhookSecret":"whsec_..."}. Set by the operator (docs/deploy.md); empty until then.`,
+      generateSecretString: {
+        secretStringTemplate: JSON.stringify({ secretKey: '', webhookSecret: '' }),
+        // CloudFormation generates a value only together with a key to put it under: a throwaway
+        // one, dropped when the operator writes the real JSON.
+        generateStringKey: 'placeholder',
+        passwordLength: 16,
+        excludePunctuation: true,
+      },
+      encryptionKey: dataKey,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(secret).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason:
+        "Not rotated by Secrets Manager: Stripe's keys and webhook signing secrets are rolled in Stripe's dashboard, after which the operator writes the new values into this secret (docs/deploy.md). It is readable only by the functions whose FunctionAccess has stripeSecret.",
     });
     return secret;
   }

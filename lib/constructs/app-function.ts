@@ -4,6 +4,7 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/core/table-definition';
 import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
@@ -101,7 +102,7 @@ export class AppFunction extends Construct {
   /** Grants exactly what `access` lists and sets the environment variables the handler reads. */
   grantAccess(access: FunctionAccess): void {
     const fn = this.function;
-    const { table, encryptionKeySecret, queues, exportBucket, mail } = this.resources;
+    const { table, encryptionKeySecret, stripeSecret, queues, exportBucket, mail } = this.resources;
 
     if (access.table) {
       // Like table.grantReadData/grantReadWriteData, but naming each index instead of index/*.
@@ -111,30 +112,12 @@ export class AppFunction extends Construct {
       fn.addEnvironment('TABLE_NAME', table.tableName);
     }
 
-    if (access.encryptionKey) {
-      // What secret.grantRead(fn) would grant, minus DescribeSecret, written out because
-      // grantRead's kms:Decrypt grant also lands in the key policy (stateful stack) naming this
-      // role (stateless stack): a cycle between the stacks. Decrypt is allowed only through
-      // Secrets Manager and only for this secret, so the role cannot use the key directly.
-      const secretArn = encryptionKeySecret.secretArn;
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
-      const key = encryptionKeySecret.encryptionKey;
-      if (key) {
-        fn.addToRolePolicy(
-          new PolicyStatement({
-            actions: ['kms:Decrypt'],
-            resources: [key.keyArn],
-            conditions: {
-              StringEquals: {
-                // The same value aws-cdk-lib's Secret puts into the key policy.
-                'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
-                'kms:EncryptionContext:SecretARN': secretArn,
-              },
-            },
-          }),
-        );
-      }
-      fn.addEnvironment('ENCRYPTION_KEY_SECRET_ARN', secretArn);
+    if (access.encryptionKey) this.grantSecretRead(encryptionKeySecret, 'ENCRYPTION_KEY_SECRET_ARN');
+
+    if (access.stripeSecret) {
+      this.grantSecretRead(stripeSecret, 'STRIPE_SECRET_ARN');
+      // Not secret; without it the function answers checkout requests with 503.
+      if (this.settings.stripePriceId) fn.addEnvironment('STRIPE_PRICE_ID', this.settings.stripePriceId);
     }
 
     for (const name of access.sendTo ?? []) {
@@ -176,6 +159,36 @@ export class AppFunction extends Construct {
       fn.addEnvironment('SES_FROM_ADDRESS', mail.fromAddress);
       fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
     }
+  }
+
+  /**
+   * Lets the function read `secret` and names it in `envName`. What secret.grantRead(fn) would
+   * grant, minus DescribeSecret, written out because grantRead's kms:Decrypt grant also lands in
+   * the key policy (stateful stack) naming this role (stateless stack): a cycle between the
+   * stacks. Decrypt is allowed only through Secrets Manager and only for this secret, so the role
+   * cannot use the key directly.
+   */
+  private grantSecretRead(secret: ISecret, envName: string): void {
+    const fn = this.function;
+    const secretArn = secret.secretArn;
+    fn.addToRolePolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [secretArn] }));
+    const key = secret.encryptionKey;
+    if (key) {
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['kms:Decrypt'],
+          resources: [key.keyArn],
+          conditions: {
+            StringEquals: {
+              // The same value aws-cdk-lib's Secret puts into the key policy.
+              'kms:ViaService': `secretsmanager.${Stack.of(this).region}.amazonaws.com`,
+              'kms:EncryptionContext:SecretARN': secretArn,
+            },
+          },
+        }),
+      );
+    }
+    fn.addEnvironment(envName, secretArn);
   }
 }
 

@@ -210,8 +210,17 @@ describe('stateful stack', () => {
     stateful.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/bulkonboard/app-data' });
   });
 
+  const secretsStartingWith = (prefix: string) =>
+    Object.entries(stateful.findResources('AWS::SecretsManager::Secret') as Resources).filter(([logicalId]) => logicalId.startsWith(prefix));
+
+  it('has exactly two secrets: the password-encryption secret and the Stripe secret', () => {
+    stateful.resourceCountIs('AWS::SecretsManager::Secret', 2);
+    expect(secretsStartingWith('EncryptionKeySecret')).toHaveLength(1);
+    expect(secretsStartingWith('StripeSecret')).toHaveLength(1);
+  });
+
   describe('password-encryption secret', () => {
-    const secrets = () => Object.entries(stateful.findResources('AWS::SecretsManager::Secret') as Resources);
+    const secrets = () => secretsStartingWith('EncryptionKeySecret');
 
     it('is one generated 64-character secret without punctuation, encrypted with the data key', () => {
       expect(secrets()).toHaveLength(1);
@@ -240,6 +249,44 @@ describe('stateful stack', () => {
 
     it('its ARN is an output (for backups and operators)', () => {
       stateful.hasOutput('EncryptionKeySecretArn', { Value: { Ref: secrets()[0]![0] } });
+    });
+  });
+
+  describe('Stripe secret', () => {
+    const stripeSecret = () => {
+      const found = secretsStartingWith('StripeSecret');
+      expect(found).toHaveLength(1);
+      return found[0]!;
+    };
+
+    it('is named <prefix>/stripe, encrypted with the data key, and created with empty placeholder keys only', () => {
+      const [, secret] = stripeSecret();
+      const [keyId] = Object.keys(stateful.findResources('AWS::KMS::Key'));
+      expect(secret.Properties).toMatchObject({
+        Name: 'bulkonboard/stripe',
+        KmsKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
+        GenerateSecretString: { SecretStringTemplate: JSON.stringify({ secretKey: '', webhookSecret: '' }) },
+      });
+      // The real values are put in by the operator (docs/deploy.md), never by the template.
+      expect(secret.Properties.SecretString).toBeUndefined();
+      const generateStringKey = (secret.Properties.GenerateSecretString as { GenerateStringKey: string }).GenerateStringKey;
+      expect(['secretKey', 'webhookSecret']).not.toContain(generateStringKey);
+    });
+
+    it('no Stripe key or signing secret appears in either template', () => {
+      for (const template of [stateful, stateless]) {
+        expect(JSON.stringify(template.toJSON())).not.toMatch(/\b[sr]k_(live|test)_|whsec_[A-Za-z0-9]/);
+      }
+    });
+
+    it('is retained on deletion and replacement', () => {
+      const [, secret] = stripeSecret();
+      expect(secret.DeletionPolicy).toBe('Retain');
+      expect(secret.UpdateReplacePolicy).toBe('Retain');
+    });
+
+    it('its ARN is an output (the operator writes the keys into it)', () => {
+      stateful.hasOutput('StripeSecretArn', { Value: { Ref: stripeSecret()[0] } });
     });
   });
 

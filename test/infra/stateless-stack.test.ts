@@ -75,6 +75,12 @@ const expectedFunctions: { name: string; access: FunctionAccess }[] = [
   ...workers.map(({ worker }) => ({ name: worker, access: workerAccess[worker] })),
 ];
 
+/** The app's secrets and the FunctionAccess flag that lets a function read each. */
+const secretAccess = [
+  { secret: 'EncryptionKeySecret', access: 'encryptionKey' },
+  { secret: 'StripeSecret', access: 'stripeSecret' },
+] as const satisfies readonly { secret: string; access: keyof FunctionAccess }[];
+
 let built: SynthesizedApp;
 let assembly: CloudAssembly;
 let template: Template;
@@ -196,6 +202,12 @@ describe('functions', () => {
       if (access.encryptionKey) {
         expect(refersTo(variables.ENCRYPTION_KEY_SECRET_ARN, statefulId('AWS::SecretsManager::Secret', 'EncryptionKeySecret'))).toBe(true);
       }
+      expect(present('STRIPE_SECRET_ARN')).toBe(access.stripeSecret === true);
+      if (access.stripeSecret) {
+        expect(refersTo(variables.STRIPE_SECRET_ARN, statefulId('AWS::SecretsManager::Secret', 'StripeSecret'))).toBe(true);
+      }
+      // Only with -c stripePriceId (see 'STRIPE_PRICE_ID' below); cdk.json may set it for a real deploy.
+      expect(present('STRIPE_PRICE_ID')).toBe(access.stripeSecret === true && built.settings.stripePriceId !== undefined);
       for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
       expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined);
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
@@ -211,8 +223,9 @@ describe('functions', () => {
       expect(actions.filter((action) => action.includes('*')), 'no wildcard actions').toEqual([]);
       expect(actions.includes('dynamodb:GetItem')).toBe(access.table !== undefined);
       expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
-      expect(actions.includes('secretsmanager:GetSecretValue')).toBe(access.encryptionKey === true);
-      expect(actions.includes('kms:Decrypt')).toBe(access.encryptionKey === true);
+      const readsSecret = access.encryptionKey === true || access.stripeSecret === true;
+      expect(actions.includes('secretsmanager:GetSecretValue')).toBe(readsSecret);
+      expect(actions.includes('kms:Decrypt')).toBe(readsSecret);
       expect(actions.filter((action) => action.startsWith('kms:') && action !== 'kms:Decrypt')).toEqual([]);
       expect(actions.includes('sqs:SendMessage')).toBe((access.sendTo ?? []).length > 0);
       expect(actions.includes('s3:GetObject')).toBe(access.exportBucket !== undefined);
@@ -222,28 +235,83 @@ describe('functions', () => {
     },
   );
 
-  it('only functions with encryptionKey may read the secret, and the key only through Secrets Manager for it', () => {
-    const secretId = statefulId('AWS::SecretsManager::Secret', 'EncryptionKeySecret');
+  it.each(secretAccess)('only functions with $access may read $secret, and the data key only through Secrets Manager for it', ({ secret, access: flag }) => {
+    const secretId = statefulId('AWS::SecretsManager::Secret', secret);
     const keyId = statefulId('AWS::KMS::Key', 'DataKey');
-    const readers = expectedFunctions.filter(({ access }) => access.encryptionKey).map(({ name }) => roleOf(name));
+    const readers = expectedFunctions.filter(({ access }) => access[flag] === true).map(({ name }) => roleOf(name));
     expect(readers.length).toBeGreaterThan(0);
 
     // Over every policy of the stack (the CDK deployment handler's too), not only the app functions'.
-    const secretStatements = allStatements().filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('secretsmanager:')));
+    const secretStatements = allStatements().filter(
+      ({ statement }) => actionsOf(statement).some((a) => a.startsWith('secretsmanager:')) && refersTo(statement.Resource, secretId),
+    );
     expect(secretStatements.flatMap(({ roles }) => roles).sort()).toEqual([...readers].sort());
     for (const { statement } of secretStatements) {
       expect(statement).toMatchObject({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue' });
-      expect(refersTo(statement.Resource, secretId)).toBe(true);
     }
 
-    const kmsStatements = allStatements().filter(({ statement }) => actionsOf(statement).some((a) => a.startsWith('kms:')));
+    const kmsStatements = allStatements().filter(
+      ({ statement }) =>
+        actionsOf(statement).some((a) => a.startsWith('kms:')) &&
+        refersTo(statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN'], secretId),
+    );
     expect(kmsStatements.flatMap(({ roles }) => roles).sort()).toEqual([...readers].sort());
     for (const { statement } of kmsStatements) {
       expect(statement).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt' });
       expect(refersTo(statement.Resource, keyId)).toBe(true);
       expect(statement.Condition?.StringEquals?.['kms:ViaService']).toBe('secretsmanager.eu-west-1.amazonaws.com');
-      expect(refersTo(statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN'], secretId)).toBe(true);
     }
+  });
+
+  it('the stack has no other Secrets Manager or KMS permission than reading those secrets', () => {
+    const secretIds = secretAccess.map(({ secret }) => statefulId('AWS::SecretsManager::Secret', secret));
+    const namesAnAppSecret = (value: unknown) => secretIds.some((id) => refersTo(value, id));
+    const statements = allStatements().map(({ statement }) => statement);
+
+    const secretStatements = statements.filter((statement) => actionsOf(statement).some((a) => a.startsWith('secretsmanager:')));
+    expect(secretStatements.length).toBeGreaterThan(0);
+    for (const statement of secretStatements) {
+      expect(statement).toMatchObject({ Effect: 'Allow', Action: 'secretsmanager:GetSecretValue' });
+      expect(namesAnAppSecret(statement.Resource)).toBe(true);
+    }
+
+    const kmsStatements = statements.filter((statement) => actionsOf(statement).some((a) => a.startsWith('kms:')));
+    expect(kmsStatements.length).toBeGreaterThan(0);
+    for (const statement of kmsStatements) {
+      expect(statement).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt' });
+      expect(namesAnAppSecret(statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN'])).toBe(true);
+    }
+  });
+
+  describe('STRIPE_PRICE_ID', () => {
+    const priceIdOf = (context: Record<string, unknown>): Record<string, unknown> => {
+      const { stateless } = buildTestApp({ skipBundling: true, context });
+      const functions = Template.fromStack(stateless).findResources('AWS::Lambda::Function') as Resources;
+      return Object.fromEntries(
+        Object.values(functions)
+          .filter((fn) => typeof fn.Properties.FunctionName === 'string')
+          .map((fn) => [
+            fn.Properties.FunctionName as string,
+            (fn.Properties as unknown as LambdaProperties).Environment.Variables.STRIPE_PRICE_ID,
+          ]),
+      );
+    };
+    const withStripeSecret = expectedFunctions.filter(({ access }) => access.stripeSecret).map(({ name }) => `bulkonboard-${name}`);
+
+    it('with -c stripePriceId: set on the functions with stripeSecret (billing), on no other', () => {
+      expect(withStripeSecret).toEqual(['bulkonboard-billing']);
+      const priceIds = priceIdOf({ stripePriceId: 'price_1ProMonthly' });
+      for (const [name, priceId] of Object.entries(priceIds)) {
+        expect(priceId, name).toBe(withStripeSecret.includes(name) ? 'price_1ProMonthly' : undefined);
+      }
+    });
+
+    it('without it: set on no function (checkout answers 503)', () => {
+      // An empty value counts as unset, so this holds even if cdk.json gets a stripePriceId.
+      const priceIds = priceIdOf({ stripePriceId: '' });
+      expect(Object.keys(priceIds)).toHaveLength(expectedFunctions.length);
+      expect(Object.values(priceIds).filter((priceId) => priceId !== undefined)).toEqual([]);
+    });
   });
 
   it("the 'user' group cannot send to queues or e-mail", () => {
@@ -331,6 +399,24 @@ describe('HTTP API', () => {
     expect(integration.Type).toBe('AWS::ApiGatewayV2::Integration');
     const [functionId] = appFunction(route.group);
     expect(JSON.stringify(integration.Properties.IntegrationUri)).toContain(`"${functionId}"`);
+  });
+
+  it('billing: checkout and portal sessions need a user token; the webhook has none (its Stripe signature authenticates it)', () => {
+    const expected: Record<string, string> = {
+      'POST /api/subscription/create-checkout': 'JWT',
+      'POST /api/subscription/create-portal': 'JWT',
+      'POST /api/stripe/webhook': 'NONE',
+    };
+    const [billingFunctionId] = appFunction('billing');
+    for (const [key, authorizationType] of Object.entries(expected)) {
+      const found = ofType('AWS::ApiGatewayV2::Route').filter(([, r]) => r.Properties.RouteKey === key);
+      expect(found, key).toHaveLength(1);
+      const [, apiRoute] = found[0]!;
+      expect(apiRoute.Properties.AuthorizationType, key).toBe(authorizationType);
+      expect(apiRoute.Properties.AuthorizerId === undefined, key).toBe(authorizationType === 'NONE');
+      const integrationId = /"Ref":"([A-Za-z0-9]+)"/.exec(JSON.stringify(apiRoute.Properties.Target))![1]!;
+      expect(JSON.stringify(resources[integrationId]!.Properties.IntegrationUri), key).toContain(`"${billingFunctionId}"`);
+    }
   });
 
   it('JWT authorizer: the user pool, the web client as audience, the Authorization header', () => {
