@@ -42,8 +42,18 @@ function stripeSecrets(): Promise<StripeSecrets> {
       ...(STRIPE_WEBHOOK_SECRET ? { webhookSecret: STRIPE_WEBHOOK_SECRET } : {}),
     };
   })();
-  secrets.catch(() => (secrets = undefined));
-  return secrets;
+  const pending = secrets;
+  // An unfilled secret (a fresh deployment) is read again on the next call, so the operator's
+  // put-secret-value takes effect without waiting for new instances.
+  pending.then(
+    (read) => {
+      if ((!read.secretKey || !read.webhookSecret) && secrets === pending) secrets = undefined;
+    },
+    () => {
+      if (secrets === pending) secrets = undefined;
+    },
+  );
+  return pending;
 }
 
 /** The webhook's signing secret; a deployment whose secret is not filled in yet answers 503. */
@@ -67,6 +77,9 @@ export function billingProvider(): Promise<BillingProvider> {
     if (BILLING_MODE === 'local' && signingSecret && APP_URL) return localBillingProvider({ appUrl: APP_URL, webhookSecret: signingSecret });
     throw new ServiceUnavailableError(BILLING_NOT_CONFIGURED);
   })();
-  provider.catch(() => (provider = undefined));
-  return provider;
+  const pending = provider;
+  pending.catch(() => {
+    if (provider === pending) provider = undefined;
+  });
+  return pending;
 }
