@@ -52,17 +52,25 @@ interface RequestOptions<T> {
   body?: unknown;
   /** Validates the response body; without it the body is returned as parsed JSON. */
   schema?: z.ZodType<T>;
+  /** Extra request headers (e.g. Idempotency-Key); Authorization, Accept and Content-Type are set here. */
+  headers?: Record<string, string>;
 }
 
 /** Sends an authorised request; a failed response throws ApiError (401: logged-out handling). */
-async function send(path: string, method: string, accept: string, body: unknown): Promise<Response> {
+async function send(
+  path: string,
+  method: string,
+  accept: string,
+  body: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
   const auth = await loadAuth();
   const token = await auth.getAccessToken();
   if (!token) {
     handleUnauthorized();
     throw new ApiError(401, '401: Unauthorized');
   }
-  const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: accept };
+  const headers: Record<string, string> = { ...extraHeaders, Authorization: `Bearer ${token}`, Accept: accept };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const response = await fetch(path, {
     method,
@@ -79,7 +87,7 @@ async function send(path: string, method: string, accept: string, body: unknown)
 }
 
 export async function apiRequest<T = unknown>(path: string, options: RequestOptions<T> = {}): Promise<T> {
-  const response = await send(path, options.method ?? 'GET', 'application/json', options.body);
+  const response = await send(path, options.method ?? 'GET', 'application/json', options.body, options.headers);
   if (response.status === 204) return undefined as T;
   const data: unknown = await response.json();
   return options.schema ? options.schema.parse(data) : (data as T);

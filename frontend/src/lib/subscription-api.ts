@@ -1,0 +1,131 @@
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import type { PlanId } from '@shared/plans';
+import type { SubscriptionStatus } from '@shared/schemas/project';
+import { apiRequest, serverMessageOf } from './api-client';
+import { effectivePlanOf } from './plan-status';
+import { queryKeys } from './query-keys';
+import { toaster } from './toaster';
+import { currentUserQueryKey } from './user-api';
+
+/**
+ * The plan and its usage, and the way to change it (Stripe Checkout and the Billing Portal).
+ * Read by the side navigation, Settings, the Bulk Creator and the Export Center: every
+ * plan-dependent screen reads this one query, so refreshing it after a plan change updates them all.
+ */
+export const getSubscriptionStatus = () => apiRequest<SubscriptionStatus>('/api/subscription/status');
+
+export function useSubscriptionStatus() {
+  return useQuery({ queryKey: queryKeys.subscriptionStatus, queryFn: getSubscriptionStatus });
+}
+
+/** The plan whose limits apply, or undefined until the status has loaded. */
+export function useEffectivePlan(): PlanId | undefined {
+  const { data } = useSubscriptionStatus();
+  return data ? effectivePlanOf(data) : undefined;
+}
+
+/** Everything that shows the plan: the status (with usage) and the current user (subscriptionPlan). */
+export function invalidatePlanQueries(queryClient: QueryClient): void {
+  for (const queryKey of [queryKeys.subscriptionStatus, currentUserQueryKey]) {
+    void queryClient.invalidateQueries({ queryKey });
+  }
+}
+
+/** A fresh key per click, so a retried request never opens a second checkout session. */
+function idempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  // randomUUID needs a secure context; plain http on a LAN address has only getRandomValues.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** A 200 without the URL to go to. */
+class MissingRedirectError extends Error {}
+
+const isLoggedOut = (error: Error) => error.message.startsWith('401');
+
+/**
+ * A mutation whose success leaves the page. `busy` stays true from the click until the browser has
+ * gone (so the button cannot be pressed twice); coming back through the back button (a page
+ * restored from the back/forward cache) makes the button usable again and re-reads the plan.
+ */
+function useRedirectMutation(options: {
+  request: () => Promise<string | undefined>;
+  onError: (error: Error) => void;
+}) {
+  const queryClient = useQueryClient();
+  const mutation = useMutation({
+    mutationFn: async () => {
+      const url = await options.request();
+      if (!url) throw new MissingRedirectError();
+      return url;
+    },
+    onSuccess: (url) => window.location.assign(url),
+    onError: options.onError,
+  });
+  const { reset } = mutation;
+
+  useEffect(() => {
+    const onPageShow = (event: PageTransitionEvent) => {
+      if (!event.persisted) return;
+      reset();
+      invalidatePlanQueries(queryClient);
+    };
+    window.addEventListener('pageshow', onPageShow);
+    return () => window.removeEventListener('pageshow', onPageShow);
+  }, [reset, queryClient]);
+
+  return { ...mutation, busy: mutation.isPending || mutation.isSuccess };
+}
+
+/**
+ * POST /api/subscription/create-checkout, then the browser goes to Stripe Checkout. Stripe sends
+ * the user back to /settings?tab=subscription&checkout=success (or =cancelled).
+ */
+export function useStartCheckout() {
+  const queryClient = useQueryClient();
+  return useRedirectMutation({
+    request: async () =>
+      (
+        await apiRequest<{ checkoutUrl?: string }>('/api/subscription/create-checkout', {
+          method: 'POST',
+          headers: { 'Idempotency-Key': idempotencyKey() },
+        })
+      ).checkoutUrl,
+    onError: (error) => {
+      if (isLoggedOut(error)) return; // the logged-out toast is already showing
+      // 409: already Pro (this screen was out of date): show the server's word and the real plan.
+      const alreadyPro = serverMessageOf(error, [409]);
+      if (alreadyPro) invalidatePlanQueries(queryClient);
+      toaster.create({
+        type: 'error',
+        title: 'Upgrade failed',
+        description:
+          error instanceof MissingRedirectError
+            ? 'No checkout URL received'
+            : (alreadyPro ?? 'Failed to start upgrade process. Please try again.'),
+      });
+    },
+  });
+}
+
+/**
+ * POST /api/subscription/create-portal, then the browser goes to Stripe's Billing Portal (payment
+ * method, invoices, cancel); it returns to /settings?tab=subscription.
+ */
+export function useOpenPortal() {
+  return useRedirectMutation({
+    request: async () =>
+      (await apiRequest<{ portalUrl?: string }>('/api/subscription/create-portal', { method: 'POST' })).portalUrl,
+    onError: (error) => {
+      if (isLoggedOut(error)) return;
+      toaster.create({
+        type: 'error',
+        title: 'Portal failed',
+        // 409: no subscription to manage yet (the server says so).
+        description: serverMessageOf(error, [409]) ?? 'Failed to open customer portal. Please try again.',
+      });
+    },
+  });
+}
