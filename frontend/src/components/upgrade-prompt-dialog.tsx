@@ -1,10 +1,7 @@
 import { Button, CloseButton, Dialog, List, Portal, Stack, Text } from '@chakra-ui/react';
 import { CheckIcon, CrownIcon } from 'lucide-react';
-import { useNavigate } from 'react-router';
-import { PRO_PRICE_MONTHLY_USD } from '@shared/plans';
-
-/** Billing arrives in a later issue; until then upgrading shows the plan comparison. */
-const UPGRADE_PATH = '/settings?tab=subscription';
+import { PRO_PRICE_MONTHLY_USD, upgradeMessage } from '@shared/plans';
+import { UpgradeButton } from './subscription-buttons';
 
 const proBenefits = [
   'Unlimited projects and accounts',
@@ -16,7 +13,8 @@ const proBenefits = [
 
 /**
  * The feature gate (spec 2, 4 and 6): opens when a free user tries a Pro feature; closes on
- * 'Maybe Later' or once 'Upgrade Now' is pressed.
+ * 'Maybe Later' or once 'Upgrade Now' has been answered: on success the browser is leaving for
+ * Stripe Checkout, on failure the toast says why.
  */
 export function UpgradePromptDialog({
   feature,
@@ -28,7 +26,6 @@ export function UpgradePromptDialog({
   open: boolean;
   onOpenChange: (open: boolean) => void;
 }) {
-  const navigate = useNavigate();
   return (
     <Dialog.Root open={open} onOpenChange={(details) => onOpenChange(details.open)} placement="center">
       <Portal>
@@ -55,10 +52,7 @@ export function UpgradePromptDialog({
             </Dialog.Header>
             <Dialog.Body>
               <Stack gap="4">
-                <Dialog.Description color="fg">
-                  Upgrade to Pro to access {feature}. Pro plan includes unlimited projects, accounts, API integrations,
-                  and more.
-                </Dialog.Description>
+                <Dialog.Description color="fg">{upgradeMessage(feature)}</Dialog.Description>
                 <List.Root variant="plain" gap="2" aria-label="Pro benefits">
                   {proBenefits.map((benefit) => (
                     <List.Item key={benefit} alignItems="flex-start" fontSize="sm">
@@ -78,16 +72,7 @@ export function UpgradePromptDialog({
               <Dialog.ActionTrigger asChild>
                 <Button variant="outline">Maybe Later</Button>
               </Dialog.ActionTrigger>
-              <Button
-                colorPalette="blue"
-                onClick={() => {
-                  onOpenChange(false);
-                  void navigate(UPGRADE_PATH);
-                }}
-              >
-                <CrownIcon aria-hidden="true" />
-                Upgrade Now
-              </Button>
+              <UpgradeButton label="Upgrade Now" onSettled={() => onOpenChange(false)} />
             </Dialog.Footer>
             <Dialog.CloseTrigger asChild>
               <CloseButton size="sm" />

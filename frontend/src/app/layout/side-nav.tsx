@@ -1,7 +1,10 @@
-import { Badge, Box, Button, Card, Flex, HStack, Stack, Text } from '@chakra-ui/react';
-import { CrownIcon, SparklesIcon } from 'lucide-react';
-import { NavLink, useNavigate } from 'react-router';
-import { planNames } from '@shared/plans';
+import { Badge, Box, Card, Flex, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
+import { CrownIcon, SparklesIcon, TriangleAlertIcon } from 'lucide-react';
+import { NavLink } from 'react-router';
+import { planNames, PRO_PRICE_MONTHLY_USD } from '@shared/plans';
+import { ManageSubscriptionButton, UpgradeButton } from '../../components/subscription-buttons';
+import { isPaymentFailed } from '../../lib/plan-status';
+import { useSubscriptionStatus } from '../../lib/subscription-api';
 import { useUser } from '../../lib/user-api';
 import { navItems } from './nav-items';
 
@@ -39,27 +42,52 @@ export function SideNav({ onNavigate }: { onNavigate?: () => void }) {
           ))}
         </Stack>
       </Box>
-      <PlanFooter onNavigate={onNavigate} />
+      <PlanFooter />
     </Flex>
   );
 }
 
-function PlanFooter({ onNavigate }: { onNavigate?: () => void }) {
+/**
+ * The plan footer (spec 2): plan name and badge, then 'Upgrade to Pro' for free users, 'Pro Active'
+ * for Pro, or 'Payment failed' while a Pro subscription is past due. Reads the subscription status
+ * (not the user), so it changes as soon as a plan change refreshes that query.
+ */
+function PlanFooter() {
   const user = useUser();
-  const navigate = useNavigate();
-  const isPro = user.subscriptionPlan === 'pro';
+  const subscription = useSubscriptionStatus();
+  const status = subscription.data;
+  // Until the status has loaded (or if it cannot), the user's stored plan names the plan.
+  const plan = status?.plan ?? user.subscriptionPlan;
+  const isPro = plan === 'pro';
 
   return (
-    <Stack gap="3" borderTopWidth="1px" borderColor="border" pt="4">
+    <Stack as="section" aria-label="Plan" gap="3" borderTopWidth="1px" borderColor="border" pt="4">
       <HStack justify="space-between" px="1">
         <Text fontSize="sm" fontWeight="medium">
-          {planNames[user.subscriptionPlan]} Plan
+          {planNames[plan]} Plan
         </Text>
         <Badge colorPalette={isPro ? 'purple' : 'gray'} variant={isPro ? 'solid' : 'subtle'}>
           {isPro ? 'Pro' : 'Free'}
         </Badge>
       </HStack>
-      {isPro ? (
+      {!status ? (
+        subscription.isPending ? <Skeleton height="24" borderRadius="md" /> : null
+      ) : isPaymentFailed(status) ? (
+        <Card.Root size="sm" variant="subtle" colorPalette="red" bg="colorPalette.subtle">
+          <Card.Body gap="2">
+            <HStack gap="2" color="colorPalette.fg">
+              <TriangleAlertIcon size={16} aria-hidden="true" />
+              <Text fontWeight="semibold" fontSize="sm">
+                Payment failed
+              </Text>
+            </HStack>
+            <Text fontSize="xs" color="fg.muted">
+              Update your payment method to keep Pro features. Free limits apply until then.
+            </Text>
+            <ManageSubscriptionButton size="xs" variant="solid" colorPalette="red" />
+          </Card.Body>
+        </Card.Root>
+      ) : isPro ? (
         <Card.Root size="sm" variant="subtle" colorPalette="purple" bg="colorPalette.subtle">
           <Card.Body gap="1">
             <HStack gap="2" color="colorPalette.fg">
@@ -69,7 +97,7 @@ function PlanFooter({ onNavigate }: { onNavigate?: () => void }) {
               </Text>
             </HStack>
             <Text fontSize="xs" color="fg.muted">
-              Unlimited projects, accounts and API integrations.
+              Unlimited projects and accounts, API integrations and all export formats.
             </Text>
           </Card.Body>
         </Card.Root>
@@ -83,19 +111,9 @@ function PlanFooter({ onNavigate }: { onNavigate?: () => void }) {
               </Text>
             </HStack>
             <Text fontSize="xs" color="fg.muted">
-              Unlimited projects and accounts, API integrations and more.
+              Unlimited projects and accounts, API integrations and more for ${PRO_PRICE_MONTHLY_USD}/month.
             </Text>
-            <Button
-              size="xs"
-              colorPalette="blue"
-              onClick={() => {
-                // Billing arrives in a later issue; until then this shows the plan comparison.
-                onNavigate?.();
-                void navigate('/settings?tab=subscription');
-              }}
-            >
-              Upgrade Now
-            </Button>
+            <UpgradeButton label="Upgrade Now" size="xs" />
           </Card.Body>
         </Card.Root>
       )}
