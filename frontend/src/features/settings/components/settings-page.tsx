@@ -1,6 +1,7 @@
 import { Tabs } from '@chakra-ui/react';
 import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
+import { useCheckoutReturn } from '../hooks/use-checkout-return';
 import { AccountTab } from './account-tab';
 import { LaterReleaseTab } from './later-release-tab';
 import { SubscriptionTab } from './subscription-tab';
@@ -17,11 +18,15 @@ type TabValue = (typeof tabs)[number]['value'];
 
 const isTab = (value: string | null): value is TabValue => tabs.some((tab) => tab.value === value);
 
-/** Six tabs; the open one is ?tab= (Account by default), so Billing links can open Subscription. */
+/**
+ * Six tabs; the open one is ?tab= (Account by default), so Billing links can open Subscription.
+ * Stripe Checkout and the Billing Portal return here (?tab=subscription, &checkout=...).
+ */
 export function SettingsPage() {
   const [searchParams, setSearchParams] = useSearchParams();
   const requested = searchParams.get('tab');
   const tab: TabValue = isTab(requested) ? requested : 'account';
+  const checkout = useCheckoutReturn();
 
   return (
     <>
@@ -43,7 +48,7 @@ export function SettingsPage() {
           <AccountTab />
         </Tabs.Content>
         <Tabs.Content value="subscription">
-          <SubscriptionTab />
+          <SubscriptionTab checkout={checkout} />
         </Tabs.Content>
         <Tabs.Content value="notifications">
           <LaterReleaseTab

@@ -1,101 +1,247 @@
-import { Alert, Badge, Card, HStack, Stack, Table, Text } from '@chakra-ui/react';
+import { Alert, Badge, Button, Card, Flex, HStack, Progress, Skeleton, Spinner, Stack, Table, Text } from '@chakra-ui/react';
+import { CheckIcon, MinusIcon } from 'lucide-react';
+import type { ReactNode } from 'react';
 import { planLimits, planNames, PRO_PRICE_MONTHLY_USD, UNLIMITED, type PlanId } from '@shared/plans';
-import { useUser } from '../../../lib/user-api';
+import type { SubscriptionStatus } from '@shared/schemas/project';
+import { QueryErrorCard } from '../../../components/query-error-card';
+import { ManageSubscriptionButton, UpgradeButton } from '../../../components/subscription-buttons';
+import { formatDate } from '../../../lib/format-date';
+import { billingLine, effectivePlanOf, freeUsageMeters, isPaymentFailed, type UsageMeter } from '../../../lib/plan-status';
+import { useSubscriptionStatus } from '../../../lib/subscription-api';
+import type { CheckoutConfirmation } from '../hooks/use-checkout-return';
 
-const formatLimit = (value: number) => (value === UNLIMITED ? 'Unlimited' : String(value));
-const formatBoolean = (value: boolean) => (value ? 'Yes' : 'No');
+const PRO_PRICE = `$${PRO_PRICE_MONTHLY_USD}/month`;
 const formatNames: Record<'csv' | 'xlsx' | 'json', string> = { csv: 'CSV', xlsx: 'Excel', json: 'JSON' };
 
-const comparison: { label: string; value: (plan: PlanId) => string }[] = [
-  { label: 'Projects', value: (plan) => formatLimit(planLimits[plan].projects) },
-  { label: 'Accounts per project', value: (plan) => formatLimit(planLimits[plan].accountsPerProject) },
-  { label: 'Accounts in total', value: (plan) => formatLimit(planLimits[plan].accountsTotal) },
-  { label: 'API integrations', value: (plan) => formatBoolean(planLimits[plan].apiIntegrations) },
-  { label: 'E-mail notifications', value: (plan) => formatBoolean(planLimits[plan].emailNotifications) },
+const limitText = (value: number) => (value === UNLIMITED ? 'Unlimited' : value.toLocaleString());
+const yesNo = (value: boolean): ReactNode =>
+  value ? (
+    <HStack gap="1.5" color="green.fg">
+      <CheckIcon size={16} aria-hidden="true" />
+      <Text as="span" color="fg">
+        Yes
+      </Text>
+    </HStack>
+  ) : (
+    <HStack gap="1.5" color="fg.subtle">
+      <MinusIcon size={16} aria-hidden="true" />
+      <Text as="span" color="fg.muted">
+        No
+      </Text>
+    </HStack>
+  );
+
+/** Spec 6's table, from shared/plans (the limits the server enforces). */
+const comparison: { label: string; value: (plan: PlanId) => ReactNode }[] = [
+  { label: 'Price', value: (plan) => (plan === 'pro' ? PRO_PRICE : 'Free') },
+  { label: 'Projects', value: (plan) => limitText(planLimits[plan].projects) },
+  { label: 'Accounts per project', value: (plan) => limitText(planLimits[plan].accountsPerProject) },
+  { label: 'Accounts in total', value: (plan) => limitText(planLimits[plan].accountsTotal) },
+  { label: 'API integrations', value: (plan) => yesNo(planLimits[plan].apiIntegrations) },
+  { label: 'E-mail notifications', value: (plan) => yesNo(planLimits[plan].emailNotifications) },
+  { label: 'Support', value: (plan) => (plan === 'pro' ? 'Priority' : 'Standard') },
   {
     label: 'Export formats',
     value: (plan) => planLimits[plan].exportFormats.map((format) => formatNames[format]).join(', '),
   },
-  { label: 'Support', value: (plan) => (plan === 'pro' ? 'Priority' : 'Standard') },
 ];
 
-const formatDate = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'medium' });
+/**
+ * Settings > Subscription (spec 2 and 4): the plan card with its billing line and action, the
+ * Free vs Pro comparison, and the free limits' usage while they apply.
+ */
+export function SubscriptionTab({ checkout }: { checkout: CheckoutConfirmation }) {
+  const subscription = useSubscriptionStatus();
 
-export function SubscriptionTab() {
-  const user = useUser();
-  const plan = user.subscriptionPlan;
-  const isPro = plan === 'pro';
+  if (subscription.isPending) {
+    return (
+      <Stack gap="6" role="status" aria-label="Loading subscription" aria-busy="true">
+        <Skeleton height="40" borderRadius="lg" />
+        <Skeleton height="80" borderRadius="lg" />
+      </Stack>
+    );
+  }
+  if (subscription.isError) {
+    return (
+      <QueryErrorCard
+        message="Failed to load subscription information."
+        onRetry={() => void subscription.refetch()}
+        retrying={subscription.isFetching}
+      />
+    );
+  }
 
+  const status = subscription.data;
+  const freeLimitsApply = effectivePlanOf(status) === 'free';
   return (
     <Stack gap="6">
-      <Card.Root variant="outline">
-        <Card.Header>
-          <Card.Title>Current Plan</Card.Title>
-        </Card.Header>
-        <Card.Body gap="2">
-          <HStack gap="3">
-            <Text fontSize="xl" fontWeight="semibold">
-              {planNames[plan]} Plan
-            </Text>
-            <Badge colorPalette={isPro ? 'purple' : 'gray'} variant={isPro ? 'solid' : 'subtle'}>
-              {isPro ? 'Pro' : 'Free'}
-            </Badge>
-            <Badge colorPalette="green" variant="subtle">
-              {user.subscriptionStatus}
-            </Badge>
-          </HStack>
-          <Text color="fg.muted">{isPro ? `$${PRO_PRICE_MONTHLY_USD}/month, billed monthly` : '$0/month'}</Text>
-          {isPro && user.subscriptionCurrentPeriodEnd ? (
-            <Text fontSize="sm" color="fg.muted">
-              {user.subscriptionCancelAtPeriodEnd
-                ? `Your plan ends on ${formatDate(user.subscriptionCurrentPeriodEnd)}.`
-                : `Next billing date: ${formatDate(user.subscriptionCurrentPeriodEnd)}.`}
-            </Text>
-          ) : null}
-        </Card.Body>
-      </Card.Root>
-
-      <Card.Root variant="outline">
-        <Card.Header>
-          <Card.Title>Free vs Pro</Card.Title>
-          <Card.Description>Pro costs ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.</Card.Description>
-        </Card.Header>
-        <Card.Body>
-          <Table.ScrollArea>
-            <Table.Root size="sm">
-              <Table.Header>
-                <Table.Row>
-                  <Table.ColumnHeader>Feature</Table.ColumnHeader>
-                  <Table.ColumnHeader>{planNames.free}</Table.ColumnHeader>
-                  <Table.ColumnHeader>{planNames.pro}</Table.ColumnHeader>
-                </Table.Row>
-              </Table.Header>
-              <Table.Body>
-                {comparison.map(({ label, value }) => (
-                  <Table.Row key={label}>
-                    <Table.Cell>{label}</Table.Cell>
-                    <Table.Cell>{value('free')}</Table.Cell>
-                    <Table.Cell>{value('pro')}</Table.Cell>
-                  </Table.Row>
-                ))}
-              </Table.Body>
-            </Table.Root>
-          </Table.ScrollArea>
-        </Card.Body>
-      </Card.Root>
-
-      {isPro ? null : (
-        <Alert.Root status="info">
-          <Alert.Indicator />
-          <Alert.Content>
-            <Alert.Title>Upgrading arrives with billing</Alert.Title>
-            <Alert.Description>
-              Upgrading to Pro becomes available once billing is released. Until then every account is on the
-              Free plan.
-            </Alert.Description>
-          </Alert.Content>
-        </Alert.Root>
-      )}
+      <CurrentPlanCard status={status} checkout={checkout} onCheckAgain={() => void subscription.refetch()} />
+      {freeLimitsApply ? <UsageCard usage={status.usage} /> : null}
+      <ComparisonCard />
     </Stack>
+  );
+}
+
+function CurrentPlanCard({
+  status,
+  checkout,
+  onCheckAgain,
+}: {
+  status: SubscriptionStatus;
+  checkout: CheckoutConfirmation;
+  onCheckAgain: () => void;
+}) {
+  const isPro = status.plan === 'pro';
+  const paymentFailed = isPaymentFailed(status);
+  // Back from Checkout, the webhook not yet in: no second Upgrade while the first one lands.
+  const awaitingPro = !isPro && (checkout === 'confirming' || checkout === 'delayed');
+  const line = billingLine(status, formatDate);
+
+  return (
+    <Card.Root variant="outline">
+      <Card.Header>
+        <Card.Title as="h2">Current Plan</Card.Title>
+      </Card.Header>
+      <Card.Body gap="4">
+        <Flex justify="space-between" align={{ base: 'flex-start', sm: 'center' }} gap="4" wrap="wrap">
+          <Stack gap="1">
+            <HStack gap="2" wrap="wrap">
+              <Text fontSize="xl" fontWeight="semibold">
+                {planNames[status.plan]} Plan
+              </Text>
+              <Badge colorPalette={isPro ? 'purple' : 'gray'} variant={isPro ? 'solid' : 'subtle'}>
+                {isPro ? 'Pro' : 'Free'}
+              </Badge>
+              {paymentFailed ? (
+                <Badge colorPalette="red" variant="subtle">
+                  Past due
+                </Badge>
+              ) : isPro && status.cancelAtPeriodEnd ? (
+                <Badge colorPalette="orange" variant="subtle">
+                  Ending
+                </Badge>
+              ) : isPro ? (
+                <Badge colorPalette="green" variant="subtle">
+                  Active
+                </Badge>
+              ) : null}
+            </HStack>
+            <Text color="fg.muted">{isPro ? PRO_PRICE : 'Free'}</Text>
+            {line ? (
+              <Text fontSize="sm" color="fg.muted">
+                {line}
+              </Text>
+            ) : null}
+          </Stack>
+          {isPro ? (
+            <ManageSubscriptionButton colorPalette={paymentFailed ? 'red' : undefined} variant={paymentFailed ? 'solid' : 'outline'} />
+          ) : awaitingPro ? null : (
+            <UpgradeButton label="Upgrade to Pro" />
+          )}
+        </Flex>
+        {paymentFailed ? (
+          <Alert.Root status="error">
+            <Alert.Indicator />
+            <Alert.Content>
+              <Alert.Title>Payment failed – update your payment method</Alert.Title>
+              <Alert.Description>
+                Pro features are paused and the free limits apply until the payment goes through. Use Manage
+                Subscription to update your card.
+              </Alert.Description>
+            </Alert.Content>
+          </Alert.Root>
+        ) : null}
+        {awaitingPro && checkout === 'confirming' ? (
+          <Alert.Root status="info" alignItems="center">
+            <Spinner size="sm" color="colorPalette.fg" />
+            <Alert.Content>
+              <Alert.Description>Activating your Pro plan...</Alert.Description>
+            </Alert.Content>
+          </Alert.Root>
+        ) : null}
+        {awaitingPro && checkout === 'delayed' ? (
+          <Alert.Root status="warning" alignItems="center" flexWrap="wrap">
+            <Alert.Indicator />
+            <Alert.Content>
+              <Alert.Description>
+                Your payment is still being confirmed. Your plan switches to Pro as soon as it is.
+              </Alert.Description>
+            </Alert.Content>
+            <Button size="sm" variant="outline" onClick={onCheckAgain}>
+              Check again
+            </Button>
+          </Alert.Root>
+        ) : null}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+function UsageCard({ usage }: { usage: SubscriptionStatus['usage'] }) {
+  const meters = freeUsageMeters(usage);
+  return (
+    <Card.Root variant="outline">
+      <Card.Header>
+        <Card.Title as="h2">Usage</Card.Title>
+        <Card.Description>The free plan's limits. Pro has none.</Card.Description>
+      </Card.Header>
+      <Card.Body gap="5">
+        {meters.projects ? <UsageBar label="Projects" meter={meters.projects} /> : null}
+        {meters.accounts ? <UsageBar label="Accounts" meter={meters.accounts} /> : null}
+      </Card.Body>
+    </Card.Root>
+  );
+}
+
+function UsageBar({ label, meter }: { label: string; meter: UsageMeter }) {
+  const text = `${label}: ${meter.used.toLocaleString()} of ${meter.limit.toLocaleString()}`;
+  return (
+    <Progress.Root
+      value={Math.min(meter.used, meter.limit)}
+      max={meter.limit}
+      colorPalette={meter.percent >= 100 ? 'red' : meter.percent >= 80 ? 'orange' : 'blue'}
+    >
+      <Progress.Label mb="2" fontSize="sm" fontWeight="medium">
+        {text}
+      </Progress.Label>
+      <Progress.Track borderRadius="full">
+        <Progress.Range />
+      </Progress.Track>
+    </Progress.Root>
+  );
+}
+
+function ComparisonCard() {
+  return (
+    <Card.Root variant="outline">
+      <Card.Header>
+        <Card.Title as="h2">Free vs Pro</Card.Title>
+        <Card.Description>Pro costs ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.</Card.Description>
+      </Card.Header>
+      <Card.Body>
+        <Table.ScrollArea>
+          <Table.Root size="sm" aria-label="Free vs Pro">
+            <Table.Header>
+              <Table.Row>
+                <Table.ColumnHeader>Feature</Table.ColumnHeader>
+                <Table.ColumnHeader>{planNames.free}</Table.ColumnHeader>
+                <Table.ColumnHeader>{planNames.pro}</Table.ColumnHeader>
+              </Table.Row>
+            </Table.Header>
+            <Table.Body>
+              {comparison.map(({ label, value }) => (
+                <Table.Row key={label}>
+                  <Table.Cell as="th" scope="row" fontWeight="medium" textAlign="start">
+                    {label}
+                  </Table.Cell>
+                  <Table.Cell>{value('free')}</Table.Cell>
+                  <Table.Cell>{value('pro')}</Table.Cell>
+                </Table.Row>
+              ))}
+            </Table.Body>
+          </Table.Root>
+        </Table.ScrollArea>
+      </Card.Body>
+    </Card.Root>
   );
 }
