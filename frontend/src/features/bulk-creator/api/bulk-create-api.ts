@@ -1,16 +1,9 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { BulkCreateRequest, BulkCreateSummary, BulkJob, CreatedAccount } from '@shared/schemas/bulk';
-import type { Project, SubscriptionStatus } from '@shared/schemas/project';
+import type { Project } from '@shared/schemas/project';
 import { apiRequest, serverMessageOf } from '../../../lib/api-client';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
-
-export function useSubscriptionStatusQuery() {
-  return useQuery({
-    queryKey: queryKeys.subscriptionStatus,
-    queryFn: () => apiRequest<SubscriptionStatus>('/api/subscription/status'),
-  });
-}
 
 /** 200: up to SYNC_ROW_LIMIT rows, created at once. */
 export interface BulkCreateDone {

@@ -5,8 +5,9 @@ import { useSearchParams } from 'react-router';
 import { ACCOUNT_CSV_HEADER, toCsv, UTF8_BOM } from '@shared/csv/write-csv';
 import { PageHeader } from '../../../components/page-header';
 import { QueryErrorCard } from '../../../components/query-error-card';
+import { effectivePlanOf, isPaymentFailed } from '../../../lib/plan-status';
 import { saveCsv } from '../../../lib/save-file';
-import { useSubscriptionStatusQuery } from '../api/bulk-create-api';
+import { useSubscriptionStatus } from '../../../lib/subscription-api';
 import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
 import { BulkCreateDialog } from './bulk-create-dialog';
 import { CsvDropZone } from './csv-drop-zone';
@@ -18,7 +19,7 @@ import { UpgradeRequiredCard } from './upgrade-required-card';
 const DIALOG_PARAM = 'dialog';
 
 export function BulkCreatorPage() {
-  const subscription = useSubscriptionStatusQuery();
+  const subscription = useSubscriptionStatus();
   const [searchParams, setSearchParams] = useSearchParams();
   // The dialog and the last manual result outlive the limit check: a creation that reaches the
   // limit must still show its credentials, so they sit beside (not inside) the Upgrade card.
@@ -70,9 +71,11 @@ export function BulkCreatorPage() {
         />
       ) : (
         <Stack gap="6">
-          {subscription.data.plan === 'free' ? <PlanUsageBanner usage={subscription.data.usage} /> : null}
+          {effectivePlanOf(subscription.data) === 'free' ? (
+            <PlanUsageBanner usage={subscription.data.usage} paymentFailed={isPaymentFailed(subscription.data)} />
+          ) : null}
           {limitReached ? (
-            <UpgradeRequiredCard usage={subscription.data.usage} />
+            <UpgradeRequiredCard usage={subscription.data.usage} paymentFailed={isPaymentFailed(subscription.data)} />
           ) : (
             <CreatorTabs onFile={(file) => void openWithFile(file)} reading={reading} onManualCreated={setManualResult} />
           )}

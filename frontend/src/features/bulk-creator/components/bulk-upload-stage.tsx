@@ -6,6 +6,7 @@ import { UNLIMITED, planLimits } from '@shared/plans';
 import { accountTypes } from '@shared/schemas/bulk';
 import type { SubscriptionStatus } from '@shared/schemas/project';
 import { FormField } from '../../../components/form-field';
+import { effectivePlanOf } from '../../../lib/plan-status';
 import type { CsvFile } from '../lib/read-csv-file';
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
 import { CsvDropZone } from './csv-drop-zone';
@@ -100,7 +101,7 @@ export function BulkUploadStage({
 
 /** The plan's limits, said before the server refuses (it decides; this only warns). */
 function planWarningFor(subscription: SubscriptionStatus, rows: number): string | undefined {
-  const perProject = planLimits[subscription.plan].accountsPerProject;
+  const perProject = planLimits[effectivePlanOf(subscription)].accountsPerProject;
   const remaining = subscription.usage.remainingAccounts;
   if (perProject !== UNLIMITED && rows > perProject) {
     return `This file has ${rows.toLocaleString()} valid rows; your plan allows ${perProject} accounts per project.`;

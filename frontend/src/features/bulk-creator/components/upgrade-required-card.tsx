@@ -1,12 +1,17 @@
-import { Button, Card, List, Stack, Text } from '@chakra-ui/react';
+import { Card, List, Stack, Text } from '@chakra-ui/react';
 import { CrownIcon } from 'lucide-react';
-import { useNavigate } from 'react-router';
 import type { SubscriptionStatus } from '@shared/schemas/project';
-import { UPGRADE_PATH } from './plan-usage-banner';
+import { ManageSubscriptionButton, UpgradeButton } from '../../../components/subscription-buttons';
 
 /** At a plan limit (spec 6): the limit reached, instead of the upload and entry tabs. */
-export function UpgradeRequiredCard({ usage }: { usage: SubscriptionStatus['usage'] }) {
-  const navigate = useNavigate();
+export function UpgradeRequiredCard({
+  usage,
+  paymentFailed,
+}: {
+  usage: SubscriptionStatus['usage'];
+  /** Pro whose payment failed: the Billing Portal, not Checkout, lifts the limits. */
+  paymentFailed: boolean;
+}) {
   const reasons = [
     ...(usage.canCreateProject ? [] : ['You have reached your project limit.']),
     ...(usage.canCreateAccount ? [] : ['You have reached your account limit.']),
@@ -38,13 +43,16 @@ export function UpgradeRequiredCard({ usage }: { usage: SubscriptionStatus['usag
             ))}
           </List.Root>
           <Text color="fg.muted" maxW="md">
-            Pro has unlimited projects and accounts. Your existing projects and accounts stay available in Projects
-            and the Account Database.
+            {paymentFailed
+              ? 'Your last Pro payment failed, so the free limits apply. Update your payment method to lift them.'
+              : 'Pro has unlimited projects and accounts.'}{' '}
+            Your existing projects and accounts stay available in Projects and the Account Database.
           </Text>
-          <Button colorPalette="blue" onClick={() => void navigate(UPGRADE_PATH)}>
-            <CrownIcon aria-hidden="true" />
-            Upgrade to Pro
-          </Button>
+          {paymentFailed ? (
+            <ManageSubscriptionButton variant="solid" colorPalette="blue" />
+          ) : (
+            <UpgradeButton label="Upgrade to Pro" />
+          )}
         </Stack>
       </Card.Body>
     </Card.Root>

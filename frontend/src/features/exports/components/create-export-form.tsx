@@ -5,13 +5,13 @@ import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import type * as z from 'zod';
-import { planLimits } from '@shared/plans';
+import { planLimits, proFeatures } from '@shared/plans';
 import { createExportSchema, exportFormats, type CreateExportRequest, type ExportFormat } from '@shared/schemas/export';
 import { FormField } from '../../../components/form-field';
 import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
 import { useProjectsQuery } from '../../../lib/projects-api';
+import { useEffectivePlan } from '../../../lib/subscription-api';
 import { toaster } from '../../../lib/toaster';
-import { useUser } from '../../../lib/user-api';
 import { useStartExport } from '../api/exports-api';
 import { formatNames } from '../lib/format-names';
 
@@ -22,11 +22,13 @@ const accounts = (count: number) => `${count.toLocaleString()} ${count === 1 ? '
 /**
  * 'Create New Export' (spec 2): a project and a format. Formats outside the plan are listed, marked
  * '(Pro)' and dimmed; choosing one opens the upgrade prompt and keeps the format as it was
- * (spec 4). The server refuses them too (403), so this is a courtesy, not the gate.
+ * (spec 4). The server refuses them too (403), so this is a courtesy, not the gate. It reads the
+ * subscription status, so an upgrade (or a lapsed payment) changes the list as soon as that is read again.
  */
 export function CreateExportForm() {
-  const user = useUser();
-  const allowedFormats = planLimits[user.subscriptionPlan].exportFormats;
+  // The plan in force (a past-due Pro plan exports CSV only); every format until it has loaded.
+  const plan = useEffectivePlan();
+  const allowedFormats = plan ? planLimits[plan].exportFormats : exportFormats;
   const projects = useProjectsQuery();
   const startExport = useStartExport();
   const [upgradeOpen, setUpgradeOpen] = useState(false);
@@ -146,7 +148,7 @@ export function CreateExportForm() {
           </Stack>
         </form>
       </Card.Body>
-      <UpgradePromptDialog feature="Advanced Export Formats" open={upgradeOpen} onOpenChange={setUpgradeOpen} />
+      <UpgradePromptDialog feature={proFeatures.exportFormats} open={upgradeOpen} onOpenChange={setUpgradeOpen} />
     </Card.Root>
   );
 }
