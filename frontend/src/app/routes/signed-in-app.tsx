@@ -21,7 +21,8 @@ function CurrentUserGate() {
   const signOut = useSignOut();
 
   if (user.isPending) return <LoadingScreen />;
-  if (user.isError) {
+  // A failed re-read (after a plan change, say) keeps the user already loaded: only a first load fails the app.
+  if (user.isError && !user.data) {
     // 401: the api client shows the logged-out toast and redirects to /api/login.
     if (user.error instanceof ApiError && user.error.status === 401) return <LoadingScreen />;
     return (
