@@ -1,7 +1,9 @@
-import { Button, CloseButton, Dialog, List, Portal, Stack, Text } from '@chakra-ui/react';
+import { Alert, Button, CloseButton, Dialog, List, Portal, Stack, Text } from '@chakra-ui/react';
 import { CheckIcon, CrownIcon } from 'lucide-react';
 import { PRO_PRICE_MONTHLY_USD, upgradeMessage } from '@shared/plans';
-import { UpgradeButton } from './subscription-buttons';
+import { isPaymentFailed } from '../lib/plan-status';
+import { useSubscriptionStatus } from '../lib/subscription-api';
+import { ManageSubscriptionButton, UpgradeButton } from './subscription-buttons';
 
 const proBenefits = [
   'Unlimited projects and accounts',
@@ -14,7 +16,8 @@ const proBenefits = [
 /**
  * The feature gate (spec 2, 4 and 6): opens when a free user tries a Pro feature; closes on
  * 'Maybe Later' or once 'Upgrade Now' has been answered: on success the browser is leaving for
- * Stripe Checkout, on failure the toast says why.
+ * Stripe Checkout, on failure the toast says why. A Pro subscription whose payment failed is
+ * offered the Billing Portal instead (a second checkout would be refused).
  */
 export function UpgradePromptDialog({
   feature,
@@ -26,6 +29,8 @@ export function UpgradePromptDialog({
   open: boolean;
   onOpenChange: (open: boolean) => void;
 }) {
+  const { data: status } = useSubscriptionStatus();
+  const paymentFailed = !!status && isPaymentFailed(status);
   return (
     <Dialog.Root open={open} onOpenChange={(details) => onOpenChange(details.open)} placement="center">
       <Portal>
@@ -63,16 +68,29 @@ export function UpgradePromptDialog({
                     </List.Item>
                   ))}
                 </List.Root>
-                <Text fontSize="sm" color="fg.muted">
-                  ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.
-                </Text>
+                {paymentFailed ? (
+                  <Alert.Root status="error" size="sm">
+                    <Alert.Indicator />
+                    <Alert.Description>
+                      Your last Pro payment failed. Update your payment method to get Pro features back.
+                    </Alert.Description>
+                  </Alert.Root>
+                ) : (
+                  <Text fontSize="sm" color="fg.muted">
+                    ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.
+                  </Text>
+                )}
               </Stack>
             </Dialog.Body>
             <Dialog.Footer flexWrap="wrap">
               <Dialog.ActionTrigger asChild>
                 <Button variant="outline">Maybe Later</Button>
               </Dialog.ActionTrigger>
-              <UpgradeButton label="Upgrade Now" onSettled={() => onOpenChange(false)} />
+              {paymentFailed ? (
+                <ManageSubscriptionButton variant="solid" colorPalette="blue" onSettled={() => onOpenChange(false)} />
+              ) : (
+                <UpgradeButton label="Upgrade Now" onSettled={() => onOpenChange(false)} />
+              )}
             </Dialog.Footer>
             <Dialog.CloseTrigger asChild>
               <CloseButton size="sm" />
