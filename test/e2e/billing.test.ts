@@ -37,6 +37,18 @@ describe('Upgrading to Pro and cancelling in Chromium', () => {
   const planFooter = () => page.getByRole('region', { name: 'Plan' });
 
   it('shows a free user the Free plan, the gate, and takes Upgrade Now to the local test checkout', async () => {
+    for (const [path, button, feature] of [
+      ['/integrations', 'Add Integration', 'API Integrations'],
+      ['/email-templates', 'Create your first template', 'Email Templates'],
+    ] as const) {
+      await page.goto(`${app}${path}`);
+      await page.getByRole('button', { name: button }).click();
+      const gate = page.getByRole('dialog', { name: 'Upgrade to Pro' });
+      await gate.getByText(`Upgrade to Pro to access ${feature}.`, { exact: false }).waitFor();
+      await gate.getByRole('button', { name: 'Maybe Later' }).click();
+      await gate.waitFor({ state: 'hidden' });
+    }
+
     await page.goto(`${app}/exports`);
     await page.getByRole('heading', { name: 'Export Center', level: 1 }).waitFor();
     await planFooter().getByText('Free', { exact: true }).waitFor();
@@ -71,6 +83,11 @@ describe('Upgrading to Pro and cancelling in Chromium', () => {
     await page.getByRole('combobox', { name: 'Format' }).selectOption('json');
     expect(await page.getByRole('dialog', { name: 'Upgrade to Pro' }).count()).toBe(0);
     expect(await page.getByRole('combobox', { name: 'Format' }).inputValue()).toBe('json');
+
+    // The integration gate is gone too.
+    await page.goto(`${app}/integrations`);
+    await page.getByText('Add Your First Integration').waitFor();
+    expect(await page.getByRole('button', { name: 'Add Integration' }).count()).toBe(0);
   });
 
   it('cancels in the portal and shows the date the plan ends', async () => {
