@@ -178,6 +178,21 @@ describe('Upgrading through the local test checkout', () => {
     expect(await user.json<unknown[]>('/api/projects')).toHaveLength(1);
   });
 
+  it('creates one customer when several first checkouts race', async () => {
+    const user = await apiUser();
+    const answers = await Promise.all(Array.from({ length: 5 }, () => user.call('/api/subscription/create-checkout', { method: 'POST' })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const customers = await Promise.all(
+      answers.map(async (a) => {
+        const { checkoutUrl } = (await a.json()) as { checkoutUrl: string };
+        const token = checkoutUrl.slice(checkoutUrl.lastIndexOf('/') + 1).split('.')[0]!;
+        return (JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { customerId: string }).customerId;
+      }),
+    );
+    expect(new Set(customers).size).toBe(1);
+    expect((await userItem(user)).stripeCustomerId).toBe(customers[0]);
+  });
+
   it('keeps checkout and portal links to their own user', async () => {
     const owner = await apiUser();
     const other = await apiUser();
