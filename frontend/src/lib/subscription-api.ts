@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tansta
 import { useEffect } from 'react';
 import type { PlanId } from '@shared/plans';
 import type { SubscriptionStatus } from '@shared/schemas/project';
-import { apiRequest, serverMessageOf } from './api-client';
+import { ApiError, apiRequest, serverMessageOf } from './api-client';
 import { effectivePlanOf } from './plan-status';
 import { queryKeys } from './query-keys';
 import { toaster } from './toaster';
@@ -32,7 +32,11 @@ export function invalidatePlanQueries(queryClient: QueryClient): void {
   }
 }
 
-/** A fresh key per click, so a retried request never opens a second checkout session. */
+/**
+ * A fresh Idempotency-Key per click. The server makes one Checkout session per key, so a request
+ * repeated with the same key gets the same session; a second click sends a new key and would get a
+ * second session, which is why the button stays disabled while busy (see useRedirectMutation).
+ */
 function idempotencyKey(): string {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   // randomUUID needs a secure context; plain http on a LAN address has only getRandomValues.
@@ -44,6 +48,7 @@ function idempotencyKey(): string {
 class MissingRedirectError extends Error {}
 
 const isLoggedOut = (error: Error) => error.message.startsWith('401');
+const isConflict = (error: Error) => error instanceof ApiError && error.status === 409;
 
 /**
  * A mutation whose success leaves the page. `busy` stays true from the click until the browser has
@@ -95,16 +100,16 @@ export function useStartCheckout() {
       ).checkoutUrl,
     onError: (error) => {
       if (isLoggedOut(error)) return; // the logged-out toast is already showing
-      // 409: already Pro (this screen was out of date): show the server's word and the real plan.
-      const alreadyPro = serverMessageOf(error, [409]);
-      if (alreadyPro) invalidatePlanQueries(queryClient);
+      // 409: already Pro or past due (this screen was out of date): re-read the plan, and the
+      // server's message ('You already have a Pro subscription. ...') is the clearer description.
+      if (isConflict(error)) invalidatePlanQueries(queryClient);
       toaster.create({
         type: 'error',
         title: 'Upgrade failed',
         description:
           error instanceof MissingRedirectError
             ? 'No checkout URL received'
-            : (alreadyPro ?? 'Failed to start upgrade process. Please try again.'),
+            : (serverMessageOf(error, [409]) ?? 'Failed to start upgrade process. Please try again.'),
       });
     },
   });
@@ -115,15 +120,18 @@ export function useStartCheckout() {
  * method, invoices, cancel); it returns to /settings?tab=subscription.
  */
 export function useOpenPortal() {
+  const queryClient = useQueryClient();
   return useRedirectMutation({
     request: async () =>
       (await apiRequest<{ portalUrl?: string }>('/api/subscription/create-portal', { method: 'POST' })).portalUrl,
     onError: (error) => {
       if (isLoggedOut(error)) return;
+      // 409: no subscription to manage yet (this screen was out of date): re-read the plan, and the
+      // server's message ('There is no subscription to manage yet. ...') is the clearer description.
+      if (isConflict(error)) invalidatePlanQueries(queryClient);
       toaster.create({
         type: 'error',
         title: 'Portal failed',
-        // 409: no subscription to manage yet (the server says so).
         description: serverMessageOf(error, [409]) ?? 'Failed to open customer portal. Please try again.',
       });
     },

@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { queryKeys } from '../../../lib/query-keys';
+import { effectivePlanOf } from '../../../lib/plan-status';
 import { getSubscriptionStatus, invalidatePlanQueries } from '../../../lib/subscription-api';
 import { toaster } from '../../../lib/toaster';
 
@@ -12,8 +13,8 @@ export const CHECKOUT_POLL_MS = 1000;
 export const CHECKOUT_POLL_LIMIT_MS = 15_000;
 
 /**
- * After a successful checkout: 'confirming' while the plan still reads free, 'confirmed' once it
- * reads Pro, 'delayed' when it still did not after CHECKOUT_POLL_LIMIT_MS.
+ * After a successful checkout: 'confirming' while the plan is not yet an active Pro plan,
+ * 'confirmed' once it is, 'delayed' when it still was not after CHECKOUT_POLL_LIMIT_MS.
  */
 export type CheckoutConfirmation = 'none' | 'confirming' | 'confirmed' | 'delayed';
 
@@ -25,8 +26,10 @@ const checkoutReturnOf = (value: string | null): CheckoutReturn =>
 /**
  * Handles the return from Stripe Checkout. A return is a fresh page load, so the parameter is read
  * once, when Settings mounts; switching tabs meanwhile does not stop the confirmation.
- * 1. Toast: 'Welcome to Pro' or 'Checkout cancelled'.
- * 2. Success: read the plan every second until it is Pro (at most 15 s), then re-read the user.
+ * 1. Cancelled: toast 'Checkout cancelled' at once.
+ * 2. Success: read the plan every second until it is an active Pro plan (at most 15 s), then
+ *    re-read the user. Only then toast 'Welcome to Pro' (also when the user was Pro already); the
+ *    return URL alone proves nothing, and an unconfirmed plan gets the delayed notice instead.
  * 3. Drop ?checkout= from the address (replace), so a reload does not announce it again.
  */
 export function useCheckoutReturn(): CheckoutConfirmation {
@@ -48,18 +51,15 @@ export function useCheckoutReturn(): CheckoutConfirmation {
       void navigate(`${url.pathname}${url.search}${url.hash}`, { replace: true });
     };
 
-    if (!announced.current) {
+    const announce = (toast: Parameters<typeof toaster.create>[0]) => {
+      if (announced.current) return;
       announced.current = true;
       // Not during React's commit: the toaster renders synchronously (flushSync).
-      queueMicrotask(() =>
-        toaster.create(
-          checkout === 'success'
-            ? { type: 'success', title: 'Welcome to Pro', description: 'Your subscription is active.' }
-            : { type: 'info', title: 'Checkout cancelled', description: 'You have not been charged; your plan is unchanged.' },
-        ),
-      );
-    }
+      queueMicrotask(() => toaster.create(toast));
+    };
+
     if (checkout === 'cancelled') {
+      announce({ type: 'info', title: 'Checkout cancelled', description: 'You have not been charged; your plan is unchanged.' });
       invalidatePlanQueries(queryClient);
       dropParam();
       return;
@@ -71,6 +71,9 @@ export function useCheckoutReturn(): CheckoutConfirmation {
     const finish = (outcome: 'confirmed' | 'delayed') => {
       stopped = true;
       setConfirmation(outcome);
+      if (outcome === 'confirmed') {
+        announce({ type: 'success', title: 'Welcome to Pro', description: 'Your subscription is active.' });
+      }
       // The user (subscriptionPlan) and everything else that shows the plan.
       invalidatePlanQueries(queryClient);
       dropParam();
@@ -83,7 +86,7 @@ export function useCheckoutReturn(): CheckoutConfirmation {
           staleTime: 0,
         });
         if (stopped) return;
-        if (status.plan === 'pro') return finish('confirmed');
+        if (effectivePlanOf(status) === 'pro') return finish('confirmed');
       } catch {
         // A lost read is not a failed checkout: ask again on the next tick.
         if (stopped) return;
@@ -97,7 +100,8 @@ export function useCheckoutReturn(): CheckoutConfirmation {
       const unfinished = !stopped;
       stopped = true;
       window.clearTimeout(timer);
-      // Left Settings before the plan read Pro: whatever shows the plan reads it once more.
+      // Left Settings before the plan read active Pro (no toast then): whatever shows the plan
+      // reads it once more.
       if (unfinished) invalidatePlanQueries(queryClient);
     };
   }, [checkout, navigate, queryClient]);
