@@ -25,10 +25,22 @@ export interface LocalSubscription {
   ended_at: number | null;
 }
 
+interface StripeEvent {
+  id: string;
+  type: string;
+  created: number;
+  data: { object: Record<string, unknown> };
+}
+
 interface LocalBillingState {
   subscriptions: Record<string, LocalSubscription>;
   /** Completed checkout sessions and the subscription each one started. */
   sessions: Record<string, string>;
+  /**
+   * Events not yet accepted by the webhook, oldest first. Like Stripe, the same event (same id)
+   * is delivered again: on the next page view or action.
+   */
+  outbox: StripeEvent[];
 }
 
 export interface LocalCheckoutOptions {
@@ -42,6 +54,13 @@ export interface LocalCheckoutOptions {
 const PRICE_LABEL = `$${PRO_PRICE_MONTHLY_USD.toFixed(2)}`;
 const portalActions = ['cancel-at-period-end', 'resume', 'cancel-now', 'fail-payment', 'pay-overdue'] as const;
 type PortalAction = (typeof portalActions)[number];
+
+/** A second subscription for a customer whose subscription still bills. */
+class AlreadySubscribed extends Error {
+  constructor(readonly returnUrl: string) {
+    super('You already have a BulkOnboard Pro subscription. Manage it from Settings > Subscription.');
+  }
+}
 
 export function createLocalCheckout(options: LocalCheckoutOptions) {
   const stateFile = path.join(options.dataDir, 'local-billing.json');
@@ -58,9 +77,9 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
   const load = (): LocalBillingState => {
     try {
       const parsed = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as Partial<LocalBillingState>;
-      return { subscriptions: parsed.subscriptions ?? {}, sessions: parsed.sessions ?? {} };
+      return { subscriptions: parsed.subscriptions ?? {}, sessions: parsed.sessions ?? {}, outbox: parsed.outbox ?? [] };
     } catch {
-      return { subscriptions: {}, sessions: {} };
+      return { subscriptions: {}, sessions: {}, outbox: [] };
     }
   };
   const save = (state: LocalBillingState) => {
@@ -72,31 +91,39 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
       .filter((s) => s.customer === customer)
       .sort((a, b) => b.created - a.created);
 
+  const eventOf = (type: string, object: Record<string, unknown>): StripeEvent => ({
+    id: `evt_local_${randomUUID().replaceAll('-', '')}`,
+    type,
+    created: seconds(),
+    data: { object },
+  });
+
   /** Posts one event to the webhook as Stripe does; throws with the webhook's answer when it refuses. */
-  async function deliver(type: string, object: Record<string, unknown>): Promise<void> {
-    const event = {
-      id: `evt_local_${randomUUID().replaceAll('-', '')}`,
-      object: 'event',
-      api_version: '2025-10-29.clover',
-      created: seconds(),
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-      data: { object },
-    };
+  async function deliver(stored: StripeEvent): Promise<void> {
+    const event = { object: 'event', api_version: '2025-10-29.clover', livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, ...stored };
     const payload = JSON.stringify(event);
     const response = await fetch(options.webhookUrl, {
       method: 'POST',
       headers: {
         'content-type': 'application/json; charset=utf-8',
-        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret, timestamp: event.created }),
+        'stripe-signature': Stripe.webhooks.generateTestHeaderString({ payload, secret: options.webhookSecret, timestamp: seconds() }),
       },
       body: payload,
     });
     const answer = await response.text();
-    options.log?.(`local checkout: ${type} -> ${response.status}`);
-    if (!response.ok) throw new Error(`The webhook answered ${response.status} to ${type}: ${answer}`);
+    options.log?.(`local checkout: ${event.type} -> ${response.status}`);
+    if (!response.ok) throw new Error(`The webhook answered ${response.status} to ${event.type}: ${answer}`);
+  }
+
+  /** Saves the state with new events queued, then delivers the queue in order until one is refused. */
+  async function commit(state: LocalBillingState, events: StripeEvent[] = []): Promise<void> {
+    state.outbox.push(...events);
+    save(state);
+    while (state.outbox.length) {
+      await deliver(state.outbox[0]!);
+      state.outbox.shift();
+      save(state);
+    }
   }
 
   const subscriptionObject = (s: LocalSubscription) => ({
@@ -105,7 +132,10 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
     customer: s.customer,
     status: s.status,
     created: s.created,
-    cancel_at_period_end: s.cancel_at_period_end,
+    // Flexible billing mode, Checkout's default since API 2025-09-30: cancelling at period end
+    // sets cancel_at to the period's end and leaves cancel_at_period_end false.
+    billing_mode: { type: 'flexible' },
+    cancel_at_period_end: false,
     cancel_at: s.cancel_at_period_end ? s.current_period_end : null,
     canceled_at: s.canceled_at,
     ended_at: s.ended_at,
@@ -131,7 +161,12 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
   async function pay(token: Extract<LocalBillingToken, { kind: 'checkout' }>): Promise<string> {
     return serial(async () => {
       const state = load();
-      if (state.sessions[token.sessionId]) return token.successUrl;
+      if (state.sessions[token.sessionId]) {
+        await commit(state);
+        return token.successUrl;
+      }
+      // Like Stripe's "limit customers to one subscription": no second subscription while one bills.
+      if (subscriptionsOf(state, token.customerId).some((s) => s.status !== 'canceled')) throw new AlreadySubscribed(token.cancelUrl);
       const now = seconds();
       const end = new Date(now * 1000);
       end.setUTCMonth(end.getUTCMonth() + 1);
@@ -149,25 +184,26 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
       };
       state.subscriptions[subscription.id] = subscription;
       state.sessions[token.sessionId] = subscription.id;
-      save(state);
-      await deliver('checkout.session.completed', {
-        id: token.sessionId,
-        object: 'checkout.session',
-        mode: 'subscription',
-        status: 'complete',
-        payment_status: 'paid',
-        client_reference_id: token.userId,
-        customer: token.customerId,
-        customer_details: { email: token.email },
-        subscription: subscription.id,
-        amount_total: Math.round(PRO_PRICE_MONTHLY_USD * 100),
-        currency: 'usd',
-        metadata: { userId: token.userId },
-        success_url: token.successUrl,
-        cancel_url: token.cancelUrl,
-        livemode: false,
-      });
-      await deliver('customer.subscription.created', subscriptionObject(subscription));
+      await commit(state, [
+        eventOf('checkout.session.completed', {
+          id: token.sessionId,
+          object: 'checkout.session',
+          mode: 'subscription',
+          status: 'complete',
+          payment_status: 'paid',
+          client_reference_id: token.userId,
+          customer: token.customerId,
+          customer_details: { email: token.email },
+          subscription: subscription.id,
+          amount_total: Math.round(PRO_PRICE_MONTHLY_USD * 100),
+          currency: 'usd',
+          metadata: { userId: token.userId },
+          success_url: token.successUrl,
+          cancel_url: token.cancelUrl,
+          livemode: false,
+        }),
+        eventOf('customer.subscription.created', subscriptionObject(subscription)),
+      ]);
       return token.successUrl;
     });
   }
@@ -178,31 +214,29 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
       const subscription = subscriptionsOf(state, token.customerId).find((s) => s.status !== 'canceled');
       if (!subscription) throw new Error('This customer has no subscription to change.');
       const now = seconds();
-      const events: [string, Record<string, unknown>][] = [];
+      const events: StripeEvent[] = [];
       switch (action) {
         case 'cancel-at-period-end':
           subscription.cancel_at_period_end = true;
           subscription.canceled_at = now;
-          events.push(['customer.subscription.updated', subscriptionObject(subscription)]);
+          events.push(eventOf('customer.subscription.updated', subscriptionObject(subscription)));
           break;
         case 'resume':
           subscription.cancel_at_period_end = false;
           subscription.canceled_at = null;
-          events.push(['customer.subscription.updated', subscriptionObject(subscription)]);
+          events.push(eventOf('customer.subscription.updated', subscriptionObject(subscription)));
           break;
         case 'cancel-now':
           subscription.status = 'canceled';
           subscription.cancel_at_period_end = false;
           subscription.canceled_at = now;
           subscription.ended_at = now;
-          events.push(['customer.subscription.deleted', subscriptionObject(subscription)]);
+          events.push(eventOf('customer.subscription.deleted', subscriptionObject(subscription)));
           break;
         case 'fail-payment':
           subscription.status = 'past_due';
           events.push(
-            [
-              'invoice.payment_failed',
-              {
+            eventOf('invoice.payment_failed', {
                 id: `in_local_${randomUUID().replaceAll('-', '').slice(0, 24)}`,
                 object: 'invoice',
                 customer: subscription.customer,
@@ -211,18 +245,16 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
                 currency: 'usd',
                 attempt_count: 1,
                 parent: { type: 'subscription_details', subscription_details: { subscription: subscription.id, metadata: { userId: subscription.userId } } },
-              },
-            ],
-            ['customer.subscription.updated', subscriptionObject(subscription)],
+              }),
+            eventOf('customer.subscription.updated', subscriptionObject(subscription)),
           );
           break;
         case 'pay-overdue':
           subscription.status = 'active';
-          events.push(['customer.subscription.updated', subscriptionObject(subscription)]);
+          events.push(eventOf('customer.subscription.updated', subscriptionObject(subscription)));
           break;
       }
-      save(state);
-      for (const [type, object] of events) await deliver(type, object);
+      await commit(state, events);
     });
   }
 
@@ -234,18 +266,29 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
       return html(res, 404, page('Link expired', `<p>This local checkout link is not valid or has expired. Go back to the app and start again.</p>`));
     }
     try {
-      if (token.kind === 'checkout') {
-        if (req.method === 'POST' && action === 'pay') return redirect(res, await pay(token));
-        if (req.method === 'GET' && !action) return html(res, 200, checkoutPage(token, tokenText, Boolean(load().sessions[token.sessionId])));
-      } else {
-        if (req.method === 'POST' && portalActions.includes(action as PortalAction)) {
-          await act(token, action as PortalAction);
-          return redirect(res, `${LOCAL_BILLING_PATH}/portal/${tokenText}?done=${action}`);
-        }
-        if (req.method === 'GET' && !action) return html(res, 200, portalPage(token, tokenText, subscriptionsOf(load(), token.customerId)[0], url.searchParams.get('done')));
+      if (req.method === 'GET' && !action) {
+        // Events the webhook refused before are delivered again first, as Stripe retries them.
+        const pending = await serial(() => commit(load())).then(
+          () => '',
+          (error: unknown) => `<p class="warning" role="alert">An earlier event was not accepted yet: ${escapeHtml(error instanceof Error ? error.message : String(error))}</p>`,
+        );
+        const state = load();
+        const body =
+          token.kind === 'checkout'
+            ? checkoutPage(token, tokenText, Boolean(state.sessions[token.sessionId]))
+            : portalPage(token, tokenText, subscriptionsOf(state, token.customerId)[0], url.searchParams.get('done'));
+        return html(res, 200, body.replace('<main>', `<main>${pending}`));
+      }
+      if (req.method === 'POST' && token.kind === 'checkout' && action === 'pay') return redirect(res, await pay(token));
+      if (req.method === 'POST' && token.kind === 'portal' && portalActions.includes(action as PortalAction)) {
+        await act(token, action as PortalAction);
+        return redirect(res, `${LOCAL_BILLING_PATH}/portal/${tokenText}?done=${action}`);
       }
       return html(res, 405, page('Not allowed', '<p>This page does not take that request.</p>'));
     } catch (error) {
+      if (error instanceof AlreadySubscribed) {
+        return html(res, 409, page('Already subscribed', `<p role="alert">${escapeHtml(error.message)}</p><p><a href="${escapeHtml(error.returnUrl)}">Return to BulkOnboard</a></p>`));
+      }
       options.log?.(`local checkout: ${error instanceof Error ? error.message : String(error)}`);
       return html(res, 502, page('Something went wrong', `<p role="alert">${escapeHtml(error instanceof Error ? error.message : String(error))}</p><p>Go back and try again.</p>`));
     }
@@ -278,7 +321,7 @@ function checkoutPage(token: Extract<LocalBillingToken, { kind: 'checkout' }>, t
     </dl>
     <p class="muted">Unlimited projects and accounts, API integrations, e-mail notifications and templates, exports in CSV, Excel and JSON, priority support.</p>
     <div class="card-field" aria-label="Test card">Test card 4242 4242 4242 4242 · any date · any CVC</div>
-    <form method="post" action="${LOCAL_BILLING_PATH}/checkout/${tokenText}/pay">
+    <form method="post" action="${LOCAL_BILLING_PATH}/checkout/${escapeHtml(tokenText)}/pay">
       <button type="submit">Pay ${PRICE_LABEL} and subscribe</button>
     </form>
     <p><a href="${escapeHtml(token.cancelUrl)}">Cancel and return to BulkOnboard</a></p>`,
@@ -292,7 +335,7 @@ function portalPage(token: Extract<LocalBillingToken, { kind: 'portal' }>, token
     return page('Billing portal', `${notice}<p>You have no active subscription.${subscription?.ended_at ? ` Your Pro plan ended on ${dateOf(subscription.ended_at)}.` : ''}</p>${back}`);
   }
   const form = (action: PortalAction, label: string, style = '') =>
-    `<form method="post" action="${LOCAL_BILLING_PATH}/portal/${tokenText}/${action}"><button type="submit" class="${style}">${label}</button></form>`;
+    `<form method="post" action="${LOCAL_BILLING_PATH}/portal/${escapeHtml(tokenText)}/${action}"><button type="submit" class="${style}">${label}</button></form>`;
   const status =
     subscription.status === 'past_due'
       ? `<p class="warning">Payment failed. Your plan is past due.</p>`

@@ -27,7 +27,13 @@ function stripeSecrets(): Promise<StripeSecrets> {
       const client = new SecretsManagerClient({});
       try {
         const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: STRIPE_SECRET_ARN }));
-        const parsed = JSON.parse(SecretString ?? '{}') as Record<string, unknown>;
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(SecretString ?? '{}') as Record<string, unknown>;
+        } catch {
+          // Never let the parser quote the secret into a log line.
+          throw new Error('The Stripe secret is not JSON of the form {"secretKey","webhookSecret"}');
+        }
         stored = {
           ...(typeof parsed.secretKey === 'string' && parsed.secretKey ? { secretKey: parsed.secretKey } : {}),
           ...(typeof parsed.webhookSecret === 'string' && parsed.webhookSecret ? { webhookSecret: parsed.webhookSecret } : {}),
@@ -66,15 +72,16 @@ export async function webhookSecret(): Promise<string> {
 let provider: Promise<BillingProvider> | undefined;
 
 /**
- * Stripe when its secret key, price id and webhook secret are configured; the local test
- * checkout when the local stack asks for it (BILLING_MODE=local); otherwise 503.
+ * The local test checkout when the local stack asks for it (BILLING_MODE=local); Stripe when its
+ * secret key, price id and webhook secret are configured; otherwise 503.
  */
 export function billingProvider(): Promise<BillingProvider> {
   provider ??= (async () => {
     const { STRIPE_PRICE_ID, BILLING_MODE, APP_URL } = env();
     const { secretKey, webhookSecret: signingSecret } = await stripeSecrets();
-    if (STRIPE_PRICE_ID && secretKey && signingSecret) return stripeBillingProvider({ secretKey, priceId: STRIPE_PRICE_ID });
+    // The local stack chooses: it sets BILLING_MODE=local unless all three Stripe settings are given.
     if (BILLING_MODE === 'local' && signingSecret && APP_URL) return localBillingProvider({ appUrl: APP_URL, webhookSecret: signingSecret });
+    if (STRIPE_PRICE_ID && secretKey && signingSecret) return stripeBillingProvider({ secretKey, priceId: STRIPE_PRICE_ID });
     throw new ServiceUnavailableError(BILLING_NOT_CONFIGURED);
   })();
   const pending = provider;

@@ -16,6 +16,16 @@ export interface BillingProvider {
   createPortal(input: { customerId: string; returnUrl: string }): Promise<string>;
 }
 
+/**
+ * The provider does not know the stored customer (e.g. a test-mode customer after switching to
+ * live keys): a new one is created in its place.
+ */
+export class CustomerMissingError extends Error {
+  constructor(readonly customerId: string) {
+    super(`The billing provider has no customer ${customerId}`);
+  }
+}
+
 /** What checkout and portal read of the user item. */
 export interface BillingUser {
   email: string;
@@ -32,5 +42,7 @@ export interface BillingAccountStore {
    * (two concurrent first checkouts end with one customer on the user).
    */
   storeCustomer(userId: string, customerId: string): Promise<string>;
+  /** Replaces a customer the provider no longer knows, unless another request replaced it first; returns the stored one. */
+  replaceCustomer(userId: string, missingId: string, customerId: string): Promise<string>;
   linkCustomer(customerId: string, userId: string): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { BadGatewayError, ConflictError, HttpError, NotFoundError } from '../core/errors';
 import { logger } from '../core/logger';
-import type { BillingAccountStore, BillingProvider } from './billing-port';
+import { CustomerMissingError, type BillingAccountStore, type BillingProvider } from './billing-port';
 
 export interface BillingSessionDeps {
   users: BillingAccountStore;
@@ -22,7 +22,7 @@ async function viaProvider<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof HttpError) throw error;
+    if (error instanceof HttpError || error instanceof CustomerMissingError) throw error;
     // Stripe's errors carry type, code and request id, never the API key.
     const { type, code, requestId, message } = (error ?? {}) as { type?: string; code?: string; requestId?: string; message?: string };
     logger.warn('Billing provider call failed', { type, code, requestId, reason: message });
@@ -46,20 +46,29 @@ export const startCheckout =
     if (user.plan === 'pro' && !ENDED.has(user.status)) throw new ConflictError(ALREADY_PRO_MESSAGE);
 
     const provider = await deps.provider();
+    const newCustomer = async (idempotencyKey: string) =>
+      viaProvider(() => provider.createCustomer({ userId, email: user.email, ...(user.name ? { name: user.name } : {}) }, idempotencyKey));
     let customerId = user.stripeCustomerId;
     if (!customerId) {
-      const created = await viaProvider(() => provider.createCustomer({ userId, email: user.email, ...(user.name ? { name: user.name } : {}) }, `customer-${userId}`));
-      customerId = await deps.users.storeCustomer(userId, created);
+      customerId = await deps.users.storeCustomer(userId, await newCustomer(`customer-${userId}`));
       await deps.users.linkCustomer(customerId, userId);
     }
-    const id = customerId;
-    const checkoutUrl = await viaProvider(() =>
-      provider.createCheckout(
-        { userId, customerId: id, email: user.email, successUrl: settingsUrl(deps.appUrl, '&checkout=success'), cancelUrl: settingsUrl(deps.appUrl, '&checkout=cancelled') },
-        `checkout-${userId}-${attemptKey}`,
-      ),
-    );
-    return { checkoutUrl };
+    const checkout = (customer: string) =>
+      viaProvider(() =>
+        provider.createCheckout(
+          { userId, customerId: customer, email: user.email, successUrl: settingsUrl(deps.appUrl, '&checkout=success'), cancelUrl: settingsUrl(deps.appUrl, '&checkout=cancelled') },
+          `checkout-${userId}-${customer}-${attemptKey}`,
+        ),
+      );
+    try {
+      return { checkoutUrl: await checkout(customerId) };
+    } catch (error) {
+      if (!(error instanceof CustomerMissingError)) throw error;
+      // The provider no longer knows the stored customer (test-mode data after going live).
+      const replacement = await deps.users.replaceCustomer(userId, customerId, await newCustomer(`customer-${userId}-after-${customerId}`));
+      await deps.users.linkCustomer(replacement, userId);
+      return { checkoutUrl: await checkout(replacement) };
+    }
   };
 
 /** POST /api/subscription/create-portal: the provider's page for the user's own customer only. */
@@ -71,5 +80,11 @@ export const openPortal =
     if (!user.stripeCustomerId) throw new ConflictError(NO_BILLING_ACCOUNT_MESSAGE);
     const provider = await deps.provider();
     const customerId = user.stripeCustomerId;
-    return { portalUrl: await viaProvider(() => provider.createPortal({ customerId, returnUrl: settingsUrl(deps.appUrl) })) };
+    try {
+      return { portalUrl: await viaProvider(() => provider.createPortal({ customerId, returnUrl: settingsUrl(deps.appUrl) })) };
+    } catch (error) {
+      // A customer the provider no longer knows has nothing to manage; checkout replaces it.
+      if (error instanceof CustomerMissingError) throw new ConflictError(NO_BILLING_ACCOUNT_MESSAGE);
+      throw error;
+    }
   };

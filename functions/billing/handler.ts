@@ -4,7 +4,7 @@ import { requireEnv } from '../core/env';
 import { httpHandler, route, type HttpEvent } from '../core/http';
 import { billingProvider, webhookSecret } from './billing-config';
 import { openPortal, startCheckout, type BillingSessionDeps } from './billing-sessions';
-import { dynamoBillingAccountStore, dynamoBillingUserStore, dynamoProcessedEventStore } from './billing-store';
+import { dynamoBillingAccountStore, dynamoBillingUserStore } from './billing-store';
 import { handleStripeEvent } from './handle-stripe-event';
 
 const tableName = requireEnv('TABLE_NAME');
@@ -26,7 +26,6 @@ export const handler = httpHandler({
     run: async ({ rawBody, event }) => {
       const handle = handleStripeEvent({
         users: dynamoBillingUserStore(dynamo(), tableName),
-        events: dynamoProcessedEventStore(dynamo(), tableName),
         clock: () => new Date(),
         webhookSecret: await webhookSecret(),
       });

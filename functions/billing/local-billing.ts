@@ -30,7 +30,9 @@ export function signLocalToken(token: LocalBillingToken, webhookSecret: string):
 
 /** The token's content when its signature holds and it has not expired; otherwise undefined. */
 export function verifyLocalToken(value: string, webhookSecret: string, now = new Date()): LocalBillingToken | undefined {
-  const [payload, mac] = value.split('.');
+  const parts = value.split('.');
+  if (parts.length !== 2) return undefined;
+  const [payload, mac] = parts as [string, string];
   if (!payload || !mac) return undefined;
   const expected = createHmac('sha256', signingKey(webhookSecret)).update(payload).digest();
   const given = Buffer.from(mac, 'base64url');

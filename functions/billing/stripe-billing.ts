@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { BillingProvider } from './billing-port';
+import { CustomerMissingError, type BillingProvider } from './billing-port';
 
 export interface StripeBillingConfig {
   secretKey: string;
@@ -14,6 +14,13 @@ export interface StripeBillingConfig {
  * The user id travels as client_reference_id and as subscription metadata, so every later
  * subscription and invoice event names its user.
  */
+/** Stripe's answer to an unknown customer id: 400 resource_missing on the customer parameter. */
+const customerMissing = (error: unknown, customerId: string): never => {
+  const { code, param } = (error ?? {}) as { code?: string; param?: string };
+  if (code === 'resource_missing' && param === 'customer') throw new CustomerMissingError(customerId);
+  throw error;
+};
+
 export function stripeBillingProvider(config: StripeBillingConfig): BillingProvider {
   const stripe = new Stripe(config.secretKey, {
     maxNetworkRetries: 2,
@@ -30,24 +37,24 @@ export function stripeBillingProvider(config: StripeBillingConfig): BillingProvi
     },
 
     async createCheckout({ userId, customerId, successUrl, cancelUrl }, idempotencyKey) {
-      const session = await stripe.checkout.sessions.create(
-        {
-          mode: 'subscription',
-          customer: customerId,
-          client_reference_id: userId,
-          line_items: [{ price: config.priceId, quantity: 1 }],
-          subscription_data: { metadata: { userId } },
-          metadata: { userId },
-          success_url: successUrl,
-          cancel_url: cancelUrl,
-        },
-        { idempotencyKey },
-      );
+      const params = {
+        mode: 'subscription' as const,
+        customer: customerId,
+        client_reference_id: userId,
+        line_items: [{ price: config.priceId, quantity: 1 }],
+        subscription_data: { metadata: { userId } },
+        metadata: { userId },
+        success_url: successUrl,
+        cancel_url: cancelUrl,
+      };
+      const session = await stripe.checkout.sessions.create(params, { idempotencyKey }).catch((error: unknown) => customerMissing(error, customerId));
       return session.url ?? undefined;
     },
 
     async createPortal({ customerId, returnUrl }) {
-      const session = await stripe.billingPortal.sessions.create({ customer: customerId, return_url: returnUrl });
+      const session = await stripe.billingPortal.sessions
+        .create({ customer: customerId, return_url: returnUrl })
+        .catch((error: unknown) => customerMissing(error, customerId));
       return session.url;
     },
   };

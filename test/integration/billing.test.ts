@@ -23,13 +23,14 @@ describe('Stripe webhook through the local gateway', () => {
   it('upgrades a user on checkout.session.completed, lifts the free limits, and brings back free on deletion', async () => {
     const user = await apiUser();
     const customer = `cus_${unique()}`;
+    const subscription = `sub_${unique()}`;
     const created = Math.floor(Date.now() / 1000);
     const completed = {
       id: `evt_${unique()}`,
       object: 'event',
       type: 'checkout.session.completed',
       created,
-      data: { object: { object: 'checkout.session', client_reference_id: user.sub, customer, subscription: `sub_${unique()}`, mode: 'subscription' } },
+      data: { object: { object: 'checkout.session', client_reference_id: user.sub, customer, subscription, mode: 'subscription', payment_status: 'paid' } },
     };
     const first = await deliver(completed);
     expect(first.status).toBe(200);
@@ -45,7 +46,7 @@ describe('Stripe webhook through the local gateway', () => {
       object: 'event',
       type: 'customer.subscription.deleted',
       created: created + 1,
-      data: { object: { object: 'subscription', id: 'sub_x', customer, status: 'canceled' } },
+      data: { object: { object: 'subscription', id: subscription, customer, status: 'canceled' } },
     });
     expect(deleted.status).toBe(200);
     const free = await user.json<SubscriptionStatus>('/api/subscription/status');
@@ -176,6 +177,47 @@ describe('Upgrading through the local test checkout', () => {
     expect(viaIntegration.status).toBe(403);
     // Nothing was created by the refused calls.
     expect(await user.json<unknown[]>('/api/projects')).toHaveLength(1);
+  });
+
+  it('answers stale to an older event and 409 (unrecorded, so Stripe retries) for an unknown user', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const item = await userItem(user);
+    const older = await deliver({
+      id: `evt_${unique()}`,
+      object: 'event',
+      type: 'customer.subscription.deleted',
+      created: Number(item.subscriptionEventAt) - 60,
+      data: { object: { object: 'subscription', id: item.stripeSubscriptionId, customer: item.stripeCustomerId, status: 'canceled', metadata: { userId: user.sub } } },
+    });
+    expect(older.status).toBe(200);
+    expect(await older.json()).toMatchObject({ outcome: 'stale' });
+    expect(await user.json<SubscriptionStatus>('/api/subscription/status')).toMatchObject({ plan: 'pro', subscriptionActive: true });
+
+    const unknown = {
+      id: `evt_${unique()}`,
+      object: 'event',
+      type: 'checkout.session.completed',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { object: 'checkout.session', client_reference_id: randomUUID(), customer: `cus_${unique()}`, subscription: `sub_${unique()}`, payment_status: 'paid' } },
+    };
+    expect((await deliver(unknown)).status).toBe(409);
+    const { Item: marker } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `STRIPE_EVENT#${unknown.id}`, SK: 'EVENT' } }));
+    expect(marker).toBeUndefined();
+  });
+
+  it('never starts a second subscription from a second open checkout (two tabs)', async () => {
+    const user = await apiUser();
+    const first = await user.json<{ checkoutUrl: string }>('/api/subscription/create-checkout', { method: 'POST' });
+    const second = await user.json<{ checkoutUrl: string }>('/api/subscription/create-checkout', { method: 'POST' });
+    expect(second.checkoutUrl).not.toBe(first.checkoutUrl);
+    expect((await fetch(`${first.checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    const refused = await fetch(`${second.checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain('You already have a BulkOnboard Pro subscription');
+    const subscription = (await userItem(user)).stripeSubscriptionId;
+    expect(await user.json<SubscriptionStatus>('/api/subscription/status')).toMatchObject({ plan: 'pro', subscriptionActive: true });
+    expect((await userItem(user)).stripeSubscriptionId).toBe(subscription);
   });
 
   it('creates one customer when several first checkouts race', async () => {

@@ -45,6 +45,10 @@ beforeAll(async () => {
         customersByKey.set(key, id);
         return reply(200, { id, object: 'customer' });
       }
+      const form = new URLSearchParams(body);
+      if ((path === '/v1/checkout/sessions' || path === '/v1/billing_portal/sessions') && form.get('customer') === 'cus_gone') {
+        return reply(400, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'customer', message: "No such customer: 'cus_gone'" } });
+      }
       if (path === '/v1/checkout/sessions') return reply(200, { id: 'cs_test_1', object: 'checkout.session', url: omitCheckoutUrl ? null : 'https://checkout.stripe.test/c/pay/cs_test_1' });
       if (path === '/v1/billing_portal/sessions') return reply(200, { id: 'bps_test_1', object: 'billing_portal.session', url: 'https://billing.stripe.test/p/session/bps_test_1' });
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
@@ -76,6 +80,12 @@ function memoryUsers(initial: Record<string, BillingUser>) {
       users.set(id, { ...user, stripeCustomerId: customerId });
       return customerId;
     },
+    replaceCustomer: async (id, missingId, customerId) => {
+      const user = users.get(id)!;
+      if (user.stripeCustomerId !== missingId) return user.stripeCustomerId!;
+      users.set(id, { ...user, stripeCustomerId: customerId });
+      return customerId;
+    },
     linkCustomer: async (customerId, id) => void links.set(customerId, id),
   };
   return { users, links, store };
@@ -99,7 +109,7 @@ describe('Stripe billing adapter against a local server playing Stripe', () => {
     expect(Object.fromEntries(customer!.form)).toEqual({ email: 'ada@example.com', name: 'Ada Lovelace', 'metadata[userId]': 'user-1' });
 
     expect(session).toMatchObject({ method: 'POST', path: '/v1/checkout/sessions' });
-    expect(session!.headers['idempotency-key']).toBe('checkout-user-1-attempt-0001');
+    expect(session!.headers['idempotency-key']).toBe('checkout-user-1-cus_test_1-attempt-0001');
     expect(Object.fromEntries(session!.form)).toEqual({
       mode: 'subscription',
       customer: 'cus_test_1',
@@ -119,7 +129,7 @@ describe('Stripe billing adapter against a local server playing Stripe', () => {
     await checkout('user-1', 'attempt-0002');
     expect(recorded.map((r) => r.path)).toEqual(['/v1/checkout/sessions']);
     expect(recorded[0]!.form.get('customer')).toBe('cus_test_1');
-    expect(recorded[0]!.headers['idempotency-key']).toBe('checkout-user-1-attempt-0002');
+    expect(recorded[0]!.headers['idempotency-key']).toBe('checkout-user-1-cus_test_1-attempt-0002');
   });
 
   it('refuses a second checkout while a Pro subscription still bills, and allows one after it ended', async () => {
@@ -153,6 +163,23 @@ describe('Stripe billing adapter against a local server playing Stripe', () => {
     // No customer yet: nothing to manage, and Stripe is not called.
     await expect(portal('free')).rejects.toMatchObject({ statusCode: 409 });
     expect(recorded).toHaveLength(1);
+  });
+
+  it('replaces a customer Stripe no longer knows (test-mode data after going live) and checks out with the new one', async () => {
+    const { users, links, store } = memoryUsers({ 'user-1': { ...freeUser, stripeCustomerId: 'cus_gone' } });
+    const result = await startCheckout({ users: store, provider: async () => provider(), appUrl: APP })('user-1', 'attempt-0001');
+    expect(result.checkoutUrl).toContain('checkout.stripe.test');
+    expect(recorded.map((r) => [r.path, r.form.get('customer') ?? r.form.get('email')])).toEqual([
+      ['/v1/checkout/sessions', 'cus_gone'],
+      ['/v1/customers', 'ada@example.com'],
+      ['/v1/checkout/sessions', users.get('user-1')!.stripeCustomerId],
+    ]);
+    expect(recorded[1]!.headers['idempotency-key']).toBe('customer-user-1-after-cus_gone');
+    expect(users.get('user-1')!.stripeCustomerId).not.toBe('cus_gone');
+    expect(links.get(users.get('user-1')!.stripeCustomerId!)).toBe('user-1');
+    // The portal of an unknown customer has nothing to manage.
+    const { store: goneStore } = memoryUsers({ gone: { ...freeUser, plan: 'pro', stripeCustomerId: 'cus_gone' } });
+    await expect(openPortal({ users: goneStore, provider: async () => provider(), appUrl: APP })('gone')).rejects.toMatchObject({ statusCode: 409 });
   });
 
   it("maps Stripe's refusals to 502 with a clear message, never a 500", async () => {

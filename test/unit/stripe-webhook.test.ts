@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import Stripe from 'stripe';
-import {
-  handleStripeEvent,
-  type BillingUserStore,
-  type ProcessedEventStore,
-  type SubscriptionChange,
-} from '../../functions/billing/handle-stripe-event';
+import { handleStripeEvent, type BillingUserStore, type SubscriptionChange } from '../../functions/billing/handle-stripe-event';
 import { effectivePlan, subscriptionStatus } from '../../functions/usage/plan-usage';
 
 const SECRET = 'whsec_unit_test_secret';
@@ -14,27 +9,29 @@ const nowSeconds = Math.floor(NOW.getTime() / 1000);
 
 type StoredUser = SubscriptionChange & { subscriptionEventAt?: number };
 
-function memoryBilling() {
-  const users = new Map<string, StoredUser>([['user-1', {}]]);
+/** The store's contract, as a map (the DynamoDB transaction is covered by integration tests). */
+function memoryBilling(initial: StoredUser = {}) {
+  const users = new Map<string, StoredUser>([['user-1', { ...initial }]]);
   const customers = new Map<string, string>();
   const processed = new Set<string>();
   const store: BillingUserStore = {
-    applySubscription: async (userId, change, created) => {
+    applyEvent: async ({ eventId, userId, change, eventCreated, guards }) => {
+      if (processed.has(eventId)) return 'duplicate';
       const user = users.get(userId);
       if (!user) return 'missing';
-      if (user.subscriptionEventAt !== undefined && user.subscriptionEventAt > created) return 'stale';
+      const at = user.subscriptionEventAt;
+      if (at !== undefined && (guards.weak ? at >= eventCreated : at > eventCreated)) return 'stale';
+      if (guards.subscriptionId && user.stripeSubscriptionId && user.stripeSubscriptionId !== guards.subscriptionId && !['canceled', 'incomplete_expired'].includes(user.status ?? '')) return 'stale';
+      if (guards.customerId && user.stripeCustomerId && user.stripeCustomerId !== guards.customerId) return 'stale';
+      processed.add(eventId);
       const defined = Object.fromEntries(Object.entries(change).filter(([, v]) => v !== undefined));
-      users.set(userId, { ...user, ...defined, subscriptionEventAt: created });
+      users.set(userId, { ...user, ...defined, subscriptionEventAt: eventCreated });
       return 'applied';
     },
     linkCustomer: async (customerId, userId) => void customers.set(customerId, userId),
     userOfCustomer: async (customerId) => customers.get(customerId),
   };
-  const events: ProcessedEventStore = {
-    markProcessed: async (id) => !processed.has(id) && Boolean(processed.add(id)),
-    unmark: async (id) => void processed.delete(id),
-  };
-  const handle = handleStripeEvent({ users: store, events, clock: () => NOW, webhookSecret: SECRET });
+  const handle = handleStripeEvent({ users: store, clock: () => NOW, webhookSecret: SECRET });
   return { users, customers, processed, handle };
 }
 
@@ -150,6 +147,58 @@ describe('handleStripeEvent: each event type', () => {
     await handle(signed(checkout(nowSeconds - 10)));
     await handle(signed(stripeEvent('invoice.payment_failed', { customer: 'cus_1', parent: { subscription_details: { subscription: 'sub_1', metadata: { userId: 'user-1' } } } })));
     expect(users.get('user-1')).toMatchObject({ plan: 'pro', status: 'past_due' });
+  });
+});
+
+describe('handleStripeEvent: current Stripe shapes and guards', () => {
+  const sub = (fields: Record<string, unknown>) => ({ object: 'subscription', id: 'sub_1', customer: 'cus_1', metadata: { userId: 'user-1' }, ...fields });
+
+  it('reads a flexible-billing cancellation (cancel_at set, cancel_at_period_end false) as ending on cancel_at', async () => {
+    const { users, handle } = memoryBilling();
+    await handle(signed(checkout(nowSeconds - 10)));
+    const cancelAt = nowSeconds + 20 * 86400;
+    await handle(signed(stripeEvent('customer.subscription.updated', sub({ status: 'active', cancel_at_period_end: false, cancel_at: cancelAt, items: { data: [{ current_period_end: cancelAt }] } }))));
+    expect(users.get('user-1')).toMatchObject({ plan: 'pro', status: 'active', cancelAtPeriodEnd: true, currentPeriodEnd: new Date(cancelAt * 1000).toISOString() });
+    // Renewed: cancel_at cleared.
+    await handle(signed(stripeEvent('customer.subscription.updated', sub({ status: 'active', cancel_at_period_end: false, cancel_at: null, items: { data: [{ current_period_end: cancelAt }] } }), nowSeconds + 1)));
+    expect(users.get('user-1')).toMatchObject({ cancelAtPeriodEnd: false });
+  });
+
+  it('lets the same second\'s activation win over an incomplete subscription, whatever the delivery order', async () => {
+    const { users, handle } = memoryBilling();
+    await handle(signed(stripeEvent('customer.subscription.updated', sub({ status: 'active' }))));
+    expect(await handle(signed(stripeEvent('customer.subscription.created', sub({ status: 'incomplete' }))))).toBe('stale');
+    expect(users.get('user-1')).toMatchObject({ plan: 'pro', status: 'active' });
+  });
+
+  it('grants Pro on checkout completion only once paid; an unpaid one stores the ids only', async () => {
+    const { users, handle } = memoryBilling();
+    const unpaid = stripeEvent('checkout.session.completed', { object: 'checkout.session', client_reference_id: 'user-1', customer: 'cus_1', subscription: 'sub_1', payment_status: 'unpaid' });
+    expect(await handle(signed(unpaid))).toBe('applied');
+    expect(users.get('user-1')).toMatchObject({ stripeCustomerId: 'cus_1', stripeSubscriptionId: 'sub_1' });
+    expect(users.get('user-1')?.plan).toBeUndefined();
+    await handle(signed(stripeEvent('customer.subscription.updated', sub({ status: 'active' }), nowSeconds + 5)));
+    expect(users.get('user-1')).toMatchObject({ plan: 'pro', status: 'active' });
+  });
+
+  it("ignores events of a subscription that is not the user's current one", async () => {
+    const { users, handle } = memoryBilling();
+    await handle(signed(checkout(nowSeconds - 10)));
+    expect(await handle(signed(stripeEvent('customer.subscription.deleted', sub({ id: 'sub_other', status: 'canceled' }))))).toBe('stale');
+    expect(await handle(signed(stripeEvent('invoice.payment_failed', { customer: 'cus_1', parent: { subscription_details: { subscription: 'sub_other', metadata: { userId: 'user-1' } } } })))).toBe('stale');
+    expect(users.get('user-1')).toMatchObject({ plan: 'pro', status: 'active', stripeSubscriptionId: 'sub_1' });
+    // Once the current one has ended, a new subscription's events apply (resubscribing).
+    await handle(signed(stripeEvent('customer.subscription.deleted', sub({ status: 'canceled' }), nowSeconds + 1)));
+    expect(await handle(signed(stripeEvent('customer.subscription.created', sub({ id: 'sub_2', status: 'active' }), nowSeconds + 2)))).toBe('applied');
+    expect(users.get('user-1')).toMatchObject({ plan: 'pro', status: 'active', stripeSubscriptionId: 'sub_2' });
+  });
+
+  it("refuses a checkout completion that names another customer than the user's", async () => {
+    const { users, customers, handle } = memoryBilling({ stripeCustomerId: 'cus_mine' });
+    const foreign = stripeEvent('checkout.session.completed', { object: 'checkout.session', client_reference_id: 'user-1', customer: 'cus_foreign', subscription: 'sub_9', payment_status: 'paid' });
+    expect(await handle(signed(foreign))).toBe('stale');
+    expect(users.get('user-1')).toEqual({ stripeCustomerId: 'cus_mine' });
+    expect(customers.has('cus_foreign')).toBe(false);
   });
 });
 
