@@ -23,6 +23,8 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Lambda's limit on a synchronous invocation's payload: the whole event, body included. */
+export const LAMBDA_EVENT_MAX_BYTES = 6 * 1024 * 1024;
 
 export interface AccessTokenVerifier {
   (token: string, options?: { currentDate?: Date }): Promise<JWTPayload>;
@@ -156,6 +158,8 @@ export function createGateway(options: GatewayOptions): http.Server {
         },
       },
     };
+    // An event Lambda would refuse never reaches the handler, as on AWS.
+    if (Buffer.byteLength(JSON.stringify(event)) > LAMBDA_EVENT_MAX_BYTES) return send(res, 413, { message: 'Request Too Long' });
     const started = Date.now();
     const context = {
       awsRequestId: event.requestContext.requestId,

@@ -7,8 +7,15 @@ import type { CheckedRow } from './check-rows';
 import type { UsernameSlot } from './usernames';
 import type { BulkChunkMessage } from './bulk-chunk';
 
-/** Rows per queue message: well under SQS's 256 KB, small enough to write in seconds. */
+/** Rows per queue message at most: small enough to write in seconds. */
 export const CHUNK_ROWS = 500;
+/**
+ * A message's size at most, and a SendMessageBatch's: SQS takes 256 KB per message and per
+ * batch. Long rows (names and addresses near their limits) make smaller chunks.
+ */
+export const CHUNK_MAX_BYTES = 200 * 1024;
+export const BATCH_MAX_BYTES = 250 * 1024;
+const SQS_BATCH_ENTRIES = 10;
 
 export interface BulkJobStarter {
   start(job: {
@@ -28,7 +35,18 @@ export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string,
   return {
     async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now }) {
       const createdAt = now.toISOString();
-      const chunks = Math.ceil(rows.length / CHUNK_ROWS);
+      const bodies = chunkBodies(rows, (chunk, chunkRows) => ({
+        userId,
+        jobId: project.id,
+        projectId: project.id,
+        projectName: project.name,
+        accountType: project.accountType,
+        createdAt,
+        passwordSettings,
+        existingAccounts,
+        chunk,
+        rows: chunkRows,
+      }));
       const job: BulkJob = {
         id: project.id,
         projectId: project.id,
@@ -43,38 +61,60 @@ export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string,
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks, lockOwner, startedAt: now.getTime(), projectName: project.name },
+          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: bodies.length, lockOwner, startedAt: now.getTime(), projectName: project.name },
         }),
       );
-      const messages: BulkChunkMessage[] = [];
-      for (let c = 0; c < chunks; c++) {
-        messages.push({
-          userId,
-          jobId: job.id,
-          projectId: project.id,
-          projectName: project.name,
-          accountType: project.accountType,
-          createdAt,
-          passwordSettings,
-          existingAccounts,
-          chunk: c,
-          rows: rows.slice(c * CHUNK_ROWS, (c + 1) * CHUNK_ROWS).map(({ row, firstName, lastName, email, base, k }) => ({ row, firstName, lastName, email, base, k })),
-        });
-      }
-      const batches: BulkChunkMessage[][] = [];
-      for (let i = 0; i < messages.length; i += 10) batches.push(messages.slice(i, i + 10));
       await Promise.all(
-        batches.map(async (batch) => {
-          const { Failed } = await sqs.send(
-            new SendMessageBatchCommand({
-              QueueUrl: queueUrl,
-              Entries: batch.map((m) => ({ Id: String(m.chunk), MessageBody: JSON.stringify(m) })),
-            }),
-          );
+        batchesOf(bodies).map(async (batch) => {
+          const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ chunk, body }) => ({ Id: String(chunk), MessageBody: body })) }));
           if (Failed?.length) throw new Error(`Could not queue ${Failed.length} chunks of job ${job.id}`);
         }),
       );
       return job;
     },
   };
+}
+
+type ChunkRow = BulkChunkMessage['rows'][number];
+
+/** The job's rows as message bodies: at most CHUNK_ROWS rows and CHUNK_MAX_BYTES each. */
+export function chunkBodies(rows: readonly (CheckedRow & UsernameSlot)[], message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage): { chunk: number; body: string }[] {
+  const envelope = Buffer.byteLength(JSON.stringify(message(0, [])));
+  const bodies: { chunk: number; body: string }[] = [];
+  let current: ChunkRow[] = [];
+  let size = envelope;
+  const flush = () => {
+    const chunk = bodies.length;
+    bodies.push({ chunk, body: JSON.stringify(message(chunk, current)) });
+    current = [];
+    size = envelope;
+  };
+  for (const { row, firstName, lastName, email, base, k } of rows) {
+    const item: ChunkRow = { row, firstName, lastName, email, base, k };
+    const itemSize = Buffer.byteLength(JSON.stringify(item)) + 1;
+    if (current.length && (current.length >= CHUNK_ROWS || size + itemSize > CHUNK_MAX_BYTES)) flush();
+    current.push(item);
+    size += itemSize;
+  }
+  if (current.length) flush();
+  return bodies;
+}
+
+/** Message bodies grouped for SendMessageBatch: at most 10 entries and BATCH_MAX_BYTES each. */
+export function batchesOf<T extends { body: string }>(bodies: readonly T[]): T[][] {
+  const batches: T[][] = [];
+  let current: T[] = [];
+  let size = 0;
+  for (const entry of bodies) {
+    const entrySize = Buffer.byteLength(entry.body);
+    if (current.length && (current.length >= SQS_BATCH_ENTRIES || size + entrySize > BATCH_MAX_BYTES)) {
+      batches.push(current);
+      current = [];
+      size = 0;
+    }
+    current.push(entry);
+    size += entrySize;
+  }
+  if (current.length) batches.push(current);
+  return batches;
 }

@@ -11,6 +11,7 @@ import { keys } from '../core/keys';
 import { sqsBulkJobStarter } from './bulk-jobs';
 import { dynamoBulkStore } from './bulk-store';
 import { createBulkAccounts } from './create-bulk-accounts';
+import { inflateRows } from './compressed-rows';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -27,7 +28,7 @@ export const handler = httpHandler({
   'POST /api/bulk-create': route({
     body: bulkCreateBodySchema,
     run: async ({ userId, body }) => {
-      const result = await create(userId, body);
+      const result = await create(userId, inflateRows(body));
       if (result.kind === 'queued') return new Response(202, { project: result.project, job: result.job, summary: result.summary });
       return { project: result.project, accounts: result.accounts, summary: result.summary };
     },

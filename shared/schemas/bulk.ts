@@ -17,6 +17,14 @@ export const SYNC_ROW_LIMIT = 1000;
 /** One file or request: 10 MB and 50,000 rows. */
 export const CSV_MAX_BYTES = 10 * 1024 * 1024;
 export const MAX_ROWS_PER_REQUEST = 50_000;
+/**
+ * Lambda takes at most 6 MB of request payload (the event, base64 bodies included), less than
+ * API Gateway's 10 MB. Large row lists therefore travel gzipped (csvDataGzip), and no body may
+ * be larger than this.
+ */
+export const REQUEST_BODY_MAX_BYTES = 5.5 * 1024 * 1024;
+/** Rows above this many are sent gzipped by the web app. */
+export const GZIP_ROWS_FROM = 1000;
 
 export const passwordSettingsSchema = z.object({
   minLength: z
@@ -82,9 +90,11 @@ export const bulkCreateBodySchema = bulkCreateRequestSchema
   .extend({
     csvData: bulkCreateRequestSchema.shape.csvData.optional(),
     csvText: z.string().max(CSV_MAX_BYTES, 'The file is larger than 10 MB.').optional(),
+    /** csvData as gzipped JSON, base64: how the web app sends large files (see REQUEST_BODY_MAX_BYTES). */
+    csvDataGzip: z.base64('csvDataGzip must be base64').max(REQUEST_BODY_MAX_BYTES, 'The file is too large to send.').optional(),
   })
-  .refine((body) => (body.csvData === undefined) !== (body.csvText === undefined), {
-    message: 'Send either csvData or csvText',
+  .refine((body) => [body.csvData, body.csvText, body.csvDataGzip].filter((field) => field !== undefined).length === 1, {
+    message: 'Send one of csvData, csvText or csvDataGzip',
     path: ['csvData'],
   });
 export type BulkCreateInput = z.output<typeof bulkCreateBodySchema>;

@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import Papa from 'papaparse';
 import type { CreatedAccount, BulkCreateSummary } from '../../shared/schemas/bulk';
@@ -191,5 +192,41 @@ describe('POST /api/bulk-create with the file as csvText (the server reads it)',
     expect(await noColumns.json()).toMatchObject({ message: 'The CSV needs First Name, Last Name and Email columns.' });
     const both = await user.call('/api/bulk-create', { body: { projectName: 'X', csvText: 'a,b,c@d.ef\n', csvData: people(1) } });
     expect(both.status).toBe(400);
+  });
+});
+
+describe('POST /api/bulk-create with the rows gzipped (csvDataGzip), and Lambda\'s 6 MB limit', () => {
+  const longPeople = (count: number) =>
+    Array.from({ length: count }, (_, i) => ({ firstName: `F${i}`.padEnd(100, 'x'), lastName: `L${i}`.padEnd(100, 'y'), email: `p${i}.${'z'.repeat(90)}@example.com` }));
+
+  it('creates the rows it carries, exactly as csvData would', async () => {
+    const user = await apiUser();
+    const rows = people(40, 'Gzip');
+    const response = await user.call('/api/bulk-create', { body: { projectName: 'Gzipped', csvDataGzip: gzipSync(JSON.stringify(rows)).toString('base64') } });
+    expect(response.status).toBe(200);
+    const created = (await response.json()) as Created;
+    expect(created.summary).toMatchObject({ total: 40, successful: 40 });
+    expect(created.accounts.map((a) => a.email)).toEqual(rows.map((r) => r.email));
+  });
+
+  it('answers 413 to a request Lambda would refuse (over 6 MB), and takes the same rows gzipped', async () => {
+    const user = await apiUser();
+    const rows = longPeople(20_000);
+    const plain = JSON.stringify({ projectName: 'Too long', csvData: rows });
+    expect(Buffer.byteLength(plain)).toBeGreaterThan(6 * 1024 * 1024);
+    const refused = await fetch(`${inject('stack').urls.app}/api/bulk-create`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' }, body: plain });
+    expect(refused.status).toBe(413);
+    // Gzipped, the request arrives and is judged on its rows: a free user may not create 20,000.
+    const gzipped = await user.call('/api/bulk-create', { body: { projectName: 'Too long', csvDataGzip: gzipSync(JSON.stringify(rows)).toString('base64') } });
+    expect(gzipped.status).toBe(403);
+    expect(await gzipped.json()).toMatchObject({ message: expect.stringContaining('at most 100 accounts per project') });
+  });
+
+  it('refuses a decompression bomb with 413 and bad gzip with 400, creating nothing', async () => {
+    const user = await apiUser();
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)).toString('base64');
+    expect((await user.call('/api/bulk-create', { body: { projectName: 'Bomb', csvDataGzip: bomb } })).status).toBe(413);
+    expect((await user.call('/api/bulk-create', { body: { projectName: 'Bad', csvDataGzip: Buffer.from('plain').toString('base64') } })).status).toBe(400);
+    expect(await user.json<unknown[]>('/api/projects')).toHaveLength(0);
   });
 });

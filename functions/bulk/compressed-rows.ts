@@ -1,0 +1,37 @@
+import { gunzipSync } from 'node:zlib';
+import { bulkCreateRequestSchema, type BulkCreateInput } from '../../shared/schemas/bulk';
+import { PayloadTooLargeError, ValidationError } from '../core/errors';
+
+/**
+ * Most JSON that 50,000 rows can honestly take (three fields of up to 1,000 characters each are
+ * allowed, but a 10 MB file cannot carry more than about this much); a larger expansion is a
+ * decompression bomb and stops here instead of filling the function's memory.
+ */
+export const GUNZIPPED_MAX_BYTES = 48 * 1024 * 1024;
+export const NOT_GZIP_MESSAGE = 'csvDataGzip is not gzipped JSON rows.';
+export const TOO_LARGE_MESSAGE = 'The file is too large to process; the limit is 10 MB and 50,000 rows.';
+
+/** csvDataGzip (base64 of gzipped JSON rows) back to csvData, checked like csvData itself. */
+export function inflateRows(input: BulkCreateInput): BulkCreateInput {
+  if (input.csvDataGzip === undefined) return input;
+  let json: string;
+  try {
+    json = gunzipSync(Buffer.from(input.csvDataGzip, 'base64'), { maxOutputLength: GUNZIPPED_MAX_BYTES }).toString('utf8');
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw new PayloadTooLargeError(TOO_LARGE_MESSAGE);
+    throw new ValidationError(NOT_GZIP_MESSAGE);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new ValidationError(NOT_GZIP_MESSAGE);
+  }
+  const rows = bulkCreateRequestSchema.shape.csvData.safeParse(parsed);
+  if (!rows.success) {
+    const details = rows.error.issues.map((issue) => ({ path: ['csvData', ...issue.path].join('.'), message: issue.message }));
+    throw new ValidationError(details[0]?.message ?? NOT_GZIP_MESSAGE, details);
+  }
+  const { csvDataGzip: _sent, ...rest } = input;
+  return { ...rest, csvData: rows.data };
+}

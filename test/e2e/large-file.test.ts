@@ -1,0 +1,61 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { LAMBDA_EVENT_MAX_BYTES } from '../../bin/local/gateway';
+import { createTestUser } from '../support/cognito-users';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+const ROWS = 20_000;
+
+/** People with long names and addresses: as JSON rows they exceed what Lambda accepts in one request. */
+const pad = (text: string, length: number) => (text + 'x'.repeat(length)).slice(0, length);
+const largeCsv = () =>
+  ['First Name,Last Name,Email', ...Array.from({ length: ROWS }, (_, i) => `${pad(`Bartholomew${i}`, 100)},${pad(`Featherstonehaugh${i}`, 100)},${pad(`person.${i}.`, 100)}@example.com`)].join('\n');
+
+describe('A large CSV in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    const user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Large', lastName: 'File' });
+    const api = (path: string, method = 'GET') => fetch(`${app}${path}`, { method, headers: { authorization: `Bearer ${user.accessToken}` } });
+    await api('/api/auth/user');
+    // Pro, the way a person gets it: checkout, then pay on the local test checkout.
+    const { checkoutUrl } = (await (await api('/api/subscription/create-checkout', 'POST')).json()) as { checkoutUrl: string };
+    expect((await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath('failed-large-file') }).catch(() => undefined);
+  });
+
+  it('sends 20,000 rows that are over 6 MB as JSON (gzipped) and creates every account in a background job', async () => {
+    const csv = largeCsv();
+    const rowsAsJson = JSON.stringify(csv.split('\n').slice(1).map((line) => Object.fromEntries(line.split(',').map((v, i) => [['firstName', 'lastName', 'email'][i], v]))));
+    expect(Buffer.byteLength(rowsAsJson)).toBeGreaterThan(LAMBDA_EVENT_MAX_BYTES);
+
+    await page.goto(`${app}/bulk-creator`);
+    await page.getByRole('button', { name: 'Drag and drop your CSV file here, or click to browse' }).waitFor();
+    await page.getByLabel('Upload CSV').setInputFiles({ name: 'large.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+    await dialog.getByText('20,000 valid').waitFor({ timeout: 30_000 });
+    await dialog.getByLabel('Project name').fill('Large import');
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.url().endsWith('/api/bulk-create') && r.method() === 'POST'),
+      dialog.getByRole('button', { name: 'Generate Accounts' }).click(),
+    ]);
+    const sent = request.postData() ?? '';
+    expect(Buffer.byteLength(sent)).toBeLessThan(LAMBDA_EVENT_MAX_BYTES / 2);
+    expect(JSON.parse(sent)).toHaveProperty('csvDataGzip');
+
+    await dialog.getByText('20,000 accounts created').waitFor({ timeout: 90_000 });
+    await page.screenshot({ path: screenshotPath('bulk-large-file-complete') });
+  });
+});

@@ -1,0 +1,80 @@
+import { gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { batchesOf, BATCH_MAX_BYTES, CHUNK_MAX_BYTES, CHUNK_ROWS, chunkBodies } from '../../functions/bulk/bulk-jobs';
+import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
+import { GUNZIPPED_MAX_BYTES, inflateRows, NOT_GZIP_MESSAGE } from '../../functions/bulk/compressed-rows';
+import { bulkCreateBodySchema } from '../../shared/schemas/bulk';
+
+const message = (chunk: number, rows: BulkChunkMessage['rows']): BulkChunkMessage => ({
+  userId: 'u',
+  jobId: 'j',
+  projectId: 'p',
+  projectName: 'Project',
+  accountType: 'Standard User',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  passwordSettings: { minLength: 12, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: false },
+  existingAccounts: 0,
+  chunk,
+  rows,
+});
+const rows = (count: number, width: number) =>
+  Array.from({ length: count }, (_, i) => ({ row: i + 1, firstName: 'F'.repeat(width), lastName: 'L'.repeat(width), email: `${'e'.repeat(width)}${i}@example.com`, base: `b${i}`, k: 0 }));
+
+describe('bulk job chunks', () => {
+  it('keeps every row once, in order, in chunks of at most 500 rows and 200 KB', () => {
+    for (const [count, width] of [
+      [1, 5],
+      [1234, 5],
+      [20_000, 100],
+    ] as const) {
+      const bodies = chunkBodies(rows(count, width), message);
+      const parsed = bodies.map((b) => JSON.parse(b.body) as BulkChunkMessage);
+      expect(parsed.flatMap((m) => m.rows.map((r) => r.row))).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+      expect(parsed.map((m) => m.chunk)).toEqual(bodies.map((_, i) => i));
+      for (const body of bodies) expect(Buffer.byteLength(body.body)).toBeLessThanOrEqual(CHUNK_MAX_BYTES);
+      for (const m of parsed) expect(m.rows.length).toBeLessThanOrEqual(CHUNK_ROWS);
+    }
+    // Short rows fill whole 500-row chunks; long ones make smaller chunks.
+    expect(chunkBodies(rows(1234, 5), message)).toHaveLength(3);
+    expect(chunkBodies(rows(20_000, 300), message).length).toBeGreaterThan(40);
+  });
+
+  it('groups messages into SendMessageBatch calls of at most 10 entries and 250 KB', () => {
+    for (const width of [5, 100]) {
+      const bodies = chunkBodies(rows(20_000, width), message);
+      const batches = batchesOf(bodies);
+      expect(batches.flat()).toEqual(bodies);
+      for (const batch of batches) {
+        expect(batch.length).toBeLessThanOrEqual(10);
+        expect(batch.reduce((sum, b) => sum + Buffer.byteLength(b.body), 0)).toBeLessThanOrEqual(BATCH_MAX_BYTES);
+      }
+    }
+  });
+});
+
+describe('csvDataGzip', () => {
+  const body = (csvDataGzip: string) => bulkCreateBodySchema.parse({ projectName: 'P', csvDataGzip });
+  const gz = (value: unknown) => gzipSync(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64');
+
+  it('becomes csvData, checked like csvData', () => {
+    const people = [{ firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' }];
+    const input = inflateRows(body(gz(people)));
+    expect(input.csvData).toEqual(people);
+    expect(input.csvDataGzip).toBeUndefined();
+    expect(() => inflateRows(body(gz([])))).toThrow(expect.objectContaining({ statusCode: 400, message: 'At least one account is required' }));
+  });
+
+  it('refuses what is not gzipped JSON rows with 400', () => {
+    expect(() => inflateRows(body(Buffer.from('plain text').toString('base64')))).toThrow(expect.objectContaining({ statusCode: 400, message: NOT_GZIP_MESSAGE }));
+    expect(() => inflateRows(body(gz('{not json')))).toThrow(expect.objectContaining({ statusCode: 400, message: NOT_GZIP_MESSAGE }));
+    expect(() => inflateRows(body(gz({ rows: 1 })))).toThrow(expect.objectContaining({ statusCode: 400 }));
+    expect(bulkCreateBodySchema.safeParse({ projectName: 'P', csvDataGzip: 'not base64!' }).success).toBe(false);
+    expect(bulkCreateBodySchema.safeParse({ projectName: 'P', csvDataGzip: gz([]), csvData: [] }).success).toBe(false);
+  });
+
+  it('stops a decompression bomb at the limit with 413', () => {
+    const bomb = gzipSync(Buffer.alloc(GUNZIPPED_MAX_BYTES + 1024, 0x20)).toString('base64');
+    expect(bomb.length).toBeLessThan(200_000);
+    expect(() => inflateRows(body(bomb))).toThrow(expect.objectContaining({ statusCode: 413 }));
+  });
+});
