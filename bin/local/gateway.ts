@@ -23,7 +23,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
 
 /** API Gateway's payload limit. */
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** Lambda's limit on a synchronous invocation's payload: the whole event, body included. */
+/** Lambda's limit on a synchronous invocation's payload, the event and the response alike. */
 export const LAMBDA_EVENT_MAX_BYTES = 6 * 1024 * 1024;
 
 export interface AccessTokenVerifier {
@@ -177,6 +177,11 @@ export function createGateway(options: GatewayOptions): http.Server {
     } satisfies Context;
     const { handler } = await handlerModules[route.group]();
     const result = await handler(event, context);
+    // Lambda cannot return more than 6 MB; API Gateway then answers 502 (as here).
+    if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_EVENT_MAX_BYTES) {
+      log(`${method} ${url.pathname}: the response exceeds Lambda's 6 MB limit`);
+      return send(res, 502, { message: 'Internal Server Error' });
+    }
     const responseHeaders: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(result.headers ?? {})) responseHeaders[name] = String(value);
     if (result.cookies?.length) responseHeaders['set-cookie'] = result.cookies;

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
@@ -52,6 +53,23 @@ const json = (statusCode: number, body: unknown, headers: Record<string, string>
   headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
   body: body === undefined ? '' : JSON.stringify(body),
 });
+
+/** Text bodies above this are gzipped for clients that accept it. */
+export const GZIP_RESPONSE_FROM_BYTES = 256 * 1024;
+
+/**
+ * Lambda returns at most 6 MB: a large download (a project's CSV of 50,000 accounts) goes out
+ * gzipped, base64 in the payload and decoded by API Gateway, unpacked by the browser.
+ */
+function textResult(statusCode: number, body: string, headers: Record<string, string>, acceptEncoding: string | undefined): HttpResult {
+  if (Buffer.byteLength(body) < GZIP_RESPONSE_FROM_BYTES || !/\bgzip\b/i.test(acceptEncoding ?? '')) return { statusCode, headers, body };
+  return {
+    statusCode,
+    headers: { ...headers, 'content-encoding': 'gzip', vary: 'accept-encoding' },
+    body: gzipSync(body).toString('base64'),
+    isBase64Encoded: true,
+  };
+}
 
 /** Maps any error to `{ message, details? }`: typed errors keep their status, the rest is a bare 500. */
 export function errorResponse(error: unknown): HttpResult {
@@ -122,9 +140,9 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
       event,
     });
     if (result instanceof Response) {
-      // A text body with its own content type (CSV downloads) goes out as it is.
+      // A text body with its own content type (CSV downloads) goes out as it is, gzipped when large.
       if (typeof result.body === 'string' && result.headers['content-type'] && !result.headers['content-type'].includes('json')) {
-        return { statusCode: result.statusCode, headers: { 'cache-control': 'no-store', ...result.headers }, body: result.body };
+        return textResult(result.statusCode, result.body, { 'cache-control': 'no-store', ...result.headers }, event.headers?.['accept-encoding']);
       }
       return json(result.statusCode, result.body, result.headers);
     }

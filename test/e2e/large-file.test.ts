@@ -17,11 +17,13 @@ const largeCsv = () =>
 describe('A large CSV in Chromium', () => {
   let browser: Browser;
   let page: Page;
+  let token = '';
 
   beforeAll(async () => {
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     const user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Large', lastName: 'File' });
+    token = user.accessToken;
     const api = (path: string, method = 'GET') => fetch(`${app}${path}`, { method, headers: { authorization: `Bearer ${user.accessToken}` } });
     await api('/api/auth/user');
     // Pro, the way a person gets it: checkout, then pay on the local test checkout.
@@ -57,5 +59,19 @@ describe('A large CSV in Chromium', () => {
 
     await dialog.getByText('20,000 accounts created').waitFor({ timeout: 90_000 });
     await page.screenshot({ path: screenshotPath('bulk-large-file-complete') });
+  });
+
+  it("downloads the project's CSV, over 6 MB, gzipped under Lambda's response limit", async () => {
+    const projects = (await (await fetch(`${app}/api/projects`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string; name: string }[];
+    const project = projects.find((p) => p.name === 'Large import')!;
+    const response = await fetch(`${app}/api/projects/${project.id}/export`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-encoding')).toBe('gzip');
+    // fetch unpacks it, as the browser does.
+    const csv = await response.text();
+    expect(Buffer.byteLength(csv)).toBeGreaterThan(LAMBDA_EVENT_MAX_BYTES);
+    const lines = csv.trim().split('\n');
+    expect(lines).toHaveLength(ROWS + 1);
+    expect(lines[1]).toContain('Bartholomew');
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
-import { httpHandler, redirect, route, type HttpEvent } from '../../functions/core/http';
+import { gunzipSync } from 'node:zlib';
+import { GZIP_RESPONSE_FROM_BYTES, httpHandler, redirect, Response, route, type HttpEvent } from '../../functions/core/http';
 import { ConflictError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
 import { logger } from '../../functions/core/logger';
 
@@ -107,5 +108,29 @@ describe('httpHandler', () => {
     const result = await failing(event('GET /api/auth/user', { sub: 'u' }), context);
     expect(result.statusCode).toBe(status);
     expect(parse(result)).toEqual({ message: error.message });
+  });
+});
+
+describe('httpHandler: large text downloads', () => {
+  const csv = (bytes: number) => 'a,b,c\n'.repeat(Math.ceil(bytes / 6));
+  const download = (bytes: number) =>
+    httpHandler({
+      'GET /api/projects/{id}/export': route({ run: async () => new Response(200, csv(bytes), { 'content-type': 'text/csv; charset=utf-8' }) }),
+    });
+
+  it('gzips a large text body for a client that accepts gzip, and leaves small ones and other clients alone', async () => {
+    const large = await download(GZIP_RESPONSE_FROM_BYTES * 4)(event('GET /api/projects/{id}/export', { sub: 'u', headers: { 'accept-encoding': 'gzip, deflate, br' } }), context);
+    expect(large.isBase64Encoded).toBe(true);
+    expect(large.headers).toMatchObject({ 'content-encoding': 'gzip', 'content-type': 'text/csv; charset=utf-8' });
+    expect(gunzipSync(Buffer.from(large.body!, 'base64')).toString('utf8')).toBe(csv(GZIP_RESPONSE_FROM_BYTES * 4));
+    expect(large.body!.length).toBeLessThan(GZIP_RESPONSE_FROM_BYTES);
+
+    const plain = await download(GZIP_RESPONSE_FROM_BYTES * 4)(event('GET /api/projects/{id}/export', { sub: 'u' }), context);
+    expect(plain.isBase64Encoded).toBeFalsy();
+    expect(plain.headers?.['content-encoding']).toBeUndefined();
+
+    const small = await download(1000)(event('GET /api/projects/{id}/export', { sub: 'u', headers: { 'accept-encoding': 'gzip' } }), context);
+    expect(small.headers?.['content-encoding']).toBeUndefined();
+    expect(small.body).toBe(csv(1000));
   });
 });
