@@ -16,6 +16,9 @@ export interface BillingProvider {
   createPortal(input: { customerId: string; returnUrl: string }): Promise<string>;
 }
 
+/** Subscription states in which Stripe no longer bills: the user is back on free. */
+export const ENDED_SUBSCRIPTION_STATES: readonly string[] = ['canceled', 'incomplete_expired'];
+
 /**
  * The provider does not know the stored customer (e.g. a test-mode customer after switching to
  * live keys): a new one is created in its place.

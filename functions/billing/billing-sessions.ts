@@ -1,6 +1,6 @@
 import { BadGatewayError, ConflictError, HttpError, NotFoundError } from '../core/errors';
 import { logger } from '../core/logger';
-import { CustomerMissingError, type BillingAccountStore, type BillingProvider } from './billing-port';
+import { CustomerMissingError, ENDED_SUBSCRIPTION_STATES, type BillingAccountStore, type BillingProvider } from './billing-port';
 
 export interface BillingSessionDeps {
   users: BillingAccountStore;
@@ -12,8 +12,6 @@ export const ALREADY_PRO_MESSAGE = 'You already have a Pro subscription. Use Man
 export const NO_BILLING_ACCOUNT_MESSAGE = 'There is no subscription to manage yet. Upgrade to Pro first.';
 export const PROVIDER_FAILED_MESSAGE = 'The payment provider could not be reached. Please try again.';
 
-/** Subscription states that no longer bill: a new checkout is the way back to Pro. */
-const ENDED = new Set(['canceled', 'incomplete_expired']);
 
 const settingsUrl = (appUrl: string, query = '') => `${appUrl.replace(/\/$/, '')}/settings?tab=subscription${query}`;
 
@@ -43,7 +41,8 @@ export const startCheckout =
   async (userId: string, attemptKey: string): Promise<{ checkoutUrl: string | undefined }> => {
     const user = await deps.users.billingUser(userId);
     if (!user) throw new NotFoundError('User not found');
-    if (user.plan === 'pro' && !ENDED.has(user.status)) throw new ConflictError(ALREADY_PRO_MESSAGE);
+    // A subscription that no longer bills (ended): a new checkout is the way back to Pro.
+    if (user.plan === 'pro' && !ENDED_SUBSCRIPTION_STATES.includes(user.status)) throw new ConflictError(ALREADY_PRO_MESSAGE);
 
     const provider = await deps.provider();
     const newCustomer = async (idempotencyKey: string) =>

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
-import type { BillingAccountStore } from './billing-port';
-import { ENDED_SUBSCRIPTION_STATES, type BillingUserStore, type SubscriptionChange } from './handle-stripe-event';
+import { ENDED_SUBSCRIPTION_STATES, type BillingAccountStore } from './billing-port';
+import type { BillingUserStore, SubscriptionChange } from './handle-stripe-event';
 
 const attributeOf: Record<keyof SubscriptionChange, string> = {
   plan: 'subscriptionPlan',

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import type { PlanId } from '../../shared/plans';
 import { ConflictError, ValidationError } from '../core/errors';
+import { ENDED_SUBSCRIPTION_STATES } from './billing-port';
 
 /** What a subscription event changes on the user item; unset fields stay as they are. */
 export interface SubscriptionChange {
@@ -82,8 +83,6 @@ interface VerifiedEvent {
 
 const idOf = (value: string | { id: string } | null | undefined): string | undefined => (typeof value === 'string' ? value : value?.id);
 const isoOf = (epochSeconds: number | null | undefined) => (typeof epochSeconds === 'number' ? new Date(epochSeconds * 1000).toISOString() : undefined);
-/** Subscription states in which Stripe no longer bills: the user is back on free. */
-export const ENDED_SUBSCRIPTION_STATES: readonly string[] = ['canceled', 'incomplete_expired'];
 /** A checkout is paid (or needs no payment, e.g. a trial) only in these states. */
 const PAID = new Set(['paid', 'no_payment_required']);
 

@@ -54,10 +54,15 @@ const isConflict = (error: Error) => error instanceof ApiError && error.status =
  * A mutation whose success leaves the page. `busy` stays true from the click until the browser has
  * gone (so the button cannot be pressed twice); coming back through the back button (a page
  * restored from the back/forward cache) makes the button usable again and re-reads the plan.
+ * Errors show the spec's toast; a 409 (this screen's plan was out of date) re-reads the plan and
+ * shows the server's clearer message ('You already have a Pro subscription. ...').
  */
 function useRedirectMutation(options: {
   request: () => Promise<string | undefined>;
-  onError: (error: Error) => void;
+  errorTitle: string;
+  errorDescription: string;
+  /** Shown when the answer has no URL to go to. */
+  missingUrlDescription?: string;
 }) {
   const queryClient = useQueryClient();
   const mutation = useMutation({
@@ -67,7 +72,18 @@ function useRedirectMutation(options: {
       return url;
     },
     onSuccess: (url) => window.location.assign(url),
-    onError: options.onError,
+    onError: (error) => {
+      if (isLoggedOut(error)) return; // the logged-out toast is already showing
+      if (isConflict(error)) invalidatePlanQueries(queryClient);
+      toaster.create({
+        type: 'error',
+        title: options.errorTitle,
+        description:
+          error instanceof MissingRedirectError && options.missingUrlDescription
+            ? options.missingUrlDescription
+            : (serverMessageOf(error, [409]) ?? options.errorDescription),
+      });
+    },
   });
   const { reset } = mutation;
 
@@ -89,7 +105,6 @@ function useRedirectMutation(options: {
  * the user back to /settings?tab=subscription&checkout=success (or =cancelled).
  */
 export function useStartCheckout() {
-  const queryClient = useQueryClient();
   return useRedirectMutation({
     request: async () =>
       (
@@ -98,20 +113,9 @@ export function useStartCheckout() {
           headers: { 'Idempotency-Key': idempotencyKey() },
         })
       ).checkoutUrl,
-    onError: (error) => {
-      if (isLoggedOut(error)) return; // the logged-out toast is already showing
-      // 409: already Pro or past due (this screen was out of date): re-read the plan, and the
-      // server's message ('You already have a Pro subscription. ...') is the clearer description.
-      if (isConflict(error)) invalidatePlanQueries(queryClient);
-      toaster.create({
-        type: 'error',
-        title: 'Upgrade failed',
-        description:
-          error instanceof MissingRedirectError
-            ? 'No checkout URL received'
-            : (serverMessageOf(error, [409]) ?? 'Failed to start upgrade process. Please try again.'),
-      });
-    },
+    errorTitle: 'Upgrade failed',
+    errorDescription: 'Failed to start upgrade process. Please try again.',
+    missingUrlDescription: 'No checkout URL received',
   });
 }
 
@@ -120,20 +124,10 @@ export function useStartCheckout() {
  * method, invoices, cancel); it returns to /settings?tab=subscription.
  */
 export function useOpenPortal() {
-  const queryClient = useQueryClient();
   return useRedirectMutation({
     request: async () =>
       (await apiRequest<{ portalUrl?: string }>('/api/subscription/create-portal', { method: 'POST' })).portalUrl,
-    onError: (error) => {
-      if (isLoggedOut(error)) return;
-      // 409: no subscription to manage yet (this screen was out of date): re-read the plan, and the
-      // server's message ('There is no subscription to manage yet. ...') is the clearer description.
-      if (isConflict(error)) invalidatePlanQueries(queryClient);
-      toaster.create({
-        type: 'error',
-        title: 'Portal failed',
-        description: serverMessageOf(error, [409]) ?? 'Failed to open customer portal. Please try again.',
-      });
-    },
+    errorTitle: 'Portal failed',
+    errorDescription: 'Failed to open customer portal. Please try again.',
   });
 }

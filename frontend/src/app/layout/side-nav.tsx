@@ -1,5 +1,6 @@
 import { Badge, Box, Card, Flex, HStack, Skeleton, Stack, Text } from '@chakra-ui/react';
 import { CrownIcon, SparklesIcon, TriangleAlertIcon } from 'lucide-react';
+import type { ReactNode } from 'react';
 import { NavLink } from 'react-router';
 import { planNames, PRO_PRICE_MONTHLY_USD } from '@shared/plans';
 import { ManageSubscriptionButton, UpgradeButton } from '../../components/subscription-buttons';
@@ -73,50 +74,49 @@ function PlanFooter() {
       {!status ? (
         subscription.isPending ? <Skeleton height="24" borderRadius="md" /> : null
       ) : isPaymentFailed(status) ? (
-        <Card.Root size="sm" variant="subtle" colorPalette="red" bg="colorPalette.subtle">
-          <Card.Body gap="2">
-            <HStack gap="2" color="colorPalette.fg">
-              <TriangleAlertIcon size={16} aria-hidden="true" />
-              <Text fontWeight="semibold" fontSize="sm">
-                Payment failed
-              </Text>
-            </HStack>
-            <Text fontSize="xs" color="fg.muted">
-              Update your payment method to keep Pro features. Free limits apply until then.
-            </Text>
-            <ManageSubscriptionButton size="xs" variant="solid" colorPalette="red" />
-          </Card.Body>
-        </Card.Root>
+        <PlanCard
+          palette="red"
+          icon={<TriangleAlertIcon size={16} aria-hidden="true" />}
+          title="Payment failed"
+          text="Update your payment method to keep Pro features. Free limits apply until then."
+          action={<ManageSubscriptionButton size="xs" variant="solid" colorPalette="red" />}
+        />
       ) : isPro ? (
-        <Card.Root size="sm" variant="subtle" colorPalette="purple" bg="colorPalette.subtle">
-          <Card.Body gap="1">
-            <HStack gap="2" color="colorPalette.fg">
-              <CrownIcon size={16} aria-hidden="true" />
-              <Text fontWeight="semibold" fontSize="sm">
-                Pro Active
-              </Text>
-            </HStack>
-            <Text fontSize="xs" color="fg.muted">
-              Unlimited projects and accounts, API integrations and all export formats.
-            </Text>
-          </Card.Body>
-        </Card.Root>
+        <PlanCard
+          palette="purple"
+          icon={<CrownIcon size={16} aria-hidden="true" />}
+          title="Pro Active"
+          text="Unlimited projects and accounts, API integrations and all export formats."
+        />
       ) : (
-        <Card.Root size="sm" variant="subtle" colorPalette="blue" bg="colorPalette.subtle">
-          <Card.Body gap="2">
-            <HStack gap="2" color="colorPalette.fg">
-              <SparklesIcon size={16} aria-hidden="true" />
-              <Text fontWeight="semibold" fontSize="sm">
-                Upgrade to Pro
-              </Text>
-            </HStack>
-            <Text fontSize="xs" color="fg.muted">
-              Unlimited projects and accounts, API integrations and more for ${PRO_PRICE_MONTHLY_USD}/month.
-            </Text>
-            <UpgradeButton label="Upgrade Now" size="xs" />
-          </Card.Body>
-        </Card.Root>
+        <PlanCard
+          palette="blue"
+          icon={<SparklesIcon size={16} aria-hidden="true" />}
+          title="Upgrade to Pro"
+          text={`Unlimited projects and accounts, API integrations and more for $${PRO_PRICE_MONTHLY_USD}/month.`}
+          action={<UpgradeButton label="Upgrade Now" size="xs" />}
+        />
       )}
     </Stack>
+  );
+}
+
+/** One of the plan footer's cards: a title with its icon, a line of text, then an optional button. */
+function PlanCard({ palette, icon, title, text, action }: { palette: string; icon: ReactNode; title: string; text: string; action?: ReactNode }) {
+  return (
+    <Card.Root size="sm" variant="subtle" colorPalette={palette} bg="colorPalette.subtle">
+      <Card.Body gap={action ? '2' : '1'}>
+        <HStack gap="2" color="colorPalette.fg">
+          {icon}
+          <Text fontWeight="semibold" fontSize="sm">
+            {title}
+          </Text>
+        </HStack>
+        <Text fontSize="xs" color="fg.muted">
+          {text}
+        </Text>
+        {action}
+      </Card.Body>
+    </Card.Root>
   );
 }
