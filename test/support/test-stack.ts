@@ -23,6 +23,9 @@ declare module 'vitest' {
  * memory), so tests never touch the `npm start` data and can run beside it.
  */
 export async function startTestStack(project: TestProject, name: string, portOffset: number, web: 'static' | 'none') {
+  // TEST_PORT_SHIFT moves a second checkout's test stacks (a git worktree) off the first one's ports.
+  const shift = Number(process.env.TEST_PORT_SHIFT ?? 0);
+  portOffset += Number.isInteger(shift) ? shift : 0;
   const dataDir = path.join(projectRoot, '.test-data', name);
   fs.rmSync(dataDir, { recursive: true, force: true });
   const stack = await startLocalStack({

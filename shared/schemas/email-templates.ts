@@ -1,0 +1,77 @@
+import * as z from 'zod';
+
+/** Spec 2 (Email Templates): the variables a template may use, each in double braces. */
+export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo'] as const;
+export type TemplateVariable = (typeof templateVariables)[number];
+
+/** Spec 2: the preview's sample values (the password masked). */
+export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>, string> = {
+  accountHolderName: 'John Doe',
+  email: 'john.doe@example.com',
+  username: 'johndoe',
+  password: '••••••••••••',
+  projectName: 'Sample Project',
+  companyName: 'Your Company',
+};
+
+export const MAX_EMAIL_TEMPLATES_PER_USER = 100;
+export const HTML_CONTENT_MAX = 100_000;
+
+const VARIABLE = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+
+/** The `{{name}}` variables a text uses, in order of first use. */
+export function variablesIn(...texts: string[]): string[] {
+  const found = new Set<string>();
+  for (const text of texts) for (const match of text.matchAll(VARIABLE)) found.add(match[1]!);
+  return [...found];
+}
+
+const noUnknownVariables = (text: string, ctx: z.core.$RefinementCtx<string>) => {
+  const unknown = variablesIn(text).filter((v) => !(templateVariables as readonly string[]).includes(v));
+  if (unknown.length) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `Unknown variable ${unknown.map((v) => `{{${v}}}`).join(', ')}. Use ${templateVariables.map((v) => `{{${v}}}`).join(', ')}.`,
+    });
+  }
+};
+
+/** POST and PUT /api/email-templates (spec 5, template form). */
+export const emailTemplateSchema = z.object({
+  name: z.string('Template name is required').trim().min(1, 'Template name is required').max(100, 'Template name must be at most 100 characters'),
+  subject: z.string('Subject is required').trim().min(1, 'Subject is required').max(200, 'Subject must be at most 200 characters').superRefine(noUnknownVariables),
+  htmlContent: z
+    .string('HTML content is required')
+    .trim()
+    .min(1, 'HTML content is required')
+    .max(HTML_CONTENT_MAX, 'HTML content must be at most 100,000 characters')
+    .superRefine(noUnknownVariables),
+  textContent: z.string().max(HTML_CONTENT_MAX, 'Text content must be at most 100,000 characters').superRefine(noUnknownVariables).optional().default(''),
+  brandLogoUrl: z
+    .string()
+    .trim()
+    .max(2048, 'Brand logo URL must be at most 2,048 characters')
+    .refine((value) => value === '' || (URL.canParse(value) && new URL(value).protocol === 'https:'), 'Brand logo URL must be an https URL or empty')
+    .optional()
+    .default(''),
+  isDefault: z.boolean().optional().default(false),
+  isActive: z.boolean().optional().default(true),
+});
+export type EmailTemplateInput = z.input<typeof emailTemplateSchema>;
+export type EmailTemplateRequest = z.output<typeof emailTemplateSchema>;
+
+/** A template as the API returns it; htmlContent is the sanitised HTML that is stored. */
+export interface EmailTemplate {
+  id: string;
+  name: string;
+  subject: string;
+  htmlContent: string;
+  textContent: string;
+  brandLogoUrl: string;
+  isDefault: boolean;
+  isActive: boolean;
+  /** The variables the template uses. */
+  variables: string[];
+  createdAt: string;
+  updatedAt: string;
+}

@@ -1,0 +1,122 @@
+import * as z from 'zod';
+
+/** Spec 3, api_integrations. */
+export const integrationPlatforms = ['salesforce', 'active_directory', 'okta', 'workday', 'custom'] as const;
+export type IntegrationPlatform = (typeof integrationPlatforms)[number];
+export const platformLabels: Record<IntegrationPlatform, string> = {
+  salesforce: 'Salesforce',
+  active_directory: 'Active Directory',
+  okta: 'Okta',
+  workday: 'Workday',
+  custom: 'Custom API',
+};
+
+export const apiTypes = ['REST', 'SOAP', 'GraphQL'] as const;
+export const authMethods = ['api_key', 'oauth2', 'basic_auth', 'bearer_token'] as const;
+export type AuthMethod = (typeof authMethods)[number];
+export const authMethodLabels: Record<AuthMethod, string> = {
+  api_key: 'API Key',
+  oauth2: 'OAuth 2.0 (client credentials)',
+  basic_auth: 'Basic Auth',
+  bearer_token: 'Bearer Token',
+};
+
+/**
+ * The credential fields each sign-in method takes (authConfig). They are encrypted at rest and
+ * never sent back to the browser: a stored integration only says which fields are set.
+ */
+export const authFields: Record<AuthMethod, readonly { name: string; label: string; secret: boolean; required: boolean; hint?: string }[]> = {
+  api_key: [
+    { name: 'apiKey', label: 'API key', secret: true, required: true },
+    { name: 'headerName', label: 'Header name', secret: false, required: false, hint: 'Defaults to Authorization (SSWS for Okta) or X-API-Key' },
+  ],
+  oauth2: [
+    { name: 'clientId', label: 'Client ID', secret: false, required: true },
+    { name: 'clientSecret', label: 'Client secret', secret: true, required: true },
+    { name: 'tokenUrl', label: 'Token URL', secret: false, required: false, hint: "Defaults to the platform's token endpoint" },
+    { name: 'scope', label: 'Scope', secret: false, required: false },
+  ],
+  basic_auth: [
+    { name: 'username', label: 'Username', secret: false, required: true },
+    { name: 'password', label: 'Password', secret: true, required: true },
+  ],
+  bearer_token: [{ name: 'token', label: 'Token', secret: true, required: true }],
+};
+
+export const INTEGRATION_NAME_MAX = 100;
+export const MAX_INTEGRATIONS_PER_USER = 50;
+
+const credentialValue = z.string().trim().max(4096, 'A credential must be at most 4,096 characters');
+
+/** POST /api/integrations (spec 5: name, platform and baseUrl required). */
+export const createIntegrationSchema = z
+  .object({
+    name: z.string('Name is required').trim().min(1, 'Name is required').max(INTEGRATION_NAME_MAX, `Name must be at most ${INTEGRATION_NAME_MAX} characters`),
+    description: z.string().trim().max(500, 'Description must be at most 500 characters').optional().default(''),
+    platform: z.enum(integrationPlatforms, 'Choose a platform'),
+    apiType: z.enum(apiTypes, 'Choose REST, SOAP or GraphQL').optional().default('REST'),
+    baseUrl: z
+      .string('Base URL is required')
+      .trim()
+      .min(1, 'Base URL is required')
+      .max(2048, 'Base URL must be at most 2,048 characters')
+      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
+    authMethod: z.enum(authMethods, 'Choose an authentication method'),
+    authConfig: z.record(z.string(), credentialValue).optional().default({}),
+    /** Non-secret settings, e.g. { testPath: '/api/v1/users?limit=1' }. */
+    apiConfig: z.record(z.string(), z.union([z.string().max(2048), z.number(), z.boolean()])).optional().default({}),
+  })
+  .superRefine((value, ctx) => {
+    const fields = authFields[value.authMethod];
+    for (const field of fields) {
+      if (field.required && !value.authConfig[field.name]) {
+        ctx.addIssue({ code: 'custom', path: ['authConfig', field.name], message: `${field.label} is required` });
+      }
+    }
+    for (const name of Object.keys(value.authConfig)) {
+      if (!fields.some((f) => f.name === name)) {
+        ctx.addIssue({ code: 'custom', path: ['authConfig', name], message: `${name} is not a field of ${authMethodLabels[value.authMethod]}` });
+      }
+    }
+    if (Object.keys(value.apiConfig).length > 20) ctx.addIssue({ code: 'custom', path: ['apiConfig'], message: 'At most 20 API settings' });
+  });
+export type CreateIntegrationInput = z.input<typeof createIntegrationSchema>;
+export type CreateIntegrationRequest = z.output<typeof createIntegrationSchema>;
+
+export const integrationTestStatuses = ['success', 'failed', 'pending'] as const;
+
+/** An integration as the API returns it: credentials never leave the server. */
+export interface Integration {
+  id: string;
+  name: string;
+  description: string;
+  platform: IntegrationPlatform;
+  apiType: (typeof apiTypes)[number];
+  baseUrl: string;
+  authMethod: AuthMethod;
+  /** Names of the credential fields that are stored (their values are never returned). */
+  authFieldsSet: string[];
+  apiConfig: Record<string, string | number | boolean>;
+  isActive: boolean;
+  lastTestDate?: string;
+  lastTestStatus: (typeof integrationTestStatuses)[number];
+  /** What the last test found, e.g. 'HTTP 401 Unauthorized' or 'Connected (HTTP 200)'. */
+  lastTestMessage?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** GET /api/integration-templates: the quick-setup cards. */
+export interface IntegrationTemplate {
+  id: string;
+  platform: IntegrationPlatform;
+  name: string;
+  description: string;
+  apiType: (typeof apiTypes)[number];
+  authMethod: AuthMethod;
+  /** An example base URL shown as the field's placeholder. */
+  baseUrlExample: string;
+  /** The path the connection test reads, relative to the base URL. */
+  testPath: string;
+  isBuiltIn: true;
+}
