@@ -1,4 +1,4 @@
-import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm, useWatch } from 'react-hook-form';
 import {
@@ -165,9 +165,12 @@ export function CreateIntegrationDialog({
                       <NativeSelect.Indicator />
                     </NativeSelect.Root>
                   </FormField>
-                  <Fieldset.Root borderWidth="1px" borderRadius="md" p="4">
-                    <Fieldset.Legend px="1">Credentials</Fieldset.Legend>
-                    <Fieldset.HelperText>Stored encrypted and never shown again, not even to you.</Fieldset.HelperText>
+                  <Separator />
+                  <Fieldset.Root>
+                    <Stack gap="1">
+                      <Fieldset.Legend fontWeight="semibold">Credentials</Fieldset.Legend>
+                      <Fieldset.HelperText>Stored encrypted and never shown again, not even to you.</Fieldset.HelperText>
+                    </Stack>
                     <Fieldset.Content>
                       {authFields[authMethod].map((field) => (
                         <FormField
