@@ -39,6 +39,7 @@ export function IntegrationsPage() {
   };
 
   const list = integrations.data;
+  const paymentFailed = !!subscription.data && isPaymentFailed(subscription.data);
 
   return (
     <>
@@ -56,17 +57,17 @@ export function IntegrationsPage() {
       />
       <Stack gap="8">
         {access === 'gated' && list && list.length > 0 ? (
-          <Alert.Root status={subscription.data && isPaymentFailed(subscription.data) ? 'warning' : 'info'} alignItems="center" flexWrap="wrap">
+          <Alert.Root status={paymentFailed ? 'warning' : 'info'} alignItems="center" flexWrap="wrap">
             <Alert.Indicator />
             <Alert.Content>
               <Alert.Description>
-                {subscription.data && isPaymentFailed(subscription.data)
+                {paymentFailed
                   ? 'Your last Pro payment failed. Your integrations are kept, but testing them and adding new ones needs an active Pro plan.'
                   : 'API integrations are part of the Pro plan. Your integrations are kept; upgrade to test them or add new ones.'}
               </Alert.Description>
             </Alert.Content>
             <Button size="sm" variant="outline" onClick={() => setGateOpen(true)}>
-              See Pro
+              {paymentFailed ? 'Update payment' : 'Upgrade'}
             </Button>
           </Alert.Root>
         ) : null}
