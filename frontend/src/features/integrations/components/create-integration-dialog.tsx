@@ -1,6 +1,6 @@
 import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useForm, useWatch } from 'react-hook-form';
+import { useForm, useWatch, type FieldPath } from 'react-hook-form';
 import {
   apiTypes,
   authFields,
@@ -16,9 +16,11 @@ import {
 } from '@shared/schemas/integrations';
 import { FormField } from '../../../components/form-field';
 import { useCreateIntegration } from '../api/integrations-api';
-import { integrationFormDefaults, templateFor, toCreateRequest } from '../lib/integration-form';
+import { integrationFormDefaults, serverFieldErrors, templateFor, toCreateRequest } from '../lib/integration-form';
 
 const FORM_ID = 'create-integration-form';
+/** The fields a server's 400 may name that this form shows. */
+const formPaths = new Set(['name', 'description', 'platform', 'apiType', 'baseUrl', 'authMethod']);
 
 /**
  * The create dialog (spec 2 and 5), blank or started from a quick-setup template. Mounted only
@@ -42,6 +44,7 @@ export function CreateIntegrationDialog({
     control,
     handleSubmit,
     setValue,
+    setError,
     getFieldState,
     formState: { errors },
   } = useForm<CreateIntegrationInput, unknown, CreateIntegrationRequest>({
@@ -62,7 +65,18 @@ export function CreateIntegrationDialog({
     if (!getFieldState('apiConfig.testPath').isDirty) setValue('apiConfig.testPath', next.testPath);
   };
 
-  const onSubmit = handleSubmit((values) => create.mutate(toCreateRequest(values), { onSuccess: onClose }));
+  const onSubmit = handleSubmit((values) =>
+    create.mutate(toCreateRequest(values), {
+      onSuccess: onClose,
+      onError: (error) => {
+        for (const { path, message } of serverFieldErrors(error)) {
+          if (formPaths.has(path) || /^(authConfig|apiConfig)\.\w+$/.test(path)) {
+            setError(path as FieldPath<CreateIntegrationInput>, { type: 'server', message }, { shouldFocus: true });
+          }
+        }
+      },
+    }),
+  );
   const busy = create.isPending;
 
   return (
