@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Heading, HStack, Stack } from '@chakra-ui/react';
+import { Alert, Badge, Button, Heading, HStack, Stack, Text } from '@chakra-ui/react';
 import { PlugIcon, PlusIcon } from 'lucide-react';
 import { useState } from 'react';
 import { proFeatures } from '@shared/plans';
@@ -80,8 +80,11 @@ export function IntegrationsPage() {
               Active Integrations
             </Heading>
             {list && list.length > 0 ? (
-              <Badge variant="subtle" aria-label={`${list.length} ${list.length === 1 ? 'integration' : 'integrations'}`}>
+              <Badge variant="subtle">
                 {list.length}
+                <Text as="span" srOnly>
+                  {list.length === 1 ? ' integration' : ' integrations'}
+                </Text>
               </Badge>
             ) : null}
           </HStack>
