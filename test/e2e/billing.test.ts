@@ -87,7 +87,9 @@ describe('Upgrading to Pro and cancelling in Chromium', () => {
     // The integration gate is gone too.
     await page.goto(`${app}/integrations`);
     await page.getByText('Add Your First Integration').waitFor();
-    expect(await page.getByRole('button', { name: 'Add Integration' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Add Integration', exact: true }).click();
+    await page.getByRole('dialog', { name: 'Add Integration' }).waitFor();
+    expect(await page.getByRole('dialog', { name: 'Upgrade to Pro' }).count()).toBe(0);
   });
 
   it('cancels in the portal and shows the date the plan ends', async () => {
