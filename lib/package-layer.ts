@@ -14,6 +14,8 @@ import { projectRoot } from './settings';
  */
 export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
   'export-worker': ['exceljs'],
+  billing: ['stripe'],
+  'email-templates': ['sanitize-html'],
 };
 
 /** The package and every package it depends on, as installed under node_modules. */

@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import { stripeSdk } from './stripe-sdk';
 import type { PlanId } from '../../shared/plans';
 import { ConflictError, ValidationError } from '../core/errors';
 import { ENDED_SUBSCRIPTION_STATES } from './billing-port';
@@ -127,7 +127,7 @@ export const handleStripeEvent =
 function verify(input: { rawBody: string | undefined; signature: string | undefined }, deps: HandleStripeEventDeps): VerifiedEvent {
   if (!input.rawBody || !input.signature) throw new ValidationError(INVALID_SIGNATURE);
   try {
-    const event = Stripe.webhooks.constructEvent(input.rawBody, input.signature, deps.webhookSecret, SIGNATURE_TOLERANCE_SECONDS, undefined, deps.clock().getTime()) as unknown as VerifiedEvent;
+    const event = stripeSdk().webhooks.constructEvent(input.rawBody, input.signature, deps.webhookSecret, SIGNATURE_TOLERANCE_SECONDS, undefined, deps.clock().getTime()) as unknown as VerifiedEvent;
     if (typeof event?.id !== 'string' || typeof event.type !== 'string' || typeof event.created !== 'number' || typeof event.data?.object !== 'object') {
       throw new Error('Not an event');
     }

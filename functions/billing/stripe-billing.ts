@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
+import { stripeSdk } from './stripe-sdk';
 import { CustomerMissingError, type BillingProvider } from './billing-port';
 
 export interface StripeBillingConfig {
@@ -22,7 +23,8 @@ const customerMissing = (error: unknown, customerId: string): never => {
 };
 
 export function stripeBillingProvider(config: StripeBillingConfig): BillingProvider {
-  const stripe = new Stripe(config.secretKey, {
+  const StripeClient = stripeSdk();
+  const stripe = new StripeClient(config.secretKey, {
     maxNetworkRetries: 2,
     timeout: 10_000,
     telemetry: false,

@@ -1,4 +1,9 @@
-import sanitizeHtml from 'sanitize-html';
+import { createRequire } from 'node:module';
+import type SanitizeHtml from 'sanitize-html';
+
+let loaded: typeof SanitizeHtml | undefined;
+/** sanitize-html with postcss is ~300 KB minified: on AWS it comes from the function's layer (lib/package-layer.ts). */
+const sanitizer = (): typeof SanitizeHtml => (loaded ??= createRequire(import.meta.url)('sanitize-html') as typeof SanitizeHtml);
 
 /** CSS values without functions: no url() beacons, no expression(). */
 const PLAIN_CSS_VALUE = [/^[^()\\]*$/];
@@ -16,6 +21,7 @@ const STYLE_PROPERTIES = [
  * survive unchanged (they are HTML-escaped when the e-mail is rendered).
  */
 export function sanitizeTemplateHtml(html: string): string {
+  const sanitizeHtml = sanitizer();
   return sanitizeHtml(html, {
     allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'center', 'font', 'span'],
     allowedAttributes: {
