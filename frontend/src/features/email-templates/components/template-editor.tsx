@@ -131,6 +131,8 @@ export function TemplateEditor({
     void handleSubmit(save, () => setMode('edit'))(event);
   };
 
+  // Read-only fields look it (the inputs are read-only through their field).
+  const readOnlyLook = readOnly ? { bg: 'bg.muted' } : {};
   const title = template ? 'Edit Template' : 'Create Template';
 
   return (
@@ -177,7 +179,7 @@ export function TemplateEditor({
                 <Tabs.Content value="edit" pt="5">
                   <Stack gap="4">
                     <FormField label="Template Name" error={errors.name?.message} readOnly={readOnly}>
-                      <Input placeholder="e.g. Welcome e-mail" autoComplete="off" {...register('name')} />
+                      <Input {...readOnlyLook} placeholder="e.g. Welcome e-mail" autoComplete="off" {...register('name')} />
                     </FormField>
                     <FormField
                       label="Email Subject"
@@ -185,7 +187,7 @@ export function TemplateEditor({
                       readOnly={readOnly}
                       helperText="The preview fills in {{accountHolderName}}, {{projectName}} and {{companyName}}."
                     >
-                      <Input placeholder="Welcome to {{companyName}}, {{accountHolderName}}" autoComplete="off" {...register('subject')} />
+                      <Input {...readOnlyLook} placeholder="Welcome to {{companyName}}, {{accountHolderName}}" autoComplete="off" {...register('subject')} />
                     </FormField>
                     <FormField
                       label="Brand Logo URL"
@@ -193,7 +195,7 @@ export function TemplateEditor({
                       readOnly={readOnly}
                       helperText="Optional. An https address; {{brandLogo}} shows it up to 200px wide."
                     >
-                      <Input type="url" inputMode="url" placeholder="https://example.com/logo.png" autoComplete="off" {...register('brandLogoUrl')} />
+                      <Input {...readOnlyLook} type="url" inputMode="url" placeholder="https://example.com/logo.png" autoComplete="off" {...register('brandLogoUrl')} />
                     </FormField>
                     <FormField
                       label="HTML Content"
@@ -207,6 +209,7 @@ export function TemplateEditor({
                           htmlField.ref(element);
                           htmlTextarea.current = element;
                         }}
+                        {...readOnlyLook}
                         fontFamily="mono"
                         fontSize="sm"
                         rows={14}

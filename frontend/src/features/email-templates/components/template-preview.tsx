@@ -30,6 +30,7 @@ export function TemplatePreview({ subject, htmlContent, brandLogoUrl }: { subjec
           w="full"
           h={{ base: '24rem', md: '30rem' }}
           borderWidth="1px"
+          borderColor="border.emphasized"
           borderRadius="md"
           bg="white"
         />

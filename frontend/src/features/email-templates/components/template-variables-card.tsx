@@ -11,6 +11,9 @@ const variableHelp: Record<TemplateVariable, string> = {
   brandLogo: 'Your brand logo (from the Brand Logo URL)',
 };
 
+/** The longest token's width, so the descriptions line up. */
+const tokenWidth = '10.5rem';
+
 /**
  * The help card (spec 2): the variables a template may use, each in double braces. With `onInsert`
  * a click puts the variable into the HTML content where the cursor was.
@@ -31,21 +34,26 @@ export function TemplateVariablesCard({ onInsert }: { onInsert?: (variable: Temp
           {templateVariables.map((variable) => {
             const token = `{{${variable}}}`;
             return (
-              <List.Item key={variable} display="flex" flexWrap="wrap" alignItems="center" columnGap="3" rowGap="0.5">
+              <List.Item key={variable} display="flex" alignItems="center" gap="3">
                 {onInsert ? (
                   <Button
                     size="xs"
                     variant="subtle"
                     fontFamily="mono"
+                    minW={tokenWidth}
+                    justifyContent="flex-start"
+                    flexShrink="0"
                     onClick={() => onInsert(variable)}
                     aria-label={`Insert ${token}`}
                   >
                     {token}
                   </Button>
                 ) : (
-                  <Code size="sm">{token}</Code>
+                  <Code size="sm" minW={tokenWidth} flexShrink="0">
+                    {token}
+                  </Code>
                 )}
-                <Text as="span" fontSize="sm" color="fg.muted">
+                <Text as="span" fontSize="sm" color="fg.muted" minW="0">
                   {variableHelp[variable]}
                 </Text>
               </List.Item>
