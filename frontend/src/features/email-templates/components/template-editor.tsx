@@ -227,23 +227,22 @@ export function TemplateEditor({
                           control={control}
                           name={name}
                           render={({ field }) => (
-                            <Switch.Root
-                              colorPalette="blue"
-                              name={field.name}
-                              checked={!!field.value}
-                              readOnly={readOnly}
-                              onCheckedChange={(details) => field.onChange(details.checked)}
-                              alignItems="flex-start"
-                            >
-                              <Switch.HiddenInput onBlur={field.onBlur} />
-                              <Switch.Control mt="0.5" />
-                              <Stack gap="0">
+                            <Stack gap="0.5">
+                              <Switch.Root
+                                colorPalette="blue"
+                                name={field.name}
+                                checked={!!field.value}
+                                readOnly={readOnly}
+                                onCheckedChange={(details) => field.onChange(details.checked)}
+                              >
+                                <Switch.HiddenInput onBlur={field.onBlur} aria-describedby={`template-${name}-help`} />
+                                <Switch.Control />
                                 <Switch.Label>{label}</Switch.Label>
-                                <Text fontSize="xs" color="fg.muted">
-                                  {help}
-                                </Text>
-                              </Stack>
-                            </Switch.Root>
+                              </Switch.Root>
+                              <Text id={`template-${name}-help`} fontSize="xs" color="fg.muted" ps="12">
+                                {help}
+                              </Text>
+                            </Stack>
                           )}
                         />
                       ))}
