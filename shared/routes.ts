@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -39,6 +39,15 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/subscription/create-portal', group: 'billing', auth: 'jwt' },
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
+  { method: 'GET', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
+  { method: 'GET', path: '/api/integration-templates', group: 'integrations', auth: 'jwt' },
+  { method: 'POST', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
+  { method: 'POST', path: '/api/integrations/{id}/test', group: 'integrations', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/integrations/{id}', group: 'integrations', auth: 'jwt' },
+  { method: 'GET', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },
+  { method: 'POST', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },
+  { method: 'PUT', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -138,6 +147,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: 'readWrite', stripeSecret: true },
+  // Stores integrations with their credentials encrypted, and calls the platform to test one.
+  integrations: { table: 'readWrite', encryptionKey: true },
+  'email-templates': { table: 'readWrite' },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -19,6 +19,8 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   exports: () => import('../../functions/exports/handler'),
   'export-history': () => import('../../functions/export-history/handler'),
   billing: () => import('../../functions/billing/handler'),
+  integrations: () => import('../../functions/integrations/handler'),
+  'email-templates': () => import('../../functions/email-templates/handler'),
 };
 
 /** API Gateway's payload limit. */

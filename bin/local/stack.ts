@@ -34,6 +34,11 @@ export interface LocalStackOptions {
   log?: (message: string) => void;
   /** Log every API request. */
   logRequests?: boolean;
+  /**
+   * Private origins integrations may call (tests' fake platforms); otherwise only public https
+   * addresses, as on AWS. OUTBOUND_ALLOWED_ORIGINS in the environment does the same for npm start.
+   */
+  outboundAllowedOrigins?: readonly string[];
 }
 
 export interface LocalStack {
@@ -159,6 +164,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ENCRYPTION_KEY_FILE: keyFile,
       STRIPE_WEBHOOK_SECRET: webhookSecret,
       ...(realStripe ? {} : { BILLING_MODE: 'local' }),
+      ...(options.outboundAllowedOrigins ? { OUTBOUND_ALLOWED_ORIGINS: options.outboundAllowedOrigins.join(',') } : {}),
       POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     });

@@ -33,6 +33,11 @@ const envSchema = z.object({
   STRIPE_PRICE_ID: name,
   /** 'local': the local test checkout of `npm start` stands in for Stripe. */
   BILLING_MODE: z.optional(z.enum(['local'])),
+  /**
+   * Comma-separated origins that integrations may call although they are private (the local
+   * stack's and tests' fake platforms). Never set on AWS.
+   */
+  OUTBOUND_ALLOWED_ORIGINS: name,
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

@@ -31,6 +31,11 @@ export interface RouteRequest<Body> {
 }
 
 export interface Route<Schema extends z.ZodType | undefined> {
+  /**
+   * Runs before the body is validated: a caller who may not use the route at all (a free plan on
+   * a Pro feature) is refused as such, whatever the body holds.
+   */
+  authorize?: (request: { userId: string }) => Promise<void>;
   body?: Schema;
   run(request: RouteRequest<Schema extends z.ZodType ? z.output<Schema> : undefined>): Promise<unknown>;
 }
@@ -115,6 +120,8 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
     const userId = typeof claims?.sub === 'string' ? claims.sub : '';
     // API Gateway's authorizer already refused unauthenticated calls; this is defence in depth.
     if (authByRouteKey.get(key) !== 'none' && !userId) throw new UnauthorizedError();
+
+    await target.authorize?.({ userId });
 
     let body: unknown;
     if (target.body) {

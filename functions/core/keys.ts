@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -59,6 +59,14 @@ export const keys = {
   export: (userId: string, exportId: string) => ({ PK: userPk(userId), SK: `EXPORT#${exportId}` }) as const,
   /** Query: a user's exports, newest first (ids are time-ordered). */
   exportsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'EXPORT#' }) as const,
+
+  integration: (userId: string, integrationId: string) => ({ PK: userPk(userId), SK: `INTEGRATION#${integrationId}` }) as const,
+  /** Query: a user's integrations, newest first (ids are time-ordered). */
+  integrationsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'INTEGRATION#' }) as const,
+
+  emailTemplate: (userId: string, templateId: string) => ({ PK: userPk(userId), SK: `EMAIL_TEMPLATE#${templateId}` }) as const,
+  /** Query: a user's e-mail templates. */
+  emailTemplatesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'EMAIL_TEMPLATE#' }) as const,
 
   /**
    * Stripe's webhook calls carry no user token: these two items are keyed by Stripe's ids and

@@ -2,7 +2,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocum
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { keys } from '../core/keys';
-import { effectivePlan } from '../usage/plan-usage';
+import { dynamoPlanReader } from '../usage/plan-store';
 import { exportItem, type ExportRecord } from './export-item';
 
 /** Export items of one user, and the user's plan (the server decides which formats are allowed). */
@@ -25,10 +25,7 @@ const isConditionFailure = (error: unknown) => error instanceof ConditionalCheck
 
 export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string): ExportStore {
   return {
-    async plan(userId) {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ProjectionExpression: 'subscriptionPlan, subscriptionStatus', ConsistentRead: true }));
-      return effectivePlan(Item?.subscriptionPlan, Item?.subscriptionStatus);
-    },
+    plan: dynamoPlanReader(db, tableName),
 
     async create(record) {
       await db.send(new PutCommand({ TableName: tableName, Item: exportItem(record), ConditionExpression: 'attribute_not_exists(PK)' }));

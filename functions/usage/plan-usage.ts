@@ -57,6 +57,11 @@ export function assertApiIntegrations(plan: PlanId): void {
   if (!planLimits[plan].apiIntegrations) throw new PlanLimitError(upgradeMessage(proFeatures.apiIntegrations), { feature: 'apiIntegrations' });
 }
 
+/** Refuses creating or changing e-mail templates (e-mail notifications) unless the plan has them. */
+export function assertEmailTemplates(plan: PlanId): void {
+  if (!planLimits[plan].emailNotifications) throw new PlanLimitError(upgradeMessage(proFeatures.emailTemplates), { feature: 'emailTemplates' });
+}
+
 /**
  * GET /api/subscription/status: computed from the same counters that enforce the limits.
  * `usage.plan` is the stored plan; the limits are those of the effective plan.

@@ -10,6 +10,8 @@ export interface StackInfo {
   userPool: LocalStack['userPool'];
   queueUrls: Record<string, string>;
   dataDir: string;
+  /** A private origin the stack lets integrations call: tests serve a fake platform there. */
+  fakePlatformOrigin: string;
 }
 
 declare module 'vitest' {
@@ -28,13 +30,15 @@ export async function startTestStack(project: TestProject, name: string, portOff
   portOffset += Number.isInteger(shift) ? shift : 0;
   const dataDir = path.join(projectRoot, '.test-data', name);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  const fakePlatformOrigin = `http://127.0.0.1:${portOffset + 4010}`;
   const stack = await startLocalStack({
     ports: portsFromEnv({}, portOffset),
+    outboundAllowedOrigins: [fakePlatformOrigin],
     dataDir,
     persistDynamoDb: false,
     web,
     log: (m) => process.stderr.write(`[${name} stack] ${m}\n`),
   });
-  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir });
+  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir, fakePlatformOrigin });
   return stack;
 }

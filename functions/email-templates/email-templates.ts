@@ -1,0 +1,85 @@
+import type { PlanId } from '../../shared/plans';
+import { MAX_EMAIL_TEMPLATES_PER_USER, variablesIn, type EmailTemplate, type EmailTemplateRequest } from '../../shared/schemas/email-templates';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { isId } from '../core/ids';
+import { assertEmailTemplates } from '../usage/plan-usage';
+import { sanitizeTemplateHtml } from './sanitize-template';
+import type { TemplateStore } from './template-store';
+
+export interface TemplatePorts {
+  store: TemplateStore;
+  plan(userId: string): Promise<PlanId>;
+  now(): Date;
+  newId(now: Date): string;
+}
+
+const notFound = () => new NotFoundError('Template not found');
+
+/** The default first, then newest first (ids are time-ordered). */
+const byDefaultThenNewest = (a: EmailTemplate, b: EmailTemplate) => Number(b.isDefault) - Number(a.isDefault) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * E-mail template use cases. Writing templates is a Pro feature (e-mail notifications); reading
+ * and deleting are not, so a lapsed plan keeps and can clean up its templates.
+ */
+export function templateUseCases(ports: TemplatePorts) {
+  const build = (input: EmailTemplateRequest, base: { id: string; createdAt: string }, at: string): EmailTemplate => {
+    const htmlContent = sanitizeTemplateHtml(input.htmlContent).trim();
+    if (!htmlContent) throw new ValidationError('HTML content is required', [{ path: 'htmlContent', message: 'Nothing of the HTML content is left once scripts and unsafe markup are removed.' }]);
+    return {
+      id: base.id,
+      name: input.name,
+      subject: input.subject,
+      htmlContent,
+      textContent: input.textContent,
+      brandLogoUrl: input.brandLogoUrl,
+      isDefault: input.isDefault,
+      isActive: input.isActive,
+      variables: variablesIn(input.subject, htmlContent, input.textContent),
+      createdAt: base.createdAt,
+      updatedAt: at,
+    };
+  };
+
+  const save = async (userId: string, template: EmailTemplate, mustExist: boolean, existing: EmailTemplate[]) => {
+    const otherDefaults = template.isDefault ? existing.filter((t) => t.isDefault && t.id !== template.id).map((t) => t.id) : [];
+    return ports.store.save(userId, template, { mustExist, otherDefaults });
+  };
+
+  const assertPlan = async (userId: string) => assertEmailTemplates(await ports.plan(userId));
+  return {
+    /** Refuses a plan without e-mail templates (creating and updating call it too). */
+    assertPlan,
+
+    async list(userId: string): Promise<EmailTemplate[]> {
+      return (await ports.store.list(userId)).sort(byDefaultThenNewest);
+    },
+
+    async create(userId: string, input: EmailTemplateRequest): Promise<EmailTemplate> {
+      await assertPlan(userId);
+      const existing = await ports.store.list(userId);
+      if (existing.length >= MAX_EMAIL_TEMPLATES_PER_USER) {
+        throw new ConflictError(`You can keep at most ${MAX_EMAIL_TEMPLATES_PER_USER} templates. Delete one you no longer use first.`);
+      }
+      const now = ports.now();
+      const template = build(input, { id: ports.newId(now), createdAt: now.toISOString() }, now.toISOString());
+      await save(userId, template, false, existing);
+      return template;
+    },
+
+    async update(userId: string, id: string, input: EmailTemplateRequest): Promise<EmailTemplate> {
+      await assertPlan(userId);
+      if (!isId(id)) throw notFound();
+      const existing = await ports.store.list(userId);
+      const current = existing.find((t) => t.id === id);
+      if (!current) throw notFound();
+      const template = build(input, { id, createdAt: current.createdAt }, ports.now().toISOString());
+      if (!(await save(userId, template, true, existing))) throw notFound();
+      return template;
+    },
+
+    async remove(userId: string, id: string): Promise<void> {
+      if (!isId(id) || !(await ports.store.remove(userId, id))) throw notFound();
+    },
+  };
+}

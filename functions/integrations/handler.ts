@@ -1,0 +1,37 @@
+import { createIntegrationSchema } from '../../shared/schemas/integrations';
+import { dynamo } from '../core/clients';
+import { appCipher } from '../core/encryption';
+import { env, requireEnv } from '../core/env';
+import { httpHandler, Response, route } from '../core/http';
+import { timeOrderedId } from '../core/ids';
+import { dynamoPlanReader } from '../usage/plan-store';
+import { dynamoIntegrationStore } from './integration-store';
+import { integrationTemplates } from './integration-templates';
+import { integrationUseCases } from './integrations';
+
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const integrations = integrationUseCases({
+  store: dynamoIntegrationStore(db, tableName),
+  plan: dynamoPlanReader(db, tableName),
+  cipher: appCipher,
+  now: () => new Date(),
+  newId: timeOrderedId,
+  outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
+});
+
+export const handler = httpHandler({
+  'GET /api/integrations': route({ run: ({ userId }) => integrations.list(userId) }),
+  'GET /api/integration-templates': route({ run: async () => integrationTemplates }),
+  'POST /api/integrations': route({
+    authorize: ({ userId }) => integrations.assertPlan(userId),
+    body: createIntegrationSchema, run: async ({ userId, body }) => new Response(201, await integrations.create(userId, body)),
+  }),
+  'POST /api/integrations/{id}/test': route({ run: ({ userId, pathParameters }) => integrations.test(userId, pathParameters.id ?? '') }),
+  'DELETE /api/integrations/{id}': route({
+    run: async ({ userId, pathParameters }) => {
+      await integrations.remove(userId, pathParameters.id ?? '');
+      return new Response(204);
+    },
+  }),
+});

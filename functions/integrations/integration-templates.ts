@@ -1,0 +1,66 @@
+import type { IntegrationPlatform, IntegrationTemplate } from '../../shared/schemas/integrations';
+
+/**
+ * GET /api/integration-templates: the quick-setup cards. Each names the platform's usual API
+ * style and sign-in method, an example base URL and the read-only call the connection test makes.
+ */
+export const integrationTemplates: readonly IntegrationTemplate[] = [
+  {
+    id: 'salesforce',
+    platform: 'salesforce',
+    name: 'Salesforce',
+    description: 'Create users in Salesforce through the REST API (connected app, client credentials).',
+    apiType: 'REST',
+    authMethod: 'oauth2',
+    baseUrlExample: 'https://your-domain.my.salesforce.com',
+    testPath: '/services/data/',
+    isBuiltIn: true,
+  },
+  {
+    id: 'active_directory',
+    platform: 'active_directory',
+    name: 'Active Directory',
+    description: 'Create users in Microsoft Entra ID (Azure AD) through Microsoft Graph.',
+    apiType: 'REST',
+    authMethod: 'oauth2',
+    baseUrlExample: 'https://graph.microsoft.com/v1.0',
+    testPath: '/users?$top=1',
+    isBuiltIn: true,
+  },
+  {
+    id: 'okta',
+    platform: 'okta',
+    name: 'Okta',
+    description: 'Create and activate users in your Okta org with an API token.',
+    apiType: 'REST',
+    authMethod: 'api_key',
+    baseUrlExample: 'https://your-org.okta.com',
+    testPath: '/api/v1/users?limit=1',
+    isBuiltIn: true,
+  },
+  {
+    id: 'workday',
+    platform: 'workday',
+    name: 'Workday',
+    description: 'Create workers through the Workday REST API (API client for integrations).',
+    apiType: 'REST',
+    authMethod: 'oauth2',
+    baseUrlExample: 'https://wd2-impl-services1.workday.com/ccx/api/v1/your-tenant',
+    testPath: '/workers?limit=1',
+    isBuiltIn: true,
+  },
+  {
+    id: 'custom',
+    platform: 'custom',
+    name: 'Custom API',
+    description: 'Any HTTPS API of your own: choose the sign-in method and the path the test reads.',
+    apiType: 'REST',
+    authMethod: 'bearer_token',
+    baseUrlExample: 'https://api.example.com',
+    testPath: '',
+    isBuiltIn: true,
+  },
+];
+
+/** The path the connection test reads for a platform when the integration names none. */
+export const defaultTestPath = (platform: IntegrationPlatform): string => integrationTemplates.find((t) => t.platform === platform)?.testPath ?? '';

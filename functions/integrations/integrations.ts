@@ -1,0 +1,90 @@
+import type { PlanId } from '../../shared/plans';
+import { MAX_INTEGRATIONS_PER_USER, type CreateIntegrationRequest, type Integration } from '../../shared/schemas/integrations';
+import type { Cipher } from '../core/encryption';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { isId } from '../core/ids';
+import { outboundUrlProblem, type OutboundOptions } from '../core/outbound';
+import { assertApiIntegrations } from '../usage/plan-usage';
+import { testConnection, type ConnectionResult, type ConnectionTarget } from './connection-test';
+import { integrationView, type IntegrationStore } from './integration-store';
+
+export interface IntegrationPorts {
+  store: IntegrationStore;
+  plan(userId: string): Promise<PlanId>;
+  cipher(): Promise<Cipher>;
+  now(): Date;
+  newId(now: Date): string;
+  outbound: OutboundOptions;
+  /** The connection test (real outbound HTTP by default). */
+  test?: (target: ConnectionTarget, options: OutboundOptions) => Promise<ConnectionResult>;
+}
+
+const notFound = () => new NotFoundError('Integration not found');
+
+/** The API integration use cases. Creating and testing are Pro features; listing and deleting are not (a lapsed plan keeps its data). */
+export function integrationUseCases(ports: IntegrationPorts) {
+  const runTest = ports.test ?? testConnection;
+  const assertPlan = async (userId: string) => assertApiIntegrations(await ports.plan(userId));
+  return {
+    /** Refuses a plan without API integrations (creating and testing call it too). */
+    assertPlan,
+
+    async list(userId: string): Promise<Integration[]> {
+      return (await ports.store.list(userId)).map(integrationView);
+    },
+
+    async create(userId: string, input: CreateIntegrationRequest): Promise<Integration> {
+      await assertPlan(userId);
+      const problem = outboundUrlProblem(input.baseUrl, ports.outbound.allowedOrigins);
+      if (problem) throw new ValidationError(problem, [{ path: 'baseUrl', message: problem }]);
+      const tokenUrl = input.authConfig.tokenUrl;
+      const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
+      if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);
+      const existing = await ports.store.list(userId);
+      if (existing.length >= MAX_INTEGRATIONS_PER_USER) {
+        throw new ConflictError(`You can keep at most ${MAX_INTEGRATIONS_PER_USER} integrations. Delete one you no longer use first.`);
+      }
+      const now = ports.now();
+      const at = now.toISOString();
+      const authConfig = Object.fromEntries(Object.entries(input.authConfig).filter(([, value]) => value !== ''));
+      const record = {
+        id: ports.newId(now),
+        userId,
+        name: input.name,
+        description: input.description,
+        platform: input.platform,
+        apiType: input.apiType,
+        baseUrl: input.baseUrl,
+        authMethod: input.authMethod,
+        authConfigEncrypted: (await ports.cipher()).encrypt(JSON.stringify(authConfig)),
+        authFieldsSet: Object.keys(authConfig).sort(),
+        apiConfig: input.apiConfig,
+        isActive: true,
+        lastTestStatus: 'pending' as const,
+        createdAt: at,
+        updatedAt: at,
+      };
+      await ports.store.create(record);
+      return integrationView(record);
+    },
+
+    async test(userId: string, id: string): Promise<Integration> {
+      await assertPlan(userId);
+      if (!isId(id)) throw notFound();
+      const record = await ports.store.get(userId, id);
+      if (!record) throw notFound();
+      const credentials = JSON.parse((await ports.cipher()).decrypt(record.authConfigEncrypted)) as Record<string, string>;
+      const result = await runTest(
+        { platform: record.platform, apiType: record.apiType, baseUrl: record.baseUrl, authMethod: record.authMethod, credentials, apiConfig: record.apiConfig ?? {} },
+        ports.outbound,
+      );
+      const updated = await ports.store.recordTest(userId, id, { ...result, at: ports.now().toISOString() });
+      if (!updated) throw notFound();
+      return integrationView(updated);
+    },
+
+    async remove(userId: string, id: string): Promise<void> {
+      if (!isId(id) || !(await ports.store.remove(userId, id))) throw notFound();
+    },
+  };
+}
