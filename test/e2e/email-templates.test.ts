@@ -86,6 +86,14 @@ describe('Email Templates in Chromium', () => {
     await page.getByLabel('Template Name').fill('Welcome e-mail');
     await page.getByLabel('Email Subject').fill('Welcome to {{companyName}}, {{accountHolderName}} ({{username}})');
     await page.getByLabel('Brand Logo URL').fill('https://example.com/logo.png');
+
+    // HTML that is nothing but a script: the server refuses it and says why under the field.
+    await page.getByLabel('HTML Content').fill('<script>document.title = "pwned"</script>');
+    await page.getByRole('button', { name: 'Create Template' }).click();
+    await page.getByText('Create failed').waitFor();
+    await page.getByText('Nothing of the HTML content is left', { exact: false }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Create Template' }).count()).toBe(1);
+
     await page.getByLabel('HTML Content').fill(hostileHtml);
     await page.getByRole('button', { name: 'Create Template' }).click();
     await page.getByText('Template created').waitFor();

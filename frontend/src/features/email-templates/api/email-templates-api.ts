@@ -36,15 +36,41 @@ function storeSaved(queryClient: QueryClient, saved: EmailTemplate): void {
 }
 
 const isLoggedOut = (error: Error) => error.message.startsWith('401');
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/**
+ * The field problems of a refused save (400 `{ message, details: [{ path, message }] }`), e.g. HTML
+ * with nothing left once sanitised. ApiError keeps only the message, so they are read from its text,
+ * which is '{status}: {response text}' (spec 8).
+ */
+export function fieldProblemsOf(error: Error): FieldProblem[] {
+  if (!(error instanceof ApiError) || error.status !== 400) return [];
+  try {
+    const body: unknown = JSON.parse(error.message.slice(error.message.indexOf(':') + 1));
+    const details: unknown = body && typeof body === 'object' && 'details' in body ? body.details : undefined;
+    if (!Array.isArray(details)) return [];
+    return details.filter(
+      (detail): detail is FieldProblem =>
+        !!detail && typeof detail === 'object' && typeof detail.path === 'string' && typeof detail.message === 'string',
+    );
+  } catch {
+    return [];
+  }
+}
 export const isPlanRefusal = (error: Error) => error instanceof ApiError && error.status === 403;
 
 /**
  * The spec's error toast (spec 8), with the server's reason when it gave one: an invalid template
- * (400, e.g. an unknown {{variable}}), a Pro-only action (403) or a template that is gone (404).
+ * (400, e.g. HTML with nothing left once sanitised), a Pro-only action (403), a template that is
+ * gone (404) or the limit of templates (409).
  */
 function errorToast(title: string, description: string, error: Error): void {
   if (isLoggedOut(error)) return; // the logged-out toast is already showing
-  const reason = serverMessageOf(error, [400, 403, 404]);
+  const reason = serverMessageOf(error, [400, 403, 404, 409]);
   toaster.create({ type: 'error', title, description: reason ? `${description} ${reason}` : description });
 }
 

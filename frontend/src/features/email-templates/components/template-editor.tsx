@@ -12,7 +12,7 @@ import {
 } from '@shared/schemas/email-templates';
 import { FormField } from '../../../components/form-field';
 import { formatDateTime } from '../../../lib/format-date';
-import { useCreateEmailTemplate, useUpdateEmailTemplate } from '../api/email-templates-api';
+import { fieldProblemsOf, useCreateEmailTemplate, useUpdateEmailTemplate } from '../api/email-templates-api';
 import { DeleteTemplateButton } from './delete-template-dialog';
 import { TemplatePreview } from './template-preview';
 import { TemplateVariablesCard } from './template-variables-card';
@@ -39,6 +39,10 @@ const formValuesOf = (template: EmailTemplate | undefined): EmailTemplateInput =
 const htmlPlaceholder = `<p>Hello {{accountHolderName}},</p>
 <p>Your account for {{projectName}} is ready.</p>
 <p>Username: {{username}}<br>Password: {{password}}</p>`;
+
+/** The fields a server's 400 details may name. */
+const editableFields = ['name', 'subject', 'brandLogoUrl', 'htmlContent'] as const;
+type EditableField = (typeof editableFields)[number];
 
 const switches = [
   { name: 'isDefault', label: 'Default Template', help: 'Used for new account e-mails. Only one template is the default.' },
@@ -80,6 +84,7 @@ export function TemplateEditor({
     getValues,
     setValue,
     setFocus,
+    setError,
     formState: { errors, isSubmitted },
   } = useForm<EmailTemplateInput, unknown, EmailTemplateRequest>({
     resolver: zodResolver(emailTemplateSchema),
@@ -113,11 +118,24 @@ export function TemplateEditor({
     });
   };
 
+  /** A field the server refused (400 details) shows the server's words under it. */
+  const showFieldProblems = (error: Error) => {
+    const problems = fieldProblemsOf(error).filter((problem): problem is { path: EditableField; message: string } =>
+      (editableFields as readonly string[]).includes(problem.path),
+    );
+    if (!problems.length) return;
+    setMode('edit');
+    for (const { path, message } of problems) setError(path, { type: 'server', message });
+  };
+
   const save = (values: EmailTemplateRequest) => {
     if (template) {
-      updateTemplate.mutate({ id: template.id, template: values }, { onSuccess: (updated) => reset(formValuesOf(updated)) });
+      updateTemplate.mutate(
+        { id: template.id, template: values },
+        { onSuccess: (updated) => reset(formValuesOf(updated)), onError: showFieldProblems },
+      );
     } else {
-      createTemplate.mutate(values, { onSuccess: onCreated });
+      createTemplate.mutate(values, { onSuccess: onCreated, onError: showFieldProblems });
     }
   };
 
