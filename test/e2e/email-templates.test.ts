@@ -171,7 +171,51 @@ describe('Email Templates in Chromium', () => {
     await page.getByRole('tab', { name: 'Preview' }).click();
     await previewFrame().getByRole('heading', { name: 'Hello John Doe' }).waitFor();
     await page.screenshot({ path: screenshotPath('email-templates-preview-dark'), fullPage: true });
+
+    // On a phone the list is above the editor.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.getByRole('tab', { name: 'Edit' }).click();
+    const listBox = await templateList().boundingBox();
+    const editorBox = await page.getByRole('heading', { name: 'Edit Template' }).boundingBox();
+    expect(listBox!.y + listBox!.height).toBeLessThan(editorBox!.y);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: screenshotPath('email-templates-phone-dark'), fullPage: true });
+    await page.setViewportSize({ width: 1280, height: 900 });
     await setTheme('light');
+  });
+
+  it('shows a past-due user the templates read-only; saving or a new template opens the upgrade prompt', async () => {
+    const { portalUrl } = await user.json<{ portalUrl: string }>('/api/subscription/create-portal', { method: 'POST' });
+    const portal = (action: string) => fetch(`${portalUrl}/${action}`, { method: 'POST', redirect: 'manual' });
+    expect((await portal('fail-payment')).status).toBe(303);
+
+    await page.goto(`${app}/email-templates`);
+    // The first (default) template is shown, read-only.
+    await page.getByRole('heading', { name: 'Edit Template' }).waitFor();
+    await page.getByText('Editing and creating templates is part of the Pro plan.', { exact: false }).waitFor();
+    expect(await page.getByLabel('Template Name').inputValue()).toBe('Welcome e-mail');
+    expect(await page.getByLabel('Template Name').getAttribute('readonly')).not.toBeNull();
+    expect(await page.getByLabel('HTML Content').getAttribute('readonly')).not.toBeNull();
+    expect(await page.getByRole('button', { name: 'Insert {{accountHolderName}}' }).count()).toBe(0);
+    await page.screenshot({ path: screenshotPath('email-templates-read-only'), fullPage: true });
+
+    const gate = page.getByRole('dialog', { name: 'Upgrade to Pro' });
+    await page.getByRole('button', { name: 'Update Template' }).click();
+    await gate.getByText('Your last Pro payment failed.', { exact: false }).waitFor();
+    await gate.getByRole('button', { name: 'Maybe Later' }).click();
+    await gate.waitFor({ state: 'hidden' });
+    await page.getByRole('button', { name: 'New Template' }).click();
+    await gate.getByText('Upgrade to Pro to access Email Templates.', { exact: false }).waitFor();
+    await gate.getByRole('button', { name: 'Maybe Later' }).click();
+    await gate.waitFor({ state: 'hidden' });
+    expect(await page.getByRole('heading', { name: 'Create Template' }).count()).toBe(0);
+    // Previewing still works.
+    await page.getByRole('tab', { name: 'Preview' }).click();
+    await previewFrame().getByRole('heading', { name: 'Hello John Doe' }).waitFor();
+
+    expect((await portal('pay-overdue')).status).toBe(303);
+    await page.goto(`${app}/email-templates`);
+    await page.getByRole('heading', { name: 'Create Template' }).waitFor();
   });
 
   it('deletes templates after a confirmation', async () => {

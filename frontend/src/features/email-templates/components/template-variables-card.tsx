@@ -34,7 +34,15 @@ export function TemplateVariablesCard({ onInsert }: { onInsert?: (variable: Temp
           {templateVariables.map((variable) => {
             const token = `{{${variable}}}`;
             return (
-              <List.Item key={variable} display="flex" alignItems="center" gap="3">
+              <List.Item
+                key={variable}
+                display="flex"
+                flexDirection={{ base: 'column', sm: 'row' }}
+                alignItems={{ base: 'flex-start', sm: 'center' }}
+                columnGap="3"
+                rowGap="0.5"
+                pb={{ base: '1.5', sm: '0' }}
+              >
                 {onInsert ? (
                   <Button
                     size="xs"
