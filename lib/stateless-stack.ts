@@ -102,6 +102,7 @@ export class StatelessStack extends Stack {
         settings,
         resources,
         layerPackages: layerPackagesOf[group],
+        timeout: groupTimeouts[group],
       });
       fn.grantAccess(groupAccess[group]);
       created[group] = fn;
@@ -161,6 +162,13 @@ export const deadLetterMaxConcurrency = 2;
  * worker generates and encrypts 500 passwords per message and writes them in batches.
  */
 export const workerMemorySize = 1024;
+
+/**
+ * Route groups that wait on someone else's server get longer than the default 10 s: the
+ * integration test may make two outbound calls (OAuth token, then the API) of up to 10 s each.
+ * API Gateway's HTTP API gives up after 30 s, so nothing may take longer than 29.
+ */
+export const groupTimeouts: Partial<Record<RouteGroup, Duration>> = { integrations: Duration.seconds(25) };
 
 /**
  * A sixth of the queue's visibility timeout (AWS's advice, so throttled retries do not make a

@@ -1,0 +1,119 @@
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type { CreateIntegrationRequest, Integration, IntegrationTemplate } from '@shared/schemas/integrations';
+import { ApiError, apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { invalidatePlanQueries } from '../../../lib/subscription-api';
+import { toaster } from '../../../lib/toaster';
+
+/** This feature's query keys (no other feature reads them), each starting with its GET path. */
+export const integrationQueryKeys = {
+  list: ['/api/integrations'] as const,
+  templates: ['/api/integration-templates'] as const,
+};
+
+const isLoggedOut = (error: Error) => error.message.startsWith('401');
+
+/** A refusal for the plan: the plan shown here was out of date (e.g. a payment just failed). */
+function refreshPlanOnRefusal(queryClient: QueryClient, error: Error): void {
+  if (error instanceof ApiError && error.status === 403) invalidatePlanQueries(queryClient);
+}
+
+/** Puts a created or tested integration into the list at once; the list is then read again (spec 7). */
+function storeIntegration(queryClient: QueryClient, integration: Integration, position: 'first' | 'inPlace'): void {
+  queryClient.setQueryData<Integration[]>(integrationQueryKeys.list, (list = []) =>
+    position === 'first'
+      ? [integration, ...list.filter((entry) => entry.id !== integration.id)]
+      : list.map((entry) => (entry.id === integration.id ? integration : entry)),
+  );
+  void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
+}
+
+/** GET /api/integrations, newest first (every plan: a lapsed Pro user still sees and deletes theirs). */
+export function useIntegrationsQuery() {
+  return useQuery({
+    queryKey: integrationQueryKeys.list,
+    queryFn: () => apiRequest<Integration[]>('/api/integrations'),
+  });
+}
+
+/** GET /api/integration-templates: the quick-setup cards. */
+export function useIntegrationTemplatesQuery() {
+  return useQuery({
+    queryKey: integrationQueryKeys.templates,
+    queryFn: () => apiRequest<IntegrationTemplate[]>('/api/integration-templates'),
+  });
+}
+
+/**
+ * POST /api/integrations. The request carries credentials, so the mutation is dropped from the
+ * cache as soon as nothing observes it (gcTime 0): once the dialog closes, no secret stays in memory.
+ */
+export function useCreateIntegration() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: CreateIntegrationRequest) =>
+      apiRequest<Integration>('/api/integrations', { method: 'POST', body: request }),
+    gcTime: 0,
+    onSuccess: (created) => {
+      storeIntegration(queryClient, created, 'first');
+      toaster.create({ type: 'success', title: 'Integration created', description: `${created.name} is ready to test.` });
+    },
+    onError: (error) => {
+      if (isLoggedOut(error)) return; // the logged-out toast is already showing
+      refreshPlanOnRefusal(queryClient, error);
+      toaster.create({ type: 'error', title: 'Error', description: serverMessageOf(error) ?? 'Failed to create integration.' });
+    },
+  });
+}
+
+/**
+ * POST /api/integrations/{id}/test: the server calls the platform and answers with the
+ * integration, its lastTestStatus and what it found (lastTestMessage).
+ */
+export function useTestIntegration() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) =>
+      apiRequest<Integration>(`/api/integrations/${encodeURIComponent(id)}/test`, { method: 'POST' }),
+    onSuccess: (tested) => {
+      storeIntegration(queryClient, tested, 'inPlace');
+      if (tested.lastTestStatus === 'success') {
+        toaster.create({ type: 'success', title: 'Test completed', description: tested.lastTestMessage });
+      } else {
+        toaster.create({ type: 'error', title: 'Test failed', description: testFailure(tested.lastTestMessage) });
+      }
+    },
+    onError: (error) => {
+      if (isLoggedOut(error)) return;
+      refreshPlanOnRefusal(queryClient, error);
+      if (error instanceof ApiError && error.status === 404) void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
+      toaster.create({ type: 'error', title: 'Test failed', description: testFailure(serverMessageOf(error, [400, 403, 404, 409])) });
+    },
+  });
+}
+
+const testFailure = (detail: string | undefined) => (detail ? `Integration test failed. ${detail}` : 'Integration test failed.');
+
+/**
+ * DELETE /api/integrations/{id} (204). The spec gives deletion no error handler; a toast saying it
+ * failed is kept anyway, since a silent failure would leave the user thinking it was deleted.
+ * A 404 (already deleted, e.g. in another tab) also re-reads the list.
+ */
+export function useDeleteIntegration() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (integration: Integration) =>
+      apiRequest<void>(`/api/integrations/${encodeURIComponent(integration.id)}`, { method: 'DELETE' }),
+    onSuccess: (_, integration) => {
+      queryClient.setQueryData<Integration[]>(integrationQueryKeys.list, (list = []) =>
+        list.filter((entry) => entry.id !== integration.id),
+      );
+      void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
+      toaster.create({ type: 'success', title: 'Integration deleted', description: `${integration.name} was deleted.` });
+    },
+    onError: (error) => {
+      if (isLoggedOut(error)) return;
+      if (error instanceof ApiError && error.status === 404) void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
+      toaster.create({ type: 'error', title: 'Delete failed', description: 'Failed to delete integration.' });
+    },
+  });
+}

@@ -1,0 +1,229 @@
+import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { useForm, useWatch, type FieldPath } from 'react-hook-form';
+import {
+  apiTypes,
+  authFields,
+  authMethodLabels,
+  authMethods,
+  createIntegrationSchema,
+  integrationPlatforms,
+  platformLabels,
+  type CreateIntegrationInput,
+  type CreateIntegrationRequest,
+  type IntegrationPlatform,
+  type IntegrationTemplate,
+} from '@shared/schemas/integrations';
+import { FormField } from '../../../components/form-field';
+import { useCreateIntegration } from '../api/integrations-api';
+import { integrationFormDefaults, serverFieldErrors, templateFor, toCreateRequest } from '../lib/integration-form';
+
+const FORM_ID = 'create-integration-form';
+/** The fields a server's 400 may name that this form shows. */
+const formPaths = new Set(['name', 'description', 'platform', 'apiType', 'baseUrl', 'authMethod']);
+
+/**
+ * The create dialog (spec 2 and 5), blank or started from a quick-setup template. Mounted only
+ * while open, so closing it (or creating) forgets every field, credentials included; credential
+ * inputs of another sign-in method are unregistered when the method changes, so only the chosen
+ * method's fields are sent.
+ */
+export function CreateIntegrationDialog({
+  template,
+  templates,
+  onClose,
+}: {
+  template?: IntegrationTemplate;
+  /** Every template, for the example URL and test path of the platform chosen. */
+  templates?: readonly IntegrationTemplate[];
+  onClose: () => void;
+}) {
+  const create = useCreateIntegration();
+  const {
+    register,
+    control,
+    handleSubmit,
+    setValue,
+    setError,
+    getFieldState,
+    formState: { errors },
+  } = useForm<CreateIntegrationInput, unknown, CreateIntegrationRequest>({
+    resolver: zodResolver(createIntegrationSchema),
+    defaultValues: integrationFormDefaults(template),
+    shouldUnregister: true,
+  });
+  const platform = useWatch({ control, name: 'platform' });
+  const authMethod = useWatch({ control, name: 'authMethod' }) ?? 'api_key';
+  const platformTemplate = templateFor(templates, platform) ?? template;
+
+  // A platform chosen here brings its template's settings, for the fields the user has not changed.
+  const applyPlatform = (chosen: IntegrationPlatform | '') => {
+    const next = templateFor(templates, chosen || undefined);
+    if (!next) return;
+    if (!getFieldState('apiType').isDirty) setValue('apiType', next.apiType);
+    if (!getFieldState('authMethod').isDirty) setValue('authMethod', next.authMethod);
+    if (!getFieldState('apiConfig.testPath').isDirty) setValue('apiConfig.testPath', next.testPath);
+  };
+
+  const onSubmit = handleSubmit((values) =>
+    create.mutate(toCreateRequest(values), {
+      onSuccess: onClose,
+      onError: (error) => {
+        for (const { path, message } of serverFieldErrors(error)) {
+          if (formPaths.has(path) || /^(authConfig|apiConfig)\.\w+$/.test(path)) {
+            setError(path as FieldPath<CreateIntegrationInput>, { type: 'server', message }, { shouldFocus: true });
+          }
+        }
+      },
+    }),
+  );
+  const busy = create.isPending;
+
+  return (
+    <Dialog.Root
+      open
+      onOpenChange={(details) => {
+        if (!details.open && !busy) onClose();
+      }}
+      closeOnInteractOutside={!busy}
+      closeOnEscape={!busy}
+      size="lg"
+      scrollBehavior="inside"
+      placement="center"
+    >
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content mx="4" aria-busy={busy}>
+            <Dialog.Header flexDirection="column" alignItems="flex-start" gap="1">
+              <Dialog.Title>Add Integration</Dialog.Title>
+              <Dialog.Description>
+                {template
+                  ? `Quick setup for ${template.name}: the platform and sign-in method are chosen for you.`
+                  : 'Connect a platform so accounts can be created on it.'}
+              </Dialog.Description>
+            </Dialog.Header>
+            <Dialog.Body>
+              <form id={FORM_ID} onSubmit={onSubmit} noValidate>
+                <Stack gap="4">
+                  <FormField label="Name" error={errors.name?.message}>
+                    <Input
+                      autoComplete="off"
+                      placeholder={template ? `${template.name} production` : 'My integration'}
+                      {...register('name')}
+                    />
+                  </FormField>
+                  <FormField label="Description (optional)" error={errors.description?.message}>
+                    <Textarea rows={2} autoresize {...register('description')} />
+                  </FormField>
+                  <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
+                    <FormField label="Platform" error={errors.platform?.message}>
+                      <NativeSelect.Root>
+                        <NativeSelect.Field
+                          {...register('platform', {
+                            onChange: (event: { target: { value: IntegrationPlatform | '' } }) => applyPlatform(event.target.value),
+                          })}
+                        >
+                          <option value="">Select a platform</option>
+                          {integrationPlatforms.map((value) => (
+                            <option key={value} value={value}>
+                              {platformLabels[value]}
+                            </option>
+                          ))}
+                        </NativeSelect.Field>
+                        <NativeSelect.Indicator />
+                      </NativeSelect.Root>
+                    </FormField>
+                    <FormField label="API type" error={errors.apiType?.message}>
+                      <NativeSelect.Root>
+                        <NativeSelect.Field {...register('apiType')}>
+                          {apiTypes.map((value) => (
+                            <option key={value} value={value}>
+                              {value}
+                            </option>
+                          ))}
+                        </NativeSelect.Field>
+                        <NativeSelect.Indicator />
+                      </NativeSelect.Root>
+                    </FormField>
+                  </SimpleGrid>
+                  <FormField
+                    label="Base URL"
+                    error={errors.baseUrl?.message}
+                    helperText="The address of the platform's API, starting with https://."
+                  >
+                    <Input
+                      type="url"
+                      inputMode="url"
+                      autoComplete="off"
+                      placeholder={platformTemplate?.baseUrlExample ?? 'https://api.example.com'}
+                      {...register('baseUrl')}
+                    />
+                  </FormField>
+                  <FormField
+                    label="Test path (optional)"
+                    error={errors.apiConfig?.testPath?.message}
+                    helperText="What Test reads, relative to the base URL."
+                  >
+                    <Input autoComplete="off" placeholder="/api/v1/users?limit=1" {...register('apiConfig.testPath')} />
+                  </FormField>
+                  <FormField label="Authentication method" error={errors.authMethod?.message}>
+                    <NativeSelect.Root>
+                      <NativeSelect.Field {...register('authMethod')}>
+                        {authMethods.map((value) => (
+                          <option key={value} value={value}>
+                            {authMethodLabels[value]}
+                          </option>
+                        ))}
+                      </NativeSelect.Field>
+                      <NativeSelect.Indicator />
+                    </NativeSelect.Root>
+                  </FormField>
+                  <Separator />
+                  <Fieldset.Root>
+                    <Stack gap="1">
+                      <Fieldset.Legend fontWeight="semibold">Credentials</Fieldset.Legend>
+                      <Fieldset.HelperText>Stored encrypted and never shown again, not even to you.</Fieldset.HelperText>
+                    </Stack>
+                    <Fieldset.Content>
+                      {authFields[authMethod].map((field) => (
+                        <FormField
+                          key={`${authMethod}.${field.name}`}
+                          label={field.required ? field.label : `${field.label} (optional)`}
+                          error={errors.authConfig?.[field.name]?.message}
+                          helperText={field.hint}
+                        >
+                          <Input
+                            type={field.secret ? 'password' : 'text'}
+                            autoComplete="off"
+                            spellCheck={false}
+                            {...register(`authConfig.${field.name}`)}
+                          />
+                        </FormField>
+                      ))}
+                    </Fieldset.Content>
+                  </Fieldset.Root>
+                </Stack>
+              </form>
+            </Dialog.Body>
+            <Dialog.Footer flexWrap="wrap">
+              <Dialog.ActionTrigger asChild>
+                <Button variant="outline" disabled={busy}>
+                  Cancel
+                </Button>
+              </Dialog.ActionTrigger>
+              <Button type="submit" form={FORM_ID} colorPalette="blue" loading={busy} loadingText="Creating...">
+                Create Integration
+              </Button>
+            </Dialog.Footer>
+            {busy ? null : (
+              <Dialog.CloseTrigger asChild>
+                <CloseButton size="sm" />
+              </Dialog.CloseTrigger>
+            )}
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}
