@@ -34,8 +34,11 @@ export function TemplateList({
               Templates
             </Card.Title>
             {templates?.length ? (
-              <Badge variant="subtle" aria-label={`${templates.length} templates`}>
+              <Badge variant="subtle">
                 {templates.length}
+                <Text as="span" srOnly>
+                  {templates.length === 1 ? ' template' : ' templates'}
+                </Text>
               </Badge>
             ) : null}
           </HStack>
