@@ -1,0 +1,47 @@
+import { Box, chakra, Stack, Text } from '@chakra-ui/react';
+import { useMemo } from 'react';
+import { previewDocument, previewHtml, previewSubject } from '../lib/template-preview';
+
+/**
+ * The e-mail as an account holder would get it, with sample values (spec 2). The HTML is shown in
+ * a frame sandboxed without any permission (sandbox=""): no script in it runs, it cannot reach
+ * this page, and it has its own unique origin. The frame keeps a white page in both themes, as
+ * most mail clients show e-mails.
+ */
+export function TemplatePreview({ subject, htmlContent, brandLogoUrl }: { subject: string; htmlContent: string; brandLogoUrl: string }) {
+  const srcDoc = useMemo(() => previewDocument(previewHtml(htmlContent, brandLogoUrl)), [htmlContent, brandLogoUrl]);
+  const shownSubject = previewSubject(subject).trim();
+  return (
+    <Stack gap="3">
+      <Box borderWidth="1px" borderRadius="md" px="3" py="2" bg="bg.muted">
+        <Text fontSize="xs" color="fg.muted" fontWeight="medium">
+          Subject
+        </Text>
+        <Text fontWeight="semibold" wordBreak="break-word" data-testid="subject-preview">
+          {shownSubject || <chakra.span color="fg.subtle">No subject yet</chakra.span>}
+        </Text>
+      </Box>
+      {htmlContent.trim() ? (
+        <chakra.iframe
+          title="Email preview"
+          sandbox=""
+          srcDoc={srcDoc}
+          referrerPolicy="no-referrer"
+          w="full"
+          h={{ base: '24rem', md: '30rem' }}
+          borderWidth="1px"
+          borderColor="border.emphasized"
+          borderRadius="md"
+          bg="white"
+        />
+      ) : (
+        <Box borderWidth="1px" borderStyle="dashed" borderRadius="md" p="8" textAlign="center">
+          <Text color="fg.muted">Nothing to preview yet. Write the HTML content in Edit.</Text>
+        </Box>
+      )}
+      <Text fontSize="xs" color="fg.muted">
+        Sample values fill the variables. Scripts never run in e-mails or in this preview.
+      </Text>
+    </Stack>
+  );
+}
