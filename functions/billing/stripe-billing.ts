@@ -1,4 +1,3 @@
-import type Stripe from 'stripe';
 import { stripeSdk } from './stripe-sdk';
 import { CustomerMissingError, type BillingProvider } from './billing-port';
 
