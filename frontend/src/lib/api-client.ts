@@ -12,10 +12,23 @@ export class ApiError extends Error {
     message: string,
     /** The `message` of a JSON error body ({ message, details? }), when the server sent one. */
     readonly serverMessage?: string,
+    /** The fields a refused request names (`details: [{ path, message }]` of a 400). */
+    readonly fieldErrors: readonly FieldError[] = [],
   ) {
     super(message);
     this.name = 'ApiError';
   }
+}
+
+export interface FieldError {
+  /** Dotted path of the field, e.g. 'baseUrl' or 'authConfig.tokenUrl'. */
+  path: string;
+  message: string;
+}
+
+/** The fields a 400 names, so a form can show the server's reason under the field too. */
+export function serverFieldErrors(error: unknown): readonly FieldError[] {
+  return error instanceof ApiError && error.status === 400 ? error.fieldErrors : [];
 }
 
 /** The server's own message for an error worth showing as is (plan limit 403, busy 409, 400). */
@@ -23,14 +36,20 @@ export function serverMessageOf(error: unknown, statuses: readonly number[] = [4
   return error instanceof ApiError && statuses.includes(error.status) ? error.serverMessage : undefined;
 }
 
-function messageFromBody(text: string): string | undefined {
+function errorBody(text: string): { message?: string; fieldErrors: FieldError[] } {
   try {
     const body: unknown = JSON.parse(text);
-    if (body && typeof body === 'object' && 'message' in body && typeof body.message === 'string') return body.message;
+    if (!body || typeof body !== 'object') return { fieldErrors: [] };
+    const message = 'message' in body && typeof body.message === 'string' ? body.message : undefined;
+    const details = 'details' in body && Array.isArray(body.details) ? (body.details as unknown[]) : [];
+    const fieldErrors = details.filter(
+      (d): d is FieldError => !!d && typeof d === 'object' && typeof (d as FieldError).path === 'string' && typeof (d as FieldError).message === 'string',
+    );
+    return { message, fieldErrors };
   } catch {
     // Not JSON: no server message.
+    return { fieldErrors: [] };
   }
-  return undefined;
 }
 
 export const LOGGED_OUT_REDIRECT_MS = 500;
@@ -81,7 +100,8 @@ async function send(
   if (!response.ok) {
     const text = (await response.text()) || response.statusText;
     if (response.status === 401) handleUnauthorized();
-    throw new ApiError(response.status, `${response.status}: ${text}`, messageFromBody(text));
+    const body = errorBody(text);
+    throw new ApiError(response.status, `${response.status}: ${text}`, body.message, body.fieldErrors);
   }
   return response;
 }

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { EmailTemplate, EmailTemplateRequest } from '@shared/schemas/email-templates';
-import { ApiError, apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { ApiError, apiRequest, serverFieldErrors, serverMessageOf, type FieldError } from '../../../lib/api-client';
 import { invalidatePlanQueries } from '../../../lib/subscription-api';
 import { toaster } from '../../../lib/toaster';
 
@@ -37,30 +37,11 @@ function storeSaved(queryClient: QueryClient, saved: EmailTemplate): void {
 
 const isLoggedOut = (error: Error) => error.message.startsWith('401');
 
-export interface FieldProblem {
-  path: string;
-  message: string;
-}
+export type FieldProblem = FieldError;
 
-/**
- * The field problems of a refused save (400 `{ message, details: [{ path, message }] }`), e.g. HTML
- * with nothing left once sanitised. ApiError keeps only the message, so they are read from its text,
- * which is '{status}: {response text}' (spec 8).
- */
-export function fieldProblemsOf(error: Error): FieldProblem[] {
-  if (!(error instanceof ApiError) || error.status !== 400) return [];
-  try {
-    const body: unknown = JSON.parse(error.message.slice(error.message.indexOf(':') + 1));
-    const details: unknown = body && typeof body === 'object' && 'details' in body ? body.details : undefined;
-    if (!Array.isArray(details)) return [];
-    return details.filter(
-      (detail): detail is FieldProblem =>
-        !!detail && typeof detail === 'object' && typeof detail.path === 'string' && typeof detail.message === 'string',
-    );
-  } catch {
-    return [];
-  }
-}
+/** The field problems of a refused save (400 details), e.g. HTML with nothing left once sanitised. */
+export const fieldProblemsOf = (error: Error): readonly FieldProblem[] => serverFieldErrors(error);
+
 export const isPlanRefusal = (error: Error) => error instanceof ApiError && error.status === 403;
 
 /**

@@ -15,8 +15,9 @@ import {
   type IntegrationTemplate,
 } from '@shared/schemas/integrations';
 import { FormField } from '../../../components/form-field';
+import { serverFieldErrors } from '../../../lib/api-client';
 import { useCreateIntegration } from '../api/integrations-api';
-import { integrationFormDefaults, serverFieldErrors, templateFor, toCreateRequest } from '../lib/integration-form';
+import { integrationFormDefaults, templateFor, toCreateRequest } from '../lib/integration-form';
 
 const FORM_ID = 'create-integration-form';
 /** The fields a server's 400 may name that this form shows. */

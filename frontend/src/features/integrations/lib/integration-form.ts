@@ -4,7 +4,6 @@ import type {
   IntegrationPlatform,
   IntegrationTemplate,
 } from '@shared/schemas/integrations';
-import { ApiError } from '../../../lib/api-client';
 
 /** What the create dialog starts from: blank, or a quick-setup template's platform and methods. */
 export function integrationFormDefaults(template?: IntegrationTemplate): Partial<CreateIntegrationInput> {
@@ -35,22 +34,3 @@ export const toCreateRequest = (values: CreateIntegrationRequest): CreateIntegra
   apiConfig: withoutBlanks(values.apiConfig),
 });
 
-/**
- * The fields a 400 names ({ message, details: [{ path, message }] }), so the dialog can show the
- * server's reason (e.g. a refused private address) under the field as well as in the toast.
- * ApiError keeps only the body's message, so the details are read from its text.
- */
-export function serverFieldErrors(error: unknown): { path: string; message: string }[] {
-  if (!(error instanceof ApiError) || error.status !== 400) return [];
-  try {
-    const body: unknown = JSON.parse(error.message.slice(`${error.status}: `.length));
-    const details = body && typeof body === 'object' && 'details' in body ? body.details : undefined;
-    if (!Array.isArray(details)) return [];
-    return details.filter(
-      (detail): detail is { path: string; message: string } =>
-        !!detail && typeof detail === 'object' && typeof detail.path === 'string' && typeof detail.message === 'string',
-    );
-  } catch {
-    return [];
-  }
-}
