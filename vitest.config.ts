@@ -1,9 +1,12 @@
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     projects: [
       {
+        // Frontend modules under test import the shared code as the web app does (@shared/...).
+        resolve: { alias: { '@shared': path.resolve(import.meta.dirname, 'shared') } },
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
