@@ -103,6 +103,12 @@ const keepRawBody = (event: HttpEvent): void => {
   if (typeof event.body === 'string') rawBodies.set(event, event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body);
 };
 
+/** Cognito subject of the verified JWT ('' when there is none). */
+const callerOf = (event: HttpEvent): string => {
+  const sub = event.requestContext.authorizer?.jwt?.claims?.sub;
+  return typeof sub === 'string' ? sub : '';
+};
+
 const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
 
 /**
@@ -116,12 +122,9 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
     const target = table[key];
     if (!target) throw new NotFoundError(`No route for ${key}`);
 
-    const claims = event.requestContext.authorizer?.jwt?.claims;
-    const userId = typeof claims?.sub === 'string' ? claims.sub : '';
+    const userId = callerOf(event);
     // API Gateway's authorizer already refused unauthenticated calls; this is defence in depth.
     if (authByRouteKey.get(key) !== 'none' && !userId) throw new UnauthorizedError();
-
-    await target.authorize?.({ userId });
 
     let body: unknown;
     if (target.body) {
@@ -157,9 +160,17 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
   };
 
   return middy<HttpEvent, HttpResult>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use(httpHeaderNormalizer())
     .use({ before: (request) => keepRawBody(request.event) })
+    // A caller refused the route as such (a free plan on a Pro feature) hears so before anything
+    // about the body, even a body that is not JSON.
+    .use({
+      before: async (request) => {
+        const userId = callerOf(request.event);
+        if (userId) await table[request.event.routeKey]?.authorize?.({ userId });
+      },
+    })
     // Requests without a body (GET, DELETE) skip JSON parsing whatever their Content-Type says.
     .use({ before: (request) => (request.event.body ? jsonBodyParser.before?.(request) : undefined) })
     .use({

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -67,6 +67,8 @@ export const keys = {
   emailTemplate: (userId: string, templateId: string) => ({ PK: userPk(userId), SK: `EMAIL_TEMPLATE#${templateId}` }) as const,
   /** Query: a user's e-mail templates. */
   emailTemplatesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'EMAIL_TEMPLATE#' }) as const,
+  /** Which template is the user's default: one item, so two saves cannot both make theirs the default. */
+  emailTemplateDefault: (userId: string) => ({ PK: userPk(userId), SK: 'EMAIL_TEMPLATE_DEFAULT' }) as const,
 
   /**
    * Stripe's webhook calls carry no user token: these two items are keyed by Stripe's ids and

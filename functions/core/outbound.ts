@@ -52,7 +52,11 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 /** True for a public unicast address; false for anything else, and for what is not an address. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  // process() reads IPv4-mapped IPv6 (::ffff:127.0.0.1) as the IPv4 it carries.
+  const parsed = ipaddr.process(address);
+  // Deprecated IPv4-compatible IPv6 (::/96, e.g. ::7f00:1) counts as unicast to ipaddr.js: refuse it.
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) return false;
+  return parsed.range() === 'unicast';
 }
 
 const refusedAddress = (host: string) =>
@@ -98,7 +102,8 @@ export async function guardedRequest(request: OutboundRequest, options: Outbound
       url,
       {
         method: request.method ?? 'GET',
-        headers: { 'user-agent': 'BulkOnboard/1.0', ...(request.body ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}), ...request.headers },
+        // The caller's headers first: the ones that frame the request are ours.
+        headers: { ...request.headers, 'user-agent': 'BulkOnboard/1.0', ...(request.body ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}) },
         ...(trusted ? {} : { lookup: guardedLookup(options.lookup ?? dnsLookup) }),
         signal: AbortSignal.timeout(timeoutMs),
         // One request per call: no pooled socket that a later call could reuse.
@@ -133,7 +138,8 @@ export async function guardedRequest(request: OutboundRequest, options: Outbound
 /** A failed outbound call in words a user can act on (never a stack trace). */
 export function describeOutboundError(error: unknown, timeoutMs = DEFAULT_TIMEOUT_MS): string {
   if (error instanceof OutboundRefusedError) return error.message;
-  const code = (error as { code?: string; name?: string }).code ?? (error as { name?: string }).name;
+  const { code, name } = error as { code?: string; name?: string };
+  if (name === 'AbortError' || name === 'TimeoutError' || code === 'ABORT_ERR') return `No answer within ${Math.round(timeoutMs / 1000)} seconds.`;
   switch (code) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
@@ -145,8 +151,6 @@ export function describeOutboundError(error: unknown, timeoutMs = DEFAULT_TIMEOU
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
       return 'The host could not be reached.';
-    case 'AbortError':
-    case 'TimeoutError':
     case 'ETIMEDOUT':
       return `No answer within ${Math.round(timeoutMs / 1000)} seconds.`;
     default:

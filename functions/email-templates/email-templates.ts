@@ -1,6 +1,6 @@
 import type { PlanId } from '../../shared/plans';
-import { MAX_EMAIL_TEMPLATES_PER_USER, variablesIn, type EmailTemplate, type EmailTemplateRequest } from '../../shared/schemas/email-templates';
-import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { MAX_EMAIL_TEMPLATES_PER_USER, TEMPLATE_MAX_BYTES, templateVariables, variablesIn, type EmailTemplate, type EmailTemplateRequest } from '../../shared/schemas/email-templates';
+import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
 import { assertEmailTemplates } from '../usage/plan-usage';
 import { sanitizeTemplateHtml } from './sanitize-template';
@@ -25,8 +25,16 @@ const byDefaultThenNewest = (a: EmailTemplate, b: EmailTemplate) => Number(b.isD
 export function templateUseCases(ports: TemplatePorts) {
   const build = (input: EmailTemplateRequest, base: { id: string; createdAt: string }, at: string): EmailTemplate => {
     const htmlContent = sanitizeTemplateHtml(input.htmlContent).trim();
-    if (!htmlContent) throw new ValidationError('HTML content is required', [{ path: 'htmlContent', message: 'Nothing of the HTML content is left once scripts and unsafe markup are removed.' }]);
-    return {
+    const refuse = (message: string): never => {
+      throw new ValidationError(message, [{ path: 'htmlContent', message }]);
+    };
+    if (!htmlContent) refuse('Nothing of the HTML content is left once scripts and unsafe markup are removed.');
+    // Removing markup can join braces into a variable the form never had ({<b></b>{x}}).
+    const unknown = variablesIn(htmlContent).filter((v) => !(templateVariables as readonly string[]).includes(v));
+    if (unknown.length) refuse(`Unknown variable ${unknown.map((v) => `{{${v}}}`).join(', ')} once unsafe markup is removed.`);
+    // A value is escaped for HTML when sent, which does not make it a safe link or image address.
+    if (/\s(?:href|src)="[^"]*\{\{/i.test(htmlContent)) refuse('Variables cannot be used in link or image addresses (href, src). Use {{brandLogo}} for the logo.');
+    const template: EmailTemplate = {
       id: base.id,
       name: input.name,
       subject: input.subject,
@@ -39,11 +47,11 @@ export function templateUseCases(ports: TemplatePorts) {
       createdAt: base.createdAt,
       updatedAt: at,
     };
-  };
-
-  const save = async (userId: string, template: EmailTemplate, mustExist: boolean, existing: EmailTemplate[]) => {
-    const otherDefaults = template.isDefault ? existing.filter((t) => t.isDefault && t.id !== template.id).map((t) => t.id) : [];
-    return ports.store.save(userId, template, { mustExist, otherDefaults });
+    const size = Buffer.byteLength(JSON.stringify(template));
+    if (size > TEMPLATE_MAX_BYTES) {
+      throw new PayloadTooLargeError(`The template is ${Math.ceil(size / 1000)} KB once stored; at most ${TEMPLATE_MAX_BYTES / 1000} KB is allowed. Shorten the HTML.`);
+    }
+    return template;
   };
 
   const assertPlan = async (userId: string) => assertEmailTemplates(await ports.plan(userId));
@@ -63,7 +71,7 @@ export function templateUseCases(ports: TemplatePorts) {
       }
       const now = ports.now();
       const template = build(input, { id: ports.newId(now), createdAt: now.toISOString() }, now.toISOString());
-      await save(userId, template, false, existing);
+      await ports.store.save(userId, template, { mustExist: false });
       return template;
     },
 
@@ -74,7 +82,7 @@ export function templateUseCases(ports: TemplatePorts) {
       const current = existing.find((t) => t.id === id);
       if (!current) throw notFound();
       const template = build(input, { id, createdAt: current.createdAt }, ports.now().toISOString());
-      if (!(await save(userId, template, true, existing))) throw notFound();
+      if (!(await ports.store.save(userId, template, { mustExist: true }))) throw notFound();
       return template;
     },
 

@@ -9,7 +9,7 @@ export interface ConnectionTarget {
   baseUrl: string;
   authMethod: AuthMethod;
   credentials: Record<string, string>;
-  apiConfig: Record<string, string | number | boolean>;
+  apiConfig: { testPath?: string };
 }
 
 export interface ConnectionResult {
@@ -17,11 +17,22 @@ export interface ConnectionResult {
   message: string;
 }
 
-/** `base` + `path` with exactly one slash between them; an empty path is the base itself. */
+/**
+ * `path` (which may carry a query) under `base` with exactly one slash between them; the base's
+ * own query stays and the path's is added to it. An empty path is the base itself.
+ */
 export function joinUrl(base: string, path: string): string {
   if (!path) return base;
-  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+  const url = new URL(base);
+  const [pathPart = '', query] = path.split(/\?(.*)/s, 2);
+  if (pathPart) url.pathname = `${url.pathname.replace(/\/+$/, '')}/${pathPart.replace(/^\/+/, '')}`;
+  if (query) url.search = url.search ? `${url.search}&${query}` : `?${query}`;
+  return url.toString();
 }
+
+/** The whole test (token and call) stays within this, well inside the function's 25 s. */
+export const TEST_BUDGET_MS = 18_000;
+const CALL_TIMEOUT_MS = 10_000;
 
 const defaultTokenUrl = (target: ConnectionTarget): string | undefined =>
   target.platform === 'salesforce' ? joinUrl(target.baseUrl, '/services/oauth2/token') : undefined;
@@ -70,11 +81,16 @@ async function authHeaders(target: ConnectionTarget, options: OutboundOptions): 
  * The connection test: one read-only call to the platform with the stored credentials. A 2xx
  * answer is success; anything else, including a refused address, is a failure with the reason.
  */
-export async function testConnection(target: ConnectionTarget, options: OutboundOptions = {}): Promise<ConnectionResult> {
+export async function testConnection(target: ConnectionTarget, outbound: OutboundOptions = {}, now: () => number = Date.now): Promise<ConnectionResult> {
+  const deadline = now() + TEST_BUDGET_MS;
+  const callTimeout = () => Math.max(1000, Math.min(outbound.timeoutMs ?? CALL_TIMEOUT_MS, deadline - now()));
+  let timeoutMs = callTimeout();
   try {
-    const headers = await authHeaders(target, options);
+    const headers = await authHeaders(target, { ...outbound, timeoutMs });
+    timeoutMs = callTimeout();
+    const options = { ...outbound, timeoutMs };
     if ('status' in headers && 'message' in headers) return headers as ConnectionResult;
-    const testPath = typeof target.apiConfig.testPath === 'string' ? target.apiConfig.testPath : defaultTestPath(target.platform);
+    const testPath = target.apiConfig.testPath ?? defaultTestPath(target.platform);
     const url = joinUrl(target.baseUrl, testPath);
     const graphql = target.apiType === 'GraphQL';
     const response = await guardedRequest(
@@ -89,6 +105,6 @@ export async function testConnection(target: ConnectionTarget, options: Outbound
     if (response.status >= 300 && response.status < 400) return { status: 'failed', message: `${label}: redirects are not followed; use the final URL.` };
     return { status: 'failed', message: label };
   } catch (error) {
-    return { status: 'failed', message: describeOutboundError(error) };
+    return { status: 'failed', message: describeOutboundError(error, timeoutMs) };
   }
 }

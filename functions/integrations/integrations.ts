@@ -25,6 +25,16 @@ const notFound = () => new NotFoundError('Integration not found');
 export function integrationUseCases(ports: IntegrationPorts) {
   const runTest = ports.test ?? testConnection;
   const assertPlan = async (userId: string) => assertApiIntegrations(await ports.plan(userId));
+  /** The decrypted credentials, or undefined when they cannot be read (the key changed, the item was altered). */
+  const readCredentials = async (token: string): Promise<Record<string, string> | undefined> => {
+    const cipher = await ports.cipher();
+    try {
+      const value: unknown = JSON.parse(cipher.decrypt(token));
+      return value && typeof value === 'object' ? (value as Record<string, string>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
   return {
     /** Refuses a plan without API integrations (creating and testing call it too). */
     assertPlan,
@@ -73,11 +83,13 @@ export function integrationUseCases(ports: IntegrationPorts) {
       if (!isId(id)) throw notFound();
       const record = await ports.store.get(userId, id);
       if (!record) throw notFound();
-      const credentials = JSON.parse((await ports.cipher()).decrypt(record.authConfigEncrypted)) as Record<string, string>;
-      const result = await runTest(
-        { platform: record.platform, apiType: record.apiType, baseUrl: record.baseUrl, authMethod: record.authMethod, credentials, apiConfig: record.apiConfig ?? {} },
-        ports.outbound,
-      );
+      const credentials = await readCredentials(record.authConfigEncrypted);
+      const result: ConnectionResult = !credentials
+        ? { status: 'failed', message: 'The stored credentials can no longer be read. Delete this integration and add it again.' }
+        : await runTest(
+            { platform: record.platform, apiType: record.apiType, baseUrl: record.baseUrl, authMethod: record.authMethod, credentials, apiConfig: record.apiConfig ?? {} },
+            ports.outbound,
+          );
       const updated = await ports.store.recordTest(userId, id, { ...result, at: ports.now().toISOString() });
       if (!updated) throw notFound();
       return integrationView(updated);

@@ -15,7 +15,12 @@ export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>
 };
 
 export const MAX_EMAIL_TEMPLATES_PER_USER = 100;
-export const HTML_CONTENT_MAX = 100_000;
+export const HTML_CONTENT_MAX = 50_000;
+/**
+ * A stored template, as JSON, is at most this big: the list of up to 100 templates then stays
+ * under Lambda's 6 MB response limit, and every item far under DynamoDB's 400 KB.
+ */
+export const TEMPLATE_MAX_BYTES = 55_000;
 
 const VARIABLE = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
 
@@ -44,14 +49,16 @@ export const emailTemplateSchema = z.object({
     .string('HTML content is required')
     .trim()
     .min(1, 'HTML content is required')
-    .max(HTML_CONTENT_MAX, 'HTML content must be at most 100,000 characters')
+    .max(HTML_CONTENT_MAX, 'HTML content must be at most 50,000 characters')
     .superRefine(noUnknownVariables),
-  textContent: z.string().max(HTML_CONTENT_MAX, 'Text content must be at most 100,000 characters').superRefine(noUnknownVariables).optional().default(''),
+  textContent: z.string().max(HTML_CONTENT_MAX, 'Text content must be at most 50,000 characters').superRefine(noUnknownVariables).optional().default(''),
   brandLogoUrl: z
     .string()
     .trim()
     .max(2048, 'Brand logo URL must be at most 2,048 characters')
     .refine((value) => value === '' || (URL.canParse(value) && new URL(value).protocol === 'https:'), 'Brand logo URL must be an https URL or empty')
+    // Stored as the URL parser writes it (quotes and spaces percent-encoded).
+    .transform((value) => (value === '' ? '' : new URL(value).href))
     .optional()
     .default(''),
   isDefault: z.boolean().optional().default(false),

@@ -33,7 +33,7 @@ export const authFields: Record<AuthMethod, readonly { name: string; label: stri
   oauth2: [
     { name: 'clientId', label: 'Client ID', secret: false, required: true },
     { name: 'clientSecret', label: 'Client secret', secret: true, required: true },
-    { name: 'tokenUrl', label: 'Token URL', secret: false, required: false, hint: "Defaults to the platform's token endpoint" },
+    { name: 'tokenUrl', label: 'Token URL', secret: false, required: false, hint: 'Required, except for Salesforce (its /services/oauth2/token)' },
     { name: 'scope', label: 'Scope', secret: false, required: false },
   ],
   basic_auth: [
@@ -45,6 +45,9 @@ export const authFields: Record<AuthMethod, readonly { name: string; label: stri
 
 export const INTEGRATION_NAME_MAX = 100;
 export const MAX_INTEGRATIONS_PER_USER = 50;
+
+/** Headers that address or frame the request: never taken from a user. */
+const RESERVED_HEADERS = /^(host|content-length|content-type|transfer-encoding|connection|keep-alive|te|trailer|upgrade|expect|accept|user-agent|cookie|proxy-.*)$/i;
 
 const credentialValue = z.string().trim().max(4096, 'A credential must be at most 4,096 characters');
 
@@ -63,8 +66,18 @@ export const createIntegrationSchema = z
       .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
     authMethod: z.enum(authMethods, 'Choose an authentication method'),
     authConfig: z.record(z.string(), credentialValue).optional().default({}),
-    /** Non-secret settings, e.g. { testPath: '/api/v1/users?limit=1' }. */
-    apiConfig: z.record(z.string(), z.union([z.string().max(2048), z.number(), z.boolean()])).optional().default({}),
+    /** Non-secret settings: the path the connection test reads, e.g. '/api/v1/users?limit=1'. Other keys are dropped. */
+    apiConfig: z
+      .object({
+        testPath: z
+          .string('The test path must be text')
+          .trim()
+          .max(2048, 'The test path must be at most 2,048 characters')
+          .refine((value) => !/^[a-z][a-z0-9+.-]*:|^\/\/|[\s\\]/i.test(value), 'The test path is a path on the base URL, e.g. /api/v1/users?limit=1')
+          .optional(),
+      })
+      .optional()
+      .default({}),
   })
   .superRefine((value, ctx) => {
     const fields = authFields[value.authMethod];
@@ -78,7 +91,10 @@ export const createIntegrationSchema = z
         ctx.addIssue({ code: 'custom', path: ['authConfig', name], message: `${name} is not a field of ${authMethodLabels[value.authMethod]}` });
       }
     }
-    if (Object.keys(value.apiConfig).length > 20) ctx.addIssue({ code: 'custom', path: ['apiConfig'], message: 'At most 20 API settings' });
+    const headerName = value.authMethod === 'api_key' ? value.authConfig.headerName : undefined;
+    if (headerName && (!/^[A-Za-z0-9-]{1,64}$/.test(headerName) || RESERVED_HEADERS.test(headerName))) {
+      ctx.addIssue({ code: 'custom', path: ['authConfig', 'headerName'], message: 'Header name must be a plain header such as X-API-Key or Authorization' });
+    }
   });
 export type CreateIntegrationInput = z.input<typeof createIntegrationSchema>;
 export type CreateIntegrationRequest = z.output<typeof createIntegrationSchema>;
@@ -96,7 +112,7 @@ export interface Integration {
   authMethod: AuthMethod;
   /** Names of the credential fields that are stored (their values are never returned). */
   authFieldsSet: string[];
-  apiConfig: Record<string, string | number | boolean>;
+  apiConfig: { testPath?: string };
   isActive: boolean;
   lastTestDate?: string;
   lastTestStatus: (typeof integrationTestStatuses)[number];

@@ -80,6 +80,10 @@ describe('Pro-only endpoints refuse a free user', () => {
       user.call('/api/email-templates', { body: {} }),
       user.call(`/api/email-templates/${someId}`, { method: 'PUT', body: template() }),
     ];
+    // Not even JSON: the plan is the answer, not the body.
+    for (const path of ['/api/integrations', '/api/email-templates']) {
+      refused.push(fetch(`${inject('stack').urls.app}${path}`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' }, body: '{bad' }));
+    }
     for (const response of await Promise.all(refused)) {
       expect(response.status).toBe(403);
       const body = (await response.json()) as { message: string };
@@ -152,6 +156,18 @@ describe('API integrations', () => {
     expect(details.map((d) => d.message)).toEqual(expect.arrayContaining(['Name is required', 'Choose a platform', 'Base URL must be a valid http(s) URL']));
   });
 
+  it('drops unknown API settings and refuses header names that frame the request, never a 500', async () => {
+    const user = await proUser();
+    const kept = await user.json<Integration>('/api/integrations', { body: { ...okta('https://acme.okta.com'), apiConfig: { testPath: '/api/v1/users?limit=1', huge: 1e300, ['k'.repeat(5000)]: 1 } } });
+    expect(kept.apiConfig).toEqual({ testPath: '/api/v1/users?limit=1' });
+    for (const headerName of ['Host', 'content-length', 'Transfer-Encoding', 'X Bad', 'proxy-authorization']) {
+      const response = await user.call('/api/integrations', { body: { ...okta('https://acme.okta.com'), authConfig: { apiKey: 'k', headerName } } });
+      expect(response.status, headerName).toBe(400);
+    }
+    const absolute = await user.call('/api/integrations', { body: { ...okta('https://acme.okta.com'), apiConfig: { testPath: 'https://169.254.169.254/' } } });
+    expect(absolute.status).toBe(400);
+  });
+
   it("answers 404 to another user's integration and deletes only one's own", async () => {
     const owner = await proUser();
     const other = await proUser();
@@ -203,6 +219,38 @@ describe('E-mail templates', () => {
     expect((await other.call(`/api/email-templates/${first.id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await user.call(`/api/email-templates/${second.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await user.json<EmailTemplate[]>('/api/email-templates')).map((t) => t.id)).toEqual([first.id]);
+  });
+
+  it('keeps exactly one default when several saves race to be the default', async () => {
+    const user = await proUser();
+    const created: EmailTemplate[] = [];
+    for (let i = 0; i < 5; i++) created.push(await user.json<EmailTemplate>('/api/email-templates', { body: template({ name: `T${i}`, isDefault: i === 0 }) }));
+    const responses = await Promise.all(
+      created.map((t) => user.call(`/api/email-templates/${t.id}`, { method: 'PUT', body: template({ name: t.name, isDefault: true }) })),
+    );
+    // Each save either won its turn or was told to try again (409), never a 500.
+    for (const response of responses) expect([200, 409]).toContain(response.status);
+    const defaults = (await user.json<EmailTemplate[]>('/api/email-templates')).filter((t) => t.isDefault);
+    expect(defaults).toHaveLength(1);
+    // Deleting the default leaves none; the next default save works.
+    expect((await user.call(`/api/email-templates/${defaults[0]!.id}`, { method: 'DELETE' })).status).toBe(204);
+    expect((await user.json<EmailTemplate[]>('/api/email-templates')).filter((t) => t.isDefault)).toHaveLength(0);
+    const next = created.find((t) => t.id !== defaults[0]!.id)!;
+    await user.json(`/api/email-templates/${next.id}`, { method: 'PUT', body: template({ name: next.name, isDefault: true }) });
+    expect((await user.json<EmailTemplate[]>('/api/email-templates')).filter((t) => t.isDefault).map((t) => t.id)).toEqual([next.id]);
+  });
+
+  it('refuses what sanitising would turn into something else, variables in addresses, and a template too large to list', async () => {
+    const user = await proUser();
+    const joined = await user.call('/api/email-templates', { body: template({ htmlContent: '<p>{<script>x</script>{evil}}</p>' }) });
+    expect(joined.status).toBe(400);
+    expect(((await joined.json()) as { message: string }).message).toMatch(/^Unknown variable \{\{evil\}\}/);
+    const link = await user.call('/api/email-templates', { body: template({ htmlContent: '<a href="{{username}}">me</a>' }) });
+    expect(link.status).toBe(400);
+    const big = await user.call('/api/email-templates', { body: template({ htmlContent: `<p>${'&'.repeat(20_000)}</p>` }) });
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as { message: string }).message).toMatch(/at most 55 KB/);
+    expect(await user.json('/api/email-templates')).toEqual([]);
   });
 
   it('refuses unknown variables, a blank form, a non-https logo and HTML that is nothing but script', async () => {

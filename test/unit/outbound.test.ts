@@ -36,6 +36,8 @@ describe('isPublicAddress', () => {
     ['93.184.216.34', true],
     ['2606:4700:4700::1111', true],
     ['::ffff:8.8.8.8', true],
+    ['::127.0.0.1', false],
+    ['::7f00:1', false],
   ])('%s -> %s', (address, expected) => {
     expect(isPublicAddress(address)).toBe(expected);
   });
@@ -52,6 +54,7 @@ describe('outboundUrlProblem', () => {
     expect(outboundUrlProblem('https://intranet/')).toMatch(/private or reserved/);
     expect(outboundUrlProblem('https://0x7f000001/')).toMatch(/private or reserved/);
     expect(outboundUrlProblem('https://[::ffff:169.254.169.254]/')).toMatch(/private or reserved/);
+    expect(outboundUrlProblem('https://[::127.0.0.1]/')).toMatch(/private or reserved/);
     expect(outboundUrlProblem('file:///etc/passwd')).toMatch(/only https/);
     expect(outboundUrlProblem('nonsense')).toBe('The URL is not valid.');
   });
@@ -101,6 +104,8 @@ describe('guardedRequest', () => {
   it('describes failures in words', () => {
     expect(describeOutboundError(Object.assign(new Error('x'), { code: 'ENOTFOUND' }))).toBe('The host name could not be found.');
     expect(describeOutboundError(Object.assign(new Error('x'), { name: 'TimeoutError' }))).toBe('No answer within 10 seconds.');
+    // What node's http client throws when its AbortSignal.timeout fires.
+    expect(describeOutboundError(Object.assign(new Error('The operation was aborted'), { name: 'AbortError', code: 'ABORT_ERR' }), 8000)).toBe('No answer within 8 seconds.');
     expect(describeOutboundError(Object.assign(new Error('x'), { code: 'CERT_HAS_EXPIRED' }))).toMatch(/TLS certificate/);
     expect(describeOutboundError(new Error('secret internals'))).toBe('The request failed.');
   });
@@ -116,5 +121,7 @@ describe('testConnection', () => {
     expect(joinUrl('https://a.com/', '/x')).toBe('https://a.com/x');
     expect(joinUrl('https://a.com/v1', 'users?x=1')).toBe('https://a.com/v1/users?x=1');
     expect(joinUrl('https://a.com/v1', '')).toBe('https://a.com/v1');
+    expect(joinUrl('https://a.com/v1?tenant=x', '/users?limit=1')).toBe('https://a.com/v1/users?tenant=x&limit=1');
+    expect(joinUrl('https://graph.microsoft.com/v1.0', '/users?$top=1')).toBe('https://graph.microsoft.com/v1.0/users?$top=1');
   });
 });

@@ -51,7 +51,7 @@ export const isPlanRefusal = (error: Error) => error instanceof ApiError && erro
  */
 function errorToast(title: string, description: string, error: Error): void {
   if (isLoggedOut(error)) return; // the logged-out toast is already showing
-  const reason = serverMessageOf(error, [400, 403, 404, 409]);
+  const reason = serverMessageOf(error, [400, 403, 404, 409, 413]);
   toaster.create({ type: 'error', title, description: reason ? `${description} ${reason}` : description });
 }
 
