@@ -91,7 +91,7 @@ describe('Email Templates in Chromium', () => {
     await page.getByLabel('HTML Content').fill('<script>document.title = "pwned"</script>');
     await page.getByRole('button', { name: 'Create Template' }).click();
     await page.getByText('Create failed').waitFor();
-    await page.getByText('Nothing of the HTML content is left', { exact: false }).waitFor();
+    await page.getByText('Nothing of the HTML content is left', { exact: false }).first().waitFor();
     expect(await page.getByRole('heading', { name: 'Create Template' }).count()).toBe(1);
 
     await page.getByLabel('HTML Content').fill(hostileHtml);
