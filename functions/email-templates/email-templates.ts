@@ -65,8 +65,7 @@ export function templateUseCases(ports: TemplatePorts) {
 
     async create(userId: string, input: EmailTemplateRequest): Promise<EmailTemplate> {
       await assertPlan(userId);
-      const existing = await ports.store.list(userId);
-      if (existing.length >= MAX_EMAIL_TEMPLATES_PER_USER) {
+      if ((await ports.store.count(userId)) >= MAX_EMAIL_TEMPLATES_PER_USER) {
         throw new ConflictError(`You can keep at most ${MAX_EMAIL_TEMPLATES_PER_USER} templates. Delete one you no longer use first.`);
       }
       const now = ports.now();
@@ -78,8 +77,7 @@ export function templateUseCases(ports: TemplatePorts) {
     async update(userId: string, id: string, input: EmailTemplateRequest): Promise<EmailTemplate> {
       await assertPlan(userId);
       if (!isId(id)) throw notFound();
-      const existing = await ports.store.list(userId);
-      const current = existing.find((t) => t.id === id);
+      const current = await ports.store.get(userId, id);
       if (!current) throw notFound();
       const template = build(input, { id, createdAt: current.createdAt }, ports.now().toISOString());
       if (!(await ports.store.save(userId, template, { mustExist: true }))) throw notFound();

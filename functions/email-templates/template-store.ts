@@ -1,11 +1,14 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import { ConflictError } from '../core/errors';
 import { keys } from '../core/keys';
+import { countUnder, queryAllUnder } from '../core/prefix-query';
 
 export interface TemplateStore {
   list(userId: string): Promise<EmailTemplate[]>;
+  count(userId: string): Promise<number>;
+  get(userId: string, id: string): Promise<EmailTemplate | undefined>;
   /**
    * Writes a template (`mustExist`: only if it is there; otherwise only if it is not), keeping
    * exactly one default: false when the condition on the template failed.
@@ -41,24 +44,14 @@ export function dynamoTemplateStore(db: DynamoDBDocumentClient, tableName: strin
 
   const store: TemplateStore = {
     async list(userId) {
-      const key = keys.emailTemplatesOf(userId);
-      const items: Record<string, unknown>[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix },
-            ConsistentRead: true,
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return items.map(templateOf);
+      return (await queryAllUnder(db, tableName, keys.emailTemplatesOf(userId), { consistent: true })).map(templateOf);
+    },
+
+    count: (userId) => countUnder(db, tableName, keys.emailTemplatesOf(userId)),
+
+    async get(userId, id) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.emailTemplate(userId, id), ConsistentRead: true }));
+      return Item ? templateOf(Item) : undefined;
     },
 
     async save(userId, template, { mustExist }) {

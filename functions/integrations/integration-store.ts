@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Integration } from '../../shared/schemas/integrations';
 import { keys } from '../core/keys';
+import { countUnder, queryAllUnder } from '../core/prefix-query';
 
 /** An integration as stored: the credentials one encrypted JSON string (never returned). */
 export interface IntegrationRecord extends Omit<Integration, 'authFieldsSet'> {
@@ -14,6 +15,7 @@ export interface IntegrationRecord extends Omit<Integration, 'authFieldsSet'> {
 export interface IntegrationStore {
   /** Newest first. */
   list(userId: string): Promise<IntegrationRecord[]>;
+  count(userId: string): Promise<number>;
   get(userId: string, id: string): Promise<IntegrationRecord | undefined>;
   create(record: IntegrationRecord): Promise<void>;
   /** False when there is no such integration. */
@@ -39,24 +41,10 @@ export function integrationView(record: IntegrationRecord): Integration {
 export function dynamoIntegrationStore(db: DynamoDBDocumentClient, tableName: string): IntegrationStore {
   return {
     async list(userId) {
-      const key = keys.integrationsOf(userId);
-      const items: Record<string, unknown>[] = [];
-      let startKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix },
-            ScanIndexForward: false,
-            ExclusiveStartKey: startKey,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        startKey = page.LastEvaluatedKey;
-      } while (startKey);
-      return items.map(recordOf);
+      return (await queryAllUnder(db, tableName, keys.integrationsOf(userId))).map(recordOf);
     },
+
+    count: (userId) => countUnder(db, tableName, keys.integrationsOf(userId)),
 
     async get(userId, id) {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.integration(userId, id), ConsistentRead: true }));

@@ -50,8 +50,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
       const tokenUrl = input.authConfig.tokenUrl;
       const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
       if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);
-      const existing = await ports.store.list(userId);
-      if (existing.length >= MAX_INTEGRATIONS_PER_USER) {
+      if ((await ports.store.count(userId)) >= MAX_INTEGRATIONS_PER_USER) {
         throw new ConflictError(`You can keep at most ${MAX_INTEGRATIONS_PER_USER} integrations. Delete one you no longer use first.`);
       }
       const now = ports.now();

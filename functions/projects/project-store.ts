@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ValidationError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
+import { queryAllUnder } from '../core/prefix-query';
 
 /** Reads of projects and their accounts, always inside the caller's own partitions. */
 export interface ProjectStore {
@@ -18,25 +19,7 @@ export function dynamoProjectStore(db: DynamoDBDocumentClient, tableName: string
     return Item;
   };
   return {
-    async list(userId) {
-      const { PK, SKPrefix } = keys.projectsOf(userId);
-      const items: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-            ScanIndexForward: false,
-            ExclusiveStartKey: start,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return items;
-    },
+    list: (userId) => queryAllUnder(db, tableName, keys.projectsOf(userId)),
     get,
     async accountsPage(userId, projectId, limit, cursor) {
       await get(userId, projectId);

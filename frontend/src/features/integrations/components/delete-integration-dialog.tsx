@@ -1,5 +1,6 @@
-import { Button, CloseButton, Dialog, Portal, Text } from '@chakra-ui/react';
+import { Text } from '@chakra-ui/react';
 import type { Integration } from '@shared/schemas/integrations';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { useDeleteIntegration } from '../api/integrations-api';
 
 /** Asks before deleting: the stored credentials go with the integration and cannot be read back. */
@@ -13,57 +14,22 @@ export function DeleteIntegrationDialog({
   onOpenChange: (open: boolean) => void;
 }) {
   const remove = useDeleteIntegration();
-  const busy = remove.isPending;
   return (
-    <Dialog.Root
-      role="alertdialog"
+    <ConfirmDialog
       open={open}
-      onOpenChange={(details) => {
-        if (!busy) onOpenChange(details.open);
-      }}
-      closeOnInteractOutside={!busy}
-      placement="center"
-    >
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content mx="4" aria-busy={busy}>
-            <Dialog.Header>
-              <Dialog.Title>Delete integration?</Dialog.Title>
-            </Dialog.Header>
-            <Dialog.Body>
-              <Dialog.Description asChild>
-                <Text>
-                  <Text as="strong" wordBreak="break-word">
-                    {integration.name}
-                  </Text>{' '}
-                  and its stored credentials will be deleted. This cannot be undone.
-                </Text>
-              </Dialog.Description>
-            </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline" disabled={busy}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button
-                colorPalette="red"
-                loading={busy}
-                loadingText="Deleting..."
-                onClick={() => remove.mutate(integration, { onSuccess: () => onOpenChange(false) })}
-              >
-                Delete
-              </Button>
-            </Dialog.Footer>
-            {busy ? null : (
-              <Dialog.CloseTrigger asChild>
-                <CloseButton size="sm" />
-              </Dialog.CloseTrigger>
-            )}
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+      onOpenChange={onOpenChange}
+      title="Delete integration?"
+      description={
+        <Text>
+          <Text as="strong" wordBreak="break-word">
+            {integration.name}
+          </Text>{' '}
+          and its stored credentials will be deleted. This cannot be undone.
+        </Text>
+      }
+      confirmLabel="Delete"
+      busy={remove.isPending}
+      onConfirm={() => remove.mutate(integration, { onSuccess: () => onOpenChange(false) })}
+    />
   );
 }

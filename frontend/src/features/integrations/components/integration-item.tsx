@@ -1,4 +1,4 @@
-import { Badge, Box, Button, Card, Flex, HStack, Portal, Stack, Text, Tooltip } from '@chakra-ui/react';
+import { Badge, Button, Card, Flex, HStack, Portal, Stack, Text, Tooltip } from '@chakra-ui/react';
 import { CrownIcon, PencilIcon, PlugZapIcon, Trash2Icon } from 'lucide-react';
 import { useId, useState } from 'react';
 import { authMethodLabels, platformLabels, type Integration } from '@shared/schemas/integrations';
@@ -6,7 +6,7 @@ import { formatDateTime } from '../../../lib/format-date';
 import { useTestIntegration } from '../api/integrations-api';
 import { DeleteIntegrationDialog } from './delete-integration-dialog';
 import { IntegrationTestBadge } from './integration-test-badge';
-import { PlatformIcon } from './platform-icon';
+import { PlatformIconTile } from './platform-icon';
 
 const EDIT_LATER = 'Editing arrives in a later release';
 
@@ -37,19 +37,7 @@ export function IntegrationItem({
       <Card.Body>
         <Flex direction={{ base: 'column', md: 'row' }} justify="space-between" align={{ base: 'stretch', md: 'center' }} gap="4">
           <HStack gap="3" align="flex-start" minW="0">
-            <Box
-              display="flex"
-              alignItems="center"
-              justifyContent="center"
-              w="10"
-              h="10"
-              flexShrink="0"
-              borderRadius="md"
-              bg="bg.muted"
-              color="fg.muted"
-            >
-              <PlatformIcon platform={integration.platform} />
-            </Box>
+            <PlatformIconTile platform={integration.platform} />
             <Stack gap="1" minW="0">
               <HStack gap="2" wrap="wrap">
                 <Text as="h3" id={titleId} fontWeight="semibold" wordBreak="break-word">

@@ -1,11 +1,11 @@
-import { Badge, Box, Button, Card, Heading, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
+import { Badge, Button, Card, Heading, HStack, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { CrownIcon } from 'lucide-react';
 import { useId } from 'react';
 import { authMethodLabels, type IntegrationTemplate } from '@shared/schemas/integrations';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { useIntegrationTemplatesQuery } from '../api/integrations-api';
-import { PlatformIcon } from './platform-icon';
+import { PlatformIcon, PlatformIconTile } from './platform-icon';
 
 /**
  * 'Quick Setup' (spec 2): a card per built-in template (Salesforce, Active Directory, Okta,
@@ -68,19 +68,7 @@ function TemplateCard({
     <Card.Root as="li" aria-labelledby={titleId} variant="outline" size="sm">
       <Card.Body gap="3">
         <HStack gap="3" align="center">
-          <Box
-            display="flex"
-            alignItems="center"
-            justifyContent="center"
-            w="10"
-            h="10"
-            flexShrink="0"
-            borderRadius="md"
-            bg="blue.subtle"
-            color="blue.fg"
-          >
-            <PlatformIcon platform={template.platform} />
-          </Box>
+          <PlatformIconTile platform={template.platform} tone="accent" />
           <Card.Title id={titleId} as="h3" fontSize="md">
             {template.name}
           </Card.Title>
