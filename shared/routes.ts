@@ -82,7 +82,22 @@ export const queues: readonly QueueDefinition[] = [
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
 export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase()}_QUEUE_URL`;
 
-/** Splits "/api/projects/{id}" into a matcher for concrete paths; returns path parameters. */
+/** A percent-encoded path segment decoded, or undefined when its encoding is malformed ('%', '%zz', '%C3%28'). */
+export function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether every segment of a path decodes; a gateway answers 400 to one that does not. */
+export const isWellEncodedPath = (path: string): boolean => path.split('/').every((segment) => decodeSegment(segment) !== undefined);
+
+/**
+ * Splits "/api/projects/{id}" into a matcher for concrete paths; returns path parameters.
+ * Never throws: a parameter whose encoding is malformed matches nothing.
+ */
 export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
   const want = pattern.split('/');
   const got = path.split('/');
@@ -92,8 +107,9 @@ export function matchPath(pattern: string, path: string): Record<string, string>
     const w = want[i]!;
     const g = got[i]!;
     if (w.startsWith('{') && w.endsWith('}')) {
-      if (g === '') return undefined;
-      params[w.slice(1, -1)] = decodeURIComponent(g);
+      const value = g === '' ? undefined : decodeSegment(g);
+      if (value === undefined) return undefined;
+      params[w.slice(1, -1)] = value;
     } else if (w !== g) {
       return undefined;
     }

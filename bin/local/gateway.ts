@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { findRoute, routeKey, type RouteGroup } from '../../shared/routes';
+import { findRoute, isWellEncodedPath, routeKey, type RouteGroup } from '../../shared/routes';
 import type { AppConfig } from '../../shared/app-config';
 
 type RouteHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -60,22 +60,49 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
-const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
+/**
+ * A body over the limit is read to its end and thrown away, so the client, still sending, hears
+ * the 413 instead of a reset connection. Past DRAIN_MAX_BYTES the gateway stops reading and
+ * closes the connection after answering.
+ */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+
+type BodyRead = Buffer | { tooLarge: true; drained: boolean };
+
+const readBody = (req: IncomingMessage): Promise<BodyRead> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve('too-large');
-        req.destroy();
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+      chunks.length = 0;
+      if (size > MAX_BODY_BYTES + DRAIN_MAX_BYTES) {
+        req.off('data', onData);
+        req.pause();
+        resolve({ tooLarge: true, drained: false });
+      }
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? { tooLarge: true, drained: true } : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+
+/** The request's URL, or undefined for one that does not parse (Node 20 has no URL.parse). */
+function parseUrl(target: string): URL | undefined {
+  try {
+    return new URL(target, 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/** API Gateway's own wording for its refusals, as JSON {message} like every error of the API. */
+export const MALFORMED_PATH_MESSAGE = 'Bad Request: the URL path is not valid percent-encoding';
+export const BODY_TOO_LARGE_MESSAGE = 'Request Entity Too Large: the body is over 10 MB';
 
 /**
  * The local API gateway: one origin that serves /config.json, /api/* from the shared route table
@@ -84,7 +111,8 @@ const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
 export function createGateway(options: GatewayOptions): http.Server {
   const log = options.log ?? (() => undefined);
   return http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseUrl(req.url ?? '/');
+    if (!url) return send(res, 400, { message: 'Bad Request' });
     if (url.pathname === '/config.json') {
       send(res, 200, options.appConfig, { 'cache-control': 'no-store' });
       return;
@@ -102,6 +130,9 @@ export function createGateway(options: GatewayOptions): http.Server {
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
     const method = req.method ?? 'GET';
+    // API Gateway decodes path parameters itself and refuses a path it cannot decode; here too,
+    // before routing or the token (the handler refuses ids that cannot exist in any case).
+    if (!isWellEncodedPath(url.pathname)) return send(res, 400, { message: MALFORMED_PATH_MESSAGE });
     const match = findRoute(method, url.pathname);
     if (!match) return send(res, 404, { message: 'Not Found' });
     const { route, pathParameters } = match;
@@ -118,7 +149,11 @@ export function createGateway(options: GatewayOptions): http.Server {
     }
 
     const raw = await readBody(req);
-    if (raw === 'too-large') return send(res, 413, { message: 'Request Entity Too Large' });
+    if (!Buffer.isBuffer(raw)) {
+      send(res, 413, { message: BODY_TOO_LARGE_MESSAGE }, raw.drained ? {} : { connection: 'close' });
+      if (!raw.drained) res.on('finish', () => req.destroy());
+      return;
+    }
 
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
