@@ -61,33 +61,19 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
 };
 
 /**
- * A body over the limit is read to its end and thrown away, so the client, still sending, hears
- * the 413 instead of a reset connection. Past DRAIN_MAX_BYTES the gateway stops reading and
- * closes the connection after answering.
+ * A body over the limit is read to its end and thrown away (nothing is kept, whatever its size),
+ * so the client, still sending, hears the 413 instead of a reset connection.
  */
-const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
-
-type BodyRead = Buffer | { tooLarge: true; drained: boolean };
-
-const readBody = (req: IncomingMessage): Promise<BodyRead> =>
+const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const onData = (chunk: Buffer) => {
+    req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY_BYTES) {
-        chunks.push(chunk);
-        return;
-      }
-      chunks.length = 0;
-      if (size > MAX_BODY_BYTES + DRAIN_MAX_BYTES) {
-        req.off('data', onData);
-        req.pause();
-        resolve({ tooLarge: true, drained: false });
-      }
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(size > MAX_BODY_BYTES ? { tooLarge: true, drained: true } : Buffer.concat(chunks)));
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
 
@@ -149,11 +135,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     }
 
     const raw = await readBody(req);
-    if (!Buffer.isBuffer(raw)) {
-      send(res, 413, { message: BODY_TOO_LARGE_MESSAGE }, raw.drained ? {} : { connection: 'close' });
-      if (!raw.drained) res.on('finish', () => req.destroy());
-      return;
-    }
+    if (raw === 'too-large') return send(res, 413, { message: BODY_TOO_LARGE_MESSAGE });
 
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {
