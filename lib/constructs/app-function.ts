@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -11,7 +11,7 @@ import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
 import type { AppResources } from '../app-resources';
 import { lambdaBundling } from '../bundling';
 import { PackageLayer } from '../package-layer';
-import { acknowledgeWildcards } from '../nag';
+import { acknowledgeStarResourceFor, acknowledgeWildcards } from '../nag';
 import { exportBucketName, projectRoot, type AppSettings } from '../settings';
 
 export interface AppFunctionProps {
@@ -92,11 +92,11 @@ export class AppFunction extends Construct {
       },
     });
 
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
-    });
+    acknowledgeStarResourceFor(
+      this,
+      /^xray:(PutTraceSegments|PutTelemetryRecords)$/,
+      'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+    );
   }
 
   /** Grants exactly what `access` lists and sets the environment variables the handler reads. */
@@ -105,9 +105,11 @@ export class AppFunction extends Construct {
     const { table, encryptionKeySecret, stripeSecret, queues, exportBucket, mail } = this.resources;
 
     if (access.table) {
-      // Like table.grantReadData/grantReadWriteData, but naming each index instead of index/*.
-      const actions = access.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions;
-      const indexArns = tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
+      // Exactly the listed actions, on the table; Query also on each index, named (never index/*).
+      const actions = access.table.map((action) => `dynamodb:${action}`);
+      const indexArns = access.table.includes('Query')
+        ? tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`)
+        : [];
       fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn, ...indexArns] }));
       fn.addEnvironment('TABLE_NAME', table.tableName);
     }
@@ -191,18 +193,3 @@ export class AppFunction extends Construct {
     fn.addEnvironment(envName, secretArn);
   }
 }
-
-const tableReadActions = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-];
-const tableWriteActions = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];
