@@ -38,6 +38,8 @@ export interface AppFunctionProps {
 export class AppFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
+  readonly name: string;
+  readonly timeout: Duration;
   private readonly resources: AppResources;
   private readonly settings: AppSettings;
 
@@ -45,6 +47,8 @@ export class AppFunction extends Construct {
     super(scope, id);
     this.resources = props.resources;
     this.settings = props.settings;
+    this.name = props.name;
+    this.timeout = props.timeout ?? Duration.seconds(10);
 
     this.logGroup = new LogGroup(this, 'LogGroup', { retention: RetentionDays.ONE_MONTH });
     // Its own role instead of AWSLambdaBasicExecutionRole: write to this log group, nothing else.
@@ -61,7 +65,7 @@ export class AppFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: this.timeout,
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       role,
@@ -147,17 +151,31 @@ export class AppFunction extends Construct {
     }
 
     if (access.sendEmail) {
-      const configurationSetArn = Stack.of(this).formatArn({
+      const stack = Stack.of(this);
+      const configurationSetArn = stack.formatArn({
         service: 'ses',
         resource: 'configuration-set',
         resourceName: mail.configurationSet.configurationSetName,
       });
+      // In the SES sandbox, SES authorizes the send on every recipient's verified identity as well
+      // as the sender's: the grant covers the account's identities, but only for mail from the
+      // app's own sender address.
+      const identitiesArn = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
       fn.addToRolePolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-          resources: [mail.identity.emailIdentityArn, configurationSetArn],
+          resources: [identitiesArn],
+          conditions: { StringEquals: { 'ses:FromAddress': mail.fromAddress } },
         }),
       );
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [configurationSetArn] }));
+      acknowledgeWildcards(this, [
+        {
+          finding: /^Resource::arn:[^:]+:ses:[^:]+:[^:]+:identity\/\*$/,
+          reason:
+            "SES checks recipient identities too while the account is in the sandbox; the grant is limited by a ses:FromAddress condition to mail from the app's sender address.",
+        },
+      ]);
       fn.addEnvironment('SES_FROM_ADDRESS', mail.fromAddress);
       fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
     }

@@ -333,6 +333,22 @@ describe('functions', () => {
     });
   });
 
+  it("e-mail senders may send only from the app's address: on the account's identities (SES sandbox checks recipients too) and the configuration set", () => {
+    const senders = expectedFunctions.filter(({ access }) => access.sendEmail).map(({ name }) => name);
+    expect(senders).toEqual(['mail-worker']);
+    for (const name of senders) {
+      const statements = allStatements()
+        .filter(({ roles, statement }) => roles.includes(roleOf(name)) && actionsOf(statement).some((action) => action.startsWith('ses:')))
+        .map(({ statement }) => statement);
+      expect(statements).toHaveLength(2);
+      const onIdentities = statements.find((statement) => JSON.stringify(statement.Resource).includes(':identity/*'))!;
+      expect(onIdentities.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@bulkonboard.test' } });
+      const onConfigurationSet = statements.find((statement) => statement !== onIdentities)!;
+      expect(JSON.stringify(onConfigurationSet.Resource)).toMatch(/:configuration-set\/"/);
+      expect(JSON.stringify(onConfigurationSet.Resource)).not.toContain('*');
+    }
+  });
+
   it("the 'user' group cannot send to queues or e-mail", () => {
     const actions = allowedActions('user');
     expect(actions).not.toContain('sqs:SendMessage');
