@@ -132,8 +132,20 @@ export function findRoute(method: string, path: string):
  * What each function may touch, so the CDK grants exactly this (least privilege) and nothing
  * else. The local stack ignores it (emulators have no IAM).
  */
+/**
+ * DynamoDB actions a function may be granted, named as IAM names them. A transaction needs the
+ * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
+ * table's indexes too. Nothing here grants Scan or BatchGetItem: no code uses them.
+ */
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'] as const;
+export type TableAction = (typeof tableActions)[number];
+
+const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
+const readWrite = [...read, 'PutItem', 'UpdateItem'] as const satisfies readonly TableAction[];
+
 export interface FunctionAccess {
-  table?: 'read' | 'readWrite';
+  /** Exactly the DynamoDB actions it uses (test/infra checks each is referenced by its code). */
+  table?: readonly TableAction[];
   /** Queues it sends to. */
   sendTo?: readonly QueueDefinition['name'][];
   exportBucket?: 'read' | 'readWrite';
@@ -146,36 +158,36 @@ export interface FunctionAccess {
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
-  auth: { table: 'readWrite', sendTo: ['mail'] },
-  user: { table: 'readWrite' },
+  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: 'readWrite', sendTo: ['bulk'], encryptionKey: true },
+  bulk: { table: [...readWrite, 'BatchWriteItem'], sendTo: ['bulk'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
-  projects: { table: 'read', encryptionKey: true },
-  accounts: { table: 'read', encryptionKey: true },
-  dashboard: { table: 'read' },
-  subscription: { table: 'read' },
+  projects: { table: read, encryptionKey: true },
+  accounts: { table: ['Query'], encryptionKey: true },
+  dashboard: { table: read },
+  subscription: { table: ['GetItem'] },
   // Records export requests and queues them.
-  exports: { table: 'readWrite', sendTo: ['exports'] },
+  exports: { table: readWrite, sendTo: ['exports'] },
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
   // in the request path that queues, no queue client here; both bundles stay small).
-  'export-history': { table: 'read', exportBucket: 'read' },
+  'export-history': { table: read, exportBucket: 'read' },
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
-  billing: { table: 'readWrite', stripeSecret: true },
+  billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
   // Stores integrations with their credentials encrypted, and calls the platform to test one.
-  integrations: { table: 'readWrite', encryptionKey: true },
-  'email-templates': { table: 'readWrite' },
+  integrations: { table: [...readWrite, 'DeleteItem'], encryptionKey: true },
+  'email-templates': { table: [...readWrite, 'DeleteItem'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  'mail-worker': { table: 'read', sendEmail: true },
+  'mail-worker': { table: ['GetItem'], sendEmail: true },
   // Writes a job's accounts with encrypted passwords and its progress.
-  'bulk-worker': { table: 'readWrite', encryptionKey: true },
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.
-  'bulk-dead-letter-worker': { table: 'readWrite' },
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
-  'export-worker': { table: 'readWrite', exportBucket: 'readWrite', encryptionKey: true },
+  'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
 };
