@@ -177,7 +177,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
   // Stores integrations with their credentials encrypted, and calls the platform to test one.
   integrations: { table: [...readWrite, 'DeleteItem'], encryptionKey: true },
-  'email-templates': { table: [...readWrite, 'DeleteItem'] },
+  'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
