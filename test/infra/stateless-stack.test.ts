@@ -19,7 +19,7 @@ import {
   type WorkerName,
 } from '../../shared/routes';
 import { constructId } from '../../lib/construct-id';
-import { accessTokenScope } from '../../lib/constructs/http-api';
+import { accessTokenScope, routeThrottles, stageThrottle } from '../../lib/constructs/http-api';
 import { deadLetterMaxConcurrency, workerMemorySize, workerTimeout } from '../../lib/stateless-stack';
 import { buildTestApp, type SynthesizedApp } from './synth-app';
 
@@ -479,14 +479,32 @@ describe('HTTP API', () => {
     expect(refersTo(parts[1], statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
   });
 
-  it('default stage: throttled (burst 200, rate 100) and access-logged', () => {
+  it('default stage: throttled (burst 400, rate 200) and access-logged', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
+      DefaultRouteSettings: { ThrottlingBurstLimit: stageThrottle.burstLimit, ThrottlingRateLimit: stageThrottle.rateLimit },
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
     });
+    expect(stageThrottle).toEqual({ rateLimit: 200, burstLimit: 400 });
+  });
+
+  it('polled and heavy routes have their own, lower limits, each naming a route of shared/routes.ts', () => {
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
+    const keys = new Set(routes.map(routeKey));
+    expect(Object.keys(routeThrottles).filter((key) => !keys.has(key))).toEqual([]);
+    expect(Object.keys(routeThrottles)).toContain('GET /api/bulk-jobs/{id}');
+    expect(stage.Properties.RouteSettings).toEqual(
+      Object.fromEntries(
+        Object.entries(routeThrottles).map(([key, throttle]) => [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]),
+      ),
+    );
+    for (const throttle of Object.values(routeThrottles)) expect(throttle.rateLimit).toBeLessThan(stageThrottle.rateLimit);
+    // CloudFormation creates those routes before the stage that names them.
+    const stageEntry = Object.entries(template.toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const routeIds = Object.keys(routeThrottles).map((key) => ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === key)![0]);
+    for (const id of routeIds) expect(stageEntry[1].DependsOn, id).toContain(id);
   });
 });
 
