@@ -75,6 +75,7 @@ describe('bulk creation in Chromium', () => {
     await dialog.getByText('2 invalid', { exact: true }).waitFor();
     const problems = await dialog.getByRole('list', { name: 'Rows with problems' }).getByRole('listitem').allInnerTexts();
     expect(problems.map((text) => text.replace(/\s+/g, ' ').trim())).toEqual([`Row 3 ${csvMessages.badQuotes}`, `Row 6 ${csvMessages.badQuotes}`]);
+    await page.screenshot({ path: screenshotPath('bulk-dialog-stray-quotes') });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });
   });
