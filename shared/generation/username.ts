@@ -73,6 +73,15 @@ export function foldToAscii(text: string): string {
 }
 
 /**
+ * The year in a username made at `at`: the UTC year, on the server and in the browser's preview
+ * alike. A browser's local year differs from it around New Year (31 December 23:30 in New York
+ * is already 2027 in UTC), and the preview would then promise names the server does not give.
+ */
+export function usernameYear(at: Date): number {
+  return at.getUTCFullYear();
+}
+
+/**
  * The name part of a username at most: folding can lengthen a name (compatibility characters
  * such as ㎉ become 'kcal'), and a username is part of an index key (1,024 bytes at most).
  */
