@@ -31,7 +31,8 @@ BulkOnboard is running locally (ready in ${((performance.now() - began) / 1000).
   Cognito            ${stack.urls.cognito}  (pool ${stack.userPool.userPoolId})
   Data folder        ${path.relative(process.cwd(), dataDir) || '.'}
 
-Sign-up confirmation codes are printed here as "Cognito code for <e-mail>: <code>".
+Sign-up and password-reset codes are printed here as "Cognito code for <e-mail>: <code>"
+and e-mailed to the mail viewer.
 Press Ctrl-C to stop.
 `);
 
