@@ -6,11 +6,14 @@
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from './local/settings';
 import { startLocalStack } from './local/stack';
+import { ensureSystemPackages } from './ensure-system-packages';
 
 const began = performance.now();
 const dataDir = path.resolve(projectRoot, process.env.LOCAL_DATA_DIR ?? '.local-data');
 
 try {
+  // A fresh machine may lack Java (DynamoDB Local): install it as root, or say how.
+  ensureSystemPackages(['java']);
   const stack = await startLocalStack({
     ports: portsFromEnv(process.env),
     dataDir,
