@@ -39,8 +39,8 @@ export function ConfirmPage() {
     }
   });
 
-  // A new code replaces the previous one; the button stays disabled until Cognito has answered,
-  // so a double click cannot send two codes of which only the last one works.
+  // The button stays disabled until Cognito has answered, so a double click sends one new code
+  // (each one replaces the last), not two.
   const resend = async () => {
     if (resending || !(await trigger('email'))) return;
     const email = getValues('email').trim();
