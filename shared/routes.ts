@@ -63,7 +63,7 @@ export interface QueueDefinition {
   name: 'mail' | 'bulk' | 'exports';
   worker?: 'mail-worker' | 'bulk-worker' | 'export-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
-  deadLetterWorker?: 'bulk-dead-letter-worker';
+  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker';
   batchSize: number;
   /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
   maxConcurrency: number;
@@ -76,7 +76,8 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
   { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
-  { name: 'exports', worker: 'export-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
+  // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
+  { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -188,6 +189,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.
   'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
+  // Marks an export failed when every delivery stopped without an answer (timeout, crash).
+  'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
 };
