@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { IDEMPOTENCY_IN_PROGRESS_MESSAGE } from '../../shared/schemas/bulk';
 import type { Cipher } from '../core/encryption';
 import { ConflictError, UnprocessableError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
@@ -20,7 +21,6 @@ export const IDEMPOTENCY_STALE_MS = 15 * 60 * 1000;
 /** Characters of the encrypted answer per item, under DynamoDB's 400 KB. */
 export const ANSWER_PART_CHARS = 300 * 1024;
 
-export const IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still in progress';
 export const KEY_REUSED_MESSAGE = 'This Idempotency-Key was already used for a different request.';
 export const BAD_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 letters, digits, dots, colons, dashes or underscores.';
 
@@ -78,10 +78,10 @@ export const idempotent =
       const { Item: known } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: main, ConsistentRead: true }));
       if (!known) {
         if (attempt < 2) continue; // given up between our put and this read: claim it again
-        throw new ConflictError(IN_PROGRESS_MESSAGE);
+        throw new ConflictError(IDEMPOTENCY_IN_PROGRESS_MESSAGE);
       }
       if (known.fingerprint !== fingerprint) throw new UnprocessableError(KEY_REUSED_MESSAGE);
-      if (known.status !== 'done') throw new ConflictError(IN_PROGRESS_MESSAGE);
+      if (known.status !== 'done') throw new ConflictError(IDEMPOTENCY_IN_PROGRESS_MESSAGE);
       return { ...(await readAnswer(deps, userId, key, Number(known.parts))), replayed: true };
     }
 

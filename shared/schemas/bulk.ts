@@ -157,6 +157,8 @@ export const rejectedRowsPath = (projectId: string): string => `/api/projects/${
 
 /** The header a client sends so that a retried POST /api/bulk-create answers the first result. */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** 409 for a retry that arrives while the first request with its key still runs. */
+export const IDEMPOTENCY_IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still in progress';
 
 export interface BulkJob {
   id: string;

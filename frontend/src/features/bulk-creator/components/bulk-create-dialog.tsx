@@ -24,7 +24,7 @@ import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-cs
 import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
 import { toBulkCreateRequest, uploadFormDefaults, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
 import { BulkProcessingStage } from './bulk-processing-stage';
-import { CreatedAccountsResult, failedRowProblems, JobResult } from './bulk-complete-stage';
+import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, RejectedRowsDownload } from './bulk-complete-stage';
 import { BulkUploadStage, UPLOAD_FORM_ID } from './bulk-upload-stage';
 
 type Outcome =
@@ -87,7 +87,7 @@ export function BulkCreateDialog({
       toaster.create({
         type: 'error',
         title: 'Error creating accounts',
-        description: `The job stopped: ${plural(job.done, 'account was', 'accounts were')} created.`,
+        description: `The job stopped${job.reason ? ` (${job.reason})` : ''}: ${plural(job.done, 'account was', 'accounts were')} created.`,
       });
     }
     // Once per job end: the status is what changes.
@@ -204,6 +204,8 @@ export function BulkCreateDialog({
                   rows={outcome.response.accounts.map((account) => ({ ...account, password: account.plainPassword }))}
                   created={outcome.response.summary.successful}
                   problems={failedRowProblems(outcome.response.summary, outcome.sentRows)}
+                  failedTotal={rejectedCount(outcome.response.summary)}
+                  rejectedDownload={<RejectedRowsDownload project={outcome.response.project} summary={outcome.response.summary} sentRows={outcome.sentRows} />}
                   showPasswords={showPasswords}
                   onTogglePasswords={() => setShowPasswords((shown) => !shown)}
                   tableMaxH="80"
@@ -211,6 +213,7 @@ export function BulkCreateDialog({
               ) : outcome?.kind === 'job' && job ? (
                 <JobResult
                   projectId={outcome.response.project.id}
+                  projectName={outcome.response.project.name}
                   job={job}
                   summary={outcome.response.summary}
                   sentRows={outcome.sentRows}
