@@ -130,6 +130,10 @@ export function BulkCreateDialog({
           });
         },
       });
+    }, (errors) => {
+      // The shared schema's "no character class" has no field of its own to show under: say it here.
+      const noClass = errors.passwordSettings?.includeUppercase?.message;
+      if (noClass) toaster.create({ type: 'error', title: 'Invalid password settings', description: noClass });
     })(event);
   };
 
