@@ -39,8 +39,9 @@ export const LOCK_TTL_MS = 15 * 60 * 1000;
  * POST /api/bulk-create.
  * 1. Check every row; invalid and duplicate rows are reported, not created (the response lists
  *    the first FAILED_ROWS_INLINE_MAX; the project keeps them all, GET .../rejected-rows).
- * 2. Check the plan and the integration named (the caller's own), then reserve the project and the accounts atomically on the user's counters
- *    (concurrent requests can never overshoot a limit) and take the user's username lock.
+ * 2. Check the plan and the integration named (it must be the caller's own: 404 otherwise), then
+ *    reserve the project and the accounts atomically on the user's counters (concurrent requests
+ *    can never overshoot a limit) and take the user's username lock.
  * 3. Give every person a username unique among the user's accounts.
  * 4. Up to SYNC_ROW_LIMIT rows: generate and encrypt passwords, write project, accounts and
  *    activity, answer with the accounts. More: hand the rows to the bulk queue as a job.
