@@ -25,6 +25,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
+  // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
+  { method: 'GET', path: '/api/projects/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
