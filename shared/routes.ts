@@ -164,7 +164,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
   user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: [...readWrite, 'BatchWriteItem'], sendTo: ['bulk'], encryptionKey: true },
+  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
   accounts: { table: ['Query'], encryptionKey: true },

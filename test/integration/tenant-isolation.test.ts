@@ -108,6 +108,7 @@ const expectations: Record<string, Expectation> = {
     answer: async (response) => expect((await ok<Project[]>(response)).length).toBeGreaterThanOrEqual(1),
   },
   'GET /api/projects/{id}/accounts': { id: (a) => a.projectId, query: () => '?showPasswords=true', answer: 404 },
+  'GET /api/projects/{id}/rejected-rows': { id: (a) => a.jobId, answer: 404 },
   'GET /api/projects/{id}/export': { id: (a) => a.projectId, answer: 404 },
   'GET /api/accounts/search': {
     query: (a) => `?q=${encodeURIComponent(a.account.firstName)}&showPasswords=true`,
