@@ -19,7 +19,7 @@ import { startLocalStack } from '../bin/local/stack';
 import { createTestUser } from '../test/support/cognito-users';
 import { accountItem } from '../functions/accounts/account-item';
 import { dynamoBulkStore } from '../functions/bulk/bulk-store';
-import { aesGcmCipher } from '../functions/core/encryption';
+import { aesGcmCipher, secretContext } from '../functions/core/encryption';
 import { keys } from '../functions/core/keys';
 import { createPasswordGenerator } from '../shared/generation/password';
 import { defaultPasswordSettings } from '../shared/schemas/bulk';
@@ -84,7 +84,7 @@ export async function bulkBench(): Promise<void> {
           row: i + 1,
           ...person(i, `r${size}-`),
           username: `baseline${size}-${i}`,
-          passwordCiphertext: cipher.encrypt(nextPassword()),
+          passwordCiphertext: cipher.encrypt(nextPassword(), secretContext.account(user.sub, keys.accountId(projectId, i + 1))),
           accountType: 'Standard User',
           isActive: true,
           externalStatus: 'pending',

@@ -97,7 +97,7 @@ async function child(mode: string): Promise<Measurement> {
 }
 
 async function seed(): Promise<Measurement> {
-  const { dynamo, requireEnv, PutCommand, keys, appCipher } = await workerModules();
+  const { dynamo, requireEnv, PutCommand, keys, appCipher, secretContext } = await workerModules();
   const { accountItem } = await import('../functions/accounts/account-item');
   const { dynamoBulkStore } = await import('../functions/bulk/bulk-store');
   const { projectItem } = await import('../functions/projects/project-item');
@@ -127,7 +127,7 @@ async function seed(): Promise<Measurement> {
         lastName: i % 7 === 0 ? `=Formula${i}` : `Last${i}`,
         email: `person${i}@example.com`,
         username: `person${i}`,
-        passwordCiphertext: cipher.encrypt(nextPassword()),
+        passwordCiphertext: cipher.encrypt(nextPassword(), secretContext.account(USER_ID, keys.accountId(PROJECT_ID, i + 1))),
         accountType: 'Standard User',
         isActive: true,
         externalStatus: 'pending',

@@ -259,13 +259,14 @@ export class StatefulStack extends Stack {
   }
 
   /**
-   * The secret string the functions derive the AES-256-GCM key for stored passwords from
-   * (functions/core/encryption.ts: SHA-256 of the string). Generated once by Secrets Manager,
-   * never rotated and retained: without this exact value no stored password can be decrypted.
+   * The key ring the functions derive the AES-256-GCM keys for stored secrets from
+   * (functions/core/encryption.ts: SHA-256 of each string). Generated once by Secrets Manager as a
+   * plain string (key k1); rotated by hand into a JSON ring that keeps every old key
+   * (docs/deploy.md), never by Secrets Manager, and retained.
    */
   private createEncryptionKeySecret(settings: AppSettings, dataKey: Key): Secret {
     const secret = new Secret(this, 'EncryptionKeySecret', {
-      description: `${settings.prefix}: key material for stored passwords (AES-256-GCM key = SHA-256 of this value). Never rotate or change it: every stored password would become unreadable.`,
+      description: `${settings.prefix}: key material for stored passwords (AES-256-GCM key = SHA-256 of this value). Rotate only by adding a key to the ring (docs/deploy.md); replacing it makes every stored password unreadable.`,
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       encryptionKey: dataKey,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -273,7 +274,7 @@ export class StatefulStack extends Stack {
     Validations.of(secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Not rotated on purpose: the AES-256-GCM key of every stored password is derived from this value, so rotating it would make all stored ciphertexts unreadable. It is readable only by the functions whose FunctionAccess has encryptionKey.',
+        'No automatic rotation on purpose: Secrets Manager would replace the value, while stored ciphertexts need every old key kept. Rotation is by hand, adding a new current key to the ring (tokens name their key id; docs/deploy.md). It is readable only by the functions whose FunctionAccess has encryptionKey.',
     });
     return secret;
   }

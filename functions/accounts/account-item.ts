@@ -1,6 +1,8 @@
 import type { AccountType, CreatedAccount } from '../../shared/schemas/bulk';
 import type { AccountView } from '../../shared/schemas/project';
+import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { logger } from '../core/logger';
 import { searchTerm } from './search-terms';
 
 /** An account as stored: the password only encrypted (AES-256-GCM token). */
@@ -39,6 +41,23 @@ export function accountItem(record: AccountRecord): Record<string, unknown> & { 
     entityType: 'Account',
     ...record,
   };
+}
+
+/** An account item's password in clear; throws when its token does not open for this account (moved, tampered, unknown key). */
+export const accountPassword = (cipher: Cipher, item: Record<string, unknown>): string =>
+  cipher.decrypt(String(item.passwordCiphertext), secretContext.account(String(item.userId), String(item.id)));
+
+/**
+ * For lists that show passwords: an unreadable one is left out (and logged, without the token)
+ * rather than failing every other account of the page.
+ */
+export function readableAccountPassword(cipher: Cipher, item: Record<string, unknown>): string | undefined {
+  try {
+    return accountPassword(cipher, item);
+  } catch (error) {
+    logger.error('Unreadable stored password', { accountId: String(item.id), reason: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
 }
 
 export function accountView(item: Record<string, unknown>, password?: string): AccountView {

@@ -3,7 +3,7 @@ import type { AccountView } from '../../shared/schemas/project';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import type { IndexName } from '../core/table-definition';
-import { accountView } from './account-item';
+import { accountView, readableAccountPassword } from './account-item';
 import { searchTerm } from './search-terms';
 
 export const SEARCH_LIMIT = 50;
@@ -51,6 +51,6 @@ export const searchAccounts =
       .slice(0, SEARCH_LIMIT);
     if (byId.size > SEARCH_LIMIT) hasMore = true;
     const cipher = showPasswords ? await deps.cipher() : undefined;
-    const items = found.map((item) => accountView(item, cipher ? cipher.decrypt(String(item.passwordCiphertext)) : undefined));
+    const items = found.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item)));
     return { items, count: items.length, hasMore };
   };

@@ -1,7 +1,7 @@
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { rejectedRowsPath, SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
-import type { Cipher } from '../core/encryption';
+import { secretContext, type Cipher } from '../core/encryption';
 import { NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
@@ -130,7 +130,7 @@ export const createBulkAccounts =
           lastName: person.lastName,
           email: person.email,
           username: usernames[i]!,
-          passwordCiphertext: cipher.encrypt(plain),
+          passwordCiphertext: cipher.encrypt(plain, secretContext.account(userId, keys.accountId(projectId, person.row))),
           accountType: input.accountType,
           isActive: true,
           externalStatus: 'pending',

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IDEMPOTENCY_IN_PROGRESS_MESSAGE } from '../../shared/schemas/bulk';
-import type { Cipher } from '../core/encryption';
+import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, UnprocessableError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
@@ -104,7 +104,7 @@ export const idempotent =
   };
 
 async function storeAnswer(deps: IdempotencyDeps, userId: string, key: string, answer: StoredAnswer): Promise<void> {
-  const token = (await deps.cipher()).encrypt(JSON.stringify(answer));
+  const token = (await deps.cipher()).encrypt(JSON.stringify(answer), secretContext.storedAnswer(userId, key));
   const expiresAt = Math.floor(deps.now().getTime() / 1000) + IDEMPOTENCY_TTL_SECONDS;
   const parts: Item[] = [];
   for (let i = 0; i * ANSWER_PART_CHARS < token.length; i++) {
@@ -141,5 +141,6 @@ async function readAnswer(deps: IdempotencyDeps, userId: string, key: string, pa
   } while (start);
   // Parts past `parts` are leftovers of an expired earlier use of the key (TTL deletes late).
   if (items.length < parts) throw new Error(`Stored answer has ${items.length} of ${parts} parts`);
-  return JSON.parse((await deps.cipher()).decrypt(items.slice(0, parts).map((item) => String(item.data)).join(''))) as StoredAnswer;
+  const token = items.slice(0, parts).map((item) => String(item.data)).join('');
+  return JSON.parse((await deps.cipher()).decrypt(token, secretContext.storedAnswer(userId, key))) as StoredAnswer;
 }

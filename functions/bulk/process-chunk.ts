@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { queues } from '../../shared/routes';
 import { passwordSettingsSchema } from '../../shared/schemas/bulk';
-import type { Cipher } from '../core/encryption';
+import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
@@ -59,9 +59,10 @@ export const processChunk =
 
     const usernames = usernamesFor(message.rows, await takenForJob(deps.store, message));
     const cipher = await deps.cipher();
-    const items = message.rows.map((row, i) =>
-      accountItem({
-        id: keys.accountId(message.projectId, row.row),
+    const items = message.rows.map((row, i) => {
+      const id = keys.accountId(message.projectId, row.row);
+      return accountItem({
+        id,
         userId: message.userId,
         projectId: message.projectId,
         projectName: message.projectName,
@@ -70,13 +71,13 @@ export const processChunk =
         lastName: row.lastName,
         email: row.email,
         username: usernames[i]!,
-        passwordCiphertext: cipher.encrypt(nextPassword()),
+        passwordCiphertext: cipher.encrypt(nextPassword(), secretContext.account(message.userId, id)),
         accountType: message.accountType,
         isActive: true,
         externalStatus: 'pending',
         createdAt: message.createdAt,
-      }),
-    );
+      });
+    });
     // Several chunks are written at once (the queue's maxConcurrency): a few calls each keep the
     // table's total write concurrency where it is fastest.
     await deps.store.writeAll(items, { parallel: 4 });

@@ -1,3 +1,4 @@
+import { accountPassword } from '../accounts/account-item';
 import { Transform } from 'node:stream';
 import type { ExportFormat, ExportRow } from '../../shared/exports';
 import type { Cipher } from '../core/encryption';
@@ -94,7 +95,7 @@ async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]>, ciph
     yield items.map((item): ExportRow => {
       let password: string;
       try {
-        password = cipher.decrypt(text(item.passwordCiphertext));
+        password = accountPassword(cipher, item);
       } catch {
         throw new PermanentExportError('A stored password could not be read.');
       }

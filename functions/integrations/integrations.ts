@@ -1,6 +1,6 @@
 import type { PlanId } from '../../shared/plans';
 import { MAX_INTEGRATIONS_PER_USER, type CreateIntegrationRequest, type Integration } from '../../shared/schemas/integrations';
-import type { Cipher } from '../core/encryption';
+import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
 import { outboundUrlProblem, type OutboundOptions } from '../core/outbound';
@@ -26,10 +26,10 @@ export function integrationUseCases(ports: IntegrationPorts) {
   const runTest = ports.test ?? testConnection;
   const assertPlan = async (userId: string) => assertApiIntegrations(await ports.plan(userId));
   /** The decrypted credentials, or undefined when they cannot be read (the key changed, the item was altered). */
-  const readCredentials = async (token: string): Promise<Record<string, string> | undefined> => {
+  const readCredentials = async (userId: string, integrationId: string, token: string): Promise<Record<string, string> | undefined> => {
     const cipher = await ports.cipher();
     try {
-      const value: unknown = JSON.parse(cipher.decrypt(token));
+      const value: unknown = JSON.parse(cipher.decrypt(token, secretContext.integration(userId, integrationId)));
       return value && typeof value === 'object' ? (value as Record<string, string>) : undefined;
     } catch {
       return undefined;
@@ -56,8 +56,9 @@ export function integrationUseCases(ports: IntegrationPorts) {
       const now = ports.now();
       const at = now.toISOString();
       const authConfig = Object.fromEntries(Object.entries(input.authConfig).filter(([, value]) => value !== ''));
+      const id = ports.newId(now);
       const record = {
-        id: ports.newId(now),
+        id,
         userId,
         name: input.name,
         description: input.description,
@@ -65,7 +66,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
         apiType: input.apiType,
         baseUrl: input.baseUrl,
         authMethod: input.authMethod,
-        authConfigEncrypted: (await ports.cipher()).encrypt(JSON.stringify(authConfig)),
+        authConfigEncrypted: (await ports.cipher()).encrypt(JSON.stringify(authConfig), secretContext.integration(userId, id)),
         authFieldsSet: Object.keys(authConfig).sort(),
         apiConfig: input.apiConfig,
         isActive: true,
@@ -82,7 +83,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
       if (!isId(id)) throw notFound();
       const record = await ports.store.get(userId, id);
       if (!record) throw notFound();
-      const credentials = await readCredentials(record.authConfigEncrypted);
+      const credentials = await readCredentials(userId, record.id, record.authConfigEncrypted);
       const result: ConnectionResult = !credentials
         ? { status: 'failed', message: 'The stored credentials can no longer be read. Delete this integration and add it again.' }
         : await runTest(

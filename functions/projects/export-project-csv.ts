@@ -1,3 +1,4 @@
+import { accountPassword } from '../accounts/account-item';
 import { ACCOUNT_CSV_HEADER, UTF8_BOM, csvLine } from '../../shared/csv/write-csv';
 import type { Cipher } from '../core/encryption';
 import type { ProjectStore } from './project-store';
@@ -23,7 +24,7 @@ export const exportProjectCsv =
             String(item.lastName),
             String(item.email),
             String(item.username),
-            cipher.decrypt(String(item.passwordCiphertext)),
+            accountPassword(cipher, item),
           ]),
         );
       }

@@ -3,7 +3,7 @@ import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { ValidationError } from '../core/errors';
 import { httpHandler, Response, route } from '../core/http';
-import { accountView } from '../accounts/account-item';
+import { accountView, readableAccountPassword } from '../accounts/account-item';
 import { exportProjectCsv } from './export-project-csv';
 import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
@@ -25,7 +25,7 @@ export const handler = httpHandler({
       const page = await projects.accountsPage(userId, pathParameters.id ?? '', pageLimit(query.limit), query.cursor);
       const cipher = query.showPasswords === 'true' ? await appCipher() : undefined;
       return {
-        items: page.items.map((item) => accountView(item, cipher?.decrypt(String(item.passwordCiphertext)))),
+        items: page.items.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item))),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
     },

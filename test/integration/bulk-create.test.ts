@@ -68,7 +68,7 @@ describe('POST /api/bulk-create (synchronous)', () => {
     expect(Items).toHaveLength(4);
     const stored = JSON.stringify(Items);
     for (const a of created.accounts) expect(stored).not.toContain(a.plainPassword);
-    expect(String(Items[0]!.passwordCiphertext)).toMatch(/^v1\./);
+    expect(String(Items[0]!.passwordCiphertext)).toMatch(/^v2\.k1\./);
     expect(Items[0]!.username).toBe(account.username);
   });
 

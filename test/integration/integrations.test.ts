@@ -112,7 +112,7 @@ describe('API integrations', () => {
     );
     expect(Items).toHaveLength(1);
     expect(JSON.stringify(Items[0])).not.toContain('okta-secret-1');
-    expect(Items[0]!.authConfigEncrypted).toMatch(/^v1\./);
+    expect(Items[0]!.authConfigEncrypted).toMatch(/^v2\.k1\./);
 
     seen.length = 0;
     const tested = await user.json<Integration>(`/api/integrations/${integration.id}/test`, { method: 'POST' });
