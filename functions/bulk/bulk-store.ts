@@ -2,12 +2,14 @@ import {
   BatchWriteCommand,
   GetCommand,
   QueryCommand,
+  TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { planLimits, UNLIMITED } from '../../shared/plans';
 import { ConflictError, NotFoundError, PlanLimitError } from '../core/errors';
+import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, type Usage } from '../usage/plan-usage';
 
@@ -24,7 +26,10 @@ export interface BulkStore {
   release(userId: string, change: { projects: number; accounts: number }, lockOwner?: string): Promise<void>;
   /** A creation finished: record its processing time and give the lock back. */
   finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number }): Promise<void>;
-  /** Usernames of the user's accounts that start with any of the bases. */
+  /**
+   * Usernames of the user's accounts that start with any of the bases: strongly consistent reads
+   * of the base table's username items (never an index: see claimUsernames).
+   */
   takenUsernames(
     userId: string,
     bases: readonly string[],
@@ -32,13 +37,22 @@ export interface BulkStore {
     excludeProjectId?: string,
     options?: { readAll?: boolean },
   ): Promise<Set<string>>;
-  /** Writes items with BatchWriteItem (`parallel` calls at once), retrying unprocessed items with backoff. */
+  /**
+   * Gives each account its username for good: conditional writes on the base table's username
+   * items. Throws UsernameTakenError (nothing of the groups that held them written) when another
+   * account has one already: the only guard that does not depend on the lock or on timing.
+   */
+  claimUsernames(userId: string, claims: readonly UsernameClaim[]): Promise<void>;
+  /**
+   * Writes items with BatchWriteItem (`parallel` calls at once, at most MAX_WRITE_PARALLEL),
+   * retrying throttling and unprocessed items with full jitter inside the store's time budget.
+   */
   writeAll(items: readonly Item[], options?: { parallel?: number }): Promise<void>;
 }
 
 const LOCK_BUSY = 'Another bulk creation of yours is still running. Try again when it has finished.';
 
-export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): BulkStore {
+export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, retry: RetryPolicy = requestRetry): BulkStore {
   const usage = async (userId: string): Promise<Usage> => {
     const { Item } = await db.send(
       new GetCommand({
@@ -60,6 +74,24 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
       stored,
     };
   };
+
+  /** BatchWriteItem requests, 25 a call, `parallel` calls at once. */
+  const batchWrite = async (requests: readonly Record<string, unknown>[], parallel: number) => {
+    const batches: Record<string, unknown>[][] = [];
+    for (let i = 0; i < requests.length; i += 25) batches.push(requests.slice(i, i + 25));
+    await inBoundedParallel(batches, Math.min(parallel, MAX_WRITE_PARALLEL), async (batch) => {
+      let pending = batch;
+      // Unprocessed items (a throttled partition) come back as a smaller batch: full jitter,
+      // inside the time budget, like a throttling error.
+      await withRetry(`Writing ${batch.length} items`, retry, (e) => isThrottling(e) || e instanceof UnprocessedItemsError, async () => {
+        const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
+        pending = (UnprocessedItems?.[tableName] as Record<string, unknown>[] | undefined) ?? [];
+        if (pending.length) throw new UnprocessedItemsError(pending.length);
+      });
+    });
+  };
+  const writeAll: BulkStore['writeAll'] = (items, options = {}) => batchWrite(items.map((Item) => ({ PutRequest: { Item } })), options.parallel ?? 8);
+  const deleteAll = (itemKeys: readonly { PK: string; SK: string }[]) => batchWrite(itemKeys.map((Key) => ({ DeleteRequest: { Key } })), 4);
 
   return {
     usage,
@@ -176,19 +208,23 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
       if (accountCount === 0 || (bases.length === 0 && !options.readAll)) return taken;
       // Accounts of the project being created do not count: a chunk run twice must see the same names.
       const filter = excludeProjectId ? { FilterExpression: 'projectId <> :project', values: { ':project': excludeProjectId } } : undefined;
-      const collect = async (partition: string, prefix?: string) => {
+      // The base table's username items, read strongly consistent: a name claimed a moment ago is
+      // seen (an index read could miss it, and hand the same name out twice).
+      const collect = async (partition: string, prefix = '') => {
         let start: Record<string, unknown> | undefined;
         do {
-          const result = await db.send(
-            new QueryCommand({
-              TableName: tableName,
-              IndexName: 'AccountsByUsername',
-              KeyConditionExpression: prefix ? 'GSI4PK = :pk AND begins_with(GSI4SK, :prefix)' : 'GSI4PK = :pk',
-              ...(filter ? { FilterExpression: filter.FilterExpression } : {}),
-              ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}), ...filter?.values },
-              ProjectionExpression: 'username',
-              ExclusiveStartKey: start,
-            }),
+          const result = await withRetry('Reading usernames', retry, isThrottling, () =>
+            db.send(
+              new QueryCommand({
+                TableName: tableName,
+                KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+                ...(filter ? { FilterExpression: filter.FilterExpression } : {}),
+                ExpressionAttributeValues: { ':pk': partition, ':prefix': `USERNAME#${prefix}`, ...filter?.values },
+                ProjectionExpression: 'username',
+                ConsistentRead: true,
+                ExclusiveStartKey: start,
+              }),
+            ),
           );
           for (const item of result.Items ?? []) taken.add(String(item.username));
           start = result.LastEvaluatedKey;
@@ -199,29 +235,88 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string): 
         await Promise.all(Array.from({ length: 16 }, async () => { for (let next = queue.pop(); next !== undefined; next = queue.pop()) await run(next); }));
       };
       // The cheaper plan: read every username of the user once, or one small query per name.
-      if (options.readAll || accountCount <= bases.length * 20) await inParallel(keys.allAccountSearchPartitions(userId), (partition) => collect(partition));
-      else await inParallel([...bases], (base) => collect(keys.accountSearchPartition(userId, base), base));
+      if (options.readAll || accountCount <= bases.length * 20) await inParallel(keys.allUsernamePartitions(userId), (partition) => collect(partition));
+      else await inParallel([...bases], (base) => collect(keys.usernamePartition(userId, base), base));
       return taken;
     },
 
-    async writeAll(items, options = {}) {
-      const batches: Item[][] = [];
-      for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25) as Item[]);
-      const writeBatch = async (batch: Item[]) => {
-        let pending: Record<string, unknown>[] = batch.map((Item) => ({ PutRequest: { Item } }));
-        for (let attempt = 0; pending.length; attempt++) {
-          if (attempt > 8) throw new Error(`${pending.length} items stayed unprocessed after ${attempt} attempts`);
-          if (attempt) await new Promise((r) => setTimeout(r, Math.min(1000, 25 * 2 ** attempt)));
-          const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
-          pending = (UnprocessedItems?.[tableName] as Record<string, unknown>[] | undefined) ?? [];
+    async claimUsernames(userId, claims) {
+      // A transaction of conditional puts (BatchWriteItem takes no condition): a name another
+      // account holds fails the whole group; the same account may claim its name again (redelivery).
+      const groups: UsernameClaim[][] = [];
+      for (let i = 0; i < claims.length; i += CLAIMS_PER_TRANSACTION) groups.push(claims.slice(i, i + CLAIMS_PER_TRANSACTION));
+      const taken: string[] = [];
+      const claimed: UsernameClaim[][] = [];
+      await inBoundedParallel(groups, CLAIM_PARALLEL, async (group) => {
+        try {
+          await withRetry('Claiming usernames', retry, (e) => isThrottling(e) || isTransactionConflict(e), () =>
+            db.send(
+              new TransactWriteCommand({
+                TransactItems: group.map((claim) => ({
+                  Put: {
+                    TableName: tableName,
+                    Item: { ...keys.username(userId, claim.username), entityType: 'Username', ...claim },
+                    ConditionExpression: 'attribute_not_exists(PK) OR accountId = :account',
+                    ExpressionAttributeValues: { ':account': claim.accountId },
+                  },
+                })),
+              }),
+            ),
+          );
+          claimed.push(group);
+        } catch (error) {
+          if (!(error instanceof TransactionCanceledException)) throw error;
+          const reasons = error.CancellationReasons ?? [];
+          const lost = group.filter((_, i) => reasons[i]?.Code === 'ConditionalCheckFailed').map((c) => c.username);
+          if (!lost.length) throw error;
+          taken.push(...lost);
         }
-      };
-      const queue = batches.reverse();
-      await Promise.all(
-        Array.from({ length: Math.min(options.parallel ?? 8, queue.length) }, async () => {
-          for (let batch = queue.pop(); batch; batch = queue.pop()) await writeBatch(batch);
-        }),
-      );
+      });
+      if (taken.length) {
+        // Give back what this call claimed (the groups that succeeded are this call's own), so a
+        // creation that fails here leaves no name held by an account that will never exist.
+        await deleteAll(claimed.flat().map((claim) => keys.username(userId, claim.username)));
+        throw new UsernameTakenError(taken);
+      }
     },
+
+    writeAll,
+
   };
+}
+
+/** One username given to one account: the base-table item that makes it the account's alone. */
+export interface UsernameClaim {
+  username: string;
+  projectId: string;
+  accountId: string;
+}
+
+/** Names another account claimed first: nothing of the group that held them was written. */
+export class UsernameTakenError extends ConflictError {
+  constructor(readonly usernames: string[]) {
+    super('Some usernames were just given to other accounts. Please try again.', { usernames: usernames.slice(0, 20) });
+  }
+}
+
+class UnprocessedItemsError extends Error {
+  constructor(count: number) {
+    super(`${count} items left unprocessed (throttled)`);
+    this.name = 'UnprocessedItemsError';
+  }
+}
+
+/** A transaction holds at most 100 actions. */
+const CLAIMS_PER_TRANSACTION = 100;
+const CLAIM_PARALLEL = 4;
+/** Calls one writer keeps in flight at most, whatever a caller asks: a bound per invocation. */
+export const MAX_WRITE_PARALLEL = 8;
+
+async function inBoundedParallel<T>(work: readonly T[], parallel: number, run: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...work].reverse();
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(parallel, queue.length)) }, async () => {
+      for (let next = queue.pop(); next !== undefined; next = queue.pop()) await run(next);
+    }),
+  );
 }

@@ -42,7 +42,8 @@ export const LOCK_TTL_MS = 15 * 60 * 1000;
  * 2. Check the plan and the integration named (it must be the caller's own: 404 otherwise), then
  *    reserve the project and the accounts atomically on the user's counters (concurrent requests
  *    can never overshoot a limit) and take the user's username lock.
- * 3. Give every person a username unique among the user's accounts.
+ * 3. Give every person a username unique among the user's accounts: read from the base table's
+ *    username items (strongly consistent) and claimed there with conditional writes.
  * 4. Up to SYNC_ROW_LIMIT rows: generate and encrypt passwords, write project, accounts and
  *    activity, answer with the accounts. More: hand the rows to the bulk queue as a job.
  */
@@ -149,6 +150,9 @@ export const createBulkAccounts =
           ? [activityItem(userId, project.updatedAt, deps.newId(finished), `${rejected.length} ${rejected.length === 1 ? 'row' : 'rows'} not created in "${project.name}"`)]
           : []),
       ];
+      // The names become these accounts' own before anything else is written: a name another
+      // account holds fails the request (409, counters given back) instead of being shared.
+      await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
       await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
       await deps.store.finish(userId, { lockOwner: projectId, accounts: valid.length, processingMs: finished.getTime() - started.getTime() });

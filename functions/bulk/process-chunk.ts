@@ -1,13 +1,14 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { queues } from '../../shared/routes';
 import { passwordSettingsSchema } from '../../shared/schemas/bulk';
+import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
-import type { BulkStore } from './bulk-store';
+import { UsernameTakenError, type BulkStore } from './bulk-store';
 import type { BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
 
@@ -17,6 +18,8 @@ export interface ChunkDeps {
   store: BulkStore;
   now: () => Date;
   newId: (now: Date) => string;
+  /** Retries of TransactionConflict and throttling on the job's items (workerRetry by default). */
+  retry?: RetryPolicy;
 }
 
 /** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
@@ -38,12 +41,14 @@ export const processChunk =
   async (message: BulkChunkMessage): Promise<void> => {
     const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
     const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true }));
-    if (seen) return;
+    // Already recorded: the delivery that recorded it may have failed while completing the job,
+    // so completion is checked again (otherwise the job could stay 'running' for ever).
+    if (seen) return finishIfComplete(deps, message);
     const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
     if (job?.status === 'failed') {
       // The job stopped (another chunk failed): no account of it may appear after its lock was released.
       await releaseLock(deps, message.userId, job);
-      await recordChunk(deps, message, { done: 0, failed: message.rows.length }, String(job.reason ?? JOB_STOPPED));
+      await recordChunk(deps, message, { done: 0, failedRows: message.rows }, String(job.reason ?? JOB_STOPPED));
       return;
     }
     const settings = passwordSettingsSchema.safeParse(message.passwordSettings);
@@ -78,10 +83,19 @@ export const processChunk =
         createdAt: message.createdAt,
       });
     });
+    try {
+      // Each name becomes its account's own on the base table (conditional writes) before the
+      // accounts are written: a name held by another account is never given twice.
+      await deps.store.claimUsernames(message.userId, items.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) })));
+    } catch (error) {
+      // Only when the user's lock was bypassed (expired): the next delivery reads the names again.
+      if (error instanceof UsernameTakenError) takenByJob.delete(message.jobId);
+      throw error;
+    }
     // Several chunks are written at once (the queue's maxConcurrency): a few calls each keep the
     // table's total write concurrency where it is fastest.
     await deps.store.writeAll(items, { parallel: 4 });
-    await recordChunk(deps, message, { done: message.rows.length, failed: 0 });
+    await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
   };
 
 const BULK_ATTEMPTS = queues.find((q) => q.name === 'bulk')?.maxReceiveCount ?? 3;
@@ -94,10 +108,51 @@ const JOB_STOPPED = 'Not created: the job stopped.';
  * job's other chunks stop the same way. Nothing is lost silently.
  */
 export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
-  const rows = message.rows.map((r) => r.row);
+  const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
+  const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true }));
+  // Recorded, only its completion step kept failing: finish the job, fail nothing.
+  if (seen) return finishIfComplete(deps, message);
+  // Count what exists: accounts an earlier delivery stored are done (their place stays counted);
+  // only the rows with no account are failed.
+  const stored = await storedRows(deps, message);
+  const missing = message.rows.filter((r) => !stored.has(r.row));
+  if (!missing.length) {
+    // Every account is there (e.g. recording it conflicted with other workers every time).
+    await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
+    return;
+  }
+  const rows = missing.map((r) => r.row);
   const span = rows.length > 1 ? `Rows ${Math.min(...rows)} to ${Math.max(...rows)}` : `Row ${rows[0] ?? '?'}`;
-  await failJob(deps, message, `${span} could not be stored after ${BULK_ATTEMPTS} attempts.`);
+  await failJob(deps, message, `${span} could not be stored after ${BULK_ATTEMPTS} attempts.`, { done: message.rows.length - missing.length, failedRows: missing });
 };
+
+/** The rows of the chunk whose account item exists (strongly consistent reads of the project's partition). */
+async function storedRows(deps: ChunkDeps, message: BulkChunkMessage): Promise<Set<number>> {
+  const stored = new Set<number>();
+  if (!message.rows.length) return stored;
+  const wanted = new Set(message.rows.map((r) => r.row));
+  const first = keys.account(message.userId, message.projectId, Math.min(...wanted));
+  const last = keys.account(message.userId, message.projectId, Math.max(...wanted));
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':pk': first.PK, ':first': first.SK, ':last': last.SK },
+        ProjectionExpression: 'SK',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const row = Number(String(item.SK).slice('ACCOUNT#'.length));
+      if (wanted.has(row)) stored.add(row);
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return stored;
+}
 
 /**
  * A job that cannot go on: status 'failed' with its reason, the user's lock released at once (the
@@ -105,7 +160,7 @@ export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMes
  * can run again (redelivery): a failed job's later chunks release the lock again and record
  * themselves as failed.
  */
-async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: string): Promise<void> {
+async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: string, counts: ChunkCounts = { done: 0, failedRows: message.rows }): Promise<void> {
   const now = deps.now().toISOString();
   try {
     const { Attributes: job } = await deps.db.send(
@@ -128,7 +183,7 @@ async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: strin
     // Already completed or failed (or unknown): only this chunk's rows are left to record.
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
-  await recordChunk(deps, message, { done: 0, failed: message.rows.length }, reason);
+  await recordChunk(deps, message, counts, reason);
 }
 
 /** Gives back the lock the job took, if it still holds it (conditional on the owner: safe to repeat). */
@@ -175,103 +230,163 @@ async function markRunning(deps: ChunkDeps, message: BulkChunkMessage) {
   }
 }
 
-async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: { done: number; failed: number }, reason?: string) {
-  const now = deps.now().toISOString();
+interface ChunkCounts {
+  done: number;
+  /** The chunk's rows that have no account and never will: recorded on the chunk item. */
+  failedRows: readonly BulkChunkMessage['rows'][number][];
+}
+
+/**
+ * Records the chunk, the job's progress and the project's count in one transaction, then checks
+ * whether the job is complete. Several workers record chunks of one job at once: a transaction
+ * cancelled by TransactionConflict (another one held the job item) is run again here, with full
+ * jitter, instead of failing the delivery; a failed condition on the marker means "already
+ * recorded" and is told apart from it by its cancellation reason.
+ */
+async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: ChunkCounts, reason?: string) {
   const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
+  const failed = counts.failedRows.length;
   try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: deps.tableName,
-              Item: {
-                ...marker,
-                entityType: 'BulkJobChunk',
-                done: counts.done,
-                failed: counts.failed,
-                ...(counts.failed ? { failedRows: message.rows.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })) } : {}),
-                ...(counts.failed && reason ? { reason } : {}),
-                recordedAt: now,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-          {
-            Update: {
-              TableName: deps.tableName,
-              Key: keys.bulkJob(message.userId, message.jobId),
-              UpdateExpression: 'ADD done :done, failedCount :failed SET updatedAt = :now',
-              // A chunk of an unknown job fails (and ends in the DLQ) instead of inventing a job.
-              ConditionExpression: 'attribute_exists(PK)',
-              ExpressionAttributeValues: { ':done': counts.done, ':failed': counts.failed, ':now': now },
-            },
-          },
-          {
-            Update: {
-              TableName: deps.tableName,
-              Key: keys.project(message.userId, message.projectId),
-              UpdateExpression: 'ADD accountCount :done, failedCount :failed SET updatedAt = :now',
-              ExpressionAttributeValues: { ':done': counts.done, ':failed': counts.failed, ':now': now },
-            },
-          },
-          ...(counts.failed
-            ? [
-                {
-                  // Rows that will never exist give their reserved place back.
-                  Update: {
-                    TableName: deps.tableName,
-                    Key: keys.user(message.userId),
-                    UpdateExpression: 'ADD accountCount :released',
-                    ExpressionAttributeValues: { ':released': -counts.failed },
-                  },
+    await withRetry('Recording a chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () => {
+      const now = deps.now().toISOString();
+      return deps.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: deps.tableName,
+                Item: {
+                  ...marker,
+                  entityType: 'BulkJobChunk',
+                  done: counts.done,
+                  failed,
+                  ...(failed ? { failedRows: counts.failedRows.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })) } : {}),
+                  ...(failed && reason ? { reason } : {}),
+                  recordedAt: now,
                 },
-              ]
-            : []),
-        ],
-      }),
-    );
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.bulkJob(message.userId, message.jobId),
+                UpdateExpression: 'ADD done :done, failedCount :failed SET updatedAt = :now',
+                // A chunk of an unknown job fails (and ends in the DLQ) instead of inventing a job.
+                ConditionExpression: 'attribute_exists(PK)',
+                ExpressionAttributeValues: { ':done': counts.done, ':failed': failed, ':now': now },
+              },
+            },
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.project(message.userId, message.projectId),
+                UpdateExpression: 'ADD accountCount :done, failedCount :failed SET updatedAt = :now',
+                ExpressionAttributeValues: { ':done': counts.done, ':failed': failed, ':now': now },
+              },
+            },
+            ...(failed
+              ? [
+                  {
+                    // Rows that will never exist give their reserved place back (stored ones keep theirs).
+                    Update: {
+                      TableName: deps.tableName,
+                      Key: keys.user(message.userId),
+                      UpdateExpression: 'ADD accountCount :released',
+                      ExpressionAttributeValues: { ':released': -failed },
+                    },
+                  },
+                ]
+              : []),
+          ],
+        }),
+      );
+    });
   } catch (error) {
-    if (isDuplicate(error)) return;
-    throw error;
+    if (!isDuplicate(error)) throw error;
   }
   await finishIfComplete(deps, message);
 }
 
+/**
+ * A job whose chunks are all recorded ends, and every step of its ending can run again: any
+ * delivery of any chunk (and the dead-letter worker) calls this, so a step that failed once is
+ * done by the next. Status first (the UI stops polling), then the activity entries (fixed keys:
+ * written twice is written once), then the statistics (once: guarded by finalizedAt in the same
+ * transaction), then the lock (released only by its owner: safe to repeat).
+ */
 async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage) {
-  const { Item: job } = await deps.db.send(
-    new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }),
-  );
+  const jobKey = keys.bulkJob(message.userId, message.jobId);
+  const read = async () => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: jobKey, ConsistentRead: true }))).Item;
+  let job = await read();
   if (!job) return;
   const done = Number(job.done ?? 0);
   const failed = Number(job.failedCount ?? 0);
-  if (done + failed < Number(job.total) || job.status === 'completed' || job.status === 'failed') return;
-  const finished = deps.now();
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.bulkJob(message.userId, message.jobId),
-        UpdateExpression: 'SET #status = :status, completedAt = :now, updatedAt = :now',
-        ConditionExpression: '#status <> :completed AND #status <> :failed',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':status': done > 0 ? 'completed' : 'failed', ':now': finished.toISOString(), ':completed': 'completed', ':failed': 'failed' },
-      }),
-    );
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return; // another chunk finished it
-    throw error;
+  if (done + failed < Number(job.total)) return;
+  if (job.status === 'failed') {
+    // Stopped by failJob (which wrote its own activity) or finished with nothing created.
+    await releaseLock(deps, message.userId, job);
+    return;
   }
-  const name = String(job.projectName ?? message.projectName);
-  const at = finished.toISOString();
-  await deps.store.writeAll([
-    activityItem(message.userId, String(job.createdAt), deps.newId(new Date(String(job.createdAt))), `Project "${name}" created`),
-    ...(done ? [activityItem(message.userId, at, deps.newId(finished), `${done} ${done === 1 ? 'account' : 'accounts'} created in "${name}"`)] : []),
-    ...(failed ? [activityItem(message.userId, at, deps.newId(finished), `${failed} ${failed === 1 ? 'row' : 'rows'} not created in "${name}"`)] : []),
-  ]);
-  await deps.store.finish(message.userId, {
-    lockOwner: String(job.lockOwner),
-    accounts: done,
-    processingMs: finished.getTime() - Number(job.startedAt ?? finished.getTime()),
-  });
+  if (job.status !== 'completed') {
+    const finished = deps.now().toISOString();
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: jobKey,
+          UpdateExpression: 'SET #status = :status, completedAt = :now, updatedAt = :now',
+          ConditionExpression: '#status <> :completed AND #status <> :failed',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':status': done > 0 ? 'completed' : 'failed', ':now': finished, ':completed': 'completed', ':failed': 'failed' },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error; // another delivery ended it
+    }
+    job = await read();
+    if (!job) return;
+    if (job.status !== 'completed') return releaseLock(deps, message.userId, job);
+  }
+  if (job.finalizedAt === undefined) {
+    const name = String(job.projectName ?? message.projectName);
+    const at = String(job.completedAt);
+    await deps.store.writeAll([
+      activityItem(message.userId, String(job.createdAt), `${message.jobId}.created`, `Project "${name}" created`),
+      ...(done ? [activityItem(message.userId, at, `${message.jobId}.done`, `${done} ${done === 1 ? 'account' : 'accounts'} created in "${name}"`)] : []),
+      ...(failed ? [activityItem(message.userId, at, `${message.jobId}.failed`, `${failed} ${failed === 1 ? 'row' : 'rows'} not created in "${name}"`)] : []),
+    ]);
+    const processingMs = Date.parse(at) - Number(job.startedAt ?? Date.parse(at));
+    try {
+      await withRetry('Recording job statistics', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
+        deps.db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: deps.tableName,
+                  Key: jobKey,
+                  UpdateExpression: 'SET finalizedAt = :now',
+                  ConditionExpression: 'attribute_not_exists(finalizedAt)',
+                  ExpressionAttributeValues: { ':now': deps.now().toISOString() },
+                },
+              },
+              {
+                Update: {
+                  TableName: deps.tableName,
+                  Key: keys.user(message.userId),
+                  UpdateExpression: 'ADD processingMs :ms, processedAccounts :n',
+                  ExpressionAttributeValues: { ':ms': processingMs, ':n': done },
+                },
+              },
+            ],
+          }),
+        ),
+      );
+    } catch (error) {
+      // Recorded by another delivery in the meantime.
+      if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
+    }
+  }
+  await releaseLock(deps, message.userId, job);
 }

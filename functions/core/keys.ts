@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -13,6 +13,7 @@ const shardOf = (term: string) => {
   return /[a-z0-9]/.test(first) ? first : '_';
 };
 const accountSearchPartition = (userId: string, term: string) => `${userPk(userId)}#ACCOUNTS#${shardOf(term)}`;
+const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${shardOf(username)}`;
 
 /** Row numbers padded so the sort key keeps the file's order. */
 const rowKey = (row: number) => String(row).padStart(6, '0');
@@ -49,6 +50,17 @@ export const keys = {
   accountSearchPartition: (userId: string, term: string) => accountSearchPartition(userId, term),
   /** Every search partition of a user (for reading all usernames). */
   allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
+
+  /**
+   * A username of the user, on the base table: the only place its uniqueness is decided
+   * (conditional put; strongly consistent prefix reads). Never an index: indexes are eventually
+   * consistent on AWS. Partitioned by first character like the search index, so an import's
+   * claims spread over 37 partitions.
+   */
+  username: (userId: string, username: string) => ({ PK: usernamePartition(userId, username), SK: `USERNAME#${username}` }) as const,
+  /** Query: the user's usernames that start like `prefix` (begins_with on SK `USERNAME#<prefix>`). */
+  usernamePartition: (userId: string, prefix: string) => usernamePartition(userId, prefix),
+  allUsernamePartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#USERNAMES#${c}`),
 
   activity: (userId: string, timestamp: string, id: string) => ({ PK: userPk(userId), SK: `ACTIVITY#${timestamp}#${id}` }) as const,
   activitiesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'ACTIVITY#' }) as const,

@@ -1,4 +1,5 @@
 import { dynamo } from '../core/clients';
+import { workerRetry } from '../core/dynamo-retry';
 import { requireEnv } from '../core/env';
 import { timeOrderedId } from '../core/ids';
 import { queueWorker } from '../core/queue-worker';
@@ -8,6 +9,6 @@ import { recordDeadChunk } from '../bulk/process-chunk';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName), now: () => new Date(), newId: timeOrderedId });
+const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), now: () => new Date(), newId: timeOrderedId });
 
 export const handler = queueWorker(bulkChunkMessageSchema, (message) => record(message));

@@ -204,7 +204,8 @@ describe('a job that fails', () => {
     expect(await userItem(user.sub)).toHaveProperty('bulkLock');
     const impossible = { ...bodies[0]!.passwordSettings, includeUppercase: false, includeLowercase: false, includeNumbers: false, includeSpecialChars: false };
     await deliver({ ...bodies[0]!, passwordSettings: impossible });
-    const failed = await until('the job to fail', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'failed', 20_000);
+    // The status changes first, the chunk's rows are recorded right after it.
+    const failed = await until('the job to fail', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'failed' && j.failedCount > 0, 20_000);
     expect(failed).toMatchObject({ status: 'failed', reason: PASSWORD_NO_CLASS_MESSAGE, done: 0, failedCount: 500 });
     expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
     expect((await user.call('/api/bulk-create', { body: { projectName: 'Next', csvData: people(2, 'Next') } })).status).toBe(200);
@@ -263,4 +264,121 @@ describe('usernames in a job for a user who already has accounts', () => {
     expect(found.items.map((a) => a.username).sort()).toEqual([`johnsmith${year}`, `johnsmith${year}-2`, `johnsmith${year}-3`]);
     expect(found.items.find((a) => a.email === 'js2@example.com')?.username).toBe(`johnsmith${year}-3`);
   }, 120_000);
+});
+
+describe('a job whose completion step failed once', () => {
+  it('is completed by the next delivery of an already recorded chunk, and releases the lock', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const db = testDb();
+    const { job, bodies } = await parkedJob(user, 1200, 'Stuck');
+    await deliver(...bodies);
+    expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    // As if the delivery that recorded the last chunk had died before it changed the status: every
+    // chunk recorded, the job still 'running', the user's lock still held.
+    const jobKey = { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` };
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: jobKey, UpdateExpression: 'SET #status = :running REMOVE completedAt, finalizedAt', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':running': 'running' } }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' }, UpdateExpression: 'SET bulkLock = :lock', ExpressionAttributeValues: { ':lock': { owner: job.id, until: Date.now() + 600_000 } } }));
+    const processed = Number((await userItem(user.sub)).processedAccounts ?? 0);
+
+    // SQS delivers that chunk again (its visibility timeout ran out): the marker exists.
+    await deliver(bodies[2]!);
+    expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200, failedCount: 0 });
+    const after = await until('the lock released', () => userItem(user.sub), (item) => !('bulkLock' in item));
+    expect(Number(after.processedAccounts)).toBe(processed + 1200);
+    expect(await countAccounts(user.sub, job.projectId)).toBe(1200);
+  }, 120_000);
+});
+
+describe('the dead-letter worker counts what exists', () => {
+  it('a dead chunk whose accounts were all stored is recorded as done, and the job completes', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const db = testDb();
+    const { job, bodies } = await parkedJob(user, 1200, 'Stored');
+    await deliver(...bodies);
+    expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    // As if recording chunk 1 had conflicted on every delivery: its 500 accounts are there, no marker, no progress.
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000001` } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: 'bulkonboard',
+        Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` },
+        UpdateExpression: 'SET #status = :running ADD done :minus REMOVE completedAt, finalizedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':minus': -500, ':running': 'running' },
+      }),
+    );
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `PROJECT#${job.projectId}` }, UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -500 } }));
+
+    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
+    await record(bodies[1]!);
+    await record(bodies[1]!);
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'completed', done: 1200, failedCount: 0 });
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 1200 });
+    const projects = await user.json<Project[]>('/api/projects');
+    expect(projects.find((p) => p.id === job.projectId)).toMatchObject({ accountCount: 1200, failedCount: 0 });
+  }, 120_000);
+
+  it('a dead chunk with some accounts stored fails only the missing rows, and keeps the stored ones counted', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const db = testDb();
+    const { job, bodies } = await parkedJob(user, 1200, 'Half');
+    await deliver(bodies[0]!, bodies[1]!);
+    await until('two chunks', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done === 1000);
+    // Chunk 2 (rows 1001 to 1200): an attempt stored its first 150 accounts, then every attempt died.
+    await deliver(bodies[2]!);
+    await until('the third chunk', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'completed');
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000002` } }));
+    await db.send(
+      new UpdateCommand({
+        TableName: 'bulkonboard',
+        Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` },
+        UpdateExpression: 'SET #status = :running ADD done :minus REMOVE completedAt, finalizedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':minus': -200, ':running': 'running' },
+      }),
+    );
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `PROJECT#${job.projectId}` }, UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -200 } }));
+    for (let row = 1151; row <= 1200; row++) {
+      await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}#PROJECT#${job.projectId}`, SK: `ACCOUNT#${String(row).padStart(6, '0')}` } }));
+    }
+
+    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
+    await record(bodies[2]!);
+    await record(bodies[2]!);
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'failed', reason: 'Rows 1151 to 1200 could not be stored after 3 attempts.', done: 1150, failedCount: 50 });
+    const { Item: chunk } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000002` } }));
+    expect(chunk).toMatchObject({ done: 150, failed: 50 });
+    expect((chunk!.failedRows as { row: number }[]).map((r) => r.row)).toEqual(Array.from({ length: 50 }, (_, i) => 1151 + i));
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 1150 });
+    expect(await countAccounts(user.sub, job.projectId)).toBe(1150);
+    const projects = await user.json<Project[]>('/api/projects');
+    expect(projects.find((p) => p.id === job.projectId)).toMatchObject({ accountCount: 1150, failedCount: 50 });
+  }, 120_000);
+});
+
+describe('two creations a moment apart', () => {
+  it('never share a username: each name is claimed on the base table before its account is written', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const year = new Date().getUTCFullYear();
+    const same = (n: number) => Array.from({ length: n }, (_, i) => ({ firstName: 'Mary', lastName: 'Jones', email: `mj${n}-${i}@example.com` }));
+    const names: string[] = [];
+    for (const n of [3, 2, 4]) {
+      const created = await user.json<{ accounts: { id: string; username: string }[] }>('/api/bulk-create', { body: { projectName: `Same ${n}`, csvData: same(n) } });
+      names.push(...created.accounts.map((a) => a.username));
+      // Each name is held by its account on the base table (the item a conditional write guards).
+      for (const account of created.accounts) {
+        const { Item } = await testDb().send(
+          new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}#USERNAMES#m`, SK: `USERNAME#${account.username}` }, ConsistentRead: true }),
+        );
+        expect(Item).toMatchObject({ username: account.username, accountId: account.id });
+      }
+    }
+    expect(names).toHaveLength(9);
+    expect(new Set(names).size).toBe(9);
+    expect(names[0]).toBe(`maryjones${year}`);
+  }, 60_000);
 });
