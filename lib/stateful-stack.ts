@@ -89,7 +89,9 @@ export class StatefulStack extends Stack {
         indexName: index.indexName,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: ProjectionType.ALL,
+        // Only what the index's reader needs (functions/core/table-definition.ts).
+        projectionType: ProjectionType.INCLUDE,
+        nonKeyAttributes: [...index.projection.nonKeyAttributes],
       });
     }
     return table;

@@ -138,9 +138,10 @@ export function findRoute(method: string, path: string):
 /**
  * DynamoDB actions a function may be granted, named as IAM names them. A transaction needs the
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
- * table's indexes too. Nothing here grants Scan or BatchGetItem: no code uses them.
+ * table's indexes too. Nothing here grants Scan: no code uses it. BatchGetItem: only the account
+ * search, which reads the accounts it shows by key (its indexes project only keys and names).
  */
-export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'] as const;
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'] as const;
 export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
@@ -167,7 +168,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
-  accounts: { table: ['Query'], encryptionKey: true },
+  accounts: { table: ['Query', 'BatchGetItem'], encryptionKey: true },
   dashboard: { table: read },
   subscription: { table: ['GetItem'] },
   // Records export requests and queues them.

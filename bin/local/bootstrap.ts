@@ -8,6 +8,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type AttributeDefinition,
+  type GlobalSecondaryIndexDescription,
 } from '@aws-sdk/client-dynamodb';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -30,7 +31,15 @@ export async function ensureTable(port: number, tableName = resourceNames.table)
   const client = new DynamoDBClient({ region: REGION, endpoint: endpoint(port), credentials: localCredentials });
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    await reconcileIndexes(client, tableName, (Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName!));
+    // An index whose projection changed is rebuilt: dropped here, created again below.
+    const current = (Table?.GlobalSecondaryIndexes ?? []).filter((index) => {
+      const wanted = tableDefinition.globalSecondaryIndexes.find((w) => w.indexName === index.IndexName);
+      return !wanted || sameProjection(index, wanted);
+    });
+    for (const stale of (Table?.GlobalSecondaryIndexes ?? []).filter((index) => !current.includes(index))) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: stale.IndexName! } }] }));
+    }
+    await reconcileIndexes(client, tableName, current.map((index) => index.IndexName!));
     client.destroy();
     return;
   } catch (error) {
@@ -69,8 +78,13 @@ const indexSpec = (gsi: (typeof tableDefinition.globalSecondaryIndexes)[number])
     { AttributeName: gsi.partitionKey, KeyType: 'HASH' as const },
     { AttributeName: gsi.sortKey, KeyType: 'RANGE' as const },
   ],
-  Projection: { ProjectionType: 'ALL' as const },
+  Projection: { ProjectionType: gsi.projection.type, NonKeyAttributes: [...gsi.projection.nonKeyAttributes] },
 });
+
+/** An index built with another projection than the definition's (an older data folder). */
+const sameProjection = (index: GlobalSecondaryIndexDescription, gsi: (typeof tableDefinition.globalSecondaryIndexes)[number]) =>
+  index.Projection?.ProjectionType === gsi.projection.type &&
+  [...(index.Projection?.NonKeyAttributes ?? [])].sort().join() === [...gsi.projection.nonKeyAttributes].sort().join();
 
 /** A data folder from an earlier version: add the indexes it lacks, drop the ones no longer defined. */
 async function reconcileIndexes(client: DynamoDBClient, tableName: string, existing: string[]) {

@@ -1,4 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
 import type { AccountView } from '../../shared/schemas/project';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -46,11 +47,37 @@ export const searchAccounts =
       if ((page.Items?.length ?? 0) > SEARCH_LIMIT) hasMore = true;
       for (const item of page.Items ?? []) byId.set(String(item.id), item);
     }
-    const found = [...byId.values()]
+    const chosen = [...byId.values()]
       .sort((a, b) => String(a.lastName).localeCompare(String(b.lastName)) || String(a.firstName).localeCompare(String(b.firstName)) || String(a.id).localeCompare(String(b.id)))
       .slice(0, SEARCH_LIMIT);
     if (byId.size > SEARCH_LIMIT) hasMore = true;
+    // The indexes hold only keys, id and names (a cheap write per account): the accounts shown
+    // are read from the base table by key, one BatchGetItem for at most SEARCH_LIMIT.
+    const full = await accountsByKey(deps.db, deps.tableName, chosen.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
+    const found: Record<string, unknown>[] = [];
+    for (const item of chosen) {
+      // An account deleted between the two reads is left out.
+      const stored = full.get(`${String(item.PK)}|${String(item.SK)}`);
+      if (stored) found.push(stored);
+    }
     const cipher = showPasswords ? await deps.cipher() : undefined;
     const items = found.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item)));
     return { items, count: items.length, hasMore };
   };
+
+/** Items by key (BatchGetItem, at most 100 keys a call), unprocessed keys read again with full jitter. */
+async function accountsByKey(db: DynamoDBDocumentClient, tableName: string, itemKeys: { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown>>> {
+  const found = new Map<string, Record<string, unknown>>();
+  for (let i = 0; i < itemKeys.length; i += 100) {
+    let pending: Record<string, unknown>[] = itemKeys.slice(i, i + 100);
+    await withRetry('Reading accounts', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedKeys, async () => {
+      const { Responses, UnprocessedKeys: left } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
+      for (const item of Responses?.[tableName] ?? []) found.set(`${String(item.PK)}|${String(item.SK)}`, item);
+      pending = left?.[tableName]?.Keys ?? [];
+      if (pending.length) throw new UnprocessedKeys();
+    });
+  }
+  return found;
+}
+
+class UnprocessedKeys extends Error {}

@@ -19,6 +19,7 @@ const usedBy: Record<TableAction, RegExp> = {
   UpdateItem: /new UpdateCommand\(|\bUpdate: \{/,
   DeleteItem: /new DeleteCommand\(|\bDelete: \{/,
   BatchWriteItem: /new BatchWriteCommand\(/,
+  BatchGetItem: /new BatchGetCommand\(/,
   ConditionCheckItem: /\bConditionCheck: \{/,
 };
 
@@ -78,5 +79,6 @@ describe('DynamoDB grants are used by the code', () => {
     const sources = await projectSources('functions/bulk/handler.ts');
     expect(usedBy.BatchWriteItem.test(sources)).toBe(true);
     expect(/new ScanCommand\(|new BatchGetCommand\(/.test(sources)).toBe(false);
+    expect(usedBy.BatchGetItem.test(await projectSources('functions/accounts/handler.ts'))).toBe(true);
   });
 });
