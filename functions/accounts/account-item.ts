@@ -25,9 +25,10 @@ export interface AccountRecord {
   createdAt: string;
 }
 
-export function accountItem(record: AccountRecord): Record<string, unknown> & { PK: string; SK: string } {
+/** The stored item; `shards`: the project's shard count (the partition follows from the row). */
+export function accountItem(record: AccountRecord, shards = 1): Record<string, unknown> & { PK: string; SK: string } {
   return {
-    ...keys.account(record.userId, record.projectId, record.row),
+    ...keys.account(record.userId, record.projectId, record.row, shards),
     ...keys.accountSearch(
       record.userId,
       {

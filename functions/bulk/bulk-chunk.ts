@@ -20,6 +20,8 @@ export const bulkChunkMessageSchema = z.object({
   /** The user's accounts before the job (0: no username lookups needed). */
   existingAccounts: z.number(),
   chunk: z.number(),
+  /** The project's account shards (messages queued before sharding have none: 1). */
+  shards: z.optional(z.number()),
   /** Rows with their username slot: base and occurrence index within the file. */
   rows: z.array(z.object({ row: z.number(), firstName: z.string(), lastName: z.string(), email: z.string(), base: z.string(), k: z.number() })),
 });

@@ -44,6 +44,7 @@ export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string,
         createdAt,
         passwordSettings,
         existingAccounts,
+        shards: project.accountShards ?? 1,
         chunk,
         rows: chunkRows,
       }));

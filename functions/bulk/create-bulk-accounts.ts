@@ -5,6 +5,7 @@ import { secretContext, type Cipher } from '../core/encryption';
 import { NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
+import { accountShardsFor } from '../accounts/account-partitions';
 import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertApiIntegrations, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
@@ -98,6 +99,8 @@ export const createBulkAccounts =
       const report = rejectedRowItems(userId, projectId, rejected);
 
       if (valid.length > SYNC_ROW_LIMIT) {
+        // Spread over several partitions: the workers write many chunks at once.
+        project.accountShards = accountShardsFor(valid.length);
         written = true;
         await deps.store.writeAll(report);
         // Usernames are given by the workers, chunk by chunk, from the same slots: answering fast.

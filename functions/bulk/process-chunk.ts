@@ -81,7 +81,7 @@ export const processChunk =
         isActive: true,
         externalStatus: 'pending',
         createdAt: message.createdAt,
-      });
+      }, message.shards ?? 1);
     });
     try {
       // Each name becomes its account's own on the base table (conditional writes) before the
@@ -131,26 +131,28 @@ async function storedRows(deps: ChunkDeps, message: BulkChunkMessage): Promise<S
   const stored = new Set<number>();
   if (!message.rows.length) return stored;
   const wanted = new Set(message.rows.map((r) => r.row));
-  const first = keys.account(message.userId, message.projectId, Math.min(...wanted));
-  const last = keys.account(message.userId, message.projectId, Math.max(...wanted));
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': first.PK, ':first': first.SK, ':last': last.SK },
-        ProjectionExpression: 'SK',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const row = Number(String(item.SK).slice('ACCOUNT#'.length));
-      if (wanted.has(row)) stored.add(row);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const first = keys.account(message.userId, message.projectId, Math.min(...wanted)).SK;
+  const last = keys.account(message.userId, message.projectId, Math.max(...wanted)).SK;
+  for (const partition of keys.accountPartitions(message.userId, message.projectId, message.shards ?? 1)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':pk': partition, ':first': first, ':last': last },
+          ProjectionExpression: 'SK',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        const row = Number(String(item.SK).slice('ACCOUNT#'.length));
+        if (wanted.has(row)) stored.add(row);
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
   return stored;
 }
 

@@ -15,6 +15,8 @@ const shardOf = (term: string) => {
 const accountSearchPartition = (userId: string, term: string) => `${userPk(userId)}#ACCOUNTS#${shardOf(term)}`;
 const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${shardOf(username)}`;
 
+const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
+
 /** Row numbers padded so the sort key keeps the file's order. */
 const rowKey = (row: number) => String(row).padStart(6, '0');
 
@@ -25,10 +27,18 @@ export const keys = {
   /** Query: a user's projects, newest first (ids are time-ordered). */
   projectsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROJECT#' }) as const,
 
-  account: (userId: string, projectId: string, row: number) =>
-    ({ PK: `${userPk(userId)}#PROJECT#${projectId}`, SK: `ACCOUNT#${rowKey(row)}` }) as const,
-  /** Query: a project's accounts in file order. */
-  accountsOf: (userId: string, projectId: string) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}` }) as const,
+  /**
+   * A project's accounts spread over `shards` partitions by row number (row % shards), so an
+   * import writes to many partitions at once instead of one (a partition takes 1,000 WCU/s).
+   * Shard 0 is the project's partition as it always was: projects written before sharding, and
+   * small ones (shards = 1), are read as before. The project item says how many shards it has.
+   */
+  account: (userId: string, projectId: string, row: number, shards = 1) =>
+    ({ PK: accountPartition(userId, projectId, row % Math.max(1, shards)), SK: `ACCOUNT#${rowKey(row)}` }) as const,
+  /** Query: a project's accounts in file order (shard 0: all of them when the project has one shard). */
+  accountsOf: (userId: string, projectId: string) => ({ PK: accountPartition(userId, projectId, 0) }) as const,
+  /** Every partition of a project's accounts. */
+  accountPartitions: (userId: string, projectId: string, shards = 1) => Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)),
   accountId: (projectId: string, row: number) => `${projectId}.${rowKey(row)}`,
 
   /**

@@ -5,6 +5,8 @@ import { keys } from '../core/keys';
 /** A project as stored: the view without the derived success rate, plus its owner. */
 export interface ProjectRecord extends Omit<Project, 'successRate'> {
   userId: string;
+  /** Partitions its accounts are spread over (functions/accounts/account-partitions.ts); none: 1. */
+  accountShards?: number;
 }
 
 export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });

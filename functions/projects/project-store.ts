@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { accountsPageInOrder, shardsOf } from '../accounts/account-partitions';
 import { ValidationError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
@@ -22,7 +23,7 @@ export function dynamoProjectStore(db: DynamoDBDocumentClient, tableName: string
     list: (userId) => queryAllUnder(db, tableName, keys.projectsOf(userId)),
     get,
     async accountsPage(userId, projectId, limit, cursor) {
-      await get(userId, projectId);
+      const project = await get(userId, projectId);
       const { PK } = keys.accountsOf(userId, projectId);
       let start: Record<string, unknown> | undefined;
       if (cursor) {
@@ -34,16 +35,10 @@ export function dynamoProjectStore(db: DynamoDBDocumentClient, tableName: string
         // A cursor can only continue this project's listing, never point elsewhere.
         if (start?.PK !== PK || typeof start.SK !== 'string' || Object.keys(start).length !== 2) throw new ValidationError('Invalid cursor');
       }
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': PK },
-          Limit: limit,
-          ExclusiveStartKey: start,
-        }),
-      );
-      return { items: page.Items ?? [], ...(page.LastEvaluatedKey ? { nextCursor: encodeCursor(page.LastEvaluatedKey) } : {}) };
+      // Every shard of the project, merged in file order; the cursor keeps its old shape (the
+      // last row's key in shard 0's partition), so a cursor handed out before still works.
+      const page = await accountsPageInOrder(db, tableName, { userId, projectId, shards: shardsOf(project) }, limit, start ? String(start.SK) : undefined);
+      return { items: page.items, ...(page.lastSk ? { nextCursor: encodeCursor({ PK, SK: page.lastSk }) } : {}) };
     },
   };
 }

@@ -14,6 +14,8 @@ import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
 import { apiUser, upgradeToPro, people, testDb, type ApiUser } from '../support/api';
+import { keys } from '../../functions/core/keys';
+import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
 
 const stack = inject('stack');
 type Queued = { project: Project; job: BulkJob; summary: BulkCreateSummary };
@@ -27,22 +29,19 @@ async function waitForJob(user: ApiUser, id: string): Promise<BulkJob> {
   throw new Error('job did not finish');
 }
 
+/** Accounts stored in every shard a project may have (a missing partition counts 0). */
 async function countAccounts(userId: string, projectId: string): Promise<number> {
   let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await testDb().send(
-      new QueryCommand({
-        TableName: 'bulkonboard',
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': `USER#${userId}#PROJECT#${projectId}` },
-        Select: 'COUNT',
-        ExclusiveStartKey: start,
-      }),
-    );
-    count += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (const pk of keys.accountPartitions(userId, projectId, MAX_ACCOUNT_SHARDS)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await testDb().send(
+        new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT', ExclusiveStartKey: start }),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
   return count;
 }
 
@@ -73,6 +72,26 @@ describe('bulk jobs (more than 1,000 rows)', () => {
     const page = await pro.json<Page<AccountView>>(`/api/projects/${queued.project.id}/accounts?limit=500&showPasswords=true`);
     expect(new Set(page.items.map((a) => a.username)).size).toBe(500);
     expect(page.items.every((a) => a.password && a.password.length === 12)).toBe(true);
+  });
+
+  it('spreads the accounts over partitions, and the pages still list them once each in file order', async () => {
+    const perPartition: number[] = [];
+    for (const pk of keys.accountPartitions(pro.sub, queued.project.id, MAX_ACCOUNT_SHARDS)) {
+      const { Count = 0 } = await testDb().send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT' }));
+      perPartition.push(Count);
+    }
+    // 1,200 rows: two shards (rows alternate), the first one being the project's partition as before.
+    expect(perPartition.slice(0, 2)).toEqual([600, 600]);
+    expect(perPartition.slice(2).every((n) => n === 0)).toBe(true);
+    const ids: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page: Page<AccountView> = await pro.json(`/api/projects/${queued.project.id}/accounts?limit=77${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.items.length).toBeGreaterThan(0);
+      ids.push(...page.items.map((a) => a.id));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(ids).toEqual(Array.from({ length: 1200 }, (_, i) => keys.accountId(queued.project.id, i + 1)));
   });
 
   it('releases the user lock when done, so the next creation runs', async () => {
@@ -148,14 +167,14 @@ const queueDrained = async () => {
 
 async function usernamesByRow(userId: string, projectId: string): Promise<Map<number, string>> {
   const names = new Map<number, string>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await testDb().send(
-      new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}#PROJECT#${projectId}` }, ExclusiveStartKey: start }),
-    );
-    for (const item of page.Items ?? []) names.set(Number(item.row), String(item.username));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (const pk of keys.accountPartitions(userId, projectId, MAX_ACCOUNT_SHARDS)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await testDb().send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ExclusiveStartKey: start }));
+      for (const item of page.Items ?? []) names.set(Number(item.row), String(item.username));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
   return names;
 }
 
@@ -342,7 +361,7 @@ describe('the dead-letter worker counts what exists', () => {
     );
     await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `PROJECT#${job.projectId}` }, UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -200 } }));
     for (let row = 1151; row <= 1200; row++) {
-      await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}#PROJECT#${job.projectId}`, SK: `ACCOUNT#${String(row).padStart(6, '0')}` } }));
+      await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.account(user.sub, job.projectId, row, bodies[2]!.shards) }));
     }
 
     const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });

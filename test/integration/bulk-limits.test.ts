@@ -4,6 +4,8 @@ import type { Project, SubscriptionStatus } from '../../shared/schemas/project';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { PlanLimitError } from '../../functions/core/errors';
 import { apiUser, people, testDb } from '../support/api';
+import { keys } from '../../functions/core/keys';
+import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
 
 const create = (rows: number, name = 'Limit test', prefix = 'P') => ({ body: { projectName: name, csvData: people(rows, prefix) } });
 
@@ -56,10 +58,10 @@ describe('free plan limits, enforced on the server', () => {
     const db = testDb();
     let stored = 0;
     for (const project of projects) {
-      const { Count = 0 } = await db.send(
-        new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${user.sub}#PROJECT#${project.id}` }, Select: 'COUNT' }),
-      );
-      stored += Count;
+      for (const pk of keys.accountPartitions(user.sub, project.id, MAX_ACCOUNT_SHARDS)) {
+        const { Count = 0 } = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT' }));
+        stored += Count;
+      }
     }
     expect(stored).toBe(ok * 80);
     expect(stored).toBeLessThanOrEqual(300);

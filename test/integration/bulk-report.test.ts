@@ -6,6 +6,8 @@ import { FAILED_ROWS_INLINE_MAX, PASSWORD_NO_CLASS_MESSAGE, type BulkCreateSumma
 import type { Integration } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { keys } from '../../functions/core/keys';
+import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
 
 type Created = { project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary };
 
@@ -15,10 +17,11 @@ const profile = async (user: ApiUser) =>
 async function storedAccounts(user: ApiUser): Promise<number> {
   let count = 0;
   for (const project of await user.json<Project[]>('/api/projects')) {
-    const { Count = 0 } = await testDb().send(
-      new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${user.sub}#PROJECT#${project.id}` }, Select: 'COUNT' }),
-    );
-    count += Count;
+    // Every shard a project may have (a missing partition counts 0).
+    for (const pk of keys.accountPartitions(user.sub, project.id, MAX_ACCOUNT_SHARDS)) {
+      const { Count = 0 } = await testDb().send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT' }));
+      count += Count;
+    }
   }
   return count;
 }

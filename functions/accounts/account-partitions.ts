@@ -1,0 +1,77 @@
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SYNC_ROW_LIMIT } from '../../shared/schemas/bulk';
+import { keys } from '../core/keys';
+
+/**
+ * How many partitions a project's accounts are spread over. A partition takes at most 1,000 WCU/s
+ * (500 accounts/s at 2 WCU each): a project created in one request (at most SYNC_ROW_LIMIT rows)
+ * keeps one partition, so its pages stay one Query; an import gets one more per 1,000 rows, up
+ * to MAX_ACCOUNT_SHARDS (16 partitions: 8,000 accounts/s before the base table throttles).
+ */
+export const MAX_ACCOUNT_SHARDS = 16;
+export const accountShardsFor = (rows: number): number => (rows <= SYNC_ROW_LIMIT ? 1 : Math.min(MAX_ACCOUNT_SHARDS, Math.ceil(rows / 1000)));
+
+/** The project item's shard count; projects stored before sharding have none: one partition. */
+export const shardsOf = (project: Record<string, unknown> | undefined): number => {
+  const shards = Number(project?.accountShards ?? 1);
+  return Number.isInteger(shards) && shards >= 1 && shards <= MAX_ACCOUNT_SHARDS ? shards : 1;
+};
+
+/**
+ * One page of a project's accounts in file order, after the row whose sort key is `afterSk`
+ * (none: from the start). With one shard it is a plain Query. With several, each shard is asked
+ * for its share of the page and the answers are merged by row; only rows up to the smallest
+ * "last row" of the shards that have more are certain to have no gap before them, so the page
+ * ends there (it may hold fewer than `limit` items, never a row out of order or twice).
+ */
+export async function accountsPageInOrder(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  target: { userId: string; projectId: string; shards: number },
+  limit: number,
+  afterSk?: string,
+  options: { consistent?: boolean } = {},
+): Promise<{ items: Record<string, unknown>[]; lastSk?: string }> {
+  const partitions = keys.accountPartitions(target.userId, target.projectId, target.shards);
+  const share = partitions.length === 1 ? limit : Math.ceil(limit / partitions.length) + 1;
+  const pages = await Promise.all(
+    partitions.map(async (pk) => {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: afterSk ? 'PK = :pk AND SK > :after' : 'PK = :pk',
+          ExpressionAttributeValues: { ':pk': pk, ...(afterSk ? { ':after': afterSk } : {}) },
+          Limit: share,
+          ...(options.consistent ? { ConsistentRead: true } : {}),
+        }),
+      );
+      const items = page.Items ?? [];
+      return { items, more: page.LastEvaluatedKey !== undefined, last: items.length ? String(items[items.length - 1]!.SK) : undefined };
+    }),
+  );
+  let bound: string | undefined;
+  for (const page of pages) if (page.more && page.last !== undefined && (bound === undefined || page.last < bound)) bound = page.last;
+  const merged = pages
+    .flatMap((p) => p.items)
+    .filter((item) => bound === undefined || String(item.SK) <= bound)
+    .sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1));
+  const items = merged.slice(0, limit);
+  const more = pages.some((p) => p.more) || merged.length > items.length;
+  return { items, ...(more && items.length ? { lastSk: String(items[items.length - 1]!.SK) } : {}) };
+}
+
+/**
+ * Every account of a project, page by page in file order, whatever its shard count (read from
+ * the project item). The Export Center's reader and anything else that walks a whole project
+ * should read through this.
+ */
+export async function* allAccountsInOrder(db: DynamoDBDocumentClient, tableName: string, userId: string, projectId: string, pageSize = 1000): AsyncGenerator<Record<string, unknown>[]> {
+  const { Item: project } = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(userId, projectId), ProjectionExpression: 'accountShards' }));
+  const target = { userId, projectId, shards: shardsOf(project) };
+  let after: string | undefined;
+  do {
+    const page = await accountsPageInOrder(db, tableName, target, pageSize, after);
+    if (page.items.length) yield page.items;
+    after = page.lastSk;
+  } while (after);
+}
