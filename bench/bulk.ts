@@ -3,7 +3,10 @@
  * allows in the same run (the emulator, not our code, sets the floor):
  *  - POST /api/bulk-create of 10,000 and 50,000 rows until every account is stored, beside a
  *    BatchWrite of the same number of ready-made account items (same shape, same writer) into
- *    the same DynamoDB Local; and the time to the 202 answer.
+ *    the same DynamoDB Local, and of those plus one username item each (what an import stores
+ *    now); and the time to the 202 answer.
+ *  - What the username items cost: conditional (transactions) against plain BatchWrite.
+ *  - WCU per account before and after, from a real item's size and the index projections.
  *  - Account search p95 for a user with over 100,000 accounts.
  *  - Peak RSS of one bulk-worker invocation (a 500-row chunk), in a child process.
  */
@@ -21,10 +24,47 @@ import { accountItem } from '../functions/accounts/account-item';
 import { dynamoBulkStore } from '../functions/bulk/bulk-store';
 import { aesGcmCipher, secretContext } from '../functions/core/encryption';
 import { keys } from '../functions/core/keys';
+import { tableDefinition } from '../functions/core/table-definition';
+import { accountShardsFor } from '../functions/accounts/account-partitions';
 import { createPasswordGenerator } from '../shared/generation/password';
 import { defaultPasswordSettings } from '../shared/schemas/bulk';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * An item's size as DynamoDB bills it: each attribute's name plus its value (strings and binary
+ * by UTF-8 bytes, numbers about one byte per two digits plus one, booleans and null one byte,
+ * maps and lists 3 bytes plus their elements).
+ */
+export function itemSize(item: Record<string, unknown>): number {
+  const valueSize = (value: unknown): number => {
+    if (typeof value === 'string') return Buffer.byteLength(value);
+    if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace(/[.-]/g, '').replace(/^0+/, '').length / 2) + 1;
+    if (typeof value === 'boolean' || value === null) return 1;
+    if (Array.isArray(value)) return 3 + value.reduce((sum: number, v) => sum + 1 + valueSize(v), 0);
+    if (typeof value === 'object') return 3 + Object.entries(value as Record<string, unknown>).reduce((sum, [k, v]) => sum + Buffer.byteLength(k) + 1 + valueSize(v), 0);
+    return 0;
+  };
+  return Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name) + valueSize(value), 0);
+}
+const units = (bytes: number) => Math.ceil(bytes / 1024);
+
+/**
+ * Write units one account costs: its base item, one entry per search index (the whole item when
+ * the index projects ALL; keys, index keys and the included attributes otherwise) and, after,
+ * its username item written in a transaction (2 units per KB).
+ */
+export function writeUnitsPerAccount(account: Record<string, unknown>, claim?: Record<string, unknown>, projection: 'ALL' | 'INCLUDE' = 'INCLUDE') {
+  const base = units(itemSize(account));
+  const indexEntries = tableDefinition.globalSecondaryIndexes.map((index) => {
+    if (projection === 'ALL') return units(itemSize(account));
+    const entry: Record<string, unknown> = { PK: account.PK, SK: account.SK, [index.partitionKey]: account[index.partitionKey], [index.sortKey]: account[index.sortKey] };
+    for (const name of index.projection.nonKeyAttributes) entry[name] = account[name];
+    return units(itemSize(entry));
+  });
+  const claimUnits = claim ? 2 * units(itemSize(claim)) : 0;
+  return { bytes: itemSize(account), base, indexes: indexEntries.reduce((a, b) => a + b, 0), claim: claimUnits, total: base + indexEntries.reduce((a, b) => a + b, 0) + claimUnits };
+}
 
 // Realistic people: names spread over initials like real lists (the search index is sharded by them).
 const FIRST = 'James Mary Robert Patricia John Jennifer Michael Linda David Elizabeth William Barbara Richard Susan Joseph Jessica Thomas Sarah Charles Karen Christopher Lisa Daniel Nancy Matthew Betty Anthony Sandra Mark Margaret Donald Ashley Steven Kimberly Andrew Emily Paul Donna Joshua Michelle Kenneth Carol Kevin Amanda Brian Melissa George Deborah Timothy Stephanie Ronald Dorothy Jason Rebecca Edward Sharon Jeffrey Laura Ryan Cynthia Jacob Amy Gary Kathleen Nicholas Angela Eric Shirley Jonathan Brenda Stephen Emma Larry Anna Justin Pamela Scott Nicole Brandon Samantha Benjamin Katherine Samuel Christine Gregory Helen Alexander Debra Patrick Rachel Frank Carolyn Raymond Janet Jack Maria Dennis Olivia Jerry Heather Tyler Diane Aaron Julie Jose Joyce Adam Victoria Nathan Ruth Henry Virginia Zachary Lauren Douglas Kelly Peter Christina Kyle Joan Noah Evelyn Ethan Judith Jeremy Andrea Walter Hannah Christian Megan Keith Cheryl Roger Jacqueline Terry Martha Austin Madison Sean Teresa Gerald Gloria Carl Sara Harold Janice Dylan Ann Arthur Kathryn Lawrence Abigail Jordan Sophia Jesse Frances Bryan Jean Billy Alice Bruce Judy Gabriel Isabella Joe Julia Logan Grace Alan Amber Juan Denise Albert Danielle Willie Marilyn Elijah Beverly Wayne Charlotte Randy Natalie Vincent Theresa Mason Diana Roy Brittany Ralph Doris Bobby Kayla Russell Alexis Bradley Lori Philip Marie'.split(' ');
@@ -105,11 +145,63 @@ export async function bulkBench(): Promise<void> {
       }
       const total = performance.now() - began;
 
+      // Each account now also has its username item: the floor for the same data is both written
+      // by BatchWrite (no condition), measured after the job on the same emulator.
+      const nameItems = items.map((item) => ({ ...keys.username(user.sub, `floor-${String(item.username)}`), entityType: 'Username', username: `floor-${String(item.username)}`, projectId, accountId: item.id }));
+      const namesStart = performance.now();
+      await store.writeAll(nameItems);
+      const namesFloor = performance.now() - namesStart;
       console.log(
         `  ${size.toLocaleString('en-US').padStart(6)} rows: 202 in ${answered.toFixed(0)} ms; all stored in ${seconds(total)}; ` +
-          `BatchWrite of ${size.toLocaleString('en-US')} ready items ${seconds(baseline)}; ratio ${(total / baseline).toFixed(2)}x (target <= 1.5x)`,
+          `BatchWrite of ${size.toLocaleString('en-US')} ready items ${seconds(baseline)}; ratio ${(total / baseline).toFixed(2)}x (target <= 1.1x); ` +
+          `with their ${size.toLocaleString('en-US')} username items also by BatchWrite ${seconds(baseline + namesFloor)}: ratio ${(total / (baseline + namesFloor)).toFixed(2)}x`,
       );
+
+      if (size === 50_000) {
+        // What the job's username claims cost by themselves (conditional puts in transactions of
+        // 100), beside the other way weighed: the same items by BatchWrite (no condition; unique
+        // only while the user's lock holds and every read is strongly consistent).
+        const claims = rows.map((_, i) => ({ username: `claim${size}-${i}`, projectId: 'claims', accountId: keys.accountId('claims', i + 1) }));
+        const claimStart = performance.now();
+        await store.claimUsernames(user.sub, claims);
+        const claimed = performance.now() - claimStart;
+        const plainStart = performance.now();
+        await store.writeAll(claims.map((c) => ({ ...keys.username(user.sub, `plain-${c.username}`), entityType: 'Username', ...c, username: `plain-${c.username}` })));
+        const plain = performance.now() - plainStart;
+        console.log(
+          `  username items for 50,000 accounts: conditional (TransactWriteItems of 100) ${seconds(claimed)}; unconditional BatchWrite ${seconds(plain)} ` +
+            `(${((claimed / baseline) * 100).toFixed(0)}% of the accounts' own BatchWrite time)`,
+        );
+      }
     }
+
+    // Write units per account, from a real account item (long-ish names) and the index projections.
+    const sample = accountItem(
+      {
+        id: keys.accountId('0190f0e2-8a4c-7d1e-9a2b-3c4d5e6f7a8b', 12_345),
+        userId: '8f2c1d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f',
+        projectId: '0190f0e2-8a4c-7d1e-9a2b-3c4d5e6f7a8b',
+        projectName: 'Spring 2026 onboarding',
+        row: 12_345,
+        firstName: 'Christopher',
+        lastName: 'Richardson',
+        email: 'christopher.richardson@example.com',
+        username: 'christopherrichardson2026',
+        passwordCiphertext: cipher.encrypt(nextPassword(), secretContext.account('8f2c1d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 'x')),
+        accountType: 'Standard User',
+        isActive: true,
+        externalStatus: 'pending',
+        createdAt: new Date().toISOString(),
+      },
+      accountShardsFor(50_000),
+    );
+    const claimItem = { ...keys.username(String(sample.userId), String(sample.username)), entityType: 'Username', username: sample.username, projectId: sample.projectId, accountId: sample.id };
+    const before = writeUnitsPerAccount(sample, undefined, 'ALL');
+    const after = writeUnitsPerAccount(sample, claimItem, 'INCLUDE');
+    console.log(
+      `  WCU per account (item ${before.bytes} B): before ${before.total} (base ${before.base} + 4 indexes projecting ALL ${before.indexes}); ` +
+        `after ${after.total} (base ${after.base} + 4 indexes projecting keys, id and names ${after.indexes} + username item in a transaction ${after.claim})`,
+    );
 
     // The last user now has 100,000 accounts (50,000 created, 50,000 written directly): search latency.
     const { api } = searchUser!;

@@ -11,6 +11,8 @@ import { planLimits, UNLIMITED } from '../../shared/plans';
 import { ConflictError, NotFoundError, PlanLimitError } from '../core/errors';
 import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
+import { queryAllUnder } from '../core/prefix-query';
+import { shardsOf } from '../accounts/account-partitions';
 import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, type Usage } from '../usage/plan-usage';
 
 export type Item = Record<string, unknown> & { PK: string; SK: string };
@@ -37,6 +39,12 @@ export interface BulkStore {
     excludeProjectId?: string,
     options?: { readAll?: boolean },
   ): Promise<Set<string>>;
+  /**
+   * Once per user (under the lock, before any name is read): accounts stored before username
+   * items existed get theirs, read from the base table (every project's partitions, consistent),
+   * so their names count as taken. Marks the user item `usernameItems` when done.
+   */
+  adoptStoredUsernames(userId: string, accountCount: number): Promise<void>;
   /**
    * Gives each account its username for good: conditional writes on the base table's username
    * items. Throws UsernameTakenError (nothing of the groups that held them written) when another
@@ -238,6 +246,32 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       if (options.readAll || accountCount <= bases.length * 20) await inParallel(keys.allUsernamePartitions(userId), (partition) => collect(partition));
       else await inParallel([...bases], (base) => collect(keys.usernamePartition(userId, base), base));
       return taken;
+    },
+
+    async adoptStoredUsernames(userId, accountCount) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ConsistentRead: true, ProjectionExpression: 'usernameItems' }));
+      if (Item?.usernameItems) return;
+      if (accountCount > 0) {
+        const claims: Item[] = [];
+        for (const project of await queryAllUnder(db, tableName, keys.projectsOf(userId), { consistent: true })) {
+          const projectId = String(project.id);
+          for (const partition of keys.accountPartitions(userId, projectId, shardsOf(project))) {
+            let start: Record<string, unknown> | undefined;
+            do {
+              const page = await db.send(
+                new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ProjectionExpression: 'id, username', ConsistentRead: true, ExclusiveStartKey: start }),
+              );
+              for (const account of page.Items ?? []) {
+                if (typeof account.username === 'string') claims.push({ ...keys.username(userId, account.username), entityType: 'Username', username: account.username, projectId, accountId: String(account.id) });
+              }
+              start = page.LastEvaluatedKey;
+            } while (start);
+          }
+        }
+        // No condition needed: no name of this user has an item yet, and the lock keeps others out.
+        await writeAll(claims);
+      }
+      await db.send(new UpdateCommand({ TableName: tableName, Key: keys.user(userId), UpdateExpression: 'SET usernameItems = :one', ExpressionAttributeValues: { ':one': 1 } }));
     },
 
     async claimUsernames(userId, claims) {

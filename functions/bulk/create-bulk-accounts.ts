@@ -74,6 +74,8 @@ export const createBulkAccounts =
 
     let written = false;
     try {
+      // Accounts from before username items existed count as taken too (once per user).
+      await deps.store.adoptStoredUsernames(userId, usage.accountCount);
       const slots = usernameSlots(valid, started.getUTCFullYear());
       const createdAt = started.toISOString();
       const project: ProjectRecord = {

@@ -83,20 +83,36 @@ export const processChunk =
         createdAt: message.createdAt,
       }, message.shards ?? 1);
     });
+    // Each name becomes its account's own on the base table (conditional writes) before that
+    // account is written: a name held by another account is never given twice. In groups of one
+    // transaction, pipelined: a group's accounts are written while the next group's names are
+    // claimed (claiming first, then writing all, costs the sum of both).
+    const groups: (typeof items)[] = [];
+    for (let i = 0; i < items.length; i += CLAIM_GROUP) groups.push(items.slice(i, i + CLAIM_GROUP));
+    let next = 0;
     try {
-      // Each name becomes its account's own on the base table (conditional writes) before the
-      // accounts are written: a name held by another account is never given twice.
-      await deps.store.claimUsernames(message.userId, items.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) })));
+      await Promise.all(
+        Array.from({ length: Math.min(PIPELINE, groups.length) }, async () => {
+          for (let group = groups[next++]; group; group = groups[next++]) {
+            await deps.store.claimUsernames(message.userId, group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) })));
+            // Several chunks are written at once (the queue's maxConcurrency): a few calls each
+            // keep the table's total write concurrency bounded.
+            await deps.store.writeAll(group, { parallel: 2 });
+          }
+        }),
+      );
     } catch (error) {
-      // Only when the user's lock was bypassed (expired): the next delivery reads the names again.
+      // Only when the user's lock was bypassed (expired): the next delivery reads the names again
+      // and writes the same account keys with them.
       if (error instanceof UsernameTakenError) takenByJob.delete(message.jobId);
       throw error;
     }
-    // Several chunks are written at once (the queue's maxConcurrency): a few calls each keep the
-    // table's total write concurrency where it is fastest.
-    await deps.store.writeAll(items, { parallel: 4 });
     await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
   };
+
+/** Accounts per username transaction (at most 100 actions), and groups in flight per chunk. */
+const CLAIM_GROUP = 100;
+const PIPELINE = 3;
 
 const BULK_ATTEMPTS = queues.find((q) => q.name === 'bulk')?.maxReceiveCount ?? 3;
 const JOB_STOPPED = 'Not created: the job stopped.';

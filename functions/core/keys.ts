@@ -13,7 +13,19 @@ const shardOf = (term: string) => {
   return /[a-z0-9]/.test(first) ? first : '_';
 };
 const accountSearchPartition = (userId: string, term: string) => `${userPk(userId)}#ACCOUNTS#${shardOf(term)}`;
-const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${shardOf(username)}`;
+/**
+ * Usernames are `<base>` or `<base>-<n>`: the partition follows from a hash of the base (FNV-1a),
+ * so one base's names share a partition (one Query finds them) while an import's names spread
+ * evenly over USERNAME_PARTITIONS partitions (by first letter, 'j' alone would take ~13%).
+ */
+export const USERNAME_PARTITIONS = 37;
+const usernameBase = (username: string) => username.replace(/-\d+$/, '');
+const usernameShard = (username: string) => {
+  let hash = 0x811c9dc5;
+  for (const byte of Buffer.from(usernameBase(username))) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return hash % USERNAME_PARTITIONS;
+};
+const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${usernameShard(username)}`;
 
 const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
 
@@ -64,13 +76,12 @@ export const keys = {
   /**
    * A username of the user, on the base table: the only place its uniqueness is decided
    * (conditional put; strongly consistent prefix reads). Never an index: indexes are eventually
-   * consistent on AWS. Partitioned by first character like the search index, so an import's
-   * claims spread over 37 partitions.
+   * consistent on AWS.
    */
   username: (userId: string, username: string) => ({ PK: usernamePartition(userId, username), SK: `USERNAME#${username}` }) as const,
-  /** Query: the user's usernames that start like `prefix` (begins_with on SK `USERNAME#<prefix>`). */
-  usernamePartition: (userId: string, prefix: string) => usernamePartition(userId, prefix),
-  allUsernamePartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#USERNAMES#${c}`),
+  /** Query: the partition of a base's names (`<base>`, `<base>-2` ...: begins_with on SK `USERNAME#<base>`). */
+  usernamePartition: (userId: string, base: string) => usernamePartition(userId, base),
+  allUsernamePartitions: (userId: string) => Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`),
 
   activity: (userId: string, timestamp: string, id: string) => ({ PK: userPk(userId), SK: `ACTIVITY#${timestamp}#${id}` }) as const,
   activitiesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'ACTIVITY#' }) as const,

@@ -391,7 +391,7 @@ describe('two creations a moment apart', () => {
       // Each name is held by its account on the base table (the item a conditional write guards).
       for (const account of created.accounts) {
         const { Item } = await testDb().send(
-          new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}#USERNAMES#m`, SK: `USERNAME#${account.username}` }, ConsistentRead: true }),
+          new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, account.username), ConsistentRead: true }),
         );
         expect(Item).toMatchObject({ username: account.username, accountId: account.id });
       }
@@ -399,5 +399,19 @@ describe('two creations a moment apart', () => {
     expect(names).toHaveLength(9);
     expect(new Set(names).size).toBe(9);
     expect(names[0]).toBe(`maryjones${year}`);
+  }, 60_000);
+
+  it('count the names of accounts stored before username items existed', async () => {
+    const user = await apiUser();
+    const year = new Date().getUTCFullYear();
+    const db = testDb();
+    const first = await user.json<{ accounts: { username: string }[] }>('/api/bulk-create', { body: { projectName: 'Old data', csvData: [{ firstName: 'Olga', lastName: 'Berg', email: 'ob1@example.com' }] } });
+    expect(first.accounts[0]!.username).toBe(`olgaberg${year}`);
+    // As stored by the earlier version: the account, but no username item and no mark on the user.
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, `olgaberg${year}`) }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' }, UpdateExpression: 'REMOVE usernameItems' }));
+    const second = await user.json<{ accounts: { username: string }[] }>('/api/bulk-create', { body: { projectName: 'New data', csvData: [{ firstName: 'Olga', lastName: 'Berg', email: 'ob2@example.com' }] } });
+    expect(second.accounts[0]!.username).toBe(`olgaberg${year}-2`);
+    expect((await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, `olgaberg${year}`), ConsistentRead: true }))).Item).toMatchObject({ username: `olgaberg${year}` });
   }, 60_000);
 });

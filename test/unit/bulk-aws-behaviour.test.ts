@@ -119,6 +119,22 @@ describe('usernames are decided on the base table, never from a lagging index', 
   });
 });
 
+describe('username items spread over partitions', () => {
+  it("keep one base's names together and spread an import's names evenly", () => {
+    const partition = (name: string) => keys.username('u1', name).PK;
+    expect(new Set(['johnsmith2026', 'johnsmith2026-2', 'johnsmith2026-17'].map(partition)).size).toBe(1);
+    expect(keys.usernamePartition('u1', 'johnsmith2026')).toBe(partition('johnsmith2026-3'));
+    const first = 'James Mary John Jennifer Joseph Jessica Michael Linda David Sarah'.split(' ');
+    const last = Array.from({ length: 200 }, (_, i) => `Family${i}`);
+    const counts = new Map<string, number>();
+    for (const f of first) for (const l of last) counts.set(partition(`${f}${l}2026`.toLowerCase()), (counts.get(partition(`${f}${l}2026`.toLowerCase())) ?? 0) + 1);
+    expect(counts.size).toBe(37);
+    // 2,000 names, J-heavy as real lists are: no partition takes much more than its 1/37 share (54).
+    expect(Math.max(...counts.values())).toBeLessThan(90);
+    expect(keys.allUsernamePartitions('u1')).toEqual(expect.arrayContaining([...counts.keys()]));
+  });
+});
+
 describe('retries under AWS load', () => {
   it('tells a TransactionConflict from a failed condition', () => {
     expect(isTransactionConflict(conflict())).toBe(true);
