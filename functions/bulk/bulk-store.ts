@@ -252,7 +252,8 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ConsistentRead: true, ProjectionExpression: 'usernameItems' }));
       if (Item?.usernameItems) return;
       if (accountCount > 0) {
-        const claims: Item[] = [];
+        // By name: two old accounts may share one (the index race this replaces); one item each name.
+        const claims = new Map<string, Item>();
         for (const project of await queryAllUnder(db, tableName, keys.projectsOf(userId), { consistent: true })) {
           const projectId = String(project.id);
           for (const partition of keys.accountPartitions(userId, projectId, shardsOf(project))) {
@@ -262,14 +263,14 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
                 new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ProjectionExpression: 'id, username', ConsistentRead: true, ExclusiveStartKey: start }),
               );
               for (const account of page.Items ?? []) {
-                if (typeof account.username === 'string') claims.push({ ...keys.username(userId, account.username), entityType: 'Username', username: account.username, projectId, accountId: String(account.id) });
+                if (typeof account.username === 'string') claims.set(account.username, { ...keys.username(userId, account.username), entityType: 'Username', username: account.username, projectId, accountId: String(account.id) });
               }
               start = page.LastEvaluatedKey;
             } while (start);
           }
         }
         // No condition needed: no name of this user has an item yet, and the lock keeps others out.
-        await writeAll(claims);
+        await writeAll([...claims.values()]);
       }
       await db.send(new UpdateCommand({ TableName: tableName, Key: keys.user(userId), UpdateExpression: 'SET usernameItems = :one', ExpressionAttributeValues: { ':one': 1 } }));
     },
