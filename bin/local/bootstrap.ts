@@ -38,6 +38,7 @@ export async function ensureTable(port: number, tableName = resourceNames.table)
     });
     for (const stale of (Table?.GlobalSecondaryIndexes ?? []).filter((index) => !current.includes(index))) {
       await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: stale.IndexName! } }] }));
+      await indexGone(client, tableName, stale.IndexName!);
     }
     await reconcileIndexes(client, tableName, current.map((index) => index.IndexName!));
     client.destroy();
@@ -86,11 +87,27 @@ const sameProjection = (index: GlobalSecondaryIndexDescription, gsi: (typeof tab
   index.Projection?.ProjectionType === gsi.projection.type &&
   [...(index.Projection?.NonKeyAttributes ?? [])].sort().join() === [...gsi.projection.nonKeyAttributes].sort().join();
 
+/**
+ * DynamoDB Local changes indexes in the background too: an index being deleted blocks creating one
+ * of the same name, and the table refuses writes while an index is being created. Wait for each.
+ */
+async function waitForIndex(client: DynamoDBClient, tableName: string, indexName: string, state: 'gone' | 'ACTIVE') {
+  for (let i = 0; i < 600; i++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const index = (Table?.GlobalSecondaryIndexes ?? []).find((candidate) => candidate.IndexName === indexName);
+    if (state === 'gone' ? !index : index?.IndexStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Index ${indexName} of ${tableName} is not ${state} after 60 s`);
+}
+const indexGone = (client: DynamoDBClient, tableName: string, indexName: string) => waitForIndex(client, tableName, indexName, 'gone');
+
 /** A data folder from an earlier version: add the indexes it lacks, drop the ones no longer defined. */
 async function reconcileIndexes(client: DynamoDBClient, tableName: string, existing: string[]) {
   const wanted = tableDefinition.globalSecondaryIndexes;
   for (const name of existing.filter((n) => !wanted.some((w) => w.indexName === n))) {
     await client.send(new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] }));
+    await indexGone(client, tableName, name);
   }
   // DynamoDB creates one index per UpdateTable call.
   for (const gsi of wanted.filter((w) => !existing.includes(w.indexName))) {
@@ -104,6 +121,7 @@ async function reconcileIndexes(client: DynamoDBClient, tableName: string, exist
         GlobalSecondaryIndexUpdates: [{ Create: indexSpec(gsi) }],
       }),
     );
+    await waitForIndex(client, tableName, gsi.indexName, 'ACTIVE');
   }
 }
 
