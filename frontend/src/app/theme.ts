@@ -1,4 +1,5 @@
 import { createSystem, defaultConfig, defineConfig } from '@chakra-ui/react';
+import { dialogAnatomy } from '@chakra-ui/react/anatomy';
 
 // Light and dark come from Chakra's semantic tokens (bg, bg.panel, fg, fg.muted, border, ...);
 // screens use those, never raw colours, so both modes stay right.
@@ -7,6 +8,11 @@ const config = defineConfig({
     'html, body, #root': { minHeight: '100%' },
   },
   theme: {
+    slotRecipes: {
+      // Toasts show in the bottom corner (lib/toaster): a dialog keeps 4rem more below it, so with
+      // its own margin (3.75rem) its footer buttons (Generate Accounts, Done) stay above a toast.
+      dialog: { slots: dialogAnatomy.keys(), base: { positioner: { paddingBottom: '16' } } },
+    },
     tokens: {
       fonts: {
         heading: { value: "Inter, ui-sans-serif, system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif" },

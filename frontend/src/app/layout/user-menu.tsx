@@ -21,8 +21,11 @@ export function UserMenu() {
   return (
     <Menu.Root positioning={{ placement: 'bottom-end' }} onSelect={(details) => onSelect(details.value)}>
       <Menu.Trigger asChild>
-        <Button aria-label="User menu" variant="ghost" size="sm" px="1.5" gap="2">
-          <UserAvatar user={user} size="xs" />
+        {/* The name shown is part of the button's name (WCAG 2.5.3, label in name). */}
+        <Button aria-label={`${name}, user menu`} variant="ghost" size="sm" px="1.5" gap="2">
+          <span aria-hidden="true">
+            <UserAvatar user={user} size="xs" />
+          </span>
           <Text as="span" hideBelow="md" maxW="40" truncate>
             {name}
           </Text>

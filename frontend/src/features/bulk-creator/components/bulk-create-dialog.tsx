@@ -1,4 +1,4 @@
-import { Alert, Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
+import { Alert, Button, CloseButton, Dialog, Portal, Stack, Text } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { DownloadIcon } from 'lucide-react';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
@@ -25,11 +25,13 @@ import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
 import { toBulkCreateRequest, uploadFormDefaults, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
 import { BulkProcessingStage } from './bulk-processing-stage';
 import { CreatedAccountsResult, failedRowProblems, JobResult } from './bulk-complete-stage';
-import { BulkUploadStage, UPLOAD_FORM_ID } from './bulk-upload-stage';
+import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
 
 type Outcome =
   | { kind: 'done'; response: BulkCreateDone; sentRows: CsvRow[] }
   | { kind: 'job'; response: BulkCreateStarted; sentRows: CsvRow[] };
+
+const OVER_PLAN_ID = 'bulk-over-plan-reason';
 
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
 
@@ -134,7 +136,9 @@ export function BulkCreateDialog({
   };
 
   const projectName = useWatch({ control: form.control, name: 'projectName' }) ?? '';
-  const canSubmit = projectName.trim() !== '' && (file?.result.valid.length ?? 0) > 0 && !create.isPending && !reading;
+  // More rows than the plan allows: the server would refuse them all, so Generate stays off.
+  const overPlan = subscription && file ? planWarningFor(subscription, file.result.valid.length) !== undefined : false;
+  const canSubmit = projectName.trim() !== '' && (file?.result.valid.length ?? 0) > 0 && !create.isPending && !reading && !overPlan;
   const project = outcome?.response.project;
 
   const downloadCsv = () => {
@@ -221,10 +225,22 @@ export function BulkCreateDialog({
             </Dialog.Body>
             {stage === 'upload' ? (
               <Dialog.Footer flexWrap="wrap">
+                {overPlan ? (
+                  <Text id={OVER_PLAN_ID} fontSize="sm" fontWeight="medium" me="auto">
+                    Too many rows for your plan: choose a smaller file or upgrade.
+                  </Text>
+                ) : null}
                 <Dialog.ActionTrigger asChild>
                   <Button variant="outline">Cancel</Button>
                 </Dialog.ActionTrigger>
-                <Button type="submit" form={UPLOAD_FORM_ID} colorPalette="blue" disabled={!canSubmit} loading={create.isPending}>
+                <Button
+                  type="submit"
+                  form={UPLOAD_FORM_ID}
+                  colorPalette="blue"
+                  disabled={!canSubmit}
+                  loading={create.isPending}
+                  aria-describedby={overPlan ? OVER_PLAN_ID : undefined}
+                >
                   Generate Accounts
                 </Button>
               </Dialog.Footer>
