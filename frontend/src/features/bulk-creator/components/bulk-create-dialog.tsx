@@ -6,6 +6,7 @@ import { useForm, useWatch } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import type { CsvRow } from '@shared/csv/read-people';
+import type { BulkJob } from '@shared/schemas/bulk';
 import type { SubscriptionStatus } from '@shared/schemas/project';
 import { useExportProject } from '../../../lib/projects-api';
 import { saveCsv } from '../../../lib/save-file';
@@ -189,7 +190,7 @@ export function BulkCreateDialog({
               ) : stage === 'processing' ? (
                 job && started ? (
                   <Stack gap="3">
-                    <JobProgress done={job.done} failed={job.failedCount} total={job.total} />
+                    <JobProgress status={job.status} done={job.done} failed={job.failedCount} total={job.total} />
                     {progressLost ? (
                       <Alert.Root status="warning">
                         <Alert.Indicator />
@@ -276,10 +277,13 @@ function SimulatedProgress() {
   return <BulkProcessingStage percent={percent} />;
 }
 
-/** A background job's real progress. */
-function JobProgress({ done, failed, total }: { done: number; failed: number; total: number }) {
+/** A background job's real progress, or that it has not started yet. */
+function JobProgress({ status, done, failed, total }: { status: BulkJob['status']; done: number; failed: number; total: number }) {
   const processed = done + failed;
   const percent = total > 0 ? (processed / total) * 100 : 0;
+  if (status === 'queued') {
+    return <BulkProcessingStage queued percent={0} detail={`${plural(total, 'row', 'rows')} waiting to start`} />;
+  }
   return (
     <BulkProcessingStage
       percent={percent}
