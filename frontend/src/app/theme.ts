@@ -15,10 +15,17 @@ const config = defineConfig({
     },
     semanticTokens: {
       colors: {
-        // Chakra's solid green and orange (600) under their white text read at 3.3:1 and 3.6:1;
-        // one shade darker passes WCAG AA (4.5:1) for buttons, badges and toasts alike.
-        green: { solid: { value: { _light: '{colors.green.700}', _dark: '{colors.green.700}' } } },
-        orange: { solid: { value: { _light: '{colors.orange.700}', _dark: '{colors.orange.700}' } } },
+        // Chakra's solid green and orange (600) under their white text read at 3.3:1 and 3.6:1 (and
+        // in dark mode orange carries black text); one shade darker with white text passes WCAG AA
+        // (4.5:1) for buttons, badges and toasts alike.
+        green: {
+          solid: { value: { _light: '{colors.green.700}', _dark: '{colors.green.700}' } },
+          contrast: { value: { _light: 'white', _dark: 'white' } },
+        },
+        orange: {
+          solid: { value: { _light: '{colors.orange.700}', _dark: '{colors.orange.700}' } },
+          contrast: { value: { _light: 'white', _dark: 'white' } },
+        },
       },
     },
     tokens: {
