@@ -78,7 +78,7 @@ describe('feedback in Chromium', () => {
     await page.goto(`${app}/bulk-creator`);
     await page.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
     await page.getByLabel('Upload CSV').setInputFiles({ name: 'too-many.csv', mimeType: 'text/csv', buffer: csvOf(people(101, 'Over')) });
-    await dialog().getByText('101 valid').waitFor();
+    await dialog().getByText('101 valid', { exact: true }).waitFor();
     await dialog().getByLabel('Project name').fill('Too many');
     await dialog().getByText('your plan allows 100 accounts per project', { exact: false }).waitFor();
     const reason = dialog().getByText('Too many rows for your plan: choose a smaller file or upgrade.');
@@ -89,7 +89,7 @@ describe('feedback in Chromium', () => {
 
     // The same dialog with a file that fits: Generate is on again.
     await dialog().getByLabel('Upload CSV').setInputFiles({ name: 'fits.csv', mimeType: 'text/csv', buffer: csvOf(people(100, 'Fits')) });
-    await dialog().getByText('100 valid').waitFor();
+    await dialog().getByText('100 valid', { exact: true }).waitFor();
     await expect.poll(() => generate().isEnabled()).toBe(true);
     expect(await reason.count()).toBe(0);
   });
@@ -175,7 +175,7 @@ describe('feedback in Chromium', () => {
       await second.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
       await second.getByLabel('Upload CSV').setInputFiles({ name: 'queued.csv', mimeType: 'text/csv', buffer: csvOf(people(1001, 'Queued')) });
       const secondDialog = second.getByRole('dialog', { name: 'Bulk Create Accounts' });
-      await secondDialog.getByText('1,001 valid').waitFor();
+      await secondDialog.getByText('1,001 valid', { exact: true }).waitFor();
       await secondDialog.getByLabel('Project name').fill('Behind the others');
 
       const first = await busy.call('/api/bulk-create', { body: { projectName: 'Big one', csvData: people(6000, 'Busy') } });
