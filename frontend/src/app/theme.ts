@@ -15,6 +15,13 @@ const config = defineConfig({
     },
     semanticTokens: {
       colors: {
+        // Chakra's status text in light mode (red.500, orange.600, green.600) reads at 3.3-3.8:1
+        // on white; a darker shade passes WCAG AA (4.5:1), e.g. 'Last tested ...: failed'.
+        fg: {
+          error: { value: { _light: '{colors.red.700}', _dark: '{colors.red.400}' } },
+          warning: { value: { _light: '{colors.orange.700}', _dark: '{colors.orange.300}' } },
+          success: { value: { _light: '{colors.green.700}', _dark: '{colors.green.300}' } },
+        },
         // Chakra's solid green and orange (600) under their white text read at 3.3:1 and 3.6:1 (and
         // in dark mode orange carries black text); one shade darker with white text passes WCAG AA
         // (4.5:1) for buttons, badges and toasts alike.
