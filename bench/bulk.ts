@@ -14,6 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
+import { benchPortShift } from './ports';
 import { startLocalStack } from '../bin/local/stack';
 import { createTestUser } from '../test/support/cognito-users';
 import { accountItem } from '../functions/accounts/account-item';
@@ -38,7 +39,7 @@ export async function bulkBench(): Promise<void> {
   console.log('\n== Bulk creation against the local stack (DynamoDB Local in memory)');
   const dataDir = path.join(projectRoot, '.test-data', 'bench-bulk');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 40_000), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, 40_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(
       new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }),

@@ -162,10 +162,11 @@ async function measure(mode: 'seed' | 'query' | 'csv' | 'xlsx'): Promise<Measure
 export async function exportsBench(): Promise<void> {
   const { portsFromEnv, projectRoot } = await import('../bin/local/settings');
   const { startLocalStack } = await import('../bin/local/stack');
+  const { benchPortShift } = await import('./ports');
   console.log(`\n== Exports against the local stack: ${ROWS.toLocaleString('en-US')} accounts to csv and xlsx (targets: < 3x and < 6x a bare paged Query, peak RSS < 256 MB)`);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-exports');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 45_000), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, 45_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     // Every measurement, seeding too, runs in a fresh child: no client or key cached from another stack of this process.
     const seeded = await measure('seed');

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readPeopleCsv } from '../shared/csv/read-people';
 import { csvLine } from '../shared/csv/write-csv';
 import { createPasswordGenerator } from '../shared/generation/password';
-import { assignUsernames } from '../shared/generation/username';
+import { assignUsernames, createUsernameAllocator } from '../shared/generation/username';
 import { defaultPasswordSettings } from '../shared/schemas/bulk';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -62,6 +62,25 @@ export async function generationBench(): Promise<void> {
       ` (first ${times[0]!.toFixed(0)}, min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`,
   );
 
+  // One line in a hundred with a malformed quote (issue 9): each costs only its own line.
+  const strayQuotes = text.split('\r\n').map((line, i) => (i % 100 === 50 ? line.replace(',person', ',"person') : line)).join('\r\n');
+  const strayReads = Array.from({ length: 5 }, () => time(() => readPeopleCsv(strayQuotes)));
+  const stray = strayReads[0]!.result;
+  if (stray.rows.length !== 50_000 || stray.invalid.length !== 500) {
+    throw new Error(`expected 50,000 rows with 500 rejected, got ${stray.rows.length} with ${stray.invalid.length}`);
+  }
+  console.log(`  readPeopleCsv, the same with a malformed quote every 100 lines: median ${median(strayReads.map((r) => r.ms)).toFixed(0)} ms`);
+
   const usernames = Array.from({ length: 5 }, () => time(() => assignUsernames(result.valid, 2026)).ms);
   console.log(`  assignUsernames, 50,000 people: median ${median(usernames).toFixed(0)} ms`);
+
+  // The worst case for suffixes: everyone the same name, with every other suffix already taken.
+  const taken = ['johnsmith2026', ...Array.from({ length: 5000 }, (_, i) => `johnsmith2026-${2 * i + 2}`)];
+  const sameName = Array.from({ length: 5 }, () =>
+    time(() => {
+      const allocate = createUsernameAllocator(taken);
+      for (let i = 0; i < 50_000; i++) allocate('johnsmith2026');
+    }).ms,
+  );
+  console.log(`  usernames for 50,000 people named John Smith, 5,000 suffixes taken: median ${median(sameName).toFixed(0)} ms`);
 }

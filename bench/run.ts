@@ -8,8 +8,11 @@
  *  4. Password generation rate and CSV parsing time (bench/generation.ts).
  *  5. Bulk creation, search and worker memory against the local stack (bench/bulk.ts).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query (bench/exports.ts).
+ * Each part runs on its own (bench/sections.ts): one that fails is reported as
+ * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
+ * Ports: offsets 30000 (start), 40000 (bulk) and 45000 (exports), plus TEST_PORT_SHIFT.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -20,6 +23,8 @@ import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { bulkBench } from './bulk';
 import { exportsBench } from './exports';
 import { generationBench } from './generation';
+import { benchPortShift as portShift } from './ports';
+import { runSections } from './sections';
 import { lambdaBundling } from '../lib/bundling';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
 
@@ -105,36 +110,62 @@ async function webFirstScreen() {
   console.log(`  all JS chunks (lazy routes included): ${all.length} files, ${kb(everything)} gzip`);
 }
 
+/** Stops a started `npm start` as Ctrl-C does, and waits (at most 15 s, then SIGKILL) until it has gone. */
+async function stopStart(child: ChildProcess, exited: Promise<unknown>) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGINT');
+  const gone = await Promise.race([exited.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 15_000))]);
+  if (!gone) {
+    child.kill('SIGKILL');
+    await exited;
+    throw new Error('did not stop within 15 s of Ctrl-C (killed)');
+  }
+}
+
 async function localStackStart() {
   console.log('\n== `npm start` from a stopped state to the app answering (target < 20 s)');
-  const ports = portsFromEnv({}, 30_000);
+  const offset = 30_000 + portShift;
+  const ports = portsFromEnv({}, offset);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-start');
   fs.rmSync(dataDir, { recursive: true, force: true });
   for (const run of ['first start (empty data folder)', 'second start (existing data)']) {
     const began = performance.now();
     const child = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
       cwd: projectRoot,
-      env: { ...process.env, LOCAL_PORT_OFFSET: '30000', LOCAL_DATA_DIR: dataDir, LOG_REQUESTS: 'false' },
-      stdio: 'ignore',
+      env: { ...process.env, LOCAL_PORT_OFFSET: String(offset), LOCAL_DATA_DIR: dataDir, LOG_REQUESTS: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    let answered = false;
-    while (performance.now() - began < 60_000) {
-      try {
-        const response = await fetch(`http://127.0.0.1:${ports.app}/`);
-        if (response.ok) {
-          answered = true;
-          break;
-        }
-      } catch {
-        // not yet
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // Listening from the spawn on: a start that fails exits before anyone would wait for it.
+    let output = '';
+    let exitedEarly: number | string | null | undefined;
+    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    void exited.then((code) => (exitedEarly = code));
+    // The stack says when it listens. Probing the app port before that would be a mistake: it is
+    // in the ephemeral range, and a probe can connect to itself and take the port from the stack
+    // (which then exits with EADDRINUSE: the start that once "did not answer within 60 s").
+    const ready = new Promise<void>((resolve) => {
+      const keep = (data: Buffer) => {
+        output = (output + data.toString()).slice(-3000);
+        if (output.includes('BulkOnboard is running locally')) resolve();
+      };
+      child.stdout.on('data', keep);
+      child.stderr.on('data', keep);
+    });
+    const outcome = await Promise.race([
+      ready.then(() => 'ready' as const),
+      exited.then(() => 'exited' as const),
+      new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 60_000).unref()),
+    ]);
+    const answered = outcome === 'ready' && (await fetch(`http://127.0.0.1:${ports.app}/`)).ok;
     const seconds = (performance.now() - began) / 1000;
-    console.log(`  ${run}: ${answered ? `${seconds.toFixed(1)} s` : 'did not answer within 60 s'}`);
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGINT');
-    await exited;
+    if (!answered) {
+      await stopStart(child, exited).catch(() => undefined);
+      const why =
+        outcome === 'exited' ? `exited (${exitedEarly}) before answering` : outcome === 'timeout' ? 'did not answer within 60 s' : 'answered GET / with an error';
+      throw new Error(`${run}: npm start ${why}\nIts last output:\n${output.trim().split('\n').slice(-15).join('\n')}`);
+    }
+    console.log(`  ${run}: ${seconds.toFixed(1)} s`);
+    await stopStart(child, exited);
     const leftovers = spawnSync('pgrep', ['-f', `${dataDir}`], { encoding: 'utf8' }).stdout.trim();
     console.log(`  after Ctrl-C: ${leftovers ? `LEFTOVER processes ${leftovers.replace(/\n/g, ' ')}` : 'no emulator process left'}`);
   }
@@ -142,5 +173,13 @@ async function localStackStart() {
 
 // `npm run bench -- lambdas web start` runs only the named parts.
 const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench };
-const chosen = process.argv.slice(2).filter((a): a is keyof typeof parts => a in parts);
-for (const name of chosen.length ? chosen : (Object.keys(parts) as (keyof typeof parts)[])) await parts[name]();
+const named = process.argv.slice(2);
+const unknown = named.filter((a) => !(a in parts));
+if (unknown.length) {
+  console.error(`Unknown bench part: ${unknown.join(', ')}. The parts: ${Object.keys(parts).join(', ')}.`);
+  process.exit(2);
+}
+const chosen = (named.length ? named : Object.keys(parts)) as (keyof typeof parts)[];
+const failures = await runSections(chosen.map((name) => ({ name, run: parts[name] })));
+// A failed part may leave servers behind in this process (they would keep it running): end here.
+process.exit(failures.length ? 1 : 0);

@@ -6,11 +6,14 @@
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from './local/settings';
 import { startLocalStack } from './local/stack';
+import { ensureSystemPackages } from './ensure-system-packages';
 
 const began = performance.now();
 const dataDir = path.resolve(projectRoot, process.env.LOCAL_DATA_DIR ?? '.local-data');
 
 try {
+  // A fresh machine may lack Java (DynamoDB Local): install it as root, or say how.
+  ensureSystemPackages(['java']);
   const stack = await startLocalStack({
     ports: portsFromEnv(process.env),
     dataDir,
@@ -31,7 +34,8 @@ BulkOnboard is running locally (ready in ${((performance.now() - began) / 1000).
   Cognito            ${stack.urls.cognito}  (pool ${stack.userPool.userPoolId})
   Data folder        ${path.relative(process.cwd(), dataDir) || '.'}
 
-Sign-up confirmation codes are printed here as "Cognito code for <e-mail>: <code>".
+Sign-up and password-reset codes are printed here as "Cognito code for <e-mail>: <code>"
+and e-mailed to the mail viewer.
 Press Ctrl-C to stop.
 `);
 

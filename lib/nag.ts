@@ -1,4 +1,4 @@
-import { Aspects, CfnResource, Validations, type IAspect } from 'aws-cdk-lib';
+import { Aspects, CfnResource, Stack, Validations, type IAspect } from 'aws-cdk-lib';
 import { rules } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 
@@ -33,5 +33,37 @@ class AcknowledgeWildcards implements IAspect {
         Validations.of(node).acknowledge({ id: `AwsSolutions-IAM5[${finding}]`, reason: acknowledgement.reason });
       }
     }
+  }
+}
+
+/**
+ * Acknowledges AwsSolutions-IAM5[Resource::*] on an IAM policy under `scope` only while every
+ * statement of that policy on resource '*' allows nothing but actions matching `actions`; a
+ * later statement that puts any other action on '*' stays a finding.
+ */
+export function acknowledgeStarResourceFor(scope: IConstruct, actions: RegExp, reason: string): void {
+  Aspects.of(scope).add(new AcknowledgeStarResource(actions, reason));
+}
+
+interface PolicyStatementJson {
+  Action?: string | string[];
+  Resource?: unknown;
+}
+
+class AcknowledgeStarResource implements IAspect {
+  constructor(
+    private readonly actions: RegExp,
+    private readonly reason: string,
+  ) {}
+
+  visit(node: IConstruct): void {
+    if (!CfnResource.isCfnResource(node) || node.cfnResourceType !== 'AWS::IAM::Policy') return;
+    const document = Stack.of(node).resolve((node as CfnResource & { policyDocument?: unknown }).policyDocument) as
+      | { Statement?: PolicyStatementJson[] }
+      | undefined;
+    const onStar = (document?.Statement ?? []).filter((statement) => ([] as unknown[]).concat(statement.Resource).includes('*'));
+    if (onStar.length === 0) return;
+    const allowed = onStar.every((statement) => ([] as string[]).concat(statement.Action ?? []).every((action) => this.actions.test(action)));
+    if (allowed) Validations.of(node).acknowledge({ id: 'AwsSolutions-IAM5[Resource::*]', reason: this.reason });
   }
 }

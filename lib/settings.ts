@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,15 @@ export interface AppSettings {
    * that may read the Stripe secret; undefined until configured (checkout then answers 503).
    */
   stripePriceId: string | undefined;
+  /** Address that receives the alarms (SNS e-mail subscription); undefined: the topic has no subscriber yet. */
+  alarmEmail: string | undefined;
+  /**
+   * Who sends Cognito's own e-mails (sign-up codes, password resets): 'ses', through the app's SES
+   * identity (no daily cap beyond SES's), or 'cognito', Cognito's built-in sender (about 50 a day),
+   * only for the very first deploy of an account, before the SES identity is verified: Cognito
+   * refuses an unverified identity.
+   */
+  cognitoEmail: 'ses' | 'cognito';
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -88,9 +98,9 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
   const logLevel = (read('logLevel', 'LOG_LEVEL') ?? 'INFO').toUpperCase();
   if (!isLogLevel(logLevel)) throw new Error(`logLevel must be one of ${logLevels.join(', ')}, not "${logLevel}"`);
 
-  // Context only: STRIPE_PRICE_ID in a shell belongs to `npm start` against Stripe's test mode, and
-  // a test-mode price must not reach a deploy by accident.
-  const stripePriceId = readContext('stripePriceId');
+  // Not STRIPE_PRICE_ID: in a shell that belongs to `npm start` against Stripe's test mode, and a
+  // test-mode price must not reach a deploy by accident. The deploy workflow sets DEPLOY_STRIPE_PRICE_ID.
+  const stripePriceId = read('stripePriceId', 'DEPLOY_STRIPE_PRICE_ID');
   if (stripePriceId === undefined) {
     warnings.push({
       id: 'bulkonboard:stripePriceIdMissing',
@@ -98,6 +108,21 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
     });
   } else if (!/^price_[A-Za-z0-9]+$/.test(stripePriceId)) {
     throw new Error(`stripePriceId "${stripePriceId}" is not a Stripe Price id (price_...)`);
+  }
+
+  const alarmEmail = read('alarmEmail', 'ALARM_EMAIL');
+  if (alarmEmail === undefined) {
+    warnings.push({
+      id: 'bulkonboard:alarmEmailMissing',
+      message: 'alarmEmail is not set: alarms go to an SNS topic nobody is subscribed to (set -c alarmEmail=... or ALARM_EMAIL, docs/deploy.md)',
+    });
+  } else if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
+    throw new Error(`alarmEmail "${alarmEmail}" is not an e-mail address`);
+  }
+
+  const cognitoEmail = read('cognitoEmail', 'COGNITO_EMAIL') ?? 'ses';
+  if (cognitoEmail !== 'ses' && cognitoEmail !== 'cognito') {
+    throw new Error(`cognitoEmail must be 'ses' or 'cognito', not "${cognitoEmail}"`);
   }
 
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
@@ -121,6 +146,8 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       webAssetsPath,
       terminationProtection: read('terminationProtection', 'TERMINATION_PROTECTION') !== 'false',
       stripePriceId,
+      alarmEmail,
+      cognitoEmail,
     },
     warnings,
   };
@@ -133,5 +160,10 @@ function isLogLevel(value: string): value is AppSettings['logLevel'] {
 /**
  * The export bucket's name, known to both stacks without a cross-stack reference, so the grant on
  * its export files can be written (and reviewed by cdk-nag) as a plain ARN in the stateless stack.
+ * S3 allows 63 characters: account ids have 12 and region names at most 16, so the prefix part
+ * gets 25; a longer prefix is cut to 16 characters plus 8 hex of its hash (still one name per prefix).
  */
-export const exportBucketName = (prefix: string, account: string, region: string): string => `${prefix}-exports-${account}-${region}`;
+export const exportBucketName = (prefix: string, account: string, region: string): string => {
+  const part = prefix.length <= 25 ? prefix : `${prefix.slice(0, 16)}-${createHash('sha256').update(prefix).digest('hex').slice(0, 8)}`;
+  return `${part}-exports-${account}-${region}`;
+};

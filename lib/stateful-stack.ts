@@ -5,6 +5,7 @@ import {
   Mfa,
   UserPool,
   UserPoolClientIdentityProvider,
+  UserPoolEmail,
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
@@ -44,9 +45,9 @@ export class StatefulStack extends Stack {
     this.accessLogsBucket = this.createAccessLogsBucket();
     const table = this.createTable();
     const exportBucket = this.createExportBucket(this.accessLogsBucket, props.settings.prefix);
-    const { userPool, webClient } = this.createUserPool(settings);
-    const { queues: queueMap, deadLetterQueues } = this.createQueues();
     const mail = this.createMailSender(settings);
+    const { userPool, webClient } = this.createUserPool(settings, mail);
+    const { queues: queueMap, deadLetterQueues } = this.createQueues();
     this.dataKey = this.createDataKey(settings);
     const encryptionKeySecret = this.createEncryptionKeySecret(settings, this.dataKey);
     const stripeSecret = this.createStripeSecret(settings, this.dataKey);
@@ -131,7 +132,7 @@ export class StatefulStack extends Stack {
     });
   }
 
-  private createUserPool(settings: AppSettings): { userPool: UserPool; webClient: UserPoolClient } {
+  private createUserPool(settings: AppSettings, mail: AppResources['mail']): { userPool: UserPool; webClient: UserPoolClient } {
     const userPool = new UserPool(this, 'UserPool', {
       userPoolName: `${settings.prefix}-users`,
       signInAliases: { email: true },
@@ -150,18 +151,31 @@ export class StatefulStack extends Stack {
         requireSymbols: true,
       },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
+      // Sign-up codes and password resets through the app's SES identity: Cognito's own sender
+      // stops at about 50 a day. 'cognito' only for an account's first deploy (settings.ts).
+      email:
+        settings.cognitoEmail === 'ses'
+          ? UserPoolEmail.withSES({
+              fromEmail: settings.sesFromAddress,
+              fromName: 'BulkOnboard',
+              configurationSetName: mail.configurationSet.configurationSetName,
+              ...(settings.sesIdentity === 'domain' ? { sesVerifiedDomain: settings.sesFromAddress.split('@')[1]! } : {}),
+            })
+          : UserPoolEmail.withCognito(),
       featurePlan: FeaturePlan.ESSENTIALS,
-      // Users opt in to TOTP (the Security Center's two-factor setting); nobody is forced.
+      // TOTP is allowed, never forced; enrolling is the Security Center's job (not built yet).
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { sms: false, otp: true },
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });
+    // Cognito checks the sender identity when the pool is created or updated.
+    if (settings.cognitoEmail === 'ses') userPool.node.addDependency(mail.identity);
     Validations.of(userPool).acknowledge(
       {
         id: 'AwsSolutions-COG2',
         reason:
-          'MFA is optional (TOTP) by product design: users sign up themselves and turn two-factor on in the Security Center.',
+          'MFA is optional by product design (self sign-up, no one is forced). The pool allows TOTP so that two-factor sign-in can be offered; the Security Center that lets a user enrol is not built yet, so today nobody uses MFA.',
       },
       {
         id: 'AwsSolutions-COG8',

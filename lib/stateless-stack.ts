@@ -19,6 +19,7 @@ import { constructId } from './construct-id';
 import { layerPackagesOf } from './package-layer';
 import { AppFunction } from './constructs/app-function';
 import { AppHttpApi } from './constructs/http-api';
+import { Monitoring } from './constructs/monitoring';
 import { WebApp } from './constructs/web-app';
 import type { AppSettings } from './settings';
 
@@ -37,6 +38,7 @@ export class StatelessStack extends Stack {
   readonly workers: Partial<Record<WorkerName, AppFunction>> = {};
   readonly api: AppHttpApi;
   readonly web: WebApp;
+  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -78,6 +80,19 @@ export class StatelessStack extends Stack {
         authFlow: 'USER_SRP_AUTH',
         stage: 'aws',
       },
+    });
+
+    this.monitoring = new Monitoring(this, 'Monitoring', {
+      prefix: settings.prefix,
+      alarmEmail: settings.alarmEmail,
+      functions: [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers)].map((fn) => ({
+        name: fn.name,
+        function: fn.function,
+        logGroup: fn.logGroup,
+        timeout: fn.timeout,
+      })),
+      deadLetterQueues: resources.deadLetterQueues,
+      api: this.api.api,
     });
 
     const appUrl = `https://${this.web.distribution.distributionDomainName}`;

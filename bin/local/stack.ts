@@ -2,12 +2,15 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Server } from 'node:http';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { AppConfig } from '../../shared/app-config';
 import { queues, queueUrlEnv, type WorkerName } from '../../shared/routes';
 import { createLocalCheckout } from './local-checkout';
+import { sesMailer } from '../../functions/mail/ses-mailer';
 import { endpoints, ensureBucket, ensureTable, ensureUserPool, localCredentials, queueUrls, type UserPoolIds } from './bootstrap';
 import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoEmulator, type Stoppable } from './emulators';
+import { cognitoEmail, cognitoFromAddress } from './cognito-messages';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
 import { startPoller } from './poller';
 import { assertPortsFree } from './ports';
@@ -20,6 +23,7 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'mail-worker': () => import('../../functions/workers/mail-worker'),
   'bulk-worker': () => import('../../functions/workers/bulk-worker'),
   'bulk-dead-letter-worker': () => import('../../functions/workers/bulk-dead-letter-worker'),
+  'export-dead-letter-worker': () => import('../../functions/workers/export-dead-letter-worker'),
   'export-worker': () => import('../../functions/workers/export-worker'),
 };
 
@@ -104,7 +108,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       startS3(ports.s3, path.join(dataDir, 's3')),
       startSqs(ports.sqs),
       startSes(ports.ses),
-      startCognito(ports.cognito, path.join(dataDir, 'cognito')),
+      startCognito(ports.cognito, path.join(dataDir, 'cognito'), log),
     ]);
     for (const result of started) if (result.status === 'fulfilled') running.push(result.value);
     const failure = started.find((r) => r.status === 'rejected');
@@ -124,6 +128,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     });
 
     const urls = { ...endpoints(ports), mailViewer: `http://${HOST}:${ports.ses}/` };
+    // Cognito e-mails its codes itself (not through the app's SES): here into the mail viewer.
+    const cognitoMail = new SESv2Client({ region: REGION, endpoint: urls.ses, credentials: localCredentials });
+    const cognitoMailer = sesMailer(cognitoMail, cognitoFromAddress);
+    cognito.onDelivery((delivery) => (delivery.medium === 'EMAIL' ? cognitoMailer.send(cognitoEmail(delivery)) : undefined));
     const [, , userPool, queueUrlMap] = await Promise.all([
       ensureTable(ports.dynamodb),
       ensureBucket(ports.s3),
@@ -248,6 +256,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       cognito,
       stop: async () => {
         sqsClient.destroy();
+        cognitoMail.destroy();
         await stopAll();
       },
     };

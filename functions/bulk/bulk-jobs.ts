@@ -1,5 +1,5 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BulkJob, PasswordSettings } from '../../shared/schemas/bulk';
 import { keys } from '../core/keys';
 import { projectItem, type ProjectRecord } from '../projects/project-item';
@@ -64,12 +64,26 @@ export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string,
           Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: bodies.length, lockOwner, startedAt: now.getTime(), projectName: project.name },
         }),
       );
-      await Promise.all(
-        batchesOf(bodies).map(async (batch) => {
-          const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ chunk, body }) => ({ Id: String(chunk), MessageBody: body })) }));
-          if (Failed?.length) throw new Error(`Could not queue ${Failed.length} chunks of job ${job.id}`);
-        }),
-      );
+      try {
+        await Promise.all(
+          batchesOf(bodies).map(async (batch) => {
+            const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ chunk, body }) => ({ Id: String(chunk), MessageBody: body })) }));
+            if (Failed?.length) throw new Error(`Could not queue ${Failed.length} chunks of job ${job.id}`);
+          }),
+        );
+      } catch (error) {
+        // Chunks that did reach the queue see a failed job and record their rows as failed.
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.bulkJob(userId, job.id),
+            UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :now, updatedAt = :now',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':failed': 'failed', ':reason': 'The job could not be queued. Please try again.', ':now': new Date().toISOString() },
+          }),
+        );
+        throw error;
+      }
       return job;
     },
   };

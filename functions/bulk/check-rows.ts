@@ -1,6 +1,7 @@
 import { readPeopleCsv } from '../../shared/csv/read-people';
 import { personSchema, type FailedRow, type Person } from '../../shared/schemas/bulk';
 import { ValidationError } from '../core/errors';
+import type { RejectedRow } from './rejected-rows';
 
 export interface CheckedRow extends Person {
   /** 1-based position in the request. */
@@ -11,9 +12,15 @@ export interface CheckedRow extends Person {
  * Checks every row on its own (spec 5 messages) and flags an e-mail that repeats within the
  * request; valid rows are created, the others are reported with their reason.
  */
-export function checkRows(rows: readonly { firstName: string; lastName: string; email: string }[]): { valid: CheckedRow[]; failed: FailedRow[] } {
+export function checkRows(rows: readonly { firstName: string; lastName: string; email: string }[]): { valid: CheckedRow[]; failed: FailedRow[]; rejected: RejectedRow[] } {
   const valid: CheckedRow[] = [];
   const failed: FailedRow[] = [];
+  /** The same rows with the names sent, for the full report. */
+  const rejected: RejectedRow[] = [];
+  const reject = (input: { firstName: string; lastName: string }, row: FailedRow) => {
+    failed.push(row);
+    rejected.push({ ...row, firstName: input.firstName, lastName: input.lastName });
+  };
   const firstRowOfEmail = new Map<string, number>();
   rows.forEach((input, index) => {
     const row = index + 1;
@@ -21,33 +28,35 @@ export function checkRows(rows: readonly { firstName: string; lastName: string; 
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const field = issue.path[0] as FailedRow['field'];
-      failed.push({ row, field, message: issue.message, ...(input.email ? { email: input.email.slice(0, 254) } : {}) });
+      reject(input, { row, field, message: issue.message, ...(input.email ? { email: input.email.slice(0, 254) } : {}) });
       return;
     }
     const key = parsed.data.email.toLowerCase();
     const first = firstRowOfEmail.get(key);
     if (first !== undefined) {
-      failed.push({ row, field: 'email', email: parsed.data.email, message: `Duplicate email (also in row ${first})` });
+      reject(input, { row, field: 'email', email: parsed.data.email, message: `Duplicate email (also in row ${first})` });
       return;
     }
     firstRowOfEmail.set(key, row);
     valid.push({ row, ...parsed.data });
   });
-  return { valid, failed };
+  return { valid, failed, rejected };
 }
 
 /** The same, for a CSV file sent as text: read with the shared reader; rows are the file's lines. */
-export function checkCsvText(text: string): { valid: CheckedRow[]; failed: FailedRow[]; total: number } {
+export function checkCsvText(text: string): { valid: CheckedRow[]; failed: FailedRow[]; rejected: RejectedRow[]; total: number } {
   const result = readPeopleCsv(text);
   if (result.fileError) throw new ValidationError(result.fileError);
+  const failed: FailedRow[] = result.invalid.map(({ row, email, issues }) => ({
+    row,
+    ...(issues[0]?.field ? { field: issues[0].field } : {}),
+    ...(email ? { email: email.slice(0, 254) } : {}),
+    message: issues.map((issue) => issue.message).join('; '),
+  }));
   return {
     total: result.rows.length,
     valid: result.valid.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })),
-    failed: result.invalid.map(({ row, email, issues }) => ({
-      row,
-      ...(issues[0]?.field ? { field: issues[0].field } : {}),
-      ...(email ? { email: email.slice(0, 254) } : {}),
-      message: issues.map((issue) => issue.message).join('; '),
-    })),
+    failed,
+    rejected: failed.map((row, i) => ({ ...row, firstName: result.invalid[i]!.firstName, lastName: result.invalid[i]!.lastName })),
   };
 }

@@ -1,8 +1,8 @@
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
-import { SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
+import { rejectedRowsPath, SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import type { Cipher } from '../core/encryption';
-import { ValidationError } from '../core/errors';
+import { NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
@@ -12,6 +12,7 @@ import type { BulkStore, Item } from './bulk-store';
 import { checkCsvText, checkRows } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
+import { inlineFailed, rejectedRowItems } from './rejected-rows';
 
 export interface CreateBulkAccountsDeps {
   store: BulkStore;
@@ -20,7 +21,12 @@ export interface CreateBulkAccountsDeps {
   now: () => Date;
   newId: (now: Date) => string;
   jobs: BulkJobStarter;
+  /** The user's integration by id (base-table read by key); undefined when there is none. */
+  integration: (userId: string, integrationId: string) => Promise<unknown>;
 }
+
+/** Integration ids are UUIDs: a longer one cannot exist (and would not fit a table key). */
+const INTEGRATION_ID_MAX = 100;
 
 export type CreateBulkAccountsResult =
   | { kind: 'created'; project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary }
@@ -31,9 +37,11 @@ export const LOCK_TTL_MS = 15 * 60 * 1000;
 
 /**
  * POST /api/bulk-create.
- * 1. Check every row; invalid and duplicate rows are reported, not created.
- * 2. Check the plan, then reserve the project and the accounts atomically on the user's counters
- *    (concurrent requests can never overshoot a limit) and take the user's username lock.
+ * 1. Check every row; invalid and duplicate rows are reported, not created (the response lists
+ *    the first FAILED_ROWS_INLINE_MAX; the project keeps them all, GET .../rejected-rows).
+ * 2. Check the plan and the integration named (it must be the caller's own: 404 otherwise), then
+ *    reserve the project and the accounts atomically on the user's counters (concurrent requests
+ *    can never overshoot a limit) and take the user's username lock.
  * 3. Give every person a username unique among the user's accounts.
  * 4. Up to SYNC_ROW_LIMIT rows: generate and encrypt passwords, write project, accounts and
  *    activity, answer with the accounts. More: hand the rows to the bulk queue as a job.
@@ -41,12 +49,17 @@ export const LOCK_TTL_MS = 15 * 60 * 1000;
 export const createBulkAccounts =
   (deps: CreateBulkAccountsDeps) =>
   async (userId: string, input: BulkCreateInput): Promise<CreateBulkAccountsResult> => {
-    const { valid, failed, total } =
+    const { valid, rejected, total } =
       input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 };
-    if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failed);
+    // However many rows fail, the answer must fit Lambda's 6 MB: the first few are listed.
+    if (valid.length === 0) throw new ValidationError('None of the rows can be created.', inlineFailed(rejected));
 
     const usage = await deps.store.usage(userId);
     if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
+    if (input.apiIntegrationId) {
+      const found = input.apiIntegrationId.length <= INTEGRATION_ID_MAX && (await deps.integration(userId, input.apiIntegrationId));
+      if (!found) throw new NotFoundError('Integration not found');
+    }
     assertFitsPlan(usage, valid.length);
 
     const started = deps.now();
@@ -71,14 +84,21 @@ export const createBulkAccounts =
         ...(input.expirationDate ? { expirationDate: input.expirationDate } : {}),
         status: 'active',
         accountCount: 0,
-        failedCount: failed.length,
+        failedCount: rejected.length,
         createdAt,
         updatedAt: createdAt,
       };
-      const summaryBase = { total, failed };
+      const summaryBase = {
+        total,
+        failed: inlineFailed(rejected),
+        failedCount: rejected.length,
+        ...(rejected.length ? { rejectedRowsUrl: rejectedRowsPath(projectId) } : {}),
+      };
+      const report = rejectedRowItems(userId, projectId, rejected);
 
       if (valid.length > SYNC_ROW_LIMIT) {
         written = true;
+        await deps.store.writeAll(report);
         // Usernames are given by the workers, chunk by chunk, from the same slots: answering fast.
         const job = await deps.jobs.start({
           userId,
@@ -125,18 +145,20 @@ export const createBulkAccounts =
       const activity = [
         activityItem(userId, createdAt, deps.newId(started), `Project "${project.name}" created`),
         activityItem(userId, project.updatedAt, deps.newId(finished), `${valid.length} ${valid.length === 1 ? 'account' : 'accounts'} created in "${project.name}"`),
-        ...(failed.length
-          ? [activityItem(userId, project.updatedAt, deps.newId(finished), `${failed.length} ${failed.length === 1 ? 'row' : 'rows'} not created in "${project.name}"`)]
+        ...(rejected.length
+          ? [activityItem(userId, project.updatedAt, deps.newId(finished), `${rejected.length} ${rejected.length === 1 ? 'row' : 'rows'} not created in "${project.name}"`)]
           : []),
       ];
       written = true;
-      await deps.store.writeAll([projectItem(project), ...items, ...activity]);
+      await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
       await deps.store.finish(userId, { lockOwner: projectId, accounts: valid.length, processingMs: finished.getTime() - started.getTime() });
       return { kind: 'created', project: projectView(project), accounts, summary: { ...summaryBase, successful: valid.length } };
     } catch (error) {
       // Nothing written: give the reservation back. Once writing began, the counters stay
-      // (over-counting is safe, under-counting would let a limit be passed) and the lock expires.
-      if (!written) await deps.store.release(userId, { projects: 1, accounts: valid.length }, projectId);
+      // (over-counting is safe, under-counting would let a limit be passed), but the lock goes
+      // back at once: this creation is over (a job that could not be queued is marked failed,
+      // so none of its chunks writes after this), and no failure locks the user out.
+      await deps.store.release(userId, written ? { projects: 0, accounts: 0 } : { projects: 1, accounts: valid.length }, projectId);
       throw error;
     }
   };

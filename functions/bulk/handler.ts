@@ -8,34 +8,56 @@ import { NotFoundError } from '../core/errors';
 import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
+import { dynamoIntegrationStore } from '../integrations/integration-store';
 import { sqsBulkJobStarter } from './bulk-jobs';
 import { dynamoBulkStore } from './bulk-store';
 import { createBulkAccounts } from './create-bulk-accounts';
 import { inflateRows } from './compressed-rows';
+import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from './idempotency';
+import { rejectedRowsReport } from './rejected-rows';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
+const store = dynamoBulkStore(db, tableName);
+const integrations = dynamoIntegrationStore(db, tableName);
 const create = createBulkAccounts({
-  store: dynamoBulkStore(db, tableName),
+  store,
   cipher: appCipher,
   randomBytes,
   now: () => new Date(),
   newId: timeOrderedId,
   jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL')),
+  integration: (userId, id) => integrations.get(userId, id),
 });
+const once = idempotent({ db, tableName, cipher: appCipher, now: () => new Date(), writeAll: (items) => store.writeAll(items) });
+const rejectedRows = rejectedRowsReport({ db, tableName });
+
+/** Ids here are UUIDs: a longer one cannot exist (and would not fit a table key). */
+const ID_MAX = 100;
 
 export const handler = httpHandler({
   'POST /api/bulk-create': route({
     body: bulkCreateBodySchema,
-    run: async ({ userId, body }) => {
-      const result = await create(userId, inflateRows(body));
-      if (result.kind === 'queued') return new Response(202, { project: result.project, job: result.job, summary: result.summary });
-      return { project: result.project, accounts: result.accounts, summary: result.summary };
+    run: async ({ userId, body, event }) => {
+      const key = idempotencyKeyOf(event.headers);
+      const work = async (): Promise<StoredAnswer> => {
+        const result = await create(userId, inflateRows(body));
+        if (result.kind === 'queued') return { statusCode: 202, body: { project: result.project, job: result.job, summary: result.summary } };
+        return { statusCode: 200, body: { project: result.project, accounts: result.accounts, summary: result.summary } };
+      };
+      if (!key) {
+        const answer = await work();
+        return new Response(answer.statusCode, answer.body);
+      }
+      const answer = await once(userId, key, fingerprintOf(body), work);
+      return new Response(answer.statusCode, answer.body, answer.replayed ? { 'idempotent-replayed': 'true' } : {});
     },
   }),
   'GET /api/bulk-jobs/{id}': route({
     run: async ({ userId, pathParameters }) => {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.bulkJob(userId, pathParameters.id ?? ''), ConsistentRead: true }));
+      const id = pathParameters.id ?? '';
+      if (id.length > ID_MAX) throw new NotFoundError('Job not found');
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.bulkJob(userId, id), ConsistentRead: true }));
       if (!Item) throw new NotFoundError('Job not found');
       const job: BulkJob = {
         id: String(Item.id),
@@ -47,8 +69,20 @@ export const handler = httpHandler({
         createdAt: String(Item.createdAt),
         updatedAt: String(Item.updatedAt),
         ...(typeof Item.completedAt === 'string' ? { completedAt: Item.completedAt } : {}),
+        ...(typeof Item.reason === 'string' ? { reason: Item.reason } : {}),
       };
       return job;
+    },
+  }),
+  'GET /api/projects/{id}/rejected-rows': route({
+    run: async ({ userId, pathParameters }) => {
+      const id = pathParameters.id ?? '';
+      if (id.length > ID_MAX) throw new NotFoundError('Project not found');
+      const { filename, body } = await rejectedRows(userId, id);
+      return new Response(200, body, {
+        'content-type': 'text/csv; charset=utf-8',
+        'content-disposition': `attachment; filename="${filename.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+      });
     },
   }),
 });

@@ -1,6 +1,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
+import { queues } from '../../shared/routes';
+import { passwordSettingsSchema } from '../../shared/schemas/bulk';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
@@ -22,11 +24,14 @@ const isDuplicate = (error: unknown) => error instanceof TransactionCanceledExce
 
 /**
  * Bulk worker, one chunk of a job:
- * 1. A chunk already recorded (redelivery) is skipped: nothing is created twice.
- * 2. Give the usernames (same names on any redelivery), generate and encrypt the passwords,
+ * 1. A chunk already recorded (redelivery) is skipped: nothing is created twice. A chunk of a job
+ *    that failed is recorded as failed rows without writing anything.
+ * 2. Settings that cannot make a password (a job queued before they were checked, or a bug) fail
+ *    the job at once with the reason: retrying would fail the same way for 3 visibility timeouts.
+ * 3. Give the usernames (same names on any redelivery), generate and encrypt the passwords,
  *    write the accounts (BatchWriteItem, unprocessed retried).
- * 3. Record the chunk, the job's progress and the project's count in one transaction.
- * 4. The chunk that completes the job finishes it (status, activity, timing, lock).
+ * 4. Record the chunk, the job's progress and the project's count in one transaction.
+ * 5. The chunk that completes the job finishes it (status, activity, timing, lock).
  */
 export const processChunk =
   (deps: ChunkDeps & { cipher: () => Promise<Cipher>; randomBytes: RandomBytes }) =>
@@ -34,11 +39,26 @@ export const processChunk =
     const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
     const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true }));
     if (seen) return;
+    const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
+    if (job?.status === 'failed') {
+      // The job stopped (another chunk failed): no account of it may appear after its lock was released.
+      await releaseLock(deps, message.userId, job);
+      await recordChunk(deps, message, { done: 0, failed: message.rows.length }, String(job.reason ?? JOB_STOPPED));
+      return;
+    }
+    const settings = passwordSettingsSchema.safeParse(message.passwordSettings);
+    if (!settings.success) return failJob(deps, message, settings.error.issues[0]?.message ?? 'Invalid password settings');
+    let nextPassword: () => string;
+    try {
+      nextPassword = createPasswordGenerator(settings.data, deps.randomBytes);
+      nextPassword();
+    } catch (error) {
+      return failJob(deps, message, error instanceof Error ? error.message : String(error));
+    }
     await markRunning(deps, message);
 
     const usernames = usernamesFor(message.rows, await takenForJob(deps.store, message));
     const cipher = await deps.cipher();
-    const nextPassword = createPasswordGenerator(message.passwordSettings, deps.randomBytes);
     const items = message.rows.map((row, i) =>
       accountItem({
         id: keys.accountId(message.projectId, row.row),
@@ -63,14 +83,57 @@ export const processChunk =
     await recordChunk(deps, message, { done: message.rows.length, failed: 0 });
   };
 
+const BULK_ATTEMPTS = queues.find((q) => q.name === 'bulk')?.maxReceiveCount ?? 3;
+const JOB_STOPPED = 'Not created: the job stopped.';
+
 /**
- * Dead-letter worker: a chunk that failed maxReceiveCount times. Its rows are recorded on the job
- * as failed (kept on the chunk item, so they can be shown and retried), the reserved counters
- * given back, and the job can complete. Nothing is lost silently.
+ * Dead-letter worker: a chunk that failed maxReceiveCount times. The job fails with the reason and
+ * releases the user's lock at once; the chunk's rows are recorded as failed (kept on the chunk
+ * item, listed in the project's rejected-rows report), the reserved counters given back, and the
+ * job's other chunks stop the same way. Nothing is lost silently.
  */
 export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
-  await recordChunk(deps, message, { done: 0, failed: message.rows.length });
+  const rows = message.rows.map((r) => r.row);
+  const span = rows.length > 1 ? `Rows ${Math.min(...rows)} to ${Math.max(...rows)}` : `Row ${rows[0] ?? '?'}`;
+  await failJob(deps, message, `${span} could not be stored after ${BULK_ATTEMPTS} attempts.`);
 };
+
+/**
+ * A job that cannot go on: status 'failed' with its reason, the user's lock released at once (the
+ * user may create again), an activity entry, and this chunk's rows recorded as failed. Every step
+ * can run again (redelivery): a failed job's later chunks release the lock again and record
+ * themselves as failed.
+ */
+async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: string): Promise<void> {
+  const now = deps.now().toISOString();
+  try {
+    const { Attributes: job } = await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.bulkJob(message.userId, message.jobId),
+        UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :now, updatedAt = :now',
+        ConditionExpression: 'attribute_exists(PK) AND #status <> :completed AND #status <> :failed',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':failed': 'failed', ':completed': 'completed', ':reason': reason, ':now': now },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (job) {
+      await releaseLock(deps, message.userId, job);
+      const name = String(job.projectName ?? message.projectName);
+      await deps.store.writeAll([activityItem(message.userId, now, deps.newId(new Date(now)), `Creating accounts in "${name}" failed: ${reason}`)]);
+    }
+  } catch (error) {
+    // Already completed or failed (or unknown): only this chunk's rows are left to record.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+  await recordChunk(deps, message, { done: 0, failed: message.rows.length }, reason);
+}
+
+/** Gives back the lock the job took, if it still holds it (conditional on the owner: safe to repeat). */
+async function releaseLock(deps: ChunkDeps, userId: string, job: Record<string, unknown>): Promise<void> {
+  if (typeof job.lockOwner === 'string') await deps.store.release(userId, { projects: 0, accounts: 0 }, job.lockOwner);
+}
 
 /**
  * The usernames outside the job's project do not change while the job holds the user's lock, so a
@@ -111,7 +174,7 @@ async function markRunning(deps: ChunkDeps, message: BulkChunkMessage) {
   }
 }
 
-async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: { done: number; failed: number }) {
+async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: { done: number; failed: number }, reason?: string) {
   const now = deps.now().toISOString();
   const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
   try {
@@ -127,6 +190,7 @@ async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: {
                 done: counts.done,
                 failed: counts.failed,
                 ...(counts.failed ? { failedRows: message.rows.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })) } : {}),
+                ...(counts.failed && reason ? { reason } : {}),
                 recordedAt: now,
               },
               ConditionExpression: 'attribute_not_exists(PK)',

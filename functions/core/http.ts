@@ -10,6 +10,7 @@ import type {
 } from 'aws-lambda';
 import type * as z from 'zod';
 import { routes, routeKey as keyOf } from '../../shared/routes';
+import { isIdShaped, UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { logger } from './logger';
 
@@ -111,6 +112,38 @@ const callerOf = (event: HttpEvent): string => {
 
 const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
 
+/** What a path's {id} names, by the collection before it; the 404 says so. */
+const notFoundMessages: Record<string, string> = {
+  projects: 'Project not found',
+  'bulk-jobs': 'Job not found',
+  integrations: 'Integration not found',
+  'email-templates': 'Template not found',
+};
+const notFoundMessageOf = (routeKey: string): string => {
+  const segments = routeKey.split(' ')[1]?.split('/') ?? [];
+  const collection = segments[segments.findIndex((s) => s.startsWith('{')) - 1] ?? '';
+  return notFoundMessages[collection] ?? 'Not found';
+};
+
+/**
+ * Every path parameter is an id (test/unit/routes.test.ts keeps it so). One that cannot exist,
+ * however API Gateway or the local gateway decoded it, answers 404 before the route runs: no
+ * table read, no DynamoDB error over a key too large.
+ */
+function assertPathIds(routeKey: string, pathParameters: Record<string, string | undefined>): void {
+  for (const value of Object.values(pathParameters)) {
+    if (value === undefined || !isIdShaped(value)) throw new NotFoundError(notFoundMessageOf(routeKey));
+  }
+}
+
+/** A body's issues: 404 when its only problem is ids that cannot exist, otherwise 400 with all of them. */
+function invalidBody(issues: z.core.$ZodIssue[]): HttpError {
+  const unknownIds = issues.filter((issue) => issue.code === 'custom' && issue.params?.[UNKNOWN_ID_PARAM] === true);
+  if (unknownIds.length > 0 && unknownIds.length === issues.length) return new NotFoundError(unknownIds[0]!.message);
+  const details = issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+  return new ValidationError(details[0]?.message ?? 'Invalid request', details);
+}
+
 /**
  * The one middleware stack of every route group's Lambda: logger context, header normalisation,
  * JSON body parsing, then dispatch on API Gateway's routeKey to the route's zod validation and
@@ -125,6 +158,8 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
     const userId = callerOf(event);
     // API Gateway's authorizer already refused unauthenticated calls; this is defence in depth.
     if (authByRouteKey.get(key) !== 'none' && !userId) throw new UnauthorizedError();
+    const pathParameters = event.pathParameters ?? {};
+    assertPathIds(key, pathParameters);
 
     let body: unknown;
     if (target.body) {
@@ -132,10 +167,7 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
         if (event.body) throw new HttpError(415, 'Content-Type must be application/json');
       }
       const parsed = target.body.safeParse(event.body ?? {});
-      if (!parsed.success) {
-        const details = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
-        throw new ValidationError(details[0]?.message ?? 'Invalid request', details);
-      }
+      if (!parsed.success) throw invalidBody(parsed.error.issues);
       body = parsed.data;
     }
 
@@ -145,7 +177,7 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
       accessToken: authorization.replace(/^Bearer\s+/i, ''),
       body: body as never,
       rawBody: rawBodies.get(event),
-      pathParameters: event.pathParameters ?? {},
+      pathParameters,
       query: event.queryStringParameters ?? {},
       event,
     });

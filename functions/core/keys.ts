@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -55,6 +55,17 @@ export const keys = {
 
   bulkJob: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}` }) as const,
   bulkJobChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+
+  /**
+   * A project's full rejected-rows report, in parts (an item holds at most 400 KB): its own
+   * partition, so neither the project list nor the account pages ever read it.
+   */
+  rejectedRowsPart: (userId: string, projectId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `PART#${rowKey(part)}` }) as const,
+  rejectedRowsOf: (userId: string, projectId: string) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED` }) as const,
+
+  /** A POST /api/bulk-create Idempotency-Key of the user, and the parts of its stored (encrypted) answer. */
+  bulkIdempotency: (userId: string, key: string) => ({ PK: userPk(userId), SK: `IDEMPOTENCY#${key}` }) as const,
+  bulkIdempotencyPart: (userId: string, key: string, part: number) => ({ PK: userPk(userId), SK: `IDEMPOTENCY#${key}#PART#${rowKey(part)}` }) as const,
 
   export: (userId: string, exportId: string) => ({ PK: userPk(userId), SK: `EXPORT#${exportId}` }) as const,
   /** Query: a user's exports, newest first (ids are time-ordered). */

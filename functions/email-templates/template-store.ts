@@ -25,9 +25,10 @@ const SAVE_ATTEMPTS = 4;
 
 /**
  * The default is kept twice, consistently: a pointer item naming the default template, and the
- * templates' `isDefault` flags. Every save that changes the default does so in one transaction
- * conditioned on the pointer being what it read, so concurrent saves serialise: the loser reads
- * again and retries, and there is never more than one default.
+ * templates' `isDefault` flags. Every save writes in one transaction conditioned on the pointer
+ * being what it read (a save that leaves the default where it is checks it too: the flag it
+ * writes is only right for that pointer), so concurrent saves serialise: the loser reads again
+ * and retries, and there is never more than one default.
  */
 export function dynamoTemplateStore(db: DynamoDBDocumentClient, tableName: string): TemplateStore {
   const pointerKey = (userId: string) => keys.emailTemplateDefault(userId);
@@ -83,6 +84,10 @@ export function dynamoTemplateStore(db: DynamoDBDocumentClient, tableName: strin
           }
         } else if (!template.isDefault && previous === template.id) {
           items.push({ Delete: { TableName: tableName, Key: pointerKey(userId), ...pointerUnchanged(previous) } });
+        } else {
+          // The flag written is right only for the pointer read: a save that moved the default
+          // meanwhile (and set or cleared this template's flag) makes this one read again.
+          items.push({ ConditionCheck: { TableName: tableName, Key: pointerKey(userId), ...pointerUnchanged(previous) } });
         }
         try {
           await db.send(new TransactWriteCommand({ TransactItems: items }));

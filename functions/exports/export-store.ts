@@ -18,7 +18,8 @@ export interface ExportStore {
    */
   start(userId: string, exportId: string, now: Date): Promise<Record<string, unknown> | undefined>;
   complete(userId: string, exportId: string, result: { rowCount: number; sizeBytes: number; now: Date }): Promise<void>;
-  fail(userId: string, exportId: string, error: string, now: Date): Promise<void>;
+  /** -> failed with `error`, unless completed (or, with `onlyUnfinished`, already failed with its own reason). */
+  fail(userId: string, exportId: string, error: string, now: Date, options?: { onlyUnfinished?: boolean }): Promise<void>;
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -83,16 +84,23 @@ export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string)
       );
     },
 
-    async fail(userId, exportId, error, now) {
+    async fail(userId, exportId, error, now, options = {}) {
       try {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.export(userId, exportId),
             UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now',
-            ConditionExpression: 'attribute_exists(PK) AND #status <> :completed',
+            ConditionExpression: options.onlyUnfinished
+              ? 'attribute_exists(PK) AND #status IN (:pending, :processing)'
+              : 'attribute_exists(PK) AND #status <> :completed',
             ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-            ExpressionAttributeValues: { ':failed': 'failed', ':completed': 'completed', ':error': error, ':now': now.toISOString() },
+            ExpressionAttributeValues: {
+              ':failed': 'failed',
+              ':error': error,
+              ':now': now.toISOString(),
+              ...(options.onlyUnfinished ? { ':pending': 'pending', ':processing': 'processing' } : { ':completed': 'completed' }),
+            },
           }),
         );
       } catch (error) {

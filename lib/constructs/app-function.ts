@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -11,7 +11,7 @@ import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
 import type { AppResources } from '../app-resources';
 import { lambdaBundling } from '../bundling';
 import { PackageLayer } from '../package-layer';
-import { acknowledgeWildcards } from '../nag';
+import { acknowledgeStarResourceFor, acknowledgeWildcards } from '../nag';
 import { exportBucketName, projectRoot, type AppSettings } from '../settings';
 
 export interface AppFunctionProps {
@@ -38,6 +38,8 @@ export interface AppFunctionProps {
 export class AppFunction extends Construct {
   readonly function: NodejsFunction;
   readonly logGroup: LogGroup;
+  readonly name: string;
+  readonly timeout: Duration;
   private readonly resources: AppResources;
   private readonly settings: AppSettings;
 
@@ -45,6 +47,8 @@ export class AppFunction extends Construct {
     super(scope, id);
     this.resources = props.resources;
     this.settings = props.settings;
+    this.name = props.name;
+    this.timeout = props.timeout ?? Duration.seconds(10);
 
     this.logGroup = new LogGroup(this, 'LogGroup', { retention: RetentionDays.ONE_MONTH });
     // Its own role instead of AWSLambdaBasicExecutionRole: write to this log group, nothing else.
@@ -61,7 +65,7 @@ export class AppFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: this.timeout,
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       role,
@@ -92,11 +96,11 @@ export class AppFunction extends Construct {
       },
     });
 
-    Validations.of(this).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
-    });
+    acknowledgeStarResourceFor(
+      this,
+      /^xray:(PutTraceSegments|PutTelemetryRecords)$/,
+      'Active X-Ray tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which support no resource-level permissions.',
+    );
   }
 
   /** Grants exactly what `access` lists and sets the environment variables the handler reads. */
@@ -105,9 +109,11 @@ export class AppFunction extends Construct {
     const { table, encryptionKeySecret, stripeSecret, queues, exportBucket, mail } = this.resources;
 
     if (access.table) {
-      // Like table.grantReadData/grantReadWriteData, but naming each index instead of index/*.
-      const actions = access.table === 'readWrite' ? [...tableReadActions, ...tableWriteActions] : tableReadActions;
-      const indexArns = tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`);
+      // Exactly the listed actions, on the table; Query also on each index, named (never index/*).
+      const actions = access.table.map((action) => `dynamodb:${action}`);
+      const indexArns = access.table.includes('Query')
+        ? tableDefinition.globalSecondaryIndexes.map((index) => `${table.tableArn}/index/${index.indexName}`)
+        : [];
       fn.addToRolePolicy(new PolicyStatement({ actions, resources: [table.tableArn, ...indexArns] }));
       fn.addEnvironment('TABLE_NAME', table.tableName);
     }
@@ -145,17 +151,31 @@ export class AppFunction extends Construct {
     }
 
     if (access.sendEmail) {
-      const configurationSetArn = Stack.of(this).formatArn({
+      const stack = Stack.of(this);
+      const configurationSetArn = stack.formatArn({
         service: 'ses',
         resource: 'configuration-set',
         resourceName: mail.configurationSet.configurationSetName,
       });
+      // In the SES sandbox, SES authorizes the send on every recipient's verified identity as well
+      // as the sender's: the grant covers the account's identities, but only for mail from the
+      // app's own sender address.
+      const identitiesArn = stack.formatArn({ service: 'ses', resource: 'identity', resourceName: '*' });
       fn.addToRolePolicy(
         new PolicyStatement({
           actions: ['ses:SendEmail', 'ses:SendRawEmail'],
-          resources: [mail.identity.emailIdentityArn, configurationSetArn],
+          resources: [identitiesArn],
+          conditions: { StringEquals: { 'ses:FromAddress': mail.fromAddress } },
         }),
       );
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [configurationSetArn] }));
+      acknowledgeWildcards(this, [
+        {
+          finding: /^Resource::arn:[^:]+:ses:[^:]+:[^:]+:identity\/\*$/,
+          reason:
+            "SES checks recipient identities too while the account is in the sandbox; the grant is limited by a ses:FromAddress condition to mail from the app's sender address.",
+        },
+      ]);
       fn.addEnvironment('SES_FROM_ADDRESS', mail.fromAddress);
       fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
     }
@@ -191,18 +211,3 @@ export class AppFunction extends Construct {
     fn.addEnvironment(envName, secretArn);
   }
 }
-
-const tableReadActions = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-];
-const tableWriteActions = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-];

@@ -1,6 +1,7 @@
 import { Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   HttpApi,
   HttpMethod,
   HttpNoneAuthorizer,
@@ -25,6 +26,29 @@ import { constructId } from '../construct-id';
  */
 export const accessTokenScope = 'aws.cognito.signin.user.admin';
 
+export interface Throttle {
+  /** Requests per second, steady. */
+  rateLimit: number;
+  /** Requests at once. */
+  burstLimit: number;
+}
+
+/**
+ * The stage's limit is one bucket for every user and route. Routes that are polled or heavy get
+ * a bucket of their own below it, so running jobs' progress polls (one per second per open job)
+ * or a burst of large creations cannot use up what sign-in, lists and search need.
+ */
+export const stageThrottle: Throttle = { rateLimit: 200, burstLimit: 400 };
+export const routeThrottles: Readonly<Record<string, Throttle>> = {
+  // Polled while a job runs (the web app slows down from 1 s to 5 s as a job goes on).
+  'GET /api/bulk-jobs/{id}': { rateLimit: 50, burstLimit: 100 },
+  // Up to 1,000 accounts written per request, or a job queued.
+  'POST /api/bulk-create': { rateLimit: 10, burstLimit: 20 },
+  'POST /api/exports': { rateLimit: 10, burstLimit: 20 },
+  // Calls someone else's server for up to 18 s.
+  'POST /api/integrations/{id}/test': { rateLimit: 5, burstLimit: 10 },
+};
+
 export interface AppHttpApiProps {
   prefix: string;
   userPool: IUserPool;
@@ -32,8 +56,8 @@ export interface AppHttpApiProps {
   routes: readonly RouteDefinition[];
   /** The function of each route group. */
   handlers: Record<RouteGroup, IFunction>;
-  /** @default { rateLimit: 100, burstLimit: 200 } */
-  throttle?: { rateLimit: number; burstLimit: number };
+  /** @default stageThrottle */
+  throttle?: Throttle;
 }
 
 /** The HTTP API: one route per entry of the route table, JWT-authorized where the table says 'jwt'. */
@@ -53,9 +77,16 @@ export class AppHttpApi extends Construct {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
-      throttle: props.throttle ?? { rateLimit: 100, burstLimit: 200 },
+      throttle: props.throttle ?? stageThrottle,
       accessLogSettings: { destination: new LogGroupLogDestination(this.accessLogs), format: accessLogFormat() },
     });
+    // HttpStage has no per-route settings; the CloudFormation stage does.
+    const routeKeys = new Set(props.routes.map(routeKey));
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      Object.entries(routeThrottles)
+        .filter(([key]) => routeKeys.has(key))
+        .map(([key, throttle]) => [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]),
+    );
 
     const jwtAuthorizer = new HttpUserPoolAuthorizer('CognitoAuthorizer', props.userPool, {
       authorizerName: 'cognito',
@@ -72,10 +103,14 @@ export class AppHttpApi extends Construct {
       return integration;
     };
 
-    for (const route of props.routes) this.addRoute(route, integrationOf(route.group), jwtAuthorizer);
+    for (const route of props.routes) {
+      const httpRoute = this.addRoute(route, integrationOf(route.group), jwtAuthorizer);
+      // The stage's route settings name the route: CloudFormation must create it first.
+      if (routeThrottles[routeKey(route)]) this.stage.node.addDependency(httpRoute);
+    }
   }
 
-  private addRoute(route: RouteDefinition, integration: HttpLambdaIntegration, jwtAuthorizer: IHttpRouteAuthorizer): void {
+  private addRoute(route: RouteDefinition, integration: HttpLambdaIntegration, jwtAuthorizer: IHttpRouteAuthorizer): HttpRoute {
     if (!route.path.startsWith('/api/')) {
       // CloudFront forwards only /api/* to the API; anything else would be served the web app.
       throw new Error(`${routeKey(route)}: API paths must start with /api/`);
@@ -96,6 +131,7 @@ export class AppHttpApi extends Construct {
         reason: `${routeKey(route)} is public by design (auth 'none' in shared/routes.ts): it is reached before sign-in.`,
       });
     }
+    return httpRoute;
   }
 }
 

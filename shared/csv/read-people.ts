@@ -1,5 +1,5 @@
-import Papa from 'papaparse';
 import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST, personSchema } from '../schemas/bulk';
+import { readCsvRecords } from './read-records';
 import { toCsv } from './write-csv';
 
 /**
@@ -42,7 +42,7 @@ export const csvMessages = {
   notCsv: 'Please upload a CSV file.',
   noData: 'Please upload a CSV file with user data.',
   missingColumns: 'The CSV needs First Name, Last Name and Email columns.',
-  badQuotes: 'This row has a quote (") that is not closed or is misplaced.',
+  badQuotes: 'Unclosed or misplaced quote ("): put the whole value in quotes and double each quote inside it',
   tooManyRows: (rows: number, limit: number) =>
     `The file has ${rows.toLocaleString('en-US')} rows; the limit is ${limit.toLocaleString('en-US')} per file.`,
   tooLarge: (bytes: number) =>
@@ -102,47 +102,35 @@ function mapHeader(cells: readonly string[]): Record<PersonField, number> | unde
   return firstName === undefined || lastName === undefined || email === undefined ? undefined : { firstName, lastName, email };
 }
 
+const isBlank = (cells: readonly string[]) => cells.every((cell) => cell.trim() === '');
+
 /**
  * Comma as the spec says; a file whose first record splits into three or more fields only on
  * ';' or tab (Excel's "CSV" in many European locales) is read with that delimiter instead.
  */
 function detectDelimiter(text: string): string {
-  // The opening 16 KB hold the first record of any sensible file (Papa's `preview` counts blank lines, so it cannot be used).
+  // The opening 16 KB hold the first record of any sensible file.
   const start = text.slice(0, 16 * 1024);
   for (const delimiter of [',', ';', '\t']) {
-    const first = Papa.parse<string[]>(start, { delimiter, newline: '\n', skipEmptyLines: 'greedy' }).data[0];
+    let first: string[] | undefined;
+    readCsvRecords(start, delimiter, (cells) => {
+      if (isBlank(cells)) return true;
+      first = cells;
+      return false;
+    });
     if (first && first.length >= 3) return delimiter;
   }
   return ',';
 }
 
-const isBlank = (cells: readonly string[]) => cells.every((cell) => cell.trim() === '');
-const countNewlines = (cells: readonly string[]) => {
-  let count = 0;
-  for (const cell of cells) for (let i = cell.indexOf('\n'); i >= 0; i = cell.indexOf('\n', i + 1)) count++;
-  return count;
-};
-
-const countLines = (text: string) => {
-  let count = 1;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
-  return count;
-};
-
 const fileFailure = (fileError: string, header = false): CsvReadResult => ({ rows: [], valid: [], invalid: [], header, fileError });
 
 /** Checks one record against the spec's rules; `firstRowOfEmail` carries the file's e-mails seen so far. */
-function checkRecord(
-  row: number,
-  cells: string[],
-  columns: Record<PersonField, number>,
-  badQuotes: boolean,
-  firstRowOfEmail: Map<string, number>,
-): CsvRow {
+function checkRecord(row: number, cells: string[], columns: Record<PersonField, number>, firstRowOfEmail: Map<string, number>): CsvRow {
   const firstName = (cells[columns.firstName] ?? '').trim();
   const lastName = (cells[columns.lastName] ?? '').trim();
   const email = (cells[columns.email] ?? '').trim();
-  const issues: CsvRowIssue[] = badQuotes ? [{ message: csvMessages.badQuotes }] : [];
+  const issues: CsvRowIssue[] = [];
   const checked = personSchema.safeParse({ firstName, lastName, email });
   if (!checked.success) {
     for (const issue of checked.error.issues) {
@@ -160,16 +148,33 @@ function checkRecord(
 }
 
 /**
+ * A line whose quoting is malformed: rejected for that alone. Its cells are only the line split
+ * at the delimiter, so its values are shown as typed and its e-mail is not taken as seen.
+ */
+function badQuoteRecord(row: number, cells: string[], columns: Record<PersonField, number>): CsvRow {
+  const value = (field: PersonField) => (cells[columns[field]] ?? '').trim();
+  return {
+    row,
+    firstName: value('firstName'),
+    lastName: value('lastName'),
+    email: value('email'),
+    raw: cells,
+    issues: [{ message: csvMessages.badQuotes }],
+  };
+}
+
+/**
  * Reads people from CSV text: a header (any order, common spellings) or the columns first name,
  * last name, e-mail; blank lines skipped; values trimmed; each row checked with the spec's
- * messages; a repeated e-mail (case-insensitive) flagged on every occurrence after the first.
+ * messages; a repeated e-mail (case-insensitive) flagged on every occurrence after the first; a
+ * line with a malformed quote rejected on its own, the lines after it read as usual.
+ * Every non-blank record after the header is one row, valid or invalid.
  */
 export function readPeopleCsv(text: string, options: { maxRows?: number } = {}): CsvReadResult {
   const maxRows = options.maxRows ?? MAX_ROWS_PER_REQUEST;
-  // One line end everywhere: Papa picks a single line end per file, so mixed files would merge lines.
+  // One line end everywhere, so a file mixing them is read line by line all the same.
   const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
 
-  let line = 1;
   let seenFirstRecord = false;
   let header = false;
   let columns: Record<PersonField, number> | undefined = { firstName: 0, lastName: 1, email: 2 };
@@ -177,10 +182,9 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
   const rows: CsvRow[] = [];
   const firstRowOfEmail = new Map<string, number>();
 
-  /** Takes the next record; false means stop reading (a header without the needed columns). */
-  const onRecord = (cells: string[], badQuotes: boolean): boolean => {
-    const row = line;
-    line += 1 + countNewlines(cells);
+  // Records are handed over one at a time, so a file of millions of tiny lines is counted
+  // without being held in memory; false stops at a header without the needed columns.
+  readCsvRecords(source, detectDelimiter(source), (cells, line, badQuote) => {
     if (isBlank(cells)) return true;
     if (!seenFirstRecord) {
       seenFirstRecord = true;
@@ -192,31 +196,13 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
     }
     dataRows++;
     if (dataRows <= maxRows) {
-      rows.push(checkRecord(row, cells, columns!, badQuotes, firstRowOfEmail));
+      rows.push(badQuote ? badQuoteRecord(line, cells, columns!) : checkRecord(line, cells, columns!, firstRowOfEmail));
     } else if (rows.length > 0) {
       rows.length = 0;
       firstRowOfEmail.clear();
     }
     return true;
-  };
-
-  const delimiter = detectDelimiter(source);
-  if (countLines(source) <= maxRows * 2 + 1000) {
-    // Usual case: one batch parse, Papa's fastest path.
-    const parsed = Papa.parse<string[]>(source, { delimiter, newline: '\n' });
-    const badQuotes = new Set(parsed.errors.filter((e) => e.type === 'Quotes').map((e) => e.row));
-    for (let i = 0; i < parsed.data.length; i++) if (!onRecord(parsed.data[i]!, badQuotes.has(i))) break;
-  } else {
-    // Far more lines than rows allowed: stream record by record, so a file of millions of
-    // tiny lines is counted without being held in memory.
-    Papa.parse<string[]>(source, {
-      delimiter,
-      newline: '\n',
-      step: (result, parser) => {
-        if (!onRecord(result.data, result.errors.some((e) => e.type === 'Quotes'))) parser.abort();
-      },
-    });
-  }
+  });
 
   if (!columns) return fileFailure(csvMessages.missingColumns, header);
   if (dataRows === 0) return fileFailure(csvMessages.noData, header);

@@ -72,9 +72,24 @@ export function foldToAscii(text: string): string {
   return lower.replace(NOT_ALPHANUMERIC, '');
 }
 
+/**
+ * The year in a username made at `at`: the UTC year, on the server and in the browser's preview
+ * alike. A browser's local year differs from it around New Year (31 December 23:30 in New York
+ * is already 2027 in UTC), and the preview would then promise names the server does not give.
+ */
+export function usernameYear(at: Date): number {
+  return at.getUTCFullYear();
+}
+
+/**
+ * The name part of a username at most: folding can lengthen a name (compatibility characters
+ * such as ㎉ become 'kcal'), and a username is part of an index key (1,024 bytes at most).
+ */
+export const USERNAME_NAME_MAX = 64;
+
 /** ('José', 'Núñez', 2026) -> 'josenunez2026'; names with nothing foldable give 'user2026'. */
 export function baseUsername(firstName: string, lastName: string, year: number): string {
-  const name = foldToAscii(firstName) + foldToAscii(lastName);
+  const name = (foldToAscii(firstName) + foldToAscii(lastName)).slice(0, USERNAME_NAME_MAX);
   return `${name || 'user'}${year}`;
 }
 

@@ -26,6 +26,8 @@ export const REQUEST_BODY_MAX_BYTES = 5.5 * 1024 * 1024;
 /** Rows above this many are sent gzipped by the web app. */
 export const GZIP_ROWS_FROM = 1000;
 
+export const PASSWORD_NO_CLASS_MESSAGE = 'Choose at least one kind of character for passwords (uppercase, lowercase, numbers or special characters).';
+
 export const passwordSettingsSchema = z.object({
   minLength: z
     .number()
@@ -38,7 +40,13 @@ export const passwordSettingsSchema = z.object({
   includeNumbers: z.boolean().default(true),
   includeSpecialChars: z.boolean().default(true),
   avoidAmbiguous: z.boolean().default(false),
-});
+})
+  // Checked here, where the browser's form and the server share it: without a character class no
+  // password can be drawn, and the request is refused before anything is reserved or written.
+  .refine((settings) => settings.includeUppercase || settings.includeLowercase || settings.includeNumbers || settings.includeSpecialChars, {
+    message: PASSWORD_NO_CLASS_MESSAGE,
+    path: ['includeUppercase'],
+  });
 export type PasswordSettings = z.output<typeof passwordSettingsSchema>;
 export const defaultPasswordSettings: PasswordSettings = passwordSettingsSchema.parse({});
 
@@ -127,11 +135,30 @@ export interface FailedRow {
   message: string;
 }
 
+/**
+ * At most this many rejected rows are listed in a response (summary.failed, or the details of a
+ * 400): 30,000 of them would not fit Lambda's 6 MB. The full list is the project's report.
+ */
+export const FAILED_ROWS_INLINE_MAX = 200;
+
 export interface BulkCreateSummary {
   total: number;
   successful: number;
+  /** The first FAILED_ROWS_INLINE_MAX rejected rows, in row order. */
   failed: FailedRow[];
+  /** Every rejected row: more than failed.length when the list was cut. */
+  failedCount: number;
+  /** GET: every rejected row as CSV (set when failedCount > 0). */
+  rejectedRowsUrl?: string;
 }
+
+/** The path of a project's full rejected-rows report (CSV). */
+export const rejectedRowsPath = (projectId: string): string => `/api/projects/${encodeURIComponent(projectId)}/rejected-rows`;
+
+/** The header a client sends so that a retried POST /api/bulk-create answers the first result. */
+export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
+/** 409 for a retry that arrives while the first request with its key still runs. */
+export const IDEMPOTENCY_IN_PROGRESS_MESSAGE = 'A request with this Idempotency-Key is still in progress';
 
 export interface BulkJob {
   id: string;
@@ -143,4 +170,6 @@ export interface BulkJob {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+  /** Why a failed job stopped (a failed job has released the user's lock). */
+  reason?: string;
 }

@@ -1,3 +1,4 @@
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +27,15 @@ describe('cdk-nag AwsSolutions', () => {
 
     // Act + Assess
     expect(() => app.synth()).toThrow(/AwsSolutions-S1|AwsSolutions-S10/);
+  });
+
+  it("the X-Ray acknowledgement covers only X-Ray: another action on '*' in a function's policy fails synthesis", () => {
+    // Prepare
+    const { app, stateless } = buildTestApp({ skipBundling: true });
+    stateless.functions.user.function.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:Scan'], resources: ['*'] }));
+
+    // Act + Assess
+    expect(() => app.synth()).toThrow(/AwsSolutions-IAM5/);
   });
 
   it('every acknowledgement carries a reason', () => {

@@ -1,9 +1,9 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
-import { placeholderSesFromAddress, projectRoot, readSettings } from '../../lib/settings';
+import { exportBucketName, placeholderSesFromAddress, projectRoot, readSettings } from '../../lib/settings';
 
 const read = (context: Record<string, unknown>, env: Record<string, string | undefined> = {}) =>
   readSettings(new App({ context }).node, env);
@@ -56,6 +56,46 @@ describe('readSettings', () => {
 
   it('stripePriceId is not read from STRIPE_PRICE_ID (that is npm start against Stripe test mode)', () => {
     expect(read({}, { STRIPE_PRICE_ID: 'price_1LocalTest' }).settings.stripePriceId).toBeUndefined();
+  });
+
+  it('stripePriceId also comes from DEPLOY_STRIPE_PRICE_ID, which the deploy workflow sets from its variables', () => {
+    expect(read({}, { DEPLOY_STRIPE_PRICE_ID: 'price_1Deploy' }).settings.stripePriceId).toBe('price_1Deploy');
+    expect(read({ stripePriceId: 'price_1Context' }, { DEPLOY_STRIPE_PRICE_ID: 'price_1Deploy' }).settings.stripePriceId).toBe('price_1Context');
+  });
+
+  it('alarmEmail from context or ALARM_EMAIL, checked, with a warning when missing', () => {
+    expect(read({}, { ALARM_EMAIL: 'ops@example.org' }).settings.alarmEmail).toBe('ops@example.org');
+    expect(read({ alarmEmail: 'oncall@example.org' }).settings.alarmEmail).toBe('oncall@example.org');
+    expect(() => read({ alarmEmail: 'ops' })).toThrow(/alarmEmail/);
+    const { settings, warnings } = read({});
+    expect(settings.alarmEmail).toBeUndefined();
+    expect(warnings.map((warning) => warning.id)).toContain('bulkonboard:alarmEmailMissing');
+  });
+
+  it("cognitoEmail: 'ses' by default, 'cognito' for an account's first deploy, nothing else", () => {
+    expect(read({}).settings.cognitoEmail).toBe('ses');
+    expect(read({}, { COGNITO_EMAIL: 'cognito' }).settings.cognitoEmail).toBe('cognito');
+    expect(() => read({ cognitoEmail: 'sns' })).toThrow(/cognitoEmail/);
+  });
+
+  it('the export bucket name fits S3\'s 63 characters for every allowed prefix and the longest account and region', () => {
+    const longest = 'a'.repeat(31);
+    for (const prefix of ['bo', 'bulkonboard', 'a'.repeat(25), 'a'.repeat(26), longest, `${'x'.repeat(15)}-${'y'.repeat(15)}`]) {
+      const name = exportBucketName(prefix, '123456789012', 'ap-southeast-9-1');
+      expect(name.length, prefix).toBeLessThanOrEqual(63);
+      expect(name).toMatch(/^[a-z0-9][a-z0-9-]*[a-z0-9]$/);
+    }
+    // Unchanged for the prefixes that fitted before, so no deployed bucket is replaced.
+    expect(exportBucketName('bulkonboard', '123456789012', 'eu-west-1')).toBe('bulkonboard-exports-123456789012-eu-west-1');
+    // Two long prefixes that share their first 16 characters still get two names.
+    expect(exportBucketName(`${'p'.repeat(16)}-one-stage`, '1', 'r')).not.toBe(exportBucketName(`${'p'.repeat(16)}-two-stage`, '1', 'r'));
+  });
+
+  it('the deploy workflow hands every deploy setting to cdk deploy, so no push loses one', () => {
+    const workflow = readFileSync(path.join(projectRoot, '.github/workflows/deploy.yml'), 'utf8');
+    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL']) {
+      expect(workflow, variable).toMatch(new RegExp(`^\\s+${variable}: \\$\\{\\{ vars\\.`, 'm'));
+    }
   });
 
   it('a missing web build becomes a placeholder page and a warning', () => {

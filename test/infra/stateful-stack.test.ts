@@ -136,6 +136,24 @@ describe('stateful stack', () => {
       });
     });
 
+    it("sends its e-mails (codes, resets) through the app's SES identity and configuration set, after the identity exists", () => {
+      const pools = stateful.findResources('AWS::Cognito::UserPool') as Record<string, { Properties: Record<string, unknown>; DependsOn?: string[] }>;
+      const [pool] = Object.values(pools);
+      expect(pool!.Properties.EmailConfiguration).toMatchObject({
+        EmailSendingAccount: 'DEVELOPER',
+        From: 'BulkOnboard <no-reply@bulkonboard.test>',
+        SourceArn: 'arn:aws:ses:eu-west-1:123456789012:identity/no-reply@bulkonboard.test',
+        ConfigurationSet: { Ref: expect.stringMatching(/^MailConfigurationSet/) as unknown },
+      });
+      expect(pool!.DependsOn?.some((id) => id.startsWith('MailIdentity'))).toBe(true);
+    });
+
+    it('with -c cognitoEmail=cognito (an account\'s first deploy, identity not verified yet): Cognito\'s own sender', () => {
+      const { stateful: first } = buildTestApp({ skipBundling: true, context: { cognitoEmail: 'cognito' } });
+      const pools = Template.fromStack(first).findResources('AWS::Cognito::UserPool') as Record<string, { Properties: Record<string, unknown> }>;
+      expect(Object.values(pools)[0]!.Properties.EmailConfiguration).toEqual({ EmailSendingAccount: 'COGNITO_DEFAULT' });
+    });
+
     it('web client: no secret, SRP only (no USER_PASSWORD_AUTH), no user existence errors, 1 h / 30 d tokens', () => {
       stateful.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
       stateful.hasResourceProperties('AWS::Cognito::UserPoolClient', {

@@ -19,7 +19,7 @@ import {
   type WorkerName,
 } from '../../shared/routes';
 import { constructId } from '../../lib/construct-id';
-import { accessTokenScope } from '../../lib/constructs/http-api';
+import { accessTokenScope, routeThrottles, stageThrottle } from '../../lib/constructs/http-api';
 import { deadLetterMaxConcurrency, workerMemorySize, workerTimeout } from '../../lib/stateless-stack';
 import { buildTestApp, type SynthesizedApp } from './synth-app';
 
@@ -217,21 +217,40 @@ describe('functions', () => {
   );
 
   it.each(expectedFunctions.map(({ name, access }) => [name, access] as const))(
-    '%s: IAM grants only what its FunctionAccess lists (least privilege)',
+    '%s: IAM grants exactly what its FunctionAccess lists, each on its own resources (least privilege)',
     (name, access) => {
-      const actions = allowedActions(name);
-      expect(actions.filter((action) => action.includes('*')), 'no wildcard actions').toEqual([]);
-      expect(actions.includes('dynamodb:GetItem')).toBe(access.table !== undefined);
-      expect(actions.includes('dynamodb:PutItem')).toBe(access.table === 'readWrite');
+      const isWorker = workers.some(({ worker }) => worker === name);
       const readsSecret = access.encryptionKey === true || access.stripeSecret === true;
-      expect(actions.includes('secretsmanager:GetSecretValue')).toBe(readsSecret);
-      expect(actions.includes('kms:Decrypt')).toBe(readsSecret);
-      expect(actions.filter((action) => action.startsWith('kms:') && action !== 'kms:Decrypt')).toEqual([]);
-      expect(actions.includes('sqs:SendMessage')).toBe((access.sendTo ?? []).length > 0);
-      expect(actions.includes('s3:GetObject')).toBe(access.exportBucket !== undefined);
-      expect(actions.includes('s3:PutObject')).toBe(access.exportBucket === 'readWrite');
-      expect(actions.includes('ses:SendEmail')).toBe(access.sendEmail === true);
-      expect(actions.includes('sqs:ReceiveMessage')).toBe(workers.some(({ worker }) => worker === name));
+      const expected = [
+        'logs:CreateLogStream',
+        'logs:PutLogEvents',
+        'xray:PutTraceSegments',
+        'xray:PutTelemetryRecords',
+        ...(access.table ?? []).map((action) => `dynamodb:${action}`),
+        ...(readsSecret ? ['secretsmanager:GetSecretValue', 'kms:Decrypt'] : []),
+        ...((access.sendTo ?? []).length ? ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'] : []),
+        ...(isWorker ? ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : []),
+        ...(access.exportBucket === 'read' ? ['s3:GetObject'] : []),
+        ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] : []),
+        ...(access.sendEmail ? ['ses:SendEmail', 'ses:SendRawEmail'] : []),
+      ];
+      expect([...new Set(allowedActions(name))].sort()).toEqual([...new Set(expected)].sort());
+
+      for (const { statement } of allStatements().filter(({ roles }) => roles.includes(roleOf(name)))) {
+        const resources = ([] as unknown[]).concat(statement.Resource);
+        const actions = actionsOf(statement);
+        // '*' only where the service has no resource-level permissions (X-Ray).
+        if (resources.includes('*')) expect(actions.every((action) => action.startsWith('xray:')), `${name}: ${actions.join(', ')} on *`).toBe(true);
+        if (actions.some((action) => action.startsWith('dynamodb:'))) {
+          expect(actions.every((action) => action.startsWith('dynamodb:'))).toBe(true);
+          const tableId = statefulId('AWS::DynamoDB::Table', 'Table');
+          const indexes = access.table?.includes('Query') ? tableDefinition.globalSecondaryIndexes.map((index) => index.indexName) : [];
+          expect(resources, `${name}: the table${indexes.length ? ' and each index' : ''}, nothing else`).toHaveLength(1 + indexes.length);
+          for (const resource of resources) expect(refersTo(resource, tableId)).toBe(true);
+          const named = resources.map((resource) => /\/index\/([A-Za-z0-9_.-]+)"/.exec(JSON.stringify(resource))?.[1] ?? 'table');
+          expect(named.sort()).toEqual(['table', ...indexes].sort());
+        }
+      }
     },
   );
 
@@ -314,21 +333,43 @@ describe('functions', () => {
     });
   });
 
+  it("e-mail senders may send only from the app's address: on the account's identities (SES sandbox checks recipients too) and the configuration set", () => {
+    const senders = expectedFunctions.filter(({ access }) => access.sendEmail).map(({ name }) => name);
+    expect(senders).toEqual(['mail-worker']);
+    for (const name of senders) {
+      const statements = allStatements()
+        .filter(({ roles, statement }) => roles.includes(roleOf(name)) && actionsOf(statement).some((action) => action.startsWith('ses:')))
+        .map(({ statement }) => statement);
+      expect(statements).toHaveLength(2);
+      const onIdentities = statements.find((statement) => JSON.stringify(statement.Resource).includes(':identity/*'))!;
+      expect(onIdentities.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'no-reply@bulkonboard.test' } });
+      const onConfigurationSet = statements.find((statement) => statement !== onIdentities)!;
+      expect(JSON.stringify(onConfigurationSet.Resource)).toMatch(/:configuration-set\/"/);
+      expect(JSON.stringify(onConfigurationSet.Resource)).not.toContain('*');
+    }
+  });
+
   it("the 'user' group cannot send to queues or e-mail", () => {
     const actions = allowedActions('user');
     expect(actions).not.toContain('sqs:SendMessage');
     expect(actions).not.toContain('ses:SendEmail');
   });
 
-  it('table access names the table and its indexes, never index/*', () => {
-    const resourcesOfDynamoStatements = ofType('AWS::IAM::Policy')
-      .flatMap(([, policy]) => (policy.Properties.PolicyDocument as { Statement: { Action: string[] | string; Resource: unknown }[] }).Statement)
-      .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'))
-      .map((statement) => JSON.stringify(statement.Resource));
-    expect(resourcesOfDynamoStatements.length).toBe(expectedFunctions.filter(({ access }) => access.table).length);
-    for (const resource of resourcesOfDynamoStatements) {
-      for (const index of tableDefinition.globalSecondaryIndexes) expect(resource).toContain(`/index/${index.indexName}`);
+  it('table access names the table and, for Query, its indexes, never index/*; nothing grants Scan or BatchGetItem', () => {
+    const dynamoStatements = allStatements()
+      .map(({ statement }) => statement)
+      .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
+    expect(dynamoStatements.length).toBe(expectedFunctions.filter(({ access }) => access.table).length);
+    for (const statement of dynamoStatements) {
+      const resource = JSON.stringify(statement.Resource);
+      if (actionsOf(statement).includes('dynamodb:Query')) {
+        for (const index of tableDefinition.globalSecondaryIndexes) expect(resource).toContain(`/index/${index.indexName}`);
+      } else {
+        expect(resource).not.toContain('/index/');
+      }
       expect(resource).not.toContain('*');
+      expect(actionsOf(statement)).not.toContain('dynamodb:Scan');
+      expect(actionsOf(statement)).not.toContain('dynamodb:BatchGetItem');
     }
   });
 
@@ -424,18 +465,46 @@ describe('HTTP API', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
       AuthorizerType: 'JWT',
       IdentitySource: ['$request.header.Authorization'],
-      JwtConfiguration: { Audience: [Match.anyValue()], Issuer: Match.anyValue() },
     });
+    const [, authorizer] = ofType('AWS::ApiGatewayV2::Authorizer')[0]!;
+    const jwt = authorizer.Properties.JwtConfiguration as { Audience: unknown[]; Issuer: { 'Fn::Join': [string, unknown[]] } };
+    // Audience: the web client of this app's pool, and nothing else.
+    expect(jwt.Audience).toHaveLength(1);
+    expect(refersTo(jwt.Audience[0], statefulId('AWS::Cognito::UserPoolClient', 'UserPoolWebClient'))).toBe(true);
+    // Issuer: this region's Cognito endpoint followed by this app's pool id.
+    const [separator, parts] = jwt.Issuer['Fn::Join'];
+    expect(separator).toBe('');
+    expect(parts).toHaveLength(2);
+    expect(parts[0]).toBe('https://cognito-idp.eu-west-1.amazonaws.com/');
+    expect(refersTo(parts[1], statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
   });
 
-  it('default stage: throttled (burst 200, rate 100) and access-logged', () => {
+  it('default stage: throttled (burst 400, rate 200) and access-logged', () => {
     template.resourceCountIs('AWS::ApiGatewayV2::Stage', 1);
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,
-      DefaultRouteSettings: { ThrottlingBurstLimit: 200, ThrottlingRateLimit: 100 },
+      DefaultRouteSettings: { ThrottlingBurstLimit: stageThrottle.burstLimit, ThrottlingRateLimit: stageThrottle.rateLimit },
       AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
     });
+    expect(stageThrottle).toEqual({ rateLimit: 200, burstLimit: 400 });
+  });
+
+  it('polled and heavy routes have their own, lower limits, each naming a route of shared/routes.ts', () => {
+    const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
+    const keys = new Set(routes.map(routeKey));
+    expect(Object.keys(routeThrottles).filter((key) => !keys.has(key))).toEqual([]);
+    expect(Object.keys(routeThrottles)).toContain('GET /api/bulk-jobs/{id}');
+    expect(stage.Properties.RouteSettings).toEqual(
+      Object.fromEntries(
+        Object.entries(routeThrottles).map(([key, throttle]) => [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]),
+      ),
+    );
+    for (const throttle of Object.values(routeThrottles)) expect(throttle.rateLimit).toBeLessThan(stageThrottle.rateLimit);
+    // CloudFormation creates those routes before the stage that names them.
+    const stageEntry = Object.entries(template.toJSON().Resources as Record<string, { Type: string; DependsOn?: string[] }>).find(([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage')!;
+    const routeIds = Object.keys(routeThrottles).map((key) => ofType('AWS::ApiGatewayV2::Route').find(([, r]) => r.Properties.RouteKey === key)![0]);
+    for (const id of routeIds) expect(stageEntry[1].DependsOn, id).toContain(id);
   });
 });
 

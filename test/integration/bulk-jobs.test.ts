@@ -1,11 +1,17 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import type { BulkJob, BulkCreateSummary } from '../../shared/schemas/bulk';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob, type BulkCreateSummary } from '../../shared/schemas/bulk';
 import type { Page, AccountView, Project } from '../../shared/schemas/project';
+import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
+import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
 import { recordDeadChunk } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
+import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
 import { apiUser, upgradeToPro, people, testDb, type ApiUser } from '../support/api';
 
@@ -56,7 +62,7 @@ describe('bulk jobs (more than 1,000 rows)', () => {
 
   it('answers 202 with a job and the rows it refused up front', () => {
     expect(queued.job).toMatchObject({ total: 1200, status: 'queued', done: 0, failedCount: 0, projectId: queued.project.id });
-    expect(queued.summary).toMatchObject({ total: 1201, successful: 0, failed: [{ row: 1201, field: 'email', message: 'Valid email is required' }] });
+    expect(queued.summary).toMatchObject({ total: 1201, successful: 0, failedCount: 1, failed: [{ row: 1201, field: 'email', message: 'Valid email is required' }] });
   });
 
   it('writes every row through the queue and reports real progress to completion', async () => {
@@ -76,66 +82,170 @@ describe('bulk jobs (more than 1,000 rows)', () => {
     expect((await pro.call('/api/bulk-create', { body: { projectName: 'After', csvData: people(2, 'After') } })).status).toBe(200);
   });
 
-  it('creates nothing twice when a chunk is delivered again', async () => {
-    const { Item: chunk } = await testDb().send(
-      new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${pro.sub}`, SK: `BULKJOB#${queued.job.id}#CHUNK#000000` } }),
-    );
-    expect(chunk).toMatchObject({ done: 500 });
-    const before = await pro.json<Page<AccountView>>(`/api/projects/${queued.project.id}/accounts?limit=1&showPasswords=true`);
-    const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    const message: BulkChunkMessage = {
-      userId: pro.sub,
-      jobId: queued.job.id,
-      projectId: queued.project.id,
-      projectName: 'Big import',
-      accountType: 'Standard User',
-      createdAt: queued.job.createdAt,
-      passwordSettings: { minLength: 12, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: false },
-      existingAccounts: 0,
-      chunk: 0,
-      rows: [{ row: 1, firstName: 'Big0', lastName: 'Tester', email: 'big0@example.com', base: 'other', k: 0 }],
-    };
-    await sqs.send(new SendMessageCommand({ QueueUrl: stack.queueUrls.bulk, MessageBody: JSON.stringify(message) }));
-    await new Promise((r) => setTimeout(r, 2500));
-    sqs.destroy();
-    const after = await pro.json<Page<AccountView>>(`/api/projects/${queued.project.id}/accounts?limit=1&showPasswords=true`);
-    expect(after.items[0]).toEqual(before.items[0]);
-    expect(await pro.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`)).toMatchObject({ done: 1200, failedCount: 0 });
-  });
 });
 
-describe('a chunk that reached the dead-letter queue', () => {
-  it('is recorded as failed rows of its job, gives the reserved places back and completes the job', async () => {
+/**
+ * Starts a job the way POST /api/bulk-create does (the same use case, store and starter) but puts
+ * its chunks on a queue no worker reads, so a test can deliver the real chunk bodies itself: in
+ * any order, twice, altered, or to the dead-letter worker.
+ */
+async function parkedJob(user: ApiUser, rows: number, prefix: string) {
+  const db = testDb();
+  const sqs = sqsClient();
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `parked-${prefix}-${Date.now()}` }));
+  const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+  const create = createBulkAccounts({
+    store: dynamoBulkStore(db, 'bulkonboard'),
+    cipher: async () => aesGcmCipher(key),
+    randomBytes,
+    now: () => new Date(),
+    newId: timeOrderedId,
+    jobs: sqsBulkJobStarter(db, 'bulkonboard', sqs, QueueUrl!),
+    integration: async () => undefined,
+  });
+  const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: `Parked ${prefix}`, csvData: people(rows, prefix) }));
+  if (result.kind !== 'queued') throw new Error('expected a job');
+  const bodies: BulkChunkMessage[] = [];
+  const deadline = Date.now() + 20_000;
+  while (bodies.length < Math.ceil(rows / 500) && Date.now() < deadline) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    for (const m of Messages) {
+      bodies.push(JSON.parse(m.Body!) as BulkChunkMessage);
+      await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
+  bodies.sort((a, b) => a.chunk - b.chunk);
+  expect(bodies.map((b) => b.chunk)).toEqual(Array.from({ length: Math.ceil(rows / 500) }, (_, i) => i));
+  return { job: result.job, project: result.project, bodies };
+}
+
+const sqsClient = () => new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+
+/** Delivers chunk bodies to the real bulk queue, all at once. */
+async function deliver(...bodies: BulkChunkMessage[]) {
+  const sqs = sqsClient();
+  await Promise.all(bodies.map((body) => sqs.send(new SendMessageCommand({ QueueUrl: stack.queueUrls.bulk, MessageBody: JSON.stringify(body) }))));
+}
+
+/** Polls until `done` holds, or fails at the deadline (no fixed sleeps). */
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The bulk queue has nothing waiting and nothing in flight. */
+const queueDrained = async () => {
+  const { Attributes = {} } = await sqsClient().send(
+    new GetQueueAttributesCommand({ QueueUrl: stack.queueUrls.bulk, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
+  );
+  return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible) === 0;
+};
+
+async function usernamesByRow(userId: string, projectId: string): Promise<Map<number, string>> {
+  const names = new Map<number, string>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await testDb().send(
+      new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': `USER#${userId}#PROJECT#${projectId}` }, ExclusiveStartKey: start }),
+    );
+    for (const item of page.Items ?? []) names.set(Number(item.row), String(item.username));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return names;
+}
+
+const userItem = async (userId: string) =>
+  (await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${userId}`, SK: 'PROFILE' }, ConsistentRead: true }))).Item ?? {};
+
+describe('a chunk delivered again', () => {
+  it('after its record was lost, and twice at once, writes the same accounts once and counts them once', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // Existing accounts with the same names: the chunk must not take its own first writes for taken names.
+    await user.json('/api/bulk-create', { body: { projectName: 'Older', csvData: people(3, 'Again') } });
+    const { job, bodies } = await parkedJob(user, 1200, 'Again');
+    expect(bodies[0]!.existingAccounts).toBe(3);
+    await deliver(...bodies);
+    expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200, failedCount: 0 });
+    const before = await usernamesByRow(user.sub, job.projectId);
+    expect(before.size).toBe(1200);
+
+    // As if the worker had written chunk 0's accounts and died before recording it: no marker, no progress.
+    const db = testDb();
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000000` } }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` }, UpdateExpression: 'ADD done :minus', ExpressionAttributeValues: { ':minus': -500 } }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `PROJECT#${job.projectId}` }, UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -500 } }));
+    await deliver(bodies[0]!, bodies[0]!);
+    await until(
+      'the redelivered chunk',
+      async () => ({ drained: await queueDrained(), marker: (await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000000` }, ConsistentRead: true }))).Item }),
+      ({ drained, marker }) => drained && !!marker,
+    );
+
+    expect(await countAccounts(user.sub, job.projectId)).toBe(1200);
+    expect(await usernamesByRow(user.sub, job.projectId)).toEqual(before);
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'completed', done: 1200, failedCount: 0 });
+    const projects = await user.json<Project[]>('/api/projects');
+    expect(projects.find((p) => p.id === job.projectId)).toMatchObject({ accountCount: 1200 });
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 1203, projectCount: 2 });
+  }, 120_000);
+});
+
+describe('a job that fails', () => {
+  it('on settings that cannot make a password: fails at once with the reason, releases the lock, and writes none of its later chunks', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const { job, bodies } = await parkedJob(user, 1200, 'Doomed');
+    expect(await userItem(user.sub)).toHaveProperty('bulkLock');
+    const impossible = { ...bodies[0]!.passwordSettings, includeUppercase: false, includeLowercase: false, includeNumbers: false, includeSpecialChars: false };
+    await deliver({ ...bodies[0]!, passwordSettings: impossible });
+    const failed = await until('the job to fail', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'failed', 20_000);
+    expect(failed).toMatchObject({ status: 'failed', reason: PASSWORD_NO_CLASS_MESSAGE, done: 0, failedCount: 500 });
+    expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
+    expect((await user.call('/api/bulk-create', { body: { projectName: 'Next', csvData: people(2, 'Next') } })).status).toBe(200);
+
+    // Its other chunks, healthy as they are, come later: recorded as not created, nothing written.
+    await deliver(bodies[1]!, bodies[2]!);
+    const end = await until('every row accounted for', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done + j.failedCount === j.total);
+    expect(end).toMatchObject({ status: 'failed', done: 0, failedCount: 1200 });
+    expect(await countAccounts(user.sub, job.projectId)).toBe(0);
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 2 });
+    const report = await user.call(`/api/projects/${job.projectId}/rejected-rows`);
+    const lines = (await report.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(1201);
+    expect(lines[1]).toBe(`1,Doomed0,Tester,doomed0@example.com,${PASSWORD_NO_CLASS_MESSAGE.includes(',') ? `"${PASSWORD_NO_CLASS_MESSAGE}"` : PASSWORD_NO_CLASS_MESSAGE}`);
+  }, 120_000);
+
+  it('on a chunk that reached the dead-letter queue: fails with the reason and releases the lock at once', async () => {
     const user = await apiUser();
     await upgradeToPro(user);
     const db = testDb();
-    const store = dynamoBulkStore(db, 'bulkonboard');
-    const response = await user.call('/api/bulk-create', { body: { projectName: 'Doomed', csvData: people(1001, 'D') } });
-    const { job } = (await response.json()) as Queued;
-    const done = await waitForJob(user, job.id);
-    expect(done.status).toBe('completed');
+    const { job, bodies } = await parkedJob(user, 1200, 'Dead');
+    await deliver(bodies[0]!, bodies[1]!);
+    await until('two chunks', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done === 1000);
+    expect(await userItem(user.sub)).toHaveProperty('bulkLock');
 
-    // A second job whose chunks "die": record one dead chunk directly, as the DLQ worker does.
-    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store, now: () => new Date(), newId: timeOrderedId });
-    const message: BulkChunkMessage = {
-      userId: user.sub,
-      jobId: job.id,
-      projectId: job.projectId,
-      projectName: 'Doomed',
-      accountType: 'Standard User',
-      createdAt: job.createdAt,
-      passwordSettings: { minLength: 12, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: false },
-      existingAccounts: 0,
-      chunk: 99,
-      rows: [{ row: 5000, firstName: 'Lost', lastName: 'Row', email: 'lost@example.com', base: 'lostrow', k: 0 }],
-    };
-    await record(message);
-    await record(message); // a second delivery of the dead letter changes nothing
-    const { Item: chunk } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000099` } }));
-    expect(chunk).toMatchObject({ failed: 1, failedRows: [{ row: 5000, email: 'lost@example.com' }] });
-    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ done: 1001, failedCount: 1 });
-    const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' } }));
-    expect(Item).toMatchObject({ accountCount: 1000 });
+    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
+    await record(bodies[2]!);
+    await record(bodies[2]!); // a second delivery of the dead letter changes nothing
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({
+      status: 'failed',
+      reason: 'Rows 1001 to 1200 could not be stored after 3 attempts.',
+      done: 1000,
+      failedCount: 200,
+    });
+    const { Item: chunk } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000002` } }));
+    expect(chunk).toMatchObject({ failed: 200, failedRows: expect.arrayContaining([{ row: 1001, firstName: 'Dead1000', lastName: 'Tester', email: 'dead1000@example.com' }]) });
+    const stored = await userItem(user.sub);
+    expect(stored).not.toHaveProperty('bulkLock');
+    expect(stored).toMatchObject({ accountCount: 1000 });
+    expect(await countAccounts(user.sub, job.projectId)).toBe(1000);
+    expect((await user.call('/api/bulk-create', { body: { projectName: 'Next', csvData: people(2, 'Next') } })).status).toBe(200);
   }, 120_000);
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, SubscriptionStatus } from '../../shared/schemas/project';
+import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
+import { PlanLimitError } from '../../functions/core/errors';
 import { apiUser, people, testDb } from '../support/api';
 
 const create = (rows: number, name = 'Limit test', prefix = 'P') => ({ body: { projectName: name, csvData: people(rows, prefix) } });
@@ -64,6 +66,37 @@ describe('free plan limits, enforced on the server', () => {
     const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' } }));
     expect(Item).toMatchObject({ projectCount: ok, accountCount: stored });
     expect(Item).not.toHaveProperty('bulkLock');
+  });
+});
+
+describe('the conditional reservation itself, raced (no lock in the way)', () => {
+  /**
+   * Every racer's lock has already expired (until < now), so the per-user lock cannot turn racers
+   * into 409s: only the plan's count conditions decide, and exactly the remaining capacity wins.
+   */
+  async function race(accounts: number) {
+    const user = await apiUser();
+    const store = dynamoBulkStore(testDb(), 'bulkonboard');
+    const usage = await store.usage(user.sub);
+    const now = Date.now();
+    const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => store.reserve(user.sub, usage, accounts, { owner: `racer-${i}`, now, until: now - 1 })));
+    const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason as unknown);
+    for (const reason of refused) expect(reason).toBeInstanceOf(PlanLimitError);
+    const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' }, ConsistentRead: true }));
+    return { won: results.length - refused.length, stored: Item ?? {} };
+  }
+
+  it('lets exactly the 3 projects of the free plan through', async () => {
+    const { won, stored } = await race(10);
+    expect(won).toBe(3);
+    expect(stored).toMatchObject({ projectCount: 3, accountCount: 30 });
+  });
+
+  it('lets exactly as many through as the 300 accounts allow', async () => {
+    // 140 accounts each: the account total (2 x 140 <= 300) binds before the project count.
+    const { won, stored } = await race(140);
+    expect(won).toBe(2);
+    expect(stored).toMatchObject({ projectCount: 2, accountCount: 280 });
   });
 });
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import {
-  AdminConfirmSignUpCommand,
+  AdminCreateUserCommand,
+  AdminSetUserPasswordCommand,
   CognitoIdentityProviderClient,
   InitiateAuthCommand,
-  SignUpCommand,
 } from '@aws-sdk/client-cognito-identity-provider';
 
 export interface TestUser {
@@ -16,7 +16,12 @@ export interface TestUser {
   idToken: string;
 }
 
-/** Signs a fresh user up in the Cognito emulator, confirms them and signs in (USER_PASSWORD_AUTH). */
+/**
+ * Creates a fresh, confirmed user in the Cognito emulator and signs in (USER_PASSWORD_AUTH). The
+ * user is made by the administrator with the invitation suppressed, so no verification e-mail
+ * lands in the mail viewer: tests that read the mail viewer see only the mail they cause. The
+ * sign-up and its codes are tested on their own (test/integration/cognito-codes.test.ts, e2e).
+ */
 export async function createTestUser(
   cognitoEndpoint: string,
   pool: { userPoolId: string; userPoolClientId: string },
@@ -31,11 +36,11 @@ export async function createTestUser(
   const password = 'Test-Passw0rd!';
   const firstName = names.firstName ?? 'Ada';
   const lastName = names.lastName ?? 'Lovelace';
-  const { UserSub } = await client.send(
-    new SignUpCommand({
-      ClientId: pool.userPoolClientId,
+  const { User } = await client.send(
+    new AdminCreateUserCommand({
+      UserPoolId: pool.userPoolId,
       Username: email,
-      Password: password,
+      MessageAction: 'SUPPRESS',
       UserAttributes: [
         { Name: 'email', Value: email },
         { Name: 'given_name', Value: firstName },
@@ -43,7 +48,7 @@ export async function createTestUser(
       ],
     }),
   );
-  await client.send(new AdminConfirmSignUpCommand({ UserPoolId: pool.userPoolId, Username: email }));
+  await client.send(new AdminSetUserPasswordCommand({ UserPoolId: pool.userPoolId, Username: email, Password: password, Permanent: true }));
   const { AuthenticationResult } = await client.send(
     new InitiateAuthCommand({
       ClientId: pool.userPoolClientId,
@@ -57,7 +62,7 @@ export async function createTestUser(
     password,
     firstName,
     lastName,
-    sub: UserSub!,
+    sub: User!.Attributes!.find((a) => a.Name === 'sub')!.Value!,
     accessToken: AuthenticationResult!.AccessToken!,
     idToken: AuthenticationResult!.IdToken!,
   };

@@ -9,6 +9,9 @@ import { aesGcmCipher } from '../../functions/core/encryption';
 import { safeFilename } from '../../functions/projects/export-project-csv';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
+import { inlineFailed, rejectedRowItems } from '../../functions/bulk/rejected-rows';
+import { createPasswordGenerator } from '../../shared/generation/password';
+import { FAILED_ROWS_INLINE_MAX, PASSWORD_NO_CLASS_MESSAGE, passwordSettingsSchema } from '../../shared/schemas/bulk';
 
 const name = fc.constantFrom('John', 'Jane', 'José', 'Ann', 'Smith', 'Núñez', 'Lee', '');
 
@@ -115,5 +118,39 @@ describe('ids, keys and file names', () => {
   it('keeps file names safe', () => {
     expect(safeFilename('Spring "2026"/../x')).toBe('Spring _2026__.._x');
     expect(safeFilename('')).toBe('project');
+  });
+});
+
+describe('password settings (shared by the form and the server)', () => {
+  const settings = { minLength: 12, includeUppercase: false, includeLowercase: false, includeNumbers: false, includeSpecialChars: false, avoidAmbiguous: true };
+
+  it('refuse settings without a character class, with a clear message', () => {
+    const result = passwordSettingsSchema.safeParse(settings);
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.message)).toEqual([PASSWORD_NO_CLASS_MESSAGE]);
+  });
+
+  it('accept every setting the generator can serve, and only lengths of 10 to 50', () => {
+    for (const on of ['includeUppercase', 'includeLowercase', 'includeNumbers', 'includeSpecialChars'] as const) {
+      for (const minLength of [10, 50]) {
+        const parsed = passwordSettingsSchema.parse({ ...settings, minLength, [on]: true });
+        expect(createPasswordGenerator(parsed, randomBytes)()).toHaveLength(minLength);
+      }
+    }
+    for (const minLength of [9, 51, 10.5]) expect(passwordSettingsSchema.safeParse({ ...settings, includeNumbers: true, minLength }).success).toBe(false);
+  });
+});
+
+describe('the rejected-rows report', () => {
+  it('keeps every row in parts that fit a DynamoDB item, inline only the first few', () => {
+    const rejected = Array.from({ length: 5000 }, (_, i) => ({ row: i + 2, firstName: 'F'.repeat(1000), lastName: `L${i}`, email: 'e'.repeat(254), message: 'Valid email is required', field: 'email' as const }));
+    const items = rejectedRowItems('u', 'p', rejected);
+    expect(items.length).toBeGreaterThan(1);
+    for (const item of items) expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThan(400 * 1024);
+    const rows = items.flatMap((item) => JSON.parse(String(item.rows)) as unknown[][]);
+    expect(rows.map((r) => r[0])).toEqual(rejected.map((r) => r.row));
+    expect(items.map((item) => item.SK)).toEqual(items.map((_, i) => `PART#${String(i).padStart(6, '0')}`));
+    expect(inlineFailed(rejected)).toHaveLength(FAILED_ROWS_INLINE_MAX);
+    expect(inlineFailed(rejected)[0]).toEqual({ row: 2, field: 'email', email: 'e'.repeat(254), message: 'Valid email is required' });
   });
 });

@@ -5,10 +5,11 @@ import { gunzipSync } from 'node:zlib';
 import { GZIP_RESPONSE_FROM_BYTES, httpHandler, redirect, Response, route, type HttpEvent } from '../../functions/core/http';
 import { ConflictError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
 import { logger } from '../../functions/core/logger';
+import { idField } from '../../shared/schemas/ids';
 
 const context = { awsRequestId: 'req-1', functionName: 'test', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
 
-const event = (routeKey: string, options: { sub?: string; body?: string; headers?: Record<string, string> } = {}): HttpEvent =>
+const event = (routeKey: string, options: { sub?: string; body?: string; headers?: Record<string, string>; pathParameters?: Record<string, string> } = {}): HttpEvent =>
   ({
     version: '2.0',
     routeKey,
@@ -16,6 +17,7 @@ const event = (routeKey: string, options: { sub?: string; body?: string; headers
     rawQueryString: '',
     headers: { 'content-type': 'application/json', authorization: 'Bearer token-1', ...options.headers },
     body: options.body,
+    pathParameters: options.pathParameters,
     isBase64Encoded: false,
     requestContext: {
       routeKey,
@@ -132,5 +134,55 @@ describe('httpHandler: large text downloads', () => {
     const small = await download(1000)(event('GET /api/projects/{id}/export', { sub: 'u', headers: { 'accept-encoding': 'gzip' } }), context);
     expect(small.headers?.['content-encoding']).toBeUndefined();
     expect(small.body).toBe(csv(1000));
+  });
+});
+
+describe('httpHandler: ids that cannot exist', () => {
+  const reached: string[] = [];
+  const ids = httpHandler({
+    'GET /api/bulk-jobs/{id}': route({
+      run: async ({ pathParameters }) => {
+        reached.push(pathParameters.id ?? '');
+        return { id: pathParameters.id };
+      },
+    }),
+    'POST /api/exports': route({
+      body: z.object({ projectId: idField({ required: 'Please select a project to export.', notFound: 'Project not found' }), format: z.enum(['csv', 'xlsx']).default('csv') }),
+      run: async ({ body }) => {
+        reached.push(body.projectId);
+        return body;
+      },
+    }),
+  });
+  const job = (id: string) => ids(event('GET /api/bulk-jobs/{id}', { sub: 'u', pathParameters: { id } }), context);
+  const exportOf = (body: unknown) => ids(event('POST /api/exports', { sub: 'u', body: JSON.stringify(body) }), context);
+
+  it('answers 404 to a path id that cannot exist, before the route runs', async () => {
+    reached.length = 0;
+    for (const id of ['x'.repeat(5000), 'a'.repeat(201), 'job#CHUNK#000001', 'a b', 'tab\there', 'new\nline', '%', 'é', '']) {
+      const result = await job(id);
+      expect(result.statusCode, JSON.stringify(id)).toBe(404);
+      expect(parse(result)).toEqual({ message: 'Job not found' });
+    }
+    expect(reached).toEqual([]);
+    const uuid = '0190a0b0-0000-7000-8000-000000000000';
+    expect(parse(await job(uuid))).toEqual({ id: uuid });
+    expect(parse(await job('a'.repeat(200)))).toEqual({ id: 'a'.repeat(200) });
+    expect(reached).toEqual([uuid, 'a'.repeat(200)]);
+  });
+
+  it('answers 404 to a body id that cannot exist, 400 when it is missing or the body has other problems', async () => {
+    reached.length = 0;
+    const huge = await exportOf({ projectId: 'p'.repeat(5000) });
+    expect(huge.statusCode).toBe(404);
+    expect(parse(huge)).toEqual({ message: 'Project not found' });
+    const blank = await exportOf({ projectId: '  ' });
+    expect(blank.statusCode).toBe(400);
+    expect(parse(blank).message).toBe('Please select a project to export.');
+    const both = await exportOf({ projectId: 'p'.repeat(5000), format: 'pdf' });
+    expect(both.statusCode).toBe(400);
+    expect(reached).toEqual([]);
+    expect((await exportOf({ projectId: ' 0190a0b0-0000-7000-8000-000000000000 ' })).statusCode).toBe(200);
+    expect(reached).toEqual(['0190a0b0-0000-7000-8000-000000000000']);
   });
 });

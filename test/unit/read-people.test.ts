@@ -64,16 +64,130 @@ describe('readPeopleCsv: parsing', () => {
     expect(people(readPeopleCsv('\n\nAnn;Lee;ann@example.com\n'))).toEqual([[3, 'Ann', 'Lee', 'ann@example.com']]);
   });
 
-  it('flags a row with an unclosed quote instead of failing the file', () => {
+  it('reports a row with an unclosed quote by its line and reads the rows after it', () => {
     const result = readPeopleCsv(`${HEADER}\nA,B,a@example.com\nC,"D,c@example.com\nE,F,e@example.com\n`);
-    expect(result.valid.map((r) => r.firstName)).toEqual(['A']);
-    expect(result.invalid).toHaveLength(1);
-    expect(result.invalid[0]!.row).toBe(3);
-    expect(result.invalid[0]!.issues[0]).toEqual({ message: csvMessages.badQuotes });
+    expect(result.valid.map((r) => [r.row, r.firstName])).toEqual([
+      [2, 'A'],
+      [4, 'E'],
+    ]);
+    expect(problems(result)).toEqual([[3, `-: ${csvMessages.badQuotes}`]]);
+    expect(result.rows).toHaveLength(3);
   });
 
   it('keeps formula-looking values as typed (the writer neutralises them)', () => {
     expect(readPeopleCsv(`${HEADER}\n=cmd(),@x,a@example.com\n`).rows[0]).toMatchObject({ firstName: '=cmd()', lastName: '@x' });
+  });
+});
+
+describe('readPeopleCsv: malformed quotes (issue 9)', () => {
+  const badQuote = (row: number) => [row, `-: ${csvMessages.badQuotes}`];
+  const sixPeople = (second: string) =>
+    [HEADER, 'Ann,Lee,ann@example.com', second, 'Bob,Ray,bob@example.com', 'Cy,Doe,cy@example.com', 'Di,Fox,di@example.com', 'Ed,Gray,ed@example.com', ''].join('\r\n');
+
+  it('names the problem in words the user can act on', () => {
+    expect(csvMessages.badQuotes).toContain('Unclosed or misplaced quote');
+  });
+
+  it('reads all six people of the issue\'s file with text after a closing quote, rejecting only that line', () => {
+    const result = readPeopleCsv(sixPeople('Anna,Lee,"anna ""the boss"" lee"@example.com'));
+    expect(result.rows).toHaveLength(6);
+    expect(result.valid.map((r) => r.row)).toEqual([2, 4, 5, 6, 7]);
+    expect(problems(result)).toEqual([badQuote(3)]);
+    // The rejected line keeps its values as typed, for the list and the download.
+    expect(result.invalid[0]).toMatchObject({ firstName: 'Anna', lastName: 'Lee', email: '"anna ""the boss"" lee"@example.com' });
+  });
+
+  it('reads all six people when a formula puts a quote at the start of a field', () => {
+    // The first quote is inside an unquoted field (an ordinary character); the second opens "click") and closes before ')'.
+    const result = readPeopleCsv(sixPeople('=HYPERLINK("http://x","click"),Evil,evil@example.com'));
+    expect(result.rows).toHaveLength(6);
+    expect(result.valid).toHaveLength(5);
+    expect(problems(result)).toEqual([badQuote(3)]);
+  });
+
+  it('reads a quote inside an unquoted value as an ordinary character', () => {
+    const result = readPeopleCsv(`${HEADER}\nMary,O"Brien,mary@example.com\nAnn "Nan",Lee,ann@example.com\n`);
+    expect(problems(result)).toEqual([]);
+    expect(people(result)).toEqual([
+      [2, 'Mary', 'O"Brien', 'mary@example.com'],
+      [3, 'Ann "Nan"', 'Lee', 'ann@example.com'],
+    ]);
+  });
+
+  it('still reads a correctly closed quoted field across lines as one record', () => {
+    const text = [HEADER, '"Ann\n""Nan""\nMarie",Lee,ann@example.com', 'Bob,"Ray,\nJr.",bob@example.com', 'Cy,Doe,cy@example.com', ''].join('\n');
+    const result = readPeopleCsv(text);
+    expect(problems(result)).toEqual([]);
+    expect(people(result)).toEqual([
+      [2, 'Ann\n"Nan"\nMarie', 'Lee', 'ann@example.com'],
+      [5, 'Bob', 'Ray,\nJr.', 'bob@example.com'],
+      [7, 'Cy', 'Doe', 'cy@example.com'],
+    ]);
+  });
+
+  it('allows spaces between a closing quote and the comma or line end', () => {
+    const result = readPeopleCsv(`${HEADER}\n"Ann"  ,"Lee" ,ann@example.com\nBob,Ray,"bob@example.com" \nCy,Doe,cy@example.com`);
+    expect(problems(result)).toEqual([]);
+    expect(people(result)).toEqual([
+      [2, 'Ann', 'Lee', 'ann@example.com'],
+      [3, 'Bob', 'Ray', 'bob@example.com'],
+      [4, 'Cy', 'Doe', 'cy@example.com'],
+    ]);
+  });
+
+  it.each([
+    ['text right after the closing quote', '"Ann"e,Lee,ann@example.com'],
+    ['a word after the closing quote', '"Ann" Marie,Lee,ann@example.com'],
+    ['a quoted e-mail with its domain outside', 'Ann,Lee,"ann"@example.com'],
+  ])('rejects %s and reads on', (_name, line) => {
+    const result = readPeopleCsv([HEADER, line, 'Bob,Ray,bob@example.com', 'Cy,"Doe",cy@example.com'].join('\n'));
+    expect(problems(result)).toEqual([badQuote(2)]);
+    expect(result.valid.map((r) => [r.row, r.firstName])).toEqual([
+      [3, 'Bob'],
+      [4, 'Cy'],
+    ]);
+  });
+
+  it('rejects a quote never closed on the last line, with or without a final line end', () => {
+    for (const end of ['', '\n', '\r\n']) {
+      const result = readPeopleCsv(`${HEADER}\nAnn,Lee,ann@example.com\nBob,Ray,"bob@example.com${end}`);
+      expect(problems(result), JSON.stringify(end)).toEqual([badQuote(3)]);
+      expect(result.valid.map((r) => r.row)).toEqual([2]);
+    }
+  });
+
+  it('rejects a field quoted across lines and never closed, and reads the lines it would have swallowed', () => {
+    const result = readPeopleCsv(`${HEADER}\n"Ann,Lee,ann@example.com\nBob,Ray,bob@example.com\n\nCy,Doe,cy@example.com\n`);
+    expect(problems(result)).toEqual([badQuote(2)]);
+    expect(result.valid.map((r) => r.row)).toEqual([3, 5]);
+  });
+
+  it('reports every malformed line, in order, among valid ones', () => {
+    const lines = [HEADER];
+    for (let i = 0; i < 40; i++) lines.push(i % 3 === 0 ? `P${i},"Q${i},p${i}@example.com` : `P${i},Q${i},p${i}@example.com`);
+    const result = readPeopleCsv(lines.join('\n'));
+    expect(result.rows).toHaveLength(40);
+    expect(result.invalid.map((r) => r.row)).toEqual(Array.from({ length: 14 }, (_, k) => 2 + 3 * k));
+    expect(result.valid).toHaveLength(26);
+  });
+
+  it('does not count the e-mail of a rejected line as seen, so the same person fixed later is valid', () => {
+    const result = readPeopleCsv(`${HEADER}\nAnn,"Lee,ann@example.com\nAnn,Lee,ann@example.com\n`);
+    expect(problems(result)).toEqual([badQuote(2)]);
+    expect(result.valid.map((r) => r.row)).toEqual([3]);
+  });
+
+  it('recovers in semicolon-separated files too', () => {
+    const result = readPeopleCsv('First Name;Last Name;Email\nAnn;"Lee;ann@example.com\nBob;Ray;bob@example.com\n');
+    expect(problems(result)).toEqual([badQuote(2)]);
+    expect(people(result)[1]).toEqual([3, 'Bob', 'Ray', 'bob@example.com']);
+  });
+
+  it('still finds the delimiter and the header when the first person\'s line is malformed', () => {
+    const result = readPeopleCsv('Ann;Lee;"ann"@example.com\nBob;Ray;bob@example.com\n');
+    expect(result.header).toBe(false);
+    expect(problems(result)).toEqual([badQuote(1)]);
+    expect(people(result)[1]).toEqual([2, 'Bob', 'Ray', 'bob@example.com']);
   });
 });
 
@@ -222,11 +336,13 @@ describe('readPeopleCsv: file errors and limits', () => {
     ]);
   });
 
-  it('flags an unclosed quote on the streamed path too', () => {
+  it('reports an unclosed quote and reads on in a file with many blank lines too', () => {
     const result = readPeopleCsv(`${HEADER}\n${'\n'.repeat(2_000)}A,"B,a@example.com\nC,D,c@example.com\n`, { maxRows: 10 });
-    expect(result.invalid).toHaveLength(1);
-    expect(result.invalid[0]!.row).toBe(2_002);
-    expect(result.invalid[0]!.issues[0]).toEqual({ message: csvMessages.badQuotes });
+    expect(problems(result)).toEqual([[2_002, `-: ${csvMessages.badQuotes}`]]);
+    expect(people(result)).toEqual([
+      [2_002, 'A', '"B', 'a@example.com'],
+      [2_003, 'C', 'D', 'c@example.com'],
+    ]);
   });
 
   it('reports a header without the needed columns on the streamed path too', () => {
@@ -330,6 +446,68 @@ describe('readPeopleCsv: round trip with the CSV writer', () => {
         expect(result.rows.map((r) => [r.firstName, r.lastName, r.email])).toEqual(list.map((p) => p.map(expectedValue)));
       }),
       { numRuns: 200 },
+    );
+  });
+
+  // Malformed lines that show their fault within themselves, whatever comes before or after.
+  const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,7}$/);
+  const misplacedQuote = fc.oneof(
+    fc.tuple(word, word).map(([a, b]) => `${a},${b},"${a} ""the boss"" ${b}"@example.com`),
+    fc.tuple(word, word).map(([a, b]) => `=HYPERLINK("http://${a}","click"),${b},${a}@example.com`),
+    fc.tuple(word, word).map(([a, b]) => `"${a}"${b},${b},${a}@example.com`),
+  );
+  type Entry = { bad: string } | { person: readonly string[] };
+  /** The file with a header, and each entry's expected row: its line, and its values or the quote problem. */
+  const fileOf = (entries: readonly Entry[], writePerson: (p: readonly string[]) => string) => {
+    let line = 2;
+    const expected = entries.map((entry) => {
+      const row = line;
+      if ('bad' in entry) {
+        line += 1;
+        return [row, 'bad quote'];
+      }
+      line += 1 + entry.person.reduce((n, v) => n + lines(v), 0);
+      return [row, ...entry.person.map(expectedValue)];
+    });
+    const text = HEADER + '\r\n' + entries.map((entry) => ('bad' in entry ? `${entry.bad}\r\n` : writePerson(entry.person))).join('');
+    return { text, expected };
+  };
+  const actualRows = (result: CsvReadResult) =>
+    result.rows.map((r) =>
+      r.issues.some((i) => i.message === csvMessages.badQuotes) ? [r.row, 'bad quote'] : [r.row, r.firstName, r.lastName, r.email],
+    );
+
+  it('accounts for every line when misplaced quotes sit among any valid rows: each rejected alone, the rest read', () => {
+    const entry: fc.Arbitrary<Entry> = fc.oneof(
+      person.map((p) => ({ person: p })),
+      misplacedQuote.map((bad) => ({ bad })),
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 25 }), (entries) => {
+        const { text, expected } = fileOf(entries, (p) => csvLine(p));
+        const result = readPeopleCsv(text);
+        expect(actualRows(result)).toEqual(expected);
+        expect(result.valid.length + result.invalid.length).toBe(entries.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('accounts for every line when quotes are left open among plain rows, the last line included', () => {
+    const plainPerson = fc.tuple(word, word, word.map((w) => `${w}@example.com`));
+    const unclosedQuote = fc.tuple(word, word).map(([a, b]) => `${a},"${b},${a}@example.com`);
+    const entry: fc.Arbitrary<Entry> = fc.oneof(
+      plainPerson.map((p) => ({ person: p })),
+      fc.oneof(unclosedQuote, misplacedQuote).map((bad) => ({ bad })),
+    );
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 25 }), fc.boolean(), (entries, finalLineEnd) => {
+        const { text, expected } = fileOf(entries, (p) => `${p.join(',')}\r\n`);
+        const result = readPeopleCsv(finalLineEnd ? text : text.slice(0, -2));
+        expect(actualRows(result)).toEqual(expected);
+        expect(result.valid.length + result.invalid.length).toBe(entries.length);
+      }),
+      { numRuns: 300 },
     );
   });
 });

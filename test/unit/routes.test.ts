@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { findRoute, groupAccess, matchPath, queues, routeGroups, routes, routeKey, workerAccess } from '../../shared/routes';
+import { findRoute, groupAccess, isWellEncodedPath, matchPath, queues, routeGroups, routes, routeKey, workerAccess } from '../../shared/routes';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
@@ -42,5 +42,21 @@ describe('route table', () => {
         expect(matchPath('/api/things/{id}', `/api/things/${encodeURIComponent(segment)}`)).toEqual({ id: segment });
       }),
     );
+  });
+
+  it('never throws on a malformed percent-encoding: the parameter matches nothing and the path is flagged', () => {
+    for (const bad of ['%', '%zz', 'a%2', '%C3%28', '%E0%A4%A']) {
+      expect(matchPath('/api/bulk-jobs/{id}', `/api/bulk-jobs/${bad}`), bad).toBeUndefined();
+      expect(findRoute('GET', `/api/bulk-jobs/${bad}`), bad).toBeUndefined();
+      expect(isWellEncodedPath(`/api/bulk-jobs/${bad}`), bad).toBe(false);
+      expect(isWellEncodedPath(`/api/pro${bad}jects`), bad).toBe(false);
+    }
+    expect(isWellEncodedPath('/api/bulk-jobs/a%20b%C3%A9')).toBe(true);
+  });
+
+  it('has ids as its only path parameters (functions/core/http.ts refuses any other shape with 404)', () => {
+    for (const route of routes) {
+      for (const param of route.path.match(/\{[^}]*\}/g) ?? []) expect(param, routeKey(route)).toBe('{id}');
+    }
   });
 });

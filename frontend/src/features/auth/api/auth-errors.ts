@@ -43,6 +43,9 @@ export function authErrorMessage(error: unknown, action: AuthAction): string {
     // Cognito says "User cannot be confirmed. Current status is CONFIRMED".
     return 'This account is already confirmed. You can sign in.';
   }
+  if (action === 'resend' && name === 'InvalidParameterException' && /already confirmed/i.test(message)) {
+    return 'This account is already confirmed. You can sign in.';
+  }
   if (name === 'InvalidPasswordException' || name === 'InvalidParameterException') {
     // Cognito's own text names the broken rule, e.g. "Password must have uppercase characters".
     return message.replace(/^Password did not conform with policy: /, '') || generic;

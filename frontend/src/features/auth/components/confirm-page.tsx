@@ -5,7 +5,7 @@ import { useForm } from 'react-hook-form';
 import { Link as RouterLink, useNavigate, useSearchParams } from 'react-router';
 import { confirmSignUpSchema } from '@shared/schemas/user';
 import { loadAuth } from '../../../lib/auth';
-import { useAppConfig } from '../../../lib/config';
+import { toaster } from '../../../lib/toaster';
 import { authErrorMessage } from '../api/auth-errors';
 import { AuthLayout } from './auth-layout';
 import { FormAlert } from './form-alert';
@@ -16,10 +16,7 @@ export function ConfirmPage() {
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const [formError, setFormError] = useState<string>();
-  const [resent, setResent] = useState<string>();
   const [resending, setResending] = useState(false);
-  // The local Cognito emulator cannot resend codes; its console keeps the first one.
-  const canResend = useAppConfig()?.stage === 'aws';
   const {
     register,
     handleSubmit,
@@ -42,18 +39,18 @@ export function ConfirmPage() {
     }
   });
 
+  // The button stays disabled until Cognito has answered, so a double click sends one new code
+  // (each one replaces the last), not two.
   const resend = async () => {
-    setFormError(undefined);
-    setResent(undefined);
-    if (!(await trigger('email'))) return;
+    if (resending || !(await trigger('email'))) return;
     const email = getValues('email').trim();
     setResending(true);
     try {
       const auth = await loadAuth();
       await auth.resendConfirmationCode(email);
-      setResent(`A new code is on its way to ${email}.`);
+      toaster.create({ type: 'success', title: 'Code sent', description: `A new code is on its way to ${email}.` });
     } catch (error) {
-      setFormError(authErrorMessage(error, 'resend'));
+      toaster.create({ type: 'error', title: 'Could not send a new code', description: authErrorMessage(error, 'resend') });
     } finally {
       setResending(false);
     }
@@ -72,10 +69,9 @@ export function ConfirmPage() {
       <form onSubmit={onSubmit} noValidate>
         <Stack gap="4">
           <LocalCodeHint />
-          {searchParams.get('notice') === 'unconfirmed' && !formError && !resent ? (
+          {searchParams.get('notice') === 'unconfirmed' && !formError ? (
             <FormAlert status="info">Your account is not confirmed yet. Enter the code from your sign-up.</FormAlert>
           ) : null}
-          {resent && !formError ? <FormAlert status="success">{resent}</FormAlert> : null}
           {formError ? <FormAlert status="error">{formError}</FormAlert> : null}
           <FormField label="Email" error={errors.email?.message}>
             <Input type="email" autoComplete="email" {...register('email')} />
@@ -92,11 +88,9 @@ export function ConfirmPage() {
           <Button type="submit" colorPalette="blue" loading={isSubmitting} loadingText="Confirming...">
             Confirm
           </Button>
-          {canResend ? (
-            <Button type="button" variant="ghost" size="sm" onClick={() => void resend()} loading={resending}>
-              Resend code
-            </Button>
-          ) : null}
+          <Button type="button" variant="ghost" size="sm" onClick={() => void resend()} loading={resending} loadingText="Sending...">
+            Resend code
+          </Button>
         </Stack>
       </form>
     </AuthLayout>

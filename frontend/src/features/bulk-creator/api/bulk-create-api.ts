@@ -1,7 +1,18 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { GZIP_ROWS_FROM, REQUEST_BODY_MAX_BYTES, type BulkCreateRequest, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '@shared/schemas/bulk';
+import {
+  GZIP_ROWS_FROM,
+  IDEMPOTENCY_IN_PROGRESS_MESSAGE,
+  IDEMPOTENCY_KEY_HEADER,
+  REQUEST_BODY_MAX_BYTES,
+  rejectedRowsPath,
+  type BulkCreateRequest,
+  type BulkCreateSummary,
+  type BulkJob,
+  type CreatedAccount,
+} from '@shared/schemas/bulk';
 import type { Project } from '@shared/schemas/project';
-import { ApiError, apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { ApiError, apiDownload, apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { saveFile } from '../../../lib/save-file';
 import { canGzip, gzipBase64 } from '../../../lib/gzip';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
@@ -52,6 +63,36 @@ export async function bulkCreateBody(request: BulkCreateRequest): Promise<Record
   return { ...rest, csvDataGzip };
 }
 
+/** A fresh key per click (randomUUID needs a secure context; plain http on a LAN has only getRandomValues). */
+function idempotencyKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/** Waits before each repeat of a request whose answer was lost: the gateway's or the network's fault. */
+export const CREATE_RETRY_DELAYS_MS = [1000, 2000, 4000];
+
+const answerLost = (error: unknown) =>
+  !(error instanceof ApiError) || error.status === 502 || error.status === 503 || error.status === 504 || (error.status === 409 && error.serverMessage === IDEMPOTENCY_IN_PROGRESS_MESSAGE);
+
+/**
+ * POST /api/bulk-create with one Idempotency-Key per click: when the answer is lost (network,
+ * 502-504) or the first try is still running (409), the same request is sent again with the same
+ * key, and the server answers the first result instead of creating the accounts twice.
+ */
+export async function sendBulkCreate(request: BulkCreateRequest, delays: readonly number[] = CREATE_RETRY_DELAYS_MS): Promise<BulkCreateResponse> {
+  const body = await bulkCreateBody(request);
+  const headers = { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey() };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await apiRequest<BulkCreateResponse>('/api/bulk-create', { method: 'POST', body, headers });
+    } catch (error) {
+      if (attempt >= delays.length || !answerLost(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delays[attempt]));
+    }
+  }
+}
+
 /**
  * POST /api/bulk-create. A failure shows the spec's toast; a refusal the server explains (plan
  * limit 403, another job running 409, invalid request 400) shows the server's message instead.
@@ -59,8 +100,7 @@ export async function bulkCreateBody(request: BulkCreateRequest): Promise<Record
 export function useBulkCreateMutation() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (request: BulkCreateRequest) =>
-      apiRequest<BulkCreateResponse>('/api/bulk-create', { method: 'POST', body: await bulkCreateBody(request) }),
+    mutationFn: (request: BulkCreateRequest) => sendBulkCreate(request),
     onSuccess: () => invalidateAfterBulkCreate(queryClient),
     onError: (error) => {
       if (error.message.startsWith('401')) return; // the logged-out toast is already showing
@@ -96,3 +136,20 @@ export function useBulkJobQuery(started: BulkJob | undefined) {
 }
 
 export const jobFinished = isFinished;
+
+/**
+ * GET /api/projects/{id}/rejected-rows: every row of a creation that was not created, as the
+ * server kept it (the response lists only the first few).
+ */
+export function useRejectedRowsDownload() {
+  return useMutation({
+    mutationFn: async (project: Pick<Project, 'id' | 'name'>) => {
+      const { blob, filename } = await apiDownload(rejectedRowsPath(project.id));
+      saveFile(blob, filename ?? `${project.name}_rejected_rows.csv`);
+    },
+    onError: (error) => {
+      if (error.message.startsWith('401')) return; // the logged-out toast is already showing
+      toaster.create({ type: 'error', title: 'Download failed', description: serverMessageOf(error) ?? 'Failed to download the rejected rows.' });
+    },
+  });
+}

@@ -25,7 +25,7 @@ import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-cs
 import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
 import { toBulkCreateRequest, uploadFormDefaults, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
 import { BulkProcessingStage } from './bulk-processing-stage';
-import { CreatedAccountsResult, failedRowProblems, JobResult } from './bulk-complete-stage';
+import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, RejectedRowsDownload } from './bulk-complete-stage';
 import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
 
 type Outcome =
@@ -90,7 +90,7 @@ export function BulkCreateDialog({
       toaster.create({
         type: 'error',
         title: 'Error creating accounts',
-        description: `The job stopped: ${plural(job.done, 'account was', 'accounts were')} created.`,
+        description: `The job stopped${job.reason ? ` (${job.reason})` : ''}: ${plural(job.done, 'account was', 'accounts were')} created.`,
       });
     }
     // Once per job end: the status is what changes.
@@ -133,6 +133,10 @@ export function BulkCreateDialog({
           });
         },
       });
+    }, (errors) => {
+      // The shared schema's "no character class" has no field of its own to show under: say it here.
+      const noClass = errors.passwordSettings?.includeUppercase?.message;
+      if (noClass) toaster.create({ type: 'error', title: 'Invalid password settings', description: noClass });
     })(event);
   };
 
@@ -209,6 +213,8 @@ export function BulkCreateDialog({
                   rows={outcome.response.accounts.map((account) => ({ ...account, password: account.plainPassword }))}
                   created={outcome.response.summary.successful}
                   problems={failedRowProblems(outcome.response.summary, outcome.sentRows)}
+                  failedTotal={rejectedCount(outcome.response.summary)}
+                  rejectedDownload={<RejectedRowsDownload project={outcome.response.project} summary={outcome.response.summary} sentRows={outcome.sentRows} />}
                   showPasswords={showPasswords}
                   onTogglePasswords={() => setShowPasswords((shown) => !shown)}
                   tableMaxH="80"
@@ -216,6 +222,7 @@ export function BulkCreateDialog({
               ) : outcome?.kind === 'job' && job ? (
                 <JobResult
                   projectId={outcome.response.project.id}
+                  projectName={outcome.response.project.name}
                   job={job}
                   summary={outcome.response.summary}
                   sentRows={outcome.sentRows}

@@ -1,5 +1,5 @@
 import { checkCsvFile, csvMessages, readPeopleCsv, type CsvReadResult } from '@shared/csv/read-people';
-import { assignUsernames } from '@shared/generation/username';
+import { assignUsernames, usernameYear } from '@shared/generation/username';
 import { toaster } from '../../../lib/toaster';
 
 export const PREVIEW_ROWS = 3;
@@ -17,8 +17,9 @@ const plural = (count: number, one: string, many: string) => `${count.toLocaleSt
 /**
  * Checks, reads and validates a chosen file (the same reader the server runs), with the spec's
  * toasts. Undefined when the file cannot be used at all; otherwise the rows, valid or not.
+ * `now` dates the preview's usernames (a parameter so tests can pick New Year's Eve).
  */
-export async function readCsvFile(file: File): Promise<CsvFile | undefined> {
+export async function readCsvFile(file: File, now: Date = new Date()): Promise<CsvFile | undefined> {
   const problem = checkCsvFile(file);
   if (problem) {
     toaster.create({
@@ -64,8 +65,8 @@ export async function readCsvFile(file: File): Promise<CsvFile | undefined> {
     });
   }
 
-  // Usernames as the server makes them (same function, this year); a name already used in one of
-  // your earlier projects gets its suffix on the server.
-  const previewUsernames = assignUsernames(valid.slice(0, PREVIEW_ROWS), new Date().getFullYear());
+  // Usernames as the server makes them (same functions, the same UTC year); a name already used
+  // in one of your earlier projects gets its suffix on the server.
+  const previewUsernames = assignUsernames(valid.slice(0, PREVIEW_ROWS), usernameYear(now));
   return { name: file.name, size: file.size, result, previewUsernames };
 }

@@ -1,0 +1,166 @@
+import { Duration } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  MathExpression,
+  Metric,
+  TreatMissingData,
+  type IAlarmAction,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { FilterPattern, MetricFilter, type ILogGroup } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { Construct } from 'constructs';
+import { constructId } from '../construct-id';
+
+export interface MonitoredFunction {
+  /** Short name ('bulk', 'mail-worker'). */
+  name: string;
+  function: IFunction;
+  logGroup: ILogGroup;
+  timeout: Duration;
+}
+
+export interface MonitoringProps {
+  prefix: string;
+  /** Receives every alarm by e-mail; none: the topic has no subscriber (synth warns). */
+  alarmEmail: string | undefined;
+  functions: readonly MonitoredFunction[];
+  deadLetterQueues: Record<string, IQueue>;
+  api: IHttpApi;
+}
+
+/** Log messages (functions/core) that mark a failure the code handled, so Lambda's Errors metric never counts it. */
+export const failureLogMessages = {
+  /** An API request answered 500 (functions/core/http.ts). */
+  UnhandledErrors: 'Unhandled error',
+  /** A queue record given back as a batch item failure (functions/core/queue-worker.ts). */
+  FailedRecords: 'Record failed',
+} as const;
+
+/** A function's maximum duration above this share of its timeout raises an alarm. */
+export const durationAlarmShare = 0.8;
+/** The API's 5xx answers above this percentage of its requests (over 5 minutes, at least 20 requests) raise an alarm. */
+export const api5xxAlarmPercent = 5;
+
+/**
+ * Someone hears of failures: every handled failure is logged, counted by a metric filter, and
+ * alarmed on, with the dead-letter queues, the API's 5xx rate and the functions' throttles and
+ * near-timeouts, all to one SNS topic (e-mail subscription from the alarmEmail setting).
+ */
+export class Monitoring extends Construct {
+  readonly topic: Topic;
+  readonly alarms: Alarm[] = [];
+  private readonly action: IAlarmAction;
+
+  constructor(scope: Construct, id: string, props: MonitoringProps) {
+    super(scope, id);
+
+    // SNS encrypts with a customer-managed key CloudWatch may use (the AWS-managed SNS key admits no other service).
+    const key = new Key(this, 'TopicKey', {
+      description: `${props.prefix}: encrypts the alarm topic`,
+      enableKeyRotation: true,
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        principals: [new ServicePrincipal('cloudwatch.amazonaws.com')],
+        resources: ['*'],
+      }),
+    );
+    this.topic = new Topic(this, 'AlarmTopic', {
+      topicName: `${props.prefix}-alarms`,
+      displayName: `${props.prefix} alarms`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
+    this.action = new SnsAction(this.topic);
+
+    for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
+      this.alarm(`${constructId(name)}DeadLetterQueue`, {
+        description: `Messages of the ${name} queue could not be processed and wait in its dead-letter queue.`,
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        threshold: 1,
+      });
+    }
+
+    const period = Duration.minutes(5);
+    const apiDimensions = { ApiId: props.api.apiId };
+    const apiMetric = (metricName: string) =>
+      new Metric({ namespace: 'AWS/ApiGateway', metricName, dimensionsMap: apiDimensions, statistic: 'Sum', period });
+    this.alarm('Api5xxRate', {
+      description: `More than ${api5xxAlarmPercent}% of API requests answered 5xx over 5 minutes.`,
+      metric: new MathExpression({
+        // Below 20 requests a single error is not a rate.
+        expression: 'IF(requests >= 20, 100 * errors / requests, 0)',
+        usingMetrics: { errors: apiMetric('5xx'), requests: apiMetric('Count') },
+        period,
+        label: 'API 5xx (%)',
+      }),
+      threshold: api5xxAlarmPercent,
+      comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    });
+
+    for (const [metricName, message] of Object.entries(failureLogMessages)) {
+      for (const fn of props.functions) {
+        new MetricFilter(this, `${constructId(fn.name)}${metricName}Filter`, {
+          logGroup: fn.logGroup,
+          // Powertools writes one JSON object per line: level and message are fields.
+          filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', message)),
+          metricNamespace: props.prefix,
+          metricName,
+          metricValue: '1',
+          defaultValue: 0,
+        });
+      }
+      this.alarm(metricName, {
+        description:
+          metricName === 'UnhandledErrors'
+            ? 'An API request failed with an unexpected error (answered 500); see the function logs.'
+            : 'A queue record failed and was handed back for a retry; see the worker logs.',
+        metric: new Metric({ namespace: props.prefix, metricName, statistic: 'Sum', period }),
+        threshold: 1,
+      });
+    }
+
+    for (const fn of props.functions) {
+      const id = constructId(fn.name);
+      this.alarm(`${id}Throttles`, {
+        description: `${fn.name}: Lambda throttled invocations (concurrency limit reached).`,
+        metric: fn.function.metricThrottles({ period, statistic: 'Sum' }),
+        threshold: 1,
+      });
+      this.alarm(`${id}NearTimeout`, {
+        description: `${fn.name}: an invocation ran longer than ${durationAlarmShare * 100}% of its ${fn.timeout.toSeconds()} s timeout.`,
+        metric: fn.function.metricDuration({ period, statistic: 'Maximum' }),
+        threshold: Math.round(fn.timeout.toMilliseconds() * durationAlarmShare),
+        comparison: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      });
+    }
+  }
+
+  private alarm(
+    id: string,
+    options: { description: string; metric: Metric | MathExpression; threshold: number; comparison?: ComparisonOperator },
+  ): void {
+    const alarm = new Alarm(this, `${id}Alarm`, {
+      alarmDescription: options.description,
+      metric: options.metric,
+      threshold: options.threshold,
+      evaluationPeriods: 1,
+      comparisonOperator: options.comparison ?? ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // No data means nothing happened (no messages, no requests, no errors logged).
+      treatMissingData: TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(this.action);
+    alarm.addOkAction(this.action);
+    this.alarms.push(alarm);
+  }
+}

@@ -1,0 +1,135 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { constructId } from '../../lib/construct-id';
+import { api5xxAlarmPercent, durationAlarmShare, failureLogMessages } from '../../lib/constructs/monitoring';
+import { projectRoot } from '../../lib/settings';
+import { queues, routeGroups } from '../../shared/routes';
+import { buildTestApp, testEnv, type SynthesizedApp } from './synth-app';
+
+interface Resource {
+  Type: string;
+  Properties: Record<string, unknown>;
+}
+type Resources = Record<string, Resource>;
+
+let built: SynthesizedApp;
+let resources: Resources;
+let statefulResources: Resources;
+
+beforeAll(() => {
+  built = buildTestApp({ skipBundling: true, env: { ...testEnv, ALARM_EMAIL: 'ops@bulkonboard.test' } });
+  resources = Template.fromStack(built.stateless).toJSON().Resources as Resources;
+  statefulResources = Template.fromStack(built.stateful).toJSON().Resources as Resources;
+});
+
+const ofType = (type: string, from: Resources = resources) => Object.entries(from).filter(([, r]) => r.Type === type);
+const alarms = () => ofType('AWS::CloudWatch::Alarm').map(([id, r]) => ({ id, ...r.Properties }) as Record<string, unknown> & { id: string });
+const alarmNamed = (prefix: string) => {
+  const found = alarms().filter((alarm) => alarm.id.startsWith(`Monitoring${prefix}Alarm`));
+  expect(found, prefix).toHaveLength(1);
+  return found[0]!;
+};
+const topicId = () => ofType('AWS::SNS::Topic')[0]![0];
+const functionNames = [...routeGroups, ...queues.flatMap((q) => [q.worker, q.deadLetterWorker].filter((w) => w !== undefined))];
+const functionId = (name: string) =>
+  ofType('AWS::Lambda::Function').find(([, r]) => r.Properties.FunctionName === `bulkonboard-${name}`)![0];
+
+describe('alarms (issue 10: someone hears of failures)', () => {
+  it('one encrypted, TLS-only SNS topic, with the alarmEmail setting subscribed', () => {
+    const topics = ofType('AWS::SNS::Topic');
+    expect(topics).toHaveLength(1);
+    expect(topics[0]![1].Properties).toMatchObject({ TopicName: 'bulkonboard-alarms', KmsMasterKeyId: expect.anything() as unknown });
+    const subscriptions = ofType('AWS::SNS::Subscription').map(([, r]) => r.Properties);
+    expect(subscriptions).toEqual([expect.objectContaining({ Protocol: 'email', Endpoint: 'ops@bulkonboard.test', TopicArn: { Ref: topicId() } })]);
+    const policy = ofType('AWS::SNS::TopicPolicy')[0]![1].Properties;
+    expect(JSON.stringify(policy)).toContain('"aws:SecureTransport":"false"');
+    // CloudWatch may use the topic's key.
+    const key = ofType('AWS::KMS::Key')[0]![1].Properties;
+    expect(JSON.stringify(key.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
+  });
+
+  it('without alarmEmail: the topic and alarms exist, nobody is subscribed, and synth warns', () => {
+    const { stateless, warnings } = buildTestApp({ skipBundling: true });
+    const template = Template.fromStack(stateless);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
+    expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).length).toBe(alarms().length);
+    expect(warnings.map((warning) => warning.id)).toContain('bulkonboard:alarmEmailMissing');
+  });
+
+  it('every alarm notifies the topic when it fires and when it clears, and treats missing data as fine', () => {
+    expect(alarms().length).toBe(queues.length + 1 + Object.keys(failureLogMessages).length + 2 * functionNames.length);
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions, alarm.id).toEqual([{ Ref: topicId() }]);
+      expect(alarm.OKActions, alarm.id).toEqual([{ Ref: topicId() }]);
+      expect(alarm.TreatMissingData, alarm.id).toBe('notBreaching');
+      expect(alarm.EvaluationPeriods, alarm.id).toBe(1);
+    }
+  });
+
+  it.each(queues.map((queue) => [queue.name]))('the %s dead-letter queue: any message raises an alarm', (name) => {
+    const alarm = alarmNamed(`${constructId(name)}DeadLetterQueue`);
+    const deadLetterId = Object.keys(statefulResources).find((id) => new RegExp(`^${constructId(name)}DeadLetterQueue[0-9A-F]{8}$`).test(id))!;
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Statistic: 'Maximum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(JSON.stringify(alarm.Dimensions)).toContain(`PublishOutputFnGetAtt${deadLetterId}QueueName`);
+  });
+
+  it(`the API: more than ${api5xxAlarmPercent}% 5xx over 5 minutes (from 20 requests)`, () => {
+    const alarm = alarmNamed('Api5xxRate');
+    expect(alarm).toMatchObject({ Threshold: api5xxAlarmPercent, ComparisonOperator: 'GreaterThanThreshold' });
+    const metrics = alarm.Metrics as { Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Namespace: string; Dimensions: unknown } } }[];
+    expect(metrics.find((m) => m.Expression)!.Expression).toBe('IF(requests >= 20, 100 * errors / requests, 0)');
+    const stats = Object.fromEntries(metrics.filter((m) => m.MetricStat).map((m) => [m.Id, m.MetricStat!.Metric]));
+    expect(stats.errors).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: '5xx' });
+    expect(stats.requests).toMatchObject({ Namespace: 'AWS/ApiGateway', MetricName: 'Count' });
+    const apiId = ofType('AWS::ApiGatewayV2::Api')[0]![0];
+    for (const metric of [stats.errors!, stats.requests!]) expect(metric.Dimensions).toEqual([{ Name: 'ApiId', Value: { Ref: apiId } }]);
+  });
+
+  it.each(Object.entries(failureLogMessages))('%s: a metric filter on every function log group counts "%s" error lines, and one alarm fires on the first', (metricName, message) => {
+    const filters = ofType('AWS::Logs::MetricFilter')
+      .map(([, r]) => r.Properties)
+      .filter((filter) => JSON.stringify(filter.MetricTransformations).includes(`"MetricName":"${metricName}"`));
+    expect(filters).toHaveLength(functionNames.length);
+    const logGroupsOfFunctions = functionNames.map((name) => {
+      const fn = resources[functionId(name)]!.Properties as { LoggingConfig: { LogGroup: { Ref: string } } };
+      return fn.LoggingConfig.LogGroup.Ref;
+    });
+    expect(filters.map((filter) => (filter.LogGroupName as { Ref: string }).Ref).sort()).toEqual(logGroupsOfFunctions.sort());
+    for (const filter of filters) {
+      expect(filter.FilterPattern).toBe(`{ ($.level = "ERROR") && ($.message = "${message}") }`);
+      expect(filter.MetricTransformations).toEqual([{ MetricNamespace: 'bulkonboard', MetricName: metricName, MetricValue: '1', DefaultValue: 0 }]);
+    }
+    expect(alarmNamed(metricName)).toMatchObject({ Namespace: 'bulkonboard', MetricName: metricName, Statistic: 'Sum', Threshold: 1 });
+  });
+
+  it('the messages the filters count are the ones the code logs', () => {
+    const source = (file: string) => readFileSync(path.join(projectRoot, file), 'utf8');
+    expect(source('functions/core/http.ts')).toContain(`logger.error('${failureLogMessages.UnhandledErrors}'`);
+    expect(source('functions/core/queue-worker.ts')).toContain(`logger.error('${failureLogMessages.FailedRecords}'`);
+  });
+
+  it.each(functionNames.map((name) => [name]))('%s: alarms on any throttle and on a duration near its timeout', (name) => {
+    const fnId = functionId(name);
+    const timeout = (resources[fnId]!.Properties as { Timeout: number }).Timeout;
+    const throttles = alarmNamed(`${constructId(name)}Throttles`);
+    expect(throttles).toMatchObject({ Namespace: 'AWS/Lambda', MetricName: 'Throttles', Statistic: 'Sum', Threshold: 1 });
+    expect(throttles.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: fnId } }]);
+    const nearTimeout = alarmNamed(`${constructId(name)}NearTimeout`);
+    expect(nearTimeout).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Duration',
+      Statistic: 'Maximum',
+      Threshold: Math.round(timeout * 1000 * durationAlarmShare),
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(nearTimeout.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: fnId } }]);
+  });
+});

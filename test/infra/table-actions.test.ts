@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { describe, expect, it } from 'vitest';
+import { groupAccess, queues, routeGroups, workerAccess, type TableAction } from '../../shared/routes';
+import { projectRoot } from '../../lib/settings';
+
+/**
+ * Least privilege from the other side: every DynamoDB action a function is granted is used by
+ * code its bundle contains. The project files a handler bundles (esbuild's metafile, packages
+ * left out) are searched for the document client's commands and for the item kinds of
+ * transactions. File-level, so it over-approximates use: a grant can only be shown unused, which
+ * is what matters here (a grant nobody uses is a grant too many).
+ */
+const usedBy: Record<TableAction, RegExp> = {
+  GetItem: /new GetCommand\(/,
+  Query: /new QueryCommand\(|paginateQuery\(/,
+  PutItem: /new PutCommand\(|\bPut: \{/,
+  UpdateItem: /new UpdateCommand\(|\bUpdate: \{/,
+  DeleteItem: /new DeleteCommand\(|\bDelete: \{/,
+  BatchWriteItem: /new BatchWriteCommand\(/,
+  ConditionCheckItem: /\bConditionCheck: \{/,
+};
+
+const functions = [
+  ...routeGroups.map((group) => ({ name: group, entry: `functions/${group}/handler.ts`, access: groupAccess[group] })),
+  ...queues.flatMap((queue) =>
+    [queue.worker, queue.deadLetterWorker].flatMap((worker) => (worker ? [{ name: worker, entry: `functions/workers/${worker}.ts`, access: workerAccess[worker] }] : [])),
+  ),
+];
+
+async function projectSources(entry: string): Promise<string> {
+  const { metafile } = await build({
+    entryPoints: [path.join(projectRoot, entry)],
+    absWorkingDir: projectRoot,
+    bundle: true,
+    write: false,
+    metafile: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'silent',
+  });
+  return Object.keys(metafile.inputs)
+    .map((file) => readFileSync(path.join(projectRoot, file), 'utf8'))
+    .join('\n');
+}
+
+describe('DynamoDB grants are used by the code', () => {
+  it.each(functions.map((fn) => [fn.name, fn] as const))('%s', async (_name, { entry, access }) => {
+    const sources = await projectSources(entry);
+    const unused = (access.table ?? []).filter((action) => !usedBy[action].test(sources));
+    expect(unused, 'granted, but no code of this function uses it').toEqual([]);
+    if (access.table === undefined) expect(sources).not.toMatch(/new (Get|Query|Put|Update|Delete|BatchWrite|TransactWrite)Command\(/);
+  });
+
+  /**
+   * Actions whose commands a bundle holds in a shared file but never calls; anything else a
+   * bundle's code can send must be granted, or it fails on AWS only (the emulators have no IAM).
+   */
+  const referencedButNotCalled: Partial<Record<string, readonly TableAction[]>> = {
+    // export-store.ts also holds the export worker's status writes; the history only reads.
+    'export-history': ['PutItem', 'UpdateItem'],
+    // export-store.ts holds the whole export lifecycle; the dead-letter worker only marks an export failed.
+    'export-dead-letter-worker': ['GetItem', 'PutItem', 'Query'],
+    // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
+    'mail-worker': ['PutItem', 'UpdateItem'],
+  };
+
+  it.each(functions.map((fn) => [fn.name, fn] as const))('%s: every command its code holds is granted', async (name, { entry, access }) => {
+    const sources = await projectSources(entry);
+    const referenced = (Object.keys(usedBy) as TableAction[]).filter((action) => usedBy[action].test(sources));
+    const missing = referenced.filter((action) => !(access.table ?? []).includes(action) && !referencedButNotCalled[name]?.includes(action));
+    expect(missing, 'used by code in this bundle but not granted (AccessDenied on AWS)').toEqual([]);
+  });
+
+  it('the search finds what it looks for (a grant of Scan would fail here, as nothing uses it)', async () => {
+    const sources = await projectSources('functions/bulk/handler.ts');
+    expect(usedBy.BatchWriteItem.test(sources)).toBe(true);
+    expect(/new ScanCommand\(|new BatchGetCommand\(/.test(sources)).toBe(false);
+  });
+});

@@ -1,0 +1,320 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { routes, routeKey, type RouteDefinition } from '../../shared/routes';
+import type { BulkJob, CreatedAccount } from '../../shared/schemas/bulk';
+import type { EmailTemplate } from '../../shared/schemas/email-templates';
+import type { ExportView } from '../../shared/schemas/export';
+import type { Integration } from '../../shared/schemas/integrations';
+import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/schemas/project';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+
+/**
+ * Tenant isolation, driven by the route table: every `jwt` route of shared/routes.ts is called by
+ * a second user with the first user's real ids, and must never show or change the first user's
+ * data. A route added to the table without an expectation here fails the first test: add one to
+ * `expectations` below (an id route is usually one line: `{ id: (a) => a.projectId, answer: 404 }`).
+ */
+
+const token = () => randomUUID().replaceAll('-', '').slice(0, 10);
+
+/** The first user (A) and the real ids and names of everything A owns. */
+interface Owner {
+  user: ApiUser;
+  firstName: string;
+  projectId: string;
+  projectName: string;
+  account: CreatedAccount;
+  /** A's background job (over 1,000 rows), finished; its id is its project's id. */
+  jobId: string;
+  jobProjectName: string;
+  exportId: string;
+  integrationId: string;
+  integrationName: string;
+  templateId: string;
+  templateName: string;
+  customerId: string;
+  /** Strings that identify A's data: none may appear in an answer to B. */
+  markers: string[];
+}
+
+interface Context {
+  a: Owner;
+  /** The second user, Pro like A, so no route refuses B on the plan before it looks at A's id. */
+  b: ApiUser;
+  /** A second user still on the free plan (the checkout route refuses a Pro user). */
+  free: ApiUser;
+}
+
+interface Expectation {
+  /** A's id for the route's {id}. */
+  id?: (a: Owner) => string;
+  /** The query string B sends. */
+  query?: (a: Owner) => string;
+  /** The body B sends, with A's ids where the route takes an id. */
+  body?: (ctx: Context) => unknown;
+  /** Which second user calls (default B, Pro). */
+  as?: 'free';
+  /**
+   * Before B's call, A makes the same request and gets A's data (2xx, showing at least one of
+   * A's markers), so B's miss is not vacuous. Default: GET routes; 'no-markers' for answers that
+   * hold no names or ids (counts, the built-in catalog).
+   */
+  ownerFirst?: 'markers' | 'no-markers' | false;
+  /** 404 (A's id is unknown to B), or a check of B's answer. */
+  answer: 404 | ((response: Response, ctx: Context) => Promise<void>);
+  /** After B's call: A's data is still there, unchanged. */
+  ownerAfter?: (ctx: Context) => Promise<void>;
+}
+
+const okta = (name: string) => ({ name, platform: 'okta', baseUrl: inject('stack').fakePlatformOrigin, authMethod: 'api_key', authConfig: { apiKey: `secret-${token()}` } });
+const template = (name: string, isDefault = false) => ({ name, subject: 'Welcome {{accountHolderName}}', htmlContent: '<p>Hello {{accountHolderName}}</p>', isDefault });
+/** The payload of a local billing URL's signed token (bin/local/local-checkout.ts). */
+const localToken = (url: string) => JSON.parse(Buffer.from(url.split('/').at(-1)!.split('.')[0]!, 'base64url').toString('utf8')) as { userId?: string; customerId: string };
+const storedCustomer = async (user: ApiUser) =>
+  (await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' }, ConsistentRead: true }))).Item?.stripeCustomerId as string | undefined;
+
+async function ok<T>(response: Response, status = 200): Promise<T> {
+  expect(response.status, await response.clone().text()).toBe(status);
+  return (await response.json()) as T;
+}
+
+/** B's own totals, from B's own project list: what B's dashboard and usage must show. */
+async function ownTotals(user: ApiUser) {
+  const projects = await user.json<Project[]>('/api/projects');
+  const today = new Date().toISOString().slice(0, 10);
+  return {
+    projects: projects.length,
+    accounts: projects.reduce((sum, p) => sum + p.accountCount, 0),
+    active: projects.filter((p) => p.status !== 'completed' && !(p.expirationDate && p.expirationDate < today)).length,
+  };
+}
+
+const expectations: Record<string, Expectation> = {
+  'GET /api/auth/user': {
+    answer: async (response, { b }) => expect((await ok<{ id: string }>(response)).id).toBe(b.sub),
+  },
+  'PUT /api/user/profile': {
+    body: () => ({ firstName: 'Second', lastName: 'User' }),
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, firstName: 'Second' }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub, firstName: a.firstName }),
+  },
+  'POST /api/bulk-create': {
+    body: ({ a }) => ({ projectName: `With A's integration ${token()}`, csvData: people(1, `Intruder${token()}`), apiIntegrationId: a.integrationId }),
+    answer: 404,
+  },
+  'GET /api/bulk-jobs/{id}': { id: (a) => a.jobId, answer: 404 },
+  'GET /api/projects': {
+    answer: async (response) => expect((await ok<Project[]>(response)).length).toBeGreaterThanOrEqual(1),
+  },
+  'GET /api/projects/{id}/accounts': { id: (a) => a.projectId, query: () => '?showPasswords=true', answer: 404 },
+  'GET /api/projects/{id}/rejected-rows': { id: (a) => a.jobId, answer: 404 },
+  'GET /api/projects/{id}/export': { id: (a) => a.projectId, answer: 404 },
+  'GET /api/accounts/search': {
+    query: (a) => `?q=${encodeURIComponent(a.account.firstName)}&showPasswords=true`,
+    answer: async (response, { a, b }) => {
+      expect((await ok<{ count: number }>(response)).count).toBe(0);
+      for (const term of [a.account.lastName, a.account.email, a.account.username]) {
+        const path = `/api/accounts/search?q=${encodeURIComponent(term)}`;
+        expect((await a.user.json<{ count: number }>(path)).count, term).toBeGreaterThan(0);
+        expect((await b.json<{ count: number }>(path)).count, term).toBe(0);
+      }
+    },
+  },
+  'GET /api/dashboard/stats': {
+    ownerFirst: 'no-markers',
+    answer: async (response, { a, b }) => {
+      const stats = await ok<DashboardStats>(response);
+      const own = await ownTotals(b);
+      expect(stats).toMatchObject({ totalAccounts: own.accounts, activeProjects: own.active, successRate: 100 });
+      // A's figures differ (over 1,000 accounts, a refused row), so B's cannot be A's.
+      const owners = await a.user.json<DashboardStats>('/api/dashboard/stats');
+      expect(owners.totalAccounts).toBe((await ownTotals(a.user)).accounts);
+      expect(owners.totalAccounts).not.toBe(stats.totalAccounts);
+      expect(owners.successRate).toBeLessThan(100);
+    },
+  },
+  'GET /api/dashboard/recent-activity': {
+    answer: async (response) => expect((await ok<unknown[]>(response)).length).toBeGreaterThanOrEqual(1),
+  },
+  'GET /api/subscription/status': {
+    ownerFirst: 'no-markers',
+    answer: async (response, { a, b }) => {
+      const status = await ok<SubscriptionStatus>(response);
+      const own = await ownTotals(b);
+      expect(status.usage).toMatchObject({ projectsUsed: own.projects, accountsUsed: own.accounts });
+      expect((await a.user.json<SubscriptionStatus>('/api/subscription/status')).usage.accountsUsed).not.toBe(own.accounts);
+    },
+  },
+  'POST /api/subscription/create-checkout': {
+    as: 'free',
+    answer: async (response, { a, free }) => {
+      const session = localToken((await ok<{ checkoutUrl: string }>(response)).checkoutUrl);
+      expect(session.userId).toBe(free.sub);
+      expect(session.customerId).toBe(await storedCustomer(free));
+      expect(session.customerId).not.toBe(a.customerId);
+    },
+  },
+  'POST /api/subscription/create-portal': {
+    answer: async (response, { a, b }) => {
+      const portal = localToken((await ok<{ portalUrl: string }>(response)).portalUrl);
+      expect(portal.customerId).toBe(await storedCustomer(b));
+      expect(portal.customerId).not.toBe(a.customerId);
+    },
+  },
+  'POST /api/exports': {
+    body: ({ a }) => ({ projectId: a.projectId, format: 'csv' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
+  },
+  'GET /api/exports/history': {
+    answer: async (response) => expect(await ok(response)).toEqual([]),
+  },
+  'GET /api/integrations': {
+    answer: async (response) => expect(Array.isArray(await ok(response))).toBe(true),
+  },
+  'GET /api/integration-templates': {
+    // The built-in catalog: the same for everyone, no user's data in it.
+    ownerFirst: 'no-markers',
+    answer: async (response, { a }) => expect(await ok(response)).toEqual(await a.user.json('/api/integration-templates')),
+  },
+  'POST /api/integrations': {
+    body: () => okta(`B's integration ${token()}`),
+    answer: async (response) => void (await ok(response, 201)),
+    ownerAfter: async ({ a }) => expect((await a.user.json<Integration[]>('/api/integrations')).map((i) => i.id)).toEqual([a.integrationId]),
+  },
+  'POST /api/integrations/{id}/test': { id: (a) => a.integrationId, ownerFirst: 'markers', answer: 404 },
+  'DELETE /api/integrations/{id}': {
+    id: (a) => a.integrationId,
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<Integration[]>('/api/integrations')).map((i) => i.id)).toEqual([a.integrationId]),
+  },
+  'GET /api/email-templates': {
+    answer: async (response) => expect(Array.isArray(await ok(response))).toBe(true),
+  },
+  'POST /api/email-templates': {
+    // B's own default does not touch A's default.
+    body: () => template(`B's template ${token()}`, true),
+    answer: async (response) => void (await ok(response, 201)),
+    ownerAfter: async ({ a }) =>
+      expect((await a.user.json<EmailTemplate[]>('/api/email-templates')).map((t) => [t.id, t.name, t.isDefault])).toEqual([[a.templateId, a.templateName, true]]),
+  },
+  'PUT /api/email-templates/{id}': {
+    id: (a) => a.templateId,
+    body: () => template('Taken over', false),
+    answer: 404,
+    ownerAfter: async ({ a }) =>
+      expect((await a.user.json<EmailTemplate[]>('/api/email-templates')).map((t) => [t.id, t.name, t.isDefault])).toEqual([[a.templateId, a.templateName, true]]),
+  },
+  'DELETE /api/email-templates/{id}': {
+    id: (a) => a.templateId,
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<EmailTemplate[]>('/api/email-templates')).map((t) => t.id)).toEqual([a.templateId]),
+  },
+};
+
+const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
+
+async function waitUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** A as a Pro user with one of everything the API can address by id. */
+async function createOwner(): Promise<Owner> {
+  const firstName = `Owner${token()}`;
+  const user = await apiUser({ firstName, lastName: `Tenant${token()}` });
+  await upgradeToPro(user);
+  const tag = token();
+  const projectName = `A project ${tag}`;
+  const created = await user.json<{ project: Project; accounts: CreatedAccount[] }>('/api/bulk-create', {
+    body: { projectName, csvData: [{ firstName: `Afirst${tag}`, lastName: `Alast${tag}`, email: `aowner${tag}@example.com` }, ...people(2, `Aperson${tag}`)] },
+  });
+  const jobProjectName = `A job ${tag}`;
+  const queued = await ok<{ job: BulkJob }>(
+    await user.call('/api/bulk-create', { body: { projectName: jobProjectName, csvData: [...people(1001, `Ajob${tag}`), { firstName: `Refused${tag}`, lastName: 'Row', email: 'not-an-email' }] } }),
+    202,
+  );
+  await waitUntil('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+  const started = await ok<ExportView>(await user.call('/api/exports', { body: { projectId: created.project.id, format: 'csv' } }), 202);
+  await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
+  const integrationName = `A integration ${tag}`;
+  const integration = await ok<Integration>(await user.call('/api/integrations', { body: okta(integrationName) }), 201);
+  const templateName = `A template ${tag}`;
+  const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
+  const customerId = await storedCustomer(user);
+  if (!customerId) throw new Error('A has no Stripe customer after the upgrade');
+  const account = created.accounts[0]!;
+  return {
+    user,
+    firstName,
+    projectId: created.project.id,
+    projectName,
+    account,
+    jobId: queued.job.id,
+    jobProjectName,
+    exportId: started.id,
+    integrationId: integration.id,
+    integrationName,
+    templateId: saved.id,
+    templateName,
+    customerId,
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+  };
+}
+
+function requestOf(route: RouteDefinition, expectation: Expectation, ctx: Context) {
+  const path = route.path.replace('{id}', expectation.id ? encodeURIComponent(expectation.id(ctx.a)) : '{id}') + (expectation.query?.(ctx.a) ?? '');
+  const body = expectation.body?.(ctx);
+  return { path, init: { method: route.method, ...(body === undefined ? {} : { body }) } };
+}
+
+describe('tenant isolation, every jwt route of shared/routes.ts', () => {
+  let ctx: Context;
+  beforeAll(async () => {
+    const [a, b, free] = await Promise.all([createOwner(), apiUser(), apiUser()]);
+    await upgradeToPro(b);
+    // B owns data of its own, so B's lists and counts are not empty by default.
+    await b.json('/api/bulk-create', { body: { projectName: `B project ${token()}`, csvData: people(2, `Bperson${token()}`) } });
+    ctx = { a, b, free };
+  }, 120_000);
+
+  it('has an expectation for exactly the jwt routes (add one for a new route)', () => {
+    expect(Object.keys(expectations).sort()).toEqual(jwtRoutes.map(routeKey).sort());
+  });
+
+  for (const route of jwtRoutes) {
+    const key = routeKey(route);
+    it(`${key}: the second user never sees or changes the first user's data`, async () => {
+      const expectation = expectations[key];
+      if (!expectation) throw new Error(`No tenant-isolation expectation for ${key}: add one to the table in this file`);
+      if (route.path.includes('{id}')) expect(expectation.id, `${key} needs A's id`).toBeDefined();
+      const { path, init } = requestOf(route, expectation, ctx);
+
+      const ownerFirst = expectation.ownerFirst ?? (route.method === 'GET' ? 'markers' : false);
+      if (ownerFirst) {
+        const own = await ctx.a.user.call(path, init);
+        const text = await own.text();
+        expect(own.status, text).toBeLessThan(300);
+        if (ownerFirst === 'markers') expect(ctx.a.markers.some((m) => text.includes(m)), `A's own ${key} shows A's data`).toBe(true);
+      }
+
+      const caller = expectation.as === 'free' ? ctx.free : ctx.b;
+      const response = await caller.call(path, init);
+      const text = await response.clone().text();
+      for (const marker of ctx.a.markers) expect(text, `B's ${key} shows A's ${marker}`).not.toContain(marker);
+      if (expectation.answer === 404) {
+        expect(response.status, text).toBe(404);
+        expect(typeof ((await response.json()) as { message?: unknown }).message).toBe('string');
+      } else {
+        await expectation.answer(response, ctx);
+      }
+      await expectation.ownerAfter?.(ctx);
+    });
+  }
+});
