@@ -184,6 +184,7 @@ describe('feedback in Chromium', () => {
 
       await secondDialog.getByText('Queued — waiting for other jobs to finish').waitFor();
       await secondDialog.getByText('1,001 rows waiting to start').waitFor();
+      await secondDialog.getByText('Your accounts will be created when the job starts.').waitFor();
       expect(await secondDialog.getByText('0 of 1,001 rows processed').count()).toBe(0);
       expect(await secondDialog.getByText('0%').count()).toBe(0);
       await second.screenshot({ path: screenshotPath('feedback-job-queued') });

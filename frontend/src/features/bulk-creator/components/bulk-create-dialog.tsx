@@ -177,7 +177,9 @@ export function BulkCreateDialog({
                 {stage === 'upload'
                   ? 'Upload a CSV file of people and choose how their accounts are made.'
                   : stage === 'processing'
-                    ? 'Your accounts are being created.'
+                    ? job?.status === 'queued'
+                      ? 'Your accounts will be created when the job starts.'
+                      : 'Your accounts are being created.'
                     : `Project ${project?.name ?? ''}`}
               </Dialog.Description>
             </Dialog.Header>
