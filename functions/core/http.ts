@@ -77,11 +77,22 @@ function textResult(statusCode: number, body: string, headers: Record<string, st
   };
 }
 
-/** Maps any error to `{ message, details? }`: typed errors keep their status, the rest is a bare 500. */
+/**
+ * At most this many entries of an error's details are sent (50,000 bad rows make 150,000 issues,
+ * 14 MB of JSON: over Lambda's 6 MB, a 502); `detailsCount` then says how many there were.
+ */
+export const ERROR_DETAILS_MAX = 200;
+
+/** Maps any error to `{ message, details?, detailsCount? }`: typed errors keep their status, the rest is a bare 500. */
 export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) {
-    const body: { message: string; details?: unknown } = { message: error.message };
-    if (error.details !== undefined) body.details = error.details;
+    const body: { message: string; details?: unknown; detailsCount?: number } = { message: error.message };
+    if (Array.isArray(error.details) && error.details.length > ERROR_DETAILS_MAX) {
+      body.details = error.details.slice(0, ERROR_DETAILS_MAX);
+      body.detailsCount = error.details.length;
+    } else if (error.details !== undefined) {
+      body.details = error.details;
+    }
     return json(error.statusCode, body);
   }
   // Errors raised by middy middlewares (createError) carry statusCode and expose.
