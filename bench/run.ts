@@ -7,7 +7,8 @@
  *     check that no emulator process is left behind.
  *  4. Password generation rate and CSV parsing time (bench/generation.ts).
  *  5. Bulk creation, search and worker memory against the local stack (bench/bulk.ts).
- *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query (bench/exports.ts).
+ *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
+ *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk) and 45000 (exports), plus TEST_PORT_SHIFT.

@@ -77,7 +77,10 @@ export interface QueueDefinition {
 export const queues: readonly QueueDefinition[] = [
   { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
-  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 3, visibilityTimeoutSeconds: 300 },
+  // Five receives (AWS's advice for a Lambda event source, at least 5): a chunk stopped by a
+  // throttling spell that outlasted its in-process retries is given 25 minutes (5 x 300 s) before
+  // its job fails; docs/deploy.md, Queue retries.
+  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 5, visibilityTimeoutSeconds: 300 },
   // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
   { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];

@@ -1,5 +1,5 @@
 import { gunzipSync } from 'node:zlib';
-import { bulkCreateRequestSchema, type BulkCreateInput } from '../../shared/schemas/bulk';
+import { MAX_ROWS_PER_REQUEST, bulkCreateRequestSchema, type BulkCreateInput } from '../../shared/schemas/bulk';
 import { PayloadTooLargeError, ValidationError } from '../core/errors';
 
 /**
@@ -21,6 +21,9 @@ export function inflateRows(input: BulkCreateInput): BulkCreateInput {
     if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw new PayloadTooLargeError(TOO_LARGE_MESSAGE);
     throw new ValidationError(NOT_GZIP_MESSAGE);
   }
+  // Counted before parsing: a few KB of gzip can hold millions of empty rows, and parsing and
+  // checking them all would fill the function's memory before the row limit is looked at.
+  if (topLevelEntries(json) > MAX_ROWS_PER_REQUEST) throw new PayloadTooLargeError(TOO_LARGE_MESSAGE);
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
@@ -34,4 +37,42 @@ export function inflateRows(input: BulkCreateInput): BulkCreateInput {
   }
   const { csvDataGzip: _sent, ...rest } = input;
   return { ...rest, csvData: rows.data };
+}
+
+/**
+ * How many entries the top-level JSON array of `json` holds (0 when it is not an array): one pass
+ * over the text, skipping strings, without building anything. Malformed JSON gets some count and
+ * is refused by JSON.parse afterwards.
+ */
+export function topLevelEntries(json: string): number {
+  if (!json.trimStart().startsWith('[')) return 0;
+  let depth = 0;
+  let entries = 0;
+  let inString = false;
+  let sawValue = false;
+  for (let i = 0; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) {
+      inString = true;
+      if (depth === 1) sawValue = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      if (depth === 1) sawValue = true;
+      depth++;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth--;
+    } else if (depth === 1) {
+      if (c === 0x2c) {
+        entries++;
+        sawValue = false;
+      } else if (c > 0x20) {
+        sawValue = true;
+      }
+    }
+  }
+  return entries + (sawValue ? 1 : 0);
 }

@@ -2,7 +2,7 @@ import { createPasswordGenerator, type RandomBytes } from '../../shared/generati
 import { rejectedRowsPath, SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { secretContext, type Cipher } from '../core/encryption';
-import { NotFoundError, ValidationError } from '../core/errors';
+import { NotFoundError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
@@ -13,7 +13,7 @@ import type { BulkStore, Item } from './bulk-store';
 import { checkCsvText, checkRows } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
-import { inlineFailed, rejectedRowItems } from './rejected-rows';
+import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
 
 export interface CreateBulkAccountsDeps {
   store: BulkStore;
@@ -33,8 +33,14 @@ export type CreateBulkAccountsResult =
   | { kind: 'created'; project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary }
   | { kind: 'queued'; project: Project; job: BulkJob; summary: BulkCreateSummary };
 
-/** How long a bulk creation may hold the user's username lock before others may take it. */
+/** How long a bulk creation that becomes a job may hold the user's username lock before others may take it. */
 export const LOCK_TTL_MS = 15 * 60 * 1000;
+/**
+ * The same for one answered at once: the request's own life (Lambda stops it after 10 s, API
+ * Gateway after 30 s) and a margin. A request that dies holding the lock then blocks its user for
+ * a minute at most, not for a job's quarter of an hour.
+ */
+export const SYNC_LOCK_TTL_MS = 60 * 1000;
 
 /**
  * POST /api/bulk-create.
@@ -53,8 +59,8 @@ export const createBulkAccounts =
   async (userId: string, input: BulkCreateInput): Promise<CreateBulkAccountsResult> => {
     const { valid, rejected, total } =
       input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 };
-    // However many rows fail, the answer must fit Lambda's 6 MB: the first few are listed.
-    if (valid.length === 0) throw new ValidationError('None of the rows can be created.', inlineFailed(rejected));
+    // However many rows fail, the answer must fit Lambda's 6 MB: it lists the first few and says how many (errorResponse).
+    if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
     const usage = await deps.store.usage(userId);
     if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
@@ -69,7 +75,7 @@ export const createBulkAccounts =
     await deps.store.reserve(userId, usage, valid.length, {
       owner: projectId,
       now: started.getTime(),
-      until: started.getTime() + LOCK_TTL_MS,
+      until: started.getTime() + (valid.length > SYNC_ROW_LIMIT ? LOCK_TTL_MS : SYNC_LOCK_TTL_MS),
     });
 
     let written = false;
@@ -168,6 +174,6 @@ export const createBulkAccounts =
       // back at once: this creation is over (a job that could not be queued is marked failed,
       // so none of its chunks writes after this), and no failure locks the user out.
       await deps.store.release(userId, written ? { projects: 0, accounts: 0 } : { projects: 1, accounts: valid.length }, projectId);
-      throw error;
+      throw written ? new WriteInterruptedError(input.projectName, error) : error;
     }
   };

@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { IDEMPOTENCY_IN_PROGRESS_MESSAGE } from '../../shared/schemas/bulk';
 import { secretContext, type Cipher } from '../core/encryption';
-import { ConflictError, UnprocessableError, ValidationError } from '../core/errors';
+import { ConflictError, UnprocessableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import type { Item } from './bulk-store';
@@ -16,12 +16,25 @@ export interface StoredAnswer {
 
 /** How long a key answers with its first result (and is refused for another body). */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** A key still "running" after this long belongs to a request that died: a retry may run again. */
-export const IDEMPOTENCY_STALE_MS = 15 * 60 * 1000;
+/**
+ * A key still "running" after this long belongs to a request that died (Lambda stops a request
+ * after 10 s, API Gateway after 30 s). It is not run again: it may have written part of its work.
+ */
+export const IDEMPOTENCY_STALE_MS = 60 * 1000;
 /** Characters of the encrypted answer per item, under DynamoDB's 400 KB. */
 export const ANSWER_PART_CHARS = 300 * 1024;
 
 export const KEY_REUSED_MESSAGE = 'This Idempotency-Key was already used for a different request.';
+export const REQUEST_STOPPED_MESSAGE =
+  'The earlier request with this Idempotency-Key stopped before it finished, and may have created part of the accounts. Check Projects, then create what is missing.';
+export const ANSWER_LOST_MESSAGE = 'The earlier request with this Idempotency-Key was carried out, but its answer could not be kept. Check Projects for the accounts it created.';
+/** The answer a retry gets when the first request failed after it began writing. */
+export const interruptedAnswer = (projectName: string): StoredAnswer => ({
+  statusCode: 500,
+  body: {
+    message: `Creating "${projectName}" stopped part-way, and some accounts may have been created. Check Projects before trying again.`,
+  },
+});
 export const BAD_KEY_MESSAGE = 'Idempotency-Key must be 1 to 255 letters, digits, dots, colons, dashes or underscores.';
 
 /** UUIDs and the like; '#' is kept out so a key can never read as another key's part. */
@@ -65,10 +78,9 @@ export const idempotent =
           new PutCommand({
             TableName: deps.tableName,
             Item: { ...main, entityType: 'BulkIdempotency', status: 'running', fingerprint, startedAt: now, expiresAt: Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
-            // TTL deletes late: an expired key is free again, and so is one whose request died.
-            ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :nowSeconds OR (#status = :running AND startedAt < :stale)',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000), ':running': 'running', ':stale': now - IDEMPOTENCY_STALE_MS },
+            // TTL deletes late: an expired key is free again.
+            ConditionExpression: 'attribute_not_exists(PK) OR expiresAt < :nowSeconds',
+            ExpressionAttributeValues: { ':nowSeconds': Math.floor(now / 1000) },
           }),
         );
         break;
@@ -81,7 +93,8 @@ export const idempotent =
         throw new ConflictError(IDEMPOTENCY_IN_PROGRESS_MESSAGE);
       }
       if (known.fingerprint !== fingerprint) throw new UnprocessableError(KEY_REUSED_MESSAGE);
-      if (known.status !== 'done') throw new ConflictError(IDEMPOTENCY_IN_PROGRESS_MESSAGE);
+      if (known.status === 'lost') throw new ConflictError(ANSWER_LOST_MESSAGE);
+      if (known.status === 'running') throw new ConflictError(Number(known.startedAt) < now - IDEMPOTENCY_STALE_MS ? REQUEST_STOPPED_MESSAGE : IDEMPOTENCY_IN_PROGRESS_MESSAGE);
       return { ...(await readAnswer(deps, userId, key, Number(known.parts))), replayed: true };
     }
 
@@ -89,16 +102,25 @@ export const idempotent =
     try {
       answer = await work();
     } catch (error) {
-      await deps.db
-        .send(new DeleteCommand({ TableName: deps.tableName, Key: main, ConditionExpression: 'fingerprint = :fingerprint AND #status = :running', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':fingerprint': fingerprint, ':running': 'running' } }))
-        .catch((releaseError: unknown) => logger.warn('Could not give up an idempotency key', { error: String(releaseError) }));
-      throw error;
+      if (!(error instanceof WriteInterruptedError)) {
+        // Nothing was written: the key is given up, so the same request may be sent again.
+        await deps.db
+          .send(new DeleteCommand({ TableName: deps.tableName, Key: main, ConditionExpression: 'fingerprint = :fingerprint AND #status = :running', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':fingerprint': fingerprint, ':running': 'running' } }))
+          .catch((releaseError: unknown) => logger.warn('Could not give up an idempotency key', { error: String(releaseError) }));
+        throw error;
+      }
+      // Part of the work is stored: running it again would create it twice. The failure is the answer, now and to a retry.
+      logger.error('Unhandled error', { error: { name: error.name, message: error.message } });
+      answer = interruptedAnswer(error.projectName);
     }
     try {
       await storeAnswer(deps, userId, key, answer);
     } catch (error) {
-      // The work is done and its answer must reach the caller; a retry meets 'in progress' until the key goes stale.
+      // The work is done and its answer must reach the caller; a retry learns that it was done, never runs it again.
       logger.error('Could not store an idempotent answer', { error: error instanceof Error ? error.message : String(error) });
+      await deps.db
+        .send(new UpdateCommand({ TableName: deps.tableName, Key: main, UpdateExpression: 'SET #status = :lost', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':lost': 'lost' } }))
+        .catch((markError: unknown) => logger.error('Could not mark an idempotent answer lost', { error: String(markError) }));
     }
     return { ...answer, replayed: false };
   };

@@ -23,9 +23,12 @@ export const NOT_STORED_MESSAGE = 'Could not be stored';
 type Cells = [row: number, firstName: string, lastName: string, email: string, message: string];
 const cellsOf = (r: RejectedRow): Cells => [r.row, r.firstName.slice(0, CELL_MAX), r.lastName.slice(0, CELL_MAX), (r.email ?? '').slice(0, CELL_MAX), r.message.slice(0, CELL_MAX)];
 
-/** What a response lists of the rejected rows: the first FAILED_ROWS_INLINE_MAX, without the names. */
-export const inlineFailed = (rejected: readonly RejectedRow[]): FailedRow[] =>
-  rejected.slice(0, FAILED_ROWS_INLINE_MAX).map(({ row, field, email, message }) => ({ row, ...(field ? { field } : {}), ...(email ? { email } : {}), message }));
+/** The rejected rows as an answer lists them, without the names. */
+export const failedRowsOf = (rejected: readonly RejectedRow[]): FailedRow[] =>
+  rejected.map(({ row, field, email, message }) => ({ row, ...(field ? { field } : {}), ...(email ? { email } : {}), message }));
+
+/** What a response lists of the rejected rows: the first FAILED_ROWS_INLINE_MAX. */
+export const inlineFailed = (rejected: readonly RejectedRow[]): FailedRow[] => failedRowsOf(rejected.slice(0, FAILED_ROWS_INLINE_MAX));
 
 /**
  * The items that keep a project's full report: rows in order, split into parts of at most

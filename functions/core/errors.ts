@@ -13,6 +13,20 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * A failure after a creation began writing: what was written stays (and is counted), so a retry
+ * of the same request must not run it again.
+ */
+export class WriteInterruptedError extends Error {
+  constructor(
+    readonly projectName: string,
+    cause: unknown,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = 'WriteInterruptedError';
+  }
+}
+
 export class ValidationError extends HttpError {
   constructor(message = 'Invalid request', details?: unknown) {
     super(400, message, details);

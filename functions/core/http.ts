@@ -62,26 +62,45 @@ const json = (statusCode: number, body: unknown, headers: Record<string, string>
 
 /** Text bodies above this are gzipped for clients that accept it. */
 export const GZIP_RESPONSE_FROM_BYTES = 256 * 1024;
+/** Lambda returns at most 6 MB in all (API Gateway answers 502 above it): a body gets this much of it. */
+export const RESPONSE_BODY_MAX_BYTES = 5.8 * 1024 * 1024;
+export const DOWNLOAD_NEEDS_GZIP_MESSAGE = 'This download is larger than 6 MB: ask for it compressed (Accept-Encoding: gzip), as browsers do.';
+export const DOWNLOAD_TOO_LARGE_MESSAGE = 'This download is too large to send in one answer, even compressed. Use the Export Center for large files.';
 
 /**
  * Lambda returns at most 6 MB: a large download (a project's CSV of 50,000 accounts) goes out
- * gzipped, base64 in the payload and decoded by API Gateway, unpacked by the browser.
+ * gzipped, base64 in the payload and decoded by API Gateway, unpacked by the browser. One that
+ * cannot fit is refused with a clear message (406 for a client that takes no gzip, 413 when even
+ * gzip cannot make it fit) instead of becoming API Gateway's bare 502.
  */
 function textResult(statusCode: number, body: string, headers: Record<string, string>, acceptEncoding: string | undefined): HttpResult {
-  if (Buffer.byteLength(body) < GZIP_RESPONSE_FROM_BYTES || !/\bgzip\b/i.test(acceptEncoding ?? '')) return { statusCode, headers, body };
-  return {
-    statusCode,
-    headers: { ...headers, 'content-encoding': 'gzip', vary: 'accept-encoding' },
-    body: gzipSync(body).toString('base64'),
-    isBase64Encoded: true,
-  };
+  const size = Buffer.byteLength(body);
+  if (size < GZIP_RESPONSE_FROM_BYTES) return { statusCode, headers, body };
+  if (!/\bgzip\b/i.test(acceptEncoding ?? '')) {
+    if (size > RESPONSE_BODY_MAX_BYTES) throw new HttpError(406, DOWNLOAD_NEEDS_GZIP_MESSAGE);
+    return { statusCode, headers, body };
+  }
+  const gzipped = gzipSync(body).toString('base64');
+  if (gzipped.length > RESPONSE_BODY_MAX_BYTES) throw new HttpError(413, DOWNLOAD_TOO_LARGE_MESSAGE);
+  return { statusCode, headers: { ...headers, 'content-encoding': 'gzip', vary: 'accept-encoding' }, body: gzipped, isBase64Encoded: true };
 }
 
-/** Maps any error to `{ message, details? }`: typed errors keep their status, the rest is a bare 500. */
+/**
+ * At most this many entries of an error's details are sent (50,000 bad rows make 150,000 issues,
+ * 14 MB of JSON: over Lambda's 6 MB, a 502); `detailsCount` then says how many there were.
+ */
+export const ERROR_DETAILS_MAX = 200;
+
+/** Maps any error to `{ message, details?, detailsCount? }`: typed errors keep their status, the rest is a bare 500. */
 export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) {
-    const body: { message: string; details?: unknown } = { message: error.message };
-    if (error.details !== undefined) body.details = error.details;
+    const body: { message: string; details?: unknown; detailsCount?: number } = { message: error.message };
+    if (Array.isArray(error.details) && error.details.length > ERROR_DETAILS_MAX) {
+      body.details = error.details.slice(0, ERROR_DETAILS_MAX);
+      body.detailsCount = error.details.length;
+    } else if (error.details !== undefined) {
+      body.details = error.details;
+    }
     return json(error.statusCode, body);
   }
   // Errors raised by middy middlewares (createError) carry statusCode and expose.

@@ -51,9 +51,27 @@ export type PasswordSettings = z.output<typeof passwordSettingsSchema>;
 export const defaultPasswordSettings: PasswordSettings = passwordSettingsSchema.parse({});
 
 /** One person as typed or read from a CSV (spec 5 messages). */
+/**
+ * Line breaks and other control characters inside a value: a CSV quote left open can pull the
+ * following lines into one field, and that must be reported, never created as someone's name.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const noControlCharacters = (label: string) => [(value: string) => !CONTROL_CHARACTERS.test(value), `${label} cannot contain line breaks or control characters`] as const;
+
 export const personSchema = z.object({
-  firstName: z.string().trim().min(1, 'First name is required').max(100, 'First name must be at most 100 characters'),
-  lastName: z.string().trim().min(1, 'Last name is required').max(100, 'Last name must be at most 100 characters'),
+  firstName: z
+    .string()
+    .trim()
+    .min(1, 'First name is required')
+    .max(100, 'First name must be at most 100 characters')
+    .refine(...noControlCharacters('First name')),
+  lastName: z
+    .string()
+    .trim()
+    .min(1, 'Last name is required')
+    .max(100, 'Last name must be at most 100 characters')
+    .refine(...noControlCharacters('Last name')),
   email: z.string().trim().max(254, 'Valid email is required').email('Valid email is required'),
 });
 export type Person = z.output<typeof personSchema>;

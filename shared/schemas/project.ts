@@ -19,6 +19,18 @@ export interface Project {
   updatedAt: string;
 }
 
+/**
+ * GET /api/projects/{id}/export builds the whole CSV in one 512 MB Lambda of 10 s and returns it
+ * in one response (6 MB at most): a project above this many accounts is refused there (409) and
+ * its CSV is made by the Export Center's worker (POST /api/exports). Measured in bench/exports.ts;
+ * the reasoning is in docs/deploy.md, Project CSV downloads.
+ */
+export const SYNC_EXPORT_MAX_ACCOUNTS = 10_000;
+
+/** The 409 of a project too large to download at once; `atLeast` when it was found while reading. */
+export const exportCenterMessage = (accountCount: number, atLeast = false): string =>
+  `This project has ${atLeast ? 'more than ' : ''}${accountCount.toLocaleString('en-US')} accounts: its CSV is prepared in the Export Center.`;
+
 /** An account as lists show it: GET /api/projects/{id}/accounts and GET /api/accounts/search. */
 export interface AccountView {
   id: string;

@@ -38,6 +38,8 @@ describe('bulk creation in Chromium', () => {
   let page: Page;
   /** The year in the usernames of the project the tests create from the file. */
   let projectYear: string;
+  /** José's generated password, from the downloaded CSV: what 'Show Passwords' must reveal. */
+  let josePassword = '';
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -124,6 +126,11 @@ describe('bulk creation in Chromium', () => {
       ['Sean', 'O\'Neil "Jr"', 'o.neil@example.com', `seanoneiljr${projectYear}`],
     ]);
     for (const row of rows.slice(1)) expect(row[4]).toMatch(/^.{12}$/);
+    josePassword = rows[1]![4]!;
+    // On screen the passwords stay masked until asked for.
+    const shownTable = await dialog.locator('table').innerText();
+    expect(shownTable).toContain('••••');
+    expect(shownTable).not.toContain(josePassword);
     await dialog.getByRole('button', { name: 'Done' }).click();
     await dialog.waitFor({ state: 'hidden' });
   });
@@ -134,10 +141,15 @@ describe('bulk creation in Chromium', () => {
     await page.getByText('1 result').waitFor();
     await page.getByRole('cell', { name: 'jose@example.com' }).waitFor();
     expect(await page.getByRole('cell', { name: `josenunez${projectYear}` }).count()).toBe(1);
+    // Hidden: no password column, and José's password nowhere in the table.
+    expect(josePassword).toMatch(/^.{12}$/);
+    expect(await page.getByRole('columnheader', { name: 'Password' }).count()).toBe(0);
+    expect(await page.locator('table').innerText()).not.toContain(josePassword);
     await page.getByRole('button', { name: 'Show Passwords' }).click();
     await page.getByRole('button', { name: 'Hide Passwords' }).waitFor();
-    const text = await page.locator('table').innerText();
-    expect(text).toMatch(/[A-Za-z0-9$#@!*&?%]{12}/);
+    // Shown: José's row holds exactly the password generated for him.
+    await page.getByRole('columnheader', { name: 'Password' }).waitFor();
+    await page.getByRole('row', { name: /jose@example\.com/ }).getByRole('cell', { name: josePassword, exact: true }).waitFor();
     await page.screenshot({ path: screenshotPath('accounts-search') });
   });
 

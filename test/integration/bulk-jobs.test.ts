@@ -255,7 +255,7 @@ describe('a job that fails', () => {
     await record(bodies[2]!); // a second delivery of the dead letter changes nothing
     expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({
       status: 'failed',
-      reason: 'Rows 1001 to 1200 could not be stored after 3 attempts.',
+      reason: 'Rows 1001 to 1200 could not be stored after 5 attempts.',
       done: 1000,
       failedCount: 200,
     });

@@ -60,40 +60,35 @@ async function defaultsOf(userId: string) {
   return { flagged, pointer: Item?.templateId as string | undefined };
 }
 
+/**
+ * A user with templates a (the default) and b; `slowSave` reads the pointer, then waits while
+ * `meanwhile` saves, then writes. Answers the defaults afterwards.
+ */
+async function interleave(slowSave: EmailTemplate, meanwhile: EmailTemplate) {
+  const userId = `race-${randomUUID()}`;
+  const store = dynamoTemplateStore(testDb(), TABLE);
+  expect(await store.save(userId, template('a', true), { mustExist: false })).toBe(true);
+  expect(await store.save(userId, template('b', false), { mustExist: false })).toBe(true);
+
+  const slow = pausedAfterPointerRead(userId);
+  const saving = dynamoTemplateStore(slow.client, TABLE).save(userId, slowSave, { mustExist: true });
+  await slow.pointerRead;
+  expect(await store.save(userId, meanwhile, { mustExist: true })).toBe(true);
+  slow.release();
+  expect(await saving).toBe(true);
+  return defaultsOf(userId);
+}
+
 describe('one default template, whatever the interleaving', () => {
   it('re-saving the default while another template becomes the default leaves one default', async () => {
-    const userId = `race-${randomUUID()}`;
-    const store = dynamoTemplateStore(testDb(), TABLE);
-    expect(await store.save(userId, template('a', true), { mustExist: false })).toBe(true);
-    expect(await store.save(userId, template('b', false), { mustExist: false })).toBe(true);
-
-    const slow = pausedAfterPointerRead(userId);
-    const resave = dynamoTemplateStore(slow.client, TABLE).save(userId, template('a', true), { mustExist: true });
-    await slow.pointerRead;
     // Meanwhile b becomes the default: a loses its flag.
-    expect(await store.save(userId, template('b', true), { mustExist: true })).toBe(true);
-    slow.release();
-    expect(await resave).toBe(true);
-
-    const { flagged, pointer } = await defaultsOf(userId);
+    const { flagged, pointer } = await interleave(template('a', true), template('b', true));
     expect(flagged).toHaveLength(1);
     expect(pointer).toBe(flagged[0]);
   });
 
   it('saving a template as not default while it becomes the default elsewhere keeps flag and pointer in step', async () => {
-    const userId = `race-${randomUUID()}`;
-    const store = dynamoTemplateStore(testDb(), TABLE);
-    expect(await store.save(userId, template('a', true), { mustExist: false })).toBe(true);
-    expect(await store.save(userId, template('b', false), { mustExist: false })).toBe(true);
-
-    const slow = pausedAfterPointerRead(userId);
-    const edit = dynamoTemplateStore(slow.client, TABLE).save(userId, template('b', false), { mustExist: true });
-    await slow.pointerRead;
-    expect(await store.save(userId, template('b', true), { mustExist: true })).toBe(true);
-    slow.release();
-    expect(await edit).toBe(true);
-
-    const { flagged, pointer } = await defaultsOf(userId);
+    const { flagged, pointer } = await interleave(template('b', false), template('b', true));
     // Whichever save counts last, the pointer names exactly the flagged template (or none).
     expect(pointer === undefined ? [] : [pointer]).toEqual(flagged);
   });

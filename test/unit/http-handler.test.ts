@@ -1,8 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { Context } from 'aws-lambda';
 import * as z from 'zod';
+import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { GZIP_RESPONSE_FROM_BYTES, httpHandler, redirect, Response, route, type HttpEvent } from '../../functions/core/http';
+import { DOWNLOAD_NEEDS_GZIP_MESSAGE, DOWNLOAD_TOO_LARGE_MESSAGE, GZIP_RESPONSE_FROM_BYTES, RESPONSE_BODY_MAX_BYTES, httpHandler, redirect, Response, route, type HttpEvent } from '../../functions/core/http';
 import { ConflictError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
 import { logger } from '../../functions/core/logger';
 import { idField } from '../../shared/schemas/ids';
@@ -134,6 +135,25 @@ describe('httpHandler: large text downloads', () => {
     const small = await download(1000)(event('GET /api/projects/{id}/export', { sub: 'u', headers: { 'accept-encoding': 'gzip' } }), context);
     expect(small.headers?.['content-encoding']).toBeUndefined();
     expect(small.body).toBe(csv(1000));
+  });
+
+  it('refuses what cannot fit Lambda\'s 6 MB with a clear JSON answer instead of a 502: 406 without gzip, 413 when even gzip is too large', async () => {
+    const huge = 8 * 1024 * 1024;
+    const plain = await download(huge)(event('GET /api/projects/{id}/export', { sub: 'u' }), context);
+    expect(plain.statusCode).toBe(406);
+    expect(JSON.parse(plain.body!)).toEqual({ message: DOWNLOAD_NEEDS_GZIP_MESSAGE });
+    // The same body compresses well: gzipped it fits.
+    const gzipped = await download(huge)(event('GET /api/projects/{id}/export', { sub: 'u', headers: { 'accept-encoding': 'gzip' } }), context);
+    expect(gzipped.statusCode).toBe(200);
+    expect(gzipped.body!.length).toBeLessThan(RESPONSE_BODY_MAX_BYTES);
+    // Random text does not compress: refused.
+    const noise = randomBytes(6 * 1024 * 1024).toString('base64');
+    const incompressible = httpHandler({
+      'GET /api/projects/{id}/export': route({ run: async () => new Response(200, noise, { 'content-type': 'text/csv; charset=utf-8' }) }),
+    });
+    const refused = await incompressible(event('GET /api/projects/{id}/export', { sub: 'u', headers: { 'accept-encoding': 'gzip' } }), context);
+    expect(refused.statusCode).toBe(413);
+    expect(JSON.parse(refused.body!)).toEqual({ message: DOWNLOAD_TOO_LARGE_MESSAGE });
   });
 });
 

@@ -114,10 +114,14 @@ describe('readPeopleCsv: malformed quotes (issue 9)', () => {
     ]);
   });
 
-  it('still reads a correctly closed quoted field across lines as one record', () => {
+  it('still reads a correctly closed quoted field across lines as one record (and reports a name with a line break)', () => {
     const text = [HEADER, '"Ann\n""Nan""\nMarie",Lee,ann@example.com', 'Bob,"Ray,\nJr.",bob@example.com', 'Cy,Doe,cy@example.com', ''].join('\n');
     const result = readPeopleCsv(text);
-    expect(problems(result)).toEqual([]);
+    // One record each (row numbers go on after them), reported for the line breaks in the names, never created so.
+    expect(problems(result)).toEqual([
+      [2, 'firstName: First name cannot contain line breaks or control characters'],
+      [5, 'lastName: Last name cannot contain line breaks or control characters'],
+    ]);
     expect(people(result)).toEqual([
       [2, 'Ann\n"Nan"\nMarie', 'Lee', 'ann@example.com'],
       [5, 'Bob', 'Ray,\nJr.', 'bob@example.com'],
@@ -330,7 +334,7 @@ describe('readPeopleCsv: file errors and limits', () => {
     const padded = readPeopleCsv(text + '\n'.repeat(2_000), { maxRows: 10 });
     expect(padded).toEqual(readPeopleCsv(text, { maxRows: 10 }));
     expect(problems(padded)).toEqual([
-      [3, 'lastName: Last name is required'],
+      [3, 'firstName: First name cannot contain line breaks or control characters', 'lastName: Last name is required'],
       [5, 'email: Duplicate email (also in row 2)'],
       [6, 'email: Valid email is required'],
     ]);
@@ -509,5 +513,15 @@ describe('readPeopleCsv: round trip with the CSV writer', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('readPeopleCsv: a quote left open that a later line closes (review of issue 9)', () => {
+  it('reports the record that swallowed lines instead of creating it', () => {
+    const text = [HEADER, 'Ann,"Lee,ann@x.com', 'Bob,Smith,bob@x.com', 'Cid,Doe 5",cid@x.com', 'Dan,Ray,dan@x.com', ''].join('\n');
+    const result = readPeopleCsv(text);
+    // RFC 4180 reads lines 2-4 as one record; its last name holds line breaks, so it is refused, not created.
+    expect(result.valid.map((r) => r.firstName)).toEqual(['Dan']);
+    expect(problems(result)).toEqual([[2, 'lastName: Last name cannot contain line breaks or control characters']]);
   });
 });

@@ -60,3 +60,15 @@ describe('route table', () => {
     }
   });
 });
+
+describe('queue retries (docs/deploy.md, Queue retries)', () => {
+  const bulk = queues.find((q) => q.name === 'bulk')!;
+
+  it('the bulk queue tries a chunk at least 5 times (AWS advice for a Lambda event source), about 25 minutes before the dead-letter queue', () => {
+    expect(bulk.maxReceiveCount).toBeGreaterThanOrEqual(5);
+    // Every try but the first waits for the visibility timeout: give a throttling spell time to pass, but not hours.
+    const minutesBeforeDeadLetter = (bulk.maxReceiveCount * bulk.visibilityTimeoutSeconds) / 60;
+    expect(minutesBeforeDeadLetter).toBeGreaterThanOrEqual(20);
+    expect(minutesBeforeDeadLetter).toBeLessThanOrEqual(60);
+  });
+});

@@ -2,6 +2,7 @@ import { Code, Table, Text } from '@chakra-ui/react';
 import type { AccountView } from '@shared/schemas/project';
 import { formatDate } from '../lib/format-date';
 import { AccountStatusBadge } from './account-status-badge';
+import { ScrollTable } from './scroll-table';
 
 /**
  * Stored accounts (Account Database, a project's accounts). The password column shows only when
@@ -19,7 +20,7 @@ export function AccountTable({
   caption: string;
 }) {
   return (
-    <Table.ScrollArea borderWidth="1px" borderRadius="md">
+    <ScrollTable label={caption} borderWidth="1px" borderRadius="md">
       <Table.Root size="sm" stickyHeader interactive>
         <Table.Caption srOnly>{caption}</Table.Caption>
         <Table.Header>
@@ -63,6 +64,6 @@ export function AccountTable({
           ))}
         </Table.Body>
       </Table.Root>
-    </Table.ScrollArea>
+    </ScrollTable>
   );
 }

@@ -20,7 +20,7 @@ export function EmptyStateCard({
           <EmptyState.Content>
             <EmptyState.Indicator>{icon}</EmptyState.Indicator>
             <VStack textAlign="center">
-              <EmptyState.Title>{title}</EmptyState.Title>
+              <EmptyState.Title as="h2">{title}</EmptyState.Title>
               <EmptyState.Description>{description}</EmptyState.Description>
             </VStack>
             {action}

@@ -1,6 +1,8 @@
-import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
-import type { AccountView, Page, Project } from '@shared/schemas/project';
-import { apiDownload, apiRequest } from './api-client';
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router';
+import type { ExportView } from '@shared/schemas/export';
+import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS, type AccountView, type Page, type Project } from '@shared/schemas/project';
+import { ApiError, apiDownload, apiRequest } from './api-client';
 import { queryKeys } from './query-keys';
 import { saveFile } from './save-file';
 import { toaster } from './toaster';
@@ -31,18 +33,56 @@ export function useProjectAccountsQuery(projectId: string, showPasswords: boolea
   });
 }
 
-/** Downloads GET /api/projects/{id}/export and saves it as {projectName}_accounts.csv. */
+/** What Export CSV did: saved the file, or started an export in the Export Center (a large project). */
+export type ProjectExportOutcome = { kind: 'downloaded' } | { kind: 'export-center'; reason: string; exportId: string };
+
+/** The Export Center's route, where a large project's CSV is made and downloaded. */
+export const EXPORT_CENTER_PATH = '/exports';
+
+/**
+ * Export CSV: GET /api/projects/{id}/export saved as {projectName}_accounts.csv. A project above
+ * SYNC_EXPORT_MAX_ACCOUNTS is too large for one response: its CSV is made by the Export Center
+ * (POST /api/exports), with the spec's 'Export started' toast and a button to go there (the
+ * project page also shows the reason, outcome.reason, with a link). Decided from the project's
+ * accountCount, and also when the server counts more than this page knew (a job still adding
+ * accounts): it answers 409 on this route only for that, with the count in its message.
+ */
 export function useExportProject() {
+  const queryClient = useQueryClient();
+  const navigate = useNavigate();
   return useMutation({
-    mutationFn: async (project: Pick<Project, 'id' | 'name'>) => {
-      const { blob, filename } = await apiDownload(`/api/projects/${encodeURIComponent(project.id)}/export`);
-      saveFile(blob, filename ?? `${project.name}_accounts.csv`);
+    mutationFn: async (project: Pick<Project, 'id' | 'name' | 'accountCount'>): Promise<ProjectExportOutcome> => {
+      const viaExportCenter = async (reason: string): Promise<ProjectExportOutcome> => {
+        const started = await apiRequest<ExportView>('/api/exports', { method: 'POST', body: { projectId: project.id, format: 'csv' } });
+        return { kind: 'export-center', reason, exportId: started.id };
+      };
+      if (project.accountCount > SYNC_EXPORT_MAX_ACCOUNTS) return viaExportCenter(exportCenterMessage(project.accountCount));
+      try {
+        const { blob, filename } = await apiDownload(`/api/projects/${encodeURIComponent(project.id)}/export`);
+        saveFile(blob, filename ?? `${project.name}_accounts.csv`);
+        return { kind: 'downloaded' };
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 409) {
+          return viaExportCenter(error.serverMessage ?? exportCenterMessage(SYNC_EXPORT_MAX_ACCOUNTS, true));
+        }
+        throw error;
+      }
     },
-    onSuccess: (_result, project) => {
+    onSuccess: (outcome, project) => {
+      if (outcome.kind === 'downloaded') {
+        toaster.create({
+          type: 'success',
+          title: 'Export successful',
+          description: `${project.name} accounts exported successfully.`,
+        });
+        return;
+      }
+      void queryClient.invalidateQueries({ queryKey: queryKeys.exportHistory });
       toaster.create({
         type: 'success',
-        title: 'Export successful',
-        description: `${project.name} accounts exported successfully.`,
+        title: 'Export started',
+        description: "Your export is being processed. You'll be notified when it's ready.",
+        action: { label: 'Open Export Center', onClick: () => void navigate(EXPORT_CENTER_PATH) },
       });
     },
     onError: (error) => {

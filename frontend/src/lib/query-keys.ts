@@ -12,4 +12,6 @@ export const queryKeys = {
   recentActivity: ['/api/dashboard/recent-activity'] as const,
   accountSearch: ['/api/accounts/search'] as const,
   bulkJob: (jobId: string) => ['/api/bulk-jobs', jobId] as const,
+  /** The Export Center's history: a project's Export CSV may start an export there too. */
+  exportHistory: ['/api/exports/history'] as const,
 };

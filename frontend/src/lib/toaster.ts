@@ -1,10 +1,32 @@
 import { createToaster } from '@chakra-ui/react';
 
-/** The app's one toaster (spec 9: one toast at a time, 5 s). Rendered by components/toaster. */
-export const toaster = createToaster({
-  // Top right: at the bottom it would cover dialog buttons (Generate Accounts, Done) for 5 s.
-  placement: 'top-end',
+/**
+ * Where toasts appear: the bottom right corner on desktop, the bottom edge on phones (see
+ * components/toaster). Not at the top, where they covered New Project and the user menu; not at
+ * the bottom left, where the side navigation keeps the plan card and Upgrade Now. Dialogs keep
+ * their buttons clear of this corner (app/theme: dialog positioner).
+ */
+const TOAST_PLACEMENT = 'bottom-end';
+
+const store = createToaster({
+  placement: TOAST_PLACEMENT,
   max: 1,
   duration: 5000,
   pauseOnPageIdle: true,
 });
+
+/**
+ * The app's one toaster (spec 9: at most one toast shown, 5 s). Rendered by components/toaster.
+ * With `max: 1` alone Chakra queues a new toast until the shown one times out, so the latest news
+ * waits behind stale news: creating a toast removes the one shown instead (an update of the same
+ * id keeps it).
+ */
+export const toaster: typeof store = {
+  ...store,
+  create: (options) => {
+    for (const shown of store.getVisibleToasts()) {
+      if (shown.id !== undefined && shown.id !== options.id) store.remove(shown.id);
+    }
+    return store.create(options);
+  },
+};

@@ -21,10 +21,16 @@ export function UserMenu() {
   return (
     <Menu.Root positioning={{ placement: 'bottom-end' }} onSelect={(details) => onSelect(details.value)}>
       <Menu.Trigger asChild>
-        <Button aria-label="User menu" variant="ghost" size="sm" px="1.5" gap="2">
-          <UserAvatar user={user} size="xs" />
+        {/* Named by its content, so the name shown is part of it (WCAG 2.5.3, label in name). */}
+        <Button variant="ghost" size="sm" px="1.5" gap="2">
+          <span aria-hidden="true">
+            <UserAvatar user={user} size="xs" />
+          </span>
           <Text as="span" hideBelow="md" maxW="40" truncate>
             {name}
+          </Text>
+          <Text as="span" srOnly>
+            User menu
           </Text>
         </Button>
       </Menu.Trigger>

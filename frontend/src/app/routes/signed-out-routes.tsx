@@ -1,5 +1,6 @@
 import { Suspense } from 'react';
-import { Route, Routes } from 'react-router';
+import { Box } from '@chakra-ui/react';
+import { Outlet, Route, Routes } from 'react-router';
 import { LoadingScreen } from '../../components/loading-screen';
 import { LandingPage } from '../../features/landing/components/landing-page';
 import { lazyNamed } from './lazy-named';
@@ -19,12 +20,27 @@ export function SignedOutRoutes() {
     <Suspense fallback={<LoadingScreen />}>
       <Routes>
         <Route index element={<LandingPage />} />
-        <Route path="sign-in" element={<SignInPage />} />
-        <Route path="sign-up" element={<SignUpPage />} />
-        <Route path="confirm" element={<ConfirmPage />} />
-        <Route path="forgot-password" element={<ForgotPasswordPage />} />
-        <Route path="*" element={<SignedOutFallbackPage />} />
+        <Route element={<MainLandmark />}>
+          <Route path="sign-in" element={<SignInPage />} />
+          <Route path="sign-up" element={<SignUpPage />} />
+          <Route path="confirm" element={<ConfirmPage />} />
+          <Route path="forgot-password" element={<ForgotPasswordPage />} />
+          <Route path="*" element={<SignedOutFallbackPage />} />
+        </Route>
       </Routes>
     </Suspense>
+  );
+}
+
+/**
+ * The one-card screens are the page's main content: a main landmark holds them, so assistive
+ * technology can jump to it and nothing sits outside a landmark (axe: landmark-one-main, region).
+ * The landing page has its own header, main and footer.
+ */
+function MainLandmark() {
+  return (
+    <Box as="main">
+      <Outlet />
+    </Box>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
+import { Alert, Button, CloseButton, Dialog, Portal, Stack, Text } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { DownloadIcon } from 'lucide-react';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
@@ -6,6 +6,7 @@ import { useForm, useWatch } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import type { CsvRow } from '@shared/csv/read-people';
+import type { BulkJob } from '@shared/schemas/bulk';
 import type { SubscriptionStatus } from '@shared/schemas/project';
 import { useExportProject } from '../../../lib/projects-api';
 import { saveCsv } from '../../../lib/save-file';
@@ -25,11 +26,13 @@ import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
 import { toBulkCreateRequest, uploadFormDefaults, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
 import { BulkProcessingStage } from './bulk-processing-stage';
 import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, RejectedRowsDownload } from './bulk-complete-stage';
-import { BulkUploadStage, UPLOAD_FORM_ID } from './bulk-upload-stage';
+import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
 
 type Outcome =
   | { kind: 'done'; response: BulkCreateDone; sentRows: CsvRow[] }
   | { kind: 'job'; response: BulkCreateStarted; sentRows: CsvRow[] };
+
+const OVER_PLAN_ID = 'bulk-over-plan-reason';
 
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
 
@@ -138,7 +141,9 @@ export function BulkCreateDialog({
   };
 
   const projectName = useWatch({ control: form.control, name: 'projectName' }) ?? '';
-  const canSubmit = projectName.trim() !== '' && (file?.result.valid.length ?? 0) > 0 && !create.isPending && !reading;
+  // More rows than the plan allows: the server would refuse them all, so Generate stays off.
+  const overPlan = subscription && file ? planWarningFor(subscription, file.result.valid.length) !== undefined : false;
+  const canSubmit = projectName.trim() !== '' && (file?.result.valid.length ?? 0) > 0 && !create.isPending && !reading && !overPlan;
   const project = outcome?.response.project;
 
   const downloadCsv = () => {
@@ -172,7 +177,9 @@ export function BulkCreateDialog({
                 {stage === 'upload'
                   ? 'Upload a CSV file of people and choose how their accounts are made.'
                   : stage === 'processing'
-                    ? 'Your accounts are being created.'
+                    ? job?.status === 'queued'
+                      ? 'Your accounts will be created when the job starts.'
+                      : 'Your accounts are being created.'
                     : `Project ${project?.name ?? ''}`}
               </Dialog.Description>
             </Dialog.Header>
@@ -189,7 +196,7 @@ export function BulkCreateDialog({
               ) : stage === 'processing' ? (
                 job && started ? (
                   <Stack gap="3">
-                    <JobProgress done={job.done} failed={job.failedCount} total={job.total} />
+                    <JobProgress status={job.status} done={job.done} failed={job.failedCount} total={job.total} />
                     {progressLost ? (
                       <Alert.Root status="warning">
                         <Alert.Indicator />
@@ -228,10 +235,22 @@ export function BulkCreateDialog({
             </Dialog.Body>
             {stage === 'upload' ? (
               <Dialog.Footer flexWrap="wrap">
+                {overPlan ? (
+                  <Text id={OVER_PLAN_ID} fontSize="sm" fontWeight="medium" me="auto">
+                    Too many rows for your plan: choose a smaller file or upgrade.
+                  </Text>
+                ) : null}
                 <Dialog.ActionTrigger asChild>
                   <Button variant="outline">Cancel</Button>
                 </Dialog.ActionTrigger>
-                <Button type="submit" form={UPLOAD_FORM_ID} colorPalette="blue" disabled={!canSubmit} loading={create.isPending}>
+                <Button
+                  type="submit"
+                  form={UPLOAD_FORM_ID}
+                  colorPalette="blue"
+                  disabled={!canSubmit}
+                  loading={create.isPending}
+                  aria-describedby={overPlan ? OVER_PLAN_ID : undefined}
+                >
                   Generate Accounts
                 </Button>
               </Dialog.Footer>
@@ -267,10 +286,13 @@ function SimulatedProgress() {
   return <BulkProcessingStage percent={percent} />;
 }
 
-/** A background job's real progress. */
-function JobProgress({ done, failed, total }: { done: number; failed: number; total: number }) {
+/** A background job's real progress, or that it has not started yet. */
+function JobProgress({ status, done, failed, total }: { status: BulkJob['status']; done: number; failed: number; total: number }) {
   const processed = done + failed;
   const percent = total > 0 ? (processed / total) * 100 : 0;
+  if (status === 'queued') {
+    return <BulkProcessingStage queued percent={0} detail={`${plural(total, 'row', 'rows')} waiting to start`} />;
+  }
   return (
     <BulkProcessingStage
       percent={percent}

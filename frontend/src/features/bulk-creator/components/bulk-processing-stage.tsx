@@ -8,23 +8,35 @@ const steps = [
   { label: 'Creating accounts', above: 90 },
 ] as const;
 
-/** The progress bar and checklist while accounts are being created. */
-export function BulkProcessingStage({ percent, detail }: { percent: number; detail?: string }) {
+/**
+ * The progress bar and checklist while accounts are being created. A job still queued behind
+ * others has made no progress to show: it says so, with a bar that moves without a number, rather
+ * than a '0%' that reads as stuck.
+ */
+export function BulkProcessingStage({ percent, detail, queued = false }: { percent: number; detail?: string; queued?: boolean }) {
   const rounded = Math.round(percent);
   return (
     <Stack gap="5" py="4">
       <Stack gap="1" textAlign="center">
-        <Text fontWeight="semibold" fontSize="lg">
-          Creating accounts...
+        <Text fontWeight="semibold" fontSize="lg" role="status">
+          {queued ? 'Queued — waiting for other jobs to finish' : 'Creating accounts...'}
         </Text>
         <Text fontSize="sm" color="fg.muted">
-          Please keep this window open until it finishes.
+          {queued
+            ? 'It starts on its own. You can close this window: the accounts appear in Projects when done.'
+            : 'Please keep this window open until it finishes.'}
         </Text>
       </Stack>
-      <Progress.Root value={rounded} max={100} colorPalette="blue" size="lg" aria-label="Account creation progress">
+      <Progress.Root
+        value={queued ? null : rounded}
+        max={100}
+        colorPalette="blue"
+        size="lg"
+        aria-label="Account creation progress"
+      >
         <HStack justify="space-between" mb="1">
           <Progress.Label fontSize="sm">{detail ?? 'Processing'}</Progress.Label>
-          <Progress.ValueText />
+          {queued ? null : <Progress.ValueText />}
         </HStack>
         <Progress.Track borderRadius="full">
           <Progress.Range />

@@ -99,8 +99,11 @@ export function BulkUploadStage({
   );
 }
 
-/** The plan's limits, said before the server refuses (it decides; this only warns). */
-function planWarningFor(subscription: SubscriptionStatus, rows: number): string | undefined {
+/**
+ * Why the plan refuses this many rows, said before the server would (it decides, with the same
+ * limits from shared/plans); the dialog keeps Generate off while there is a reason.
+ */
+export function planWarningFor(subscription: SubscriptionStatus, rows: number): string | undefined {
   const perProject = planLimits[effectivePlanOf(subscription)].accountsPerProject;
   const remaining = subscription.usage.remainingAccounts;
   if (perProject !== UNLIMITED && rows > perProject) {

@@ -1,5 +1,6 @@
 import { Code, Table, Text } from '@chakra-ui/react';
 import type { CredentialRow } from '../lib/created-accounts-csv';
+import { ScrollTable } from '../../../components/scroll-table';
 
 const MASK = '••••••••••••';
 
@@ -16,7 +17,7 @@ export function CredentialsTable({
   maxH?: string;
 }) {
   return (
-    <Table.ScrollArea borderWidth="1px" borderRadius="md" maxH={maxH}>
+    <ScrollTable label={caption} borderWidth="1px" borderRadius="md" maxH={maxH}>
       <Table.Root size="sm" stickyHeader>
         <Table.Caption srOnly>{caption}</Table.Caption>
         <Table.Header>
@@ -54,6 +55,6 @@ export function CredentialsTable({
           ))}
         </Table.Body>
       </Table.Root>
-    </Table.ScrollArea>
+    </ScrollTable>
   );
 }

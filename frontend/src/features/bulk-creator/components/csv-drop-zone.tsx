@@ -32,7 +32,7 @@ export function CsvDropZone({
       <Box
         role="button"
         tabIndex={0}
-        aria-label={label}
+        // Named by what it shows (the call to action and the format hint), not a shorter label.
         aria-busy={busy}
         aria-disabled={busy}
         onClick={choose}

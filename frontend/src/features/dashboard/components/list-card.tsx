@@ -6,7 +6,7 @@ export function ListCard({ title, children }: { title: string; children: ReactNo
   return (
     <Card.Root variant="outline">
       <Card.Header>
-        <Card.Title>{title}</Card.Title>
+        <Card.Title as="h2">{title}</Card.Title>
       </Card.Header>
       <Card.Body>{children}</Card.Body>
     </Card.Root>

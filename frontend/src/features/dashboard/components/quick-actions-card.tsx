@@ -12,7 +12,7 @@ export function QuickActionsCard() {
   return (
     <Card.Root variant="outline">
       <Card.Header>
-        <Card.Title>Quick Actions</Card.Title>
+        <Card.Title as="h2">Quick Actions</Card.Title>
       </Card.Header>
       <Card.Body>
         <SimpleGrid columns={{ base: 1, sm: 3 }} gap="3">

@@ -63,18 +63,23 @@ export function StatCards() {
       {statDefinitions.map(({ label, icon, value, help }) => (
         <Card.Root key={label} variant="outline" size={{ base: 'sm', md: 'md' }}>
           <Card.Body>
-            <Stat.Root>
-              <HStack justify="space-between">
-                <Stat.Label>{label}</Stat.Label>
-                <Box color="fg.muted" aria-hidden="true">
-                  {icon}
-                </Box>
-              </HStack>
-              <Skeleton loading={stats.isPending} minH="9" minW="20">
-                <Stat.ValueText fontSize="2xl">{stats.data ? value(stats.data) : '0'}</Stat.ValueText>
-              </Skeleton>
-              <Stat.HelpText>{help}</Stat.HelpText>
-            </Stat.Root>
+            {/* The list holds only its term and its two definitions (axe: definition-list); the
+                icon sits beside it, and gives way on phones so no label wraps and every value
+                sits on the same line as its neighbour's. */}
+            <HStack justify="space-between" align="flex-start" gap="2">
+              <Stat.Root minW="0">
+                <Stat.Label whiteSpace={{ base: 'nowrap', sm: 'normal' }}>{label}</Stat.Label>
+                <Stat.ValueText fontSize="2xl">
+                  <Skeleton loading={stats.isPending} minH="9" minW="20" display="inline-block">
+                    {stats.data ? value(stats.data) : '0'}
+                  </Skeleton>
+                </Stat.ValueText>
+                <Stat.HelpText as="dd">{help}</Stat.HelpText>
+              </Stat.Root>
+              <Box color="fg.muted" aria-hidden="true" hideBelow="sm" flexShrink="0">
+                {icon}
+              </Box>
+            </HStack>
           </Card.Body>
         </Card.Root>
       ))}

@@ -58,7 +58,7 @@ export function TemplateList({
                 <MailIcon />
               </EmptyState.Indicator>
               <VStack textAlign="center">
-                <EmptyState.Title>No templates yet</EmptyState.Title>
+                <EmptyState.Title as="h2">No templates yet</EmptyState.Title>
                 <EmptyState.Description>Create your first template with the editor.</EmptyState.Description>
               </VStack>
               <Button size="sm" colorPalette="blue" onClick={onCreateFirst}>

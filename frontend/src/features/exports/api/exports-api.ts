@@ -1,9 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CreateExportRequest, ExportView } from '@shared/schemas/export';
 import { apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
 
-export const exportHistoryQueryKey = ['/api/exports/history'] as const;
+export const exportHistoryQueryKey = queryKeys.exportHistory;
 
 /** While an export waits or runs, the history is read this often (and not at all otherwise). */
 export const EXPORT_POLL_MS = 2000;

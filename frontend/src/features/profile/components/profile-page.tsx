@@ -44,7 +44,7 @@ export function ProfilePage() {
         <Stack gap="6">
           <Card.Root variant="outline">
             <Card.Header>
-              <Card.Title>Personal Information</Card.Title>
+              <Card.Title as="h2">Personal Information</Card.Title>
               <Card.Description>Update your name and company.</Card.Description>
             </Card.Header>
             <Card.Body>
@@ -54,7 +54,7 @@ export function ProfilePage() {
 
           <Card.Root variant="outline">
             <Card.Header>
-              <Card.Title>Account Security</Card.Title>
+              <Card.Title as="h2">Account Security</Card.Title>
             </Card.Header>
             <Card.Body>
               <Stack gap="4">

@@ -1,4 +1,4 @@
-import { Badge, Button, Card, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Button, Card, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { ArrowLeftIcon, DownloadIcon, UsersIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
@@ -10,7 +10,7 @@ import { PasswordVisibilityButton } from '../../../components/password-visibilit
 import { ProjectStatusBadge } from '../../../components/project-status-badge';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate } from '../../../lib/format-date';
-import { useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
+import { EXPORT_CENTER_PATH, useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
 import { platformHost } from './project-card';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 
@@ -90,6 +90,19 @@ export function ProjectDetailPage() {
         }
       />
       <Stack gap="6">
+        {exportProject.data?.kind === 'export-center' ? (
+          // The toast goes after 5 s; the reason and the way to the file stay here (narrow and on
+          // the left, clear of the toast in the top right corner).
+          <Alert.Root status="info" role="status" maxW="xl">
+            <Alert.Indicator />
+            <Alert.Content gap="1">
+              <Alert.Description>{exportProject.data.reason}</Alert.Description>
+              <Link asChild color="blue.fg" fontWeight="medium" fontSize="sm" alignSelf="flex-start">
+                <RouterLink to={EXPORT_CENTER_PATH}>Open the Export Center</RouterLink>
+              </Link>
+            </Alert.Content>
+          </Alert.Root>
+        ) : null}
         <HStack gap="3" wrap="wrap" fontSize="sm" color="fg.muted">
           <ProjectStatusBadge status={project.status} />
           <Text>{count.format(project.accountCount)} accounts</Text>

@@ -7,7 +7,7 @@ export function AccountTab() {
   return (
     <Card.Root variant="outline">
       <Card.Header>
-        <Card.Title>Account Information</Card.Title>
+        <Card.Title as="h2">Account Information</Card.Title>
         <Card.Description>Your name and company as they appear in BulkOnboard.</Card.Description>
       </Card.Header>
       <Card.Body>

@@ -5,7 +5,7 @@ export function LaterReleaseTab({ title, description }: { title: string; descrip
   return (
     <Card.Root variant="outline">
       <Card.Header>
-        <Card.Title>{title}</Card.Title>
+        <Card.Title as="h2">{title}</Card.Title>
         <Card.Description>{description}</Card.Description>
       </Card.Header>
       <Card.Body>

@@ -9,6 +9,7 @@ import { formatDate } from '../../../lib/format-date';
 import { billingLine, effectivePlanOf, freeUsageMeters, isPaymentFailed, type UsageMeter } from '../../../lib/plan-status';
 import { useSubscriptionStatus } from '../../../lib/subscription-api';
 import type { CheckoutConfirmation } from '../hooks/use-checkout-return';
+import { ScrollTable } from '../../../components/scroll-table';
 
 const PRO_PRICE = `$${PRO_PRICE_MONTHLY_USD}/month`;
 const formatNames: Record<'csv' | 'xlsx' | 'json', string> = { csv: 'CSV', xlsx: 'Excel', json: 'JSON' };
@@ -109,9 +110,6 @@ function CurrentPlanCard({
               <Text fontSize="xl" fontWeight="semibold">
                 {planNames[status.plan]} Plan
               </Text>
-              <Badge colorPalette={isPro ? 'purple' : 'gray'} variant={isPro ? 'solid' : 'subtle'}>
-                {isPro ? 'Pro' : 'Free'}
-              </Badge>
               {paymentFailed ? (
                 <Badge colorPalette="red" variant="subtle">
                   Past due
@@ -126,7 +124,8 @@ function CurrentPlanCard({
                 </Badge>
               ) : null}
             </HStack>
-            <Text color="fg.muted">{isPro ? PRO_PRICE : 'Free'}</Text>
+            {/* The name says the plan once; the line under it says what it costs (not 'Free' again). */}
+            <Text color="fg.muted">{isPro ? PRO_PRICE : '$0/month, no card needed'}</Text>
             {line ? (
               <Text fontSize="sm" color="fg.muted">
                 {line}
@@ -219,7 +218,7 @@ function ComparisonCard() {
         <Card.Description>Pro costs ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.</Card.Description>
       </Card.Header>
       <Card.Body>
-        <Table.ScrollArea>
+        <ScrollTable label={'Free vs Pro'}>
           <Table.Root size="sm" aria-label="Free vs Pro">
             <Table.Header>
               <Table.Row>
@@ -240,7 +239,7 @@ function ComparisonCard() {
               ))}
             </Table.Body>
           </Table.Root>
-        </Table.ScrollArea>
+        </ScrollTable>
       </Card.Body>
     </Card.Root>
   );
