@@ -68,10 +68,13 @@ export async function accountsPageInOrder(
 export async function* allAccountsInOrder(db: DynamoDBDocumentClient, tableName: string, userId: string, projectId: string, pageSize = 1000): AsyncGenerator<Record<string, unknown>[]> {
   const { Item: project } = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(userId, projectId), ProjectionExpression: 'accountShards' }));
   const target = { userId, projectId, shards: shardsOf(project) };
-  let after: string | undefined;
-  do {
-    const page = await accountsPageInOrder(db, tableName, target, pageSize, after);
+  // The next page is requested as soon as one arrives, so reading overlaps with the consumer's
+  // work (at most two pages held); a prefetch never awaited (the consumer stopped) cannot crash.
+  let next: ReturnType<typeof accountsPageInOrder> | undefined = accountsPageInOrder(db, tableName, target, pageSize);
+  while (next) {
+    const page: Awaited<ReturnType<typeof accountsPageInOrder>> = await next;
+    next = page.lastSk ? accountsPageInOrder(db, tableName, target, pageSize, page.lastSk) : undefined;
+    next?.catch(() => undefined);
     if (page.items.length) yield page.items;
-    after = page.lastSk;
-  } while (after);
+  }
 }

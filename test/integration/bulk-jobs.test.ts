@@ -367,7 +367,7 @@ describe('the dead-letter worker counts what exists', () => {
     const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
     await record(bodies[2]!);
     await record(bodies[2]!);
-    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'failed', reason: 'Rows 1151 to 1200 could not be stored after 3 attempts.', done: 1150, failedCount: 50 });
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'failed', reason: 'Rows 1151 to 1200 could not be stored after 5 attempts.', done: 1150, failedCount: 50 });
     const { Item: chunk } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000002` } }));
     expect(chunk).toMatchObject({ done: 150, failed: 50 });
     expect((chunk!.failedRows as { row: number }[]).map((r) => r.row)).toEqual(Array.from({ length: 50 }, (_, i) => 1151 + i));

@@ -19,6 +19,8 @@ function harness(options: { writeFails?: boolean } = {}) {
     release: async (...args: unknown[]) => void released.push(args),
     finish: async () => undefined,
     takenUsernames: async () => new Set<string>(),
+    adoptStoredUsernames: async () => undefined,
+    claimUsernames: async () => undefined,
     writeAll: async () => {
       if (options.writeFails) throw new Error('ProvisionedThroughputExceededException');
     },
