@@ -1,5 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { keys } from '../core/keys';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { allAccountsInOrder } from '../accounts/account-partitions';
 
 /** A project's account items, one DynamoDB page at a time, in file order. */
 export type AccountPages = (userId: string, projectId: string) => AsyncIterable<Record<string, unknown>[]>;
@@ -8,29 +8,10 @@ export type AccountPages = (userId: string, projectId: string) => AsyncIterable<
 export const ACCOUNT_PAGE_SIZE = 1000;
 
 /**
- * Paged Query of the project's partition. The next page is requested as soon as one arrives, so
- * reading overlaps with writing the file (at most two pages held).
+ * The project's accounts in file order over all its shards (functions/accounts/account-partitions.ts),
+ * the next page requested while the current one is written (at most two pages held).
  */
 export const dynamoAccountPages =
   (db: DynamoDBDocumentClient, tableName: string, pageSize = ACCOUNT_PAGE_SIZE): AccountPages =>
-    async function* pages(userId, projectId) {
-      const { PK } = keys.accountsOf(userId, projectId);
-      const query = (start?: Record<string, unknown>) =>
-        db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': PK },
-            Limit: pageSize,
-            ExclusiveStartKey: start,
-          }),
-        );
-      let next: Promise<QueryCommandOutput> | undefined = query();
-      while (next) {
-        const page: QueryCommandOutput = await next;
-        next = page.LastEvaluatedKey ? query(page.LastEvaluatedKey) : undefined;
-        // A prefetched page that is never awaited (the consumer stopped) must not crash the process.
-        next?.catch(() => undefined);
-        if (page.Items?.length) yield page.Items;
-      }
-    };
+  (userId, projectId) =>
+    allAccountsInOrder(db, tableName, userId, projectId, pageSize);
