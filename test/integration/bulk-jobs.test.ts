@@ -45,6 +45,25 @@ async function countAccounts(userId: string, projectId: string): Promise<number>
   return count;
 }
 
+
+/**
+ * As if a chunk's recording never happened (every delivery died or conflicted after writing its
+ * accounts): its marker gone, its rows taken off the job's progress and the project's count.
+ */
+async function forgetChunkRecord(userId: string, job: { id: string; projectId: string }, chunk: number, rows: number): Promise<void> {
+  const db = testDb();
+  await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.bulkJobChunk(userId, job.id, chunk) }));
+  await db.send(
+    new UpdateCommand({
+      TableName: 'bulkonboard',
+      Key: keys.bulkJob(userId, job.id),
+      UpdateExpression: 'SET #status = :running ADD done :minus REMOVE completedAt, finalizedAt',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':minus': -rows, ':running': 'running' },
+    }),
+  );
+  await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.project(userId, job.projectId), UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -rows } }));
+}
 describe('bulk jobs (more than 1,000 rows)', () => {
   let pro: ApiUser;
   let queued: Queued;
@@ -318,17 +337,7 @@ describe('the dead-letter worker counts what exists', () => {
     await deliver(...bodies);
     expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200 });
     // As if recording chunk 1 had conflicted on every delivery: its 500 accounts are there, no marker, no progress.
-    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000001` } }));
-    await db.send(
-      new UpdateCommand({
-        TableName: 'bulkonboard',
-        Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` },
-        UpdateExpression: 'SET #status = :running ADD done :minus REMOVE completedAt, finalizedAt',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':minus': -500, ':running': 'running' },
-      }),
-    );
-    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `PROJECT#${job.projectId}` }, UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -500 } }));
+    await forgetChunkRecord(user.sub, job, 1, 500);
 
     const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
     await record(bodies[1]!);
@@ -349,17 +358,7 @@ describe('the dead-letter worker counts what exists', () => {
     // Chunk 2 (rows 1001 to 1200): an attempt stored its first 150 accounts, then every attempt died.
     await deliver(bodies[2]!);
     await until('the third chunk', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'completed');
-    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}#CHUNK#000002` } }));
-    await db.send(
-      new UpdateCommand({
-        TableName: 'bulkonboard',
-        Key: { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` },
-        UpdateExpression: 'SET #status = :running ADD done :minus REMOVE completedAt, finalizedAt',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':minus': -200, ':running': 'running' },
-      }),
-    );
-    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: `PROJECT#${job.projectId}` }, UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -200 } }));
+    await forgetChunkRecord(user.sub, job, 2, 200);
     for (let row = 1151; row <= 1200; row++) {
       await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.account(user.sub, job.projectId, row, bodies[2]!.shards) }));
     }
