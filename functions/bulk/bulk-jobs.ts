@@ -31,7 +31,14 @@ export interface BulkJobStarter {
 }
 
 /** Writes the job and its project, then puts the rows on the bulk queue in chunks. */
-export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string, sqs: SQSClient, queueUrl: string): BulkJobStarter {
+export function sqsBulkJobStarter(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  sqs: SQSClient,
+  queueUrl: string,
+  /** Records a chunk the queue refused (process-chunk.ts recordUnqueuedChunk): its rows failed, the job failed. */
+  recordUnqueued?: (message: BulkChunkMessage) => Promise<void>,
+): BulkJobStarter {
   return {
     async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now }) {
       const createdAt = now.toISOString();
@@ -65,14 +72,29 @@ export function sqsBulkJobStarter(db: DynamoDBDocumentClient, tableName: string,
           Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: bodies.length, lockOwner, startedAt: now.getTime(), projectName: project.name },
         }),
       );
-      try {
-        await Promise.all(
-          batchesOf(bodies).map(async (batch) => {
+      // Which chunks the queue did not take: the whole batch when the call failed, else its Failed entries.
+      const unqueued: { chunk: number; body: string }[] = [];
+      let sendError: unknown;
+      await Promise.all(
+        batchesOf(bodies).map(async (batch) => {
+          try {
             const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ chunk, body }) => ({ Id: String(chunk), MessageBody: body })) }));
-            if (Failed?.length) throw new Error(`Could not queue ${Failed.length} chunks of job ${job.id}`);
-          }),
-        );
-      } catch (error) {
+            const failedIds = new Set((Failed ?? []).map((entry) => entry.Id));
+            unqueued.push(...batch.filter(({ chunk }) => failedIds.has(String(chunk))));
+          } catch (error) {
+            sendError ??= error;
+            unqueued.push(...batch);
+          }
+        }),
+      );
+      if (unqueued.length && recordUnqueued) {
+        // Every row stays accounted for: the refused chunks' rows are failed on the job now, the
+        // chunks that were queued see a failed job and record theirs as failed too.
+        for (const { body } of unqueued) await recordUnqueued(JSON.parse(body) as BulkChunkMessage);
+        return job;
+      }
+      if (unqueued.length) {
+        const error = sendError ?? new Error(`Could not queue ${unqueued.length} chunks of job ${job.id}`);
         // Chunks that did reach the queue see a failed job and record their rows as failed.
         await db.send(
           new UpdateCommand({

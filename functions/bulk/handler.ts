@@ -11,6 +11,7 @@ import { keys } from '../core/keys';
 import { dynamoIntegrationStore } from '../integrations/integration-store';
 import { sqsBulkJobStarter } from './bulk-jobs';
 import { dynamoBulkStore } from './bulk-store';
+import { recordUnqueuedChunk } from './process-chunk';
 import { createBulkAccounts } from './create-bulk-accounts';
 import { inflateRows } from './compressed-rows';
 import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from './idempotency';
@@ -26,7 +27,7 @@ const create = createBulkAccounts({
   randomBytes,
   now: () => new Date(),
   newId: timeOrderedId,
-  jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL')),
+  jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId })),
   integration: (userId, id) => integrations.get(userId, id),
 });
 const once = idempotent({ db, tableName, cipher: appCipher, now: () => new Date(), writeAll: (items) => store.writeAll(items) });

@@ -142,6 +142,17 @@ export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMes
   await failJob(deps, message, `${span} could not be stored after ${BULK_ATTEMPTS} attempts.`, { done: message.rows.length - missing.length, failedRows: missing });
 };
 
+/**
+ * A chunk that never reached the queue (SendMessageBatch refused it): its rows are failed on the
+ * job with the reason, their reserved places given back and the job failed, so done + failed
+ * still adds up to the job's total.
+ */
+export const recordUnqueuedChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
+  const rows = message.rows.map((r) => r.row);
+  const span = rows.length > 1 ? `Rows ${Math.min(...rows)} to ${Math.max(...rows)}` : `Row ${rows[0] ?? '?'}`;
+  await failJob(deps, message, `${span} could not be queued. Please create them again.`);
+};
+
 /** The rows of the chunk whose account item exists (strongly consistent reads of the project's partition). */
 async function storedRows(deps: ChunkDeps, message: BulkChunkMessage): Promise<Set<number>> {
   const stored = new Set<number>();

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, inject } from 'vitest';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob, type BulkCreateSummary } from '../../shared/schemas/bulk';
 import type { Page, AccountView, Project } from '../../shared/schemas/project';
 import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
-import { recordDeadChunk } from '../../functions/bulk/process-chunk';
+import { recordDeadChunk, recordUnqueuedChunk } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
@@ -127,9 +127,19 @@ describe('bulk jobs (more than 1,000 rows)', () => {
  * its chunks on a queue no worker reads, so a test can deliver the real chunk bodies itself: in
  * any order, twice, altered, or to the dead-letter worker.
  */
-async function parkedJob(user: ApiUser, rows: number, prefix: string) {
+async function parkedJob(user: ApiUser, rows: number, prefix: string, options: { refuse?: number[] } = {}) {
   const db = testDb();
   const sqs = sqsClient();
+  // The queue as the starter sees it: SendMessageBatch reports the refused chunks as Failed entries.
+  const refused = new Set((options.refuse ?? []).map(String));
+  const starterSqs = {
+    send: async (command: SendMessageBatchCommand) => {
+      const entries = command.input.Entries ?? [];
+      const taken = entries.filter((entry) => !refused.has(entry.Id!));
+      const answer = taken.length ? await sqs.send(new SendMessageBatchCommand({ ...command.input, Entries: taken })) : { Successful: [], Failed: [] };
+      return { ...answer, Failed: [...(answer.Failed ?? []), ...entries.filter((e) => refused.has(e.Id!)).map((e) => ({ Id: e.Id!, Code: 'InternalError', SenderFault: false }))] };
+    },
+  } as unknown as SQSClient;
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `parked-${prefix}-${Date.now()}` }));
   const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
   const create = createBulkAccounts({
@@ -138,14 +148,15 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string) {
     randomBytes,
     now: () => new Date(),
     newId: timeOrderedId,
-    jobs: sqsBulkJobStarter(db, 'bulkonboard', sqs, QueueUrl!),
+    jobs: sqsBulkJobStarter(db, 'bulkonboard', starterSqs, QueueUrl!, recordUnqueuedChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId })),
     integration: async () => undefined,
   });
   const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: `Parked ${prefix}`, csvData: people(rows, prefix) }));
   if (result.kind !== 'queued') throw new Error('expected a job');
   const bodies: BulkChunkMessage[] = [];
   const deadline = Date.now() + 20_000;
-  while (bodies.length < Math.ceil(rows / 500) && Date.now() < deadline) {
+  const expected = Array.from({ length: Math.ceil(rows / 500) }, (_, i) => i).filter((chunk) => !refused.has(String(chunk)));
+  while (bodies.length < expected.length && Date.now() < deadline) {
     const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
     for (const m of Messages) {
       bodies.push(JSON.parse(m.Body!) as BulkChunkMessage);
@@ -153,7 +164,7 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string) {
     }
   }
   bodies.sort((a, b) => a.chunk - b.chunk);
-  expect(bodies.map((b) => b.chunk)).toEqual(Array.from({ length: Math.ceil(rows / 500) }, (_, i) => i));
+  expect(bodies.map((b) => b.chunk)).toEqual(expected);
   return { job: result.job, project: result.project, bodies };
 }
 
@@ -258,6 +269,28 @@ describe('a job that fails', () => {
     const lines = (await report.text()).trim().split('\r\n');
     expect(lines).toHaveLength(1201);
     expect(lines[1]).toBe(`1,Doomed0,Tester,doomed0@example.com,${PASSWORD_NO_CLASS_MESSAGE.includes(',') ? `"${PASSWORD_NO_CLASS_MESSAGE}"` : PASSWORD_NO_CLASS_MESSAGE}`);
+  }, 120_000);
+
+  it('on a chunk the queue refused: its rows are failed at once with the reason, the lock is free, and every row ends accounted for', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const { job, bodies } = await parkedJob(user, 1200, 'Refused', { refuse: [1] });
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({
+      status: 'failed',
+      reason: 'Rows 501 to 1000 could not be queued. Please create them again.',
+      done: 0,
+      failedCount: 500,
+    });
+    expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
+    // The chunks that were queued see a failed job: recorded as not created, nothing written.
+    await deliver(...bodies);
+    const end = await until('every row accounted for', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done + j.failedCount === j.total);
+    expect(end).toMatchObject({ status: 'failed', done: 0, failedCount: 1200, total: 1200 });
+    expect(await countAccounts(user.sub, job.projectId)).toBe(0);
+    // The reserved places are given back.
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 0 });
+    const report = await user.call(`/api/projects/${job.projectId}/rejected-rows`);
+    expect((await report.text()).trim().split('\r\n')).toHaveLength(1201);
   }, 120_000);
 
   it('on a chunk that reached the dead-letter queue: fails with the reason and releases the lock at once', async () => {
