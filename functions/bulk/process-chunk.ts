@@ -209,8 +209,12 @@ async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: strin
       await deps.store.writeAll([activityItem(message.userId, now, deps.newId(new Date(now)), `Creating accounts in "${name}" failed: ${reason}`)]);
     }
   } catch (error) {
-    // Already completed or failed (or unknown): only this chunk's rows are left to record.
+    // Already completed or failed (or unknown): only this chunk's rows are left to record. A job
+    // failed by an earlier delivery whose lock release did not happen gives its lock back now
+    // (the release is conditional on the owner: repeating it is harmless).
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
+    if (job?.status === 'failed') await releaseLock(deps, message.userId, job);
   }
   await recordChunk(deps, message, counts, reason);
 }

@@ -293,6 +293,23 @@ describe('a job that fails', () => {
     expect((await report.text()).trim().split('\r\n')).toHaveLength(1201);
   }, 120_000);
 
+  it('a failed job whose lock was not given back (the release failed) gives it back on its next chunk', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const db = testDb();
+    const { job, bodies } = await parkedJob(user, 1200, 'Stuck');
+    const { bulkLock } = await userItem(user.sub);
+    expect(bulkLock).toBeDefined();
+    const impossible = { ...bodies[0]!.passwordSettings, includeUppercase: false, includeLowercase: false, includeNumbers: false, includeSpecialChars: false };
+    await deliver({ ...bodies[0]!, passwordSettings: impossible });
+    await until('the job to fail', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'failed' && j.failedCount > 0, 20_000);
+    // As if that release had failed: the failed job's lock is back on the user.
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET bulkLock = :lock', ExpressionAttributeValues: { ':lock': bulkLock } }));
+    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
+    await record(bodies[2]!);
+    expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
+  }, 120_000);
+
   it('on a chunk that reached the dead-letter queue: fails with the reason and releases the lock at once', async () => {
     const user = await apiUser();
     await upgradeToPro(user);
