@@ -1,5 +1,5 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { SYNC_ROW_LIMIT } from '../../shared/schemas/bulk';
+import { SYNC_ROW_LIMIT } from '../../shared/bulk-limits';
 import { keys } from '../core/keys';
 
 /**

@@ -12,8 +12,7 @@ export const SPECIAL_CHARACTERS = '$#@!*&?%';
 /** Left out when avoidAmbiguous is on. */
 export const AMBIGUOUS_CHARACTERS = '0Oo1lI|';
 
-/** At most this many rows answer synchronously; more become a background job. */
-export const SYNC_ROW_LIMIT = 1000;
+export { SYNC_ROW_LIMIT } from '../bulk-limits';
 /** One file or request: 10 MB and 50,000 rows. */
 export const CSV_MAX_BYTES = 10 * 1024 * 1024;
 export const MAX_ROWS_PER_REQUEST = 50_000;
