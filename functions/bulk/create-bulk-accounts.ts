@@ -14,6 +14,7 @@ import { checkCsvText, checkRows } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
+import { isIdShaped } from '../../shared/schemas/ids';
 
 export interface CreateBulkAccountsDeps {
   store: BulkStore;
@@ -26,8 +27,6 @@ export interface CreateBulkAccountsDeps {
   integration: (userId: string, integrationId: string) => Promise<unknown>;
 }
 
-/** Integration ids are UUIDs: a longer one cannot exist (and would not fit a table key). */
-const INTEGRATION_ID_MAX = 100;
 
 export type CreateBulkAccountsResult =
   | { kind: 'created'; project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary }
@@ -65,7 +64,7 @@ export const createBulkAccounts =
     const usage = await deps.store.usage(userId);
     if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
     if (input.apiIntegrationId) {
-      const found = input.apiIntegrationId.length <= INTEGRATION_ID_MAX && (await deps.integration(userId, input.apiIntegrationId));
+      const found = isIdShaped(input.apiIntegrationId) && (await deps.integration(userId, input.apiIntegrationId));
       if (!found) throw new NotFoundError('Integration not found');
     }
     assertFitsPlan(usage, valid.length);

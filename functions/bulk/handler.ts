@@ -33,9 +33,6 @@ const create = createBulkAccounts({
 const once = idempotent({ db, tableName, cipher: appCipher, now: () => new Date(), writeAll: (items) => store.writeAll(items) });
 const rejectedRows = rejectedRowsReport({ db, tableName });
 
-/** Ids here are UUIDs: a longer one cannot exist (and would not fit a table key). */
-const ID_MAX = 100;
-
 export const handler = httpHandler({
   'POST /api/bulk-create': route({
     body: bulkCreateBodySchema,
@@ -57,7 +54,6 @@ export const handler = httpHandler({
   'GET /api/bulk-jobs/{id}': route({
     run: async ({ userId, pathParameters }) => {
       const id = pathParameters.id ?? '';
-      if (id.length > ID_MAX) throw new NotFoundError('Job not found');
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.bulkJob(userId, id), ConsistentRead: true }));
       if (!Item) throw new NotFoundError('Job not found');
       const job: BulkJob = {
@@ -78,7 +74,6 @@ export const handler = httpHandler({
   'GET /api/projects/{id}/rejected-rows': route({
     run: async ({ userId, pathParameters }) => {
       const id = pathParameters.id ?? '';
-      if (id.length > ID_MAX) throw new NotFoundError('Project not found');
       const { filename, body } = await rejectedRows(userId, id);
       return new Response(200, body, {
         'content-type': 'text/csv; charset=utf-8',

@@ -137,10 +137,14 @@ export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMes
     await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
     return;
   }
-  const rows = missing.map((r) => r.row);
-  const span = rows.length > 1 ? `Rows ${Math.min(...rows)} to ${Math.max(...rows)}` : `Row ${rows[0] ?? '?'}`;
-  await failJob(deps, message, `${span} could not be stored after ${BULK_ATTEMPTS} attempts.`, { done: message.rows.length - missing.length, failedRows: missing });
+  await failJob(deps, message, `${rowSpan(missing)} could not be stored after ${BULK_ATTEMPTS} attempts.`, { done: message.rows.length - missing.length, failedRows: missing });
 };
+
+/** 'Rows 1001 to 1200' or 'Row 7': what a failure reason names. */
+function rowSpan(rows: readonly { row: number }[]): string {
+  const numbers = rows.map((r) => r.row);
+  return numbers.length > 1 ? `Rows ${Math.min(...numbers)} to ${Math.max(...numbers)}` : `Row ${numbers[0] ?? '?'}`;
+}
 
 /**
  * A chunk that never reached the queue (SendMessageBatch refused it): its rows are failed on the
@@ -148,9 +152,7 @@ export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMes
  * still adds up to the job's total.
  */
 export const recordUnqueuedChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
-  const rows = message.rows.map((r) => r.row);
-  const span = rows.length > 1 ? `Rows ${Math.min(...rows)} to ${Math.max(...rows)}` : `Row ${rows[0] ?? '?'}`;
-  await failJob(deps, message, `${span} could not be queued. Please create them again.`);
+  await failJob(deps, message, `${rowSpan(message.rows)} could not be queued. Please create them again.`);
 };
 
 /** The rows of the chunk whose account item exists (strongly consistent reads of the project's partition). */

@@ -7,6 +7,7 @@ import { effectivePlanOf } from './plan-status';
 import { queryKeys } from './query-keys';
 import { toaster } from './toaster';
 import { currentUserQueryKey } from './user-api';
+import { newIdempotencyKey } from './idempotency-key';
 
 /**
  * The plan and its usage, and the way to change it (Stripe Checkout and the Billing Portal).
@@ -32,17 +33,6 @@ export function invalidatePlanQueries(queryClient: QueryClient): void {
   }
 }
 
-/**
- * A fresh Idempotency-Key per click. The server makes one Checkout session per key, so a request
- * repeated with the same key gets the same session; a second click sends a new key and would get a
- * second session, which is why the button stays disabled while busy (see useRedirectMutation).
- */
-function idempotencyKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  // randomUUID needs a secure context; plain http on a LAN address has only getRandomValues.
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
 
 /** A 200 without the URL to go to. */
 class MissingRedirectError extends Error {}
@@ -110,7 +100,9 @@ export function useStartCheckout() {
       (
         await apiRequest<{ checkoutUrl?: string }>('/api/subscription/create-checkout', {
           method: 'POST',
-          headers: { 'Idempotency-Key': idempotencyKey() },
+          // One Checkout session per key: a second click would get a second session, which is why
+          // the button stays disabled while busy (see useRedirectMutation).
+          headers: { 'Idempotency-Key': newIdempotencyKey() },
         })
       ).checkoutUrl,
     errorTitle: 'Upgrade failed',

@@ -15,6 +15,7 @@ import { ApiError, apiDownload, apiRequest, serverMessageOf } from '../../../lib
 import { saveFile } from '../../../lib/save-file';
 import { canGzip, gzipBase64 } from '../../../lib/gzip';
 import { queryKeys } from '../../../lib/query-keys';
+import { newIdempotencyKey } from '../../../lib/idempotency-key';
 import { toaster } from '../../../lib/toaster';
 
 /** 200: up to SYNC_ROW_LIMIT rows, created at once. */
@@ -63,11 +64,6 @@ export async function bulkCreateBody(request: BulkCreateRequest): Promise<Record
   return { ...rest, csvDataGzip };
 }
 
-/** A fresh key per click (randomUUID needs a secure context; plain http on a LAN has only getRandomValues). */
-function idempotencyKey(): string {
-  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
-  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
-}
 
 /** Waits before each repeat of a request whose answer was lost: the gateway's or the network's fault. */
 export const CREATE_RETRY_DELAYS_MS = [1000, 2000, 4000];
@@ -82,7 +78,7 @@ const answerLost = (error: unknown) =>
  */
 export async function sendBulkCreate(request: BulkCreateRequest, delays: readonly number[] = CREATE_RETRY_DELAYS_MS): Promise<BulkCreateResponse> {
   const body = await bulkCreateBody(request);
-  const headers = { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey() };
+  const headers = { [IDEMPOTENCY_KEY_HEADER]: newIdempotencyKey() };
   for (let attempt = 0; ; attempt++) {
     try {
       return await apiRequest<BulkCreateResponse>('/api/bulk-create', { method: 'POST', body, headers });
