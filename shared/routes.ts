@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -50,6 +50,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },
   { method: 'PUT', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
   { method: 'DELETE', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
+  // Provisioning runs: a project's accounts created on an integration's platform by the provisioning worker.
+  { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning', auth: 'jwt' },
+  { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -62,10 +65,10 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * that fill them (bulk creation, exports) and get their worker with that feature.
  */
 export interface QueueDefinition {
-  name: 'mail' | 'bulk' | 'exports';
-  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker';
+  name: 'mail' | 'bulk' | 'exports' | 'provisioning';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
-  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker';
+  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker';
   batchSize: number;
   /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
   maxConcurrency: number;
@@ -83,6 +86,10 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 5, visibilityTimeoutSeconds: 300 },
   // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
   { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
+  // A chunk of ~100 accounts per message, created on the platform within a 100 s budget (the
+  // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
+  // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
+  { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -168,7 +175,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
   user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk'], encryptionKey: true },
+  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
   accounts: { table: ['Query', 'BatchGetItem'], encryptionKey: true },
@@ -183,8 +190,11 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
   // Stores integrations with their credentials encrypted, and calls the platform to test one.
-  integrations: { table: [...readWrite, 'DeleteItem'], encryptionKey: true },
+  // A test that succeeds queues the resume of the integration's paused provisioning runs.
+  integrations: { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
+  // Starts provisioning runs (the project's lock, the run item) and reads their progress.
+  provisioning: { table: readWrite, sendTo: ['provisioning'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
@@ -199,4 +209,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
+  // Creates accounts on platforms (passwords and credentials decrypted) and records their status.
+  'provisioning-worker': { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
+  // Records a chunk that failed every delivery as failed accounts, or a run that could not start.
+  'provisioning-dead-letter-worker': { table: readWrite },
 };

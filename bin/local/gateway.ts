@@ -21,6 +21,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   billing: () => import('../../functions/billing/handler'),
   integrations: () => import('../../functions/integrations/handler'),
   'email-templates': () => import('../../functions/email-templates/handler'),
+  provisioning: () => import('../../functions/provisioning/handler'),
 };
 
 /** API Gateway's payload limit. */

@@ -25,6 +25,8 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'bulk-dead-letter-worker': () => import('../../functions/workers/bulk-dead-letter-worker'),
   'export-dead-letter-worker': () => import('../../functions/workers/export-dead-letter-worker'),
   'export-worker': () => import('../../functions/workers/export-worker'),
+  'provisioning-worker': () => import('../../functions/workers/provisioning-worker'),
+  'provisioning-dead-letter-worker': () => import('../../functions/workers/provisioning-dead-letter-worker'),
 };
 
 export interface LocalStackOptions {

@@ -75,6 +75,8 @@ export function accountView(item: Record<string, unknown>, password?: string): A
     externalStatus: (item.externalStatus as AccountView['externalStatus']) ?? 'pending',
     createdAt: String(item.createdAt),
   };
+  if (typeof item.externalAccountId === 'string') view.externalAccountId = item.externalAccountId;
+  if (typeof item.externalError === 'string') view.externalError = item.externalError;
   if (password !== undefined) view.password = password;
   return view;
 }

@@ -15,6 +15,8 @@ import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
 import { isIdShaped } from '../../shared/schemas/ids';
+import type { IntegrationPlatform } from '../../shared/schemas/integrations';
+import { provisioningSupport } from '../../shared/schemas/provisioning';
 
 export interface CreateBulkAccountsDeps {
   store: BulkStore;
@@ -24,7 +26,20 @@ export interface CreateBulkAccountsDeps {
   newId: (now: Date) => string;
   jobs: BulkJobStarter;
   /** The user's integration by id (base-table read by key); undefined when there is none. */
-  integration: (userId: string, integrationId: string) => Promise<unknown>;
+  integration: (userId: string, integrationId: string) => Promise<{ platform: IntegrationPlatform; apiType: string } | undefined>;
+  /** Starts provisioning the project's accounts to the integration (createExternalAccounts); `waitForAccounts` while a job creates them. */
+  provision?: (userId: string, projectId: string, integrationId: string, waitForAccounts: boolean) => Promise<{ id: string }>;
+}
+
+/** Starts the provisioning of a new project's accounts; a failure to start does not undo the accounts, it is reported. */
+async function startProvisioningOf(deps: CreateBulkAccountsDeps, userId: string, input: BulkCreateInput, projectId: string, waitForAccounts: boolean): Promise<Pick<BulkCreateSummary, 'provisioningJobId' | 'provisioningError'>> {
+  if (!input.createExternalAccounts || !input.apiIntegrationId || !deps.provision) return {};
+  try {
+    return { provisioningJobId: (await deps.provision(userId, projectId, input.apiIntegrationId, waitForAccounts)).id };
+  } catch (error) {
+    const reason = error instanceof Error && 'statusCode' in error ? error.message : 'the provisioning queue did not answer';
+    return { provisioningError: `The accounts were created, but provisioning could not start (${reason}). Start it from the project with Provision to...` };
+  }
 }
 
 
@@ -63,9 +78,14 @@ export const createBulkAccounts =
 
     const usage = await deps.store.usage(userId);
     if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
+    if (input.createExternalAccounts && !input.apiIntegrationId) {
+      throw new ValidationError('Choose the integration to create the accounts on.', [{ path: 'apiIntegrationId', message: 'Choose the integration to create the accounts on.' }]);
+    }
     if (input.apiIntegrationId) {
-      const found = isIdShaped(input.apiIntegrationId) && (await deps.integration(userId, input.apiIntegrationId));
+      const found = isIdShaped(input.apiIntegrationId) ? await deps.integration(userId, input.apiIntegrationId) : undefined;
       if (!found) throw new NotFoundError('Integration not found');
+      const support = provisioningSupport(found);
+      if (input.createExternalAccounts && !support.supported) throw new ValidationError(support.reason, [{ path: 'apiIntegrationId', message: support.reason }]);
     }
     assertFitsPlan(usage, valid.length);
 
@@ -120,7 +140,8 @@ export const createBulkAccounts =
           lockOwner: projectId,
           now: started,
         });
-        return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0 } };
+        const provisioning = await startProvisioningOf(deps, userId, input, projectId, true);
+        return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning } };
       }
 
       const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], usage.accountCount, projectId);
@@ -166,7 +187,8 @@ export const createBulkAccounts =
       written = true;
       await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
       await deps.store.finish(userId, { lockOwner: projectId, accounts: valid.length, processingMs: finished.getTime() - started.getTime() });
-      return { kind: 'created', project: projectView(project), accounts, summary: { ...summaryBase, successful: valid.length } };
+      const provisioning = await startProvisioningOf(deps, userId, input, projectId, false);
+      return { kind: 'created', project: projectView(provisioning.provisioningJobId ? { ...project, integrationId: input.apiIntegrationId, provisioningJobId: provisioning.provisioningJobId } : project), accounts, summary: { ...summaryBase, successful: valid.length, ...provisioning } };
     } catch (error) {
       // Nothing written: give the reservation back. Once writing began, the counters stay
       // (over-counting is safe, under-counting would let a limit be passed), but the lock goes

@@ -10,6 +10,9 @@ import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { dynamoIntegrationStore } from '../integrations/integration-store';
 import { sqsBulkJobStarter } from './bulk-jobs';
+import { startProvisioning } from '../provisioning/provisioning-jobs';
+import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
+import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoBulkStore } from './bulk-store';
 import { recordUnqueuedChunk } from './process-chunk';
 import { createBulkAccounts } from './create-bulk-accounts';
@@ -21,6 +24,15 @@ const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
 const store = dynamoBulkStore(db, tableName);
 const integrations = dynamoIntegrationStore(db, tableName);
+const provision = startProvisioning({
+  db,
+  tableName,
+  queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')),
+  now: () => new Date(),
+  newId: timeOrderedId,
+  plan: dynamoPlanReader(db, tableName),
+  integration: (userId, id) => integrations.get(userId, id),
+});
 const create = createBulkAccounts({
   store,
   cipher: appCipher,
@@ -29,6 +41,7 @@ const create = createBulkAccounts({
   newId: timeOrderedId,
   jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId })),
   integration: (userId, id) => integrations.get(userId, id),
+  provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
 });
 const once = idempotent({ db, tableName, cipher: appCipher, now: () => new Date(), writeAll: (items) => store.writeAll(items) });
 const rejectedRows = rejectedRowsReport({ db, tableName });

@@ -22,7 +22,7 @@ export class OutboundRefusedError extends Error {
 
 export interface OutboundRequest {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   headers?: Record<string, string>;
   body?: string;
 }
@@ -31,7 +31,7 @@ export interface OutboundResponse {
   status: number;
   statusText: string;
   headers: Record<string, string | string[] | undefined>;
-  /** The first 64 KB of the answer. */
+  /** The first 64 KB of the answer (maxBodyBytes when given). */
   body: string;
 }
 
@@ -44,6 +44,15 @@ export interface OutboundOptions {
   timeoutMs?: number;
   /** Resolver of host names (tests); node's dns.lookup by default. */
   lookup?: typeof dnsLookup;
+  /** How much of an answer is read (64 KB by default): a provisioning batch's answer is bigger. */
+  maxBodyBytes?: number;
+  /**
+   * Keep-alive agents for many calls to one platform (a provisioning chunk). Its new sockets
+   * still resolve through the guarded lookup (passed with every request), so a kept socket is one
+   * whose address was vetted when it connected. One agent per integration and invocation, never
+   * shared between users.
+   */
+  agents?: { http: http.Agent; https: https.Agent };
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -97,6 +106,7 @@ export async function guardedRequest(request: OutboundRequest, options: Outbound
   const trusted = allowed.includes(url.origin);
   const transport = url.protocol === 'https:' ? https : http;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
   return await new Promise<OutboundResponse>((resolve, reject) => {
     const req = transport.request(
       url,
@@ -106,24 +116,24 @@ export async function guardedRequest(request: OutboundRequest, options: Outbound
         headers: { ...request.headers, 'user-agent': 'BulkOnboard/1.0', ...(request.body ? { 'content-length': String(Buffer.byteLength(request.body)) } : {}) },
         ...(trusted ? {} : { lookup: guardedLookup(options.lookup ?? dnsLookup) }),
         signal: AbortSignal.timeout(timeoutMs),
-        // One request per call: no pooled socket that a later call could reuse.
-        agent: false,
+        // One request per call unless the caller brings its own agent (see OutboundOptions.agent).
+        agent: options.agents ? (url.protocol === 'https:' ? options.agents.https : options.agents.http) : false,
       },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {
-          if (size >= MAX_BODY_BYTES) return;
+          if (size >= maxBody) return;
           chunks.push(chunk);
           size += chunk.length;
-          if (size >= MAX_BODY_BYTES) res.destroy();
+          if (size >= maxBody) res.destroy();
         });
         const done = () =>
           resolve({
             status: res.statusCode ?? 0,
             statusText: res.statusMessage ?? '',
             headers: res.headers,
-            body: Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8'),
+            body: Buffer.concat(chunks).subarray(0, maxBody).toString('utf8'),
           });
         res.on('end', done);
         res.on('close', done);

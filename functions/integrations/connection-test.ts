@@ -1,6 +1,7 @@
 import type { AuthMethod, IntegrationPlatform } from '../../shared/schemas/integrations';
 import { describeOutboundError, guardedRequest, type OutboundOptions } from '../core/outbound';
 import { defaultTestPath } from './integration-templates';
+import { authHeaders, joinUrl } from './platform-auth';
 
 /** What the connection test needs of an integration, credentials decrypted. */
 export interface ConnectionTarget {
@@ -17,65 +18,11 @@ export interface ConnectionResult {
   message: string;
 }
 
-/**
- * `path` (which may carry a query) under `base` with exactly one slash between them; the base's
- * own query stays and the path's is added to it. An empty path is the base itself.
- */
-export function joinUrl(base: string, path: string): string {
-  if (!path) return base;
-  const url = new URL(base);
-  const [pathPart = '', query] = path.split(/\?(.*)/s, 2);
-  if (pathPart) url.pathname = `${url.pathname.replace(/\/+$/, '')}/${pathPart.replace(/^\/+/, '')}`;
-  if (query) url.search = url.search ? `${url.search}&${query}` : `?${query}`;
-  return url.toString();
-}
+export { joinUrl } from './platform-auth';
 
 /** The whole test (token and call) stays within this, well inside the function's 25 s. */
 export const TEST_BUDGET_MS = 18_000;
 const CALL_TIMEOUT_MS = 10_000;
-
-const defaultTokenUrl = (target: ConnectionTarget): string | undefined =>
-  target.platform === 'salesforce' ? joinUrl(target.baseUrl, '/services/oauth2/token') : undefined;
-
-/** A client-credentials grant against the token endpoint (itself SSRF-guarded). */
-async function accessToken(target: ConnectionTarget, options: OutboundOptions): Promise<string | ConnectionResult> {
-  const tokenUrl = target.credentials.tokenUrl || defaultTokenUrl(target);
-  if (!tokenUrl) return { status: 'failed', message: 'OAuth 2.0 needs a token URL for this platform.' };
-  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: target.credentials.clientId ?? '', client_secret: target.credentials.clientSecret ?? '' });
-  if (target.credentials.scope) form.set('scope', target.credentials.scope);
-  const response = await guardedRequest(
-    { url: tokenUrl, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
-    options,
-  );
-  if (response.status < 200 || response.status >= 300) {
-    return { status: 'failed', message: `The token endpoint answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: the client credentials were not accepted.` };
-  }
-  try {
-    const token = (JSON.parse(response.body) as { access_token?: unknown }).access_token;
-    if (typeof token === 'string' && token) return token;
-  } catch {
-    // falls through
-  }
-  return { status: 'failed', message: 'The token endpoint answered without an access_token.' };
-}
-
-/** The request headers that sign the test call in, per sign-in method. */
-async function authHeaders(target: ConnectionTarget, options: OutboundOptions): Promise<Record<string, string> | ConnectionResult> {
-  const c = target.credentials;
-  switch (target.authMethod) {
-    case 'api_key':
-      if (c.headerName) return { [c.headerName]: c.apiKey ?? '' };
-      return target.platform === 'okta' ? { authorization: `SSWS ${c.apiKey ?? ''}` } : { 'x-api-key': c.apiKey ?? '' };
-    case 'bearer_token':
-      return { authorization: `Bearer ${c.token ?? ''}` };
-    case 'basic_auth':
-      return { authorization: `Basic ${Buffer.from(`${c.username ?? ''}:${c.password ?? ''}`).toString('base64')}` };
-    case 'oauth2': {
-      const token = await accessToken(target, options);
-      return typeof token === 'string' ? { authorization: `Bearer ${token}` } : token;
-    }
-  }
-}
 
 /**
  * The connection test: one read-only call to the platform with the stored credentials. A 2xx

@@ -1,5 +1,6 @@
 import { createIntegrationSchema } from '../../shared/schemas/integrations';
-import { dynamo } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
+import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { appCipher } from '../core/encryption';
 import { env, requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
@@ -10,6 +11,7 @@ import { integrationTemplates } from './integration-templates';
 import { integrationUseCases } from './integrations';
 
 const db = dynamo();
+const provisioningQueue = sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'));
 const tableName = requireEnv('TABLE_NAME');
 const integrations = integrationUseCases({
   store: dynamoIntegrationStore(db, tableName),
@@ -18,6 +20,7 @@ const integrations = integrationUseCases({
   now: () => new Date(),
   newId: timeOrderedId,
   outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
+  onTestPassed: (userId, integrationId) => provisioningQueue.send([{ type: 'resume', userId, integrationId }]),
 });
 
 export const handler = httpHandler({

@@ -1,16 +1,10 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { Integration } from '../../shared/schemas/integrations';
+import { recordOf, type IntegrationRecord } from './integration-record';
+
+export { integrationView, recordOf, type IntegrationRecord } from './integration-record';
 import { keys } from '../core/keys';
 import { countUnder, queryAllUnder } from '../core/prefix-query';
-
-/** An integration as stored: the credentials one encrypted JSON string (never returned). */
-export interface IntegrationRecord extends Omit<Integration, 'authFieldsSet'> {
-  userId: string;
-  /** AES-256-GCM token of JSON `authConfig`. */
-  authConfigEncrypted: string;
-  authFieldsSet: string[];
-}
 
 export interface IntegrationStore {
   /** Newest first. */
@@ -22,20 +16,6 @@ export interface IntegrationStore {
   remove(userId: string, id: string): Promise<boolean>;
   /** The test's outcome; undefined when the integration was deleted meanwhile. */
   recordTest(userId: string, id: string, result: { status: 'success' | 'failed'; message: string; at: string }): Promise<IntegrationRecord | undefined>;
-}
-
-const FIELDS = ['id', 'userId', 'name', 'description', 'platform', 'apiType', 'baseUrl', 'authMethod', 'authConfigEncrypted', 'authFieldsSet', 'apiConfig', 'isActive', 'lastTestDate', 'lastTestStatus', 'lastTestMessage', 'createdAt', 'updatedAt'] as const;
-
-const recordOf = (item: Record<string, unknown>): IntegrationRecord => {
-  const record: Record<string, unknown> = {};
-  for (const field of FIELDS) if (item[field] !== undefined) record[field] = item[field];
-  return record as unknown as IntegrationRecord;
-};
-
-/** What the browser sees: everything but the credentials. */
-export function integrationView(record: IntegrationRecord): Integration {
-  const { authConfigEncrypted: _secret, userId: _owner, ...view } = record;
-  return view;
 }
 
 export function dynamoIntegrationStore(db: DynamoDBDocumentClient, tableName: string): IntegrationStore {

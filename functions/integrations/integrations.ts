@@ -3,6 +3,7 @@ import { MAX_INTEGRATIONS_PER_USER, type CreateIntegrationRequest, type Integrat
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
+import { logger } from '../core/logger';
 import { outboundUrlProblem, type OutboundOptions } from '../core/outbound';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { testConnection, type ConnectionResult, type ConnectionTarget } from './connection-test';
@@ -15,6 +16,8 @@ export interface IntegrationPorts {
   now(): Date;
   newId(now: Date): string;
   outbound: OutboundOptions;
+  /** Called after a test that succeeded: paused provisioning runs on the integration go on. */
+  onTestPassed?: (userId: string, integrationId: string) => Promise<void>;
   /** The connection test (real outbound HTTP by default). */
   test?: (target: ConnectionTarget, options: OutboundOptions) => Promise<ConnectionResult>;
 }
@@ -92,6 +95,14 @@ export function integrationUseCases(ports: IntegrationPorts) {
           );
       const updated = await ports.store.recordTest(userId, id, { ...result, at: ports.now().toISOString() });
       if (!updated) throw notFound();
+      if (result.status === 'success' && ports.onTestPassed) {
+        try {
+          await ports.onTestPassed(userId, id);
+        } catch (error) {
+          // The test's answer stands; the runs stay paused until the next successful test.
+          logger.error('Could not queue the resume of paused provisioning runs', { integrationId: id, error: error instanceof Error ? error.message : String(error) });
+        }
+      }
       return integrationView(updated);
     },
 

@@ -3,7 +3,9 @@ import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
 
 /** A project as stored: the view without the derived success rate, plus its owner. */
-export interface ProjectRecord extends Omit<Project, 'successRate'> {
+export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncPendingCount'> {
+  syncedCount?: number;
+  syncFailedCount?: number;
   userId: string;
   /** Partitions its accounts are spread over (functions/accounts/account-partitions.ts); none: 1. */
   accountShards?: number;
@@ -14,6 +16,13 @@ export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.
 /** Percent of rows created, one decimal. */
 export const successRate = (created: number, failed: number): number =>
   created + failed === 0 ? 100 : Math.round((created / (created + failed)) * 1000) / 10;
+
+/** Synced and failed are counted on the project item in the same writes as each account's status; pending is the rest. */
+export function syncCounts(item: Record<string, unknown>, accountCount: number) {
+  const syncedCount = Number(item.syncedCount ?? 0);
+  const syncFailedCount = Number(item.syncFailedCount ?? 0);
+  return { syncedCount, syncFailedCount, syncPendingCount: Math.max(0, accountCount - syncedCount - syncFailedCount) };
+}
 
 export function projectView(record: Record<string, unknown> | ProjectRecord): Project {
   const item = record as Record<string, unknown>;
@@ -27,11 +36,14 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
     accountCount,
     failedCount,
     successRate: successRate(accountCount, failedCount),
+    ...syncCounts(item, accountCount),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
   };
   if (typeof item.description === 'string') project.description = item.description;
   if (typeof item.platformUrl === 'string') project.platformUrl = item.platformUrl;
   if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
+  if (typeof item.integrationId === 'string') project.integrationId = item.integrationId;
+  if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
   return project;
 }

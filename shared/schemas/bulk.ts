@@ -167,6 +167,10 @@ export interface BulkCreateSummary {
   failedCount: number;
   /** GET: every rejected row as CSV (set when failedCount > 0). */
   rejectedRowsUrl?: string;
+  /** With createExternalAccounts: the provisioning run of the new accounts (GET /api/provisioning-jobs/{id}). */
+  provisioningJobId?: string;
+  /** The accounts were created but their provisioning could not start (start it from the project). */
+  provisioningError?: string;
 }
 
 /** The path of a project's full rejected-rows report (CSV). */

@@ -51,6 +51,17 @@ const RESERVED_HEADERS = /^(host|content-length|content-type|transfer-encoding|c
 
 const credentialValue = z.string().trim().max(4096, 'A credential must be at most 4,096 characters');
 
+/**
+ * How accounts are provisioned through an integration: pacing (requests a minute and calls in
+ * flight, for all workers together; empty: the platform's documented default) and what undo does.
+ */
+export const provisioningSettingsSchema = z.object({
+  requestsPerMinute: z.number('Requests per minute must be a number').int('Requests per minute must be a whole number').min(1, 'Requests per minute must be at least 1').max(100_000, 'Requests per minute must be at most 100,000').optional(),
+  concurrency: z.number('Concurrent requests must be a number').int('Concurrent requests must be a whole number').min(1, 'Concurrent requests must be at least 1').max(100, 'Concurrent requests must be at most 100').optional(),
+  undo: z.enum(['deactivate', 'delete'], 'Undo must deactivate or delete').optional(),
+});
+export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
+
 /** POST /api/integrations (spec 5: name, platform and baseUrl required). */
 export const createIntegrationSchema = z
   .object({
@@ -75,6 +86,7 @@ export const createIntegrationSchema = z
           .max(2048, 'The test path must be at most 2,048 characters')
           .refine((value) => !/^[a-z][a-z0-9+.-]*:|^\/\/|[\s\\]/i.test(value), 'The test path is a path on the base URL, e.g. /api/v1/users?limit=1')
           .optional(),
+        provisioning: provisioningSettingsSchema.optional(),
       })
       .optional()
       .default({}),
@@ -112,7 +124,7 @@ export interface Integration {
   authMethod: AuthMethod;
   /** Names of the credential fields that are stored (their values are never returned). */
   authFieldsSet: string[];
-  apiConfig: { testPath?: string };
+  apiConfig: { testPath?: string; provisioning?: ProvisioningSettings };
   isActive: boolean;
   lastTestDate?: string;
   lastTestStatus: (typeof integrationTestStatuses)[number];

@@ -15,6 +15,13 @@ export interface Project {
   failedCount: number;
   /** Percent of rows created, 0-100, one decimal; 100 for a project with no rows yet. */
   successRate: number;
+  /** Accounts on the platform (Synced), refused there (Sync Failed) and not yet: they add up to accountCount. */
+  syncedCount: number;
+  syncFailedCount: number;
+  syncPendingCount: number;
+  /** The integration its accounts are provisioned to, and its latest provisioning run. */
+  integrationId?: string;
+  provisioningJobId?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -43,6 +50,10 @@ export interface AccountView {
   accountType: AccountType;
   isActive: boolean;
   externalStatus: 'pending' | 'success' | 'failed';
+  /** The platform's id of the account, once provisioned. */
+  externalAccountId?: string;
+  /** Why provisioning failed, in the platform's words. */
+  externalError?: string;
   createdAt: string;
   /** Only when the request asked for passwords (?showPasswords=true). */
   password?: string;

@@ -1,0 +1,179 @@
+import type { ExternalAccount, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/**
+ * SCIM 2.0 (RFC 7643 schema, RFC 7644 protocol): the `custom` platform and any SCIM service
+ * provider. Reads /ServiceProviderConfig once; creates with /Bulk when the provider supports it
+ * (operations within its maxOperations and maxPayloadSize), with single POST /Users otherwise.
+ */
+const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
+const BULK_REQUEST = 'urn:ietf:params:scim:api:messages:2.0:BulkRequest';
+const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
+const SCIM_JSON = 'application/scim+json';
+
+/** Operations per /Bulk request at most, whatever the provider allows: one request's answer stays small. */
+export const SCIM_BULK_MAX = 100;
+
+export interface ScimSettings {
+  /** Undo by PATCH active=false (deactivate, the default) or DELETE. */
+  undo?: 'deactivate' | 'delete';
+}
+
+/** A filter value in double quotes (RFC 7644 3.4.2.2: a JSON string). */
+const quoted = (value: string) => JSON.stringify(value);
+
+export const scimUser = (person: ProvisioningPerson) => ({
+  schemas: [USER_SCHEMA],
+  userName: person.username,
+  name: { givenName: person.firstName, familyName: person.lastName, formatted: `${person.firstName} ${person.lastName}` },
+  displayName: `${person.firstName} ${person.lastName}`,
+  emails: [{ value: person.email, type: 'work', primary: true }],
+  active: true,
+  password: person.password,
+});
+
+const externalOf = (resource: unknown): ExternalAccount | undefined => {
+  const r = resource as { id?: unknown; userName?: unknown; emails?: { value?: unknown }[]; active?: unknown } | undefined;
+  if (!r || typeof r.id !== 'string') return undefined;
+  return {
+    externalId: r.id,
+    userName: typeof r.userName === 'string' ? r.userName : '',
+    emails: Array.isArray(r.emails) ? r.emails.map((e) => String(e?.value ?? '').toLowerCase()).filter(Boolean) : [],
+    ...(typeof r.active === 'boolean' ? { active: r.active } : {}),
+  };
+};
+
+/** SCIM's own error shape inside a bulk operation's `response` (status as a string there). */
+const scimTypeOf = (json: unknown): string | undefined => {
+  const value = (json as { scimType?: unknown } | undefined)?.scimType;
+  return typeof value === 'string' ? value : undefined;
+};
+
+export function scimAdapter(client: PlatformClient, settings: ScimSettings = {}): ProvisioningAdapter {
+  let capabilities: Promise<ProvisioningCapabilities & { maxPayloadSize: number }> | undefined;
+
+  const find: ProvisioningAdapter['find'] = async ({ username }) => {
+    const answer = await client.call({ method: 'GET', path: `/Users?filter=${encodeURIComponent(`userName eq ${quoted(username)}`)}&count=2` });
+    if (isCallFailure(answer)) return answer;
+    if (answer.status < 200 || answer.status >= 300) return failureOf(answer);
+    const resources = (answer.json as { Resources?: unknown[] } | undefined)?.Resources ?? [];
+    const wanted = username.toLowerCase();
+    // userName is case-insensitive (RFC 7643 4.1.1): the provider's filter already is; check anyway.
+    return resources.map(externalOf).find((r) => r && r.userName.toLowerCase() === wanted);
+  };
+
+  /** A name the provider already holds: ours when the e-mail is this person's, someone else's otherwise. */
+  const resolveExisting = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
+    const existing = await find(person);
+    if (existing && 'kind' in existing) return existing;
+    if (!existing) return { kind: 'failed', retryable: true, message: `The platform says "${person.username}" exists but does not find it; will try again.` };
+    if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
+    return { kind: 'conflict', message: `The user name "${person.username}" is already taken on the platform by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+  };
+
+  /** One created resource's answer (a POST's, or a bulk operation's) as an outcome. */
+  const outcomeOf = async (person: ProvisioningPerson, status: number, json: unknown, answer?: PlatformAnswer): Promise<ProvisioningOutcome> => {
+    if (status === 201 || status === 200) {
+      const created = externalOf(json);
+      if (created) return { kind: 'created', externalId: created.externalId };
+      // A provider that answers 201 without the resource: find it by name.
+      const found = await find(person);
+      if (found && !('kind' in found)) return { kind: 'created', externalId: found.externalId };
+      return { kind: 'failed', retryable: true, message: `HTTP ${status} without the created user; will look again.` };
+    }
+    if (status === 409 || scimTypeOf(json) === 'uniqueness') return resolveExisting(person);
+    return failureOf(answer ?? { status, headers: {}, text: '', json });
+  };
+
+  const createOne = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
+    const answer = await client.call({ method: 'POST', path: '/Users', body: scimUser(person), contentType: SCIM_JSON });
+    if (isCallFailure(answer)) return answer;
+    return outcomeOf(person, answer.status, answer.json, answer);
+  };
+
+  /** A /Bulk request for these people: each operation's status read on its own (RFC 7644 3.7). */
+  const createBulk = async (people: readonly ProvisioningPerson[]): Promise<ProvisioningOutcome[]> => {
+    const bulkIds = people.map((_, i) => `op${i}`);
+    const body = {
+      schemas: [BULK_REQUEST],
+      // Every operation runs whatever the others do: one person's failure is that person's.
+      Operations: people.map((person, i) => ({ method: 'POST', path: '/Users', bulkId: bulkIds[i], data: scimUser(person) })),
+    };
+    const answer = await client.call({ method: 'POST', path: '/Bulk', body, contentType: SCIM_JSON });
+    if (isCallFailure(answer)) return people.map(() => answer);
+    if (answer.status === 413) return Promise.all(people.map(createOne));
+    if (answer.status < 200 || answer.status >= 300) {
+      const failure = failureOf(answer);
+      return people.map(() => failure);
+    }
+    const operations = (answer.json as { Operations?: { bulkId?: string; status?: unknown; location?: string; response?: unknown }[] } | undefined)?.Operations ?? [];
+    const byBulkId = new Map(operations.map((op) => [op.bulkId, op]));
+    return Promise.all(
+      people.map(async (person, i) => {
+        const op = byBulkId.get(bulkIds[i]);
+        if (!op) return { kind: 'failed', retryable: true, message: 'The platform did not answer for this person in its bulk response; will try again.' } as CallFailure;
+        const status = Number(typeof op.status === 'object' && op.status !== null ? (op.status as { code?: unknown }).code : op.status);
+        if (status === 201 || status === 200) {
+          const id = externalOf(op.response)?.externalId ?? op.location?.split('/').pop();
+          if (id) return { kind: 'created', externalId: decodeURIComponent(id) } as ProvisioningOutcome;
+        }
+        return outcomeOf(person, status, op.response, { status, headers: {}, text: '', json: op.response });
+      }),
+    );
+  };
+
+  const config = () =>
+    (capabilities ??= (async () => {
+        const answer = await client.call({ method: 'GET', path: '/ServiceProviderConfig' });
+        const undo = settings.undo ?? 'deactivate';
+        if (isCallFailure(answer) || answer.status < 200 || answer.status >= 300) return { batchSize: 1, undo, maxPayloadSize: 0 };
+        const bulk = (answer.json as { bulk?: { supported?: unknown; maxOperations?: unknown; maxPayloadSize?: unknown } } | undefined)?.bulk;
+        const supported = bulk?.supported === true && Number(bulk.maxOperations) > 1;
+        return {
+          batchSize: supported ? Math.min(SCIM_BULK_MAX, Number(bulk.maxOperations)) : 1,
+          undo,
+          maxPayloadSize: supported ? Number(bulk.maxPayloadSize) || 0 : 0,
+        };
+      })());
+
+  return {
+    capabilities: () => config().then(({ batchSize, undo }) => ({ batchSize, undo })),
+
+    find,
+
+    async create(people) {
+      const { batchSize, maxPayloadSize } = await config();
+      if (batchSize <= 1 || people.length === 1) return Promise.all(people.map(createOne));
+      // Within the provider's maxPayloadSize: a group that would pass it is split.
+      const groups: ProvisioningPerson[][] = [];
+      let group: ProvisioningPerson[] = [];
+      let size = 200;
+      for (const person of people) {
+        const bytes = Buffer.byteLength(JSON.stringify(scimUser(person))) + 80;
+        if (group.length && (group.length >= batchSize || (maxPayloadSize > 0 && size + bytes > maxPayloadSize))) {
+          groups.push(group);
+          group = [];
+          size = 200;
+        }
+        group.push(person);
+        size += bytes;
+      }
+      if (group.length) groups.push(group);
+      return (await Promise.all(groups.map((g) => (g.length === 1 ? Promise.all(g.map(createOne)) : createBulk(g))))).flat();
+    },
+
+    async undo(externalId): Promise<UndoOutcome> {
+      const path = `/Users/${encodeURIComponent(externalId)}`;
+      const answer =
+        (settings.undo ?? 'deactivate') === 'delete'
+          ? await client.call({ method: 'DELETE', path })
+          : await client.call({ method: 'PATCH', path, body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { active: false } }] }, contentType: SCIM_JSON });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'undone', action: settings.undo === 'delete' ? 'deleted' : 'deactivated' };
+      return { ...failureOf(answer), message: platformMessage(answer) };
+    },
+
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,29 @@
+import { startProvisioningSchema } from '../../shared/schemas/provisioning';
+import { NotFoundError } from '../core/errors';
+import { httpHandler, Response, route } from '../core/http';
+import { timeOrderedId } from '../core/ids';
+import { dynamoPlanReader } from '../usage/plan-store';
+import { provisioningRuntime } from './deps';
+import { jobView, readJob, startProvisioning } from './provisioning-jobs';
+
+const runtime = provisioningRuntime();
+const start = startProvisioning({
+  ...runtime,
+  newId: timeOrderedId,
+  plan: dynamoPlanReader(runtime.db, runtime.tableName),
+  integration: (userId, id) => runtime.integrations.get(userId, id),
+});
+
+export const handler = httpHandler({
+  'POST /api/projects/{id}/provision': route({
+    body: startProvisioningSchema,
+    run: async ({ userId, pathParameters, body }) => new Response(202, await start(userId, pathParameters.id ?? '', body)),
+  }),
+  'GET /api/provisioning-jobs/{id}': route({
+    run: async ({ userId, pathParameters }) => {
+      const job = await readJob(runtime, userId, pathParameters.id ?? '');
+      if (!job || job.entityType !== 'ProvisioningJob') throw new NotFoundError('Provisioning run not found');
+      return jobView(job);
+    },
+  }),
+});

@@ -1,0 +1,100 @@
+/**
+ * Pacing of calls to one platform: a token bucket for the request rate, a bound on calls in
+ * flight, and the platform's own word on when to come back (Retry-After, X-Rate-Limit-Reset).
+ *
+ * Each worker invocation paces itself to its share: the integration's limit divided by the
+ * provisioning queue's maximum concurrency (shared/routes.ts), so all workers together never
+ * exceed the platform's limit however many run (docs/provisioning.md, Pacing).
+ */
+
+export type Sleep = (ms: number) => Promise<void>;
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * How long the platform asks us to wait, from its answer's headers: Retry-After in seconds or as
+ * an HTTP date (RFC 9110), or Okta's X-Rate-Limit-Reset (epoch seconds when the window resets).
+ * Undefined when it says nothing usable.
+ */
+export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now: number = Date.now()): number | undefined {
+  const header = (name: string) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+  const retryAfter = header('retry-after')?.trim();
+  if (retryAfter) {
+    if (/^\d+(\.\d+)?$/.test(retryAfter)) return Math.round(Number(retryAfter) * 1000);
+    const at = Date.parse(retryAfter);
+    if (!Number.isNaN(at)) return Math.max(0, at - now);
+  }
+  const reset = header('x-rate-limit-reset')?.trim();
+  if (reset && /^\d+$/.test(reset)) return Math.max(0, Number(reset) * 1000 - now);
+  return undefined;
+}
+
+/**
+ * A token bucket: `perMinute` requests a minute, at most `burst` at once after a quiet spell.
+ * `take()` resolves when a request may go. A 429's wait pauses the whole bucket (`holdFor`): the
+ * platform's window is shared by every call, not just the one that was refused.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+  private heldUntil = 0;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly perMinute: number | undefined,
+    private readonly burst: number,
+    private readonly now: () => number = Date.now,
+    private readonly sleep: Sleep = realSleep,
+  ) {
+    this.tokens = burst;
+    this.last = now();
+  }
+
+  holdFor(ms: number): void {
+    this.heldUntil = Math.max(this.heldUntil, this.now() + ms);
+  }
+
+  /** Waits its turn (calls are served in order). */
+  take(): Promise<void> {
+    const turn = this.queue.then(() => this.next());
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async next(): Promise<void> {
+    for (;;) {
+      const now = this.now();
+      if (now < this.heldUntil) {
+        await this.sleep(this.heldUntil - now);
+        continue;
+      }
+      if (!this.perMinute) return;
+      const perMs = this.perMinute / 60_000;
+      this.tokens = Math.min(this.burst, this.tokens + (now - this.last) * perMs);
+      this.last = now;
+      if (this.tokens >= 1) {
+        this.tokens -= 1;
+        return;
+      }
+      await this.sleep(Math.ceil((1 - this.tokens) / perMs));
+    }
+  }
+}
+
+/** Runs `work` over `items` with at most `concurrency` at once; results in order. */
+export async function mapBounded<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, async () => {
+      for (let i = next++; i < items.length; i = next++) results[i] = await work(items[i]!, i);
+    }),
+  );
+  return results;
+}
+
+/** Full-jitter backoff for the n-th retry (1-based) of a 5xx or timeout: up to base * 2^(n-1), capped. */
+export const backoffMs = (attempt: number, random: (max: number) => number, baseMs = 500, capMs = 8000): number =>
+  random(Math.min(capMs, baseMs * 2 ** (attempt - 1)));

@@ -1,0 +1,360 @@
+import { randomInt } from 'node:crypto';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PAUSED_CREDENTIALS, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
+import { accountPassword } from '../accounts/account-item';
+import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { secretContext, type Cipher } from '../core/encryption';
+import { keys } from '../core/keys';
+import { logger } from '../core/logger';
+import type { IntegrationRecord } from '../integrations/integration-record';
+import { failJob, finishRun, jobKey, pauseJob, readJob, type ProvisioningJobDeps } from './provisioning-jobs';
+import type { ChunkMessage } from './provisioning-message';
+import type { ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
+import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from './pacing';
+
+/** Consecutive 401/403 answers after which a run pauses instead of failing every account. */
+export const AUTH_FAILURES_TO_PAUSE = 3;
+/** Attempts of one account on 5xx and timeouts (each after a jittered backoff). */
+export const SERVER_ERROR_ATTEMPTS = 4;
+/** 429 answers one account may get before it fails: each is waited out as the platform says. */
+export const RATE_LIMIT_ATTEMPTS = 20;
+/** Work per delivery: the rest of a chunk goes back on the queue (the worker's timeout is 150 s). */
+export const CHUNK_BUDGET_MS = 100_000;
+
+/** How an integration is paced: its settings, else the platform's documented default. */
+export interface Pacing {
+  /** Requests a minute for all workers together; undefined: no limit but the concurrency. */
+  requestsPerMinute?: number;
+  /** Calls in flight for all workers together. */
+  concurrency: number;
+}
+
+export interface ProvisionDeps extends ProvisioningJobDeps {
+  cipher: () => Promise<Cipher>;
+  integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
+  /** The platform's adapter for an integration with its credentials (decrypted here, where the calls are made). */
+  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>) => ProvisioningAdapter;
+  pacingOf: (integration: IntegrationRecord) => Pacing;
+  /** Worker invocations that may run at once (the queue's maxConcurrency): each takes its share of the pacing. */
+  workers: number;
+  retry?: RetryPolicy;
+  sleep?: Sleep;
+  clock?: () => number;
+  random?: (max: number) => number;
+  budgetMs?: number;
+}
+
+type Final = { account: Record<string, unknown>; outcome: Exclude<ProvisioningOutcome, { kind: 'failed'; retryable: true }> | Extract<ProvisioningOutcome, { kind: 'failed' }> };
+
+const readablePassword = (cipher: Cipher, account: Record<string, unknown>): string | undefined => {
+  try {
+    return accountPassword(cipher, account);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The accounts of a chunk still in the run's source status (strongly consistent: the last delivery's writes count). */
+async function chunkAccounts(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: ChunkMessage, from: string) {
+  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
+  const accounts: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        FilterExpression: 'externalStatus = :from',
+        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK, ':from': from },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    accounts.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return accounts;
+}
+
+/**
+ * Provisioning worker, one chunk of a run:
+ * 1. A chunk already done (redelivery) only re-checks the run's completion. A run that is paused,
+ *    failed or completed takes no calls (a resume queues its unfinished chunks again).
+ * 2. Read the chunk's accounts still in the run's source status (pending, or failed for a retry):
+ *    an account an earlier delivery provisioned is not called again.
+ * 3. Create them on the platform, in the adapter's batches, paced (token bucket, calls in flight
+ *    bounded), 429 waited out exactly as the platform says, 5xx and timeouts retried with full
+ *    jitter; a name the platform holds is looked up and linked when it is the same person.
+ * 4. Record each account's status with the run's and the project's counts in the same
+ *    transaction, conditional on the account's source status: counts stay exact however often
+ *    a chunk is delivered.
+ * 5. Refused credentials (AUTH_FAILURES_TO_PAUSE in a row) pause the run; the accounts not reached
+ *    stay pending. Work beyond the time budget goes back on the queue.
+ */
+export const provisionChunk =
+  (deps: ProvisionDeps) =>
+  async (message: ChunkMessage): Promise<void> => {
+    const { userId, jobId } = message;
+    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true }));
+    if (seen) return finishRun(deps, userId, jobId);
+    const job = await readJob(deps, userId, jobId);
+    if (!job || job.status !== 'running') return;
+    const mode = job.mode as ProvisioningMode;
+    const from = sourceStatusOf[mode];
+    const projectId = String(job.projectId);
+
+    const integration = await deps.integration(userId, String(job.integrationId));
+    if (!integration) return failJob(deps, userId, jobId, 'The integration was deleted: the accounts not provisioned stay pending.');
+    let credentials: Record<string, string>;
+    try {
+      credentials = JSON.parse((await deps.cipher()).decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
+    } catch {
+      return failJob(deps, userId, jobId, "The integration's credentials cannot be read: enter them again in the integration, then retry.");
+    }
+
+    const accounts = await chunkAccounts(deps, userId, projectId, message, from);
+    if (accounts.length === 0) return markChunkDone(deps, message);
+    const cipher = await deps.cipher();
+    const clock = deps.clock ?? Date.now;
+    const sleep = deps.sleep ?? realSleep;
+    const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
+    const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
+    const pacing = deps.pacingOf(integration);
+    const share = Math.max(1, deps.workers);
+    const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, Math.max(1, Math.floor(pacing.concurrency / share)), clock, sleep);
+    const adapter = deps.adapterFor(integration, credentials);
+
+    const finals: Final[] = [];
+    let authFailuresInRow = 0;
+    let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
+    try {
+      const { batchSize } = await adapter.capabilities();
+      const batches: Record<string, unknown>[][] = [];
+      for (let i = 0; i < accounts.length; i += batchSize) batches.push(accounts.slice(i, i + batchSize));
+      await mapBounded(batches, Math.max(1, Math.floor(pacing.concurrency / share)), async (batch) => {
+        let waiting = batch;
+        const serverErrors = new Map<Record<string, unknown>, number>();
+        const rateLimits = new Map<Record<string, unknown>, number>();
+        while (waiting.length && !stop) {
+          if (clock() >= deadline) {
+            stop = { kind: 'later', delayMs: 0 };
+            return;
+          }
+          await bucket.take();
+          if (stop) return;
+          const people: ProvisioningPerson[] = [];
+          const readable: Record<string, unknown>[] = [];
+          for (const account of waiting) {
+            const password = readablePassword(cipher, account);
+            if (password === undefined) {
+              finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
+              continue;
+            }
+            readable.push(account);
+            people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
+          }
+          waiting = readable;
+          if (!people.length) return;
+          const outcomes = await adapter.create(people);
+          const again: Record<string, unknown>[] = [];
+          let waitMs = 0;
+          outcomes.forEach((outcome, i) => {
+            const account = waiting[i]!;
+            if (outcome.kind !== 'failed') {
+              authFailuresInRow = 0;
+              finals.push({ account, outcome });
+              return;
+            }
+            if (outcome.authRefused) {
+              authFailuresInRow++;
+              if (authFailuresInRow >= AUTH_FAILURES_TO_PAUSE) stop = { kind: 'auth' };
+              // Not this person's fault: it stays pending until the credentials work.
+              if (!stop) again.push(account);
+              return;
+            }
+            if (outcome.retryable && outcome.retryAfterMs !== undefined && outcome.message.startsWith('HTTP 429')) {
+              const n = (rateLimits.get(account) ?? 0) + 1;
+              rateLimits.set(account, n);
+              if (n < RATE_LIMIT_ATTEMPTS) {
+                waitMs = Math.max(waitMs, outcome.retryAfterMs);
+                again.push(account);
+                return;
+              }
+            } else if (outcome.retryable) {
+              const n = (serverErrors.get(account) ?? 0) + 1;
+              serverErrors.set(account, n);
+              if (n < SERVER_ERROR_ATTEMPTS) {
+                waitMs = Math.max(waitMs, outcome.retryAfterMs ?? backoffMs(n, random));
+                again.push(account);
+                return;
+              }
+            }
+            finals.push({ account, outcome });
+          });
+          waiting = again;
+          if (waiting.length && waitMs > 0) {
+            if (clock() + waitMs >= deadline) {
+              stop ??= { kind: 'later', delayMs: waitMs };
+              return;
+            }
+            // A 429 holds every call of this worker, not only this batch's: the window is the platform's.
+            bucket.holdFor(waitMs);
+          }
+        }
+      });
+    } finally {
+      adapter.close();
+    }
+
+    await recordOutcomes(deps, job, finals);
+    const stopped = stop as typeof stop;
+    if (stopped?.kind === 'auth') {
+      logger.warn('Provisioning paused: credentials refused', { jobId, integrationId: integration.id });
+      return pauseJob(deps, userId, jobId, PAUSED_CREDENTIALS);
+    }
+    if (stopped?.kind === 'later') {
+      // The rest of the chunk in a new delivery (its done accounts are not read again).
+      await deps.queue.send([message], Math.min(900, Math.ceil(stopped.delayMs / 1000)));
+      return;
+    }
+    await markChunkDone(deps, message);
+  };
+
+/** Account updates per transaction, beside the run's and the project's counters (100 actions at most). */
+const RECORD_GROUP = 98;
+
+/**
+ * Each account's new status, conditional on its source status, in transactions that also add to
+ * the run's and the project's counts. An account another delivery recorded first fails its
+ * condition: it is left out and the rest of its group written again.
+ */
+export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
+  const userId = String(job.userId);
+  const mode = job.mode as ProvisioningMode;
+  const from = sourceStatusOf[mode];
+  const at = deps.now().toISOString();
+  for (let i = 0; i < finals.length; i += RECORD_GROUP) {
+    let group = finals.slice(i, i + RECORD_GROUP);
+    while (group.length) {
+      const synced = group.filter((f) => f.outcome.kind === 'created' || f.outcome.kind === 'linked').length;
+      const failed = group.length - synced;
+      const accountUpdates = group.map(({ account, outcome }) => {
+        const ok = outcome.kind === 'created' || outcome.kind === 'linked';
+        return {
+          Update: {
+            TableName: deps.tableName,
+            Key: { PK: account.PK, SK: account.SK },
+            UpdateExpression: ok
+              ? 'SET externalStatus = :to, externalAccountId = :external, provisionedAt = :at REMOVE externalError'
+              : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at',
+            ConditionExpression: 'externalStatus = :from',
+            ExpressionAttributeValues: ok
+              ? { ':to': 'success', ':external': (outcome as { externalId: string }).externalId, ':at': at, ':from': from }
+              : { ':to': 'failed', ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':from': from },
+          },
+        };
+      });
+      // From pending: synced and failed both grow. From failed (a retry): a success moves one
+      // from failed to synced, a failure stays failed.
+      const projectFailedDelta = mode === 'retry' ? -synced : failed;
+      try {
+        await withRetry('Recording provisioning results', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
+          deps.db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                ...accountUpdates,
+                {
+                  Update: {
+                    TableName: deps.tableName,
+                    Key: jobKey(userId, String(job.id)),
+                    UpdateExpression: 'ADD synced :synced, failed :failed SET updatedAt = :at',
+                    ExpressionAttributeValues: { ':synced': synced, ':failed': failed, ':at': at },
+                  },
+                },
+                {
+                  Update: {
+                    TableName: deps.tableName,
+                    Key: keys.project(userId, String(job.projectId)),
+                    UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed',
+                    ConditionExpression: 'attribute_exists(PK)',
+                    ExpressionAttributeValues: { ':synced': synced, ':failed': projectFailedDelta },
+                  },
+                },
+              ],
+            }),
+          ),
+        );
+        group = [];
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = error.CancellationReasons ?? [];
+        if (reasons[group.length + 1]?.Code === 'ConditionalCheckFailed') return; // the project was deleted
+        const recordedElsewhere = new Set(reasons.flatMap((reason, index) => (index < group.length && reason.Code === 'ConditionalCheckFailed' ? [index] : [])));
+        if (recordedElsewhere.size === 0) throw error;
+        group = group.filter((_, index) => !recordedElsewhere.has(index));
+      }
+    }
+  }
+}
+
+/** The chunk's done marker and the run's chunk count in one transaction (once), then the run's completion check. */
+export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, message: ChunkMessage): Promise<void> {
+  const at = deps.now().toISOString();
+  try {
+    await withRetry('Recording a provisioning chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
+      deps.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: deps.tableName,
+                Item: { ...keys.provisioningChunk(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningChunk', chunk: message.chunk, doneAt: at },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: jobKey(message.userId, message.jobId),
+                UpdateExpression: 'ADD chunksDone :one SET updatedAt = :at',
+                ExpressionAttributeValues: { ':one': 1, ':at': at },
+              },
+            },
+          ],
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
+  }
+  await finishRun(deps, message.userId, message.jobId);
+}
+
+/**
+ * Dead-letter worker: a chunk that failed on every delivery (our side: the table, a crash). Its
+ * accounts still in the source status are recorded as failed with the reason, so the run ends and
+ * its counts add up; 'Retry failed' takes them again.
+ */
+export const recordDeadChunk =
+  (deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
+  async (message: ChunkMessage): Promise<void> => {
+    const job = await readJob(deps, message.userId, message.jobId);
+    if (!job) return;
+    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
+    if (!seen) {
+      const accounts = await chunkAccounts(deps, message.userId, String(job.projectId), message, sourceStatusOf[job.mode as ProvisioningMode]);
+      await recordOutcomes(
+        deps,
+        job,
+        accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' } })),
+      );
+      await markChunkDone(deps, message);
+      return;
+    }
+    await finishRun(deps, message.userId, message.jobId);
+  };
+
+/** A start message that failed on every delivery: the run fails and gives the project back. */
+export const recordDeadStart = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>) => (userId: string, jobId: string) =>
+  failJob(deps, userId, jobId, 'The run could not be started. Please try again.');

@@ -1,0 +1,382 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PlanId } from '../../shared/plans';
+import {
+  provisioningSupport,
+  sourceStatusOf,
+  WAITING_FOR_ACCOUNTS,
+  type ProvisioningJob,
+  type ProvisioningMode,
+  type ProvisioningStatus,
+} from '../../shared/schemas/provisioning';
+import type { IntegrationPlatform } from '../../shared/schemas/integrations';
+import { isIdShaped } from '../../shared/schemas/ids';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
+import { keys } from '../core/keys';
+import { shardsOf } from '../accounts/account-partitions';
+import { syncCounts } from '../projects/project-item';
+import { assertApiIntegrations } from '../usage/plan-usage';
+import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
+
+/** Accounts per chunk message: one shard's rows in a range that holds about this many. */
+export const PROVISIONING_CHUNK_ACCOUNTS = 100;
+
+export interface ProvisioningJobDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  queue: ProvisioningQueue;
+  now: () => Date;
+}
+
+export const jobKey = (userId: string, jobId: string) => keys.provisioningJob(userId, jobId);
+
+export async function readJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: jobKey(userId, jobId), ConsistentRead: true }));
+  return Item;
+}
+
+export function jobView(item: Record<string, unknown>): ProvisioningJob {
+  const total = Number(item.total ?? 0);
+  const synced = Number(item.synced ?? 0);
+  const failed = Number(item.failed ?? 0);
+  return {
+    id: String(item.id),
+    projectId: String(item.projectId),
+    projectName: String(item.projectName ?? ''),
+    integrationId: String(item.integrationId),
+    integrationName: String(item.integrationName ?? ''),
+    platform: item.platform as IntegrationPlatform,
+    mode: item.mode as ProvisioningMode,
+    status: item.status as ProvisioningStatus,
+    total,
+    synced,
+    failed,
+    pending: Math.max(0, total - synced - failed),
+    ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
+  };
+}
+
+/**
+ * The chunks of a run: each shard's rows 1..maxRow in ranges that hold about
+ * PROVISIONING_CHUNK_ACCOUNTS accounts of that shard. The same (shards, maxRow) always gives the
+ * same chunks, so a start or resume that runs twice queues the same messages (a chunk is done once).
+ */
+export function chunkPlan(userId: string, jobId: string, shards: number, maxRow: number): ChunkMessage[] {
+  const width = PROVISIONING_CHUNK_ACCOUNTS * shards;
+  const chunks: ChunkMessage[] = [];
+  for (let shard = 0; shard < shards; shard++) {
+    for (let fromRow = 1; fromRow <= maxRow; fromRow += width) {
+      chunks.push({ type: 'chunk', userId, jobId, chunk: chunks.length, shard, fromRow, toRow: Math.min(maxRow, fromRow + width - 1) });
+    }
+  }
+  return chunks;
+}
+
+/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
+async function maxRowOf(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number): Promise<number> {
+  const lasts = await Promise.all(
+    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
+      const { Items } = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
+          ScanIndexForward: false,
+          Limit: 1,
+          ProjectionExpression: '#row',
+          ExpressionAttributeNames: { '#row': 'row' },
+          ConsistentRead: true,
+        }),
+      );
+      return Number(Items?.[0]?.row ?? 0);
+    }),
+  );
+  return Math.max(0, ...lasts);
+}
+
+export interface StartDeps extends ProvisioningJobDeps {
+  newId: (now: Date) => string;
+  plan: (userId: string) => Promise<PlanId>;
+  /** The user's integration (base-table read by key). */
+  integration: (userId: string, integrationId: string) => Promise<{ id: string; name: string; platform: IntegrationPlatform; apiType: string } | undefined>;
+}
+
+/**
+ * Starts a provisioning run of a project's accounts to one of the user's integrations:
+ * 'provision' takes every pending account, 'retry' the failed ones. One run per project at a time
+ * (a lock on the project item, taken conditionally). `waitForAccounts`: the project's accounts are
+ * still being created by a bulk job; the run plans its chunks once that job has ended.
+ */
+export const startProvisioning =
+  (deps: StartDeps) =>
+  async (userId: string, projectId: string, input: { integrationId: string; mode: ProvisioningMode }, options: { waitForAccounts?: boolean } = {}): Promise<ProvisioningJob> => {
+    assertApiIntegrations(await deps.plan(userId));
+    const { Item: project } = isIdShaped(projectId)
+      ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
+      : { Item: undefined };
+    if (!project) throw new NotFoundError('Project not found');
+    const integration = isIdShaped(input.integrationId) ? await deps.integration(userId, input.integrationId) : undefined;
+    if (!integration) throw new NotFoundError('Integration not found');
+    const support = provisioningSupport(integration);
+    if (!support.supported) throw new ValidationError(support.reason, [{ path: 'integrationId', message: support.reason }]);
+
+    const counts = syncCounts(project, Number(project.accountCount ?? 0));
+    if (typeof project.integrationId === 'string' && project.integrationId !== integration.id && counts.syncedCount + counts.syncFailedCount > 0) {
+      throw new ConflictError('This project has accounts provisioned to another integration. Provision it to that integration, or create the accounts again in a new project for this one.');
+    }
+    if (!options.waitForAccounts) {
+      if (input.mode === 'retry' && counts.syncFailedCount === 0) throw new ConflictError('No account of this project failed to provision: there is nothing to retry.');
+      if (input.mode === 'provision' && counts.syncPendingCount === 0) throw new ConflictError('Every account of this project has been provisioned already. Use Retry failed for the ones that failed.');
+    }
+
+    const now = deps.now();
+    const at = now.toISOString();
+    const jobId = deps.newId(now);
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: keys.project(userId, projectId),
+          UpdateExpression: 'SET activeProvisioningJob = :job, provisioningJobId = :job, integrationId = :integration, updatedAt = :at',
+          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob)',
+          ExpressionAttributeValues: { ':job': jobId, ':integration': integration.id, ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) throw new ConflictError('This project is being provisioned already. Wait for that run to finish.');
+      throw error;
+    }
+    const item = {
+      ...jobKey(userId, jobId),
+      entityType: 'ProvisioningJob',
+      id: jobId,
+      userId,
+      projectId,
+      projectName: String(project.name),
+      integrationId: integration.id,
+      integrationName: integration.name,
+      platform: integration.platform,
+      mode: input.mode,
+      status: options.waitForAccounts ? 'waiting' : 'queued',
+      ...(options.waitForAccounts ? { reason: WAITING_FOR_ACCOUNTS } : {}),
+      total: options.waitForAccounts ? 0 : input.mode === 'retry' ? counts.syncFailedCount : counts.syncPendingCount,
+      synced: 0,
+      failed: 0,
+      chunks: 0,
+      chunksDone: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: item }));
+    try {
+      await deps.queue.send([{ type: 'start', userId, jobId }]);
+    } catch (error) {
+      await failJob(deps, userId, jobId, 'The run could not be queued. Please try again.');
+      throw error;
+    }
+    return jobView(item);
+  };
+
+/**
+ * A start message: once the project's accounts exist (its bulk job ended), count the run's
+ * accounts, plan its chunks and queue them. Every step may run again (redelivery): the plan is
+ * fixed by a conditional write, and chunks queued twice are done once.
+ */
+export const planRun =
+  (deps: ProvisioningJobDeps) =>
+  async (userId: string, jobId: string): Promise<void> => {
+    let job = await readJob(deps, userId, jobId);
+    if (!job) return;
+    const projectId = String(job.projectId);
+    if (job.status === 'waiting') {
+      const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
+      if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
+        // Still creating: look again in a few seconds (a delayed message, no worker waits).
+        await deps.queue.send([{ type: 'start', userId, jobId }], 5);
+        return;
+      }
+    }
+    if (job.status === 'waiting' || job.status === 'queued') {
+      const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
+      if (!project) return failJob(deps, userId, jobId, 'The project was deleted.');
+      const counts = syncCounts(project, Number(project.accountCount ?? 0));
+      const mode = job.mode as ProvisioningMode;
+      const total = sourceStatusOf[mode] === 'failed' ? counts.syncFailedCount : counts.syncPendingCount;
+      const shards = shardsOf(project);
+      const maxRow = total > 0 ? await maxRowOf(deps, userId, projectId, shards) : 0;
+      const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;
+      const at = deps.now().toISOString();
+      try {
+        await deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: jobKey(userId, jobId),
+            UpdateExpression: 'SET #status = :running, total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at REMOVE reason',
+            ConditionExpression: '#status IN (:waiting, :queued)',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      job = await readJob(deps, userId, jobId);
+      if (!job) return;
+    }
+    if (job.status !== 'running') return;
+    if (Number(job.chunks) === 0) return finishRun(deps, userId, jobId);
+    if (job.chunksQueued === true) return;
+    await deps.queue.send(chunkPlan(userId, jobId, Number(job.shards), Number(job.maxRow)));
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: jobKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
+  };
+
+/** The chunks of a run that have no done marker yet. */
+export async function unfinishedChunks(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<ChunkMessage[]> {
+  const userId = String(job.userId);
+  const jobId = String(job.id);
+  const done = new Set<number>();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': jobKey(userId, jobId).PK, ':prefix': `${jobKey(userId, jobId).SK}#CHUNK#` },
+        ProjectionExpression: 'chunk',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) done.add(Number(item.chunk));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0)).filter((c) => !done.has(c.chunk));
+}
+
+/**
+ * An integration passed its connection test: its paused runs go on. Each is set running again
+ * (conditionally: one resume wins) and its unfinished chunks are queued once more.
+ */
+export const resumeRuns =
+  (deps: ProvisioningJobDeps) =>
+  async (userId: string, integrationId: string): Promise<number> => {
+    const paused: Record<string, unknown>[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          FilterExpression: 'entityType = :job AND integrationId = :integration AND #status = :paused',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId, ':paused': 'paused' },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      paused.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    let resumed = 0;
+    for (const job of paused) {
+      try {
+        await deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: jobKey(userId, String(job.id)),
+            UpdateExpression: 'SET #status = :running, updatedAt = :at REMOVE reason',
+            ConditionExpression: '#status = :paused',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':running': 'running', ':paused': 'paused', ':at': deps.now().toISOString() },
+          }),
+        );
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) continue;
+        throw error;
+      }
+      await deps.queue.send(await unfinishedChunks(deps, job));
+      resumed++;
+    }
+    return resumed;
+  };
+
+/** Pauses a running run with the reason (its chunks stop; resumeRuns queues them again). */
+export async function pauseJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: jobKey(userId, jobId),
+        UpdateExpression: 'SET #status = :paused, reason = :reason, updatedAt = :at',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':paused': 'paused', ':running': 'running', ':reason': reason, ':at': deps.now().toISOString() },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** Ends a run as failed with the reason and gives the project's lock back. Accounts not reached stay pending. */
+export async function failJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
+  const at = deps.now().toISOString();
+  const { Attributes: job } = await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: jobKey(userId, jobId),
+      UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  if (job) await releaseProject(deps, userId, String(job.projectId), jobId);
+}
+
+export async function releaseProject(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string): Promise<void> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.project(userId, projectId),
+        UpdateExpression: 'REMOVE activeProvisioningJob',
+        ConditionExpression: 'activeProvisioningJob = :job',
+        ExpressionAttributeValues: { ':job': jobId },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/**
+ * A run whose chunks are all done ends: completed, the project's lock given back. Called by every
+ * delivery of every chunk (and the dead-letter worker): a step that failed once is done by the next.
+ */
+export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
+  const job = await readJob(deps, userId, jobId);
+  if (!job) return;
+  if (job.status === 'running' && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
+    const at = deps.now().toISOString();
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: jobKey(userId, jobId),
+          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
+          ConditionExpression: '#status = :running',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  const latest = await readJob(deps, userId, jobId);
+  if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), jobId);
+}
