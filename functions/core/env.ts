@@ -39,7 +39,7 @@ const envSchema = z.object({
    * stack's and tests' fake platforms). Never set on AWS.
    */
   OUTBOUND_ALLOWED_ORIGINS: name,
-  /** The local stack's SCIM directory and its bearer token (bin/local/scim-server.ts): never set on AWS. */
+  /** The local stack's SCIM directory (bin/local/scim-server.ts): base URL and bearer token. Never set on AWS. */
   LOCAL_SCIM_URL: url,
   LOCAL_SCIM_TOKEN: name,
   /** Public URL of the web app, used in e-mails. */
