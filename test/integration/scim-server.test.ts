@@ -124,6 +124,11 @@ describe('local SCIM directory: users', () => {
     expect(either.body.totalResults).toBe(2);
     const none = await scim(server, 'GET', filterBy('userName eq "nobody@example.com"'));
     expect(none.body).toMatchObject({ totalResults: 0 });
+    const searched = await scim(server, 'POST', '/Users/.search', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      filter: 'userName eq "grace@EXAMPLE.com"',
+    });
+    expect(searched.body).toMatchObject({ totalResults: 1, Resources: [{ id: grace.body.id }] });
     const startsWith = await scim(server, 'GET', filterBy('userName sw "alan"'));
     expect(startsWith.body).toMatchObject({ totalResults: 1, Resources: [{ userName: 'alan@example.com' }] });
   });
