@@ -273,13 +273,10 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   // a created resource's Location header (RFC 7644 3.3).
   scim.use((_req, res, next) => {
     res.json = (body: unknown) => {
-      const text = JSON.stringify(body, (key, value: unknown) =>
-        key === 'location' && typeof value === 'string' && value.startsWith('/') ? `${origin}${value}` : value,
-      );
-      if (res.statusCode === 201) {
-        const location = (JSON.parse(text) as { meta?: { location?: unknown } }).meta?.location;
-        if (typeof location === 'string') res.setHeader('Location', location);
-      }
+      const absolute = (value: unknown) => (typeof value === 'string' && value.startsWith('/') ? `${origin}${value}` : value);
+      const text = JSON.stringify(body, (key, value: unknown) => (key === 'location' ? absolute(value) : value));
+      const created = (body as { meta?: { location?: unknown } } | null)?.meta?.location;
+      if (res.statusCode === 201 && typeof created === 'string') res.setHeader('Location', absolute(created) as string);
       res.type('application/scim+json');
       return res.send(text);
     };
