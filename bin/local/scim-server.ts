@@ -241,6 +241,14 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     scimError(res, 404, `Resource ${String(req.params.id)} not found`);
   });
 
+  // scimmy applies a PATCH's attributes/excludedAttributes to the user it reads before patching,
+  // and stores what is left: ?attributes=userName would erase every other attribute. A PATCH
+  // answers the whole user instead.
+  scim.patch('/Users/:id', (req, _res, next) => {
+    req.url = req.url.split('?')[0]!;
+    next();
+  });
+
   scim.use((req, res, next) => {
     if (Number(req.header('content-length') ?? 0) > maxPayloadSize) {
       scimError(res, 413, `The request is larger than maxPayloadSize (${maxPayloadSize} bytes)`);

@@ -163,6 +163,18 @@ describe('local SCIM directory: users', () => {
     expect(patched.body.active).toBe(false);
     expect((await scim(server, 'GET', `/Users/${user.body.id}`)).body.active).toBe(false);
     expect(server.users()).toEqual([{ id: user.body.id, userName: 'leaver@example.com', active: false, emails: ['leaver@example.com'] }]);
+    // A PATCH asking for some attributes back still keeps all of them.
+    const narrowed = await scim(server, 'PATCH', `/Users/${user.body.id}?attributes=userName`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Leaver' }],
+    });
+    expect(narrowed.status).toBe(200);
+    expect((await scim(server, 'GET', `/Users/${user.body.id}`)).body).toMatchObject({
+      displayName: 'Leaver',
+      active: false,
+      name: { givenName: 'Ada', familyName: 'Lovelace' },
+      emails: [{ value: 'leaver@example.com' }],
+    });
 
     expect((await scim(server, 'DELETE', `/Users/${user.body.id}`)).status).toBe(204);
     expect((await scim(server, 'GET', `/Users/${user.body.id}`)).status).toBe(404);
