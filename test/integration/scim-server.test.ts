@@ -339,8 +339,8 @@ describe('local SCIM directory: injected faults', () => {
 
 describe('local SCIM directory: data file', () => {
   it('keeps its users across a restart (same ids, uniqueness still enforced) and never writes a clear password', async () => {
+    // Its folder is made when missing.
     const dataFile = path.join(dataDir, 'restart', 'scim-directory.json');
-    fs.mkdirSync(path.dirname(dataFile), { recursive: true });
     const first = await start({ dataFile });
     const ada = await scim(first, 'POST', '/Users', newUser('ada@example.com', { password: 'Pl4in-text-pw' }));
     const alan = await scim(first, 'POST', '/Users', newUser('alan@example.com'));
