@@ -19,7 +19,7 @@ import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
 
 /** Accounts per chunk message: one shard's rows in a range that holds about this many. */
-export const PROVISIONING_CHUNK_ACCOUNTS = 100;
+export const PROVISIONING_CHUNK_ACCOUNTS = 250;
 
 export interface ProvisioningJobDeps {
   db: DynamoDBDocumentClient;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import type { Integration } from '../../shared/schemas/integrations';
 import { PAUSED_CREDENTIALS, type ProvisioningJob } from '../../shared/schemas/provisioning';
@@ -137,12 +137,25 @@ describe('provisioning to the local SCIM directory', () => {
     const run = await waitForRun(user, created.summary.provisioningJobId);
     const before = (await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults;
     const sqs = new SQSClient({ region: 'us-east-1', endpoint: inject('stack').urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'chunk', userId: user.sub, jobId: run.id, chunk: 0, shard: 0, fromRow: 1, toRow: 100 }) }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'chunk', userId: user.sub, jobId: run.id, chunk: 0, shard: 0, fromRow: 1, toRow: 250 }) }));
     await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'start', userId: user.sub, jobId: run.id }) }));
     await new Promise((r) => setTimeout(r, 1500));
     expect((await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults).toBe(before);
     expect(await user.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', synced: 3, failed: 0 });
     expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 3 });
+
+    // A delivery that recorded the accounts and died before its done marker: the run and the
+    // project have not counted them yet. The next delivery calls the platform for nobody and
+    // counts them once, from the accounts.
+    const db = testDb();
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.provisioningChunk(user.sub, run.id, 0) }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.provisioningJob(user.sub, run.id), UpdateExpression: 'SET #status = :running ADD chunksDone :minusOne, synced :minusThree', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':running': 'running', ':minusOne': -1, ':minusThree': -3 } }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, created.project.id), UpdateExpression: 'ADD syncedCount :minusThree', ExpressionAttributeValues: { ':minusThree': -3 } }));
+    const requestsBefore = (await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults;
+    await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'chunk', userId: user.sub, jobId: run.id, chunk: 0, shard: 0, fromRow: 1, toRow: 250 }) }));
+    expect(await waitForRun(user, run.id)).toMatchObject({ status: 'completed', synced: 3, failed: 0, pending: 0 });
+    expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 3, syncPendingCount: 0 });
+    expect((await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults).toBe(requestsBefore);
     sqs.destroy();
   });
 
