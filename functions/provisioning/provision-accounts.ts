@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { PAUSED_CREDENTIALS, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
+import { doneStatusOf, PAUSED_CREDENTIALS, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
@@ -126,10 +126,40 @@ export const provisionChunk =
     const adapter = deps.adapterFor(integration, credentials);
 
     const finals: Final[] = [];
+    /**
+     * Creates the accounts whose password can be read (the others fail at once, nothing sent).
+     * The accounts called and their outcomes, in order.
+     */
+    const createAll = async (accounts: Record<string, unknown>[]) => {
+      const people: ProvisioningPerson[] = [];
+      const called: Record<string, unknown>[] = [];
+      for (const account of accounts) {
+        const password = readablePassword(cipher, account);
+        if (password === undefined) {
+          finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
+          continue;
+        }
+        called.push(account);
+        people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
+      }
+      return { called, outcomes: people.length ? await adapter.create(people) : [] };
+    };
+    /** Deactivates or deletes each account on the platform (already gone counts as done). */
+    const undoAll = async (accounts: Record<string, unknown>[]) => ({
+      called: accounts,
+      outcomes: await Promise.all(
+        accounts.map(async (account): Promise<ProvisioningOutcome> => {
+          if (typeof account.externalAccountId !== 'string') return { kind: 'linked', externalId: '' };
+          const undone = await adapter.undo(account.externalAccountId);
+          return undone.kind === 'failed' ? { ...undone, message: `Undo failed: ${undone.message}` } : { kind: 'linked', externalId: account.externalAccountId };
+        }),
+      ),
+    });
     let authFailuresInRow = 0;
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
     try {
-      const { batchSize } = await adapter.capabilities();
+      // An undo is one call per account (deactivate or delete); a creation uses the platform's batches.
+      const batchSize = mode === 'undo' ? 1 : (await adapter.capabilities()).batchSize;
       const batches: Record<string, unknown>[][] = [];
       for (let i = 0; i < accounts.length; i += batchSize) batches.push(accounts.slice(i, i + batchSize));
       await mapBounded(batches, Math.max(1, Math.floor(pacing.concurrency / share)), async (batch) => {
@@ -143,21 +173,11 @@ export const provisionChunk =
           }
           await bucket.take();
           if (stop) return;
-          const people: ProvisioningPerson[] = [];
-          const readable: Record<string, unknown>[] = [];
-          for (const account of waiting) {
-            const password = readablePassword(cipher, account);
-            if (password === undefined) {
-              finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
-              continue;
-            }
-            readable.push(account);
-            people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
-          }
-          waiting = readable;
-          if (!people.length) return;
-          const outcomes = await adapter.create(people);
+          const { called, outcomes } = mode === 'undo' ? await undoAll(waiting) : await createAll(waiting);
+          waiting = called;
+          if (!called.length) return;
           const again: Record<string, unknown>[] = [];
+
           let waitMs = 0;
           outcomes.forEach((outcome, i) => {
             const account = waiting[i]!;
@@ -230,10 +250,14 @@ const RECORD_PARALLEL = 16;
  * account another delivery recorded first fails its condition and is left as it is.
  */
 export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
-  const from = sourceStatusOf[job.mode as ProvisioningMode];
+  const mode = job.mode as ProvisioningMode;
+  const from = sourceStatusOf[mode];
   const at = deps.now().toISOString();
   await mapBounded(finals, RECORD_PARALLEL, async ({ account, outcome }) => {
     const ok = outcome.kind === 'created' || outcome.kind === 'linked';
+    // A failed undo leaves the account on the platform: still Synced, with the reason.
+    const to = ok ? doneStatusOf[mode] : mode === 'undo' ? 'success' : 'failed';
+    const keepId = ok && mode !== 'undo';
     try {
       await withRetry('Recording a provisioning result', deps.retry ?? workerRetry, isThrottling, () =>
         deps.db.send(
@@ -241,12 +265,12 @@ export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName
             TableName: deps.tableName,
             Key: { PK: account.PK, SK: account.SK },
             UpdateExpression: ok
-              ? 'SET externalStatus = :to, externalAccountId = :external, provisionedAt = :at, provisionRun = :run REMOVE externalError'
+              ? `SET externalStatus = :to, ${keepId ? 'externalAccountId = :external, ' : ''}provisionedAt = :at, provisionRun = :run REMOVE externalError`
               : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at, provisionRun = :run',
             ConditionExpression: 'externalStatus = :from',
             ExpressionAttributeValues: ok
-              ? { ':to': 'success', ':external': (outcome as { externalId: string }).externalId, ':at': at, ':run': job.id, ':from': from }
-              : { ':to': 'failed', ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
+              ? { ':to': to, ...(keepId ? { ':external': (outcome as { externalId: string }).externalId } : {}), ':at': at, ':run': job.id, ':from': from }
+              : { ':to': to, ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
           }),
         ),
       );
@@ -259,8 +283,7 @@ export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName
 /** What this run did to the chunk's accounts, counted from the accounts (strongly consistent). */
 async function chunkTally(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ChunkMessage) {
   const partition = keys.accountPartitions(message.userId, String(job.projectId), message.shard + 1)[message.shard]!;
-  let synced = 0;
-  let failed = 0;
+  const counts = { success: 0, failed: 0, removed: 0 };
   let start: Record<string, unknown> | undefined;
   do {
     const page = await deps.db.send(
@@ -280,12 +303,12 @@ async function chunkTally(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Re
       }),
     );
     for (const item of page.Items ?? []) {
-      if (item.externalStatus === 'success') synced++;
-      else if (item.externalStatus === 'failed') failed++;
+      const status = item.externalStatus as keyof typeof counts;
+      if (status in counts) counts[status]++;
     }
     start = page.LastEvaluatedKey;
   } while (start);
-  return { synced, failed };
+  return counts;
 }
 
 /**
@@ -296,10 +319,16 @@ async function chunkTally(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Re
  */
 export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ChunkMessage): Promise<void> {
   const at = deps.now().toISOString();
-  const { synced, failed } = await chunkTally(deps, job, message);
-  // From pending: synced and failed both grow. From failed (a retry): a success moves one from
-  // failed to synced; one that failed again stays failed.
-  const projectFailed = job.mode === 'retry' ? -synced : failed;
+  const tally = await chunkTally(deps, job, message);
+  // The run counts what it did (for an undo, 'synced' counts the accounts removed). The project:
+  // from pending, synced and failed both grow; from failed (a retry), a success moves one from
+  // failed to synced and a new failure stays failed; an undo moves synced to removed.
+  const undo = job.mode === 'undo';
+  const synced = undo ? tally.removed : tally.success;
+  const failed = undo ? tally.success : tally.failed;
+  const project = undo
+    ? { synced: -tally.removed, failed: 0, removed: tally.removed }
+    : { synced: tally.success, failed: job.mode === 'retry' ? -tally.success : tally.failed, removed: 0 };
   try {
     await withRetry('Recording a provisioning chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
       deps.db.send(
@@ -325,8 +354,8 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
               Update: {
                 TableName: deps.tableName,
                 Key: keys.project(message.userId, String(job.projectId)),
-                UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed',
-                ExpressionAttributeValues: { ':synced': synced, ':failed': projectFailed },
+                UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed, syncRemovedCount :removed',
+                ExpressionAttributeValues: { ':synced': project.synced, ':failed': project.failed, ':removed': project.removed },
               },
             },
           ],

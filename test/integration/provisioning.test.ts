@@ -61,8 +61,8 @@ async function project(who: ApiUser, id: string): Promise<Project> {
   const list = await who.json<Project[] | { items: Project[] }>('/api/projects');
   const found = (Array.isArray(list) ? list : list.items).find((p) => p.id === id);
   if (!found) throw new Error(`project ${id} not listed`);
-  // synced + failed + pending = accounts, always.
-  expect(found.syncedCount + found.syncFailedCount + found.syncPendingCount).toBe(found.accountCount);
+  // synced + failed + removed + pending = accounts, always.
+  expect(found.syncedCount + found.syncFailedCount + found.syncRemovedCount + found.syncPendingCount).toBe(found.accountCount);
   return found;
 }
 
@@ -128,6 +128,31 @@ describe('provisioning to the local SCIM directory', () => {
     expect(retry.total).toBe(1);
     expect(await waitForRun(user, retry.id)).toMatchObject({ status: 'completed', synced: 1, failed: 0 });
     expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 4, syncFailedCount: 0, syncPendingCount: 0 });
+  });
+
+  it('Undo on platform deactivates the synced accounts there and keeps them here, marked', async () => {
+    const created = await user.json<{ project: Project; summary: { provisioningJobId: string } }>('/api/bulk-create', {
+      body: { projectName: 'Undone', csvData: people(3, 'Undo'), apiIntegrationId: integration.id, createExternalAccounts: true },
+    });
+    await waitForRun(user, created.summary.provisioningJobId);
+    const accounts = await accountsOf(user, created.project.id);
+    // One of them was deleted on the platform meanwhile: undoing it is already done.
+    const gone = accounts[0]!;
+    expect((await fetch(`${scim().url}/Users/${gone.externalAccountId}`, { method: 'DELETE', headers: { authorization: `Bearer ${scim().token}` } })).status).toBe(204);
+
+    const undo = await user.json<ProvisioningJob>(`/api/projects/${created.project.id}/provision`, { method: 'POST', body: { integrationId: integration.id, mode: 'undo' } });
+    expect(undo).toMatchObject({ mode: 'undo', total: 3 });
+    expect(await waitForRun(user, undo.id)).toMatchObject({ status: 'completed', synced: 3, failed: 0, pending: 0 });
+    expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 0, syncRemovedCount: 3, syncPendingCount: 0 });
+    const after = await accountsOf(user, created.project.id);
+    expect(after.map((a) => a.externalStatus)).toEqual(['removed', 'removed', 'removed']);
+    // Deactivated on the directory (active=false), not deleted: the default undo.
+    for (const account of accounts.slice(1)) {
+      const [onServer] = await scimGet<{ Resources: { active: boolean }[] }>(`/Users?filter=${encodeURIComponent(`userName eq "${account.username}"`)}`).then((r) => r.Resources);
+      expect(onServer?.active).toBe(false);
+    }
+    const nothingLeft = await user.call(`/api/projects/${created.project.id}/provision`, { body: { integrationId: integration.id, mode: 'undo' } });
+    expect(nothingLeft.status).toBe(409);
   });
 
   it('a chunk delivered again after the run ended creates nobody twice and changes no count', async () => {
