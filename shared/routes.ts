@@ -54,6 +54,8 @@ export const routes: readonly RouteDefinition[] = [
   // Provisioning runs: a project's accounts created on an integration's platform by the provisioning worker.
   { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
+  // 'Check against platform': a dry run that looks people up on the integration's platform.
+  { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -194,8 +196,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // A test that succeeds queues the resume of the integration's paused provisioning runs.
   integrations: { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
-  // Starts provisioning runs (the project's lock, the run item) and reads their progress.
-  provisioning: { table: readWrite, sendTo: ['provisioning'] },
+  // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
+  // run decrypts an integration's credentials to look people up on its platform.
+  provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -55,6 +55,8 @@ export interface ProvisioningAdapter {
    * conflict otherwise.
    */
   create(people: readonly ProvisioningPerson[]): Promise<ProvisioningOutcome[]>;
+  /** The account with this e-mail, if the platform can search by e-mail (the dry run's second lookup). */
+  findByEmail?(email: string): Promise<ExternalAccount | undefined | Extract<ProvisioningOutcome, { kind: 'failed' }>>;
   /** Deactivates or deletes (capabilities().undo) the account created earlier. */
   undo(externalId: string): Promise<UndoOutcome>;
   /** Frees sockets kept for this invocation. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { personSchema } from './bulk';
 import type { IntegrationPlatform } from './integrations';
 
 /**
@@ -28,6 +29,39 @@ export const startProvisioningSchema = z.object({
   mode: z.enum(provisioningModes, 'Mode must be provision, retry or undo').optional().default('provision'),
 });
 export type StartProvisioningInput = z.input<typeof startProvisioningSchema>;
+
+/** People one 'Check against platform' request looks up (the web app sends a larger file in parts). */
+export const CHECK_PEOPLE_MAX = 200;
+
+/** POST /api/integrations/{id}/check: who already exists on the platform. Writes nothing. */
+export const checkPeopleSchema = z.object({
+  people: z.array(personSchema).min(1, 'At least one person is required').max(CHECK_PEOPLE_MAX, `At most ${CHECK_PEOPLE_MAX} people per check`),
+  /** The row number of the first person (the web app's parts keep the file's numbering). */
+  firstRow: z.number().int().min(1).max(1_000_000).optional().default(1),
+});
+export type CheckPeopleInput = z.input<typeof checkPeopleSchema>;
+
+/**
+ * What provisioning would do with a person, looked up by the user name they would get and by
+ * their e-mail: new (created), linked (that user name is there with this e-mail: it becomes this
+ * account), conflict (that user name is someone else's: this account would fail), duplicate (this
+ * e-mail is there under another user name: a second account would be made for them), error (the
+ * lookup failed).
+ */
+export const checkOutcomes = ['new', 'linked', 'conflict', 'duplicate', 'error'] as const;
+export type CheckOutcome = (typeof checkOutcomes)[number];
+export interface CheckResult {
+  row: number;
+  email: string;
+  username: string;
+  outcome: CheckOutcome;
+  /** The account found on the platform (user name and e-mail), or why the lookup failed. */
+  detail?: string;
+}
+export interface CheckAnswer {
+  results: CheckResult[];
+  summary: Record<CheckOutcome, number>;
+}
 
 /** GET /api/provisioning-jobs/{id}: synced + failed + pending = total (for an undo, synced counts the accounts removed from the platform). */
 export interface ProvisioningJob {

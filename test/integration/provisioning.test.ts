@@ -3,7 +3,8 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import type { Integration } from '../../shared/schemas/integrations';
-import { PAUSED_CREDENTIALS, type ProvisioningJob } from '../../shared/schemas/provisioning';
+import { PAUSED_CREDENTIALS, type CheckAnswer, type ProvisioningJob } from '../../shared/schemas/provisioning';
+import { baseUsername } from '../../shared/generation/username';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -153,6 +154,38 @@ describe('provisioning to the local SCIM directory', () => {
     }
     const nothingLeft = await user.call(`/api/projects/${created.project.id}/provision`, { body: { integrationId: integration.id, mode: 'undo' } });
     expect(nothingLeft.status).toBe(409);
+  });
+
+  it('Check against platform lists who exists there (same person, someone else, same e-mail under another name) and writes nothing', async () => {
+    const file = people(4, 'Check');
+    const year = new Date().getUTCFullYear();
+    const names = file.map((p) => baseUsername(p.firstName, p.lastName, year));
+    const post = (userName: string, email: string) =>
+      fetch(`${scim().url}/Users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${scim().token}`, 'content-type': 'application/scim+json' },
+        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName, emails: [{ value: email }] }),
+      });
+    expect((await post(names[0]!, file[0]!.email)).status).toBe(201);
+    expect((await post(names[1]!, 'another.person@example.org')).status).toBe(201);
+    expect((await post('somebody.else.entirely', file[2]!.email)).status).toBe(201);
+    const before = (await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults;
+    const projectsBefore = (await user.json<unknown[]>('/api/projects')).length;
+
+    const answer = await user.json<CheckAnswer>(`/api/integrations/${integration.id}/check`, { method: 'POST', body: { people: file } });
+    expect(answer.results.map((r) => [r.row, r.username, r.outcome])).toEqual([
+      [1, names[0], 'linked'],
+      [2, names[1], 'conflict'],
+      [3, names[2], 'duplicate'],
+      [4, names[3], 'new'],
+    ]);
+    expect(answer.results[1]!.detail).toContain('another.person@example.org');
+    expect(answer.summary).toEqual({ new: 1, linked: 1, conflict: 1, duplicate: 1, error: 0 });
+    expect((await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults).toBe(before);
+    expect((await user.json<unknown[]>('/api/projects')).length).toBe(projectsBefore);
+    // Another user's integration id answers 404; too many people answer 400.
+    expect((await other.call(`/api/integrations/${integration.id}/check`, { body: { people: file } })).status).toBe(404);
+    expect((await user.call(`/api/integrations/${integration.id}/check`, { body: { people: people(201, 'Many') } })).status).toBe(400);
   });
 
   it('a chunk delivered again after the run ended creates nobody twice and changes no count', async () => {
