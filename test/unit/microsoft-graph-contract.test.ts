@@ -1,5 +1,3 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { provisioningSettingsSchema } from '../../shared/schemas/integrations';
 import { provisioningSupport } from '../../shared/schemas/provisioning';
@@ -8,168 +6,23 @@ import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters'
 import { microsoftGraphAdapter, type GraphSettings } from '../../functions/provisioning/adapters/microsoft-graph';
 import { platformClient } from '../../functions/provisioning/platform-client';
 import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
+import { startFakeGraph, type FakeGraph } from '../support/fake-graph';
 
 /**
- * What Microsoft Graph v1.0 documents (learn.microsoft.com/graph: Create user, JSON batching,
- * Throttling, List users with $filter), played by a loopback server: POST /users answers 201 with
- * the user; a userPrincipalName already held answers 400 "Another object with the same value for
- * property userPrincipalName already exists." (ObjectConflict); a UPN off the verified domains and
- * a weak password answer 400; POST /$batch takes up to 20 requests and answers each with its own
- * id, status, headers and body, in any order (a throttled one 429 with its Retry-After); the
- * Microsoft identity platform's token endpoint grants client credentials for <api>/.default.
+ * Microsoft Graph's adapter against test/support/fake-graph.ts: a loopback server answering the
+ * request and response shapes Graph documents (Create user, JSON batching, Throttling, $filter,
+ * the identity platform's token endpoint), not the live service.
  */
-interface Received {
-  method: string;
-  url: string;
-  authorization: string | undefined;
-  contentType: string | undefined;
-  body: unknown;
-}
-interface GraphUserRecord {
-  id: string;
-  userPrincipalName: string;
-  mail: string | null;
-  otherMails: string[];
-  accountEnabled: boolean;
-  displayName: string;
-}
-
-const DOMAIN = 'contoso.example';
-const TENANT = '11111111-2222-3333-4444-555555555555';
-const ACCESS_TOKEN = 'graph-access-token';
-
-const fake = {
-  users: new Map<string, GraphUserRecord>(),
-  received: [] as Received[],
-  tokenRequests: [] as URLSearchParams[],
-  /** UPNs whose next creation inside a $batch is throttled (429, Retry-After: 7). */
-  throttleInBatch: new Set<string>(),
-  /** The next N calls (any) answer 429 with Retry-After: 3. */
-  throttleCalls: 0,
-  nextId: 1,
-};
-
-const graphError = (status: number, code: string, message: string, details?: { code: string; target: string }[]) => ({
-  status,
-  body: { error: { code, message, ...(details ? { details } : {}), innerError: { date: '2026-11-23T00:00:00', 'request-id': 'req-1', 'client-request-id': 'req-1' } } },
-});
-
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
-
-/** One Graph request (top level or inside a $batch), relative to /v1.0. */
-function graphRequest(method: string, url: URL, body: unknown): Answer {
-  if (method === 'POST' && url.pathname === '/users') {
-    const user = body as Record<string, unknown> & { passwordProfile?: { password?: string } };
-    for (const field of ['accountEnabled', 'displayName', 'mailNickname', 'userPrincipalName', 'passwordProfile']) {
-      if (user?.[field] === undefined) return graphError(400, 'Request_BadRequest', `Invalid value specified for property '${field}' of resource 'User'.`);
-    }
-    const upn = String(user.userPrincipalName);
-    if (!upn.toLowerCase().endsWith(`@${DOMAIN}`)) {
-      return graphError(400, 'Request_BadRequest', 'The domain portion of the userPrincipalName property is invalid. You must use one of the verified domain names in your organization.', [
-        { code: 'InvalidValue', target: 'userPrincipalName' },
-      ]);
-    }
-    if ((user.passwordProfile?.password ?? '').length < 8) {
-      return graphError(400, 'Request_BadRequest', 'The specified password does not comply with password complexity requirements. Please provide a different password.');
-    }
-    if ([...fake.users.values()].some((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase())) {
-      return graphError(400, 'Request_BadRequest', 'Another object with the same value for property userPrincipalName already exists.', [{ code: 'ObjectConflict', target: 'userPrincipalName' }]);
-    }
-    const id = `00000000-0000-0000-0000-${String(fake.nextId++).padStart(12, '0')}`;
-    const created: GraphUserRecord = { id, userPrincipalName: upn, mail: (user.mail as string) ?? null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName) };
-    fake.users.set(id, created);
-    return { status: 201, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', ...created, givenName: user.givenName, surname: user.surname } };
-  }
-  if (method === 'GET' && url.pathname === '/users') {
-    const match = /^userPrincipalName eq '((?:[^']|'')*)'$/.exec(url.searchParams.get('$filter') ?? '');
-    if (!match) return graphError(400, 'Request_UnsupportedQuery', 'Unsupported Query.');
-    const upn = match[1]!.replace(/''/g, "'").toLowerCase();
-    const value = [...fake.users.values()].filter((u) => u.userPrincipalName.toLowerCase() === upn);
-    return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users(id,userPrincipalName,mail,otherMails,accountEnabled)', value } };
-  }
-  const one = /^\/users\/([^/]+)$/.exec(url.pathname);
-  if (one) {
-    const found = fake.users.get(decodeURIComponent(one[1]!));
-    if (!found) return graphError(404, 'Request_ResourceNotFound', `Resource '${one[1]}' does not exist or one of its queried reference-property objects are not present.`);
-    if (method === 'PATCH') {
-      Object.assign(found, body as object);
-      return { status: 204 };
-    }
-    if (method === 'DELETE') {
-      fake.users.delete(found.id);
-      return { status: 204 };
-    }
-  }
-  return graphError(400, 'BadRequest', `Resource not found for the segment '${url.pathname}'.`);
-}
-
-const send = (res: http.ServerResponse, answer: Answer) => {
-  res.writeHead(answer.status, { ...(answer.body !== undefined ? { 'content-type': 'application/json' } : {}), ...answer.headers });
-  res.end(answer.body !== undefined ? JSON.stringify(answer.body) : undefined);
-};
-
-const server = http.createServer((req, res) => {
-  let raw = '';
-  req.on('data', (c: Buffer) => (raw += c.toString()));
-  req.on('end', () => {
-    const url = new URL(req.url ?? '/', 'http://graph.test');
-    if (url.pathname === `/${TENANT}/oauth2/v2.0/token`) {
-      const form = new URLSearchParams(raw);
-      fake.tokenRequests.push(form);
-      if (!form.get('scope')) return send(res, { status: 400, body: { error: 'invalid_request', error_description: "AADSTS90014: The required field 'scope' is missing from the credential." } });
-      if (form.get('client_secret') !== 'right-secret') return send(res, { status: 401, body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' } });
-      return send(res, { status: 200, body: { token_type: 'Bearer', expires_in: 3599, access_token: ACCESS_TOKEN } });
-    }
-    let body: unknown;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      body = raw;
-    }
-    fake.received.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'], body });
-    if (req.headers.authorization !== `Bearer ${ACCESS_TOKEN}`) {
-      return send(res, graphError(401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.'));
-    }
-    if (fake.throttleCalls > 0) {
-      fake.throttleCalls--;
-      return send(res, { ...graphError(429, 'TooManyRequests', 'Please retry again later.'), headers: { 'retry-after': '3' } });
-    }
-    if (!url.pathname.startsWith('/v1.0/')) return send(res, graphError(400, 'BadRequest', 'Invalid version.'));
-    const path = url.pathname.slice('/v1.0'.length);
-    if (req.method === 'POST' && path === '/$batch') {
-      const requests = (body as { requests?: { id: string; method: string; url: string; headers?: Record<string, string>; body?: unknown }[] }).requests ?? [];
-      if (requests.length > 20) return send(res, graphError(400, 'BadRequest', 'The number of requests in the batch exceeds the limit of 20.'));
-      const responses = requests.map((r) => {
-        const inner = new URL(r.url, 'http://graph.test');
-        const upn = (r.body as { userPrincipalName?: string } | undefined)?.userPrincipalName ?? '';
-        if (fake.throttleInBatch.delete(upn)) {
-          const throttled = graphError(429, 'TooManyRequests', 'Too many requests.');
-          return { id: r.id, status: 429, headers: { 'Retry-After': '7', 'Content-Type': 'application/json' }, body: throttled.body };
-        }
-        if (r.body !== undefined && r.headers?.['Content-Type'] !== 'application/json') return { id: r.id, ...graphError(400, 'BadRequest', 'Write request id : ' + r.id + ' does not contain Content-Type header or body.') };
-        const answer = graphRequest(r.method, inner, r.body);
-        return { id: r.id, status: answer.status, headers: { 'Content-Type': 'application/json' }, body: answer.body };
-      });
-      // Graph answers a batch in any order: the client must match by id.
-      return send(res, { status: 200, body: { responses: responses.reverse() } });
-    }
-    return send(res, graphRequest(req.method ?? 'GET', new URL(path + url.search, 'http://graph.test'), body));
-  });
-});
-
+let fake: FakeGraph;
 let origin = '';
+let DOMAIN = '';
 beforeAll(async () => {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake = await startFakeGraph();
+  origin = fake.origin;
+  DOMAIN = fake.domain;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-beforeEach(() => {
-  fake.users.clear();
-  fake.received = [];
-  fake.tokenRequests = [];
-  fake.throttleInBatch.clear();
-  fake.throttleCalls = 0;
-});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
 
 const person = (n: number, over: Partial<ProvisioningPerson> = {}): ProvisioningPerson => ({
   accountId: `acc-${n}`,
@@ -182,18 +35,14 @@ const person = (n: number, over: Partial<ProvisioningPerson> = {}): Provisioning
 });
 const upn = (n: number) => `janedoe2026-${n}@${DOMAIN}`;
 
-const credentials = (clientSecret = 'right-secret') => ({ clientId: 'app-id', clientSecret, tokenUrl: `${origin}/${TENANT}/oauth2/v2.0/token` });
+const credentials = (clientSecret = fake.oauth.clientSecret) => ({ clientId: fake.oauth.clientId, clientSecret, tokenUrl: fake.oauth.tokenUrl });
 const adapter = (settings: Partial<GraphSettings> = {}, clientSecret?: string) =>
   microsoftGraphAdapter(
     platformClient({ platform: 'active_directory', apiType: 'REST', baseUrl: `${origin}/v1.0`, authMethod: 'oauth2', credentials: credentials(clientSecret), apiConfig: {} }, { allowedOrigins: [origin] }),
     { domain: DOMAIN, ...settings },
   );
 
-const seed = (userPrincipalName: string, mail: string | null, otherMails: string[] = []) => {
-  const id = `seeded-${fake.nextId++}`;
-  fake.users.set(id, { id, userPrincipalName, mail, otherMails, accountEnabled: true, displayName: 'Seeded' });
-  return id;
-};
+const seed = (userPrincipalName: string, mail: string | null, otherMails: string[] = []) => fake.seed(userPrincipalName, mail, otherMails);
 
 type BatchBody = { requests: { id: string; method: string; url: string; headers: Record<string, string>; body: Record<string, unknown> }[] };
 
@@ -208,12 +57,12 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     // Matched by id although the answers came in reverse order.
     outcomes.forEach((o, i) => expect(fake.users.get((o as { externalId: string }).externalId)?.userPrincipalName).toBe(upn(i + 1)));
 
-    expect(Object.fromEntries(fake.tokenRequests[0]!)).toEqual({ grant_type: 'client_credentials', client_id: 'app-id', client_secret: 'right-secret', scope: `${origin}/.default` });
+    expect(Object.fromEntries(fake.tokenRequests[0]!)).toEqual({ grant_type: 'client_credentials', client_id: fake.oauth.clientId, client_secret: fake.oauth.clientSecret, scope: `${origin}/.default` });
     expect(fake.received).toHaveLength(1);
     const batch = fake.received[0]!;
     expect(batch.method).toBe('POST');
     expect(batch.url).toBe('/v1.0/$batch');
-    expect(batch.authorization).toBe(`Bearer ${ACCESS_TOKEN}`);
+    expect(batch.authorization).toBe(`Bearer ${fake.oauth.accessToken}`);
     expect(batch.contentType).toBe('application/json');
     const { requests } = batch.body as BatchBody;
     expect(requests.map((r) => [r.id, r.method, r.url, r.headers['Content-Type']])).toEqual([
@@ -258,7 +107,7 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     );
 
     // The use case sends the throttled person again alone, after its wait: a single POST /users.
-    fake.received = [];
+    fake.received.length = 0;
     const [again] = await graph.create([person(4)]);
     graph.close();
     expect(again?.kind).toBe('created');
@@ -277,7 +126,7 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
   });
 
   it('turns a throttled $batch (429, Retry-After) into a retryable failure with that wait for everyone in it', async () => {
-    fake.throttleCalls = 1;
+    fake.limits.throttleCalls = 1;
     const graph = adapter();
     const outcomes = await graph.create([person(1), person(2)]);
     graph.close();
@@ -325,7 +174,7 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     const graph = adapter();
     const [created] = await graph.create([person(1)]);
     const id = (created as { externalId: string }).externalId;
-    fake.received = [];
+    fake.received.length = 0;
     expect(await graph.undo(id)).toEqual({ kind: 'undone', action: 'deactivated' });
     expect(fake.received.map((r) => [r.method, r.url, r.body])).toEqual([['PATCH', `/v1.0/users/${id}`, { accountEnabled: false }]]);
     expect(fake.users.get(id)?.accountEnabled).toBe(false);
