@@ -39,7 +39,11 @@ export interface FakeGraph {
   tokenRequests: URLSearchParams[];
   /** UPNs (lower case) whose next creation inside a $batch is throttled: 429, Retry-After retryAfterSeconds. */
   throttleInBatch: Set<string>;
-  limits: { throttleCalls: number; retryAfterSeconds: number };
+  /**
+   * throttleCalls: the next N calls answer 429 (Retry-After: 3) as a whole; throttleSubRequests:
+   * the next N user creations inside a $batch answer 429 (Retry-After: retryAfterSeconds) alone.
+   */
+  limits: { throttleCalls: number; throttleSubRequests: number; retryAfterSeconds: number };
   seed(userPrincipalName: string, mail: string | null, otherMails?: string[]): string;
   reset(): void;
   stop(): Promise<void>;
@@ -68,7 +72,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
   const received: GraphReceived[] = [];
   const tokenRequests: URLSearchParams[] = [];
   const throttleInBatch = new Set<string>();
-  const limits = { throttleCalls: 0, retryAfterSeconds: 7 };
+  const limits = { throttleCalls: 0, throttleSubRequests: 0, retryAfterSeconds: 7 };
 
   /** One Graph request (top level or inside a $batch), relative to /v1.0. */
   function graphRequest(method: string, url: URL, body: unknown): Answer {
@@ -150,7 +154,8 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
         if (requests.length > 20) return send(res, graphError(400, 'BadRequest', 'The number of requests in the batch exceeds the limit of 20.'));
         const responses = requests.map((r) => {
           const upn = String((r.body as { userPrincipalName?: unknown } | undefined)?.userPrincipalName ?? '').toLowerCase();
-          if (throttleInBatch.delete(upn)) {
+          const throttled = throttleInBatch.delete(upn) || (limits.throttleSubRequests > 0 && limits.throttleSubRequests-- > 0);
+          if (throttled) {
             return { id: r.id, status: 429, headers: { 'Retry-After': String(limits.retryAfterSeconds), 'Content-Type': 'application/json' }, body: graphError(429, 'TooManyRequests', 'Too many requests.').body };
           }
           if (r.body !== undefined && r.headers?.['Content-Type'] !== 'application/json') {
@@ -191,6 +196,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
       tokenRequests.length = 0;
       throttleInBatch.clear();
       limits.throttleCalls = 0;
+      limits.throttleSubRequests = 0;
       limits.retryAfterSeconds = 7;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
