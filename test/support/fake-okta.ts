@@ -32,8 +32,8 @@ export interface FakeOkta {
   users: Map<string, OktaUserRecord>;
   received: OktaReceived[];
   tokenRequests: URLSearchParams[];
-  /** The next N POST /api/v1/users answers are 429 with X-Rate-Limit-Reset resetInSeconds ahead. */
-  limits: { rateLimited: number; resetInSeconds: number };
+  /** The next N POST /api/v1/users answers are 429 with X-Rate-Limit-Reset resetInSeconds ahead of Okta's clock (ours + clockSkewSeconds). */
+  limits: { rateLimited: number; resetInSeconds: number; clockSkewSeconds: number };
   /** A user as if someone else had made it on Okta before. */
   seed(profile: OktaUserRecord['profile'], status?: OktaUserRecord['status']): string;
   reset(): void;
@@ -61,7 +61,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
   const users = new Map<string, OktaUserRecord>();
   // Emptied in place by reset(): tests hold these arrays.
   const state = { received: [] as OktaReceived[], tokenRequests: [] as URLSearchParams[] };
-  const limits = { rateLimited: 0, resetInSeconds: 30 };
+  const limits = { rateLimited: 0, resetInSeconds: 30, clockSkewSeconds: 0 };
 
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -90,10 +90,13 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
       if (req.method === 'POST' && url.pathname === '/api/v1/users') {
         if (limits.rateLimited > 0) {
           limits.rateLimited--;
+          // Okta's clock, which may differ from the caller's (clockSkewSeconds): its Date header and its reset agree.
+          const oktaNow = Date.now() + limits.clockSkewSeconds * 1000;
           return send(res, 429, oktaError('E0000047', 'API call exceeded rate limit due to too many requests.'), {
+            date: new Date(oktaNow).toUTCString(),
             'x-rate-limit-limit': '600',
             'x-rate-limit-remaining': '0',
-            'x-rate-limit-reset': String(Math.floor(Date.now() / 1000) + limits.resetInSeconds),
+            'x-rate-limit-reset': String(Math.floor(oktaNow / 1000) + limits.resetInSeconds),
           });
         }
         const { profile, credentials } = body as { profile: OktaUserRecord['profile']; credentials?: { password?: { value?: string } } };
@@ -161,6 +164,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
       state.tokenRequests.length = 0;
       limits.rateLimited = 0;
       limits.resetInSeconds = 30;
+      limits.clockSkewSeconds = 0;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -106,6 +106,20 @@ describe("contract: a loopback server that plays Okta's documented shapes, not t
     expect(fake.users.size).toBe(0);
   });
 
+  it("measures the X-Rate-Limit-Reset wait on Okta's clock (its Date header), so a clock behind ours does not turn it into no wait", async () => {
+    fake.limits.rateLimited = 1;
+    fake.limits.resetInSeconds = 30;
+    fake.limits.clockSkewSeconds = -120;
+    const okta = adapter();
+    const [outcome] = await okta.create([person(15)]);
+    okta.close();
+    expect(outcome).toMatchObject({ kind: 'failed', retryable: true });
+    // Date has whole seconds: the wait is at most a second longer than Okta's, never shorter.
+    const wait = (outcome as { retryAfterMs: number }).retryAfterMs;
+    expect(wait).toBeGreaterThanOrEqual(29_000);
+    expect(wait).toBeLessThanOrEqual(31_000);
+  });
+
   it("fails a password Okta's policy refuses, not retried, with the cause and without the password", async () => {
     const okta = adapter();
     const [outcome] = await okta.create([person(8, { password: 'short' })]);

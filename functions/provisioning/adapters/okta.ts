@@ -49,6 +49,18 @@ const isLoginTaken = (answer: PlatformAnswer): boolean => {
   return json.errorCauses.some((cause) => typeof cause?.errorSummary === 'string' && /^login:.*already exists/i.test(cause.errorSummary));
 };
 
+/**
+ * A failed answer as an outcome, its 429 wait measured on Okta's clock: X-Rate-Limit-Reset is an
+ * instant on Okta's clock, and the answer's Date header says what time Okta had then. A clock of
+ * ours ahead of Okta's would otherwise shorten the wait, to nothing at worst (Date's whole seconds
+ * make it at most a second longer, never shorter).
+ */
+const oktaFailure = (answer: PlatformAnswer) => {
+  const date = answer.headers.date;
+  const oktaNow = Date.parse(Array.isArray(date) ? (date[0] ?? '') : (date ?? ''));
+  return failureOf(answer, Number.isNaN(oktaNow) ? Date.now() : oktaNow);
+};
+
 /** A filter value in double quotes (Okta's filter expressions take JSON-style string literals). */
 const quoted = (value: string) => JSON.stringify(value);
 
@@ -60,7 +72,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
     // filter (not search): Okta's filter reads the current data, so a user created a moment ago is found.
     const answer = await client.call({ method: 'GET', path: `/api/v1/users?filter=${encodeURIComponent(`profile.login eq ${quoted(login)}`)}&limit=2` });
     if (isCallFailure(answer)) return answer;
-    if (answer.status < 200 || answer.status >= 300) return failureOf(answer);
+    if (answer.status < 200 || answer.status >= 300) return oktaFailure(answer);
     const users = Array.isArray(answer.json) ? (answer.json as OktaUser[]) : [];
     // Okta logins are case-insensitive.
     const wanted = login.toLowerCase();
@@ -88,7 +100,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
       return { kind: 'failed', retryable: true, message: `HTTP ${answer.status} without the created user; will look again.` };
     }
     if (isLoginTaken(answer)) return resolveExisting(person);
-    return failureOf(answer);
+    return oktaFailure(answer);
   };
 
   /** The user's status now (after a lifecycle call Okta refused): undefined when unknown. */
@@ -113,7 +125,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
       if (isCallFailure(deactivated)) return deactivated;
       if (deactivated.status === 404) return { kind: 'gone' };
       if (deactivated.status < 200 || deactivated.status >= 300) {
-        const failure = failureOf(deactivated);
+        const failure = oktaFailure(deactivated);
         if (failure.retryable || deactivated.status === 401) return failure;
         // Okta refuses to deactivate a user who already is (an earlier undo that stopped halfway):
         // that user is where the undo wants it, and a delete may follow.
@@ -127,7 +139,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
       if (isCallFailure(deleted)) return deleted;
       if (deleted.status === 404) return { kind: 'gone' };
       if (deleted.status >= 200 && deleted.status < 300) return { kind: 'undone', action: 'deleted' };
-      return failureOf(deleted);
+      return oktaFailure(deleted);
     },
 
     close: () => client.close(),
