@@ -4,7 +4,7 @@ import { failureOf, isCallFailure, type PlatformAnswer, type PlatformClient } fr
 /**
  * Okta (Users API, /api/v1/users): one POST per person (Okta has no bulk create), activated with
  * the generated password; a login Okta already holds is looked up and linked when it is the same
- * person. Okta's rate limits (429 with X-Rate-Limit-Reset) are read by platform-client's failureOf.
+ * person. Okta's rate limits: a 429's X-Rate-Limit-Reset, read on Okta's own clock (oktaFailure).
  */
 
 export interface OktaSettings {
