@@ -23,11 +23,15 @@ const defaultTokenUrl = (target: ConnectionTarget): string | undefined =>
   target.platform === 'salesforce' ? joinUrl(target.baseUrl, '/services/oauth2/token') : undefined;
 
 /**
- * Microsoft's token endpoint refuses a client-credentials grant without a scope: for Graph it is
- * the API's own `<origin>/.default` (https://graph.microsoft.com/.default, or a national cloud's).
+ * Microsoft's and Okta's token endpoints refuse a client-credentials grant without a scope. For
+ * Graph it is the API's own `<origin>/.default` (https://graph.microsoft.com/.default, or a
+ * national cloud's); for Okta `okta.users.manage`, which also reads users (the connection test).
  */
-const defaultScope = (target: ConnectionTarget): string | undefined =>
-  target.platform === 'active_directory' && /^https?:$/.test(URL.canParse(target.baseUrl) ? new URL(target.baseUrl).protocol : '') ? `${new URL(target.baseUrl).origin}/.default` : undefined;
+const defaultScope = (target: ConnectionTarget): string | undefined => {
+  if (target.platform === 'okta') return 'okta.users.manage';
+  const url = URL.canParse(target.baseUrl) ? new URL(target.baseUrl) : undefined;
+  return target.platform === 'active_directory' && url && /^https?:$/.test(url.protocol) ? `${url.origin}/.default` : undefined;
+};
 
 /** A client-credentials grant against the token endpoint (itself SSRF-guarded). */
 async function accessToken(target: ConnectionTarget, options: OutboundOptions): Promise<string | ConnectionResult> {

@@ -71,6 +71,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
       if (url.pathname === '/oauth2/v1/token') {
         const form = new URLSearchParams(raw);
         state.tokenRequests.push(form);
+        if (!form.get('scope')) return send(res, 400, { error: 'invalid_scope', error_description: "The authorization server resource does not have any configured default scopes, 'scope' must be provided." });
         if (form.get('client_secret') !== clientSecret) return send(res, 401, { error: 'invalid_client', error_description: 'The client secret supplied for a confidential client is invalid.' });
         return send(res, 200, { token_type: 'Bearer', expires_in: 3600, access_token: accessToken, scope: form.get('scope') });
       }

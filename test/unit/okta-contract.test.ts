@@ -151,11 +151,19 @@ describe("contract: a loopback server that plays Okta's documented shapes, not t
     expect(Object.fromEntries(fake.tokenRequests[0]!)).toEqual({ grant_type: 'client_credentials', client_id: fake.oauth.clientId, client_secret: fake.oauth.clientSecret, scope: 'okta.users.manage' });
     expect(fake.received[0]?.authorization).toBe(`Bearer ${fake.oauth.accessToken}`);
 
+    // Okta's org authorization server has no default scope: left empty, okta.users.manage is asked for.
+    fake.tokenRequests.length = 0;
+    const { scope: _scope, ...withoutScope } = credentials;
+    const unscoped = adapter({}, 'oauth2', withoutScope);
+    expect((await unscoped.create([person(16)]))[0]?.kind).toBe('created');
+    unscoped.close();
+    expect(fake.tokenRequests[0]?.get('scope')).toBe('okta.users.manage');
+
     const refused = adapter({}, 'oauth2', { ...credentials, clientSecret: 'wrong' });
     const [failure] = await refused.create([person(11)]);
     refused.close();
     expect(failure).toMatchObject({ kind: 'failed', authRefused: true });
-    expect(fake.users.size).toBe(1);
+    expect(fake.users.size).toBe(2);
   });
 
   it('undoes by deactivating then deleting (the default), and finishes an undo that stopped after the deactivation', async () => {
