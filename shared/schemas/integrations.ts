@@ -34,7 +34,7 @@ export const authFields: Record<AuthMethod, readonly { name: string; label: stri
     { name: 'clientId', label: 'Client ID', secret: false, required: true },
     { name: 'clientSecret', label: 'Client secret', secret: true, required: true },
     { name: 'tokenUrl', label: 'Token URL', secret: false, required: false, hint: 'Required, except for Salesforce (its /services/oauth2/token)' },
-    { name: 'scope', label: 'Scope', secret: false, required: false },
+    { name: 'scope', label: 'Scope', secret: false, required: false, hint: 'Empty: okta.users.manage for Okta, https://graph.microsoft.com/.default for Microsoft Graph' },
   ],
   basic_auth: [
     { name: 'username', label: 'Username', secret: false, required: true },
