@@ -87,7 +87,7 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 5, visibilityTimeoutSeconds: 300 },
   // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
   { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
-  // A chunk of ~100 accounts per message, created on the platform within a 100 s budget (the
+  // A chunk of ~250 accounts per message, created on the platform within a 100 s budget (the
   // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
   // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
   { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },

@@ -7,12 +7,17 @@ import type { IntegrationPlatform, ProvisioningSettings } from './integrations';
  * pending (not yet, or not this time), success (Synced), failed (Sync Failed, with externalError).
  * A project counts them: synced + failed + pending = accounts, always.
  */
-export const provisioningModes = ['provision', 'retry'] as const;
+export const provisioningModes = ['provision', 'retry', 'undo'] as const;
 export type ProvisioningMode = (typeof provisioningModes)[number];
-export const provisioningModeLabels: Record<ProvisioningMode, string> = { provision: 'Provision', retry: 'Retry failed' };
+export const provisioningModeLabels: Record<ProvisioningMode, string> = { provision: 'Provision', retry: 'Retry failed', undo: 'Undo on platform' };
 
-/** Which accounts a run takes: every pending one, or the failed ones again. */
-export const sourceStatusOf: Record<ProvisioningMode, 'pending' | 'failed'> = { provision: 'pending', retry: 'failed' };
+/**
+ * Which accounts a run takes: every pending one, the failed ones again, or (undo) the synced ones,
+ * which are then deactivated or deleted on the platform and kept here marked 'removed'.
+ */
+export const sourceStatusOf: Record<ProvisioningMode, 'pending' | 'failed' | 'success'> = { provision: 'pending', retry: 'failed', undo: 'success' };
+/** What an account's externalStatus becomes when a run's call for it succeeds. */
+export const doneStatusOf: Record<ProvisioningMode, 'success' | 'removed'> = { provision: 'success', retry: 'success', undo: 'removed' };
 
 export const provisioningStatuses = ['waiting', 'queued', 'running', 'paused', 'completed', 'failed'] as const;
 export type ProvisioningStatus = (typeof provisioningStatuses)[number];
@@ -20,11 +25,11 @@ export type ProvisioningStatus = (typeof provisioningStatuses)[number];
 /** POST /api/projects/{id}/provision */
 export const startProvisioningSchema = z.object({
   integrationId: z.string('Choose an integration').trim().min(1, 'Choose an integration').max(100, 'Integration not found'),
-  mode: z.enum(provisioningModes, 'Mode must be provision or retry').optional().default('provision'),
+  mode: z.enum(provisioningModes, 'Mode must be provision, retry or undo').optional().default('provision'),
 });
 export type StartProvisioningInput = z.input<typeof startProvisioningSchema>;
 
-/** GET /api/provisioning-jobs/{id}: synced + failed + pending = total. */
+/** GET /api/provisioning-jobs/{id}: synced + failed + pending = total (for an undo, synced counts the accounts removed from the platform). */
 export interface ProvisioningJob {
   id: string;
   projectId: string;
