@@ -82,6 +82,24 @@ describe('provisioning to Okta (a loopback server playing its documented shapes)
     // The generated password went to Okta, and nowhere in what the API answers.
     expect(posts.every((r) => typeof (r.body as { credentials?: { password?: { value?: unknown } } }).credentials?.password?.value === 'string')).toBe(true);
   });
+
+  it('Undo on platform deactivates then deletes the synced accounts on Okta (an account an earlier undo left deactivated too), kept here as removed', async () => {
+    const { project, accounts } = await provisionedProject({ projectName: 'Okta undo', csvData: people(3, 'Oktaundo'), apiIntegrationId: integration.id, createExternalAccounts: true });
+    const ids = accounts.map((a) => a.externalAccountId!);
+    expect(ids.every((id) => okta.users.get(id)?.status === 'ACTIVE')).toBe(true);
+    // Deactivated on Okta by an undo that stopped there: Okta refuses a second deactivation; the delete still goes.
+    okta.users.get(ids[0]!)!.status = 'DEPROVISIONED';
+
+    okta.received.length = 0;
+    const undo = await user.json<ProvisioningJob>(`/api/projects/${project.id}/provision`, { method: 'POST', body: { integrationId: integration.id, mode: 'undo' } });
+    expect(await waitForRun(undo.id)).toMatchObject({ status: 'completed', total: 3, synced: 3, failed: 0 });
+    expect(ids.some((id) => okta.users.has(id))).toBe(false);
+    for (const id of ids.slice(1)) {
+      expect(okta.received.filter((r) => r.url.startsWith(`/api/v1/users/${id}`)).map((r) => `${r.method} ${r.url}`)).toEqual([`POST /api/v1/users/${id}/lifecycle/deactivate`, `DELETE /api/v1/users/${id}`]);
+    }
+    const after = (await user.json<Page<AccountView>>(`/api/projects/${project.id}/accounts?limit=100`)).items;
+    expect(after.map((a) => a.externalStatus)).toEqual(['removed', 'removed', 'removed']);
+  });
 });
 
 describe('provisioning to Microsoft Entra ID (a loopback server playing Microsoft Graph\'s documented shapes)', () => {
@@ -123,6 +141,18 @@ describe('provisioning to Microsoft Entra ID (a loopback server playing Microsof
     // 25 people, 2 of them twice (throttled, then alone).
     expect(sent).toHaveLength(27);
     expect(graph.tokenRequests[0]?.get('scope')).toBe(`${graph.origin}/.default`);
+  });
+
+  it('Undo on platform disables the synced accounts in Entra ID (PATCH accountEnabled=false), kept here as removed', async () => {
+    const { project, accounts } = await provisionedProject({ projectName: 'Entra undo', csvData: people(2, 'Entraundo'), apiIntegrationId: integration.id, createExternalAccounts: true });
+    const undo = await user.json<ProvisioningJob>(`/api/projects/${project.id}/provision`, { method: 'POST', body: { integrationId: integration.id, mode: 'undo' } });
+    expect(await waitForRun(undo.id)).toMatchObject({ status: 'completed', total: 2, synced: 2, failed: 0 });
+    for (const account of accounts) {
+      expect(graph.users.get(account.externalAccountId!)).toMatchObject({ accountEnabled: false });
+      expect(graph.received.filter((r) => r.method === 'PATCH' && r.url === `/v1.0/users/${account.externalAccountId}`).map((r) => r.body)).toEqual([{ accountEnabled: false }]);
+    }
+    const after = (await user.json<Page<AccountView>>(`/api/projects/${project.id}/accounts?limit=100`)).items;
+    expect(after.map((a) => a.externalStatus)).toEqual(['removed', 'removed']);
   });
 
   it('refuses to start without the verified domain, with the reason', async () => {
