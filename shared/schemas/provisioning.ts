@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { personSchema } from './bulk';
-import type { IntegrationPlatform } from './integrations';
+import type { IntegrationPlatform, ProvisioningSettings } from './integrations';
 
 /**
  * Provisioning: creating a project's accounts on the platform of one of the user's integrations,
@@ -88,15 +88,49 @@ export const PAUSED_CREDENTIALS = "Paused: the integration's credentials were re
 export const WAITING_FOR_ACCOUNTS = 'Waiting for the accounts to be created.';
 
 /**
+ * How an `active_directory` integration reaches the directory, by its base URL's protocol:
+ * Microsoft Graph for Entra ID (http(s), e.g. https://graph.microsoft.com/v1.0) or LDAP for an
+ * on-premises directory (ldap:// or ldaps://).
+ */
+export function directoryAccessOf(baseUrl: string | undefined): 'graph' | 'ldap' | undefined {
+  const protocol = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl).protocol : '';
+  if (protocol === 'https:' || protocol === 'http:') return 'graph';
+  if (protocol === 'ldap:' || protocol === 'ldaps:') return 'ldap';
+  return undefined;
+}
+
+/** What provisioningSupport reads of an integration. */
+export interface ProvisioningTarget {
+  platform: IntegrationPlatform;
+  apiType?: string;
+  baseUrl?: string;
+  apiConfig?: { provisioning?: ProvisioningSettings };
+}
+
+/**
  * Platforms accounts can be provisioned to today, and why not for the others. Workday is a source
  * of people (hiring creates workers), never a target.
  */
-export function provisioningSupport(integration: { platform: IntegrationPlatform; apiType?: string }): { supported: true } | { supported: false; reason: string } {
+export function provisioningSupport(integration: ProvisioningTarget): { supported: true } | { supported: false; reason: string } {
   switch (integration.platform) {
     case 'custom':
       return integration.apiType && integration.apiType !== 'REST'
         ? { supported: false, reason: 'Provisioning to a custom API needs a SCIM 2.0 (REST) service provider.' }
         : { supported: true };
+    case 'okta':
+      return { supported: true };
+    case 'active_directory':
+      switch (directoryAccessOf(integration.baseUrl)) {
+        case 'graph':
+          // Without it every userPrincipalName would be refused: say so before any account is tried.
+          return integration.apiConfig?.provisioning?.entraDomain
+            ? { supported: true }
+            : { supported: false, reason: "Provisioning to Microsoft Entra ID needs the tenant's verified domain (e.g. contoso.com) in the integration's provisioning settings: user principal names are username@domain." };
+        case 'ldap':
+          return { supported: false, reason: 'Provisioning to Active Directory over LDAP is not available yet: use Microsoft Entra ID (Graph) or a SCIM 2.0 integration.' };
+        default:
+          return { supported: false, reason: 'The integration\'s base URL must be Microsoft Graph (https://graph.microsoft.com/v1.0) or an ldap:// or ldaps:// directory.' };
+      }
     case 'workday':
       return { supported: false, reason: 'Workday creates workers through hiring, not accounts through an API: it cannot be a provisioning target.' };
     default:
