@@ -193,11 +193,11 @@ export const provisionChunk =
               if (!stop) again.push(account);
               return;
             }
-            if (outcome.retryable && outcome.retryAfterMs !== undefined && outcome.message.startsWith('HTTP 429')) {
+            if (outcome.retryable && outcome.rateLimited) {
               const n = (rateLimits.get(account) ?? 0) + 1;
               rateLimits.set(account, n);
               if (n < RATE_LIMIT_ATTEMPTS) {
-                waitMs = Math.max(waitMs, outcome.retryAfterMs);
+                waitMs = Math.max(waitMs, outcome.retryAfterMs ?? 1000);
                 again.push(account);
                 return;
               }

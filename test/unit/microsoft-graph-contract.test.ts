@@ -93,7 +93,7 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     expect(outcomes[0]?.kind).toBe('created');
     expect(outcomes[1]).toEqual({ kind: 'linked', externalId: mine });
     expect(outcomes[2]).toEqual({ kind: 'conflict', message: `The user principal name "${upn(3)}" is already taken in Microsoft Entra ID by another person (someone.else@example.com).` });
-    expect(outcomes[3]).toEqual({ kind: 'failed', retryable: true, message: 'HTTP 429: Too many requests.', retryAfterMs: 7000 });
+    expect(outcomes[3]).toEqual({ kind: 'failed', retryable: true, rateLimited: true, message: 'HTTP 429: Too many requests.', retryAfterMs: 7000 });
     expect(outcomes[4]).toEqual({
       kind: 'failed',
       retryable: false,
@@ -130,7 +130,7 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     const graph = adapter();
     const outcomes = await graph.create([person(1), person(2)]);
     graph.close();
-    expect(outcomes).toEqual([0, 1].map(() => ({ kind: 'failed', retryable: true, message: 'HTTP 429: Please retry again later.', retryAfterMs: 3000 })));
+    expect(outcomes).toEqual([0, 1].map(() => ({ kind: 'failed', retryable: true, rateLimited: true, message: 'HTTP 429: Please retry again later.', retryAfterMs: 3000 })));
     expect(fake.users.size).toBe(0);
   });
 
