@@ -51,6 +51,31 @@ const RESERVED_HEADERS = /^(host|content-length|content-type|transfer-encoding|c
 
 const credentialValue = z.string().trim().max(4096, 'A credential must be at most 4,096 characters');
 
+const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+/**
+ * Salesforce: what a new User needs beside the person (the org's picklist values, the profile),
+ * and the domain of its user names (Salesforce user names are e-mail shaped and unique across
+ * every Salesforce org). Defaults: UTF-8, en_US, GMT, API version 62.0.
+ */
+export const salesforceSettingsSchema = z.object({
+  usernameDomain: z
+    .string('The user name domain must be text')
+    .trim()
+    .toLowerCase()
+    .refine((value) => domainName.test(value), 'The user name domain must be a domain such as example.com (Salesforce user names look like e-mails: name@domain)'),
+  profileId: z
+    .string('The profile id must be text')
+    .trim()
+    .regex(/^00e[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'The profile id is a Salesforce Profile record id: 15 or 18 characters starting with 00e (Setup, Profiles, the id in the address)'),
+  timeZoneSidKey: z.string('The time zone must be text').trim().regex(/^[A-Za-z0-9_+\-/]{1,40}$/, 'The time zone is a Salesforce TimeZoneSidKey such as Europe/Paris or GMT').optional(),
+  localeSidKey: z.string('The locale must be text').trim().regex(/^[a-z]{2,3}(?:_[A-Za-z0-9]{2,8}){0,3}$/, 'The locale is a Salesforce LocaleSidKey such as en_US').optional(),
+  languageLocaleKey: z.string('The language must be text').trim().regex(/^[a-z]{2,3}(?:_[A-Za-z]{2,4})?$/, 'The language is a Salesforce LanguageLocaleKey such as en_US').optional(),
+  emailEncodingKey: z.string('The e-mail encoding must be text').trim().regex(/^[A-Za-z0-9_-]{1,40}$/, 'The e-mail encoding is a Salesforce EmailEncodingKey such as UTF-8').optional(),
+  apiVersion: z.string('The API version must be text').trim().regex(/^\d{2,3}\.0$/, 'The API version is a REST API version such as 62.0').optional(),
+});
+export type SalesforceSettings = z.infer<typeof salesforceSettingsSchema>;
+
 /**
  * How accounts are provisioned through an integration: pacing (requests a minute and calls in
  * flight, for all workers together; empty: the platform's documented default) and what undo does.
@@ -59,6 +84,8 @@ export const provisioningSettingsSchema = z.object({
   requestsPerMinute: z.number('Requests per minute must be a number').int('Requests per minute must be a whole number').min(1, 'Requests per minute must be at least 1').max(100_000, 'Requests per minute must be at most 100,000').optional(),
   concurrency: z.number('Concurrent requests must be a number').int('Concurrent requests must be a whole number').min(1, 'Concurrent requests must be at least 1').max(100, 'Concurrent requests must be at most 100').optional(),
   undo: z.enum(['deactivate', 'delete'], 'Undo must deactivate or delete').optional(),
+  /** Salesforce (platform `salesforce`): the User's profile, picklists and user name domain. */
+  salesforce: salesforceSettingsSchema.optional(),
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
 

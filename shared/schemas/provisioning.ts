@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { IntegrationPlatform } from './integrations';
+import type { IntegrationPlatform, ProvisioningSettings } from './integrations';
 
 /**
  * Provisioning: creating a project's accounts on the platform of one of the user's integrations,
@@ -52,8 +52,18 @@ export const WAITING_FOR_ACCOUNTS = 'Waiting for the accounts to be created.';
  * Platforms accounts can be provisioned to today, and why not for the others. Workday is a source
  * of people (hiring creates workers), never a target.
  */
-export function provisioningSupport(integration: { platform: IntegrationPlatform; apiType?: string }): { supported: true } | { supported: false; reason: string } {
+export function provisioningSupport(integration: {
+  platform: IntegrationPlatform;
+  apiType?: string;
+  baseUrl?: string;
+  apiConfig?: { provisioning?: ProvisioningSettings };
+}): { supported: true } | { supported: false; reason: string } {
   switch (integration.platform) {
+    case 'salesforce':
+      // A User cannot be created without a profile, and its user name needs a domain.
+      return integration.apiConfig?.provisioning?.salesforce
+        ? { supported: true }
+        : { supported: false, reason: "Provisioning to Salesforce needs the integration's Salesforce settings: the profile id for new users and the domain of their user names." };
     case 'custom':
       return integration.apiType && integration.apiType !== 'REST'
         ? { supported: false, reason: 'Provisioning to a custom API needs a SCIM 2.0 (REST) service provider.' }

@@ -3,6 +3,7 @@ import type { IntegrationRecord } from '../../integrations/integration-record';
 import type { Pacing } from '../provision-accounts';
 import type { ProvisioningAdapter } from '../provisioning-port';
 import { platformClient } from '../platform-client';
+import { salesforceAdapter } from './salesforce';
 import { scimAdapter } from './scim';
 
 /**
@@ -19,10 +20,16 @@ export const adapterFactory =
     switch (integration.platform) {
       case 'custom':
         return scimAdapter(client, { undo: integration.apiConfig?.provisioning?.undo });
+      case 'salesforce': {
+        const settings = integration.apiConfig?.provisioning?.salesforce;
+        if (!settings) break;
+        return salesforceAdapter(client, settings);
+      }
       default:
-        client.close();
-        throw new Error(`No provisioning adapter for ${integration.platform}`);
+        break;
     }
+    client.close();
+    throw new Error(`No provisioning adapter for ${integration.platform}`);
   };
 
 /**
