@@ -1,11 +1,12 @@
 import type { PlanId } from '../../shared/plans';
-import { MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
+import { isLdapUrl, MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
 import { logger } from '../core/logger';
 import { outboundUrlProblem, type OutboundOptions } from '../core/outbound';
 import { assertApiIntegrations } from '../usage/plan-usage';
+import { LDAP_PROTOCOLS } from './ldap-connection';
 import { testConnection, type ConnectionResult, type ConnectionTarget } from './connection-test';
 import { integrationView, type IntegrationStore } from './integration-store';
 
@@ -40,7 +41,8 @@ export function integrationUseCases(ports: IntegrationPorts) {
   };
   /** Only addresses the outbound guard allows (public https; the local stack's own platforms). */
   const checkUrls = (baseUrl: string, tokenUrl: string | undefined) => {
-    const problem = outboundUrlProblem(baseUrl, ports.outbound.allowedOrigins);
+    // An ldap(s):// base URL (Active Directory over LDAP only, see the schema) is a directory's address.
+    const problem = outboundUrlProblem(baseUrl, ports.outbound.allowedOrigins, isLdapUrl(baseUrl) ? LDAP_PROTOCOLS : undefined);
     if (problem) throw new ValidationError(problem, [{ path: 'baseUrl', message: problem }]);
     const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
     if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);

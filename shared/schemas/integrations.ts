@@ -77,6 +77,34 @@ export const salesforceSettingsSchema = z.object({
 export type SalesforceSettings = z.infer<typeof salesforceSettingsSchema>;
 
 /**
+ * Active Directory / LDAP (platform `active_directory` with an ldap:// or ldaps:// base URL, an
+ * on-premises directory): where people are added (`baseDn`), which attributes they get
+ * (`directory`: inetOrgPerson + userPassword for OpenLDAP and most directories, or Active
+ * Directory's user with sAMAccountName, userPrincipalName, unicodePwd, userAccountControl) and,
+ * for Active Directory, the userPrincipalName suffix (default: the base DN's dc= parts).
+ */
+export const ldapDirectories = ['openldap', 'active_directory'] as const;
+export const ldapSettingsSchema = z.object({
+  baseDn: z
+    .string('The base DN must be text')
+    .trim()
+    .min(1, 'The base DN is required: where new people are added, e.g. ou=People,dc=example,dc=org')
+    .max(1024, 'The base DN must be at most 1,024 characters')
+    .refine((value) => /^[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+(?:,\s*[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+)*$/.test(value), 'The base DN must be a distinguished name such as ou=People,dc=example,dc=org'),
+  directory: z.enum(ldapDirectories, 'The directory is openldap (inetOrgPerson) or active_directory').optional(),
+  upnSuffix: z
+    .string('The user principal name suffix must be text')
+    .trim()
+    .toLowerCase()
+    .refine((value) => domainName.test(value), 'The user principal name suffix must be a domain such as corp.example.com')
+    .optional(),
+});
+export type LdapSettings = z.infer<typeof ldapSettingsSchema>;
+
+/** An ldap:// or ldaps:// URL: an on-premises directory (Active Directory over LDAP, OpenLDAP). */
+export const isLdapUrl = (value: string) => /^ldaps?:\/\//i.test(value.trim());
+
+/**
  * How accounts are provisioned through an integration: pacing (requests a minute and calls in
  * flight, for all workers together; empty: the platform's documented default) and what undo does.
  */
@@ -86,6 +114,8 @@ export const provisioningSettingsSchema = z.object({
   undo: z.enum(['deactivate', 'delete'], 'Undo must deactivate or delete').optional(),
   /** Salesforce (platform `salesforce`): the User's profile, picklists and user name domain. */
   salesforce: salesforceSettingsSchema.optional(),
+  /** Active Directory / LDAP (platform `active_directory`, ldap:// or ldaps:// base URL). */
+  ldap: ldapSettingsSchema.optional(),
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
 
@@ -100,7 +130,7 @@ const integrationFields = z.object({
       .trim()
       .min(1, 'Base URL is required')
       .max(2048, 'Base URL must be at most 2,048 characters')
-      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
+      .refine((value) => URL.canParse(value) && /^(https?|ldaps?):$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
     authMethod: z.enum(authMethods, 'Choose an authentication method'),
     authConfig: z.record(z.string(), credentialValue).optional().default({}),
     /** Non-secret settings: the path the connection test reads, e.g. '/api/v1/users?limit=1'. Other keys are dropped. */
@@ -118,13 +148,27 @@ const integrationFields = z.object({
       .default({}),
   });
 
+/** An ldap(s):// base URL: Active Directory / LDAP only, the server alone, signed in with a bind DN. */
+const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod }, ctx: z.RefinementCtx) => {
+  if (!isLdapUrl(value.baseUrl) || !URL.canParse(value.baseUrl)) return;
+  const url = new URL(value.baseUrl);
+  if (value.platform !== 'active_directory') {
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'ldap:// and ldaps:// URLs are for Active Directory (LDAP) integrations; this platform needs an https URL' });
+  } else if ((url.pathname && url.pathname !== '/') || url.search || url.hash || url.username || url.password) {
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'An LDAP URL names the server only, e.g. ldaps://dc1.corp.example.com:636 (the base DN is a provisioning setting)' });
+  } else if (value.authMethod !== 'basic_auth') {
+    ctx.addIssue({ code: 'custom', path: ['authMethod'], message: 'An LDAP directory signs in with Basic Auth: the bind DN as the username and its password' });
+  }
+};
+
 /**
  * The credential checks: required fields (unless `stored` names the fields kept from before),
  * no field of another method, a plain header name.
  */
 const checkCredentials =
   (requireAll: boolean) =>
-  (value: { authMethod: AuthMethod; authConfig: Record<string, string> }, ctx: z.RefinementCtx) => {
+  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string> }, ctx: z.RefinementCtx) => {
+    checkLdapUrl(value, ctx);
     const fields = authFields[value.authMethod];
     if (requireAll) {
       for (const field of fields) {

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { IntegrationPlatform, ProvisioningSettings } from './integrations';
+import { isLdapUrl, type IntegrationPlatform, type ProvisioningSettings } from './integrations';
 
 /**
  * Provisioning: creating a project's accounts on the platform of one of the user's integrations,
@@ -68,6 +68,14 @@ export function provisioningSupport(integration: {
       return integration.apiType && integration.apiType !== 'REST'
         ? { supported: false, reason: 'Provisioning to a custom API needs a SCIM 2.0 (REST) service provider.' }
         : { supported: true };
+    case 'active_directory':
+      // An ldap(s):// URL is an on-premises directory (functions/provisioning/adapters/ldap.ts).
+      if (integration.baseUrl && isLdapUrl(integration.baseUrl)) {
+        return integration.apiConfig?.provisioning?.ldap
+          ? { supported: true }
+          : { supported: false, reason: "Provisioning to an LDAP directory needs the integration's LDAP settings: the base DN where people are added, and whether it is Active Directory or OpenLDAP." };
+      }
+      return { supported: false, reason: 'Provisioning to this platform is not available yet: use a SCIM 2.0 integration (Custom API).' };
     case 'workday':
       return { supported: false, reason: 'Workday creates workers through hiring, not accounts through an API: it cannot be a provisioning target.' };
     default:

@@ -1,8 +1,10 @@
+import { isLdapUrl } from '../../../shared/schemas/integrations';
 import type { OutboundOptions } from '../../core/outbound';
 import type { IntegrationRecord } from '../../integrations/integration-record';
 import type { Pacing } from '../provision-accounts';
 import type { ProvisioningAdapter } from '../provisioning-port';
 import { platformClient } from '../platform-client';
+import { ldapAdapter } from './ldap';
 import { salesforceAdapter } from './salesforce';
 import { scimAdapter } from './scim';
 
@@ -13,6 +15,12 @@ import { scimAdapter } from './scim';
 export const adapterFactory =
   (outbound: OutboundOptions) =>
   (integration: IntegrationRecord, credentials: Record<string, string>): ProvisioningAdapter => {
+    // Active Directory / LDAP: an on-premises directory spoken to over LDAP, not HTTP.
+    if (integration.platform === 'active_directory' && isLdapUrl(integration.baseUrl)) {
+      const settings = integration.apiConfig?.provisioning?.ldap;
+      if (!settings) throw new Error('No provisioning adapter for an LDAP directory without its settings');
+      return ldapAdapter({ baseUrl: integration.baseUrl, credentials }, { ...settings, undo: integration.apiConfig?.provisioning?.undo }, outbound);
+    }
     const client = platformClient(
       { platform: integration.platform, apiType: integration.apiType, baseUrl: integration.baseUrl, authMethod: integration.authMethod, credentials, apiConfig: integration.apiConfig ?? {} },
       outbound,
