@@ -86,7 +86,7 @@ export async function openLdap(target: Pick<ConnectionTarget, 'baseUrl' | 'crede
     // ldaps:// is (port, host, tlsOptions); a StartTLS upgrade is ({ socket }) on the vetted socket.
     createSecureConnection: ((...args: unknown[]) =>
       typeof args[0] === 'object'
-        ? tls.connect({ ...(args[0] as tls.ConnectionOptions), ...extraTls })
+        ? tls.connect({ ...(args[0] as tls.ConnectionOptions), host, ...extraTls })
         : tls.connect({ ...(args[2] as tls.ConnectionOptions | undefined), ...extraTls, port: args[0] as number, host: args[1] as string, ...(lookup ? { lookup } : {}) })) as typeof tls.connect,
   });
   const close = async () => {
@@ -94,8 +94,9 @@ export async function openLdap(target: Pick<ConnectionTarget, 'baseUrl' | 'crede
   };
   try {
     let secure = url.protocol === 'ldaps:';
-    if (!secure && !trusted) {
+    if (!secure && (!trusted || options.tls)) {
       // Never a password in clear over a network: upgrade, or refuse when the server cannot.
+      // (A local directory of the tests may ask for the upgrade by giving TLS options.)
       await client.startTLS({});
       secure = true;
     }

@@ -55,11 +55,12 @@ const person = (n: number, overrides: Partial<ProvisioningPerson> = {}): Provisi
 const openldap = (credentials = { username: 'cn=admin,dc=example,dc=org', password: 'admin-secret' }, settings: Partial<LdapAdapterSettings> = {}) =>
   ldapAdapter({ baseUrl: slapd.url, credentials }, { baseDn: people(slapd.suffix), ...settings }, { allowedOrigins: [slapd.url] });
 
-const activeDirectory = (url = slapd.secureUrl!) =>
+/** AD mode on the ldaps:// port, or (plain) on the ldap:// port without TLS, or upgraded with StartTLS when given the CA. */
+const activeDirectory = (url = slapd.secureUrl!, tls = url.startsWith('ldaps:')) =>
   ldapAdapter(
     { baseUrl: url, credentials: { username: slapd.rootDn, password: slapd.rootPassword } },
     { baseDn: staff(slapd.suffix), directory: 'active_directory' },
-    { allowedOrigins: [url], tls: { ca: slapd.certificate } },
+    { allowedOrigins: [url], ...(tls ? { tls: { ca: slapd.certificate } } : {}) },
   );
 
 const read = async (dn: string) => (await admin.search(dn, { scope: 'base', attributes: ['*'] }).catch(() => ({ searchEntries: [] }))).searchEntries[0];
@@ -174,6 +175,14 @@ describe('LDAP provisioning in Active Directory mode (AD attributes on slapd ove
     ad.close();
     expect(long).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('cannot be an Active Directory sAMAccountName (at most 20 characters') });
     expect(await read(`cn=jdoe9,${staff(slapd.suffix)}`)).toBeUndefined();
+  });
+
+  it('ldap:// upgraded with StartTLS before the bind is an encrypted connection too', async () => {
+    const ad = activeDirectory(slapd.url, true);
+    const [created] = await ad.create([person(13)]);
+    ad.close();
+    expect(created).toEqual({ kind: 'created', externalId: `CN=jdoe13,${staff(slapd.suffix)}` });
+    expect(await read(`cn=jdoe13,${staff(slapd.suffix)}`)).toMatchObject({ sAMAccountName: 'jdoe13', userAccountControl: '512' });
   });
 
   it('an untrusted certificate is refused (the CA is not skipped)', async () => {
