@@ -254,6 +254,16 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
     expect(allocation).toEqual([{ kind: 'failed', retryable: true, retryAfterMs: SALESFORCE_LIMIT_WAIT_MS, message: "HTTP 403: TotalRequests Limit exceeded. (Salesforce's API request limit)" }]);
     expect(after[0]!.kind).toBe('created');
     expect(state.users.size).toBe(1);
+
+    // A 429 on the password call keeps its wait (the use case counts it as a rate limit), and the
+    // retry links the User created before it and sets the password.
+    state.queued.push({ match: `POST ${VERSION}/sobjects/User/`, status: 429, headers: { 'retry-after': '3' }, body: [{ message: 'Too many requests', errorCode: 'REQUEST_LIMIT_EXCEEDED' }] });
+    const again = adapter();
+    const [limitedPassword] = await again.create([person(2)]);
+    expect(limitedPassword).toEqual({ kind: 'failed', retryable: true, retryAfterMs: 3000, message: 'HTTP 429: Too many requests' });
+    expect(await again.create([person(2)])).toEqual([{ kind: 'linked', externalId: state.users.get('jdoe.2@acme.example')!.Id }]);
+    again.close();
+    expect(state.users.get('jdoe.2@acme.example')?.password).toBe('Generated-Pass-2!');
   });
 
   it('refused credentials: a bad client secret, and a session Salesforce no longer accepts after one fresh token', async () => {

@@ -101,6 +101,8 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
     if (isCallFailure(answer)) return answer;
     if (answer.status >= 200 && answer.status < 300) return undefined;
     const failure = salesforceFailure(answer);
+    // A 429 and refused credentials stay as they are: the use case waits them out or pauses.
+    if (failure.authRefused || answer.status === 429) return failure;
     // The User exists without our password: a retry finds it by name and sets the password again.
     return { ...failure, message: `The user ${salesforceUsername(person.username, settings)} was created (${id}) but its password was not set: ${failure.message}` };
   };
