@@ -1,133 +1,28 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { salesforceAdapter, salesforceAlias, salesforceUsername, SALESFORCE_LIMIT_WAIT_MS } from '../../functions/provisioning/adapters/salesforce';
 import { platformClient } from '../../functions/provisioning/platform-client';
 import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
 import { provisioningSupport } from '../../shared/schemas/provisioning';
 import { createIntegrationSchema } from '../../shared/schemas/integrations';
+import { SALESFORCE_TEST_VERSION, startFakeSalesforce, type FakeSalesforce, type FakeSalesforceState } from '../support/fake-salesforce';
 
-/**
- * The loopback server answers as Salesforce's REST API documents: the OAuth token endpoint,
- * sObject Collections create (POST /composite/sobjects: one SaveResult per record, in order,
- * errors as [{statusCode, message, fields}]), SOQL query, the User Password resource (204) and
- * sObject PATCH (204). Errors outside a collection are [{message, errorCode}].
- */
-interface Received {
-  method: string;
-  path: string;
-  authorization?: string;
-  body: unknown;
-}
-interface OrgUser {
-  Id: string;
-  Username: string;
-  Email: string;
-  IsActive: boolean;
-  LastLoginDate: string | null;
-  password?: string;
-}
-
-const VERSION = '/services/data/v62.0';
+/** The loopback server: test/support/fake-salesforce.ts (Salesforce's documented shapes). */
+const VERSION = SALESFORCE_TEST_VERSION;
 const SETTINGS = { usernameDomain: 'acme.example', profileId: '00e5g000001AbCdEFG' };
 
-const state = {
-  received: [] as Received[],
-  users: new Map<string, OrgUser>(),
-  /** User names held by other Salesforce orgs: DUPLICATE_USERNAME, and not found by our query. */
-  elsewhere: new Set<string>(),
-  /** Answers to play before the normal ones, per "METHOD path-prefix". */
-  queued: [] as { match: string; status: number; headers?: Record<string, string>; body?: unknown }[],
-  tokens: 0,
-  secret: 'right-secret',
-  nextId: 1,
-};
-
-let server: http.Server;
+let fake: FakeSalesforce;
+let state: FakeSalesforceState;
 let origin: string;
 
-const json = (res: http.ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) => {
-  res.writeHead(status, { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers });
-  res.end(body === undefined ? undefined : JSON.stringify(body));
-};
-
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (c: Buffer) => (raw += c.toString()));
-    req.on('end', () => {
-      const url = new URL(req.url ?? '/', 'http://x');
-      const body = req.headers['content-type']?.includes('json') ? (JSON.parse(raw) as unknown) : raw;
-      state.received.push({ method: req.method ?? '', path: url.pathname + url.search, authorization: req.headers.authorization, body });
-      if (url.pathname === '/services/oauth2/token') {
-        const form = new URLSearchParams(raw);
-        if (form.get('grant_type') !== 'client_credentials' || form.get('client_secret') !== state.secret) return json(res, 400, { error: 'invalid_client', error_description: 'invalid client credentials' });
-        state.tokens++;
-        return json(res, 200, { access_token: `token-${state.tokens}`, instance_url: origin, token_type: 'Bearer', issued_at: '1' });
-      }
-      const queued = state.queued.findIndex((q) => `${req.method} ${url.pathname}`.startsWith(q.match));
-      if (queued >= 0) {
-        const [answer] = state.queued.splice(queued, 1);
-        return json(res, answer!.status, answer!.body, answer!.headers);
-      }
-      if (req.headers.authorization !== `Bearer token-${state.tokens}`) return json(res, 401, [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }]);
-
-      if (req.method === 'POST' && url.pathname === `${VERSION}/composite/sobjects`) {
-        const { allOrNone, records } = body as { allOrNone: boolean; records: Record<string, unknown>[] };
-        if (allOrNone !== false || records.length > 200) return json(res, 400, [{ message: 'bad request', errorCode: 'INVALID_FIELD' }]);
-        return json(
-          res,
-          200,
-          records.map((r) => {
-            const username = String(r.Username);
-            if (!String(r.Email).includes('@')) return { success: false, errors: [{ statusCode: 'INVALID_EMAIL_ADDRESS', message: `Email: invalid email address: ${String(r.Email)}`, fields: ['Email'] }] };
-            if (state.users.has(username) || state.elsewhere.has(username)) {
-              return { success: false, errors: [{ statusCode: 'DUPLICATE_USERNAME', message: 'Duplicate Username.<br>The username already exists in this or another Salesforce organization.', fields: ['Username'] }] };
-            }
-            const id = `005${String(state.nextId++).padStart(15, '0')}`;
-            state.users.set(username, { Id: id, Username: username, Email: String(r.Email), IsActive: true, LastLoginDate: null });
-            return { id, success: true, errors: [] };
-          }),
-        );
-      }
-      if (req.method === 'GET' && url.pathname === `${VERSION}/query`) {
-        const wanted = /Username = '((?:[^'\\]|\\.)*)'/.exec(url.searchParams.get('q') ?? '')?.[1]?.replace(/\\(.)/g, '$1');
-        const user = wanted ? state.users.get(wanted) : undefined;
-        const records = user ? [{ attributes: { type: 'User', url: `${VERSION}/sobjects/User/${user.Id}` }, Id: user.Id, Username: user.Username, Email: user.Email, IsActive: user.IsActive, LastLoginDate: user.LastLoginDate }] : [];
-        return json(res, 200, { totalSize: records.length, done: true, records });
-      }
-      const password = new RegExp(`^${VERSION}/sobjects/User/([^/]+)/password$`).exec(url.pathname);
-      if (req.method === 'POST' && password) {
-        const user = [...state.users.values()].find((u) => u.Id === password[1]);
-        if (!user) return json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
-        const next = String((body as { NewPassword?: unknown }).NewPassword);
-        if (next.length < 8) return json(res, 400, [{ message: 'Your password must be at least 8 characters long.', errorCode: 'INVALID_NEW_PASSWORD' }]);
-        user.password = next;
-        return json(res, 204);
-      }
-      const record = new RegExp(`^${VERSION}/sobjects/User/([^/]+)$`).exec(url.pathname);
-      if (req.method === 'PATCH' && record) {
-        const user = [...state.users.values()].find((u) => u.Id === record[1]);
-        if (!user) return json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
-        user.IsActive = (body as { IsActive: boolean }).IsActive;
-        return json(res, 204);
-      }
-      json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  fake = await startFakeSalesforce();
+  state = fake.state;
+  origin = fake.origin;
 });
 
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => fake.stop());
 
-beforeEach(() => {
-  state.received = [];
-  state.users.clear();
-  state.elsewhere.clear();
-  state.queued = [];
-  state.secret = 'right-secret';
-});
+beforeEach(() => fake.reset());
 
 const adapter = (secret = 'right-secret', settings: Record<string, string> = {}) =>
   salesforceAdapter(
