@@ -44,7 +44,7 @@ export function ldapFailure(error: unknown, timeoutMs = OPERATION_TIMEOUT_MS): C
         return { kind: 'failed', retryable: false, authRefused: true, message: `${message} (the bind DN may not do this)` };
       case 8:
       case 13:
-        return { kind: 'failed', retryable: false, message: `${message} (the directory requires an encrypted connection: use ldaps://)` };
+        return { kind: 'failed', retryable: false, message: `${message} (the directory requires a stronger or encrypted sign-in: use ldaps://)` };
       case 3:
       case 11:
       case 51:

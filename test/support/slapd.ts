@@ -31,6 +31,8 @@ export interface SlapdOptions {
   schemas?: string[];
   /** LDIF added after the suffix and ou=People (e.g. a user with read rights only). */
   ldif?: string;
+  /** Close connections idle this long (slapd's idletimeout), as directories do. */
+  idleTimeoutSeconds?: number;
 }
 
 const SCHEMA_DIR = '/etc/ldap/schema';
@@ -81,6 +83,7 @@ export async function startSlapd(options: SlapdOptions): Promise<Slapd> {
     `modulepath ${MODULE_DIR}`,
     'moduleload back_mdb',
     ...tlsLines,
+    ...(options.idleTimeoutSeconds ? [`idletimeout ${options.idleTimeoutSeconds}`] : []),
     'database mdb',
     'maxsize 10485760',
     `suffix "${suffix}"`,

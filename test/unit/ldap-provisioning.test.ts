@@ -27,6 +27,7 @@ beforeAll(async () => {
   slapd = await startSlapd({
     port: PORT,
     tls: true,
+    idleTimeoutSeconds: 1,
     schemas: [path.join(import.meta.dirname, '..', 'support', 'ad-user.schema')],
     ldif: [
       'dn: ou=Staff,dc=example,dc=org\nobjectClass: organizationalUnit\nou: Staff\n',
@@ -122,6 +123,15 @@ describe('LDAP provisioning against a real slapd (OpenLDAP: inetOrgPerson)', () 
     reader.close();
     expect(forbidden).toMatchObject({ kind: 'failed', retryable: false, authRefused: true, message: expect.stringMatching(/^LDAP 50 \(InsufficientAccess\).*the bind DN may not do this/) });
     expect(await read(`uid=jdoe5,${people(slapd.suffix)}`)).toBeUndefined();
+  });
+
+  it('binds again when the directory closed an idle connection (never an anonymous add)', async () => {
+    const ldap = openldap();
+    expect(await ldap.create([person(14)])).toMatchObject([{ kind: 'created' }]);
+    // slapd here closes connections idle for 1 s.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(await ldap.create([person(15)])).toEqual([{ kind: 'created', externalId: `uid=jdoe15,${people(slapd.suffix)}` }]);
+    ldap.close();
   });
 
   it('a base DN that does not exist fails with what to fix; a stopped directory is retryable', async () => {

@@ -58,15 +58,26 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   const undoAction: ProvisioningCapabilities['undo'] = ad && settings.undo !== 'delete' ? 'deactivate' : 'delete';
   let session: Promise<LdapSession> | undefined;
 
-  /** The bound session (one connection per invocation); a failed bind is tried again on the next call. */
+  /**
+   * The bound session (one connection per invocation); a failed bind is tried again on the next
+   * call. A connection the directory closed (idle timeout, restart) is opened and bound again:
+   * ldapts would reconnect unauthenticated, and an anonymous add's "insufficient access" would
+   * read as refused credentials.
+   */
   const connected = async (): Promise<LdapSession | CallFailure> => {
-    session ??= openLdap(target, options);
-    try {
-      return await session;
-    } catch (error) {
-      session = undefined;
-      return ldapFailure(error, options.timeoutMs);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const current = (session ??= openLdap(target, options));
+      try {
+        const open = await current;
+        if (open.client.isBound) return open;
+        if (session === current) session = undefined;
+        void open.close();
+      } catch (error) {
+        if (session === current) session = undefined;
+        return ldapFailure(error, options.timeoutMs);
+      }
     }
+    return { kind: 'failed', retryable: true, message: 'The directory closed the connection.' };
   };
   const isFailure = (value: unknown): value is CallFailure => (value as CallFailure).kind === 'failed';
 
