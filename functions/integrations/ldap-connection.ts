@@ -97,7 +97,13 @@ export async function openLdap(target: Pick<ConnectionTarget, 'baseUrl' | 'crede
     if (!secure && (!trusted || options.tls)) {
       // Never a password in clear over a network: upgrade, or refuse when the server cannot.
       // (A local directory of the tests may ask for the upgrade by giving TLS options.)
-      await client.startTLS({});
+      try {
+        await client.startTLS({});
+      } catch (error) {
+        // A certificate problem says so; a server without StartTLS is refused with what to do.
+        if (typeof (error as { code?: unknown }).code === 'string') throw error;
+        throw new OutboundRefusedError('The directory does not offer StartTLS on ldap://: use an ldaps:// URL (a password is never sent in clear).');
+      }
       secure = true;
     }
     await client.bind(target.credentials.username ?? '', target.credentials.password ?? '');

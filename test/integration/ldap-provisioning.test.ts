@@ -1,5 +1,6 @@
 import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ldapAdapter } from '../../functions/provisioning/adapters/ldap';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
@@ -39,6 +40,15 @@ async function waitForRun(jobId: string): Promise<ProvisioningJob> {
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+describe('a directory without StartTLS (this slapd has no certificate)', () => {
+  it('is refused with what to do, and no password is sent in clear', async () => {
+    const ldap = ldapAdapter({ baseUrl: slapd.url, credentials: { username: slapd.rootDn, password: slapd.rootPassword } }, { baseDn: baseDn() }, { allowedOrigins: [slapd.url], tls: {} });
+    const [outcome] = await ldap.create([{ accountId: 'a', username: 'plain', password: 'Never-In-Clear-1', firstName: 'P', lastName: 'Lain', email: 'plain@example.org' }]);
+    ldap.close();
+    expect(outcome).toEqual({ kind: 'failed', retryable: false, message: 'The directory does not offer StartTLS on ldap://: use an ldaps:// URL (a password is never sent in clear).' });
+  });
+});
 
 describe('provisioning to an LDAP directory (slapd) through the API', () => {
   let integration: Integration;
