@@ -100,8 +100,9 @@ export async function openLdap(target: Pick<ConnectionTarget, 'baseUrl' | 'crede
       try {
         await client.startTLS({});
       } catch (error) {
-        // A certificate problem says so; a server without StartTLS is refused with what to do.
-        if (typeof (error as { code?: unknown }).code === 'string') throw error;
+        // The server answered the StartTLS request with a refusal (not a socket, guard or
+        // certificate error, which keep their own words): say what to do.
+        if (!(error instanceof ResultCodeError)) throw error;
         throw new OutboundRefusedError('The directory does not offer StartTLS on ldap://: use an ldaps:// URL (a password is never sent in clear).');
       }
       secure = true;
