@@ -143,8 +143,8 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
     const after = await sf.create([person(1)]);
     sf.close();
     expect(limited).toEqual([
-      { kind: 'failed', retryable: true, retryAfterMs: 7000, message: 'HTTP 429: Too many requests' },
-      { kind: 'failed', retryable: true, retryAfterMs: 7000, message: 'HTTP 429: Too many requests' },
+      { kind: 'failed', retryable: true, rateLimited: true, retryAfterMs: 7000, message: 'HTTP 429: Too many requests' },
+      { kind: 'failed', retryable: true, rateLimited: true, retryAfterMs: 7000, message: 'HTTP 429: Too many requests' },
     ]);
     expect(allocation).toEqual([{ kind: 'failed', retryable: true, retryAfterMs: SALESFORCE_LIMIT_WAIT_MS, message: "HTTP 403: TotalRequests Limit exceeded. (Salesforce's API request limit)" }]);
     expect(after[0]!.kind).toBe('created');
@@ -155,7 +155,7 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
     state.queued.push({ match: `POST ${VERSION}/sobjects/User/`, status: 429, headers: { 'retry-after': '3' }, body: [{ message: 'Too many requests', errorCode: 'REQUEST_LIMIT_EXCEEDED' }] });
     const again = adapter();
     const [limitedPassword] = await again.create([person(2)]);
-    expect(limitedPassword).toEqual({ kind: 'failed', retryable: true, retryAfterMs: 3000, message: 'HTTP 429: Too many requests' });
+    expect(limitedPassword).toEqual({ kind: 'failed', retryable: true, rateLimited: true, retryAfterMs: 3000, message: 'HTTP 429: Too many requests' });
     expect(await again.create([person(2)])).toEqual([{ kind: 'linked', externalId: state.users.get('jdoe.2@acme.example')!.Id }]);
     again.close();
     expect(state.users.get('jdoe.2@acme.example')?.password).toBe('Generated-Pass-2!');
