@@ -102,8 +102,10 @@ export async function startFakeSalesforce(options: { port?: number; host?: strin
         );
       }
       if (req.method === 'GET' && url.pathname === `${VERSION}/query`) {
-        const wanted = /Username = '((?:[^'\\]|\\.)*)'/.exec(url.searchParams.get('q') ?? '')?.[1]?.replace(/\\(.)/g, '$1');
-        const user = wanted ? state.users.get(wanted) : undefined;
+        const [, field, quoted] = /WHERE (Username|Email) = '((?:[^'\\]|\\.)*)'/.exec(url.searchParams.get('q') ?? '') ?? [];
+        const wanted = quoted?.replace(/\\(.)/g, '$1');
+        // SOQL's = on text is case-insensitive.
+        const user = wanted ? [...state.users.values()].find((u) => (field === 'Email' ? u.Email : u.Username).toLowerCase() === wanted.toLowerCase()) : undefined;
         const records = user ? [{ attributes: { type: 'User', url: `${VERSION}/sobjects/User/${user.Id}` }, Id: user.Id, Username: user.Username, Email: user.Email, IsActive: user.IsActive, LastLoginDate: user.LastLoginDate }] : [];
         return json(res, 200, { totalSize: records.length, done: true, records });
       }

@@ -99,6 +99,11 @@ describe('LDAP provisioning against a real slapd (OpenLDAP: inetOrgPerson)', () 
     expect(same).toEqual({ kind: 'linked', externalId: `uid=jdoe3,${people(slapd.suffix)}` });
     expect(other).toEqual({ kind: 'conflict', message: 'The user name "jdoe3" is already taken on the platform by another person (jane.doe3@people.example).' });
     expect(await read(`uid=jdoe3,${people(slapd.suffix)}`)).toMatchObject({ mail: 'jane.doe3@people.example' });
+    // The dry run's second lookup, by mail (case-insensitive, as mail's matching rule is).
+    const byMail = openldap();
+    expect(await byMail.findByEmail!('Jane.Doe3@People.example')).toEqual({ externalId: `uid=jdoe3,${people(slapd.suffix)}`, userName: 'jdoe3', emails: ['jane.doe3@people.example'] });
+    expect(await byMail.findByEmail!('nobody@people.example')).toBeUndefined();
+    byMail.close();
   });
 
   it('undo deletes the entry; an entry already gone answers gone', async () => {

@@ -188,6 +188,10 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
     expect(state.users.get('jdoe.1@acme.example')?.IsActive).toBe(false);
     expect(await sf.undo('005000000000000999')).toEqual({ kind: 'gone' });
     expect(await sf.find({ username: 'jdoe.1', email: '' })).toEqual({ externalId: id, userName: 'jdoe.1@acme.example', emails: ['jane.doe1@people.example'], active: false });
+    // The dry run's second lookup: by e-mail (SOQL on Email).
+    expect(await sf.findByEmail!('Jane.Doe1@people.example')).toEqual({ externalId: id, userName: 'jdoe.1@acme.example', emails: ['jane.doe1@people.example'], active: false });
+    expect(await sf.findByEmail!('nobody@people.example')).toBeUndefined();
+    expect(calls('GET', `${VERSION}/query`).map((q) => new URL(q.path, origin).searchParams.get('q'))).toContain("SELECT Id, Username, Email, IsActive, LastLoginDate FROM User WHERE Email = 'Jane.Doe1@people.example' LIMIT 1");
     sf.close();
   });
 

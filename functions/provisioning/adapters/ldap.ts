@@ -81,26 +81,29 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   };
   const isFailure = (value: unknown): value is CallFailure => (value as CallFailure).kind === 'failed';
 
-  const find: ProvisioningAdapter['find'] = async ({ username }) => {
+  /** The first entry under the base DN whose attribute equals the value (the filter encoded, never parsed from text). */
+  const lookup = async (attribute: string, value: string): Promise<ExternalAccount | undefined | CallFailure> => {
     const ldap = await connected();
     if (isFailure(ldap)) return ldap;
     try {
       const { searchEntries } = await ldap.client.search(settings.baseDn, {
         scope: 'sub',
-        filter: new EqualityFilter({ attribute: nameAttribute, value: username }),
+        filter: new EqualityFilter({ attribute, value }),
         attributes: [nameAttribute, 'mail', ...(ad ? ['userAccountControl'] : [])],
         sizeLimit: 2,
       });
       const entry = searchEntries[0];
       if (!entry) return undefined;
       const control = Number(first(entry.userAccountControl));
-      const account: ExternalAccount = { externalId: entry.dn, userName: first(entry[nameAttribute]) ?? username, emails: all(entry.mail).map((m) => m.toLowerCase()) };
+      const account: ExternalAccount = { externalId: entry.dn, userName: first(entry[nameAttribute]) ?? '', emails: all(entry.mail).map((m) => m.toLowerCase()) };
       return ad && Number.isFinite(control) ? { ...account, active: (control & AD_ACCOUNTDISABLE) === 0 } : account;
     } catch (error) {
       if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
       return ldapFailure(error, options.timeoutMs);
     }
   };
+
+  const find: ProvisioningAdapter['find'] = ({ username }) => lookup(nameAttribute, username);
 
   const entryOf = (person: ProvisioningPerson, secure: boolean): { dn: string; attributes: Attribute[] } | CallFailure => {
     const text = (type: string, ...values: string[]) => new Attribute({ type, values: values.filter((v) => v !== '') });
@@ -160,6 +163,9 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
     capabilities: async () => ({ batchSize: 1, undo: undoAction }),
 
     find,
+
+    /** The dry run's second lookup: an entry with the person's mail under another name. */
+    findByEmail: (email) => lookup('mail', email),
 
     create: (people) => Promise.all(people.map(createOne)),
 

@@ -79,13 +79,13 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
   });
 
   /** The User with this user name (active or not), with what deciding a link needs. */
-  const lookup = async (username: string): Promise<UserRecord | undefined | CallFailure> => {
-    const soql = `SELECT Id, Username, Email, IsActive, LastLoginDate FROM User WHERE Username = ${soqlString(username)} LIMIT 1`;
+  const lookup = async (value: string, field: 'Username' | 'Email' = 'Username'): Promise<UserRecord | undefined | CallFailure> => {
+    const soql = `SELECT Id, Username, Email, IsActive, LastLoginDate FROM User WHERE ${field} = ${soqlString(value)} LIMIT 1`;
     const answer = await client.call({ method: 'GET', path: `${base}/query?q=${encodeURIComponent(soql)}` });
     if (isCallFailure(answer)) return answer;
     if (answer.status < 200 || answer.status >= 300) return salesforceFailure(answer);
     const records = (answer.json as { records?: UserRecord[] } | undefined)?.records ?? [];
-    return records.find((r) => typeof r.Id === 'string' && r.Username?.toLowerCase() === username.toLowerCase());
+    return records.find((r) => typeof r.Id === 'string' && r[field]?.toLowerCase() === value.toLowerCase());
   };
 
   const externalOf = (user: UserRecord): ExternalAccount => ({
@@ -146,6 +146,12 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
 
     async find({ username }) {
       const found = await lookup(salesforceUsername(username, settings));
+      return found && !('kind' in found) ? externalOf(found) : found;
+    },
+
+    /** The dry run's second lookup: a User of this org with the person's e-mail under another name. */
+    async findByEmail(email) {
+      const found = await lookup(email, 'Email');
       return found && !('kind' in found) ? externalOf(found) : found;
     },
 
