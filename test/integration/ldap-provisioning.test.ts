@@ -106,5 +106,27 @@ describe('provisioning to an LDAP directory (slapd) through the API', () => {
       await expect(asPerson.bind(account.externalAccountId!, account.password!)).resolves.toBeUndefined();
       await asPerson.unbind();
     }
+
+    // Check against platform (dry run) for the same people: found by uid (linked / conflict), writes nothing.
+    const entries = async () => (await admin.search(baseDn(), { scope: 'one', attributes: ['1.1'] })).searchEntries.length;
+    const before = await entries();
+    const check = await user.json<{ results: { outcome: string }[]; summary: Record<string, number> }>(`/api/integrations/${integration.id}/check`, { method: 'POST', body: { people: people(4, 'Ldap') } });
+    expect(check.summary).toEqual({ new: 0, linked: 3, conflict: 1, duplicate: 0, error: 0 });
+    expect(await entries()).toBe(before);
+
+    // Undo on platform deletes the synced entries (OpenLDAP); the local accounts are kept, marked removed.
+    const undo = await user.json<ProvisioningJob>(`/api/projects/${created.project.id}/provision`, { method: 'POST', body: { integrationId: integration.id, mode: 'undo' } });
+    expect(await waitForRun(undo.id)).toMatchObject({ status: 'completed', total: 3, synced: 3, failed: 0 });
+    const after = (await user.json<Page<AccountView>>(`/api/projects/${created.project.id}/accounts?limit=10`)).items;
+    for (const account of after) {
+      const { searchEntries } = await admin.search(baseDn(), { scope: 'one', filter: `(uid=${account.username})`, attributes: ['mail'] });
+      if (account.username === taken!.username) {
+        expect(account.externalStatus).toBe('failed');
+        expect(searchEntries).toHaveLength(1); // someone else's entry is never touched
+      } else {
+        expect(account.externalStatus).toBe('removed');
+        expect(searchEntries).toHaveLength(0);
+      }
+    }
   });
 });
