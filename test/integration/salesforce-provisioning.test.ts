@@ -80,7 +80,18 @@ describe('provisioning to Salesforce (contract fake) through the API', () => {
         continue;
       }
       expect(account.externalStatus).toBe('success');
-      expect(onOrg).toMatchObject({ Id: account.externalAccountId, Email: account.email, password: account.password });
+      expect(onOrg).toMatchObject({ Id: account.externalAccountId, Email: account.email, password: account.password, IsActive: true });
     }
+
+    // Undo on platform deactivates the synced Users (Salesforce does not delete Users); kept here as removed.
+    const undo = await user.json<ProvisioningJob>(`/api/projects/${created.project.id}/provision`, { method: 'POST', body: { integrationId: integration.id, mode: 'undo' } });
+    expect(await waitForRun(undo.id)).toMatchObject({ status: 'completed', total: 4, synced: 4, failed: 0 });
+    const after = (await user.json<Page<AccountView>>(`/api/projects/${created.project.id}/accounts?limit=10`)).items;
+    for (const account of after.filter((a) => a.id !== elsewhere.id)) {
+      expect(account.externalStatus).toBe('removed');
+      expect(salesforce.state.users.get(salesforceUsername(account.username, settings))?.IsActive).toBe(false);
+    }
+    const patches = salesforce.state.received.filter((r) => r.method === 'PATCH');
+    expect(patches.map((p) => p.body)).toEqual(Array.from({ length: 4 }, () => ({ IsActive: false })));
   });
 });
