@@ -176,6 +176,9 @@ describe('LDAP provisioning in Active Directory mode (AD attributes on slapd ove
     expect(await ad.undo(dn)).toEqual({ kind: 'undone', action: 'deactivated' });
     expect(await read(dn)).toMatchObject({ userAccountControl: '514', sAMAccountName: 'jdoe8' });
     expect(await ad.find({ username: 'jdoe8', email: '' })).toMatchObject({ active: false });
+    // Provisioned again after the undo: linked and enabled again.
+    expect(await ad.create([person(8)])).toEqual([{ kind: 'linked', externalId: `cn=jdoe8,${staff(slapd.suffix)}` }]);
+    expect(await read(dn)).toMatchObject({ userAccountControl: '512' });
     expect(await ad.undo(`CN=nobody,${staff(slapd.suffix)}`)).toEqual({ kind: 'gone' });
     ad.close();
   });

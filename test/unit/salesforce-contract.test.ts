@@ -187,6 +187,11 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
     expect(patch.map((p) => p.body)).toEqual([{ IsActive: false }]);
     expect(state.users.get('jdoe.1@acme.example')?.IsActive).toBe(false);
     expect(await sf.undo('005000000000000999')).toEqual({ kind: 'gone' });
+    // Provisioned again after the undo: the same User, linked and active again.
+    expect(await sf.create([person(1)])).toEqual([{ kind: 'linked', externalId: id }]);
+    expect(state.users.get('jdoe.1@acme.example')?.IsActive).toBe(true);
+    expect(calls('PATCH', `${VERSION}/sobjects/User/${id}`).map((p) => p.body)).toEqual([{ IsActive: false }, { IsActive: true }]);
+    await sf.undo(id);
     expect(await sf.find({ username: 'jdoe.1', email: '' })).toEqual({ externalId: id, userName: 'jdoe.1@acme.example', emails: ['jane.doe1@people.example'], active: false });
     // The dry run's second lookup: by e-mail (SOQL on Email).
     expect(await sf.findByEmail!('Jane.Doe1@people.example')).toEqual({ externalId: id, userName: 'jdoe.1@acme.example', emails: ['jane.doe1@people.example'], active: false });

@@ -135,13 +135,38 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
     };
   };
 
-  /** A name the directory already holds: ours when its mail is this person's, someone else's otherwise. */
+  /** AD: sets or clears ACCOUNTDISABLE in the entry's userAccountControl, keeping its other flags. */
+  const setDisabled = async (ldap: LdapSession, dn: string, disabled: boolean) => {
+    const { searchEntries } = await ldap.client.search(dn, { scope: 'base', attributes: ['userAccountControl'] });
+    const control = Number(first(searchEntries[0]?.userAccountControl));
+    const current = Number.isFinite(control) ? control : AD_NORMAL_ACCOUNT;
+    const next = disabled ? current | AD_ACCOUNTDISABLE : current & ~AD_ACCOUNTDISABLE;
+    await ldap.client.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [String(next)] }) }));
+  };
+
+  /**
+   * A name the directory already holds: ours when its mail is this person's (an AD account an
+   * earlier undo disabled is enabled again: provisioning the person means an account that works),
+   * someone else's otherwise.
+   */
   const resolveExisting = async (person: ProvisioningPerson, dn: string): Promise<ProvisioningOutcome> => {
     const existing = await find(person);
     if (existing && 'kind' in existing) return existing;
     if (!existing) return { kind: 'conflict', message: `The entry ${dn} already exists in the directory, for another ${nameAttribute} than "${person.username}".` };
-    if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
-    return { kind: 'conflict', message: `The user name "${person.username}" is already taken on the platform by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+    if (!existing.emails.includes(person.email.toLowerCase())) {
+      return { kind: 'conflict', message: `The user name "${person.username}" is already taken on the platform by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+    }
+    if (existing.active === false) {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      try {
+        await setDisabled(ldap, existing.externalId, false);
+      } catch (error) {
+        const failure = ldapFailure(error, options.timeoutMs);
+        return failure.authRefused ? failure : { ...failure, message: `The account ${existing.externalId} exists but is disabled and was not enabled again: ${failure.message}` };
+      }
+    }
+    return { kind: 'linked', externalId: existing.externalId };
   };
 
   const createOne = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
@@ -177,10 +202,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
           await ldap.client.del(externalId);
           return { kind: 'undone', action: 'deleted' };
         }
-        const { searchEntries } = await ldap.client.search(externalId, { scope: 'base', attributes: ['userAccountControl'] });
-        const control = Number(first(searchEntries[0]?.userAccountControl));
-        const disabled = (Number.isFinite(control) ? control : AD_NORMAL_ACCOUNT) | AD_ACCOUNTDISABLE;
-        await ldap.client.modify(externalId, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [String(disabled)] }) }));
+        await setDisabled(ldap, externalId, true);
         return { kind: 'undone', action: 'deactivated' };
       } catch (error) {
         if (error instanceof NoSuchObjectError) return { kind: 'gone' };

@@ -126,6 +126,15 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
       const refused = await setPassword(String(existing.Id), person);
       if (refused) return refused;
     }
+    if (existing.IsActive === false) {
+      // Provisioning this person again (e.g. after Undo on platform) means a User that works.
+      const answer = await client.call({ method: 'PATCH', path: `${base}/sobjects/User/${encodeURIComponent(String(existing.Id))}`, body: { IsActive: true } });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status < 200 || answer.status >= 300) {
+        const failure = salesforceFailure(answer);
+        return failure.authRefused || failure.rateLimited ? failure : { ...failure, message: `The user ${username} exists but is inactive and was not activated again: ${failure.message}` };
+      }
+    }
     return { kind: 'linked', externalId: String(existing.Id) };
   };
 
