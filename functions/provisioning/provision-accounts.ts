@@ -179,10 +179,19 @@ export const provisionChunk =
       ),
     });
     let recorded = 0;
-    const flush = async () => {
+    // Results are written as they arrive, without holding up the next platform call: the writes
+    // run beside the calls and are all awaited before the chunk counts as done.
+    const writes: Promise<void>[] = [];
+    let writeError: unknown;
+    const flush = () => {
       const fresh = finals.slice(recorded);
       recorded = finals.length;
-      if (fresh.length) await recordOutcomes(deps, job, fresh);
+      if (fresh.length) writes.push(recordOutcomes(deps, job, fresh).catch((error: unknown) => void (writeError ??= error)));
+    };
+    const written = async () => {
+      flush();
+      await Promise.all(writes);
+      if (writeError) throw writeError;
     };
     let authFailuresInRow = 0;
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
@@ -252,7 +261,7 @@ export const provisionChunk =
           });
           waiting = again;
           // What is known is written now: a delivery that dies later loses nothing already done.
-          await flush();
+          flush();
           if (waiting.length && waitMs > 0) {
             if (clock() + waitMs >= deadline) {
               stop ??= { kind: 'later', delayMs: waitMs };
@@ -267,7 +276,7 @@ export const provisionChunk =
       adapter.close();
     }
 
-    await flush();
+    await written();
     const stopped = stop as typeof stop;
     if (stopped?.kind === 'auth') {
       logger.warn('Provisioning paused: credentials refused', { jobId, integrationId: integration.id });
