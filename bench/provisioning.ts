@@ -1,5 +1,6 @@
 /**
- * Provisioning against real SCIM 2.0 servers on loopback (bin/local/scim-server.ts, scimmy),
+ * Provisioning against real SCIM 2.0 servers on loopback (bin/local/scim-server.ts, scimmy, each
+ * in a process of its own as a platform would be),
  * measured as ratios to a bare client in the same run:
  *  - 10,000 accounts of a project provisioned (POST /api/projects/{id}/provision until the run is
  *    completed: queue, worker, pacing, status writes) beside a bare client that POSTs the same
@@ -15,7 +16,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { startLocalStack } from '../bin/local/stack';
-import { startScimServer, type ScimServer } from '../bin/local/scim-server';
+import { fork } from 'node:child_process';
+import type { ScimServerOptions, ScimUserSummary } from '../bin/local/scim-server';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../functions/core/keys';
@@ -27,6 +29,46 @@ import { createTestUser } from '../test/support/cognito-users';
 import { benchPortShift } from './ports';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A SCIM server in a child process (bench/scim-server-process.ts), driven over IPC. */
+interface RemoteScimServer {
+  url: string;
+  stats(): Promise<{ requests: number; created: number; faults429: number; faults500: number; users: number }>;
+  users(): Promise<ScimUserSummary[]>;
+  reset(): Promise<void>;
+  stop(): Promise<void>;
+}
+async function startRemoteScimServer(options: ScimServerOptions): Promise<RemoteScimServer> {
+  const child = fork(path.join(projectRoot, 'bench', 'scim-server-process.ts'), [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  let next = 1;
+  const waiting = new Map<number, (value: unknown) => void>();
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`SCIM server process exited (${code})`)));
+    child.on('message', (message: { id: number; value: unknown }) => {
+      if (message.id === 0) resolve(String(message.value));
+      else waiting.get(message.id)?.(message.value);
+    });
+  });
+  const ask = <T>(command: string) =>
+    new Promise<T>((resolve) => {
+      const id = next++;
+      waiting.set(id, (value) => resolve(value as T));
+      child.send({ id, command });
+    });
+  return {
+    url,
+    stats: () => ask('stats'),
+    users: () => ask('users'),
+    reset: () => ask('reset'),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const gone = new Promise((r) => child.once('exit', r));
+      child.send({ id: next++, command: 'stop' });
+      await Promise.race([gone, new Promise((r) => setTimeout(r, 5000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
 const COUNT = 10_000;
 
 export async function provisioningBench(): Promise<void> {
@@ -37,12 +79,12 @@ export async function provisioningBench(): Promise<void> {
   const serverPorts = { bulk: offset + 4100, single: offset + 4101, faulty: offset + 4102 };
   const origins = Object.values(serverPorts).map((port) => `http://127.0.0.1:${port}`);
   const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: origins, log: () => undefined });
-  const servers: ScimServer[] = [];
+  const servers: RemoteScimServer[] = [];
   try {
     const token = 'bench-directory-token';
-    const withBulk = await startScimServer({ port: serverPorts.bulk, token });
-    const single = await startScimServer({ port: serverPorts.single, token, maxOperations: 1 });
-    const faulty = await startScimServer({ port: serverPorts.faulty, token, faults: { rate429: 0.2, rate500: 0.05, retryAfterSeconds: 1 } });
+    const withBulk = await startRemoteScimServer({ port: serverPorts.bulk, token });
+    const single = await startRemoteScimServer({ port: serverPorts.single, token, maxOperations: 1 });
+    const faulty = await startRemoteScimServer({ port: serverPorts.faulty, token, faults: { rate429: 0.2, rate500: 0.05, retryAfterSeconds: 1 } });
     servers.push(withBulk, single, faulty);
 
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
@@ -59,7 +101,7 @@ export async function provisioningBench(): Promise<void> {
     await api('/api/auth/user');
     await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET subscriptionPlan = :p', ExpressionAttributeValues: { ':p': 'pro' } }));
 
-    const integration = async (name: string, server: ScimServer) =>
+    const integration = async (name: string, server: RemoteScimServer) =>
       (await api<{ id: string }>('/api/integrations', { name, platform: 'custom', baseUrl: server.url, authMethod: 'bearer_token', authConfig: { token }, apiConfig: {} })).id;
     /** A project of COUNT accounts (created by the bulk job), not provisioned yet. */
     const project = async (tag: string) => {
@@ -84,7 +126,7 @@ export async function provisioningBench(): Promise<void> {
       return { ms: performance.now() - began, job };
     };
     /** The bare client: the same users, one POST each, `concurrency` in flight, keep-alive (fetch). */
-    const bare = async (server: ScimServer, tag: string, concurrency: number) => {
+    const bare = async (server: RemoteScimServer, tag: string, concurrency: number) => {
       const began = performance.now();
       await mapBounded(
         Array.from({ length: COUNT }, (_, i) => i),
@@ -108,20 +150,20 @@ export async function provisioningBench(): Promise<void> {
 
     for (const [kind, server] of [['bulk', withBulk], ['single', single]] as const) {
       const bareMs = await bare(server, kind, concurrency);
-      server.reset();
+      await server.reset();
       const ours = await provision(projects[kind], integrations[kind]);
       const label = kind === 'bulk' ? 'server with /Bulk (adapter: /Bulk of 100)' : 'server without /Bulk (adapter: single POSTs)';
       console.log(
         `  provision ${COUNT.toLocaleString('en-US')} accounts, ${label}: ${seconds(ours.ms)} (${ours.job.status}, ${ours.job.synced} synced, ${ours.job.failed} failed); ` +
-          `bare client ${COUNT.toLocaleString('en-US')} POSTs at ${concurrency} in flight ${seconds(bareMs)}; ratio ${(ours.ms / bareMs).toFixed(2)}x (target <= 1.25x); users on the server ${server.stats().users}`,
+          `bare client ${COUNT.toLocaleString('en-US')} POSTs at ${concurrency} in flight ${seconds(bareMs)}; ratio ${(ours.ms / bareMs).toFixed(2)}x (target <= 1.25x); users on the server ${(await server.stats()).users}`,
       );
     }
 
-    faulty.reset();
+    await faulty.reset();
     const flaky = await provision(projects.faulty, integrations.faulty);
-    const users = faulty.users();
+    const users = await faulty.users();
     const duplicates = users.length - new Set(users.map((u) => u.userName.toLowerCase())).size;
-    const stats = faulty.stats();
+    const stats = await faulty.stats();
     const lost = flaky.job.total - flaky.job.synced - flaky.job.failed;
     console.log(
       `  provision ${COUNT.toLocaleString('en-US')} with 429 (Retry-After: 1) on 20% and 500 on 5% of calls: ${seconds(flaky.ms)}, ${flaky.job.status}; ` +
