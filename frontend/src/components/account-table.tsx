@@ -55,7 +55,7 @@ export function AccountTable({
               ) : null}
               {showProject ? <Table.Cell whiteSpace="nowrap">{account.projectName}</Table.Cell> : null}
               <Table.Cell>
-                <AccountStatusBadge status={account.externalStatus} />
+                <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
               </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { CreateIntegrationRequest, Integration, IntegrationTemplate } from '@shared/schemas/integrations';
 import { ApiError, apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { queryKeys } from '../../../lib/query-keys';
 import { invalidatePlanQueries } from '../../../lib/subscription-api';
 import { toaster } from '../../../lib/toaster';
 
-/** This feature's query keys (no other feature reads them), each starting with its GET path. */
+/** This feature's query keys, each starting with its GET path (the list is read by other features too). */
 export const integrationQueryKeys = {
-  list: ['/api/integrations'] as const,
+  list: queryKeys.integrations,
   templates: ['/api/integration-templates'] as const,
 };
 
@@ -25,14 +26,6 @@ function storeIntegration(queryClient: QueryClient, integration: Integration, po
       : list.map((entry) => (entry.id === integration.id ? integration : entry)),
   );
   void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
-}
-
-/** GET /api/integrations, newest first (every plan: a lapsed Pro user still sees and deletes theirs). */
-export function useIntegrationsQuery() {
-  return useQuery({
-    queryKey: integrationQueryKeys.list,
-    queryFn: () => apiRequest<Integration[]>('/api/integrations'),
-  });
 }
 
 /** GET /api/integration-templates: the quick-setup cards. */
