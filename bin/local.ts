@@ -1,7 +1,8 @@
 /**
  * `npm start`: the whole product on this machine, on loopback, with no AWS account: emulators of
  * DynamoDB, S3, SQS (plus pollers that invoke the workers), SES (with its mail viewer) and Cognito,
- * the local API gateway serving the shared route table with the Lambda handlers, and Vite.
+ * a local SCIM 2.0 directory, the local API gateway serving the shared route table with the
+ * Lambda handlers, and Vite.
  */
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from './local/settings';
@@ -32,6 +33,7 @@ BulkOnboard is running locally (ready in ${((performance.now() - began) / 1000).
   S3 (s3rver)        ${stack.urls.s3}
   SQS                ${stack.urls.sqs}
   Cognito            ${stack.urls.cognito}  (pool ${stack.userPool.userPoolId})
+  SCIM directory     ${stack.scim.url}  (bearer token in ${path.relative(process.cwd(), path.join(dataDir, 'scim-token'))})
   Data folder        ${path.relative(process.cwd(), dataDir) || '.'}
 
 Sign-up and password-reset codes are printed here as "Cognito code for <e-mail>: <code>"

@@ -8,9 +8,10 @@ export interface LocalPorts {
   sqs: number;
   ses: number;
   cognito: number;
+  scim: number;
 }
 
-export const defaultPorts: LocalPorts = { app: 3000, dynamodb: 8000, s3: 4569, sqs: 9324, ses: 8005, cognito: 9229 };
+export const defaultPorts: LocalPorts = { app: 3000, dynamodb: 8000, s3: 4569, sqs: 9324, ses: 8005, cognito: 9229, scim: 9250 };
 
 const portVariables: Record<keyof LocalPorts, string> = {
   app: 'APP_PORT',
@@ -19,6 +20,7 @@ const portVariables: Record<keyof LocalPorts, string> = {
   sqs: 'SQS_PORT',
   ses: 'SES_PORT',
   cognito: 'COGNITO_PORT',
+  scim: 'SCIM_PORT',
 };
 
 export const portNames: Record<keyof LocalPorts, string> = {
@@ -28,6 +30,7 @@ export const portNames: Record<keyof LocalPorts, string> = {
   sqs: 'SQS emulator',
   ses: 'SES emulator and mail viewer',
   cognito: 'Cognito emulator (cognito-local)',
+  scim: 'SCIM directory',
 };
 
 export function portsFromEnv(env: NodeJS.ProcessEnv, offset = Number(env.LOCAL_PORT_OFFSET ?? 0)): LocalPorts {

@@ -13,6 +13,7 @@ import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoE
 import { cognitoEmail, cognitoFromAddress } from './cognito-messages';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
 import { startPoller } from './poller';
+import { startScimServer } from './scim-server';
 import { assertPortsFree } from './ports';
 import { HOST, REGION, projectRoot, resourceNames, type LocalPorts } from './settings';
 import { staticWeb } from './static-web';
@@ -54,6 +55,8 @@ export interface LocalStack {
   appConfig: AppConfig;
   queueUrls: Record<string, string>;
   cognito: CognitoEmulator;
+  /** The local SCIM directory (bin/local/scim-server.ts): its base URL and bearer token. */
+  scim: { url: string; token: string };
   stop(): Promise<void>;
 }
 
@@ -129,6 +132,23 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }
     });
 
+    // The local SCIM directory, a ready target for the provisioning integrations. Its users and
+    // its token (made once) stay in the data folder like the other emulators' state.
+    const scimTokenFile = path.join(dataDir, 'scim-token');
+    if (!fs.existsSync(scimTokenFile)) fs.writeFileSync(scimTokenFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
+    const scimToken = fs.readFileSync(scimTokenFile, 'utf8').trim();
+    const scimServer = await startScimServer({ port: ports.scim, host: HOST, token: scimToken, dataFile: path.join(dataDir, 'scim-directory.json'), log });
+    running.push({ name: 'SCIM directory', stop: () => scimServer.stop() });
+    const scim = { url: scimServer.url, token: scimToken };
+    // Integrations may call these private origins (the SSRF guard refuses them otherwise): the
+    // ones named by the caller or by OUTBOUND_ALLOWED_ORIGINS, and the SCIM directory.
+    const outboundAllowedOrigins = [
+      ...new Set([
+        ...(options.outboundAllowedOrigins ?? (process.env.OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)),
+        new URL(scim.url).origin,
+      ]),
+    ];
+
     const urls = { ...endpoints(ports), mailViewer: `http://${HOST}:${ports.ses}/` };
     // Cognito e-mails its codes itself (not through the app's SES): here into the mail viewer.
     const cognitoMail = new SESv2Client({ region: REGION, endpoint: urls.ses, credentials: localCredentials });
@@ -174,7 +194,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ENCRYPTION_KEY_FILE: keyFile,
       STRIPE_WEBHOOK_SECRET: webhookSecret,
       ...(realStripe ? {} : { BILLING_MODE: 'local' }),
-      ...(options.outboundAllowedOrigins ? { OUTBOUND_ALLOWED_ORIGINS: options.outboundAllowedOrigins.join(',') } : {}),
+      OUTBOUND_ALLOWED_ORIGINS: outboundAllowedOrigins.join(','),
+      LOCAL_SCIM_URL: scim.url,
+      LOCAL_SCIM_TOKEN: scim.token,
       POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     });
@@ -256,6 +278,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       appConfig,
       queueUrls: queueUrlMap,
       cognito,
+      scim,
       stop: async () => {
         sqsClient.destroy();
         cognitoMail.destroy();

@@ -39,6 +39,9 @@ const envSchema = z.object({
    * stack's and tests' fake platforms). Never set on AWS.
    */
   OUTBOUND_ALLOWED_ORIGINS: name,
+  /** The local stack's SCIM directory (bin/local/scim-server.ts): base URL and bearer token. Never set on AWS. */
+  LOCAL_SCIM_URL: url,
+  LOCAL_SCIM_TOKEN: name,
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

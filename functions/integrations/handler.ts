@@ -1,4 +1,4 @@
-import { createIntegrationSchema } from '../../shared/schemas/integrations';
+import { createIntegrationSchema, updateIntegrationSchema } from '../../shared/schemas/integrations';
 import { dynamo, sqs } from '../core/clients';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { appCipher } from '../core/encryption';
@@ -7,10 +7,11 @@ import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoIntegrationStore } from './integration-store';
-import { integrationTemplates } from './integration-templates';
+import { integrationTemplates, localDirectoryTemplate } from './integration-templates';
 import { integrationUseCases } from './integrations';
 
 const db = dynamo();
+const localDirectory = localDirectoryTemplate(env().LOCAL_SCIM_URL, env().LOCAL_SCIM_TOKEN);
 const provisioningQueue = sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'));
 const tableName = requireEnv('TABLE_NAME');
 const integrations = integrationUseCases({
@@ -25,10 +26,15 @@ const integrations = integrationUseCases({
 
 export const handler = httpHandler({
   'GET /api/integrations': route({ run: ({ userId }) => integrations.list(userId) }),
-  'GET /api/integration-templates': route({ run: async () => integrationTemplates }),
+  'GET /api/integration-templates': route({ run: async () => [...integrationTemplates, ...(localDirectory ? [localDirectory] : [])] }),
   'POST /api/integrations': route({
     authorize: ({ userId }) => integrations.assertPlan(userId),
     body: createIntegrationSchema, run: async ({ userId, body }) => new Response(201, await integrations.create(userId, body)),
+  }),
+  'PUT /api/integrations/{id}': route({
+    authorize: ({ userId }) => integrations.assertPlan(userId),
+    body: updateIntegrationSchema,
+    run: ({ userId, pathParameters, body }) => integrations.update(userId, pathParameters.id ?? '', body),
   }),
   'POST /api/integrations/{id}/test': route({ run: ({ userId, pathParameters }) => integrations.test(userId, pathParameters.id ?? '') }),
   'DELETE /api/integrations/{id}': route({

@@ -12,6 +12,8 @@ export interface IntegrationStore {
   count(userId: string): Promise<number>;
   get(userId: string, id: string): Promise<IntegrationRecord | undefined>;
   create(record: IntegrationRecord): Promise<void>;
+  /** Replaces an integration's editable fields; undefined when there is no such integration. */
+  update(record: IntegrationRecord): Promise<IntegrationRecord | undefined>;
   /** False when there is no such integration. */
   remove(userId: string, id: string): Promise<boolean>;
   /** The test's outcome; undefined when the integration was deleted meanwhile. */
@@ -39,6 +41,22 @@ export function dynamoIntegrationStore(db: DynamoDBDocumentClient, tableName: st
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
       );
+    },
+
+    async update(record) {
+      try {
+        await db.send(
+          new PutCommand({
+            TableName: tableName,
+            Item: { ...keys.integration(record.userId, record.id), entityType: 'Integration', ...record },
+            ConditionExpression: 'attribute_exists(PK)',
+          }),
+        );
+        return record;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return undefined;
+        throw error;
+      }
     },
 
     async remove(userId, id) {

@@ -64,3 +64,24 @@ export const integrationTemplates: readonly IntegrationTemplate[] = [
 
 /** The path the connection test reads for a platform when the integration names none. */
 export const defaultTestPath = (platform: IntegrationPlatform): string => integrationTemplates.find((t) => t.platform === platform)?.testPath ?? '';
+
+/**
+ * The local stack's SCIM directory (bin/local/scim-server.ts, built on scimmy) as a ready
+ * quick-setup card, so a new user can try provisioning with no account anywhere. Only where
+ * LOCAL_SCIM_URL and LOCAL_SCIM_TOKEN are set: `npm start` and the tests, never AWS.
+ */
+export function localDirectoryTemplate(url: string | undefined, token: string | undefined): IntegrationTemplate | undefined {
+  if (!url || !token) return undefined;
+  return {
+    id: 'local-scim',
+    platform: 'custom',
+    name: 'Local SCIM directory',
+    description: 'A real SCIM 2.0 directory running beside the app on this machine: try provisioning without an account anywhere.',
+    apiType: 'REST',
+    authMethod: 'bearer_token',
+    baseUrlExample: url,
+    testPath: '/ServiceProviderConfig',
+    isBuiltIn: true,
+    ready: { baseUrl: url, authConfig: { token } },
+  };
+}

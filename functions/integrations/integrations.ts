@@ -1,5 +1,5 @@
 import type { PlanId } from '../../shared/plans';
-import { MAX_INTEGRATIONS_PER_USER, type CreateIntegrationRequest, type Integration } from '../../shared/schemas/integrations';
+import { MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
@@ -38,6 +38,13 @@ export function integrationUseCases(ports: IntegrationPorts) {
       return undefined;
     }
   };
+  /** Only addresses the outbound guard allows (public https; the local stack's own platforms). */
+  const checkUrls = (baseUrl: string, tokenUrl: string | undefined) => {
+    const problem = outboundUrlProblem(baseUrl, ports.outbound.allowedOrigins);
+    if (problem) throw new ValidationError(problem, [{ path: 'baseUrl', message: problem }]);
+    const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
+    if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);
+  };
   return {
     /** Refuses a plan without API integrations (creating and testing call it too). */
     assertPlan,
@@ -48,11 +55,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
 
     async create(userId: string, input: CreateIntegrationRequest): Promise<Integration> {
       await assertPlan(userId);
-      const problem = outboundUrlProblem(input.baseUrl, ports.outbound.allowedOrigins);
-      if (problem) throw new ValidationError(problem, [{ path: 'baseUrl', message: problem }]);
-      const tokenUrl = input.authConfig.tokenUrl;
-      const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
-      if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);
+      checkUrls(input.baseUrl, input.authConfig.tokenUrl);
       if ((await ports.store.count(userId)) >= MAX_INTEGRATIONS_PER_USER) {
         throw new ConflictError(`You can keep at most ${MAX_INTEGRATIONS_PER_USER} integrations. Delete one you no longer use first.`);
       }
@@ -79,6 +82,47 @@ export function integrationUseCases(ports: IntegrationPorts) {
       };
       await ports.store.create(record);
       return integrationView(record);
+    },
+
+    /**
+     * PUT /api/integrations/{id}: name, description, URL, sign-in, settings. Credentials are
+     * write-only: a field sent empty keeps the stored value while the sign-in method stays the
+     * same. A changed URL or credentials make the last test stale: it reads 'Not tested' again.
+     */
+    async update(userId: string, id: string, input: UpdateIntegrationRequest): Promise<Integration> {
+      await assertPlan(userId);
+      if (!isId(id)) throw notFound();
+      const current = await ports.store.get(userId, id);
+      if (!current) throw notFound();
+      checkUrls(input.baseUrl, input.authConfig.tokenUrl);
+      const stored = input.authMethod === current.authMethod ? ((await readCredentials(userId, id, current.authConfigEncrypted)) ?? {}) : {};
+      const given = Object.fromEntries(Object.entries(input.authConfig).filter(([, value]) => value !== ''));
+      const authConfig = { ...stored, ...given };
+      const missing = missingCredentials(input.authMethod, authConfig);
+      if (missing.length) throw new ValidationError(missing[0]!.message, missing);
+      const changedConnection = input.baseUrl !== current.baseUrl || input.authMethod !== current.authMethod || Object.keys(given).length > 0;
+      const at = ports.now().toISOString();
+      const record = {
+        ...current,
+        name: input.name,
+        description: input.description,
+        platform: input.platform,
+        apiType: input.apiType,
+        baseUrl: input.baseUrl,
+        authMethod: input.authMethod,
+        authConfigEncrypted: (await ports.cipher()).encrypt(JSON.stringify(authConfig), secretContext.integration(userId, id)),
+        authFieldsSet: Object.keys(authConfig).sort(),
+        apiConfig: input.apiConfig,
+        updatedAt: at,
+        ...(changedConnection ? { lastTestStatus: 'pending' as const } : {}),
+      };
+      if (changedConnection) {
+        delete record.lastTestDate;
+        delete record.lastTestMessage;
+      }
+      const updated = await ports.store.update(record);
+      if (!updated) throw notFound();
+      return integrationView(updated);
     },
 
     async test(userId: string, id: string): Promise<Integration> {

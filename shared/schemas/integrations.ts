@@ -62,9 +62,8 @@ export const provisioningSettingsSchema = z.object({
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
 
-/** POST /api/integrations (spec 5: name, platform and baseUrl required). */
-export const createIntegrationSchema = z
-  .object({
+/** The fields of an integration as a user enters them. */
+const integrationFields = z.object({
     name: z.string('Name is required').trim().min(1, 'Name is required').max(INTEGRATION_NAME_MAX, `Name must be at most ${INTEGRATION_NAME_MAX} characters`),
     description: z.string().trim().max(500, 'Description must be at most 500 characters').optional().default(''),
     platform: z.enum(integrationPlatforms, 'Choose a platform'),
@@ -90,12 +89,21 @@ export const createIntegrationSchema = z
       })
       .optional()
       .default({}),
-  })
-  .superRefine((value, ctx) => {
+  });
+
+/**
+ * The credential checks: required fields (unless `stored` names the fields kept from before),
+ * no field of another method, a plain header name.
+ */
+const checkCredentials =
+  (requireAll: boolean) =>
+  (value: { authMethod: AuthMethod; authConfig: Record<string, string> }, ctx: z.RefinementCtx) => {
     const fields = authFields[value.authMethod];
-    for (const field of fields) {
-      if (field.required && !value.authConfig[field.name]) {
-        ctx.addIssue({ code: 'custom', path: ['authConfig', field.name], message: `${field.label} is required` });
+    if (requireAll) {
+      for (const field of fields) {
+        if (field.required && !value.authConfig[field.name]) {
+          ctx.addIssue({ code: 'custom', path: ['authConfig', field.name], message: `${field.label} is required` });
+        }
       }
     }
     for (const name of Object.keys(value.authConfig)) {
@@ -107,7 +115,20 @@ export const createIntegrationSchema = z
     if (headerName && (!/^[A-Za-z0-9-]{1,64}$/.test(headerName) || RESERVED_HEADERS.test(headerName))) {
       ctx.addIssue({ code: 'custom', path: ['authConfig', 'headerName'], message: 'Header name must be a plain header such as X-API-Key or Authorization' });
     }
-  });
+  };
+
+/** POST /api/integrations (spec 5: name, platform and baseUrl required). */
+export const createIntegrationSchema = integrationFields.superRefine(checkCredentials(true));
+/**
+ * PUT /api/integrations/{id}: the same fields. Credentials are write-only: a field left empty keeps
+ * the stored value (when the sign-in method is unchanged); the server checks the merged result.
+ */
+export const updateIntegrationSchema = integrationFields.superRefine(checkCredentials(false));
+export type UpdateIntegrationInput = z.input<typeof updateIntegrationSchema>;
+export type UpdateIntegrationRequest = z.output<typeof updateIntegrationSchema>;
+/** Which required credential fields are missing from a (merged) set. */
+export const missingCredentials = (authMethod: AuthMethod, authConfig: Record<string, string>) =>
+  authFields[authMethod].filter((field) => field.required && !authConfig[field.name]).map((field) => ({ path: `authConfig.${field.name}`, message: `${field.label} is required` }));
 export type CreateIntegrationInput = z.input<typeof createIntegrationSchema>;
 export type CreateIntegrationRequest = z.output<typeof createIntegrationSchema>;
 
@@ -147,4 +168,10 @@ export interface IntegrationTemplate {
   /** The path the connection test reads, relative to the base URL. */
   testPath: string;
   isBuiltIn: true;
+  /**
+   * A ready integration: the form is filled with these values as they are. Only the local stack's
+   * own SCIM directory (a loopback server of `npm start`, its token generated in the local data
+   * folder) has one; never on AWS.
+   */
+  ready?: { baseUrl: string; authConfig: Record<string, string> };
 }

@@ -12,6 +12,8 @@ export interface StackInfo {
   dataDir: string;
   /** A private origin the stack lets integrations call: tests serve a fake platform there. */
   fakePlatformOrigin: string;
+  /** The stack's local SCIM directory: base URL and bearer token. */
+  scim: LocalStack['scim'];
 }
 
 declare module 'vitest' {
@@ -39,6 +41,6 @@ export async function startTestStack(project: TestProject, name: string, portOff
     web,
     log: (m) => process.stderr.write(`[${name} stack] ${m}\n`),
   });
-  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir, fakePlatformOrigin });
+  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir, fakePlatformOrigin, scim: stack.scim });
   return stack;
 }
