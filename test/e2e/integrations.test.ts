@@ -164,12 +164,6 @@ describe('API Integrations in Chromium', () => {
     await item.getByText(/^Last tested .+: HTTP 401 Unauthorized: the credentials were refused\.$/).waitFor();
     expect(await item.getByText('Not tested', { exact: true }).count()).toBe(0);
 
-    // Edit is not there yet, and says so.
-    const edit = item.getByRole('button', { name: 'Edit' });
-    expect(await edit.getAttribute('aria-disabled')).toBe('true');
-    await edit.hover();
-    await page.getByText('Editing arrives in a later release').first().waitFor();
-    await page.mouse.move(0, 0);
     await page.screenshot({ path: screenshotPath('integrations-light'), fullPage: true });
 
     await page.evaluate(() => localStorage.setItem('theme', 'dark'));
@@ -187,7 +181,35 @@ describe('API Integrations in Chromium', () => {
     await page.waitForFunction(() => !document.documentElement.classList.contains('dark'));
   });
 
-  it('tests it again once the platform accepts the key', async () => {
+  it('edits it: the stored key is never shown, and left empty it is kept', async () => {
+    const item = activeIntegrations().getByRole('listitem').filter({ hasText: 'Okta e2e' });
+    await item.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit Integration' });
+    await dialog.waitFor();
+    expect(await dialog.getByLabel('Name', { exact: true }).inputValue()).toBe('Okta e2e');
+    expect(await dialog.getByLabel('Base URL').inputValue()).toBe(PLATFORM_URL);
+    const apiKey = dialog.getByLabel('API key (optional)');
+    expect(await apiKey.inputValue()).toBe('');
+    expect(await apiKey.getAttribute('placeholder')).toBe('Stored - leave empty to keep');
+    expect(await page.content()).not.toContain(API_KEY);
+
+    // A pace that is not a whole number: the shared schema's message, and no request.
+    await dialog.getByLabel('Requests per minute (optional)').fill('2.5');
+    await dialog.getByRole('button', { name: 'Save Changes' }).click();
+    await dialog.getByText('Requests per minute must be a whole number').waitFor();
+    await dialog.getByLabel('Requests per minute (optional)').fill('120');
+    await dialog.getByLabel('Name', { exact: true }).fill('Okta e2e edited');
+    await dialog.getByLabel('Undo on platform').selectOption('delete');
+    await page.screenshot({ path: screenshotPath('integrations-edit-dialog'), animations: 'disabled' });
+    await dialog.getByRole('button', { name: 'Save Changes' }).click();
+    await toast('Integration saved').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await item.getByText('Okta e2e edited').waitFor();
+    const [stored] = await user.json<Integration[]>('/api/integrations');
+    expect(stored).toMatchObject({ name: 'Okta e2e edited', authFieldsSet: ['apiKey'], apiConfig: { testPath: okta.testPath, provisioning: { requestsPerMinute: 120, undo: 'delete' } } });
+  });
+
+  it('tests it again once the platform accepts the key (the key kept through the edit)', async () => {
     fakeOkta.acceptKey = API_KEY;
     const item = activeIntegrations().getByRole('listitem').filter({ hasText: 'Okta e2e' });
     await item.getByRole('button', { name: 'Test' }).click();
@@ -200,7 +222,7 @@ describe('API Integrations in Chromium', () => {
     const item = activeIntegrations().getByRole('listitem').filter({ hasText: 'Okta e2e' });
     await item.getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('alertdialog', { name: 'Delete integration?' });
-    await confirm.getByText('Okta e2e').waitFor();
+    await confirm.getByText('Okta e2e edited').waitFor();
     await page.screenshot({ path: screenshotPath('integrations-delete'), animations: 'disabled' });
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await toast('Integration deleted').waitFor();

@@ -101,8 +101,8 @@ export function ProvisioningTargetFields({
           error={errors.apiIntegrationId?.message}
           helperText={usable === 0 ? 'None of your integrations can be a provisioning target yet.' : 'Each account shows Synced, Sync Failed or Pending once the run starts.'}
         >
-          <NativeSelect.Root disabled={!chosen || usable === 0}>
-            <NativeSelect.Field {...form.register('apiIntegrationId')}>
+          <NativeSelect.Root>
+            <NativeSelect.Field disabled={!chosen || usable === 0} {...form.register('apiIntegrationId')}>
               {usable === 0 ? <option value="">No integration available</option> : null}
               {choices.map(({ integration, reason }) => (
                 <option key={integration.id} value={integration.id} disabled={!!reason}>

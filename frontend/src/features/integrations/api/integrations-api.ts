@@ -59,6 +59,34 @@ export function useCreateIntegration() {
 }
 
 /**
+ * PUT /api/integrations/{id}: the same fields as create; a credential sent empty (or left out)
+ * keeps the stored one. Like create, the request carries credentials: dropped at once (gcTime 0).
+ * A changed URL or credentials make the last test stale, so the toast asks for a new test.
+ */
+export function useUpdateIntegration() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, request }: { id: string; request: CreateIntegrationRequest }) =>
+      apiRequest<Integration>(`/api/integrations/${encodeURIComponent(id)}`, { method: 'PUT', body: request }),
+    gcTime: 0,
+    onSuccess: (updated) => {
+      storeIntegration(queryClient, updated, 'inPlace');
+      toaster.create({
+        type: 'success',
+        title: 'Integration saved',
+        description: updated.lastTestDate ? `${updated.name} was saved.` : `${updated.name} was saved. Test it to check the connection.`,
+      });
+    },
+    onError: (error) => {
+      if (isLoggedOut(error)) return;
+      refreshPlanOnRefusal(queryClient, error);
+      if (error instanceof ApiError && error.status === 404) void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
+      toaster.create({ type: 'error', title: 'Error', description: serverMessageOf(error, [400, 403, 404, 409]) ?? 'Failed to save the integration.' });
+    },
+  });
+}
+
+/**
  * POST /api/integrations/{id}/test: the server calls the platform and answers with the
  * integration, its lastTestStatus and what it found (lastTestMessage).
  */

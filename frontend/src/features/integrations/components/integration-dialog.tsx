@@ -1,4 +1,4 @@
-import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useForm, useWatch, type FieldPath } from 'react-hook-form';
 import {
@@ -9,37 +9,47 @@ import {
   createIntegrationSchema,
   integrationPlatforms,
   platformLabels,
+  updateIntegrationSchema,
   type CreateIntegrationInput,
   type CreateIntegrationRequest,
+  type Integration,
   type IntegrationPlatform,
   type IntegrationTemplate,
 } from '@shared/schemas/integrations';
+import { provisioningSupport } from '@shared/schemas/provisioning';
 import { FormField } from '../../../components/form-field';
 import { serverFieldErrors } from '../../../lib/api-client';
-import { useCreateIntegration } from '../api/integrations-api';
-import { integrationFormDefaults, templateFor, toCreateRequest } from '../lib/integration-form';
+import { useCreateIntegration, useUpdateIntegration } from '../api/integrations-api';
+import { integrationFormDefaults, optionalChoice, optionalNumber, STORED_PLACEHOLDER, templateFor, toCreateRequest } from '../lib/integration-form';
 
-const FORM_ID = 'create-integration-form';
+const FORM_ID = 'integration-form';
 /** The fields a server's 400 may name that this form shows. */
 const formPaths = new Set(['name', 'description', 'platform', 'apiType', 'baseUrl', 'authMethod']);
+const serverPath = /^(authConfig|apiConfig)\.\w+$|^apiConfig\.provisioning\.\w+$/;
 
 /**
- * The create dialog (spec 2 and 5), blank or started from a quick-setup template. Mounted only
- * while open, so closing it (or creating) forgets every field, credentials included; credential
- * inputs of another sign-in method are unregistered when the method changes, so only the chosen
- * method's fields are sent.
+ * The create and edit dialog (spec 2 and 5): blank, started from a quick-setup template, or an
+ * integration to edit. Mounted only while open, so closing it (or saving) forgets every field,
+ * credentials included; credential inputs of another sign-in method are unregistered when the
+ * method changes, so only the chosen method's fields are sent. On edit the credentials are
+ * write-only: the stored ones are never shown, and a field left empty keeps its stored value.
  */
-export function CreateIntegrationDialog({
+export function IntegrationDialog({
   template,
   templates,
+  editing,
   onClose,
 }: {
   template?: IntegrationTemplate;
   /** Every template, for the example URL and test path of the platform chosen. */
   templates?: readonly IntegrationTemplate[];
+  /** The integration to edit (PUT), instead of creating one. */
+  editing?: Integration;
   onClose: () => void;
 }) {
   const create = useCreateIntegration();
+  const update = useUpdateIntegration();
+  const save = editing ? update : create;
   const {
     register,
     control,
@@ -49,13 +59,17 @@ export function CreateIntegrationDialog({
     getFieldState,
     formState: { errors },
   } = useForm<CreateIntegrationInput, unknown, CreateIntegrationRequest>({
-    resolver: zodResolver(createIntegrationSchema),
-    defaultValues: integrationFormDefaults(template),
+    resolver: zodResolver(editing ? updateIntegrationSchema : createIntegrationSchema),
+    defaultValues: integrationFormDefaults(template, editing),
     shouldUnregister: true,
   });
   const platform = useWatch({ control, name: 'platform' });
+  const apiType = useWatch({ control, name: 'apiType' });
   const authMethod = useWatch({ control, name: 'authMethod' }) ?? 'api_key';
   const platformTemplate = templateFor(templates, platform) ?? template;
+  // Fields stored under the method shown: an empty one keeps its value (a new method needs them all).
+  const stored = new Set(editing && authMethod === editing.authMethod ? editing.authFieldsSet : []);
+  const support = platform ? provisioningSupport({ platform, apiType }) : undefined;
 
   // A platform chosen here brings its template's settings, for the fields the user has not changed.
   const applyPlatform = (chosen: IntegrationPlatform | '') => {
@@ -66,19 +80,20 @@ export function CreateIntegrationDialog({
     if (!getFieldState('apiConfig.testPath').isDirty) setValue('apiConfig.testPath', next.testPath);
   };
 
-  const onSubmit = handleSubmit((values) =>
-    create.mutate(toCreateRequest(values), {
-      onSuccess: onClose,
-      onError: (error) => {
-        for (const { path, message } of serverFieldErrors(error)) {
-          if (formPaths.has(path) || /^(authConfig|apiConfig)\.\w+$/.test(path)) {
-            setError(path as FieldPath<CreateIntegrationInput>, { type: 'server', message }, { shouldFocus: true });
-          }
-        }
-      },
-    }),
-  );
-  const busy = create.isPending;
+  const onError = (error: Error) => {
+    for (const { path, message } of serverFieldErrors(error)) {
+      if (formPaths.has(path) || serverPath.test(path)) {
+        setError(path as FieldPath<CreateIntegrationInput>, { type: 'server', message }, { shouldFocus: true });
+      }
+    }
+  };
+  const onSubmit = handleSubmit((values) => {
+    const request = toCreateRequest(values);
+    if (editing) update.mutate({ id: editing.id, request }, { onSuccess: onClose, onError });
+    else create.mutate(request, { onSuccess: onClose, onError });
+  });
+  const busy = save.isPending;
+  const provisioningErrors = errors.apiConfig?.provisioning;
 
   return (
     <Dialog.Root
@@ -97,11 +112,15 @@ export function CreateIntegrationDialog({
         <Dialog.Positioner>
           <Dialog.Content mx="4" aria-busy={busy}>
             <Dialog.Header flexDirection="column" alignItems="flex-start" gap="1">
-              <Dialog.Title>Add Integration</Dialog.Title>
+              <Dialog.Title>{editing ? 'Edit Integration' : 'Add Integration'}</Dialog.Title>
               <Dialog.Description>
-                {template
-                  ? `Quick setup for ${template.name}: the platform and sign-in method are chosen for you.`
-                  : 'Connect a platform so accounts can be created on it.'}
+                {editing
+                  ? `Change ${editing.name}. Stored credentials are never shown: leave a field empty to keep it.`
+                  : template?.ready
+                    ? `Quick setup for ${template.name}: everything is filled in, ready to create.`
+                    : template
+                      ? `Quick setup for ${template.name}: the platform and sign-in method are chosen for you.`
+                      : 'Connect a platform so accounts can be created on it.'}
               </Dialog.Description>
             </Dialog.Header>
             <Dialog.Body>
@@ -190,18 +209,70 @@ export function CreateIntegrationDialog({
                       {authFields[authMethod].map((field) => (
                         <FormField
                           key={`${authMethod}.${field.name}`}
-                          label={field.required ? field.label : `${field.label} (optional)`}
+                          label={field.required && !stored.has(field.name) ? field.label : `${field.label} (optional)`}
                           error={errors.authConfig?.[field.name]?.message}
                           helperText={field.hint}
                         >
                           <Input
                             type={field.secret ? 'password' : 'text'}
+                            placeholder={stored.has(field.name) ? STORED_PLACEHOLDER : undefined}
                             autoComplete="off"
                             spellCheck={false}
                             {...register(`authConfig.${field.name}`)}
                           />
                         </FormField>
                       ))}
+                    </Fieldset.Content>
+                  </Fieldset.Root>
+                  <Separator />
+                  <Fieldset.Root>
+                    <Stack gap="1">
+                      <Fieldset.Legend fontWeight="semibold">Provisioning</Fieldset.Legend>
+                      <Fieldset.HelperText>
+                        How accounts are created on the platform. Left empty, the platform&apos;s documented limits apply.
+                      </Fieldset.HelperText>
+                    </Stack>
+                    <Fieldset.Content>
+                      {support && !support.supported ? (
+                        <Text fontSize="sm" color="fg.muted">
+                          {support.reason}
+                        </Text>
+                      ) : null}
+                      <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
+                        <FormField label="Requests per minute (optional)" error={provisioningErrors?.requestsPerMinute?.message}>
+                          <Input
+                            type="number"
+                            inputMode="numeric"
+                            min={1}
+                            placeholder="Platform default"
+                            {...register('apiConfig.provisioning.requestsPerMinute', { setValueAs: optionalNumber })}
+                          />
+                        </FormField>
+                        <FormField label="Concurrent requests (optional)" error={provisioningErrors?.concurrency?.message}>
+                          <Input
+                            type="number"
+                            inputMode="numeric"
+                            min={1}
+                            max={100}
+                            placeholder="Platform default"
+                            {...register('apiConfig.provisioning.concurrency', { setValueAs: optionalNumber })}
+                          />
+                        </FormField>
+                      </SimpleGrid>
+                      <FormField
+                        label="Undo on platform"
+                        error={provisioningErrors?.undo?.message}
+                        helperText="What undoing a provisioned account does on the platform."
+                      >
+                        <NativeSelect.Root>
+                          <NativeSelect.Field {...register('apiConfig.provisioning.undo', { setValueAs: optionalChoice })}>
+                            <option value="">Platform default (deactivate where possible)</option>
+                            <option value="deactivate">Deactivate the account</option>
+                            <option value="delete">Delete the account</option>
+                          </NativeSelect.Field>
+                          <NativeSelect.Indicator />
+                        </NativeSelect.Root>
+                      </FormField>
                     </Fieldset.Content>
                   </Fieldset.Root>
                 </Stack>
@@ -213,8 +284,8 @@ export function CreateIntegrationDialog({
                   Cancel
                 </Button>
               </Dialog.ActionTrigger>
-              <Button type="submit" form={FORM_ID} colorPalette="blue" loading={busy} loadingText="Creating...">
-                Create Integration
+              <Button type="submit" form={FORM_ID} colorPalette="blue" loading={busy} loadingText={editing ? 'Saving...' : 'Creating...'}>
+                {editing ? 'Save Changes' : 'Create Integration'}
               </Button>
             </Dialog.Footer>
             {busy ? null : (

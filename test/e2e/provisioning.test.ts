@@ -1,0 +1,199 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { baseUsername, usernameYear } from '../../shared/generation/username';
+import type { Integration } from '../../shared/schemas/integrations';
+import type { Project } from '../../shared/schemas/project';
+import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+const DIRECTORY = 'Local SCIM directory';
+
+/** The stack's SCIM directory, read and written as a platform's admin would: with its bearer token. */
+async function scim<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${stack.scim.url}${path}`, {
+    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+    headers: { authorization: `Bearer ${stack.scim.token}`, 'content-type': 'application/scim+json', accept: 'application/scim+json' },
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+interface ScimList {
+  totalResults: number;
+  Resources?: { id: string; userName: string; emails?: { value: string }[]; active?: boolean }[];
+}
+const directoryUser = async (userName: string) =>
+  (await scim<ScimList>(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.Resources?.[0];
+
+const csv = (rows: [string, string, string][]) => ['First Name,Last Name,Email', ...rows.map((row) => row.join(','))].join('\r\n');
+
+/**
+ * Provisioning as a new user meets it: free, the bulk dialog's platform section is gated; Pro,
+ * they set up the Local SCIM directory from its quick-setup card, bulk-create three people onto
+ * it and see them Synced on the project page (and on the directory itself). A person whose user
+ * name someone else holds on the platform is Sync Failed with the platform's reason, on the
+ * project page and in the Account Database; once the name is free, Retry failed syncs them.
+ */
+describe('provisioning in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let user: ApiUser;
+  const year = usernameYear(new Date());
+  // Names unique to this run: the directory keeps its users for the whole stack.
+  const tag = `${Date.now() % 100_000}`;
+  const people: [string, string, string][] = [
+    ['Ada', `Lovelace${tag}`, `ada${tag}@example.com`],
+    ['Alan', `Turing${tag}`, `alan${tag}@example.com`],
+    ['Grace', `Hopper${tag}`, `grace${tag}@example.com`],
+  ];
+  const usernameOf = ([first, last]: [string, string, string]) => baseUsername(first, last, year);
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    user = await apiUser({ firstName: 'Provisioning', lastName: 'Tester' });
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
+    await browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') {
+      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+    }
+  });
+
+  const dialog = () => page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+  const toast = (title: string) => page.getByRole('status').filter({ hasText: title });
+  const openBulkDialog = async (rows: [string, string, string][]) => {
+    await page.goto(`${app}/bulk-creator`);
+    await page.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
+    await page.getByLabel('Upload CSV').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(rows)) });
+    await dialog().getByText(`${rows.length} valid`).waitFor();
+  };
+  const platformSection = () => dialog().getByRole('group', { name: 'Create accounts on a platform' });
+
+  it('shows a free user the platform section behind the API Integrations gate', async () => {
+    await openBulkDialog(people.slice(0, 1));
+    await platformSection().getByRole('button', { name: 'Create on a platform' }).click();
+    const gate = page.getByRole('dialog', { name: 'Upgrade to Pro' });
+    await gate.getByText('Upgrade to Pro to access API Integrations.', { exact: false }).waitFor();
+    await gate.getByRole('button', { name: 'Maybe Later' }).click();
+    await gate.waitFor({ state: 'hidden' });
+    await platformSection().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath('provisioning-bulk-free') });
+    await dialog().getByRole('button', { name: 'Cancel' }).click();
+    await dialog().waitFor({ state: 'hidden' });
+  });
+
+  it('after upgrading, creates the Local SCIM directory integration from its quick-setup card as it is', async () => {
+    await upgradeToPro(user);
+    await page.goto(`${app}/integrations`);
+    await page.getByRole('button', { name: 'Add Integration', exact: true }).first().waitFor();
+    await page.getByRole('button', { name: `Set up ${DIRECTORY}` }).click();
+    const add = page.getByRole('dialog', { name: 'Add Integration' });
+    await add.waitFor();
+    expect(await add.getByLabel('Name', { exact: true }).inputValue()).toBe(DIRECTORY);
+    expect(await add.getByLabel('Base URL').inputValue()).toBe(stack.scim.url);
+    await add.getByRole('button', { name: 'Create Integration' }).click();
+    await toast('Integration created').waitFor();
+    await add.waitFor({ state: 'hidden' });
+    const item = page.getByRole('region', { name: 'Active Integrations' }).getByRole('listitem').filter({ hasText: DIRECTORY });
+    await item.getByRole('button', { name: 'Test' }).click();
+    await item.getByText('Test passed', { exact: true }).waitFor({ timeout: 20_000 });
+    // A Workday integration is kept, but it can never be a target (the server refuses it too).
+    const workday = await user.call('/api/integrations', {
+      body: { name: 'Workday HR', platform: 'workday', baseUrl: `${stack.fakePlatformOrigin}/`, authMethod: 'basic_auth', authConfig: { username: 'u', password: 'p' } },
+    });
+    expect(workday.status).toBe(201);
+  });
+
+  it('bulk-creates three people onto the directory and sees them Synced on the project page', async () => {
+    await openBulkDialog(people);
+    await dialog().getByLabel('Project name').fill(`Provisioned ${tag}`);
+    const section = platformSection();
+    await section.getByText('Workday HR', { exact: true }).waitFor();
+    await section.getByText(/Workday creates workers through hiring.*cannot be a provisioning target/).waitFor();
+    const select = section.getByRole('combobox', { name: 'Integration' });
+    expect(await select.isDisabled()).toBe(true);
+    await section.getByText('Also create these accounts on the platform of an integration').click();
+    expect(await select.isDisabled()).toBe(false);
+    const [integration] = (await user.json<Integration[]>('/api/integrations')).filter((entry) => entry.name === DIRECTORY);
+    expect(await select.inputValue()).toBe(integration!.id);
+    expect(await select.locator('option', { hasText: 'Workday HR' }).isDisabled()).toBe(true);
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath('provisioning-bulk-section') });
+
+    await dialog().getByRole('button', { name: 'Generate Accounts' }).click();
+    await dialog().getByText('3 accounts created').waitFor();
+    const progress = dialog().getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
+    await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor({ timeout: 30_000 });
+    await progress.getByText('Completed').waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-bulk-complete') });
+
+    // On the platform itself: each person, under the user name the app gave them.
+    for (const person of people) {
+      const found = await directoryUser(usernameOf(person));
+      expect(found?.emails?.[0]?.value).toBe(person[2]);
+    }
+
+    await dialog().getByRole('link', { name: 'View project' }).click();
+    const counts = page.getByRole('region', { name: 'On the platform' });
+    await counts.getByText('Synced').waitFor();
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 3 Sync Failed 0 Pending 0');
+    const table = page.getByRole('table', { name: 'Accounts of this project' });
+    await expect.poll(() => table.getByText('Synced', { exact: true }).count()).toBe(3);
+    await page.screenshot({ path: screenshotPath('provisioning-project-synced'), fullPage: true });
+  });
+
+  it('shows a person whose user name is taken on the platform as Sync Failed with the reason, and Retry failed syncs them once it is free', async () => {
+    const katherine: [string, string, string] = ['Katherine', `Johnson${tag}`, `katherine${tag}@example.com`];
+    const dorothy: [string, string, string] = ['Dorothy', `Vaughan${tag}`, `dorothy${tag}@example.com`];
+    // Someone else already holds Katherine's user name on the directory.
+    const other = await scim<{ id: string }>('/Users', {
+      body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: usernameOf(katherine), emails: [{ value: `someone.else${tag}@example.com`, primary: true }], active: true },
+    });
+    expect(other.status).toBe(201);
+
+    await openBulkDialog([katherine, dorothy]);
+    await dialog().getByLabel('Project name').fill(`Conflict ${tag}`);
+    await platformSection().getByText('Also create these accounts on the platform of an integration').click();
+    await dialog().getByRole('button', { name: 'Generate Accounts' }).click();
+    const progress = dialog().getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
+    await progress.getByText('1 synced, 1 failed, 0 pending of 2').waitFor({ timeout: 30_000 });
+    await dialog().getByRole('link', { name: 'View project' }).click();
+
+    const counts = page.getByRole('region', { name: 'On the platform' });
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 1 Sync Failed 1 Pending 0');
+    const table = page.getByRole('table', { name: 'Accounts of this project' });
+    const failedRow = table.getByRole('row').filter({ hasText: `Johnson${tag}` });
+    await failedRow.getByText('Sync Failed', { exact: true }).waitFor();
+    const reason = `The user name "${usernameOf(katherine)}" is already taken on the platform by another person (someone.else${tag}@example.com).`;
+    await failedRow.getByText(reason).waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-project-failed'), fullPage: true });
+
+    // The same in the Account Database.
+    await page.goto(`${app}/accounts`);
+    await page.getByRole('searchbox', { name: 'Search accounts' }).fill(`Johnson${tag}`);
+    const found = page.getByRole('table').getByRole('row').filter({ hasText: `Johnson${tag}` });
+    await found.getByText('Sync Failed', { exact: true }).waitFor();
+    await found.getByText(reason).waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-accounts-failed') });
+
+    // The name is freed on the platform; Retry failed takes only the failed account again.
+    expect((await scim(`/Users/${other.body.id}`, { method: 'DELETE' })).status).toBe(204);
+    const [project] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.name === `Conflict ${tag}`);
+    await page.goto(`${app}/projects/${project!.id}`);
+    await counts.getByRole('button', { name: 'Retry failed' }).click();
+    await toast('Retry started').waitFor();
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 2 Sync Failed 0 Pending 0');
+    await expect.poll(() => table.getByText('Synced', { exact: true }).count()).toBe(2);
+    expect(await counts.getByRole('button', { name: 'Retry failed' }).count()).toBe(0);
+    expect((await directoryUser(usernameOf(katherine)))?.emails?.[0]?.value).toBe(katherine[2]);
+  });
+});

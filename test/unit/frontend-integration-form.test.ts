@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { updateIntegrationSchema, type Integration, type IntegrationTemplate } from '../../shared/schemas/integrations';
+import { integrationFormDefaults, optionalNumber, templateFor, toCreateRequest } from '../../frontend/src/features/integrations/lib/integration-form';
+
+const stored: Integration = {
+  id: 'int-1',
+  name: 'Directory',
+  description: 'HR directory',
+  platform: 'custom',
+  apiType: 'REST',
+  baseUrl: 'https://scim.example.com/scim/v2',
+  authMethod: 'bearer_token',
+  authFieldsSet: ['token'],
+  apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { requestsPerMinute: 120, undo: 'delete' } },
+  isActive: true,
+  lastTestStatus: 'success',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+const template = (over: Partial<IntegrationTemplate>): IntegrationTemplate => ({
+  id: 'custom',
+  platform: 'custom',
+  name: 'Custom API',
+  description: '',
+  apiType: 'REST',
+  authMethod: 'bearer_token',
+  baseUrlExample: 'https://api.example.com',
+  testPath: '/',
+  isBuiltIn: true,
+  ...over,
+});
+
+describe('the integration form on edit', () => {
+  it('starts from the stored fields and settings, never a credential', () => {
+    expect(integrationFormDefaults(undefined, stored)).toEqual({
+      name: 'Directory',
+      description: 'HR directory',
+      platform: 'custom',
+      apiType: 'REST',
+      baseUrl: 'https://scim.example.com/scim/v2',
+      authMethod: 'bearer_token',
+      authConfig: {},
+      apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { requestsPerMinute: 120, undo: 'delete' } },
+    });
+  });
+
+  it('sends a credential left empty as absent (the server keeps the stored one) and passes the update schema', () => {
+    const values = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, stored), name: 'Directory 2', authConfig: { token: '' } });
+    const request = toCreateRequest(values);
+    expect(request.authConfig).toEqual({});
+    expect(request.name).toBe('Directory 2');
+    expect(request.apiConfig).toEqual({ testPath: '/ServiceProviderConfig', provisioning: { requestsPerMinute: 120, undo: 'delete' } });
+  });
+
+  it('leaves out empty pacing, so the platform defaults apply, and refuses a pace that is not a whole number', () => {
+    const values = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, stored), apiConfig: { testPath: '', provisioning: { requestsPerMinute: optionalNumber(''), concurrency: optionalNumber('4') } } });
+    expect(toCreateRequest(values).apiConfig).toEqual({ provisioning: { concurrency: 4 } });
+    const empty = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, stored), apiConfig: { provisioning: { requestsPerMinute: optionalNumber('') } } });
+    expect(toCreateRequest(empty).apiConfig).toEqual({});
+    const refused = updateIntegrationSchema.safeParse({ ...integrationFormDefaults(undefined, stored), apiConfig: { provisioning: { requestsPerMinute: optionalNumber('2.5') } } });
+    expect(refused.error?.issues[0]?.message).toBe('Requests per minute must be a whole number');
+  });
+});
+
+describe('quick setup', () => {
+  const ready = template({ id: 'local-scim', name: 'Local SCIM directory', ready: { baseUrl: 'http://127.0.0.1:9250/scim/v2', authConfig: { token: 't0k' } } });
+
+  it('fills every field from a ready template, so it can be created as is', () => {
+    expect(integrationFormDefaults(ready)).toMatchObject({ name: 'Local SCIM directory', platform: 'custom', baseUrl: 'http://127.0.0.1:9250/scim/v2', authConfig: { token: 't0k' } });
+    expect(integrationFormDefaults(template({}))).toMatchObject({ name: '', baseUrl: '', authConfig: {} });
+  });
+
+  it("never takes a ready template's one server as a platform's example", () => {
+    expect(templateFor([ready, template({})], 'custom')?.id).toBe('custom');
+    expect(templateFor([ready], 'custom')).toBeUndefined();
+  });
+});
