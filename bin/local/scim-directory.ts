@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { rename, writeFile } from 'node:fs/promises';
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
@@ -79,7 +80,10 @@ export class ScimDirectory {
   constructor(private readonly options: ScimDirectoryOptions = {}) {
     this.clock = options.clock ?? (() => new Date());
     this.writeDelayMs = options.writeDelayMs ?? 200;
-    if (options.dataFile) this.load(options.dataFile);
+    if (options.dataFile) {
+      fs.mkdirSync(path.dirname(options.dataFile), { recursive: true });
+      this.load(options.dataFile);
+    }
   }
 
   get size(): number {

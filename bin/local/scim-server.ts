@@ -241,6 +241,14 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     scimError(res, 404, `Resource ${String(req.params.id)} not found`);
   });
 
+  // scimmy applies a PATCH's attributes/excludedAttributes to the user it reads before patching,
+  // and stores what is left: ?attributes=userName would erase every other attribute. A PATCH
+  // answers the whole user instead.
+  scim.patch('/Users/:id', (req, _res, next) => {
+    req.url = req.url.split('?')[0]!;
+    next();
+  });
+
   scim.use((req, res, next) => {
     if (Number(req.header('content-length') ?? 0) > maxPayloadSize) {
       scimError(res, 413, `The request is larger than maxPayloadSize (${maxPayloadSize} bytes)`);
@@ -273,13 +281,10 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   // a created resource's Location header (RFC 7644 3.3).
   scim.use((_req, res, next) => {
     res.json = (body: unknown) => {
-      const text = JSON.stringify(body, (key, value: unknown) =>
-        key === 'location' && typeof value === 'string' && value.startsWith('/') ? `${origin}${value}` : value,
-      );
-      if (res.statusCode === 201) {
-        const location = (JSON.parse(text) as { meta?: { location?: unknown } }).meta?.location;
-        if (typeof location === 'string') res.setHeader('Location', location);
-      }
+      const absolute = (value: unknown) => (typeof value === 'string' && value.startsWith('/') ? `${origin}${value}` : value);
+      const text = JSON.stringify(body, (key, value: unknown) => (key === 'location' ? absolute(value) : value));
+      const created = (body as { meta?: { location?: unknown } } | null)?.meta?.location;
+      if (res.statusCode === 201 && typeof created === 'string') res.setHeader('Location', absolute(created) as string);
       res.type('application/scim+json');
       return res.send(text);
     };

@@ -268,7 +268,8 @@ export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName
                   Update: {
                     TableName: deps.tableName,
                     Key: jobKey(userId, String(job.id)),
-                    UpdateExpression: 'ADD synced :synced, failed :failed SET updatedAt = :at',
+                    UpdateExpression: 'ADD #synced :synced, #failed :failed SET updatedAt = :at',
+                    ExpressionAttributeNames: { '#synced': 'synced', '#failed': 'failed' },
                     ExpressionAttributeValues: { ':synced': synced, ':failed': failed, ':at': at },
                   },
                 },

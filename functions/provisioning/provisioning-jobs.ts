@@ -214,9 +214,9 @@ export const planRun =
           new UpdateCommand({
             TableName: deps.tableName,
             Key: jobKey(userId, jobId),
-            UpdateExpression: 'SET #status = :running, total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at REMOVE reason',
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at REMOVE reason',
             ConditionExpression: '#status IN (:waiting, :queued)',
-            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
             ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
           }),
         );

@@ -124,6 +124,11 @@ describe('local SCIM directory: users', () => {
     expect(either.body.totalResults).toBe(2);
     const none = await scim(server, 'GET', filterBy('userName eq "nobody@example.com"'));
     expect(none.body).toMatchObject({ totalResults: 0 });
+    const searched = await scim(server, 'POST', '/Users/.search', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      filter: 'userName eq "grace@EXAMPLE.com"',
+    });
+    expect(searched.body).toMatchObject({ totalResults: 1, Resources: [{ id: grace.body.id }] });
     const startsWith = await scim(server, 'GET', filterBy('userName sw "alan"'));
     expect(startsWith.body).toMatchObject({ totalResults: 1, Resources: [{ userName: 'alan@example.com' }] });
   });
@@ -158,6 +163,18 @@ describe('local SCIM directory: users', () => {
     expect(patched.body.active).toBe(false);
     expect((await scim(server, 'GET', `/Users/${user.body.id}`)).body.active).toBe(false);
     expect(server.users()).toEqual([{ id: user.body.id, userName: 'leaver@example.com', active: false, emails: ['leaver@example.com'] }]);
+    // A PATCH asking for some attributes back still keeps all of them.
+    const narrowed = await scim(server, 'PATCH', `/Users/${user.body.id}?attributes=userName`, {
+      schemas: [PATCH_SCHEMA],
+      Operations: [{ op: 'replace', path: 'displayName', value: 'Leaver' }],
+    });
+    expect(narrowed.status).toBe(200);
+    expect((await scim(server, 'GET', `/Users/${user.body.id}`)).body).toMatchObject({
+      displayName: 'Leaver',
+      active: false,
+      name: { givenName: 'Ada', familyName: 'Lovelace' },
+      emails: [{ value: 'leaver@example.com' }],
+    });
 
     expect((await scim(server, 'DELETE', `/Users/${user.body.id}`)).status).toBe(204);
     expect((await scim(server, 'GET', `/Users/${user.body.id}`)).status).toBe(404);
@@ -322,8 +339,8 @@ describe('local SCIM directory: injected faults', () => {
 
 describe('local SCIM directory: data file', () => {
   it('keeps its users across a restart (same ids, uniqueness still enforced) and never writes a clear password', async () => {
+    // Its folder is made when missing.
     const dataFile = path.join(dataDir, 'restart', 'scim-directory.json');
-    fs.mkdirSync(path.dirname(dataFile), { recursive: true });
     const first = await start({ dataFile });
     const ada = await scim(first, 'POST', '/Users', newUser('ada@example.com', { password: 'Pl4in-text-pw' }));
     const alan = await scim(first, 'POST', '/Users', newUser('alan@example.com'));

@@ -1,0 +1,142 @@
+/**
+ * Provisioning against real SCIM 2.0 servers on loopback (bin/local/scim-server.ts, scimmy),
+ * measured as ratios to a bare client in the same run:
+ *  - 10,000 accounts of a project provisioned (POST /api/projects/{id}/provision until the run is
+ *    completed: queue, worker, pacing, status writes) beside a bare client that POSTs the same
+ *    10,000 users to the same kind of server at the same concurrency (the integration's 8 calls
+ *    in flight). Once to a server that advertises /Bulk (what the adapter then uses) and once to
+ *    one that does not (single POST /Users, the same requests as the bare client).
+ *  - The same 10,000 against a server that answers 429 (Retry-After: 1) to 20% and 500 to 5% of
+ *    calls: counts of synced, failed, duplicates on the server and lost accounts.
+ *  - Peak RSS of one provisioning-worker invocation (a 100-account chunk), in a child process.
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { portsFromEnv, projectRoot } from '../bin/local/settings';
+import { startLocalStack } from '../bin/local/stack';
+import { startScimServer, type ScimServer } from '../bin/local/scim-server';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../functions/core/keys';
+import { defaultPacing } from '../functions/provisioning/adapters';
+import { mapBounded } from '../functions/provisioning/pacing';
+import { scimUser } from '../functions/provisioning/adapters/scim';
+import { createTestUser } from '../test/support/cognito-users';
+import { benchPortShift } from './ports';
+
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const COUNT = 10_000;
+
+export async function provisioningBench(): Promise<void> {
+  console.log('\n== Provisioning to real SCIM servers on loopback (scimmy), against a bare client in the same run');
+  const offset = 25_000 + benchPortShift;
+  const dataDir = path.join(projectRoot, '.test-data', 'bench-provisioning');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const serverPorts = { bulk: offset + 4100, single: offset + 4101, faulty: offset + 4102 };
+  const origins = Object.values(serverPorts).map((port) => `http://127.0.0.1:${port}`);
+  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: origins, log: () => undefined });
+  const servers: ScimServer[] = [];
+  try {
+    const token = 'bench-directory-token';
+    const withBulk = await startScimServer({ port: serverPorts.bulk, token });
+    const single = await startScimServer({ port: serverPorts.single, token, maxOperations: 1 });
+    const faulty = await startScimServer({ port: serverPorts.faulty, token, faults: { rate429: 0.2, rate500: 0.05, retryAfterSeconds: 1 } });
+    servers.push(withBulk, single, faulty);
+
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+    const user = await createTestUser(stack.urls.cognito, stack.userPool);
+    const api = async <T>(p: string, body?: unknown): Promise<T> => {
+      const response = await fetch(`${stack.urls.app}${p}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (!response.ok) throw new Error(`${p}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as T;
+    };
+    await api('/api/auth/user');
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET subscriptionPlan = :p', ExpressionAttributeValues: { ':p': 'pro' } }));
+
+    const integration = async (name: string, server: ScimServer) =>
+      (await api<{ id: string }>('/api/integrations', { name, platform: 'custom', baseUrl: server.url, authMethod: 'bearer_token', authConfig: { token }, apiConfig: {} })).id;
+    /** A project of COUNT accounts (created by the bulk job), not provisioned yet. */
+    const project = async (tag: string) => {
+      const rows = Array.from({ length: COUNT }, (_, i) => ({ firstName: `Prov${tag}`, lastName: `Person${i}`, email: `prov.${tag}.${i}@example.com` }));
+      const { project, job } = await api<{ project: { id: string }; job: { id: string } }>('/api/bulk-create', { projectName: `Provisioning ${tag}`, csvData: rows });
+      for (let status = ''; status !== 'completed'; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        status = (await api<{ status: string }>(`/api/bulk-jobs/${job.id}`)).status;
+        if (status === 'failed') throw new Error('bulk job failed');
+      }
+      return project.id;
+    };
+    const provision = async (projectId: string, integrationId: string) => {
+      const began = performance.now();
+      const run = await api<{ id: string }>(`/api/projects/${projectId}/provision`, { integrationId });
+      let job: { status: string; synced: number; failed: number; pending: number; total: number };
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 100));
+        job = await api(`/api/provisioning-jobs/${run.id}`);
+        if (job.status === 'completed' || job.status === 'failed' || job.status === 'paused') break;
+      }
+      return { ms: performance.now() - began, job };
+    };
+    /** The bare client: the same users, one POST each, `concurrency` in flight, keep-alive (fetch). */
+    const bare = async (server: ScimServer, tag: string, concurrency: number) => {
+      const began = performance.now();
+      await mapBounded(
+        Array.from({ length: COUNT }, (_, i) => i),
+        concurrency,
+        async (i) => {
+          const response = await fetch(`${server.url}/Users`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+            body: JSON.stringify(scimUser({ accountId: String(i), username: `bare${tag}${i}`, password: 'Bare-password-1234', firstName: 'Bare', lastName: `Person${i}`, email: `bare.${tag}.${i}@example.com` })),
+          });
+          if (response.status !== 201) throw new Error(`bare POST answered ${response.status}`);
+          await response.arrayBuffer();
+        },
+      );
+      return performance.now() - began;
+    };
+
+    const concurrency = defaultPacing.custom.concurrency;
+    const projects = { bulk: await project('b'), single: await project('s'), faulty: await project('f') };
+    const integrations = { bulk: await integration('With bulk', withBulk), single: await integration('Single POSTs', single), faulty: await integration('Faulty', faulty) };
+
+    for (const [kind, server] of [['bulk', withBulk], ['single', single]] as const) {
+      const bareMs = await bare(server, kind, concurrency);
+      server.reset();
+      const ours = await provision(projects[kind], integrations[kind]);
+      const label = kind === 'bulk' ? 'server with /Bulk (adapter: /Bulk of 100)' : 'server without /Bulk (adapter: single POSTs)';
+      console.log(
+        `  provision ${COUNT.toLocaleString('en-US')} accounts, ${label}: ${seconds(ours.ms)} (${ours.job.status}, ${ours.job.synced} synced, ${ours.job.failed} failed); ` +
+          `bare client ${COUNT.toLocaleString('en-US')} POSTs at ${concurrency} in flight ${seconds(bareMs)}; ratio ${(ours.ms / bareMs).toFixed(2)}x (target <= 1.25x); users on the server ${server.stats().users}`,
+      );
+    }
+
+    faulty.reset();
+    const flaky = await provision(projects.faulty, integrations.faulty);
+    const users = faulty.users();
+    const duplicates = users.length - new Set(users.map((u) => u.userName.toLowerCase())).size;
+    const stats = faulty.stats();
+    const lost = flaky.job.total - flaky.job.synced - flaky.job.failed;
+    console.log(
+      `  provision ${COUNT.toLocaleString('en-US')} with 429 (Retry-After: 1) on 20% and 500 on 5% of calls: ${seconds(flaky.ms)}, ${flaky.job.status}; ` +
+        `synced ${flaky.job.synced}, failed ${flaky.job.failed}, lost ${lost}, duplicates on the server ${duplicates} (users ${users.length}; server answered ${stats.faults429} x 429, ${stats.faults500} x 500 of ${stats.requests} requests)`,
+    );
+
+    // A small project for the probe: one chunk's worth of pending accounts.
+    const probeProject = (await api<{ project: { id: string } }>('/api/bulk-create', { projectName: 'Memory probe', csvData: Array.from({ length: 100 }, (_, i) => ({ firstName: 'Mem', lastName: `Probe${i}`, email: `mem.probe.${i}@example.com` })) })).project.id;
+    const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'provisioning-memory.ts')], {
+      cwd: projectRoot,
+      env: { ...process.env, BENCH_USER_ID: user.sub, BENCH_PROJECT_ID: probeProject, BENCH_INTEGRATION_ID: integrations.single },
+      encoding: 'utf8',
+    });
+    console.log(`  ${probe.stdout.trim() || `worker probe failed: ${probe.stderr.slice(-800)}`}`);
+  } finally {
+    for (const server of servers) await server.stop();
+    await stack.stop();
+  }
+}
