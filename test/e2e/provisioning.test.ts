@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
+import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
@@ -144,21 +145,21 @@ describe('provisioning in Chromium', () => {
 
     await dialog().getByRole('link', { name: 'View project' }).click();
     const counts = page.getByRole('region', { name: 'On the platform' });
-    await counts.getByText('Synced').waitFor();
+    await counts.getByText('Synced', { exact: true }).waitFor();
     await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 3 Sync Failed 0 Pending 0');
     const table = page.getByRole('table', { name: 'Accounts of this project' });
     await expect.poll(() => table.getByText('Synced', { exact: true }).count()).toBe(3);
     await page.screenshot({ path: screenshotPath('provisioning-project-synced'), fullPage: true });
   });
 
-  it('shows a person whose user name is taken on the platform as Sync Failed with the reason, and Retry failed syncs them once it is free', async () => {
+  it('shows a person whose user name is taken on the platform as Sync Failed with the reason, on the project page and in the Account Database', async () => {
     const katherine: [string, string, string] = ['Katherine', `Johnson${tag}`, `katherine${tag}@example.com`];
     const dorothy: [string, string, string] = ['Dorothy', `Vaughan${tag}`, `dorothy${tag}@example.com`];
     // Someone else already holds Katherine's user name on the directory.
-    const other = await scim<{ id: string }>('/Users', {
+    const taken = await scim<{ id: string }>('/Users', {
       body: { schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: usernameOf(katherine), emails: [{ value: `someone.else${tag}@example.com`, primary: true }], active: true },
     });
-    expect(other.status).toBe(201);
+    expect(taken.status).toBe(201);
 
     await openBulkDialog([katherine, dorothy]);
     await dialog().getByLabel('Project name').fill(`Conflict ${tag}`);
@@ -184,16 +185,52 @@ describe('provisioning in Chromium', () => {
     await found.getByText('Sync Failed', { exact: true }).waitFor();
     await found.getByText(reason).waitFor();
     await page.screenshot({ path: screenshotPath('provisioning-accounts-failed') });
+  });
 
-    // The name is freed on the platform; Retry failed takes only the failed account again.
-    expect((await scim(`/Users/${other.body.id}`, { method: 'DELETE' })).status).toBe(204);
+  it('looks right in light and dark, on a desktop and a 390 px phone (no sideways scrolling of the page)', async () => {
+    const conflict = `Conflict ${tag}`;
+    const [project] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.name === conflict);
+    for (const theme of ['light', 'dark'] as const) {
+      await page.evaluate((value) => localStorage.setItem('theme', value), theme);
+      for (const width of [1280, 390]) {
+        await page.setViewportSize({ width, height: width > 600 ? 900 : 844 });
+        const name = `${theme}-${width > 600 ? 'desktop' : 'phone'}`;
+        await page.goto(`${app}/projects/${project!.id}`);
+        await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark');
+        const counts = page.getByRole('region', { name: 'On the platform' });
+        await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 1 Sync Failed 1 Pending 0');
+        await page.getByRole('table', { name: 'Accounts of this project' }).getByText(/is already taken on the platform/).waitFor();
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+        await page.screenshot({ path: screenshotPath(`provisioning-project-${name}`), fullPage: true });
+
+        await openBulkDialog(people.slice(0, 2));
+        await platformSection().getByText('Also create these accounts on the platform of an integration').click();
+        await platformSection().scrollIntoViewIfNeeded();
+        await page.screenshot({ path: screenshotPath(`provisioning-bulk-section-${name}`) });
+        await dialog().getByRole('button', { name: 'Cancel' }).click();
+        await dialog().waitFor({ state: 'hidden' });
+      }
+    }
+    await page.evaluate(() => localStorage.removeItem('theme'));
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it('Retry failed syncs the failed person once their user name is free on the platform, and only them', async () => {
+    const katherine: [string, string, string] = ['Katherine', `Johnson${tag}`, `katherine${tag}@example.com`];
+    const other = await directoryUser(usernameOf(katherine));
+    expect(other?.emails?.[0]?.value).toBe(`someone.else${tag}@example.com`);
+    expect((await scim(`/Users/${other!.id}`, { method: 'DELETE' })).status).toBe(204);
     const [project] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.name === `Conflict ${tag}`);
     await page.goto(`${app}/projects/${project!.id}`);
+    const counts = page.getByRole('region', { name: 'On the platform' });
+    const table = page.getByRole('table', { name: 'Accounts of this project' });
     await counts.getByRole('button', { name: 'Retry failed' }).click();
     await toast('Retry started').waitFor();
     await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 2 Sync Failed 0 Pending 0');
     await expect.poll(() => table.getByText('Synced', { exact: true }).count()).toBe(2);
     expect(await counts.getByRole('button', { name: 'Retry failed' }).count()).toBe(0);
     expect((await directoryUser(usernameOf(katherine)))?.emails?.[0]?.value).toBe(katherine[2]);
+    const [after] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.id === project!.id);
+    expect(await user.json<ProvisioningJob>(`/api/provisioning-jobs/${after!.provisioningJobId}`)).toMatchObject({ mode: 'retry', status: 'completed', total: 1, synced: 1, failed: 0, pending: 0 });
   });
 });

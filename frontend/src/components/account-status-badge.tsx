@@ -22,9 +22,9 @@ export function AccountStatusBadge({ status, error }: { status: AccountView['ext
   );
   if (status !== 'failed' || !error) return badge;
   return (
-    <Stack gap="1" minW="44" maxW="xs">
+    <Stack gap="1" minW="60" maxW="sm">
       {badge}
-      <Text fontSize="xs" color="fg.error" wordBreak="break-word" whiteSpace="normal">
+      <Text fontSize="xs" color="fg.error" overflowWrap="anywhere" whiteSpace="normal">
         {error}
       </Text>
     </Stack>

@@ -1,4 +1,4 @@
-import { Alert, Badge, HStack, Link, Progress, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Box, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { Link as RouterLink } from 'react-router';
 import type { ProvisioningJob, ProvisioningStatus } from '@shared/schemas/provisioning';
 import { countsText, jobSyncCounts, provisioningStatusLabels, settledPercent } from '../lib/provisioning-progress';
@@ -22,6 +22,7 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
   const percent = settledPercent(counts);
   const notStarted = job.status === 'waiting' || job.status === 'queued';
   const label = `Provisioning to ${job.integrationName}`;
+  const share = (part: number) => (counts.total > 0 ? `${(part / counts.total) * 100}%` : '0%');
   return (
     <Stack gap="3" borderWidth="1px" borderRadius="md" p="4" aria-label={label} role="group">
       <HStack justify="space-between" align="flex-start" gap="2" wrap="wrap">
@@ -32,17 +33,23 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
           {provisioningStatusLabels[job.status] ?? job.status}
         </Badge>
       </HStack>
-      <Progress.Root
-        value={notStarted ? null : Math.round(percent)}
-        max={100}
-        colorPalette={job.status === 'paused' ? 'orange' : counts.failed ? 'red' : 'green'}
-        size="sm"
+      {/* Synced and failed side by side: one colour for both would read as all done, or all failed. */}
+      <Box
+        role="progressbar"
         aria-label={`${label} progress`}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={notStarted ? undefined : Math.round(percent)}
+        aria-valuetext={countsText(counts)}
+        display="flex"
+        h="2"
+        borderRadius="full"
+        bg="bg.emphasized"
+        overflow="hidden"
       >
-        <Progress.Track borderRadius="full">
-          <Progress.Range />
-        </Progress.Track>
-      </Progress.Root>
+        <Box bg="green.solid" w={share(counts.synced)} />
+        <Box bg="red.solid" w={share(counts.failed)} />
+      </Box>
       <Text fontSize="sm" role="status" aria-live="polite">
         {countsText(counts)}
       </Text>

@@ -47,7 +47,7 @@ export function ProvisioningTargetFields({
         <Fieldset.Content>
           <HStack gap="3" wrap="wrap" justify="space-between">
             <Text fontSize="sm" color="fg.muted" flex="1" minW="48">
-              Create the accounts on Okta, your directory or any SCIM 2.0 service too. API integrations are part of the Pro plan.
+              Create the accounts on a platform too, such as your SCIM 2.0 directory. API integrations are part of the Pro plan.
             </Text>
             <Button size="sm" variant="outline" onClick={() => setGateOpen(true)}>
               <CrownIcon aria-hidden="true" />

@@ -260,7 +260,7 @@ export function IntegrationDialog({
                         </FormField>
                       </SimpleGrid>
                       <FormField
-                        label="Undo on platform"
+                        label="Undo action"
                         error={provisioningErrors?.undo?.message}
                         helperText="What undoing a provisioned account does on the platform."
                       >
