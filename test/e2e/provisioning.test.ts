@@ -148,7 +148,7 @@ describe('provisioning in Chromium', () => {
     await counts.getByText('Synced', { exact: true }).waitFor();
     await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 3 Sync Failed 0 Pending 0');
     const table = page.getByRole('table', { name: 'Accounts of this project' });
-    await expect.poll(() => table.getByText('Synced', { exact: true }).count()).toBe(3);
+    await expect.poll(() => table.getByText('Synced', { exact: true }).filter({ visible: true }).count()).toBe(3);
     await page.screenshot({ path: screenshotPath('provisioning-project-synced'), fullPage: true });
   });
 
@@ -173,17 +173,17 @@ describe('provisioning in Chromium', () => {
     await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 1 Sync Failed 1 Pending 0');
     const table = page.getByRole('table', { name: 'Accounts of this project' });
     const failedRow = table.getByRole('row').filter({ hasText: `Johnson${tag}` });
-    await failedRow.getByText('Sync Failed', { exact: true }).waitFor();
+    await failedRow.getByText('Sync Failed', { exact: true }).filter({ visible: true }).waitFor();
     const reason = `The user name "${usernameOf(katherine)}" is already taken on the platform by another person (someone.else${tag}@example.com).`;
-    await failedRow.getByText(reason).waitFor();
+    await failedRow.getByText(reason).filter({ visible: true }).waitFor();
     await page.screenshot({ path: screenshotPath('provisioning-project-failed'), fullPage: true });
 
     // The same in the Account Database.
     await page.goto(`${app}/accounts`);
     await page.getByRole('searchbox', { name: 'Search accounts' }).fill(`Johnson${tag}`);
     const found = page.getByRole('table').getByRole('row').filter({ hasText: `Johnson${tag}` });
-    await found.getByText('Sync Failed', { exact: true }).waitFor();
-    await found.getByText(reason).waitFor();
+    await found.getByText('Sync Failed', { exact: true }).filter({ visible: true }).waitFor();
+    await found.getByText(reason).filter({ visible: true }).waitFor();
     await page.screenshot({ path: screenshotPath('provisioning-accounts-failed') });
   });
 
@@ -199,7 +199,7 @@ describe('provisioning in Chromium', () => {
         await page.waitForFunction((dark) => document.documentElement.classList.contains('dark') === dark, theme === 'dark');
         const counts = page.getByRole('region', { name: 'On the platform' });
         await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 1 Sync Failed 1 Pending 0');
-        await page.getByRole('table', { name: 'Accounts of this project' }).getByText(/is already taken on the platform/).waitFor();
+        await page.getByRole('table', { name: 'Accounts of this project' }).getByText(/is already taken on the platform/).filter({ visible: true }).waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await page.screenshot({ path: screenshotPath(`provisioning-project-${name}`), fullPage: true });
 
@@ -227,7 +227,7 @@ describe('provisioning in Chromium', () => {
     await counts.getByRole('button', { name: 'Retry failed' }).click();
     await toast('Retry started').waitFor();
     await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 2 Sync Failed 0 Pending 0');
-    await expect.poll(() => table.getByText('Synced', { exact: true }).count()).toBe(2);
+    await expect.poll(() => table.getByText('Synced', { exact: true }).filter({ visible: true }).count()).toBe(2);
     expect(await counts.getByRole('button', { name: 'Retry failed' }).count()).toBe(0);
     expect((await directoryUser(usernameOf(katherine)))?.emails?.[0]?.value).toBe(katherine[2]);
     const [after] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.id === project!.id);

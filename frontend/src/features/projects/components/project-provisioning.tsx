@@ -58,7 +58,7 @@ export function ProjectProvisioning({ project }: { project: Project }) {
         </Flex>
       </Card.Header>
       <Card.Body gap="4">
-        <DataList.Root orientation="horizontal" size="sm" gap="2" flexDirection={{ base: 'column', sm: 'row' }} columnGap="8" aria-label="Accounts on the platform">
+        <DataList.Root orientation="horizontal" size="sm" flexDirection="row" flexWrap="wrap" columnGap="8" rowGap="2" aria-label="Accounts on the platform">
           <SyncCount label="Synced" value={counts.synced} color="fg.success" />
           <SyncCount label="Sync Failed" value={counts.failed} color={counts.failed ? 'fg.error' : undefined} />
           <SyncCount label="Pending" value={counts.pending} />
