@@ -200,6 +200,7 @@ describe('API Integrations in Chromium', () => {
     await dialog.getByLabel('Requests per minute (optional)').fill('120');
     await dialog.getByLabel('Name', { exact: true }).fill('Okta e2e edited');
     await dialog.getByLabel('Undo action').selectOption('delete');
+    await dialog.getByLabel('Undo action').scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath('integrations-edit-dialog'), animations: 'disabled' });
     await dialog.getByRole('button', { name: 'Save Changes' }).click();
     await toast('Integration saved').waitFor();

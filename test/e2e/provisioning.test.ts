@@ -4,8 +4,9 @@ import type { Browser, Page } from 'playwright-core';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
+import { PAUSED_CREDENTIALS, type ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import { axeViolations } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
@@ -187,7 +188,7 @@ describe('provisioning in Chromium', () => {
     await page.screenshot({ path: screenshotPath('provisioning-accounts-failed') });
   });
 
-  it('looks right in light and dark, on a desktop and a 390 px phone (no sideways scrolling of the page)', async () => {
+  it('looks right in light and dark, on a desktop and a 390 px phone (no sideways scrolling of the page, no axe violation)', async () => {
     const conflict = `Conflict ${tag}`;
     const [project] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.name === conflict);
     for (const theme of ['light', 'dark'] as const) {
@@ -202,11 +203,14 @@ describe('provisioning in Chromium', () => {
         await page.getByRole('table', { name: 'Accounts of this project' }).getByText(/is already taken on the platform/).filter({ visible: true }).waitFor();
         expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
         await page.screenshot({ path: screenshotPath(`provisioning-project-${name}`), fullPage: true });
+        expect(await axeViolations(page)).toEqual([]);
 
         await openBulkDialog(people.slice(0, 2));
         await platformSection().getByText('Also create these accounts on the platform of an integration').click();
         await platformSection().scrollIntoViewIfNeeded();
         await page.screenshot({ path: screenshotPath(`provisioning-bulk-section-${name}`) });
+        // The file's preview scrolls sideways on a phone: it must be reachable by keyboard.
+        expect(await axeViolations(page)).toEqual([]);
         await dialog().getByRole('button', { name: 'Cancel' }).click();
         await dialog().waitFor({ state: 'hidden' });
       }
@@ -232,5 +236,58 @@ describe('provisioning in Chromium', () => {
     expect((await directoryUser(usernameOf(katherine)))?.emails?.[0]?.value).toBe(katherine[2]);
     const [after] = (await user.json<Project[]>('/api/projects')).filter((entry) => entry.id === project!.id);
     expect(await user.json<ProvisioningJob>(`/api/provisioning-jobs/${after!.provisioningJobId}`)).toMatchObject({ mode: 'retry', status: 'completed', total: 1, synced: 1, failed: 0, pending: 0 });
+  });
+
+  it('pauses a run whose credentials the platform refuses, says why with the way to the integration, and resumes once it is edited and tested', async () => {
+    // The directory's token is changed to one it refuses.
+    await page.goto(`${app}/integrations`);
+    const item = page.getByRole('region', { name: 'Active Integrations' }).getByRole('listitem').filter({ hasText: DIRECTORY });
+    const editToken = async (token: string) => {
+      await item.getByRole('button', { name: 'Edit' }).click();
+      const edit = page.getByRole('dialog', { name: 'Edit Integration' });
+      const field = edit.getByLabel('Token (optional)');
+      expect(await field.getAttribute('placeholder')).toBe('Stored - leave empty to keep');
+      await field.fill(token);
+      await edit.getByRole('button', { name: 'Save Changes' }).click();
+      await toast('Integration saved').waitFor();
+      await edit.waitFor({ state: 'hidden' });
+    };
+    await editToken('not-the-directory-token');
+
+    const rows = [
+      { firstName: 'Mary', lastName: `Jackson${tag}`, email: `mary${tag}@example.com` },
+      { firstName: 'Annie', lastName: `Easley${tag}`, email: `annie${tag}@example.com` },
+    ];
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Paused ${tag}`, csvData: rows } });
+    await page.goto(`${app}/projects/${created.project.id}`);
+    const counts = page.getByRole('region', { name: 'On the platform' });
+    await counts.getByText('These accounts have not been created on a platform.', { exact: false }).waitFor();
+    await counts.getByRole('button', { name: 'Provision to...' }).click();
+    const choose = page.getByRole('dialog', { name: 'Provision to...' });
+    await choose.getByText(`Create the 2 pending accounts of Paused ${tag} on a platform.`).waitFor();
+    expect(await choose.getByRole('combobox', { name: 'Integration' }).locator('option', { hasText: 'Workday HR' }).isDisabled()).toBe(true);
+    await page.screenshot({ path: screenshotPath('provisioning-provision-to-dialog') });
+    await choose.getByRole('button', { name: 'Start provisioning' }).click();
+    await toast('Provisioning started').waitFor();
+    await choose.waitFor({ state: 'hidden' });
+
+    const run = counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
+    await run.getByText('Paused', { exact: true }).waitFor({ timeout: 30_000 });
+    await run.getByText(PAUSED_CREDENTIALS).waitFor();
+    await run.getByText('0 synced, 0 failed, 2 pending of 2').waitFor();
+    // Nobody is failed for the integration's fault, and nothing starts twice meanwhile.
+    expect(await counts.getByRole('button', { name: 'Provision to...' }).isDisabled()).toBe(true);
+    await page.screenshot({ path: screenshotPath('provisioning-project-paused'), fullPage: true });
+
+    await run.getByRole('link', { name: 'Open API Integrations' }).click();
+    await page.getByRole('heading', { name: 'API Integrations', level: 1 }).waitFor();
+    await editToken(stack.scim.token);
+    await item.getByRole('button', { name: 'Test' }).click();
+    await item.getByText('Test passed', { exact: true }).waitFor({ timeout: 20_000 });
+
+    await page.goto(`${app}/projects/${created.project.id}`);
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 2 Sync Failed 0 Pending 0');
+    await run.getByText('Completed', { exact: true }).waitFor();
+    for (const row of rows) expect((await directoryUser(baseUsername(row.firstName, row.lastName, year)))?.emails?.[0]?.value).toBe(row.email);
   });
 });
