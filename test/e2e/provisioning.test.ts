@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
@@ -30,6 +30,15 @@ interface ScimList {
 }
 const directoryUser = async (userName: string) =>
   (await scim<ScimList>(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.Resources?.[0];
+
+/** Fails when the toast shown now covers the control the user needs next. */
+async function expectToastClearOf(page: Page, control: Locator) {
+  const toast = await page.locator('[data-scope="toast"][data-part="root"]').boundingBox();
+  const box = await control.boundingBox();
+  if (!toast || !box) throw new Error('the toast or the control is not on screen');
+  const overlaps = toast.x < box.x + box.width && box.x < toast.x + toast.width && toast.y < box.y + box.height && box.y < toast.y + toast.height;
+  expect(overlaps, `the toast covers ${String(control)}`).toBe(false);
+}
 
 const csv = (rows: [string, string, string][]) => ['First Name,Last Name,Email', ...rows.map((row) => row.join(','))].join('\r\n');
 
@@ -251,6 +260,8 @@ describe('provisioning in Chromium', () => {
       await edit.getByRole('button', { name: 'Save Changes' }).click();
       await toast('Integration saved').waitFor();
       await edit.waitFor({ state: 'hidden' });
+      // What comes next is Test: the toast leaves it clear.
+      await expectToastClearOf(page, item.getByRole('button', { name: 'Test' }));
     };
     await editToken('not-the-directory-token');
 
@@ -266,10 +277,11 @@ describe('provisioning in Chromium', () => {
     const choose = page.getByRole('dialog', { name: 'Provision to...' });
     await choose.getByText(`Create the 2 pending accounts of Paused ${tag} on a platform.`).waitFor();
     expect(await choose.getByRole('combobox', { name: 'Integration' }).locator('option', { hasText: 'Workday HR' }).isDisabled()).toBe(true);
-    await page.screenshot({ path: screenshotPath('provisioning-provision-to-dialog') });
+    await page.screenshot({ path: screenshotPath('provisioning-provision-to-dialog'), animations: 'disabled' });
     await choose.getByRole('button', { name: 'Start provisioning' }).click();
     await toast('Provisioning started').waitFor();
     await choose.waitFor({ state: 'hidden' });
+    await expectToastClearOf(page, counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` }));
 
     const run = counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
     await run.getByText('Paused', { exact: true }).waitFor({ timeout: 30_000 });
