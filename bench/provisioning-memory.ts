@@ -1,4 +1,4 @@
-/** Child process of bench/provisioning.ts: one provisioning-worker invocation with a 100-account chunk; prints peak RSS. */
+/** Child process of bench/provisioning.ts: one provisioning-worker invocation with a full chunk (250 accounts); prints peak RSS. */
 import type { Context, SQSEvent } from 'aws-lambda';
 import type { ChunkMessage } from '../functions/provisioning/provisioning-message';
 

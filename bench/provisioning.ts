@@ -8,7 +8,7 @@
  *    one that does not (single POST /Users, the same requests as the bare client).
  *  - The same 10,000 against a server that answers 429 (Retry-After: 1) to 20% and 500 to 5% of
  *    calls: counts of synced, failed, duplicates on the server and lost accounts.
- *  - Peak RSS of one provisioning-worker invocation (a 100-account chunk), in a child process.
+ *  - Peak RSS of one provisioning-worker invocation (a 250-account chunk), in a child process.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +20,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
+import { PROVISIONING_CHUNK_ACCOUNTS } from '../functions/provisioning/provisioning-jobs';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { scimUser } from '../functions/provisioning/adapters/scim';
 import { createTestUser } from '../test/support/cognito-users';
@@ -128,7 +129,7 @@ export async function provisioningBench(): Promise<void> {
     );
 
     // A small project for the probe: one chunk's worth of pending accounts.
-    const probeProject = (await api<{ project: { id: string } }>('/api/bulk-create', { projectName: 'Memory probe', csvData: Array.from({ length: 100 }, (_, i) => ({ firstName: 'Mem', lastName: `Probe${i}`, email: `mem.probe.${i}@example.com` })) })).project.id;
+    const probeProject = (await api<{ project: { id: string } }>('/api/bulk-create', { projectName: 'Memory probe', csvData: Array.from({ length: PROVISIONING_CHUNK_ACCOUNTS }, (_, i) => ({ firstName: 'Mem', lastName: `Probe${i}`, email: `mem.probe.${i}@example.com` })) })).project.id;
     const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'provisioning-memory.ts')], {
       cwd: projectRoot,
       env: { ...process.env, BENCH_USER_ID: user.sub, BENCH_PROJECT_ID: probeProject, BENCH_INTEGRATION_ID: integrations.single },

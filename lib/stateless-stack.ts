@@ -183,7 +183,7 @@ export const workerMemorySize = 1024;
  * integration test may make two outbound calls (OAuth token, then the API) of up to 10 s each.
  * API Gateway's HTTP API gives up after 30 s, so nothing may take longer than 29.
  */
-export const groupTimeouts: Partial<Record<RouteGroup, Duration>> = { integrations: Duration.seconds(25) };
+export const groupTimeouts: Partial<Record<RouteGroup, Duration>> = { integrations: Duration.seconds(25), provisioning: Duration.seconds(25) };
 
 /**
  * A sixth of the queue's visibility timeout (AWS's advice, so throttled retries do not make a

@@ -54,6 +54,8 @@ export const routes: readonly RouteDefinition[] = [
   // Provisioning runs: a project's accounts created on an integration's platform by the provisioning worker.
   { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
+  // 'Check against platform': a dry run that looks people up on the integration's platform.
+  { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -87,7 +89,7 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 5, visibilityTimeoutSeconds: 300 },
   // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
   { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
-  // A chunk of ~100 accounts per message, created on the platform within a 100 s budget (the
+  // A chunk of ~250 accounts per message, created on the platform within a 100 s budget (the
   // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
   // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
   { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
@@ -194,8 +196,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // A test that succeeds queues the resume of the integration's paused provisioning runs.
   integrations: { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
-  // Starts provisioning runs (the project's lock, the run item) and reads their progress.
-  provisioning: { table: readWrite, sendTo: ['provisioning'] },
+  // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
+  // run decrypts an integration's credentials to look people up on its platform.
+  provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

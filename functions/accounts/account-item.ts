@@ -19,7 +19,7 @@ export interface AccountRecord {
   passwordCiphertext: string;
   accountType: AccountType;
   isActive: boolean;
-  externalStatus: 'pending' | 'success' | 'failed';
+  externalStatus: 'pending' | 'success' | 'failed' | 'removed';
   externalAccountId?: string;
   externalError?: string;
   createdAt: string;

@@ -40,11 +40,14 @@ export const processChunk =
   (deps: ChunkDeps & { cipher: () => Promise<Cipher>; randomBytes: RandomBytes }) =>
   async (message: BulkChunkMessage): Promise<void> => {
     const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
-    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true }));
+    // Both reads at once: the job item is needed whenever the chunk is new, which is nearly always.
+    const [{ Item: seen }, { Item: job }] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true })),
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true })),
+    ]);
     // Already recorded: the delivery that recorded it may have failed while completing the job,
     // so completion is checked again (otherwise the job could stay 'running' for ever).
     if (seen) return finishIfComplete(deps, message);
-    const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
     if (job?.status === 'failed') {
       // The job stopped (another chunk failed): no account of it may appear after its lock was released.
       await releaseLock(deps, message.userId, job);
@@ -60,7 +63,8 @@ export const processChunk =
     } catch (error) {
       return failJob(deps, message, error instanceof Error ? error.message : String(error));
     }
-    await markRunning(deps, message);
+    // Only the first chunks find the job queued: the others would send an update whose condition fails.
+    if (job?.status === 'queued') await markRunning(deps, message);
 
     const usernames = usernamesFor(message.rows, await takenForJob(deps.store, message));
     const cipher = await deps.cipher();

@@ -22,12 +22,24 @@ export function joinUrl(base: string, path: string): string {
 const defaultTokenUrl = (target: ConnectionTarget): string | undefined =>
   target.platform === 'salesforce' ? joinUrl(target.baseUrl, '/services/oauth2/token') : undefined;
 
+/**
+ * Microsoft's and Okta's token endpoints refuse a client-credentials grant without a scope. For
+ * Graph it is the API's own `<origin>/.default` (https://graph.microsoft.com/.default, or a
+ * national cloud's); for Okta `okta.users.manage`, which also reads users (the connection test).
+ */
+const defaultScope = (target: ConnectionTarget): string | undefined => {
+  if (target.platform === 'okta') return 'okta.users.manage';
+  const url = URL.canParse(target.baseUrl) ? new URL(target.baseUrl) : undefined;
+  return target.platform === 'active_directory' && url && /^https?:$/.test(url.protocol) ? `${url.origin}/.default` : undefined;
+};
+
 /** A client-credentials grant against the token endpoint (itself SSRF-guarded). */
 async function accessToken(target: ConnectionTarget, options: OutboundOptions): Promise<string | ConnectionResult> {
   const tokenUrl = target.credentials.tokenUrl || defaultTokenUrl(target);
   if (!tokenUrl) return { status: 'failed', message: 'OAuth 2.0 needs a token URL for this platform.' };
   const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: target.credentials.clientId ?? '', client_secret: target.credentials.clientSecret ?? '' });
-  if (target.credentials.scope) form.set('scope', target.credentials.scope);
+  const scope = target.credentials.scope || defaultScope(target);
+  if (scope) form.set('scope', scope);
   const response = await guardedRequest(
     { url: tokenUrl, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
     options,

@@ -3,9 +3,10 @@ import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
 
 /** A project as stored: the view without the derived success rate, plus its owner. */
-export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncPendingCount'> {
+export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncRemovedCount' | 'syncPendingCount'> {
   syncedCount?: number;
   syncFailedCount?: number;
+  syncRemovedCount?: number;
   userId: string;
   /** Partitions its accounts are spread over (functions/accounts/account-partitions.ts); none: 1. */
   accountShards?: number;
@@ -17,11 +18,12 @@ export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.
 export const successRate = (created: number, failed: number): number =>
   created + failed === 0 ? 100 : Math.round((created / (created + failed)) * 1000) / 10;
 
-/** Synced and failed are counted on the project item in the same writes as each account's status; pending is the rest. */
+/** Synced, failed and removed are counted on the project item as each chunk of a run is done (docs/provisioning.md); pending is the rest. */
 export function syncCounts(item: Record<string, unknown>, accountCount: number) {
   const syncedCount = Number(item.syncedCount ?? 0);
   const syncFailedCount = Number(item.syncFailedCount ?? 0);
-  return { syncedCount, syncFailedCount, syncPendingCount: Math.max(0, accountCount - syncedCount - syncFailedCount) };
+  const syncRemovedCount = Number(item.syncRemovedCount ?? 0);
+  return { syncedCount, syncFailedCount, syncRemovedCount, syncPendingCount: Math.max(0, accountCount - syncedCount - syncFailedCount - syncRemovedCount) };
 }
 
 export function projectView(record: Record<string, unknown> | ProjectRecord): Project {

@@ -1,4 +1,7 @@
-import { startProvisioningSchema } from '../../shared/schemas/provisioning';
+import { checkPeopleSchema, startProvisioningSchema } from '../../shared/schemas/provisioning';
+import { appCipher } from '../core/encryption';
+import { adapterFactory } from './adapters';
+import { checkPeople } from './check-people';
 import { NotFoundError } from '../core/errors';
 import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
@@ -14,7 +17,19 @@ const start = startProvisioning({
   integration: (userId, id) => runtime.integrations.get(userId, id),
 });
 
+const check = checkPeople({
+  plan: dynamoPlanReader(runtime.db, runtime.tableName),
+  integration: (userId, id) => runtime.integrations.get(userId, id),
+  cipher: appCipher,
+  adapterFor: adapterFactory(runtime.outbound),
+  now: () => new Date(),
+});
+
 export const handler = httpHandler({
+  'POST /api/integrations/{id}/check': route({
+    body: checkPeopleSchema,
+    run: ({ userId, pathParameters, body }) => check(userId, pathParameters.id ?? '', body),
+  }),
   'POST /api/projects/{id}/provision': route({
     body: startProvisioningSchema,
     run: async ({ userId, pathParameters, body }) => new Response(202, await start(userId, pathParameters.id ?? '', body)),

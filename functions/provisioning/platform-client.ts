@@ -54,7 +54,7 @@ export function platformMessage(answer: Pick<PlatformAnswer, 'status' | 'json' |
 /** A non-2xx answer as a failed outcome: 429 and 5xx retryable (429 with its wait), 401/403 refused credentials. */
 export function failureOf(answer: PlatformAnswer, now: number = Date.now()): CallFailure {
   const message = platformMessage(answer);
-  if (answer.status === 429) return { kind: 'failed', retryable: true, message, retryAfterMs: retryAfterMs(answer.headers, now) ?? 1000 };
+  if (answer.status === 429) return { kind: 'failed', retryable: true, rateLimited: true, message, retryAfterMs: retryAfterMs(answer.headers, now) ?? 1000 };
   if (answer.status === 401 || answer.status === 403) return { kind: 'failed', retryable: false, authRefused: true, message: `${message} (the integration's credentials were refused)` };
   if (answer.status >= 500 || answer.status === 408) return { kind: 'failed', retryable: true, message, ...(retryAfterMs(answer.headers, now) !== undefined ? { retryAfterMs: retryAfterMs(answer.headers, now) } : {}) };
   if (answer.status >= 300 && answer.status < 400) return { kind: 'failed', retryable: false, message: `${message}: redirects are not followed; use the final URL in the integration.` };

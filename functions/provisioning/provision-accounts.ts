@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { PAUSED_CREDENTIALS, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { doneStatusOf, PAUSED_CREDENTIALS, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
@@ -86,9 +86,9 @@ async function chunkAccounts(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, user
  * 3. Create them on the platform, in the adapter's batches, paced (token bucket, calls in flight
  *    bounded), 429 waited out exactly as the platform says, 5xx and timeouts retried with full
  *    jitter; a name the platform holds is looked up and linked when it is the same person.
- * 4. Record each account's status with the run's and the project's counts in the same
- *    transaction, conditional on the account's source status: counts stay exact however often
- *    a chunk is delivered.
+ * 4. Record each account's status (conditional on its source status, marked with the run), then
+ *    the chunk's tally, counted from its accounts, on the run and the project in the transaction
+ *    that marks the chunk done: counts stay exact however often a chunk is delivered.
  * 5. Refused credentials (AUTH_FAILURES_TO_PAUSE in a row) pause the run; the accounts not reached
  *    stay pending. Work beyond the time budget goes back on the queue.
  */
@@ -114,7 +114,7 @@ export const provisionChunk =
     }
 
     const accounts = await chunkAccounts(deps, userId, projectId, message, from);
-    if (accounts.length === 0) return markChunkDone(deps, message);
+    if (accounts.length === 0) return markChunkDone(deps, job, message);
     const cipher = await deps.cipher();
     const clock = deps.clock ?? Date.now;
     const sleep = deps.sleep ?? realSleep;
@@ -126,10 +126,40 @@ export const provisionChunk =
     const adapter = deps.adapterFor(integration, credentials);
 
     const finals: Final[] = [];
+    /**
+     * Creates the accounts whose password can be read (the others fail at once, nothing sent).
+     * The accounts called and their outcomes, in order.
+     */
+    const createAll = async (accounts: Record<string, unknown>[]) => {
+      const people: ProvisioningPerson[] = [];
+      const called: Record<string, unknown>[] = [];
+      for (const account of accounts) {
+        const password = readablePassword(cipher, account);
+        if (password === undefined) {
+          finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
+          continue;
+        }
+        called.push(account);
+        people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
+      }
+      return { called, outcomes: people.length ? await adapter.create(people) : [] };
+    };
+    /** Deactivates or deletes each account on the platform (already gone counts as done). */
+    const undoAll = async (accounts: Record<string, unknown>[]) => ({
+      called: accounts,
+      outcomes: await Promise.all(
+        accounts.map(async (account): Promise<ProvisioningOutcome> => {
+          if (typeof account.externalAccountId !== 'string') return { kind: 'linked', externalId: '' };
+          const undone = await adapter.undo(account.externalAccountId);
+          return undone.kind === 'failed' ? { ...undone, message: `Undo failed: ${undone.message}` } : { kind: 'linked', externalId: account.externalAccountId };
+        }),
+      ),
+    });
     let authFailuresInRow = 0;
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
     try {
-      const { batchSize } = await adapter.capabilities();
+      // An undo is one call per account (deactivate or delete); a creation uses the platform's batches.
+      const batchSize = mode === 'undo' ? 1 : (await adapter.capabilities()).batchSize;
       const batches: Record<string, unknown>[][] = [];
       for (let i = 0; i < accounts.length; i += batchSize) batches.push(accounts.slice(i, i + batchSize));
       await mapBounded(batches, Math.max(1, Math.floor(pacing.concurrency / share)), async (batch) => {
@@ -143,21 +173,11 @@ export const provisionChunk =
           }
           await bucket.take();
           if (stop) return;
-          const people: ProvisioningPerson[] = [];
-          const readable: Record<string, unknown>[] = [];
-          for (const account of waiting) {
-            const password = readablePassword(cipher, account);
-            if (password === undefined) {
-              finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
-              continue;
-            }
-            readable.push(account);
-            people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
-          }
-          waiting = readable;
-          if (!people.length) return;
-          const outcomes = await adapter.create(people);
+          const { called, outcomes } = mode === 'undo' ? await undoAll(waiting) : await createAll(waiting);
+          waiting = called;
+          if (!called.length) return;
           const again: Record<string, unknown>[] = [];
+
           let waitMs = 0;
           outcomes.forEach((outcome, i) => {
             const account = waiting[i]!;
@@ -173,11 +193,11 @@ export const provisionChunk =
               if (!stop) again.push(account);
               return;
             }
-            if (outcome.retryable && outcome.retryAfterMs !== undefined && outcome.message.startsWith('HTTP 429')) {
+            if (outcome.retryable && outcome.rateLimited) {
               const n = (rateLimits.get(account) ?? 0) + 1;
               rateLimits.set(account, n);
               if (n < RATE_LIMIT_ATTEMPTS) {
-                waitMs = Math.max(waitMs, outcome.retryAfterMs);
+                waitMs = Math.max(waitMs, outcome.retryAfterMs ?? 1000);
                 again.push(account);
                 return;
               }
@@ -218,90 +238,97 @@ export const provisionChunk =
       await deps.queue.send([message], Math.min(900, Math.ceil(stopped.delayMs / 1000)));
       return;
     }
-    await markChunkDone(deps, message);
+    await markChunkDone(deps, job, message);
   };
 
-/** Account updates per transaction, beside the run's and the project's counters (100 actions at most). */
-const RECORD_GROUP = 98;
+/** Account status writes in flight per chunk. */
+const RECORD_PARALLEL = 16;
 
 /**
- * Each account's new status, conditional on its source status, in transactions that also add to
- * the run's and the project's counts. An account another delivery recorded first fails its
- * condition: it is left out and the rest of its group written again.
+ * Each account's new status, conditional on the run's source status and marked with the run's
+ * id (`provisionRun`), so the chunk's tally can be counted from the accounts themselves. An
+ * account another delivery recorded first fails its condition and is left as it is.
  */
 export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
-  const userId = String(job.userId);
   const mode = job.mode as ProvisioningMode;
   const from = sourceStatusOf[mode];
   const at = deps.now().toISOString();
-  for (let i = 0; i < finals.length; i += RECORD_GROUP) {
-    let group = finals.slice(i, i + RECORD_GROUP);
-    while (group.length) {
-      const synced = group.filter((f) => f.outcome.kind === 'created' || f.outcome.kind === 'linked').length;
-      const failed = group.length - synced;
-      const accountUpdates = group.map(({ account, outcome }) => {
-        const ok = outcome.kind === 'created' || outcome.kind === 'linked';
-        return {
-          Update: {
+  await mapBounded(finals, RECORD_PARALLEL, async ({ account, outcome }) => {
+    const ok = outcome.kind === 'created' || outcome.kind === 'linked';
+    // A failed undo leaves the account on the platform: still Synced, with the reason.
+    const to = ok ? doneStatusOf[mode] : mode === 'undo' ? 'success' : 'failed';
+    const keepId = ok && mode !== 'undo';
+    try {
+      await withRetry('Recording a provisioning result', deps.retry ?? workerRetry, isThrottling, () =>
+        deps.db.send(
+          new UpdateCommand({
             TableName: deps.tableName,
             Key: { PK: account.PK, SK: account.SK },
             UpdateExpression: ok
-              ? 'SET externalStatus = :to, externalAccountId = :external, provisionedAt = :at REMOVE externalError'
-              : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at',
+              ? `SET externalStatus = :to, ${keepId ? 'externalAccountId = :external, ' : ''}provisionedAt = :at, provisionRun = :run REMOVE externalError`
+              : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at, provisionRun = :run',
             ConditionExpression: 'externalStatus = :from',
             ExpressionAttributeValues: ok
-              ? { ':to': 'success', ':external': (outcome as { externalId: string }).externalId, ':at': at, ':from': from }
-              : { ':to': 'failed', ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':from': from },
-          },
-        };
-      });
-      // From pending: synced and failed both grow. From failed (a retry): a success moves one
-      // from failed to synced, a failure stays failed.
-      const projectFailedDelta = mode === 'retry' ? -synced : failed;
-      try {
-        await withRetry('Recording provisioning results', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
-          deps.db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                ...accountUpdates,
-                {
-                  Update: {
-                    TableName: deps.tableName,
-                    Key: jobKey(userId, String(job.id)),
-                    UpdateExpression: 'ADD #synced :synced, #failed :failed SET updatedAt = :at',
-                    ExpressionAttributeNames: { '#synced': 'synced', '#failed': 'failed' },
-                    ExpressionAttributeValues: { ':synced': synced, ':failed': failed, ':at': at },
-                  },
-                },
-                {
-                  Update: {
-                    TableName: deps.tableName,
-                    Key: keys.project(userId, String(job.projectId)),
-                    UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed',
-                    ConditionExpression: 'attribute_exists(PK)',
-                    ExpressionAttributeValues: { ':synced': synced, ':failed': projectFailedDelta },
-                  },
-                },
-              ],
-            }),
-          ),
-        );
-        group = [];
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = error.CancellationReasons ?? [];
-        if (reasons[group.length + 1]?.Code === 'ConditionalCheckFailed') return; // the project was deleted
-        const recordedElsewhere = new Set(reasons.flatMap((reason, index) => (index < group.length && reason.Code === 'ConditionalCheckFailed' ? [index] : [])));
-        if (recordedElsewhere.size === 0) throw error;
-        group = group.filter((_, index) => !recordedElsewhere.has(index));
-      }
+              ? { ':to': to, ...(keepId ? { ':external': (outcome as { externalId: string }).externalId } : {}), ':at': at, ':run': job.id, ':from': from }
+              : { ':to': to, ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-  }
+  });
 }
 
-/** The chunk's done marker and the run's chunk count in one transaction (once), then the run's completion check. */
-export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, message: ChunkMessage): Promise<void> {
+/** What this run did to the chunk's accounts, counted from the accounts (strongly consistent). */
+async function chunkTally(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ChunkMessage) {
+  const partition = keys.accountPartitions(message.userId, String(job.projectId), message.shard + 1)[message.shard]!;
+  const counts = { success: 0, failed: 0, removed: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        FilterExpression: 'provisionRun = :run',
+        ProjectionExpression: 'externalStatus',
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ':first': keys.account(message.userId, String(job.projectId), message.fromRow).SK,
+          ':last': keys.account(message.userId, String(job.projectId), message.toRow).SK,
+          ':run': job.id,
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const status = item.externalStatus as keyof typeof counts;
+      if (status in counts) counts[status]++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return counts;
+}
+
+/**
+ * A chunk is done: its tally (counted from its accounts) is added to the run's and the project's
+ * counts in the same transaction that writes its done marker, once (the marker's condition). So
+ * synced + failed + pending = accounts always holds on the run and the project; the counts follow
+ * the accounts chunk by chunk (a chunk of 100 at most behind per worker).
+ */
+export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ChunkMessage): Promise<void> {
   const at = deps.now().toISOString();
+  const tally = await chunkTally(deps, job, message);
+  // The run counts what it did (for an undo, 'synced' counts the accounts removed). The project:
+  // from pending, synced and failed both grow; from failed (a retry), a success moves one from
+  // failed to synced and a new failure stays failed; an undo moves synced to removed.
+  const undo = job.mode === 'undo';
+  const synced = undo ? tally.removed : tally.success;
+  const failed = undo ? tally.success : tally.failed;
+  const project = undo
+    ? { synced: -tally.removed, failed: 0, removed: tally.removed }
+    : { synced: tally.success, failed: job.mode === 'retry' ? -tally.success : tally.failed, removed: 0 };
   try {
     await withRetry('Recording a provisioning chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
       deps.db.send(
@@ -310,7 +337,7 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
             {
               Put: {
                 TableName: deps.tableName,
-                Item: { ...keys.provisioningChunk(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningChunk', chunk: message.chunk, doneAt: at },
+                Item: { ...keys.provisioningChunk(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningChunk', chunk: message.chunk, synced, failed, doneAt: at },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -318,8 +345,17 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
               Update: {
                 TableName: deps.tableName,
                 Key: jobKey(message.userId, message.jobId),
-                UpdateExpression: 'ADD chunksDone :one SET updatedAt = :at',
-                ExpressionAttributeValues: { ':one': 1, ':at': at },
+                UpdateExpression: 'ADD chunksDone :one, #synced :synced, #failed :failed SET updatedAt = :at',
+                ExpressionAttributeNames: { '#synced': 'synced', '#failed': 'failed' },
+                ExpressionAttributeValues: { ':one': 1, ':synced': synced, ':failed': failed, ':at': at },
+              },
+            },
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.project(message.userId, String(job.projectId)),
+                UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed, syncRemovedCount :removed',
+                ExpressionAttributeValues: { ':synced': project.synced, ':failed': project.failed, ':removed': project.removed },
               },
             },
           ],
@@ -350,7 +386,7 @@ export const recordDeadChunk =
         job,
         accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' } })),
       );
-      await markChunkDone(deps, message);
+      await markChunkDone(deps, job, message);
       return;
     }
     await finishRun(deps, message.userId, message.jobId);

@@ -18,8 +18,12 @@ import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
 
+/** How many accounts a run of this mode takes (the project's counters are exact: one run per project at a time). */
+const sourceCount = (mode: ProvisioningMode, counts: ReturnType<typeof syncCounts>): number =>
+  ({ pending: counts.syncPendingCount, failed: counts.syncFailedCount, success: counts.syncedCount })[sourceStatusOf[mode]];
+
 /** Accounts per chunk message: one shard's rows in a range that holds about this many. */
-export const PROVISIONING_CHUNK_ACCOUNTS = 100;
+export const PROVISIONING_CHUNK_ACCOUNTS = 250;
 
 export interface ProvisioningJobDeps {
   db: DynamoDBDocumentClient;
@@ -130,6 +134,8 @@ export const startProvisioning =
     if (!options.waitForAccounts) {
       if (input.mode === 'retry' && counts.syncFailedCount === 0) throw new ConflictError('No account of this project failed to provision: there is nothing to retry.');
       if (input.mode === 'provision' && counts.syncPendingCount === 0) throw new ConflictError('Every account of this project has been provisioned already. Use Retry failed for the ones that failed.');
+      if (input.mode === 'undo' && counts.syncedCount === 0) throw new ConflictError('No account of this project is on the platform: there is nothing to undo.');
+      if (input.mode !== 'provision' && project.integrationId !== integration.id) throw new ConflictError("This project's accounts were not provisioned to this integration.");
     }
 
     const now = deps.now();
@@ -162,7 +168,7 @@ export const startProvisioning =
       mode: input.mode,
       status: options.waitForAccounts ? 'waiting' : 'queued',
       ...(options.waitForAccounts ? { reason: WAITING_FOR_ACCOUNTS } : {}),
-      total: options.waitForAccounts ? 0 : input.mode === 'retry' ? counts.syncFailedCount : counts.syncPendingCount,
+      total: options.waitForAccounts ? 0 : sourceCount(input.mode, counts),
       synced: 0,
       failed: 0,
       chunks: 0,
@@ -203,8 +209,7 @@ export const planRun =
       const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
       if (!project) return failJob(deps, userId, jobId, 'The project was deleted.');
       const counts = syncCounts(project, Number(project.accountCount ?? 0));
-      const mode = job.mode as ProvisioningMode;
-      const total = sourceStatusOf[mode] === 'failed' ? counts.syncFailedCount : counts.syncPendingCount;
+      const total = sourceCount(job.mode as ProvisioningMode, counts);
       const shards = shardsOf(project);
       const maxRow = total > 0 ? await maxRowOf(deps, userId, projectId, shards) : 0;
       const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;

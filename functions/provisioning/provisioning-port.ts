@@ -28,13 +28,13 @@ export interface ExternalAccount {
  * - linked: the account already existed there as this person (same e-mail): it is ours now;
  * - conflict: the name is held on the platform by someone else: failed, with the reason;
  * - failed: the platform refused or did not answer; `retryable` for 429 / 5xx / timeouts (the use
- *   case retries them, 429 after exactly `retryAfterMs`), `authRefused` for 401 / 403.
+ *   case retries them, a 429 (`rateLimited`) after exactly `retryAfterMs`), `authRefused` for 401 / 403.
  */
 export type ProvisioningOutcome =
   | { kind: 'created'; externalId: string }
   | { kind: 'linked'; externalId: string }
   | { kind: 'conflict'; message: string }
-  | { kind: 'failed'; retryable: boolean; message: string; retryAfterMs?: number; authRefused?: boolean };
+  | { kind: 'failed'; retryable: boolean; message: string; retryAfterMs?: number; authRefused?: boolean; rateLimited?: boolean };
 
 export type UndoOutcome = { kind: 'undone'; action: 'deactivated' | 'deleted' } | { kind: 'gone' } | Extract<ProvisioningOutcome, { kind: 'failed' }>;
 
@@ -55,6 +55,8 @@ export interface ProvisioningAdapter {
    * conflict otherwise.
    */
   create(people: readonly ProvisioningPerson[]): Promise<ProvisioningOutcome[]>;
+  /** The account with this e-mail, if the platform can search by e-mail (the dry run's second lookup). */
+  findByEmail?(email: string): Promise<ExternalAccount | undefined | Extract<ProvisioningOutcome, { kind: 'failed' }>>;
   /** Deactivates or deletes (capabilities().undo) the account created earlier. */
   undo(externalId: string): Promise<UndoOutcome>;
   /** Frees sockets kept for this invocation. */

@@ -140,7 +140,7 @@ export interface CreatedAccount {
   /** The generated password in clear, returned once at creation (spec: plainPassword). */
   plainPassword: string;
   accountType: AccountType;
-  externalStatus: 'pending' | 'success' | 'failed';
+  externalStatus: 'pending' | 'success' | 'failed' | 'removed';
   createdAt: string;
 }
 

@@ -34,7 +34,7 @@ export const authFields: Record<AuthMethod, readonly { name: string; label: stri
     { name: 'clientId', label: 'Client ID', secret: false, required: true },
     { name: 'clientSecret', label: 'Client secret', secret: true, required: true },
     { name: 'tokenUrl', label: 'Token URL', secret: false, required: false, hint: 'Required, except for Salesforce (its /services/oauth2/token)' },
-    { name: 'scope', label: 'Scope', secret: false, required: false },
+    { name: 'scope', label: 'Scope', secret: false, required: false, hint: 'Empty: okta.users.manage for Okta, https://graph.microsoft.com/.default for Microsoft Graph' },
   ],
   basic_auth: [
     { name: 'username', label: 'Username', secret: false, required: true },
@@ -59,6 +59,18 @@ export const provisioningSettingsSchema = z.object({
   requestsPerMinute: z.number('Requests per minute must be a number').int('Requests per minute must be a whole number').min(1, 'Requests per minute must be at least 1').max(100_000, 'Requests per minute must be at most 100,000').optional(),
   concurrency: z.number('Concurrent requests must be a number').int('Concurrent requests must be a whole number').min(1, 'Concurrent requests must be at least 1').max(100, 'Concurrent requests must be at most 100').optional(),
   undo: z.enum(['deactivate', 'delete'], 'Undo must deactivate or delete').optional(),
+  // Okta: the login is the generated username unless the org wants e-mail logins (Okta's
+  // default login pattern asks for an e-mail address).
+  oktaLogin: z.enum(['username', 'email'], 'The Okta login must be the username or the e-mail').optional(),
+  // Microsoft Entra ID (Graph): the tenant's verified domain the userPrincipalName ends with
+  // (username@domain); Graph refuses a UPN on any other domain.
+  entraDomain: z
+    .string('The verified domain must be text')
+    .trim()
+    .toLowerCase()
+    .max(253, 'The verified domain must be at most 253 characters')
+    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'The verified domain must be a domain name such as contoso.com or contoso.onmicrosoft.com')
+    .optional(),
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
 

@@ -15,9 +15,10 @@ export interface Project {
   failedCount: number;
   /** Percent of rows created, 0-100, one decimal; 100 for a project with no rows yet. */
   successRate: number;
-  /** Accounts on the platform (Synced), refused there (Sync Failed) and not yet: they add up to accountCount. */
+  /** Accounts on the platform (Synced), refused there (Sync Failed), taken off it again (Removed) and not yet: they add up to accountCount. */
   syncedCount: number;
   syncFailedCount: number;
+  syncRemovedCount: number;
   syncPendingCount: number;
   /** The integration its accounts are provisioned to, and its latest provisioning run. */
   integrationId?: string;
@@ -38,6 +39,9 @@ export const SYNC_EXPORT_MAX_ACCOUNTS = 10_000;
 export const exportCenterMessage = (accountCount: number, atLeast = false): string =>
   `This project has ${atLeast ? 'more than ' : ''}${accountCount.toLocaleString('en-US')} accounts: its CSV is prepared in the Export Center.`;
 
+/** Where an account stands on its project's platform: Pending, Synced, Sync Failed, Removed from platform (undone). */
+export type ExternalStatus = 'pending' | 'success' | 'failed' | 'removed';
+
 /** An account as lists show it: GET /api/projects/{id}/accounts and GET /api/accounts/search. */
 export interface AccountView {
   id: string;
@@ -49,7 +53,7 @@ export interface AccountView {
   username: string;
   accountType: AccountType;
   isActive: boolean;
-  externalStatus: 'pending' | 'success' | 'failed';
+  externalStatus: ExternalStatus;
   /** The platform's id of the account, once provisioned. */
   externalAccountId?: string;
   /** Why provisioning failed, in the platform's words. */

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import type { IntegrationPlatform } from './integrations';
+import { personSchema } from './bulk';
+import type { IntegrationPlatform, ProvisioningSettings } from './integrations';
 
 /**
  * Provisioning: creating a project's accounts on the platform of one of the user's integrations,
@@ -7,12 +8,17 @@ import type { IntegrationPlatform } from './integrations';
  * pending (not yet, or not this time), success (Synced), failed (Sync Failed, with externalError).
  * A project counts them: synced + failed + pending = accounts, always.
  */
-export const provisioningModes = ['provision', 'retry'] as const;
+export const provisioningModes = ['provision', 'retry', 'undo'] as const;
 export type ProvisioningMode = (typeof provisioningModes)[number];
-export const provisioningModeLabels: Record<ProvisioningMode, string> = { provision: 'Provision', retry: 'Retry failed' };
+export const provisioningModeLabels: Record<ProvisioningMode, string> = { provision: 'Provision', retry: 'Retry failed', undo: 'Undo on platform' };
 
-/** Which accounts a run takes: every pending one, or the failed ones again. */
-export const sourceStatusOf: Record<ProvisioningMode, 'pending' | 'failed'> = { provision: 'pending', retry: 'failed' };
+/**
+ * Which accounts a run takes: every pending one, the failed ones again, or (undo) the synced ones,
+ * which are then deactivated or deleted on the platform and kept here marked 'removed'.
+ */
+export const sourceStatusOf: Record<ProvisioningMode, 'pending' | 'failed' | 'success'> = { provision: 'pending', retry: 'failed', undo: 'success' };
+/** What an account's externalStatus becomes when a run's call for it succeeds. */
+export const doneStatusOf: Record<ProvisioningMode, 'success' | 'removed'> = { provision: 'success', retry: 'success', undo: 'removed' };
 
 export const provisioningStatuses = ['waiting', 'queued', 'running', 'paused', 'completed', 'failed'] as const;
 export type ProvisioningStatus = (typeof provisioningStatuses)[number];
@@ -20,11 +26,44 @@ export type ProvisioningStatus = (typeof provisioningStatuses)[number];
 /** POST /api/projects/{id}/provision */
 export const startProvisioningSchema = z.object({
   integrationId: z.string('Choose an integration').trim().min(1, 'Choose an integration').max(100, 'Integration not found'),
-  mode: z.enum(provisioningModes, 'Mode must be provision or retry').optional().default('provision'),
+  mode: z.enum(provisioningModes, 'Mode must be provision, retry or undo').optional().default('provision'),
 });
 export type StartProvisioningInput = z.input<typeof startProvisioningSchema>;
 
-/** GET /api/provisioning-jobs/{id}: synced + failed + pending = total. */
+/** People one 'Check against platform' request looks up (the web app sends a larger file in parts). */
+export const CHECK_PEOPLE_MAX = 200;
+
+/** POST /api/integrations/{id}/check: who already exists on the platform. Writes nothing. */
+export const checkPeopleSchema = z.object({
+  people: z.array(personSchema).min(1, 'At least one person is required').max(CHECK_PEOPLE_MAX, `At most ${CHECK_PEOPLE_MAX} people per check`),
+  /** The row number of the first person (the web app's parts keep the file's numbering). */
+  firstRow: z.number().int().min(1).max(1_000_000).optional().default(1),
+});
+export type CheckPeopleInput = z.input<typeof checkPeopleSchema>;
+
+/**
+ * What provisioning would do with a person, looked up by the user name they would get and by
+ * their e-mail: new (created), linked (that user name is there with this e-mail: it becomes this
+ * account), conflict (that user name is someone else's: this account would fail), duplicate (this
+ * e-mail is there under another user name: a second account would be made for them), error (the
+ * lookup failed).
+ */
+export const checkOutcomes = ['new', 'linked', 'conflict', 'duplicate', 'error'] as const;
+export type CheckOutcome = (typeof checkOutcomes)[number];
+export interface CheckResult {
+  row: number;
+  email: string;
+  username: string;
+  outcome: CheckOutcome;
+  /** The account found on the platform (user name and e-mail), or why the lookup failed. */
+  detail?: string;
+}
+export interface CheckAnswer {
+  results: CheckResult[];
+  summary: Record<CheckOutcome, number>;
+}
+
+/** GET /api/provisioning-jobs/{id}: synced + failed + pending = total (for an undo, synced counts the accounts removed from the platform). */
 export interface ProvisioningJob {
   id: string;
   projectId: string;
@@ -49,15 +88,49 @@ export const PAUSED_CREDENTIALS = "Paused: the integration's credentials were re
 export const WAITING_FOR_ACCOUNTS = 'Waiting for the accounts to be created.';
 
 /**
+ * How an `active_directory` integration reaches the directory, by its base URL's protocol:
+ * Microsoft Graph for Entra ID (http(s), e.g. https://graph.microsoft.com/v1.0) or LDAP for an
+ * on-premises directory (ldap:// or ldaps://).
+ */
+export function directoryAccessOf(baseUrl: string | undefined): 'graph' | 'ldap' | undefined {
+  const protocol = baseUrl && URL.canParse(baseUrl) ? new URL(baseUrl).protocol : '';
+  if (protocol === 'https:' || protocol === 'http:') return 'graph';
+  if (protocol === 'ldap:' || protocol === 'ldaps:') return 'ldap';
+  return undefined;
+}
+
+/** What provisioningSupport reads of an integration. */
+export interface ProvisioningTarget {
+  platform: IntegrationPlatform;
+  apiType?: string;
+  baseUrl?: string;
+  apiConfig?: { provisioning?: ProvisioningSettings };
+}
+
+/**
  * Platforms accounts can be provisioned to today, and why not for the others. Workday is a source
  * of people (hiring creates workers), never a target.
  */
-export function provisioningSupport(integration: { platform: IntegrationPlatform; apiType?: string }): { supported: true } | { supported: false; reason: string } {
+export function provisioningSupport(integration: ProvisioningTarget): { supported: true } | { supported: false; reason: string } {
   switch (integration.platform) {
     case 'custom':
       return integration.apiType && integration.apiType !== 'REST'
         ? { supported: false, reason: 'Provisioning to a custom API needs a SCIM 2.0 (REST) service provider.' }
         : { supported: true };
+    case 'okta':
+      return { supported: true };
+    case 'active_directory':
+      switch (directoryAccessOf(integration.baseUrl)) {
+        case 'graph':
+          // Without it every userPrincipalName would be refused: say so before any account is tried.
+          return integration.apiConfig?.provisioning?.entraDomain
+            ? { supported: true }
+            : { supported: false, reason: "Provisioning to Microsoft Entra ID needs the tenant's verified domain (e.g. contoso.com) in the integration's provisioning settings: user principal names are username@domain." };
+        case 'ldap':
+          return { supported: false, reason: 'Provisioning to Active Directory over LDAP is not available yet: use Microsoft Entra ID (Graph) or a SCIM 2.0 integration.' };
+        default:
+          return { supported: false, reason: 'The integration\'s base URL must be Microsoft Graph (https://graph.microsoft.com/v1.0) or an ldap:// or ldaps:// directory.' };
+      }
     case 'workday':
       return { supported: false, reason: 'Workday creates workers through hiring, not accounts through an API: it cannot be a provisioning target.' };
     default:

@@ -160,6 +160,12 @@ describe('provisioning in Chromium', () => {
     const table = page.getByRole('table', { name: 'Accounts of this project' });
     await expect.poll(() => table.getByText('Synced', { exact: true }).filter({ visible: true }).count()).toBe(3);
     await page.screenshot({ path: screenshotPath('provisioning-project-synced'), fullPage: true });
+
+    // The project's card in Projects says so too.
+    await page.goto(`${app}/projects`);
+    const card = page.getByRole('article', { name: `Provisioned ${tag}` });
+    await card.getByText('3 of 3').waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-project-card') });
   });
 
   it('shows a person whose user name is taken on the platform as Sync Failed with the reason, on the project page and in the Account Database', async () => {

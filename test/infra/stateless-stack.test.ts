@@ -181,8 +181,8 @@ describe('functions', () => {
     for (const { worker } of workers) expect(appFunction(worker)[1].MemorySize, worker).toBe(1024);
   });
 
-  it('route group functions time out after 10 s (integrations, which wait on outside servers, 25 s, under the HTTP API limit of 30 s); workers (dead-letter workers too) after a sixth of their visibility timeout', () => {
-    for (const group of routeGroups) expect(appFunction(group)[1].Timeout, group).toBe(group === 'integrations' ? 25 : 10);
+  it('route group functions time out after 10 s (integrations and provisioning, which wait on outside servers, 25 s, under the HTTP API limit of 30 s); workers (dead-letter workers too) after a sixth of their visibility timeout', () => {
+    for (const group of routeGroups) expect(appFunction(group)[1].Timeout, group).toBe(group === 'integrations' || group === 'provisioning' ? 25 : 10);
     for (const { queue, worker } of workers) {
       const timeout = appFunction(worker)[1].Timeout;
       expect(timeout).toBe(workerTimeout(queue).toSeconds());

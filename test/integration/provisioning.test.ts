@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import type { Integration } from '../../shared/schemas/integrations';
-import { PAUSED_CREDENTIALS, type ProvisioningJob } from '../../shared/schemas/provisioning';
+import { PAUSED_CREDENTIALS, type CheckAnswer, type ProvisioningJob } from '../../shared/schemas/provisioning';
+import { baseUsername } from '../../shared/generation/username';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -61,8 +62,8 @@ async function project(who: ApiUser, id: string): Promise<Project> {
   const list = await who.json<Project[] | { items: Project[] }>('/api/projects');
   const found = (Array.isArray(list) ? list : list.items).find((p) => p.id === id);
   if (!found) throw new Error(`project ${id} not listed`);
-  // synced + failed + pending = accounts, always.
-  expect(found.syncedCount + found.syncFailedCount + found.syncPendingCount).toBe(found.accountCount);
+  // synced + failed + removed + pending = accounts, always.
+  expect(found.syncedCount + found.syncFailedCount + found.syncRemovedCount + found.syncPendingCount).toBe(found.accountCount);
   return found;
 }
 
@@ -130,6 +131,63 @@ describe('provisioning to the local SCIM directory', () => {
     expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 4, syncFailedCount: 0, syncPendingCount: 0 });
   });
 
+  it('Undo on platform deactivates the synced accounts there and keeps them here, marked', async () => {
+    const created = await user.json<{ project: Project; summary: { provisioningJobId: string } }>('/api/bulk-create', {
+      body: { projectName: 'Undone', csvData: people(3, 'Undo'), apiIntegrationId: integration.id, createExternalAccounts: true },
+    });
+    await waitForRun(user, created.summary.provisioningJobId);
+    const accounts = await accountsOf(user, created.project.id);
+    // One of them was deleted on the platform meanwhile: undoing it is already done.
+    const gone = accounts[0]!;
+    expect((await fetch(`${scim().url}/Users/${gone.externalAccountId}`, { method: 'DELETE', headers: { authorization: `Bearer ${scim().token}` } })).status).toBe(204);
+
+    const undo = await user.json<ProvisioningJob>(`/api/projects/${created.project.id}/provision`, { method: 'POST', body: { integrationId: integration.id, mode: 'undo' } });
+    expect(undo).toMatchObject({ mode: 'undo', total: 3 });
+    expect(await waitForRun(user, undo.id)).toMatchObject({ status: 'completed', synced: 3, failed: 0, pending: 0 });
+    expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 0, syncRemovedCount: 3, syncPendingCount: 0 });
+    const after = await accountsOf(user, created.project.id);
+    expect(after.map((a) => a.externalStatus)).toEqual(['removed', 'removed', 'removed']);
+    // Deactivated on the directory (active=false), not deleted: the default undo.
+    for (const account of accounts.slice(1)) {
+      const [onServer] = await scimGet<{ Resources: { active: boolean }[] }>(`/Users?filter=${encodeURIComponent(`userName eq "${account.username}"`)}`).then((r) => r.Resources);
+      expect(onServer?.active).toBe(false);
+    }
+    const nothingLeft = await user.call(`/api/projects/${created.project.id}/provision`, { body: { integrationId: integration.id, mode: 'undo' } });
+    expect(nothingLeft.status).toBe(409);
+  });
+
+  it('Check against platform lists who exists there (same person, someone else, same e-mail under another name) and writes nothing', async () => {
+    const file = people(4, 'Check');
+    const year = new Date().getUTCFullYear();
+    const names = file.map((p) => baseUsername(p.firstName, p.lastName, year));
+    const post = (userName: string, email: string) =>
+      fetch(`${scim().url}/Users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${scim().token}`, 'content-type': 'application/scim+json' },
+        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName, emails: [{ value: email }] }),
+      });
+    expect((await post(names[0]!, file[0]!.email)).status).toBe(201);
+    expect((await post(names[1]!, 'another.person@example.org')).status).toBe(201);
+    expect((await post('somebody.else.entirely', file[2]!.email)).status).toBe(201);
+    const before = (await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults;
+    const projectsBefore = (await user.json<unknown[]>('/api/projects')).length;
+
+    const answer = await user.json<CheckAnswer>(`/api/integrations/${integration.id}/check`, { method: 'POST', body: { people: file } });
+    expect(answer.results.map((r) => [r.row, r.username, r.outcome])).toEqual([
+      [1, names[0], 'linked'],
+      [2, names[1], 'conflict'],
+      [3, names[2], 'duplicate'],
+      [4, names[3], 'new'],
+    ]);
+    expect(answer.results[1]!.detail).toContain('another.person@example.org');
+    expect(answer.summary).toEqual({ new: 1, linked: 1, conflict: 1, duplicate: 1, error: 0 });
+    expect((await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults).toBe(before);
+    expect((await user.json<unknown[]>('/api/projects')).length).toBe(projectsBefore);
+    // Another user's integration id answers 404; too many people answer 400.
+    expect((await other.call(`/api/integrations/${integration.id}/check`, { body: { people: file } })).status).toBe(404);
+    expect((await user.call(`/api/integrations/${integration.id}/check`, { body: { people: people(201, 'Many') } })).status).toBe(400);
+  });
+
   it('a chunk delivered again after the run ended creates nobody twice and changes no count', async () => {
     const created = await user.json<{ project: Project; summary: { provisioningJobId: string } }>('/api/bulk-create', {
       body: { projectName: 'Redelivered', csvData: people(3, 'Redo'), apiIntegrationId: integration.id, createExternalAccounts: true },
@@ -137,12 +195,25 @@ describe('provisioning to the local SCIM directory', () => {
     const run = await waitForRun(user, created.summary.provisioningJobId);
     const before = (await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults;
     const sqs = new SQSClient({ region: 'us-east-1', endpoint: inject('stack').urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'chunk', userId: user.sub, jobId: run.id, chunk: 0, shard: 0, fromRow: 1, toRow: 100 }) }));
+    await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'chunk', userId: user.sub, jobId: run.id, chunk: 0, shard: 0, fromRow: 1, toRow: 250 }) }));
     await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'start', userId: user.sub, jobId: run.id }) }));
     await new Promise((r) => setTimeout(r, 1500));
     expect((await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults).toBe(before);
     expect(await user.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', synced: 3, failed: 0 });
     expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 3 });
+
+    // A delivery that recorded the accounts and died before its done marker: the run and the
+    // project have not counted them yet. The next delivery calls the platform for nobody and
+    // counts them once, from the accounts.
+    const db = testDb();
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.provisioningChunk(user.sub, run.id, 0) }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.provisioningJob(user.sub, run.id), UpdateExpression: 'SET #status = :running ADD chunksDone :minusOne, synced :minusThree', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':running': 'running', ':minusOne': -1, ':minusThree': -3 } }));
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, created.project.id), UpdateExpression: 'ADD syncedCount :minusThree', ExpressionAttributeValues: { ':minusThree': -3 } }));
+    const requestsBefore = (await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults;
+    await sqs.send(new SendMessageCommand({ QueueUrl: inject('stack').queueUrls.provisioning, MessageBody: JSON.stringify({ type: 'chunk', userId: user.sub, jobId: run.id, chunk: 0, shard: 0, fromRow: 1, toRow: 250 }) }));
+    expect(await waitForRun(user, run.id)).toMatchObject({ status: 'completed', synced: 3, failed: 0, pending: 0 });
+    expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 3, syncPendingCount: 0 });
+    expect((await scimGet<{ totalResults: number }>('/Users?count=1')).totalResults).toBe(requestsBefore);
     sqs.destroy();
   });
 

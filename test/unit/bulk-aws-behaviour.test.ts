@@ -5,6 +5,7 @@
  * delivery that comes back after the job's completion step failed.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- the fake reads each command's input in whatever shape that command has */
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -251,6 +252,38 @@ describe('a chunk recorded while other workers record theirs', () => {
       return {};
     }, { ...instantRetry, budgetMs: 1_000, random: (max) => max });
     await expect(run(message(1))).rejects.toBeInstanceOf(RetryBudgetSpentError);
+  });
+});
+
+describe('the bookkeeping of a chunk', () => {
+  /** The requests a new chunk sends before it claims its first names. */
+  const requestsBeforeClaims = async (status: string) => {
+    const fake = scriptedDb(({ name, input }) => {
+      if (name === 'GetCommand' && isKey(input, keys.bulkJob('u1', 'job1'))) return { Item: { status, total: 6, done: 0, failedCount: 0 } };
+      return {};
+    });
+    const run = processChunk({
+      db: fake.db,
+      tableName: 't',
+      store: dynamoBulkStore(fake.db, 't', instantRetry),
+      cipher: async () => aesGcmCipher(Buffer.alloc(32, 7)),
+      randomBytes,
+      now: () => new Date('2026-01-01T00:01:00.000Z'),
+      newId: () => 'id',
+      retry: instantRetry,
+    });
+    await run(message(1));
+    const claims = fake.calls.findIndex((c) => c.name === 'TransactWriteCommand' && c.input.TransactItems[0].Put?.Item.entityType === 'Username');
+    expect(claims).toBeGreaterThan(0);
+    return fake.calls.slice(0, claims).map((c) => (c.name === 'UpdateCommand' ? `UpdateCommand ${String(c.input.UpdateExpression)}` : c.name));
+  };
+
+  it('of a job already running is two reads before the names are claimed: no status update', async () => {
+    expect(await requestsBeforeClaims('running')).toEqual(['GetCommand', 'GetCommand']);
+  });
+
+  it('of a job still queued also marks it running', async () => {
+    expect(await requestsBeforeClaims('queued')).toEqual(['GetCommand', 'GetCommand', 'UpdateCommand SET #status = :running, updatedAt = :now']);
   });
 });
 

@@ -111,7 +111,8 @@ describe('platform answers', () => {
 
   it('tells retryable, rate-limited and refused answers apart', () => {
     const answer = (status: number, headers: Record<string, string> = {}) => ({ status, headers, text: '', json: undefined });
-    expect(failureOf(answer(429, { 'retry-after': '2' }))).toMatchObject({ retryable: true, retryAfterMs: 2000 });
+    expect(failureOf(answer(429, { 'retry-after': '2' }))).toMatchObject({ retryable: true, rateLimited: true, retryAfterMs: 2000 });
+    expect(failureOf(answer(503)).rateLimited).toBeUndefined();
     expect(failureOf(answer(503))).toMatchObject({ retryable: true });
     expect(failureOf(answer(401))).toMatchObject({ retryable: false, authRefused: true });
     expect(failureOf(answer(403))).toMatchObject({ authRefused: true });

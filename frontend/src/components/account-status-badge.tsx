@@ -6,6 +6,8 @@ const statuses: Record<AccountView['externalStatus'], { label: string; palette: 
   failed: { label: 'Sync Failed', palette: 'red' },
   // Every account starts pending (not provisioned, or not yet): not a failure.
   pending: { label: 'Pending', palette: 'gray' },
+  // Undone on the platform (deactivated or deleted there); the account is kept here.
+  removed: { label: 'Removed from platform', palette: 'orange' },
 };
 
 /**

@@ -2,7 +2,10 @@ import type { OutboundOptions } from '../../core/outbound';
 import type { IntegrationRecord } from '../../integrations/integration-record';
 import type { Pacing } from '../provision-accounts';
 import type { ProvisioningAdapter } from '../provisioning-port';
-import { platformClient } from '../platform-client';
+import { platformClient, type PlatformClient } from '../platform-client';
+import { directoryAccessOf, provisioningSupport } from '../../../shared/schemas/provisioning';
+import { microsoftGraphAdapter } from './microsoft-graph';
+import { oktaAdapter } from './okta';
 import { scimAdapter } from './scim';
 
 /**
@@ -12,18 +15,43 @@ import { scimAdapter } from './scim';
 export const adapterFactory =
   (outbound: OutboundOptions) =>
   (integration: IntegrationRecord, credentials: Record<string, string>): ProvisioningAdapter => {
+    const settings = integration.apiConfig?.provisioning;
     const client = platformClient(
       { platform: integration.platform, apiType: integration.apiType, baseUrl: integration.baseUrl, authMethod: integration.authMethod, credentials, apiConfig: integration.apiConfig ?? {} },
       outbound,
     );
     switch (integration.platform) {
       case 'custom':
-        return scimAdapter(client, { undo: integration.apiConfig?.provisioning?.undo });
+        return scimAdapter(client, { undo: settings?.undo });
+      case 'okta':
+        return oktaAdapter(client, { undo: settings?.undo, login: settings?.oktaLogin });
+      case 'active_directory': {
+        // http(s): Microsoft Graph (Entra ID); ldap(s):// is the LDAP adapter's, not built yet.
+        const support = provisioningSupport(integration);
+        if (directoryAccessOf(integration.baseUrl) === 'graph' && settings?.entraDomain) {
+          return microsoftGraphAdapter(client, { domain: settings.entraDomain, undo: settings.undo });
+        }
+        // Settings edited under a running job (the domain removed): each account fails with the
+        // reason, which the user can act on and then Retry failed, instead of a crashing chunk.
+        return refusingAdapter(client, support.supported ? 'Provisioning to this directory is not available.' : support.reason);
+      }
       default:
         client.close();
         throw new Error(`No provisioning adapter for ${integration.platform}`);
     }
   };
+
+/** An adapter that creates nobody: every person fails with the reason (not retried). */
+const refusingAdapter = (client: PlatformClient, reason: string): ProvisioningAdapter => {
+  const refusal = { kind: 'failed', retryable: false, message: reason } as const;
+  return {
+    capabilities: async () => ({ batchSize: 1, undo: 'deactivate' }),
+    find: async () => refusal,
+    create: async (people) => people.map(() => refusal),
+    undo: async () => refusal,
+    close: () => client.close(),
+  };
+};
 
 /**
  * Documented limits per platform, used when the integration sets none (docs/provisioning.md):
@@ -38,8 +66,18 @@ export const defaultPacing: Record<IntegrationRecord['platform'], Pacing> = {
   workday: { requestsPerMinute: 60, concurrency: 1 },
 };
 
+/**
+ * Microsoft Graph (Entra ID): the directory's write limit is 3,000 requests per 150 seconds per
+ * app and tenant (learn.microsoft.com/graph/throttling-limits, identity and access service), i.e.
+ * 1,200 a minute; each sub-request of a $batch counts. The token bucket counts our calls, and a
+ * call is a $batch of up to 20 creations: 60 calls a minute stay within 1,200 creations. 4 calls
+ * in flight.
+ */
+export const microsoftGraphPacing: Pacing = { requestsPerMinute: 60, concurrency: 4 };
+
 export const pacingOf = (integration: IntegrationRecord): Pacing => {
   const settings = integration.apiConfig?.provisioning;
-  const platform = defaultPacing[integration.platform];
+  const platform =
+    integration.platform === 'active_directory' && directoryAccessOf(integration.baseUrl) === 'graph' ? microsoftGraphPacing : defaultPacing[integration.platform];
   return { requestsPerMinute: settings?.requestsPerMinute ?? platform.requestsPerMinute, concurrency: settings?.concurrency ?? platform.concurrency };
 };

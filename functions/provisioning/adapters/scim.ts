@@ -62,6 +62,14 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     return resources.map(externalOf).find((r) => r && r.userName.toLowerCase() === wanted);
   };
 
+  const findByEmail: NonNullable<ProvisioningAdapter['findByEmail']> = async (email) => {
+    const answer = await client.call({ method: 'GET', path: `/Users?filter=${encodeURIComponent(`emails.value eq ${quoted(email)}`)}&count=2` });
+    if (isCallFailure(answer)) return answer;
+    if (answer.status < 200 || answer.status >= 300) return failureOf(answer);
+    const wanted = email.toLowerCase();
+    return ((answer.json as { Resources?: unknown[] } | undefined)?.Resources ?? []).map(externalOf).find((r) => r?.emails.includes(wanted));
+  };
+
   /** A name the provider already holds: ours when the e-mail is this person's, someone else's otherwise. */
   const resolveExisting = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
     const existing = await find(person);
@@ -140,6 +148,7 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     capabilities: () => config().then(({ batchSize, undo }) => ({ batchSize, undo })),
 
     find,
+    findByEmail,
 
     async create(people) {
       const { batchSize, maxPayloadSize } = await config();

@@ -1,0 +1,167 @@
+import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import { failureOf, isCallFailure, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/**
+ * Microsoft Entra ID through Microsoft Graph (the `active_directory` platform with an http(s)
+ * base URL such as https://graph.microsoft.com/v1.0): POST /users, grouped in JSON $batch
+ * requests of up to 20, each sub-request's status read on its own.
+ */
+
+/** Requests one JSON $batch may hold (Graph's documented limit). */
+export const GRAPH_BATCH_MAX = 20;
+
+export interface GraphSettings {
+  /** The tenant's verified domain: userPrincipalName = username@domain. */
+  domain: string;
+  /** Undo by PATCH accountEnabled=false (deactivate, the default) or DELETE. */
+  undo?: 'deactivate' | 'delete';
+}
+
+interface GraphUser {
+  id?: unknown;
+  userPrincipalName?: unknown;
+  mail?: unknown;
+  otherMails?: unknown;
+  accountEnabled?: unknown;
+}
+
+export const userPrincipalNameOf = (person: Pick<ProvisioningPerson, 'username'>, settings: GraphSettings) => `${person.username}@${settings.domain}`;
+
+/** mailNickname may not hold spaces or @ ( ) \ [ ] " ; : < > , and is at most 64 characters. */
+const mailNicknameOf = (username: string) => username.replace(/[\s@()\\[\]";:<>,]/g, '').slice(0, 64) || 'user';
+
+export const graphUser = (person: ProvisioningPerson, settings: GraphSettings) => ({
+  accountEnabled: true,
+  displayName: `${person.firstName} ${person.lastName}`.trim() || person.username,
+  mailNickname: mailNicknameOf(person.username),
+  userPrincipalName: userPrincipalNameOf(person, settings),
+  mail: person.email,
+  givenName: person.firstName,
+  surname: person.lastName,
+  passwordProfile: { password: person.password, forceChangePasswordNextSignIn: true },
+});
+
+const externalOf = (user: GraphUser | undefined): ExternalAccount | undefined => {
+  if (!user || typeof user.id !== 'string') return undefined;
+  const others = Array.isArray(user.otherMails) ? user.otherMails : [];
+  return {
+    externalId: user.id,
+    userName: typeof user.userPrincipalName === 'string' ? user.userPrincipalName : '',
+    emails: [user.mail, ...others].filter((e): e is string => typeof e === 'string' && e !== '').map((e) => e.toLowerCase()),
+    ...(typeof user.accountEnabled === 'boolean' ? { active: user.accountEnabled } : {}),
+  };
+};
+
+/**
+ * Graph's answer to a userPrincipalName it already holds: 400 "Another object with the same value
+ * for property userPrincipalName already exists." (details: ObjectConflict on userPrincipalName).
+ */
+const isNameTaken = (status: number, json: unknown): boolean => {
+  if (status !== 400) return false;
+  const error = (json as { error?: { message?: unknown; details?: { code?: unknown; target?: unknown }[] } } | undefined)?.error;
+  if (typeof error?.message === 'string' && /same value for property userPrincipalName already exists/i.test(error.message)) return true;
+  return Array.isArray(error?.details) && error.details.some((d) => d?.code === 'ObjectConflict' && d?.target === 'userPrincipalName');
+};
+
+/** An OData string literal: single quotes, a quote inside doubled. */
+const odataString = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** Header names in a $batch sub-response are as Graph writes them (Retry-After): read them lower-cased. */
+const lowerCased = (headers: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(headers && typeof headers === 'object' ? (headers as Record<string, unknown>) : {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
+
+export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSettings): ProvisioningAdapter {
+  const undoSetting = settings.undo ?? 'deactivate';
+
+  const find: ProvisioningAdapter['find'] = async (person) => {
+    const upn = userPrincipalNameOf(person, settings);
+    const filter = encodeURIComponent(`userPrincipalName eq ${odataString(upn)}`);
+    const answer = await client.call({ method: 'GET', path: `/users?$filter=${filter}&$select=id,userPrincipalName,mail,otherMails,accountEnabled` });
+    if (isCallFailure(answer)) return answer;
+    if (answer.status < 200 || answer.status >= 300) return failureOf(answer);
+    const users = (answer.json as { value?: GraphUser[] } | undefined)?.value ?? [];
+    const wanted = upn.toLowerCase();
+    return users.map(externalOf).find((u) => u && u.userName.toLowerCase() === wanted);
+  };
+
+  /** A name Graph already holds: ours when its mail is this person's, someone else's otherwise. */
+  const resolveExisting = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
+    const existing = await find(person);
+    if (existing && 'kind' in existing) return existing;
+    const upn = userPrincipalNameOf(person, settings);
+    // Directory writes reach every replica within seconds: a name just refused may not be readable yet.
+    if (!existing) return { kind: 'failed', retryable: true, message: `Microsoft Graph says "${upn}" exists but does not find it yet; will try again.` };
+    if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
+    return { kind: 'conflict', message: `The user principal name "${upn}" is already taken in Microsoft Entra ID by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+  };
+
+  /** One created user's answer (a POST's or a $batch sub-response's) as an outcome. */
+  const outcomeOf = async (person: ProvisioningPerson, answer: PlatformAnswer): Promise<ProvisioningOutcome> => {
+    if (answer.status >= 200 && answer.status < 300) {
+      const created = externalOf(answer.json as GraphUser);
+      if (created) return { kind: 'created', externalId: created.externalId };
+      const found = await find(person);
+      if (found && !('kind' in found)) return { kind: 'created', externalId: found.externalId };
+      return { kind: 'failed', retryable: true, message: `HTTP ${answer.status} without the created user; will look again.` };
+    }
+    if (isNameTaken(answer.status, answer.json)) return resolveExisting(person);
+    return failureOf(answer);
+  };
+
+  const createOne = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
+    const answer = await client.call({ method: 'POST', path: '/users', body: graphUser(person, settings) });
+    if (isCallFailure(answer)) return answer;
+    return outcomeOf(person, answer);
+  };
+
+  /**
+   * One JSON $batch: every sub-request's own status. A sub-request Graph throttled (429) is that
+   * person's retryable failure with its own Retry-After: the use case sends it again alone.
+   */
+  const createBatch = async (people: readonly ProvisioningPerson[]): Promise<ProvisioningOutcome[]> => {
+    const body = {
+      requests: people.map((person, i) => ({ id: String(i + 1), method: 'POST', url: '/users', headers: { 'Content-Type': 'application/json' }, body: graphUser(person, settings) })),
+    };
+    const answer = await client.call({ method: 'POST', path: '/$batch', body });
+    if (isCallFailure(answer)) return people.map(() => answer);
+    if (answer.status < 200 || answer.status >= 300) {
+      const failure = failureOf(answer);
+      return people.map(() => failure);
+    }
+    const responses = (answer.json as { responses?: { id?: unknown; status?: unknown; headers?: unknown; body?: unknown }[] } | undefined)?.responses ?? [];
+    // Graph answers in any order: match by id.
+    const byId = new Map(responses.map((r) => [String(r.id), r]));
+    return Promise.all(
+      people.map((person, i) => {
+        const sub = byId.get(String(i + 1));
+        if (!sub || typeof sub.status !== 'number') {
+          return { kind: 'failed', retryable: true, message: 'Microsoft Graph did not answer for this person in its $batch response; will try again.' } as CallFailure;
+        }
+        return outcomeOf(person, { status: sub.status, headers: lowerCased(sub.headers), text: '', json: sub.body });
+      }),
+    );
+  };
+
+  return {
+    capabilities: async () => ({ batchSize: GRAPH_BATCH_MAX, undo: undoSetting }),
+
+    find,
+
+    async create(people) {
+      const groups: ProvisioningPerson[][] = [];
+      for (let i = 0; i < people.length; i += GRAPH_BATCH_MAX) groups.push(people.slice(i, i + GRAPH_BATCH_MAX));
+      return (await Promise.all(groups.map((group) => (group.length === 1 ? Promise.all(group.map(createOne)) : createBatch(group))))).flat();
+    },
+
+    async undo(externalId): Promise<UndoOutcome> {
+      const path = `/users/${encodeURIComponent(externalId)}`;
+      const answer = undoSetting === 'delete' ? await client.call({ method: 'DELETE', path }) : await client.call({ method: 'PATCH', path, body: { accountEnabled: false } });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'undone', action: undoSetting === 'delete' ? 'deleted' : 'deactivated' };
+      return failureOf(answer);
+    },
+
+    close: () => client.close(),
+  };
+}

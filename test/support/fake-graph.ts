@@ -1,0 +1,204 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A loopback server that plays what Microsoft Graph v1.0 documents (learn.microsoft.com/graph:
+ * Create user, JSON batching, Throttling, List users with $filter), for contract and integration
+ * tests, never proof against the live service: POST /users answers 201 with the user; a
+ * userPrincipalName already held answers 400 "Another object with the same value for property
+ * userPrincipalName already exists." (ObjectConflict); a UPN off the verified domain and a weak
+ * password answer 400; POST /$batch takes up to 20 requests and answers each with its own id,
+ * status, headers and body, in any order (here: reversed), a throttled one 429 with its own
+ * Retry-After; the Microsoft identity platform's token endpoint grants client credentials only
+ * with a scope (AADSTS90014 otherwise). The API is under /v1.0.
+ */
+export interface GraphReceived {
+  method: string;
+  url: string;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  body: unknown;
+}
+export interface GraphUserRecord {
+  id: string;
+  userPrincipalName: string;
+  mail: string | null;
+  otherMails: string[];
+  accountEnabled: boolean;
+  displayName: string;
+}
+
+export interface FakeGraph {
+  origin: string;
+  /** The base URL an integration names: <origin>/v1.0. */
+  baseUrl: string;
+  domain: string;
+  oauth: { clientId: string; clientSecret: string; tokenUrl: string; accessToken: string };
+  users: Map<string, GraphUserRecord>;
+  received: GraphReceived[];
+  tokenRequests: URLSearchParams[];
+  /** UPNs (lower case) whose next creation inside a $batch is throttled: 429, Retry-After retryAfterSeconds. */
+  throttleInBatch: Set<string>;
+  /**
+   * throttleCalls: the next N calls answer 429 (Retry-After: 3) as a whole; throttleSubRequests:
+   * the next N user creations inside a $batch answer 429 (Retry-After: retryAfterSeconds) alone.
+   */
+  limits: { throttleCalls: number; throttleSubRequests: number; retryAfterSeconds: number };
+  seed(userPrincipalName: string, mail: string | null, otherMails?: string[]): string;
+  reset(): void;
+  stop(): Promise<void>;
+}
+
+const graphError = (status: number, code: string, message: string, details?: { code: string; target: string }[]) => ({
+  status,
+  body: { error: { code, message, ...(details ? { details } : {}), innerError: { date: '2026-11-23T00:00:00', 'request-id': 'req-1', 'client-request-id': 'req-1' } } },
+});
+
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+
+const send = (res: http.ServerResponse, answer: Answer) => {
+  res.writeHead(answer.status, { ...(answer.body !== undefined ? { 'content-type': 'application/json' } : {}), ...answer.headers });
+  res.end(answer.body !== undefined ? JSON.stringify(answer.body) : undefined);
+};
+
+export async function startFakeGraph(options: { host?: string; port?: number; domain?: string } = {}): Promise<FakeGraph> {
+  const domain = options.domain ?? 'contoso.example';
+  const tenant = '11111111-2222-3333-4444-555555555555';
+  const accessToken = 'graph-access-token';
+  const clientSecret = 'graph-client-secret';
+  let nextId = 1;
+  const users = new Map<string, GraphUserRecord>();
+  // Emptied in place by reset(): tests hold these.
+  const received: GraphReceived[] = [];
+  const tokenRequests: URLSearchParams[] = [];
+  const throttleInBatch = new Set<string>();
+  const limits = { throttleCalls: 0, throttleSubRequests: 0, retryAfterSeconds: 7 };
+
+  /** One Graph request (top level or inside a $batch), relative to /v1.0. */
+  function graphRequest(method: string, url: URL, body: unknown): Answer {
+    if (method === 'POST' && url.pathname === '/users') {
+      const user = body as Record<string, unknown> & { passwordProfile?: { password?: string } };
+      for (const field of ['accountEnabled', 'displayName', 'mailNickname', 'userPrincipalName', 'passwordProfile']) {
+        if (user?.[field] === undefined) return graphError(400, 'Request_BadRequest', `Invalid value specified for property '${field}' of resource 'User'.`);
+      }
+      const upn = String(user.userPrincipalName);
+      if (!upn.toLowerCase().endsWith(`@${domain}`)) {
+        return graphError(400, 'Request_BadRequest', 'The domain portion of the userPrincipalName property is invalid. You must use one of the verified domain names in your organization.', [
+          { code: 'InvalidValue', target: 'userPrincipalName' },
+        ]);
+      }
+      if ((user.passwordProfile?.password ?? '').length < 8) {
+        return graphError(400, 'Request_BadRequest', 'The specified password does not comply with password complexity requirements. Please provide a different password.');
+      }
+      if ([...users.values()].some((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase())) {
+        return graphError(400, 'Request_BadRequest', 'Another object with the same value for property userPrincipalName already exists.', [{ code: 'ObjectConflict', target: 'userPrincipalName' }]);
+      }
+      const id = `00000000-0000-0000-0000-${String(nextId++).padStart(12, '0')}`;
+      const created: GraphUserRecord = { id, userPrincipalName: upn, mail: typeof user.mail === 'string' ? user.mail : null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName) };
+      users.set(id, created);
+      return { status: 201, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', ...created, givenName: user.givenName, surname: user.surname } };
+    }
+    if (method === 'GET' && url.pathname === '/users') {
+      const match = /^userPrincipalName eq '((?:[^']|'')*)'$/.exec(url.searchParams.get('$filter') ?? '');
+      if (!match) return graphError(400, 'Request_UnsupportedQuery', 'Unsupported Query.');
+      const upn = match[1]!.replace(/''/g, "'").toLowerCase();
+      const value = [...users.values()].filter((u) => u.userPrincipalName.toLowerCase() === upn);
+      return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users(id,userPrincipalName,mail,otherMails,accountEnabled)', value } };
+    }
+    const one = /^\/users\/([^/]+)$/.exec(url.pathname);
+    if (one) {
+      const found = users.get(decodeURIComponent(one[1]!));
+      if (!found) return graphError(404, 'Request_ResourceNotFound', `Resource '${one[1]}' does not exist or one of its queried reference-property objects are not present.`);
+      if (method === 'PATCH') {
+        Object.assign(found, body as object);
+        return { status: 204 };
+      }
+      if (method === 'DELETE') {
+        users.delete(found.id);
+        return { status: 204 };
+      }
+    }
+    return graphError(400, 'BadRequest', `Resource not found for the segment '${url.pathname}'.`);
+  }
+
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (c: Buffer) => (raw += c.toString()));
+    req.on('end', () => {
+      const url = new URL(req.url ?? '/', 'http://graph.test');
+      if (url.pathname === `/${tenant}/oauth2/v2.0/token`) {
+        const form = new URLSearchParams(raw);
+        tokenRequests.push(form);
+        if (!form.get('scope')) return send(res, { status: 400, body: { error: 'invalid_request', error_description: "AADSTS90014: The required field 'scope' is missing from the credential." } });
+        if (form.get('client_secret') !== clientSecret) return send(res, { status: 401, body: { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' } });
+        return send(res, { status: 200, body: { token_type: 'Bearer', expires_in: 3599, access_token: accessToken } });
+      }
+      let body: unknown;
+      try {
+        body = raw ? JSON.parse(raw) : undefined;
+      } catch {
+        body = raw;
+      }
+      received.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization, contentType: req.headers['content-type'], body });
+      if (req.headers.authorization !== `Bearer ${accessToken}`) {
+        return send(res, graphError(401, 'InvalidAuthenticationToken', 'Access token validation failure. Invalid audience.'));
+      }
+      if (limits.throttleCalls > 0) {
+        limits.throttleCalls--;
+        return send(res, { ...graphError(429, 'TooManyRequests', 'Please retry again later.'), headers: { 'retry-after': '3' } });
+      }
+      if (!url.pathname.startsWith('/v1.0/')) return send(res, graphError(400, 'BadRequest', 'Invalid version.'));
+      const path = url.pathname.slice('/v1.0'.length);
+      if (req.method === 'POST' && path === '/$batch') {
+        const requests = (body as { requests?: { id: string; method: string; url: string; headers?: Record<string, string>; body?: unknown }[] }).requests ?? [];
+        if (requests.length > 20) return send(res, graphError(400, 'BadRequest', 'The number of requests in the batch exceeds the limit of 20.'));
+        const responses = requests.map((r) => {
+          const upn = String((r.body as { userPrincipalName?: unknown } | undefined)?.userPrincipalName ?? '').toLowerCase();
+          const throttled = throttleInBatch.delete(upn) || (limits.throttleSubRequests > 0 && limits.throttleSubRequests-- > 0);
+          if (throttled) {
+            return { id: r.id, status: 429, headers: { 'Retry-After': String(limits.retryAfterSeconds), 'Content-Type': 'application/json' }, body: graphError(429, 'TooManyRequests', 'Too many requests.').body };
+          }
+          if (r.body !== undefined && r.headers?.['Content-Type'] !== 'application/json') {
+            return { id: r.id, ...graphError(400, 'BadRequest', `Write request id : ${r.id} does not contain Content-Type header or body.`) };
+          }
+          const answer = graphRequest(r.method, new URL(r.url, 'http://graph.test'), r.body);
+          return { id: r.id, status: answer.status, headers: { 'Content-Type': 'application/json' }, body: answer.body };
+        });
+        // Graph answers a batch in any order: the client must match by id.
+        return send(res, { status: 200, body: { responses: responses.reverse() } });
+      }
+      return send(res, graphRequest(req.method ?? 'GET', new URL(path + url.search, 'http://graph.test'), body));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve);
+  });
+  const origin = `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    baseUrl: `${origin}/v1.0`,
+    domain,
+    oauth: { clientId: 'graph-app-id', clientSecret, tokenUrl: `${origin}/${tenant}/oauth2/v2.0/token`, accessToken },
+    users,
+    received,
+    tokenRequests,
+    throttleInBatch,
+    limits,
+    seed(userPrincipalName, mail, otherMails = []) {
+      const id = `seeded-${nextId++}`;
+      users.set(id, { id, userPrincipalName, mail, otherMails, accountEnabled: true, displayName: 'Seeded' });
+      return id;
+    },
+    reset() {
+      users.clear();
+      received.length = 0;
+      tokenRequests.length = 0;
+      throttleInBatch.clear();
+      limits.throttleCalls = 0;
+      limits.throttleSubRequests = 0;
+      limits.retryAfterSeconds = 7;
+    },
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

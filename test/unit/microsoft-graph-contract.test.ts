@@ -1,0 +1,245 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { provisioningSettingsSchema } from '../../shared/schemas/integrations';
+import { provisioningSupport } from '../../shared/schemas/provisioning';
+import type { IntegrationRecord } from '../../functions/integrations/integration-record';
+import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
+import { microsoftGraphAdapter, type GraphSettings } from '../../functions/provisioning/adapters/microsoft-graph';
+import { platformClient } from '../../functions/provisioning/platform-client';
+import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
+import { startFakeGraph, type FakeGraph } from '../support/fake-graph';
+
+/**
+ * Microsoft Graph's adapter against test/support/fake-graph.ts: a loopback server answering the
+ * request and response shapes Graph documents (Create user, JSON batching, Throttling, $filter,
+ * the identity platform's token endpoint), not the live service.
+ */
+let fake: FakeGraph;
+let origin = '';
+let DOMAIN = '';
+beforeAll(async () => {
+  fake = await startFakeGraph();
+  origin = fake.origin;
+  DOMAIN = fake.domain;
+});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+const person = (n: number, over: Partial<ProvisioningPerson> = {}): ProvisioningPerson => ({
+  accountId: `acc-${n}`,
+  username: `janedoe2026-${n}`,
+  password: `Generated-Pw-${n}!x`,
+  firstName: 'Jane',
+  lastName: `Doe${n}`,
+  email: `jane.doe${n}@example.com`,
+  ...over,
+});
+const upn = (n: number) => `janedoe2026-${n}@${DOMAIN}`;
+
+const credentials = (clientSecret = fake.oauth.clientSecret) => ({ clientId: fake.oauth.clientId, clientSecret, tokenUrl: fake.oauth.tokenUrl });
+const adapter = (settings: Partial<GraphSettings> = {}, clientSecret?: string) =>
+  microsoftGraphAdapter(
+    platformClient({ platform: 'active_directory', apiType: 'REST', baseUrl: `${origin}/v1.0`, authMethod: 'oauth2', credentials: credentials(clientSecret), apiConfig: {} }, { allowedOrigins: [origin] }),
+    { domain: DOMAIN, ...settings },
+  );
+
+const seed = (userPrincipalName: string, mail: string | null, otherMails: string[] = []) => fake.seed(userPrincipalName, mail, otherMails);
+
+type BatchBody = { requests: { id: string; method: string; url: string; headers: Record<string, string>; body: Record<string, unknown> }[] };
+
+describe("contract: a loopback server that plays Microsoft Graph's documented shapes, not the live service", () => {
+  it('creates people in one JSON $batch of POST /users, signed with a client-credentials token for <graph>/.default, each answer matched by id', async () => {
+    const graph = adapter();
+    expect(await graph.capabilities()).toEqual({ batchSize: 20, undo: 'deactivate' });
+    const outcomes = await graph.create([person(1), person(2), person(3)]);
+    graph.close();
+
+    expect(outcomes.map((o) => o.kind)).toEqual(['created', 'created', 'created']);
+    // Matched by id although the answers came in reverse order.
+    outcomes.forEach((o, i) => expect(fake.users.get((o as { externalId: string }).externalId)?.userPrincipalName).toBe(upn(i + 1)));
+
+    expect(Object.fromEntries(fake.tokenRequests[0]!)).toEqual({ grant_type: 'client_credentials', client_id: fake.oauth.clientId, client_secret: fake.oauth.clientSecret, scope: `${origin}/.default` });
+    expect(fake.received).toHaveLength(1);
+    const batch = fake.received[0]!;
+    expect(batch.method).toBe('POST');
+    expect(batch.url).toBe('/v1.0/$batch');
+    expect(batch.authorization).toBe(`Bearer ${fake.oauth.accessToken}`);
+    expect(batch.contentType).toBe('application/json');
+    const { requests } = batch.body as BatchBody;
+    expect(requests.map((r) => [r.id, r.method, r.url, r.headers['Content-Type']])).toEqual([
+      ['1', 'POST', '/users', 'application/json'],
+      ['2', 'POST', '/users', 'application/json'],
+      ['3', 'POST', '/users', 'application/json'],
+    ]);
+    expect(requests[0]!.body).toEqual({
+      accountEnabled: true,
+      displayName: 'Jane Doe1',
+      mailNickname: 'janedoe2026-1',
+      userPrincipalName: upn(1),
+      mail: 'jane.doe1@example.com',
+      givenName: 'Jane',
+      surname: 'Doe1',
+      passwordProfile: { password: 'Generated-Pw-1!x', forceChangePasswordNextSignIn: true },
+    });
+  });
+
+  it("reads each sub-request's status on its own: created, linked, conflict, throttled (429 with its own Retry-After) and refused, in one $batch", async () => {
+    const mine = seed(upn(2).toUpperCase(), 'Jane.Doe2@example.com');
+    seed(upn(3), 'someone.else@example.com');
+    const linkedByOtherMail = seed(upn(6), 'old@example.com', ['jane.doe6@example.com']);
+    fake.throttleInBatch.add(upn(4));
+    const graph = adapter();
+    const outcomes = await graph.create([person(1), person(2), person(3), person(4), person(5, { password: 'weak' }), person(6)]);
+
+    expect(outcomes[0]?.kind).toBe('created');
+    expect(outcomes[1]).toEqual({ kind: 'linked', externalId: mine });
+    expect(outcomes[2]).toEqual({ kind: 'conflict', message: `The user principal name "${upn(3)}" is already taken in Microsoft Entra ID by another person (someone.else@example.com).` });
+    expect(outcomes[3]).toEqual({ kind: 'failed', retryable: true, rateLimited: true, message: 'HTTP 429: Too many requests.', retryAfterMs: 7000 });
+    expect(outcomes[4]).toEqual({
+      kind: 'failed',
+      retryable: false,
+      message: 'HTTP 400: The specified password does not comply with password complexity requirements. Please provide a different password.',
+    });
+    expect(outcomes[5]).toEqual({ kind: 'linked', externalId: linkedByOtherMail });
+    // The existing names were looked up by userPrincipalName.
+    const lookups = fake.received.filter((r) => r.method === 'GET').map((r) => decodeURIComponent(r.url));
+    expect(lookups.sort()).toEqual(
+      [2, 3, 6].map((n) => `/v1.0/users?$filter=userPrincipalName eq '${upn(n)}'&$select=id,userPrincipalName,mail,otherMails,accountEnabled`),
+    );
+
+    // The use case sends the throttled person again alone, after its wait: a single POST /users.
+    fake.received.length = 0;
+    const [again] = await graph.create([person(4)]);
+    graph.close();
+    expect(again?.kind).toBe('created');
+    expect(fake.received.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1.0/users']);
+    expect((fake.received[0]!.body as { userPrincipalName: string }).userPrincipalName).toBe(upn(4));
+  });
+
+  it('splits more than 20 people into $batch requests of at most 20', async () => {
+    const graph = adapter();
+    const people = Array.from({ length: 25 }, (_, i) => person(100 + i));
+    const outcomes = await graph.create(people);
+    graph.close();
+    expect(outcomes.filter((o) => o.kind === 'created')).toHaveLength(25);
+    expect(fake.received.map((r) => (r.body as BatchBody).requests.length).sort((a, b) => a - b)).toEqual([5, 20]);
+    expect(fake.users.size).toBe(25);
+  });
+
+  it('turns a throttled $batch (429, Retry-After) into a retryable failure with that wait for everyone in it', async () => {
+    fake.limits.throttleCalls = 1;
+    const graph = adapter();
+    const outcomes = await graph.create([person(1), person(2)]);
+    graph.close();
+    expect(outcomes).toEqual([0, 1].map(() => ({ kind: 'failed', retryable: true, rateLimited: true, message: 'HTTP 429: Please retry again later.', retryAfterMs: 3000 })));
+    expect(fake.users.size).toBe(0);
+  });
+
+  it('reports refused credentials as authRefused: a client secret the token endpoint refuses, and a token Graph refuses', async () => {
+    const refused = adapter({}, 'wrong-secret');
+    const outcomes = await refused.create([person(1), person(2)]);
+    refused.close();
+    expect(outcomes.every((o) => o.kind === 'failed' && o.authRefused === true)).toBe(true);
+    expect(fake.received).toHaveLength(0);
+
+    const bearer = microsoftGraphAdapter(
+      platformClient({ platform: 'active_directory', apiType: 'REST', baseUrl: `${origin}/v1.0`, authMethod: 'bearer_token', credentials: { token: 'expired' }, apiConfig: {} }, { allowedOrigins: [origin] }),
+      { domain: DOMAIN },
+    );
+    const [outcome] = await bearer.create([person(3)]);
+    bearer.close();
+    expect(outcome).toMatchObject({ kind: 'failed', retryable: false, authRefused: true });
+    expect((outcome as { message: string }).message).toContain('Access token validation failure');
+  });
+
+  it('finds a person by userPrincipalName (an OData literal: a quote doubled) and answers undefined when Graph has none', async () => {
+    const id = seed(`o'neil2026@${DOMAIN}`, 'oneil@example.com');
+    const graph = adapter();
+    expect(await graph.find({ username: "O'Neil2026", email: 'x@example.com' })).toEqual({ externalId: id, userName: `o'neil2026@${DOMAIN}`, emails: ['oneil@example.com'], active: true });
+    expect(await graph.find({ username: 'nobody2026', email: 'x@example.com' })).toBeUndefined();
+    graph.close();
+  });
+
+  it('fails a name off the verified domain with Graph\'s words, not retried', async () => {
+    const graph = adapter({ domain: 'unverified.example' });
+    const [outcome] = await graph.create([person(1)]);
+    graph.close();
+    expect(outcome).toEqual({
+      kind: 'failed',
+      retryable: false,
+      message: 'HTTP 400: The domain portion of the userPrincipalName property is invalid. You must use one of the verified domain names in your organization.',
+    });
+  });
+
+  it('undoes by PATCH accountEnabled=false (the default) or DELETE per setting; a user no longer there is gone', async () => {
+    const graph = adapter();
+    const [created] = await graph.create([person(1)]);
+    const id = (created as { externalId: string }).externalId;
+    fake.received.length = 0;
+    expect(await graph.undo(id)).toEqual({ kind: 'undone', action: 'deactivated' });
+    expect(fake.received.map((r) => [r.method, r.url, r.body])).toEqual([['PATCH', `/v1.0/users/${id}`, { accountEnabled: false }]]);
+    expect(fake.users.get(id)?.accountEnabled).toBe(false);
+    graph.close();
+
+    const deleting = adapter({ undo: 'delete' });
+    expect(await deleting.capabilities()).toEqual({ batchSize: 20, undo: 'delete' });
+    expect(await deleting.undo(id)).toEqual({ kind: 'undone', action: 'deleted' });
+    expect(fake.users.has(id)).toBe(false);
+    expect(await deleting.undo(id)).toEqual({ kind: 'gone' });
+    deleting.close();
+  });
+});
+
+describe('Microsoft Entra ID as a provisioning target: support, settings, the factory and pacing', () => {
+  const integration = (baseUrl: string, provisioning: Record<string, unknown> = { entraDomain: DOMAIN }) =>
+    ({
+      id: 'int-graph',
+      userId: 'user-1',
+      name: 'Entra',
+      description: '',
+      platform: 'active_directory',
+      apiType: 'REST',
+      baseUrl,
+      authMethod: 'oauth2',
+      authConfigEncrypted: '',
+      authFieldsSet: ['clientId', 'clientSecret', 'tokenUrl'],
+      apiConfig: { provisioning },
+      isActive: true,
+      lastTestStatus: 'success',
+      createdAt: '',
+      updatedAt: '',
+    }) satisfies IntegrationRecord;
+
+  it('is supported over Graph with a verified domain; refused with the reason without one, and over LDAP (not built here)', () => {
+    expect(provisioningSupport(integration('https://graph.microsoft.com/v1.0'))).toEqual({ supported: true });
+    expect(provisioningSupport(integration('https://graph.microsoft.com/v1.0', {}))).toEqual({ supported: false, reason: expect.stringMatching(/verified domain/) });
+    expect(provisioningSupport(integration('ldaps://dc1.corp.example:636'))).toEqual({ supported: false, reason: expect.stringMatching(/LDAP is not available yet/) });
+    expect(provisioningSupport({ platform: 'workday' })).toEqual({ supported: false, reason: expect.stringMatching(/Workday/) });
+  });
+
+  it('checks the verified domain setting with a clear message', () => {
+    expect(provisioningSettingsSchema.parse({ entraDomain: ' Contoso.OnMicrosoft.com ' })).toEqual({ entraDomain: 'contoso.onmicrosoft.com' });
+    const bad = provisioningSettingsSchema.safeParse({ entraDomain: 'https://contoso.com' });
+    expect(bad.success).toBe(false);
+    expect(bad.error?.issues[0]?.message).toBe('The verified domain must be a domain name such as contoso.com or contoso.onmicrosoft.com');
+  });
+
+  it("builds the Graph adapter from the integration's settings, with Graph's documented write limit as default pacing", async () => {
+    const record = integration(`${origin}/v1.0`, { entraDomain: DOMAIN, undo: 'delete' });
+    expect(pacingOf(record)).toEqual({ requestsPerMinute: 60, concurrency: 4 });
+    expect(pacingOf({ ...record, apiConfig: { provisioning: { entraDomain: DOMAIN, requestsPerMinute: 30 } } })).toEqual({ requestsPerMinute: 30, concurrency: 4 });
+    const graph = adapterFactory({ allowedOrigins: [origin] })(record, credentials());
+    expect(await graph.capabilities()).toEqual({ batchSize: 20, undo: 'delete' });
+    const [outcome] = await graph.create([person(1)]);
+    graph.close();
+    expect(outcome?.kind).toBe('created');
+    expect(fake.received.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1.0/users']);
+  });
+
+  it('fails each person with the reason, calling nobody, when the domain was removed under a running job', async () => {
+    const graph = adapterFactory({ allowedOrigins: [origin] })(integration(`${origin}/v1.0`, {}), credentials());
+    const outcomes = await graph.create([person(1), person(2)]);
+    graph.close();
+    expect(outcomes).toEqual([0, 1].map(() => ({ kind: 'failed', retryable: false, message: expect.stringMatching(/verified domain/) })));
+    expect(fake.received).toHaveLength(0);
+  });
+});

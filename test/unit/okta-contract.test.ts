@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { AuthMethod } from '../../shared/schemas/integrations';
+import { provisioningSupport } from '../../shared/schemas/provisioning';
+import type { IntegrationRecord } from '../../functions/integrations/integration-record';
+import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
+import { oktaAdapter, type OktaSettings } from '../../functions/provisioning/adapters/okta';
+import { platformClient } from '../../functions/provisioning/platform-client';
+import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
+import { startFakeOkta, type FakeOkta, type OktaUserRecord } from '../support/fake-okta';
+
+/**
+ * Okta's adapter against test/support/fake-okta.ts: a loopback server answering the request and
+ * response shapes Okta documents (Users API, rate limits, errors), not the live service.
+ */
+let fake: FakeOkta;
+let origin = '';
+let TOKEN = '';
+beforeAll(async () => {
+  fake = await startFakeOkta();
+  origin = fake.origin;
+  TOKEN = fake.token;
+});
+afterAll(() => fake.stop());
+beforeEach(() => fake.reset());
+
+const person = (n: number, over: Partial<ProvisioningPerson> = {}): ProvisioningPerson => ({
+  accountId: `acc-${n}`,
+  username: `janedoe2026-${n}`,
+  password: `Generated-Pw-${n}!x`,
+  firstName: 'Jane',
+  lastName: `Doe${n}`,
+  email: `jane.doe${n}@example.com`,
+  ...over,
+});
+
+const adapter = (settings: OktaSettings = {}, authMethod: AuthMethod = 'api_key', credentials: Record<string, string> = { apiKey: TOKEN }) =>
+  oktaAdapter(platformClient({ platform: 'okta', apiType: 'REST', baseUrl: origin, authMethod, credentials, apiConfig: {} }, { allowedOrigins: [origin] }), settings);
+
+const seed = (profile: OktaUserRecord['profile'], status: OktaUserRecord['status'] = 'ACTIVE') => fake.seed(profile, status);
+
+describe("contract: a loopback server that plays Okta's documented shapes, not the live service", () => {
+  it('creates each person with one activated POST /api/v1/users, signed with SSWS, the profile and the password', async () => {
+    const okta = adapter();
+    expect(await okta.capabilities()).toEqual({ batchSize: 1, undo: 'delete' });
+    const outcomes = await okta.create([person(1), person(2)]);
+    okta.close();
+
+    expect(outcomes.map((o) => o.kind)).toEqual(['created', 'created']);
+    const ids = outcomes.map((o) => (o as { externalId: string }).externalId);
+    expect(ids.every((id) => fake.users.get(id)?.status === 'ACTIVE')).toBe(true);
+    expect(fake.received).toHaveLength(2);
+    const first = fake.received.find((r) => (r.body as { profile: { login: string } }).profile.login === 'janedoe2026-1')!;
+    expect(first.method).toBe('POST');
+    expect(first.url).toBe('/api/v1/users?activate=true');
+    expect(first.authorization).toBe(`SSWS ${TOKEN}`);
+    expect(first.contentType).toBe('application/json');
+    expect(first.body).toEqual({
+      profile: { login: 'janedoe2026-1', email: 'jane.doe1@example.com', firstName: 'Jane', lastName: 'Doe1' },
+      credentials: { password: { value: 'Generated-Pw-1!x' } },
+    });
+  });
+
+  it("uses the e-mail as the login when the integration says so (Okta's default login pattern)", async () => {
+    const okta = adapter({ login: 'email' });
+    const [outcome] = await okta.create([person(3)]);
+    okta.close();
+    expect(outcome?.kind).toBe('created');
+    expect((fake.received[0]?.body as { profile: { login: string } }).profile.login).toBe('jane.doe3@example.com');
+  });
+
+  it('links a login Okta already holds for the same person (found with filter=profile.login eq) and fails it for another person', async () => {
+    const mine = seed({ login: 'JaneDoe2026-4', email: 'Jane.Doe4@example.com', firstName: 'Jane', lastName: 'Doe4' });
+    seed({ login: 'janedoe2026-5', email: 'someone.else@example.com', firstName: 'Other', lastName: 'Person' });
+    const okta = adapter();
+    const outcomes = await okta.create([person(4), person(5)]);
+    okta.close();
+
+    expect(outcomes[0]).toEqual({ kind: 'linked', externalId: mine });
+    expect(outcomes[1]).toEqual({ kind: 'conflict', message: 'The login "janedoe2026-5" is already taken on Okta by another person (someone.else@example.com).' });
+    const lookups = fake.received.filter((r) => r.method === 'GET');
+    expect(lookups.map((r) => decodeURIComponent(r.url)).sort()).toEqual([
+      '/api/v1/users?filter=profile.login eq "janedoe2026-4"&limit=2',
+      '/api/v1/users?filter=profile.login eq "janedoe2026-5"&limit=2',
+    ]);
+    expect(fake.users.size).toBe(2);
+  });
+
+  it('finds a person by login, case-insensitively, and answers undefined for a login Okta does not hold', async () => {
+    const id = seed({ login: 'janedoe2026-6', email: 'jane.doe6@example.com', firstName: 'Jane', lastName: 'Doe6' });
+    const okta = adapter();
+    expect(await okta.find({ username: 'JANEDOE2026-6', email: 'x@example.com' })).toEqual({ externalId: id, userName: 'janedoe2026-6', emails: ['jane.doe6@example.com'], active: true });
+    expect(await okta.find({ username: 'nobody2026', email: 'x@example.com' })).toBeUndefined();
+    okta.close();
+  });
+
+  it("turns a 429 into a retryable failure that waits until X-Rate-Limit-Reset, with Okta's own words", async () => {
+    fake.limits.rateLimited = 1;
+    fake.limits.resetInSeconds = 30;
+    const okta = adapter();
+    const [outcome] = await okta.create([person(7)]);
+    okta.close();
+    expect(outcome).toMatchObject({ kind: 'failed', retryable: true, message: 'HTTP 429: API call exceeded rate limit due to too many requests.' });
+    const wait = (outcome as { retryAfterMs: number }).retryAfterMs;
+    expect(wait).toBeGreaterThan(28_000);
+    expect(wait).toBeLessThanOrEqual(30_000);
+    expect(fake.users.size).toBe(0);
+  });
+
+  it("measures the X-Rate-Limit-Reset wait on Okta's clock (its Date header), so a clock behind ours does not turn it into no wait", async () => {
+    fake.limits.rateLimited = 1;
+    fake.limits.resetInSeconds = 30;
+    fake.limits.clockSkewSeconds = -120;
+    const okta = adapter();
+    const [outcome] = await okta.create([person(15)]);
+    okta.close();
+    expect(outcome).toMatchObject({ kind: 'failed', retryable: true });
+    // Date has whole seconds: the wait is at most a second longer than Okta's, never shorter.
+    const wait = (outcome as { retryAfterMs: number }).retryAfterMs;
+    expect(wait).toBeGreaterThanOrEqual(29_000);
+    expect(wait).toBeLessThanOrEqual(31_000);
+  });
+
+  it("fails a password Okta's policy refuses, not retried, with the cause and without the password", async () => {
+    const okta = adapter();
+    const [outcome] = await okta.create([person(8, { password: 'short' })]);
+    okta.close();
+    expect(outcome).toEqual({
+      kind: 'failed',
+      retryable: false,
+      message: 'HTTP 400: Api validation failed: password: password: Password requirements were not met. Password requirements: at least 8 characters.',
+    });
+    expect(JSON.stringify(outcome)).not.toContain('short');
+  });
+
+  it('reports refused credentials (401 E0000011) as authRefused, so the run pauses instead of failing every row', async () => {
+    const okta = adapter({}, 'api_key', { apiKey: 'revoked-token' });
+    const [outcome] = await okta.create([person(9)]);
+    okta.close();
+    expect(outcome).toMatchObject({ kind: 'failed', retryable: false, authRefused: true });
+    expect((outcome as { message: string }).message).toContain('Invalid token provided');
+    expect(fake.received[0]?.authorization).toBe('SSWS revoked-token');
+  });
+
+  it('signs in with OAuth 2.0 client credentials (scope okta.users.manage) and calls with the bearer token', async () => {
+    const credentials = { clientId: fake.oauth.clientId, clientSecret: fake.oauth.clientSecret, tokenUrl: fake.oauth.tokenUrl, scope: 'okta.users.manage' };
+    const okta = adapter({}, 'oauth2', credentials);
+    const [outcome] = await okta.create([person(10)]);
+    okta.close();
+    expect(outcome?.kind).toBe('created');
+    expect(fake.tokenRequests).toHaveLength(1);
+    expect(Object.fromEntries(fake.tokenRequests[0]!)).toEqual({ grant_type: 'client_credentials', client_id: fake.oauth.clientId, client_secret: fake.oauth.clientSecret, scope: 'okta.users.manage' });
+    expect(fake.received[0]?.authorization).toBe(`Bearer ${fake.oauth.accessToken}`);
+
+    // Okta's org authorization server has no default scope: left empty, okta.users.manage is asked for.
+    fake.tokenRequests.length = 0;
+    const { scope: _scope, ...withoutScope } = credentials;
+    const unscoped = adapter({}, 'oauth2', withoutScope);
+    expect((await unscoped.create([person(16)]))[0]?.kind).toBe('created');
+    unscoped.close();
+    expect(fake.tokenRequests[0]?.get('scope')).toBe('okta.users.manage');
+
+    const refused = adapter({}, 'oauth2', { ...credentials, clientSecret: 'wrong' });
+    const [failure] = await refused.create([person(11)]);
+    refused.close();
+    expect(failure).toMatchObject({ kind: 'failed', authRefused: true });
+    expect(fake.users.size).toBe(2);
+  });
+
+  it('undoes by deactivating then deleting (the default), and finishes an undo that stopped after the deactivation', async () => {
+    const okta = adapter();
+    const [created] = await okta.create([person(12)]);
+    const id = (created as { externalId: string }).externalId;
+    fake.received.length = 0;
+    expect(await okta.undo(id)).toEqual({ kind: 'undone', action: 'deleted' });
+    expect(fake.received.map((r) => `${r.method} ${r.url}`)).toEqual([`POST /api/v1/users/${id}/lifecycle/deactivate`, `DELETE /api/v1/users/${id}`]);
+    expect(fake.users.has(id)).toBe(false);
+    expect(await okta.undo(id)).toEqual({ kind: 'gone' });
+
+    // Deactivated by an earlier undo that stopped there: Okta refuses a second deactivation; the delete goes on.
+    const halfway = seed({ login: 'half2026', email: 'half@example.com', firstName: 'Half', lastName: 'Way' }, 'DEPROVISIONED');
+    expect(await okta.undo(halfway)).toEqual({ kind: 'undone', action: 'deleted' });
+    expect(fake.users.has(halfway)).toBe(false);
+    okta.close();
+  });
+
+  it('undoes by deactivating only when the integration says deactivate', async () => {
+    const okta = adapter({ undo: 'deactivate' });
+    const [created] = await okta.create([person(13)]);
+    const id = (created as { externalId: string }).externalId;
+    fake.received.length = 0;
+    expect(await okta.undo(id)).toEqual({ kind: 'undone', action: 'deactivated' });
+    expect(fake.received.map((r) => r.method)).toEqual(['POST']);
+    expect(fake.users.get(id)?.status).toBe('DEPROVISIONED');
+    okta.close();
+  });
+
+  it('is the adapter the factory builds for an okta integration, with its login and undo settings and the documented pacing', async () => {
+    const integration = {
+      id: 'int-okta',
+      userId: 'user-1',
+      name: 'Okta',
+      description: '',
+      platform: 'okta',
+      apiType: 'REST',
+      baseUrl: origin,
+      authMethod: 'api_key',
+      authConfigEncrypted: '',
+      authFieldsSet: ['apiKey'],
+      apiConfig: { provisioning: { oktaLogin: 'email', undo: 'deactivate' } },
+      isActive: true,
+      lastTestStatus: 'success',
+      createdAt: '',
+      updatedAt: '',
+    } satisfies IntegrationRecord;
+    expect(provisioningSupport(integration)).toEqual({ supported: true });
+    expect(pacingOf(integration)).toEqual({ requestsPerMinute: 600, concurrency: 75 });
+    const okta = adapterFactory({ allowedOrigins: [origin] })(integration, { apiKey: TOKEN });
+    expect(await okta.capabilities()).toEqual({ batchSize: 1, undo: 'deactivate' });
+    const [outcome] = await okta.create([person(14)]);
+    okta.close();
+    expect(outcome?.kind).toBe('created');
+    expect((fake.received[0]?.body as { profile: { login: string } }).profile.login).toBe('jane.doe14@example.com');
+  });
+});
