@@ -253,6 +253,26 @@ describe('provisioning in Chromium', () => {
     expect(await user.json<ProvisioningJob>(`/api/provisioning-jobs/${after!.provisioningJobId}`)).toMatchObject({ mode: 'retry', status: 'completed', total: 1, synced: 1, failed: 0, pending: 0 });
   });
 
+  it('Undo on platform asks first, then deactivates the accounts there and keeps them here marked Removed', async () => {
+    const counts = page.getByRole('region', { name: 'On the platform' });
+    const table = page.getByRole('table', { name: 'Accounts of this project' });
+    await counts.getByRole('button', { name: 'Undo on platform' }).click();
+    const confirm = page.getByRole('alertdialog', { name: 'Undo on platform?' });
+    await confirm.getByText(`The 2 synced accounts of Conflict ${tag} will be deactivated or deleted`, { exact: false }).waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-undo-confirm'), animations: 'disabled' });
+    await confirm.getByRole('button', { name: 'Undo on platform' }).click();
+    await toast('Undo started').waitFor();
+    await confirm.waitFor({ state: 'hidden' });
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 0 Sync Failed 0 Removed 2 Pending 0');
+    await counts.getByRole('group', { name: `Undo on ${DIRECTORY}` }).getByText('2 removed, 0 failed, 0 pending of 2').waitFor();
+    await expect.poll(() => table.getByText('Removed from platform', { exact: true }).filter({ visible: true }).count()).toBe(2);
+    await page.screenshot({ path: screenshotPath('provisioning-project-removed'), fullPage: true });
+    // The SCIM adapter's default undo deactivates: the person is still on the directory, inactive.
+    const katherine = await directoryUser(baseUsername('Katherine', `Johnson${tag}`, year));
+    expect(katherine?.active).toBe(false);
+    expect(await counts.getByRole('button', { name: 'Undo on platform' }).count()).toBe(0);
+  });
+
   it('pauses a run whose credentials the platform refuses, says why with the way to the integration, and resumes once it is edited and tested', async () => {
     // The directory's token is changed to one it refuses.
     await page.goto(`${app}/integrations`);

@@ -39,16 +39,27 @@ describe('sync counts on screen', () => {
     fc.assert(
       fc.property(fc.option(fc.integer({ min: -5, max: 1000 })), fc.option(fc.integer({ min: -5, max: 1000 })), fc.option(fc.integer({ min: -5, max: 1000 })), (s, f, t) => {
         const counts = syncCounts(s ?? undefined, f ?? undefined, t ?? undefined);
-        expect(counts.synced + counts.failed + counts.pending).toBe(counts.total);
+        expect(counts.synced + counts.failed + counts.removed + counts.pending).toBe(counts.total);
         for (const value of Object.values(counts)) expect(value).toBeGreaterThanOrEqual(0);
       }),
     );
     // 3 + 1 of 3 is never shown as such: the total holds both.
-    expect(syncCounts(3, 1, 3)).toEqual({ synced: 3, failed: 1, pending: 0, total: 4 });
+    expect(syncCounts(3, 1, 3)).toEqual({ synced: 3, failed: 1, removed: 0, pending: 0, total: 4 });
+  });
+
+  it('count the accounts an undo removed apart, still adding up, and say removed for an undo run', () => {
+    expect(projectSyncCounts({ accountCount: 5, syncedCount: 1, syncFailedCount: 1, syncRemovedCount: 2 } as never)).toEqual({ synced: 1, failed: 1, removed: 2, pending: 1, total: 5 });
+    fc.assert(
+      fc.property(fc.nat(500), fc.nat(500), fc.nat(500), fc.nat(2000), (s, f, r, t) => {
+        const counts = syncCounts(s, f, t, r);
+        expect(counts.synced + counts.failed + counts.removed + counts.pending).toBe(counts.total);
+      }),
+    );
+    expect(countsText(syncCounts(2, 0, 3), 'undo')).toBe('2 removed, 0 failed, 1 pending of 3');
   });
 
   it('count a project read before its sync counts existed as all pending', () => {
-    expect(projectSyncCounts({ accountCount: 7 } as never)).toEqual({ synced: 0, failed: 0, pending: 7, total: 7 });
+    expect(projectSyncCounts({ accountCount: 7 } as never)).toEqual({ synced: 0, failed: 0, removed: 0, pending: 7, total: 7 });
   });
 });
 

@@ -22,11 +22,12 @@ export function AccountStatusBadge({ status, error }: { status: AccountView['ext
       {label}
     </Badge>
   );
-  if (status !== 'failed' || !error) return badge;
+  // Sync Failed says why; so does a Synced account an undo could not remove ('Undo failed: ...').
+  if (!error || status === 'pending') return badge;
   return (
     <Stack gap="1" minW="60" maxW="sm">
       {badge}
-      <Text fontSize="xs" color="fg.error" overflowWrap="anywhere" whiteSpace="normal">
+      <Text fontSize="xs" color={status === 'failed' ? 'fg.error' : 'fg.warning'} overflowWrap="anywhere" whiteSpace="normal">
         {error}
       </Text>
     </Stack>

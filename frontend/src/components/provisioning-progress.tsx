@@ -14,14 +14,14 @@ const statusPalette: Record<ProvisioningStatus, string> = {
 
 /**
  * A provisioning run's progress, apart from the accounts' creation: "Provisioning to <name>: N
- * synced, N failed, N pending of T", a bar of the accounts settled, and why it waits, paused
- * (with the way to the integration) or failed.
+ * synced, N failed, N pending of T" (an undo: "Undo on <name>: N removed, ..."), a bar of the
+ * accounts settled, and why it waits, paused (with the way to the integration) or failed.
  */
 export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** Its progress cannot be read right now. */ lost?: boolean }) {
   const counts = jobSyncCounts(job);
   const percent = settledPercent(counts);
   const notStarted = job.status === 'waiting' || job.status === 'queued';
-  const label = `Provisioning to ${job.integrationName}`;
+  const label = job.mode === 'undo' ? `Undo on ${job.integrationName}` : `Provisioning to ${job.integrationName}`;
   const share = (part: number) => (counts.total > 0 ? `${(part / counts.total) * 100}%` : '0%');
   return (
     <Stack gap="3" borderWidth="1px" borderRadius="md" p="4" aria-label={label} role="group">
@@ -40,7 +40,7 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={notStarted ? undefined : Math.round(percent)}
-        aria-valuetext={countsText(counts)}
+        aria-valuetext={countsText(counts, job.mode)}
         display="flex"
         h="2"
         borderRadius="full"
@@ -51,7 +51,7 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
         <Box bg="red.solid" w={share(counts.failed)} />
       </Box>
       <Text fontSize="sm" role="status" aria-live="polite">
-        {countsText(counts)}
+        {countsText(counts, job.mode)}
       </Text>
       {job.status === 'paused' ? (
         <Alert.Root status="warning" size="sm">

@@ -57,16 +57,16 @@ export function useStartProvisioning() {
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
       toaster.create({
         type: 'success',
-        title: job.mode === 'retry' ? 'Retry started' : 'Provisioning started',
-        description: `${job.total.toLocaleString()} ${job.total === 1 ? 'account' : 'accounts'} to ${job.integrationName}.`,
+        title: job.mode === 'retry' ? 'Retry started' : job.mode === 'undo' ? 'Undo started' : 'Provisioning started',
+        description: `${job.total.toLocaleString()} ${job.total === 1 ? 'account' : 'accounts'} ${job.mode === 'undo' ? 'on' : 'to'} ${job.integrationName}.`,
       });
     },
-    onError: (error) => {
+    onError: (error, variables) => {
       if (error.message.startsWith('401')) return; // the logged-out toast is already showing
       if (error instanceof ApiError && error.status === 409) void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
       toaster.create({
         type: 'error',
-        title: 'Provisioning not started',
+        title: variables.mode === 'undo' ? 'Undo not started' : 'Provisioning not started',
         description: serverMessageOf(error, [400, 403, 404, 409]) ?? 'Failed to start provisioning. Please try again.',
       });
     },

@@ -1,11 +1,13 @@
 import type { Integration } from '@shared/schemas/integrations';
 import type { Project } from '@shared/schemas/project';
-import { provisioningSupport, type ProvisioningJob, type ProvisioningStatus } from '@shared/schemas/provisioning';
+import { provisioningSupport, type ProvisioningJob, type ProvisioningMode, type ProvisioningStatus } from '@shared/schemas/provisioning';
 
-/** Synced + failed + pending = total, as shown on screen. */
+/** Synced + failed + removed + pending = total, as shown on screen. */
 export interface SyncCounts {
   synced: number;
   failed: number;
+  /** Taken off the platform again by an undo (kept here, marked). */
+  removed: number;
   pending: number;
   total: number;
 }
@@ -14,25 +16,29 @@ const whole = (value: number | undefined) => (Number.isFinite(value) && value! >
 
 /**
  * The counts a screen shows, made to add up whatever the answer held: pending is what is neither
- * synced nor failed, and the total grows to hold both (a project read before its counts were
- * written, or a run read between two updates, must never show 3 + 1 + 0 of 3).
+ * synced, failed nor removed, and the total grows to hold them (a project read before its counts
+ * were written, or a run read between two updates, must never show 3 + 1 + 0 of 3).
  */
-export function syncCounts(synced: number | undefined, failed: number | undefined, total: number | undefined): SyncCounts {
+export function syncCounts(synced: number | undefined, failed: number | undefined, total: number | undefined, removed?: number): SyncCounts {
   const s = whole(synced);
   const f = whole(failed);
-  const t = Math.max(whole(total), s + f);
-  return { synced: s, failed: f, pending: t - s - f, total: t };
+  const r = whole(removed);
+  const t = Math.max(whole(total), s + f + r);
+  return { synced: s, failed: f, removed: r, pending: t - s - f - r, total: t };
 }
 
 export const jobSyncCounts = (job: Pick<ProvisioningJob, 'synced' | 'failed' | 'total'>): SyncCounts => syncCounts(job.synced, job.failed, job.total);
 
 /** A project's accounts by where they stand on the platform (its accountCount is the total). */
-export const projectSyncCounts = (project: Pick<Project, 'accountCount' | 'syncedCount' | 'syncFailedCount'>): SyncCounts =>
-  syncCounts(project.syncedCount, project.syncFailedCount, project.accountCount);
+export const projectSyncCounts = (project: Pick<Project, 'accountCount' | 'syncedCount' | 'syncFailedCount'> & Partial<Pick<Project, 'syncRemovedCount'>>): SyncCounts =>
+  syncCounts(project.syncedCount, project.syncFailedCount, project.accountCount, project.syncRemovedCount);
 
-/** "2 synced, 1 failed, 0 pending of 3" */
-export const countsText = ({ synced, failed, pending, total }: SyncCounts): string =>
-  `${synced.toLocaleString()} synced, ${failed.toLocaleString()} failed, ${pending.toLocaleString()} pending of ${total.toLocaleString()}`;
+/**
+ * "2 synced, 1 failed, 0 pending of 3"; an undo run counts the accounts it removed from the
+ * platform in `synced` (the server's words for both): "2 removed, 0 failed, 1 pending of 3".
+ */
+export const countsText = ({ synced, failed, pending, total }: SyncCounts, mode: ProvisioningMode = 'provision'): string =>
+  `${synced.toLocaleString()} ${mode === 'undo' ? 'removed' : 'synced'}, ${failed.toLocaleString()} failed, ${pending.toLocaleString()} pending of ${total.toLocaleString()}`;
 
 /** Percent of the run's accounts that have an outcome (synced or failed), 0-100. */
 export const settledPercent = ({ synced, failed, total }: SyncCounts): number => (total > 0 ? ((synced + failed) / total) * 100 : 100);

@@ -1,9 +1,10 @@
 import { Alert, Button, Card, CloseButton, DataList, Dialog, Flex, Link, List, NativeSelect, Portal, Stack, Text } from '@chakra-ui/react';
-import { CloudUploadIcon, CrownIcon, RotateCcwIcon } from 'lucide-react';
+import { CloudUploadIcon, CrownIcon, RotateCcwIcon, Undo2Icon } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
 import { proFeatures } from '@shared/plans';
 import type { Project } from '@shared/schemas/project';
+import { ConfirmDialog } from '../../../components/confirm-dialog';
 import { FormField } from '../../../components/form-field';
 import { ProvisioningProgress } from '../../../components/provisioning-progress';
 import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
@@ -16,9 +17,10 @@ const count = new Intl.NumberFormat();
 const DIALOG_FORM_ID = 'provision-project-form';
 
 /**
- * A project on the platform of an integration: its accounts Synced / Sync Failed / Pending (they
- * add up to its accounts), its latest run followed while it runs, 'Provision to...' and 'Retry
- * failed' (only with failed accounts, to the project's integration). Without Pro both open the gate.
+ * A project on the platform of an integration: its accounts Synced / Sync Failed / Removed /
+ * Pending (they add up to its accounts), its latest run followed while it runs, 'Provision to...',
+ * 'Retry failed' (only with failed accounts) and 'Undo on platform' (only with synced accounts,
+ * after asking), both to the project's integration. Without Pro they open the gate.
  */
 export function ProjectProvisioning({ project }: { project: Project }) {
   const plan = useEffectivePlan();
@@ -27,6 +29,9 @@ export function ProjectProvisioning({ project }: { project: Project }) {
   const start = useStartProvisioning();
   const [choosing, setChoosing] = useState(false);
   const [gateOpen, setGateOpen] = useState(false);
+  const [confirmingUndo, setConfirmingUndo] = useState(false);
+  const integrations = useIntegrationsQuery(plan === 'pro' && counts.synced > 0);
+  const target = integrations.data?.find((integration) => integration.id === project.integrationId);
   const job = run.data;
   const active = provisioningActive(job?.status);
   const gated = plan !== 'pro';
@@ -34,6 +39,14 @@ export function ProjectProvisioning({ project }: { project: Project }) {
   const retry = () => {
     if (gated) setGateOpen(true);
     else if (project.integrationId) start.mutate({ projectId: project.id, integrationId: project.integrationId, mode: 'retry' });
+  };
+
+  const undo = () => {
+    if (!project.integrationId) return;
+    start.mutate(
+      { projectId: project.id, integrationId: project.integrationId, mode: 'undo' },
+      { onSettled: () => setConfirmingUndo(false) },
+    );
   };
 
   return (
@@ -50,6 +63,12 @@ export function ProjectProvisioning({ project }: { project: Project }) {
                 Retry failed
               </Button>
             ) : null}
+            {counts.synced > 0 && project.integrationId ? (
+              <Button size="sm" variant="outline" onClick={() => (gated ? setGateOpen(true) : setConfirmingUndo(true))} disabled={!plan || active}>
+                {gated ? <CrownIcon aria-hidden="true" /> : <Undo2Icon aria-hidden="true" />}
+                Undo on platform
+              </Button>
+            ) : null}
             <Button size="sm" variant="outline" disabled={!plan || active} onClick={() => (gated ? setGateOpen(true) : setChoosing(true))}>
               {gated ? <CrownIcon aria-hidden="true" /> : <CloudUploadIcon aria-hidden="true" />}
               Provision to...
@@ -61,6 +80,7 @@ export function ProjectProvisioning({ project }: { project: Project }) {
         <DataList.Root orientation="horizontal" size="sm" flexDirection="row" flexWrap="wrap" columnGap="8" rowGap="2" aria-label="Accounts on the platform">
           <SyncCount label="Synced" value={counts.synced} color="fg.success" />
           <SyncCount label="Sync Failed" value={counts.failed} color={counts.failed ? 'fg.error' : undefined} />
+          {counts.removed ? <SyncCount label="Removed" value={counts.removed} /> : null}
           <SyncCount label="Pending" value={counts.pending} />
         </DataList.Root>
         {job ? <ProvisioningProgress job={job} lost={run.isError} /> : null}
@@ -72,9 +92,29 @@ export function ProjectProvisioning({ project }: { project: Project }) {
       </Card.Body>
       {choosing ? <ProvisionDialog project={project} pending={counts.pending} onClose={() => setChoosing(false)} /> : null}
       <UpgradePromptDialog feature={proFeatures.apiIntegrations} open={gateOpen} onOpenChange={setGateOpen} />
+      <ConfirmDialog
+        open={confirmingUndo}
+        onOpenChange={setConfirmingUndo}
+        title="Undo on platform?"
+        description={
+          <>
+            The {count.format(counts.synced)} synced {counts.synced === 1 ? 'account' : 'accounts'} of {project.name} will be{' '}
+            {undoWords(target?.apiConfig.provisioning?.undo)} on {target?.name ?? 'the platform'}. They stay here, marked Removed from
+            platform, with their credentials.
+          </>
+        }
+        confirmLabel="Undo on platform"
+        busy={start.isPending}
+        busyLabel="Starting..."
+        onConfirm={undo}
+      />
     </Card.Root>
   );
 }
+
+/** What undo does on the platform: the integration's setting, or its platform's own default. */
+const undoWords = (setting: 'deactivate' | 'delete' | undefined) =>
+  setting === 'delete' ? 'deleted' : setting === 'deactivate' ? 'deactivated' : 'deactivated or deleted (as the platform does by default)';
 
 function SyncCount({ label, value, color }: { label: string; value: number; color?: string }) {
   return (
