@@ -200,6 +200,7 @@ describe('API Integrations in Chromium', () => {
     await dialog.getByLabel('Requests per minute (optional)').fill('120');
     await dialog.getByLabel('Name', { exact: true }).fill('Okta e2e edited');
     await dialog.getByLabel('Undo action').selectOption('delete');
+    await dialog.getByLabel('Okta login').selectOption('email');
     await dialog.getByLabel('Undo action').scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath('integrations-edit-dialog'), animations: 'disabled' });
     await dialog.getByRole('button', { name: 'Save Changes' }).click();
@@ -207,7 +208,7 @@ describe('API Integrations in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     await item.getByText('Okta e2e edited').waitFor();
     const [stored] = await user.json<Integration[]>('/api/integrations');
-    expect(stored).toMatchObject({ name: 'Okta e2e edited', authFieldsSet: ['apiKey'], apiConfig: { testPath: okta.testPath, provisioning: { requestsPerMinute: 120, undo: 'delete' } } });
+    expect(stored).toMatchObject({ name: 'Okta e2e edited', authFieldsSet: ['apiKey'], apiConfig: { testPath: okta.testPath, provisioning: { requestsPerMinute: 120, undo: 'delete', oktaLogin: 'email' } } });
   });
 
   it('tests it again once the platform accepts the key (the key kept through the edit)', async () => {

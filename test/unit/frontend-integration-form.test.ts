@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { updateIntegrationSchema, type Integration, type IntegrationTemplate } from '../../shared/schemas/integrations';
-import { integrationFormDefaults, optionalNumber, templateFor, toCreateRequest } from '../../frontend/src/features/integrations/lib/integration-form';
+import { integrationFormDefaults, optionalChoice, optionalNumber, templateFor, toCreateRequest } from '../../frontend/src/features/integrations/lib/integration-form';
 
 const stored: Integration = {
   id: 'int-1',
@@ -60,6 +60,17 @@ describe('the integration form on edit', () => {
     expect(toCreateRequest(empty).apiConfig).toEqual({});
     const refused = updateIntegrationSchema.safeParse({ ...integrationFormDefaults(undefined, stored), apiConfig: { provisioning: { requestsPerMinute: optionalNumber('2.5') } } });
     expect(refused.error?.issues[0]?.message).toBe('Requests per minute must be a whole number');
+  });
+});
+
+describe('platform settings of provisioning', () => {
+  it("keep Okta's login choice and Entra ID's verified domain (lower case), and leave a blank one out", () => {
+    const okta = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, { ...stored, platform: 'okta' }), apiConfig: { provisioning: { oktaLogin: optionalChoice('email') } } });
+    expect(toCreateRequest(okta).apiConfig).toEqual({ provisioning: { oktaLogin: 'email' } });
+    const entra = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, { ...stored, platform: 'active_directory' }), apiConfig: { provisioning: { entraDomain: optionalChoice(' Contoso.COM ') } } });
+    expect(toCreateRequest(entra).apiConfig).toEqual({ provisioning: { entraDomain: 'contoso.com' } });
+    const blank = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, { ...stored, platform: 'active_directory' }), apiConfig: { provisioning: { entraDomain: optionalChoice('') } } });
+    expect(toCreateRequest(blank).apiConfig).toEqual({});
   });
 });
 

@@ -69,7 +69,10 @@ export function IntegrationDialog({
   const platformTemplate = templateFor(templates, platform) ?? template;
   // Fields stored under the method shown: an empty one keeps its value (a new method needs them all).
   const stored = new Set(editing && authMethod === editing.authMethod ? editing.authFieldsSet : []);
-  const support = platform ? provisioningSupport({ platform, apiType }) : undefined;
+  const baseUrl = useWatch({ control, name: 'baseUrl' });
+  const entraDomain = useWatch({ control, name: 'apiConfig.provisioning.entraDomain' });
+  // The same rule as the server's, on what is typed: e.g. Entra ID needs its verified domain.
+  const support = platform ? provisioningSupport({ platform, apiType, baseUrl, apiConfig: { provisioning: { entraDomain: entraDomain || undefined } } }) : undefined;
 
   // A platform chosen here brings its template's settings, for the fields the user has not changed.
   const applyPlatform = (chosen: IntegrationPlatform | '') => {
@@ -259,6 +262,31 @@ export function IntegrationDialog({
                           />
                         </FormField>
                       </SimpleGrid>
+                      {platform === 'okta' ? (
+                        <FormField label="Okta login" error={provisioningErrors?.oktaLogin?.message} helperText="What each person signs in to Okta with.">
+                          <NativeSelect.Root>
+                            <NativeSelect.Field {...register('apiConfig.provisioning.oktaLogin', { setValueAs: optionalChoice })}>
+                              <option value="">The generated username (default)</option>
+                              <option value="email">The e-mail address (Okta's default login pattern)</option>
+                            </NativeSelect.Field>
+                            <NativeSelect.Indicator />
+                          </NativeSelect.Root>
+                        </FormField>
+                      ) : null}
+                      {platform === 'active_directory' ? (
+                        <FormField
+                          label="Verified domain (Microsoft Entra ID)"
+                          error={provisioningErrors?.entraDomain?.message}
+                          helperText="The tenant's verified domain: user principal names are username@domain. Needed to provision through Microsoft Graph."
+                        >
+                          <Input
+                            autoComplete="off"
+                            spellCheck={false}
+                            placeholder="contoso.com"
+                            {...register('apiConfig.provisioning.entraDomain', { setValueAs: optionalChoice })}
+                          />
+                        </FormField>
+                      ) : null}
                       <FormField
                         label="Undo action"
                         error={provisioningErrors?.undo?.message}
