@@ -290,11 +290,11 @@ export function IntegrationDialog({
                       <FormField
                         label="Undo action"
                         error={provisioningErrors?.undo?.message}
-                        helperText="What undoing a provisioned account does on the platform."
+                        helperText="What Undo on platform does to an account there. Defaults: SCIM and Entra ID deactivate, Okta deactivates then deletes."
                       >
                         <NativeSelect.Root>
                           <NativeSelect.Field {...register('apiConfig.provisioning.undo', { setValueAs: optionalChoice })}>
-                            <option value="">Platform default (deactivate where possible)</option>
+                            <option value="">The platform's default</option>
                             <option value="deactivate">Deactivate the account</option>
                             <option value="delete">Delete the account</option>
                           </NativeSelect.Field>
