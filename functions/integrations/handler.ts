@@ -1,6 +1,7 @@
 import { createIntegrationSchema, updateIntegrationSchema } from '../../shared/schemas/integrations';
 import { dynamo, sqs } from '../core/clients';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
+import { failRunsOf } from '../provisioning/provisioning-jobs';
 import { appCipher } from '../core/encryption';
 import { env, requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
@@ -22,6 +23,9 @@ const integrations = integrationUseCases({
   newId: timeOrderedId,
   outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
   onTestPassed: (userId, integrationId) => provisioningQueue.send([{ type: 'resume', userId, integrationId }]),
+  onDeleted: async (userId, integrationId) => {
+    await failRunsOf({ db, tableName, now: () => new Date() }, userId, integrationId, 'The integration was deleted: the accounts not reached stay pending.');
+  },
 });
 
 export const handler = httpHandler({

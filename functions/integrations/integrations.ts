@@ -1,5 +1,5 @@
 import type { PlanId } from '../../shared/plans';
-import { MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
+import { authFields, MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
@@ -16,6 +16,8 @@ export interface IntegrationPorts {
   now(): Date;
   newId(now: Date): string;
   outbound: OutboundOptions;
+  /** Called when an integration is deleted: its provisioning runs that are not over fail with the reason. */
+  onDeleted?: (userId: string, integrationId: string) => Promise<void>;
   /** Called after a test that succeeded: paused provisioning runs on the integration go on. */
   onTestPassed?: (userId: string, integrationId: string) => Promise<void>;
   /** The connection test (real outbound HTTP by default). */
@@ -94,8 +96,16 @@ export function integrationUseCases(ports: IntegrationPorts) {
       if (!isId(id)) throw notFound();
       const current = await ports.store.get(userId, id);
       if (!current) throw notFound();
+      if (input.platform !== current.platform) {
+        const message = "An integration's platform cannot be changed (its accounts and runs belong to it): add a new integration instead.";
+        throw new ValidationError(message, [{ path: 'platform', message }]);
+      }
       checkUrls(input.baseUrl, input.authConfig.tokenUrl);
-      const stored = input.authMethod === current.authMethod ? ((await readCredentials(userId, id, current.authConfigEncrypted)) ?? {}) : {};
+      // The stored secrets only ever go where they went: a new host (or token URL) needs them typed again.
+      const sameTarget = new URL(input.baseUrl).origin === new URL(current.baseUrl).origin;
+      const storedCredentials = input.authMethod === current.authMethod ? ((await readCredentials(userId, id, current.authConfigEncrypted)) ?? {}) : {};
+      const sameTokenUrl = (input.authConfig.tokenUrl || storedCredentials.tokenUrl || '') === (storedCredentials.tokenUrl ?? '');
+      const stored = sameTarget && sameTokenUrl ? storedCredentials : Object.fromEntries(Object.entries(storedCredentials).filter(([name]) => !authFields[input.authMethod].find((f) => f.name === name)?.secret));
       const given = Object.fromEntries(Object.entries(input.authConfig).filter(([, value]) => value !== ''));
       const authConfig = { ...stored, ...given };
       const missing = missingCredentials(input.authMethod, authConfig);
@@ -152,6 +162,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
 
     async remove(userId: string, id: string): Promise<void> {
       if (!isId(id) || !(await ports.store.remove(userId, id))) throw notFound();
+      await ports.onDeleted?.(userId, id);
     },
   };
 }

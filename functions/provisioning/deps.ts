@@ -4,6 +4,12 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { recordOf, type IntegrationRecord } from '../integrations/integration-record';
 import { sqsProvisioningQueue } from './sqs-provisioning-queue';
+import type { ProvisioningQueue } from './provisioning-message';
+
+function lazyQueue(make: () => ProvisioningQueue): ProvisioningQueue {
+  let queue: ProvisioningQueue | undefined;
+  return { send: (messages, delaySeconds) => (queue ??= make()).send(messages, delaySeconds) };
+}
 
 /** What every provisioning entry point (route group, workers, bulk) is built from in Lambda. */
 export function provisioningRuntime() {
@@ -20,7 +26,8 @@ export function provisioningRuntime() {
     db,
     tableName,
     integrations,
-    queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')),
+    // Made on first send: the dead-letter worker never sends and is given no queue URL.
+    queue: lazyQueue(() => sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'))),
     now: () => new Date(),
     outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
   };

@@ -3,6 +3,7 @@ import { appCipher } from '../core/encryption';
 import { adapterFactory } from './adapters';
 import { checkPeople } from './check-people';
 import { NotFoundError } from '../core/errors';
+import { isIdShaped } from '../../shared/schemas/ids';
 import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { dynamoPlanReader } from '../usage/plan-store';
@@ -36,7 +37,8 @@ export const handler = httpHandler({
   }),
   'GET /api/provisioning-jobs/{id}': route({
     run: async ({ userId, pathParameters }) => {
-      const job = await readJob(runtime, userId, pathParameters.id ?? '');
+      const id = pathParameters.id ?? '';
+      const job = isIdShaped(id) ? await readJob(runtime, userId, id) : undefined;
       if (!job || job.entityType !== 'ProvisioningJob') throw new NotFoundError('Provisioning run not found');
       return jobView(job);
     },

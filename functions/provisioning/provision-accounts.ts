@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { doneStatusOf, PAUSED_CREDENTIALS, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
+import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
@@ -19,6 +19,8 @@ export const AUTH_FAILURES_TO_PAUSE = 3;
 export const SERVER_ERROR_ATTEMPTS = 4;
 /** 429 answers one account may get before it fails: each is waited out as the platform says. */
 export const RATE_LIMIT_ATTEMPTS = 20;
+/** Deliveries of one chunk put back on the queue (budget spent, or a long 429 wait) before its accounts fail: hours of waiting. */
+export const MAX_REQUEUES = 30;
 /** Work per delivery: the rest of a chunk goes back on the queue (the worker's timeout is 150 s). */
 export const CHUNK_BUDGET_MS = 100_000;
 
@@ -56,7 +58,7 @@ const readablePassword = (cipher: Cipher, account: Record<string, unknown>): str
 };
 
 /** The accounts of a chunk still in the run's source status (strongly consistent: the last delivery's writes count). */
-async function chunkAccounts(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: ChunkMessage, from: string) {
+async function chunkAccounts(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: ChunkMessage, from: string, jobId: string) {
   const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
   const accounts: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
@@ -65,8 +67,10 @@ async function chunkAccounts(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, user
       new QueryCommand({
         TableName: deps.tableName,
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        FilterExpression: 'externalStatus = :from',
-        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK, ':from': from },
+        // Not the ones this run handled already: a retry's new failure (or an undo's) keeps the
+        // source status, and must not be called again by a later delivery.
+        FilterExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
+        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK, ':from': from, ':run': jobId },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
@@ -99,23 +103,33 @@ export const provisionChunk =
     const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true }));
     if (seen) return finishRun(deps, userId, jobId);
     const job = await readJob(deps, userId, jobId);
-    if (!job || job.status !== 'running') return;
+    if (!job || (job.status !== 'running' && job.status !== 'resuming')) return;
     const mode = job.mode as ProvisioningMode;
     const from = sourceStatusOf[mode];
     const projectId = String(job.projectId);
 
     const integration = await deps.integration(userId, String(job.integrationId));
     if (!integration) return failJob(deps, userId, jobId, 'The integration was deleted: the accounts not provisioned stay pending.');
+    // A key that cannot be fetched now (throttling, network) throws: SQS delivers again. Only a
+    // token that does not open fails the run.
+    const cipher = await deps.cipher();
     let credentials: Record<string, string>;
     try {
-      credentials = JSON.parse((await deps.cipher()).decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
+      credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
     } catch {
       return failJob(deps, userId, jobId, "The integration's credentials cannot be read: enter them again in the integration, then retry.");
     }
+    const support = provisioningSupport(integration);
+    if (!support.supported) return failJob(deps, userId, jobId, support.reason);
+    if ((message.requeues ?? 0) > MAX_REQUEUES) {
+      // The platform kept this chunk waiting for hours: its accounts fail with the reason (Retry failed takes them again).
+      const left = await chunkAccounts(deps, userId, projectId, message, from, jobId);
+      await recordOutcomes(deps, job, left.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' } })));
+      return markChunkDone(deps, job, message);
+    }
 
-    const accounts = await chunkAccounts(deps, userId, projectId, message, from);
+    const accounts = await chunkAccounts(deps, userId, projectId, message, from, jobId);
     if (accounts.length === 0) return markChunkDone(deps, job, message);
-    const cipher = await deps.cipher();
     const clock = deps.clock ?? Date.now;
     const sleep = deps.sleep ?? realSleep;
     const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
@@ -142,7 +156,16 @@ export const provisionChunk =
         called.push(account);
         people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
       }
-      return { called, outcomes: people.length ? await adapter.create(people) : [] };
+      const outcomes = people.length ? await adapter.create(people) : [];
+      // A platform that repeats the request in its error must not put the password in externalError.
+      return {
+        called,
+        outcomes: outcomes.map((outcome, i) =>
+          (outcome.kind === 'failed' || outcome.kind === 'conflict') && people[i] && outcome.message.includes(people[i].password)
+            ? { ...outcome, message: outcome.message.split(people[i].password).join('[password]') }
+            : outcome,
+        ),
+      };
     };
     /** Deactivates or deletes each account on the platform (already gone counts as done). */
     const undoAll = async (accounts: Record<string, unknown>[]) => ({
@@ -155,6 +178,12 @@ export const provisionChunk =
         }),
       ),
     });
+    let recorded = 0;
+    const flush = async () => {
+      const fresh = finals.slice(recorded);
+      recorded = finals.length;
+      if (fresh.length) await recordOutcomes(deps, job, fresh);
+    };
     let authFailuresInRow = 0;
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
     try {
@@ -166,6 +195,7 @@ export const provisionChunk =
         let waiting = batch;
         const serverErrors = new Map<Record<string, unknown>, number>();
         const rateLimits = new Map<Record<string, unknown>, number>();
+        const refusals = new Map<Record<string, unknown>, number>();
         while (waiting.length && !stop) {
           if (clock() >= deadline) {
             stop = { kind: 'later', delayMs: 0 };
@@ -173,6 +203,10 @@ export const provisionChunk =
           }
           await bucket.take();
           if (stop) return;
+          if (clock() >= deadline) {
+            stop = { kind: 'later', delayMs: 0 };
+            return;
+          }
           const { called, outcomes } = mode === 'undo' ? await undoAll(waiting) : await createAll(waiting);
           waiting = called;
           if (!called.length) return;
@@ -189,8 +223,12 @@ export const provisionChunk =
             if (outcome.authRefused) {
               authFailuresInRow++;
               if (authFailuresInRow >= AUTH_FAILURES_TO_PAUSE) stop = { kind: 'auth' };
-              // Not this person's fault: it stays pending until the credentials work.
-              if (!stop) again.push(account);
+              const n = (refusals.get(account) ?? 0) + 1;
+              refusals.set(account, n);
+              // Refused for this account alone (others go through: e.g. a protected user): it fails
+              // with the reason. Otherwise it stays pending until the credentials work.
+              if (n >= 2 && !stop) finals.push({ account, outcome });
+              else if (!stop) again.push(account);
               return;
             }
             if (outcome.retryable && outcome.rateLimited) {
@@ -213,6 +251,8 @@ export const provisionChunk =
             finals.push({ account, outcome });
           });
           waiting = again;
+          // What is known is written now: a delivery that dies later loses nothing already done.
+          await flush();
           if (waiting.length && waitMs > 0) {
             if (clock() + waitMs >= deadline) {
               stop ??= { kind: 'later', delayMs: waitMs };
@@ -227,15 +267,15 @@ export const provisionChunk =
       adapter.close();
     }
 
-    await recordOutcomes(deps, job, finals);
+    await flush();
     const stopped = stop as typeof stop;
     if (stopped?.kind === 'auth') {
       logger.warn('Provisioning paused: credentials refused', { jobId, integrationId: integration.id });
       return pauseJob(deps, userId, jobId, PAUSED_CREDENTIALS);
     }
     if (stopped?.kind === 'later') {
-      // The rest of the chunk in a new delivery (its done accounts are not read again).
-      await deps.queue.send([message], Math.min(900, Math.ceil(stopped.delayMs / 1000)));
+      // The rest of the chunk in a new delivery (the accounts this run handled are not read again).
+      await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(stopped.delayMs / 1000)));
       return;
     }
     await markChunkDone(deps, job, message);
@@ -267,7 +307,7 @@ export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName
             UpdateExpression: ok
               ? `SET externalStatus = :to, ${keepId ? 'externalAccountId = :external, ' : ''}provisionedAt = :at, provisionRun = :run REMOVE externalError`
               : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at, provisionRun = :run',
-            ConditionExpression: 'externalStatus = :from',
+            ConditionExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
             ExpressionAttributeValues: ok
               ? { ':to': to, ...(keepId ? { ':external': (outcome as { externalId: string }).externalId } : {}), ':at': at, ':run': job.id, ':from': from }
               : { ':to': to, ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
@@ -380,7 +420,7 @@ export const recordDeadChunk =
     if (!job) return;
     const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
     if (!seen) {
-      const accounts = await chunkAccounts(deps, message.userId, String(job.projectId), message, sourceStatusOf[job.mode as ProvisioningMode]);
+      const accounts = await chunkAccounts(deps, message.userId, String(job.projectId), message, sourceStatusOf[job.mode as ProvisioningMode], message.jobId);
       await recordOutcomes(
         deps,
         job,

@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import {
   provisioningSupport,
@@ -21,6 +21,9 @@ import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
 /** How many accounts a run of this mode takes (the project's counters are exact: one run per project at a time). */
 const sourceCount = (mode: ProvisioningMode, counts: ReturnType<typeof syncCounts>): number =>
   ({ pending: counts.syncPendingCount, failed: counts.syncFailedCount, success: counts.syncedCount })[sourceStatusOf[mode]];
+
+/** How long a run waits for its bulk job's accounts before it gives up. */
+export const WAITING_LIMIT_MS = 30 * 60 * 1000;
 
 /** Accounts per chunk message: one shard's rows in a range that holds about this many. */
 export const PROVISIONING_CHUNK_ACCOUNTS = 250;
@@ -51,7 +54,8 @@ export function jobView(item: Record<string, unknown>): ProvisioningJob {
     integrationName: String(item.integrationName ?? ''),
     platform: item.platform as IntegrationPlatform,
     mode: item.mode as ProvisioningMode,
-    status: item.status as ProvisioningStatus,
+    // 'resuming' is internal (chunks being queued again): the run is running.
+    status: (item.status === 'resuming' ? 'running' : item.status) as ProvisioningStatus,
     total,
     synced,
     failed,
@@ -141,20 +145,6 @@ export const startProvisioning =
     const now = deps.now();
     const at = now.toISOString();
     const jobId = deps.newId(now);
-    try {
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: keys.project(userId, projectId),
-          UpdateExpression: 'SET activeProvisioningJob = :job, provisioningJobId = :job, integrationId = :integration, updatedAt = :at',
-          ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob)',
-          ExpressionAttributeValues: { ':job': jobId, ':integration': integration.id, ':at': at },
-        }),
-      );
-    } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) throw new ConflictError('This project is being provisioned already. Wait for that run to finish.');
-      throw error;
-    }
     const item = {
       ...jobKey(userId, jobId),
       entityType: 'ProvisioningJob',
@@ -173,10 +163,34 @@ export const startProvisioning =
       failed: 0,
       chunks: 0,
       chunksDone: 0,
+      ...(options.waitForAccounts ? { waitingSince: now.getTime() } : {}),
       createdAt: at,
       updatedAt: at,
     };
-    await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: item }));
+    // The project's lock and the run in one write: a lock never names a run that does not exist.
+    try {
+      await deps.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.project(userId, projectId),
+                UpdateExpression: 'SET activeProvisioningJob = :job, provisioningJobId = :job, integrationId = :integration, updatedAt = :at',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob)',
+                ExpressionAttributeValues: { ':job': jobId, ':integration': integration.id, ':at': at },
+              },
+            },
+            { Put: { TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        throw new ConflictError('This project is being provisioned already. Wait for that run to finish.');
+      }
+      throw error;
+    }
     try {
       await deps.queue.send([{ type: 'start', userId, jobId }]);
     } catch (error) {
@@ -200,6 +214,10 @@ export const planRun =
     if (job.status === 'waiting') {
       const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
       if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
+        // A bulk job holds its user's lock 15 minutes at most: one still running after twice that is not coming back.
+        if (deps.now().getTime() - Number(job.waitingSince ?? deps.now().getTime()) > WAITING_LIMIT_MS) {
+          return failJob(deps, userId, jobId, 'The accounts were not created in time, so nothing was provisioned. Start it again from the project.');
+        }
         // Still creating: look again in a few seconds (a delayed message, no worker waits).
         await deps.queue.send([{ type: 'start', userId, jobId }], 5);
         return;
@@ -275,9 +293,9 @@ export const resumeRuns =
         new QueryCommand({
           TableName: deps.tableName,
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          FilterExpression: 'entityType = :job AND integrationId = :integration AND #status = :paused',
+          FilterExpression: 'entityType = :job AND integrationId = :integration AND #status IN (:paused, :resuming)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId, ':paused': 'paused' },
+          ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId, ':paused': 'paused', ':resuming': 'resuming' },
           ConsistentRead: true,
           ExclusiveStartKey: start,
         }),
@@ -287,26 +305,69 @@ export const resumeRuns =
     } while (start);
     let resumed = 0;
     for (const job of paused) {
-      try {
-        await deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: jobKey(userId, String(job.id)),
-            UpdateExpression: 'SET #status = :running, updatedAt = :at REMOVE reason',
-            ConditionExpression: '#status = :paused',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':running': 'running', ':paused': 'paused', ':at': deps.now().toISOString() },
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) continue;
-        throw error;
+      const id = String(job.id);
+      // 'resuming' until its chunks are queued (chunks run in it as in 'running'): a resume that
+      // died in between is found and finished by the redelivered resume message.
+      if (job.status === 'paused') {
+        try {
+          await setStatus(deps, userId, id, 'resuming', 'paused');
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) continue;
+          throw error;
+        }
       }
-      await deps.queue.send(await unfinishedChunks(deps, job));
+      const chunks = await unfinishedChunks(deps, job);
+      await deps.queue.send(chunks);
+      try {
+        await setStatus(deps, userId, id, 'running', 'resuming');
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      // Every chunk was done already (a copy of the pausing chunk finished it): end the run here.
+      if (chunks.length === 0) await finishRun(deps, userId, id);
       resumed++;
     }
     return resumed;
   };
+
+async function setStatus(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, to: ProvisioningStatus | 'resuming', from: ProvisioningStatus | 'resuming') {
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: jobKey(userId, jobId),
+      UpdateExpression: 'SET #status = :to, updatedAt = :at REMOVE reason',
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':to': to, ':from': from, ':at': deps.now().toISOString() },
+    }),
+  );
+}
+
+/**
+ * The runs of an integration that are not over (waiting, queued, running, resuming, paused) fail
+ * with the reason: its deletion must not leave a project locked by a run that can never go on.
+ */
+export async function failRunsOf(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, integrationId: string, reason: string): Promise<number> {
+  const open: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'entityType = :job AND integrationId = :integration AND NOT #status IN (:completed, :failed)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId, ':completed': 'completed', ':failed': 'failed' },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    open.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  for (const job of open) await failJob(deps, userId, String(job.id), reason);
+  return open.length;
+}
 
 /** Pauses a running run with the reason (its chunks stop; resumeRuns queues them again). */
 export async function pauseJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
@@ -316,9 +377,9 @@ export async function pauseJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName
         TableName: deps.tableName,
         Key: jobKey(userId, jobId),
         UpdateExpression: 'SET #status = :paused, reason = :reason, updatedAt = :at',
-        ConditionExpression: '#status = :running',
+        ConditionExpression: '#status IN (:running, :resuming)',
         ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':paused': 'paused', ':running': 'running', ':reason': reason, ':at': deps.now().toISOString() },
+        ExpressionAttributeValues: { ':paused': 'paused', ':running': 'running', ':resuming': 'resuming', ':reason': reason, ':at': deps.now().toISOString() },
       }),
     );
   } catch (error) {
@@ -365,7 +426,7 @@ export async function releaseProject(deps: Pick<ProvisioningJobDeps, 'db' | 'tab
 export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
   const job = await readJob(deps, userId, jobId);
   if (!job) return;
-  if (job.status === 'running' && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
+  if ((job.status === 'running' || job.status === 'resuming') && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
     const at = deps.now().toISOString();
     try {
       await deps.db.send(
@@ -373,9 +434,9 @@ export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableNam
           TableName: deps.tableName,
           Key: jobKey(userId, jobId),
           UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
-          ConditionExpression: '#status = :running',
+          ConditionExpression: '#status IN (:running, :resuming)',
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
+          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':resuming': 'resuming', ':at': at },
         }),
       );
     } catch (error) {

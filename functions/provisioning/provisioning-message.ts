@@ -8,7 +8,7 @@ import * as z from 'zod/mini';
  */
 export const provisioningMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), userId: z.string(), jobId: z.string() }),
-  z.object({ type: z.literal('chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number() }),
+  z.object({ type: z.literal('chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number(), requeues: z.optional(z.number()) }),
   z.object({ type: z.literal('resume'), userId: z.string(), integrationId: z.string() }),
 ]);
 export type ProvisioningMessage = z.infer<typeof provisioningMessageSchema>;

@@ -237,6 +237,30 @@ describe('provisioning to the local SCIM directory', () => {
     expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 5, syncPendingCount: 0 });
   });
 
+  it('deleting an integration ends its paused run and frees the project; moving an integration to another host needs its secret again', async () => {
+    const wrong = await createIntegration(user, scim().url, 'not-the-token', 'Soon deleted');
+    const created = await user.json<{ project: Project; summary: { provisioningJobId: string } }>('/api/bulk-create', {
+      body: { projectName: 'Orphaned', csvData: people(2, 'Orphan'), apiIntegrationId: wrong.id, createExternalAccounts: true },
+    });
+    const paused = await waitForRun(user, created.summary.provisioningJobId, (job) => job.status === 'paused');
+    const moved = await user.call(`/api/integrations/${wrong.id}`, {
+      method: 'PUT',
+      body: { name: 'Moved', platform: 'custom', baseUrl: `${inject('stack').fakePlatformOrigin}/scim/v2`, authMethod: 'bearer_token', authConfig: { token: '' }, apiConfig: {} },
+    });
+    expect(moved.status).toBe(400);
+    expect(JSON.stringify(await moved.json())).toContain('Token is required');
+    const otherPlatform = await user.call(`/api/integrations/${wrong.id}`, { method: 'PUT', body: { name: 'Okta now', platform: 'okta', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: {}, apiConfig: {} } });
+    expect(otherPlatform.status).toBe(400);
+
+    expect((await user.call(`/api/integrations/${wrong.id}`, { method: 'DELETE' })).status).toBe(204);
+    const ended = await user.json<ProvisioningJob>(`/api/provisioning-jobs/${paused.id}`);
+    expect(ended).toMatchObject({ status: 'failed', synced: 0, failed: 0, pending: 2 });
+    expect(ended.reason).toContain('integration was deleted');
+    // The project is free: a run to another integration starts and ends.
+    const run = await user.json<ProvisioningJob>(`/api/projects/${created.project.id}/provision`, { method: 'POST', body: { integrationId: integration.id } });
+    expect(await waitForRun(user, run.id)).toMatchObject({ status: 'completed', synced: 2 });
+  });
+
   it('another user cannot see or start a run (404), and a run needs a platform that can be a target', async () => {
     const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Private', csvData: people(1, 'Own') } });
     expect((await other.call(`/api/projects/${created.project.id}/provision`, { body: { integrationId: integration.id } })).status).toBe(404);
