@@ -192,6 +192,12 @@ describe('API Integrations in Chromium', () => {
     expect(await apiKey.inputValue()).toBe('');
     expect(await apiKey.getAttribute('placeholder')).toBe('Stored - leave empty to keep');
     expect(await page.content()).not.toContain(API_KEY);
+    // The platform stays (its accounts and runs belong to it); stored secrets go to the same host only.
+    expect(await dialog.getByRole('combobox', { name: 'Platform' }).locator('option').allInnerTexts()).toEqual(['Okta']);
+    await dialog.getByLabel('Base URL').fill('https://another-org.example.com/');
+    expect(await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder')).toBeNull();
+    await dialog.getByLabel('Base URL').fill(PLATFORM_URL);
+    await dialog.getByLabel('API key (optional)').waitFor();
 
     // A pace that is not a whole number: the shared schema's message, and no request.
     await dialog.getByLabel('Requests per minute (optional)').fill('2.5');

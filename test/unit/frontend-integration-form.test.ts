@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { updateIntegrationSchema, type Integration, type IntegrationTemplate } from '../../shared/schemas/integrations';
-import { integrationFormDefaults, optionalChoice, optionalNumber, templateFor, toCreateRequest } from '../../frontend/src/features/integrations/lib/integration-form';
+import { integrationFormDefaults, optionalChoice, optionalNumber, sameOrigin, templateFor, toCreateRequest } from '../../frontend/src/features/integrations/lib/integration-form';
 
 const stored: Integration = {
   id: 'int-1',
@@ -60,6 +60,15 @@ describe('the integration form on edit', () => {
     expect(toCreateRequest(empty).apiConfig).toEqual({});
     const refused = updateIntegrationSchema.safeParse({ ...integrationFormDefaults(undefined, stored), apiConfig: { provisioning: { requestsPerMinute: optionalNumber('2.5') } } });
     expect(refused.error?.issues[0]?.message).toBe('Requests per minute must be a whole number');
+  });
+});
+
+describe('stored secrets', () => {
+  it('go to the same origin only: a new host needs them typed again', () => {
+    expect(sameOrigin('https://scim.example.com/scim/v2', 'https://scim.example.com/other')).toBe(true);
+    expect(sameOrigin('https://scim.example.com/scim/v2', 'https://evil.example.net/scim/v2')).toBe(false);
+    expect(sameOrigin('https://scim.example.com', 'http://scim.example.com')).toBe(false);
+    expect(sameOrigin('not a url', 'https://scim.example.com')).toBe(false);
   });
 });
 

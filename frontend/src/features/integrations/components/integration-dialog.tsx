@@ -20,7 +20,7 @@ import { provisioningSupport } from '@shared/schemas/provisioning';
 import { FormField } from '../../../components/form-field';
 import { serverFieldErrors } from '../../../lib/api-client';
 import { useCreateIntegration, useUpdateIntegration } from '../api/integrations-api';
-import { integrationFormDefaults, optionalChoice, optionalNumber, STORED_PLACEHOLDER, templateFor, toCreateRequest } from '../lib/integration-form';
+import { integrationFormDefaults, optionalChoice, optionalNumber, sameOrigin, STORED_PLACEHOLDER, templateFor, toCreateRequest } from '../lib/integration-form';
 
 const FORM_ID = 'integration-form';
 /** The fields a server's 400 may name that this form shows. */
@@ -67,9 +67,15 @@ export function IntegrationDialog({
   const apiType = useWatch({ control, name: 'apiType' });
   const authMethod = useWatch({ control, name: 'authMethod' }) ?? 'api_key';
   const platformTemplate = templateFor(templates, platform) ?? template;
-  // Fields stored under the method shown: an empty one keeps its value (a new method needs them all).
-  const stored = new Set(editing && authMethod === editing.authMethod ? editing.authFieldsSet : []);
   const baseUrl = useWatch({ control, name: 'baseUrl' });
+  // Fields stored under the method shown: an empty one keeps its value (a new method needs them
+  // all). Stored secrets only go where they went: a new address needs them typed again.
+  const sameHost = !!editing && sameOrigin(baseUrl, editing.baseUrl);
+  const stored = new Set(
+    editing && authMethod === editing.authMethod
+      ? editing.authFieldsSet.filter((name) => sameHost || !authFields[authMethod].find((field) => field.name === name)?.secret)
+      : [],
+  );
   const entraDomain = useWatch({ control, name: 'apiConfig.provisioning.entraDomain' });
   // The same rule as the server's, on what is typed: e.g. Entra ID needs its verified domain.
   const support = platform ? provisioningSupport({ platform, apiType, baseUrl, apiConfig: { provisioning: { entraDomain: entraDomain || undefined } } }) : undefined;
@@ -140,15 +146,19 @@ export function IntegrationDialog({
                     <Textarea rows={2} autoresize {...register('description')} />
                   </FormField>
                   <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
-                    <FormField label="Platform" error={errors.platform?.message}>
+                    <FormField
+                      label="Platform"
+                      error={errors.platform?.message}
+                      helperText={editing ? 'Fixed: its accounts and runs belong to it. Add a new integration for another platform.' : undefined}
+                    >
                       <NativeSelect.Root>
                         <NativeSelect.Field
                           {...register('platform', {
                             onChange: (event: { target: { value: IntegrationPlatform | '' } }) => applyPlatform(event.target.value),
                           })}
                         >
-                          <option value="">Select a platform</option>
-                          {integrationPlatforms.map((value) => (
+                          {editing ? null : <option value="">Select a platform</option>}
+                          {(editing ? [editing.platform] : integrationPlatforms).map((value) => (
                             <option key={value} value={value}>
                               {platformLabels[value]}
                             </option>

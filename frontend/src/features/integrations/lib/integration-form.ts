@@ -73,3 +73,7 @@ export const optionalChoice = (value: unknown): string | undefined => (value ===
 
 /** The placeholder of a credential field already stored: it is never shown, and an empty field keeps it. */
 export const STORED_PLACEHOLDER = 'Stored - leave empty to keep';
+
+/** Whether two URLs reach the same origin (the server sends stored secrets to the same one only). */
+export const sameOrigin = (a: string | undefined, b: string | undefined): boolean =>
+  !!a && !!b && URL.canParse(a) && URL.canParse(b) && new URL(a).origin === new URL(b).origin;
