@@ -2,18 +2,19 @@
  * What `npm test` and `npm start` run first, so the README's two commands work on a fresh machine:
  * installs what is missing when it can (root with apt-get), otherwise stops at once with the
  * exact command to run. Silent when all is there. As a script (`tsx bin/ensure-system-packages.ts
- * java chromium`) it also runs on the system's Node (20 or newer), before the project's own.
+ * java chromium slapd`) it also runs on the system's Node (20 or newer), before the project's own.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isSystemNeed, javaMajorVersion, planSystemPackages, type SystemFacts, type SystemNeed } from './system-packages';
+import { isSystemNeed, javaMajorVersion, planSystemPackages, SLAPADD, SLAPD, systemNeeds, type SystemFacts, type SystemNeed } from './system-packages';
 
 const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 
 function isMet(need: SystemNeed): boolean {
   if (need === 'chromium') return fs.existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium');
+  if (need === 'slapd') return fs.existsSync(SLAPD) && fs.existsSync(SLAPADD);
   const java = spawnSync('java', ['-version'], { encoding: 'utf8' });
   if (java.error || java.status !== 0) return false;
   return (javaMajorVersion(`${java.stderr}${java.stdout}`) ?? 0) >= 17;
@@ -48,7 +49,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const names = process.argv.slice(2);
   const unknown = names.filter((name) => !isSystemNeed(name));
   if (unknown.length) {
-    console.error(`ensure-system-packages: unknown need ${unknown.join(', ')} (known: java, chromium)`);
+    console.error(`ensure-system-packages: unknown need ${unknown.join(', ')} (known: ${Object.keys(systemNeeds).join(', ')})`);
     process.exit(2);
   }
   try {

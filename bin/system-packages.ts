@@ -4,12 +4,17 @@
  * command to run. The decision is a pure function (planSystemPackages), the probing and the
  * installing are in bin/ensure-system-packages.ts.
  */
-export type SystemNeed = 'java' | 'chromium';
+export type SystemNeed = 'java' | 'chromium' | 'slapd';
 
 export const systemNeeds: Record<SystemNeed, { what: string; debianPackage: string }> = {
   java: { what: 'Java 17 or newer (DynamoDB Local runs on it)', debianPackage: 'openjdk-17-jre-headless' },
   chromium: { what: 'Chromium at /usr/bin/chromium (the browser tests drive it)', debianPackage: 'chromium' },
+  slapd: { what: "OpenLDAP's slapd (the LDAP provisioning tests run a real directory)", debianPackage: 'slapd' },
 };
+
+/** Where Debian's slapd package puts the server and its offline loader (test/support/slapd.ts runs them). */
+export const SLAPD = '/usr/sbin/slapd';
+export const SLAPADD = '/usr/sbin/slapadd';
 
 export const isSystemNeed = (name: string): name is SystemNeed => Object.hasOwn(systemNeeds, name);
 

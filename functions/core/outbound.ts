@@ -71,12 +71,18 @@ export function isPublicAddress(address: string): boolean {
 const refusedAddress = (host: string) =>
   new OutboundRefusedError(`Refused: ${host} is a private or reserved address. Integrations may only call public https addresses.`);
 
-/** Why a URL may not be called, or undefined when it may (before DNS). */
-export function outboundUrlProblem(value: string, allowedOrigins: readonly string[] = []): string | undefined {
+/** scheme://host:port, also for schemes URL gives no origin (ldap:, ldaps:). */
+export const originOf = (url: URL): string => (url.origin !== 'null' ? url.origin : `${url.protocol}//${url.host}`);
+
+/**
+ * Why a URL may not be called, or undefined when it may (before DNS). `protocols`: the schemes
+ * the caller speaks (https for HTTP calls; ldaps and ldap for a directory, see ldap-connection.ts).
+ */
+export function outboundUrlProblem(value: string, allowedOrigins: readonly string[] = [], protocols: readonly string[] = ['https:']): string | undefined {
   if (!URL.canParse(value)) return 'The URL is not valid.';
   const url = new URL(value);
-  if (allowedOrigins.includes(url.origin)) return undefined;
-  if (url.protocol !== 'https:') return 'Refused: only https URLs may be called.';
+  if (allowedOrigins.includes(originOf(url))) return undefined;
+  if (!protocols.includes(url.protocol)) return `Refused: only ${protocols.map((p) => p.replace(/:$/, '')).join(' or ')} URLs may be called.`;
   if (url.username || url.password) return 'Refused: put credentials in the authentication settings, not in the URL.';
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (ipaddr.isValid(host)) return isPublicAddress(host) ? undefined : refusedAddress(host).message;
@@ -84,8 +90,8 @@ export function outboundUrlProblem(value: string, allowedOrigins: readonly strin
   return undefined;
 }
 
-/** A socket lookup that fails unless every address the name resolves to is public. */
-function guardedLookup(resolve: typeof dnsLookup): LookupFunction {
+/** A socket lookup that fails unless every address the name resolves to is public (also for LDAP sockets). */
+export function guardedLookup(resolve: typeof dnsLookup): LookupFunction {
   return ((hostname: string, options: LookupOneOptions | LookupAllOptions, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');

@@ -1,6 +1,7 @@
-import type { AuthMethod, IntegrationPlatform } from '../../shared/schemas/integrations';
+import { isLdapUrl, type AuthMethod, type IntegrationPlatform, type ProvisioningSettings } from '../../shared/schemas/integrations';
 import { describeOutboundError, guardedRequest, type OutboundOptions } from '../core/outbound';
 import { defaultTestPath } from './integration-templates';
+import { testLdapConnection } from './ldap-connection';
 import { authHeaders, joinUrl } from './platform-auth';
 
 /** What the connection test needs of an integration, credentials decrypted. */
@@ -10,7 +11,7 @@ export interface ConnectionTarget {
   baseUrl: string;
   authMethod: AuthMethod;
   credentials: Record<string, string>;
-  apiConfig: { testPath?: string };
+  apiConfig: { testPath?: string; provisioning?: ProvisioningSettings };
 }
 
 export interface ConnectionResult {
@@ -29,6 +30,8 @@ const CALL_TIMEOUT_MS = 10_000;
  * answer is success; anything else, including a refused address, is a failure with the reason.
  */
 export async function testConnection(target: ConnectionTarget, outbound: OutboundOptions = {}, now: () => number = Date.now): Promise<ConnectionResult> {
+  // An on-premises directory (ldap:// or ldaps://): a bind, not an HTTP call.
+  if (isLdapUrl(target.baseUrl)) return testLdapConnection(target, { ...outbound, timeoutMs: Math.min(outbound.timeoutMs ?? CALL_TIMEOUT_MS, TEST_BUDGET_MS) });
   const deadline = now() + TEST_BUDGET_MS;
   const callTimeout = () => Math.max(1000, Math.min(outbound.timeoutMs ?? CALL_TIMEOUT_MS, deadline - now()));
   let timeoutMs = callTimeout();

@@ -1,11 +1,12 @@
 import type { PlanId } from '../../shared/plans';
-import { authFields, MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
+import { authFields, isLdapUrl, MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
 import { logger } from '../core/logger';
 import { outboundUrlProblem, type OutboundOptions } from '../core/outbound';
 import { assertApiIntegrations } from '../usage/plan-usage';
+import { LDAP_PROTOCOLS } from './ldap-connection';
 import { testConnection, type ConnectionResult, type ConnectionTarget } from './connection-test';
 import { integrationView, type IntegrationStore } from './integration-store';
 
@@ -42,7 +43,8 @@ export function integrationUseCases(ports: IntegrationPorts) {
   };
   /** Only addresses the outbound guard allows (public https; the local stack's own platforms). */
   const checkUrls = (baseUrl: string, tokenUrl: string | undefined) => {
-    const problem = outboundUrlProblem(baseUrl, ports.outbound.allowedOrigins);
+    // An ldap(s):// base URL (Active Directory over LDAP only, see the schema) is a directory's address.
+    const problem = outboundUrlProblem(baseUrl, ports.outbound.allowedOrigins, isLdapUrl(baseUrl) ? LDAP_PROTOCOLS : undefined);
     if (problem) throw new ValidationError(problem, [{ path: 'baseUrl', message: problem }]);
     const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
     if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);
@@ -102,7 +104,9 @@ export function integrationUseCases(ports: IntegrationPorts) {
       }
       checkUrls(input.baseUrl, input.authConfig.tokenUrl);
       // The stored secrets only ever go where they went: a new host (or token URL) needs them typed again.
-      const sameTarget = new URL(input.baseUrl).origin === new URL(current.baseUrl).origin;
+      // (Protocol and host, not URL.origin: an ldap:// URL's origin is 'null'.)
+      const target = (value: string) => `${new URL(value).protocol}//${new URL(value).host.toLowerCase()}`;
+      const sameTarget = target(input.baseUrl) === target(current.baseUrl);
       const storedCredentials = input.authMethod === current.authMethod ? ((await readCredentials(userId, id, current.authConfigEncrypted)) ?? {}) : {};
       const sameTokenUrl = (input.authConfig.tokenUrl || storedCredentials.tokenUrl || '') === (storedCredentials.tokenUrl ?? '');
       const stored = sameTarget && sameTokenUrl ? storedCredentials : Object.fromEntries(Object.entries(storedCredentials).filter(([name]) => !authFields[input.authMethod].find((f) => f.name === name)?.secret));

@@ -51,6 +51,59 @@ const RESERVED_HEADERS = /^(host|content-length|content-type|transfer-encoding|c
 
 const credentialValue = z.string().trim().max(4096, 'A credential must be at most 4,096 characters');
 
+const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+
+/**
+ * Salesforce: what a new User needs beside the person (the org's picklist values, the profile),
+ * and the domain of its user names (Salesforce user names are e-mail shaped and unique across
+ * every Salesforce org). Defaults: UTF-8, en_US, GMT, API version 62.0.
+ */
+export const salesforceSettingsSchema = z.object({
+  usernameDomain: z
+    .string('The user name domain must be text')
+    .trim()
+    .toLowerCase()
+    .refine((value) => domainName.test(value), 'The user name domain must be a domain such as example.com (Salesforce user names look like e-mails: name@domain)'),
+  profileId: z
+    .string('The profile id must be text')
+    .trim()
+    .regex(/^00e[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'The profile id is a Salesforce Profile record id: 15 or 18 characters starting with 00e (Setup, Profiles, the id in the address)'),
+  timeZoneSidKey: z.string('The time zone must be text').trim().regex(/^[A-Za-z0-9_+\-/]{1,40}$/, 'The time zone is a Salesforce TimeZoneSidKey such as Europe/Paris or GMT').optional(),
+  localeSidKey: z.string('The locale must be text').trim().regex(/^[a-z]{2,3}(?:_[A-Za-z0-9]{2,8}){0,3}$/, 'The locale is a Salesforce LocaleSidKey such as en_US').optional(),
+  languageLocaleKey: z.string('The language must be text').trim().regex(/^[a-z]{2,3}(?:_[A-Za-z]{2,4})?$/, 'The language is a Salesforce LanguageLocaleKey such as en_US').optional(),
+  emailEncodingKey: z.string('The e-mail encoding must be text').trim().regex(/^[A-Za-z0-9_-]{1,40}$/, 'The e-mail encoding is a Salesforce EmailEncodingKey such as UTF-8').optional(),
+  apiVersion: z.string('The API version must be text').trim().regex(/^\d{2,3}\.0$/, 'The API version is a REST API version such as 62.0').optional(),
+});
+export type SalesforceSettings = z.infer<typeof salesforceSettingsSchema>;
+
+/**
+ * Active Directory / LDAP (platform `active_directory` with an ldap:// or ldaps:// base URL, an
+ * on-premises directory): where people are added (`baseDn`), which attributes they get
+ * (`directory`: inetOrgPerson + userPassword for OpenLDAP and most directories, or Active
+ * Directory's user with sAMAccountName, userPrincipalName, unicodePwd, userAccountControl) and,
+ * for Active Directory, the userPrincipalName suffix (default: the base DN's dc= parts).
+ */
+export const ldapDirectories = ['openldap', 'active_directory'] as const;
+export const ldapSettingsSchema = z.object({
+  baseDn: z
+    .string('The base DN must be text')
+    .trim()
+    .min(1, 'The base DN is required: where new people are added, e.g. ou=People,dc=example,dc=org')
+    .max(1024, 'The base DN must be at most 1,024 characters')
+    .refine((value) => /^[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+(?:,\s*[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+)*$/.test(value), 'The base DN must be a distinguished name such as ou=People,dc=example,dc=org'),
+  directory: z.enum(ldapDirectories, 'The directory is openldap (inetOrgPerson) or active_directory').optional(),
+  upnSuffix: z
+    .string('The user principal name suffix must be text')
+    .trim()
+    .toLowerCase()
+    .refine((value) => domainName.test(value), 'The user principal name suffix must be a domain such as corp.example.com')
+    .optional(),
+});
+export type LdapSettings = z.infer<typeof ldapSettingsSchema>;
+
+/** An ldap:// or ldaps:// URL: an on-premises directory (Active Directory over LDAP, OpenLDAP). */
+export const isLdapUrl = (value: string) => /^ldaps?:\/\//i.test(value.trim());
+
 /**
  * How accounts are provisioned through an integration: pacing (requests a minute and calls in
  * flight, for all workers together; empty: the platform's documented default) and what undo does.
@@ -71,6 +124,10 @@ export const provisioningSettingsSchema = z.object({
     .max(253, 'The verified domain must be at most 253 characters')
     .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'The verified domain must be a domain name such as contoso.com or contoso.onmicrosoft.com')
     .optional(),
+  /** Salesforce (platform `salesforce`): the User's profile, picklists and user name domain. */
+  salesforce: salesforceSettingsSchema.optional(),
+  /** Active Directory / LDAP (platform `active_directory`, ldap:// or ldaps:// base URL). */
+  ldap: ldapSettingsSchema.optional(),
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
 
@@ -85,7 +142,7 @@ const integrationFields = z.object({
       .trim()
       .min(1, 'Base URL is required')
       .max(2048, 'Base URL must be at most 2,048 characters')
-      .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
+      .refine((value) => URL.canParse(value) && /^(https?|ldaps?):$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
     authMethod: z.enum(authMethods, 'Choose an authentication method'),
     authConfig: z.record(z.string(), credentialValue).optional().default({}),
     /** Non-secret settings: the path the connection test reads, e.g. '/api/v1/users?limit=1'. Other keys are dropped. */
@@ -103,13 +160,27 @@ const integrationFields = z.object({
       .default({}),
   });
 
+/** An ldap(s):// base URL: Active Directory / LDAP only, the server alone, signed in with a bind DN. */
+const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod }, ctx: z.RefinementCtx) => {
+  if (!isLdapUrl(value.baseUrl) || !URL.canParse(value.baseUrl)) return;
+  const url = new URL(value.baseUrl);
+  if (value.platform !== 'active_directory') {
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'ldap:// and ldaps:// URLs are for Active Directory (LDAP) integrations; this platform needs an https URL' });
+  } else if ((url.pathname && url.pathname !== '/') || url.search || url.hash || url.username || url.password) {
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: 'An LDAP URL names the server only, e.g. ldaps://dc1.corp.example.com:636 (the base DN is a provisioning setting)' });
+  } else if (value.authMethod !== 'basic_auth') {
+    ctx.addIssue({ code: 'custom', path: ['authMethod'], message: 'An LDAP directory signs in with Basic Auth: the bind DN as the username and its password' });
+  }
+};
+
 /**
  * The credential checks: required fields (unless `stored` names the fields kept from before),
  * no field of another method, a plain header name.
  */
 const checkCredentials =
   (requireAll: boolean) =>
-  (value: { authMethod: AuthMethod; authConfig: Record<string, string> }, ctx: z.RefinementCtx) => {
+  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string> }, ctx: z.RefinementCtx) => {
+    checkLdapUrl(value, ctx);
     const fields = authFields[value.authMethod];
     if (requireAll) {
       for (const field of fields) {

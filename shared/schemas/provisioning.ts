@@ -113,6 +113,11 @@ export interface ProvisioningTarget {
  */
 export function provisioningSupport(integration: ProvisioningTarget): { supported: true } | { supported: false; reason: string } {
   switch (integration.platform) {
+    case 'salesforce':
+      // A User cannot be created without a profile, and its user name needs a domain.
+      return integration.apiConfig?.provisioning?.salesforce
+        ? { supported: true }
+        : { supported: false, reason: "Provisioning to Salesforce needs the integration's Salesforce settings: the profile id for new users and the domain of their user names." };
     case 'custom':
       return integration.apiType && integration.apiType !== 'REST'
         ? { supported: false, reason: 'Provisioning to a custom API needs a SCIM 2.0 (REST) service provider.' }
@@ -127,7 +132,10 @@ export function provisioningSupport(integration: ProvisioningTarget): { supporte
             ? { supported: true }
             : { supported: false, reason: "Provisioning to Microsoft Entra ID needs the tenant's verified domain (e.g. contoso.com) in the integration's provisioning settings: user principal names are username@domain." };
         case 'ldap':
-          return { supported: false, reason: 'Provisioning to Active Directory over LDAP is not available yet: use Microsoft Entra ID (Graph) or a SCIM 2.0 integration.' };
+          // An on-premises directory (functions/provisioning/adapters/ldap.ts): people go under its base DN.
+          return integration.apiConfig?.provisioning?.ldap
+            ? { supported: true }
+            : { supported: false, reason: "Provisioning to an LDAP directory needs the integration's LDAP settings: the base DN where people are added, and whether it is Active Directory or OpenLDAP." };
         default:
           return { supported: false, reason: 'The integration\'s base URL must be Microsoft Graph (https://graph.microsoft.com/v1.0) or an ldap:// or ldaps:// directory.' };
       }

@@ -14,6 +14,8 @@ export interface StackInfo {
   fakePlatformOrigin: string;
   /** The stack's local SCIM directory: base URL and bearer token. */
   scim: LocalStack['scim'];
+  /** An ldap:// origin the stack lets integrations reach: tests run a slapd there (test/support/slapd.ts). */
+  fakeDirectoryOrigin: string;
 }
 
 declare module 'vitest' {
@@ -33,14 +35,15 @@ export async function startTestStack(project: TestProject, name: string, portOff
   const dataDir = path.join(projectRoot, '.test-data', name);
   fs.rmSync(dataDir, { recursive: true, force: true });
   const fakePlatformOrigin = `http://127.0.0.1:${portOffset + 4010}`;
+  const fakeDirectoryOrigin = `ldap://127.0.0.1:${portOffset + 4389}`;
   const stack = await startLocalStack({
     ports: portsFromEnv({}, portOffset),
-    outboundAllowedOrigins: [fakePlatformOrigin],
+    outboundAllowedOrigins: [fakePlatformOrigin, fakeDirectoryOrigin],
     dataDir,
     persistDynamoDb: false,
     web,
     log: (m) => process.stderr.write(`[${name} stack] ${m}\n`),
   });
-  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir, fakePlatformOrigin, scim: stack.scim });
+  project.provide('stack', { urls: stack.urls, userPool: stack.userPool, queueUrls: stack.queueUrls, dataDir, fakePlatformOrigin, fakeDirectoryOrigin, scim: stack.scim });
   return stack;
 }

@@ -209,10 +209,10 @@ describe('Microsoft Entra ID as a provisioning target: support, settings, the fa
       updatedAt: '',
     }) satisfies IntegrationRecord;
 
-  it('is supported over Graph with a verified domain; refused with the reason without one, and over LDAP (not built here)', () => {
+  it('is supported over Graph with a verified domain; refused with the reason without one; an ldaps:// URL is the LDAP adapter\'s (it needs a base DN)', () => {
     expect(provisioningSupport(integration('https://graph.microsoft.com/v1.0'))).toEqual({ supported: true });
     expect(provisioningSupport(integration('https://graph.microsoft.com/v1.0', {}))).toEqual({ supported: false, reason: expect.stringMatching(/verified domain/) });
-    expect(provisioningSupport(integration('ldaps://dc1.corp.example:636'))).toEqual({ supported: false, reason: expect.stringMatching(/LDAP is not available yet/) });
+    expect(provisioningSupport(integration('ldaps://dc1.corp.example:636'))).toEqual({ supported: false, reason: expect.stringMatching(/LDAP directory needs the integration's LDAP settings: the base DN/) });
     expect(provisioningSupport({ platform: 'workday' })).toEqual({ supported: false, reason: expect.stringMatching(/Workday/) });
   });
 

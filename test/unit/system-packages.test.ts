@@ -23,6 +23,17 @@ describe('planSystemPackages: what a fresh machine lacks, and what to do about i
     expect(planSystemPackages({ missing: ['chromium'], ...root })).toMatchObject({ kind: 'install', packages: ['chromium'] });
   });
 
+  it("installs slapd (the LDAP provisioning tests' directory) like the others", () => {
+    expect(planSystemPackages({ missing: ['slapd'], ...root })).toMatchObject({
+      kind: 'install',
+      packages: ['slapd'],
+      commands: [
+        ['apt-get', 'update'],
+        ['apt-get', 'install', '-y', '--no-install-recommends', 'slapd'],
+      ],
+    });
+  });
+
   it('stops with the exact command when it cannot install (not root)', () => {
     const plan = planSystemPackages({ missing: ['java'], isRoot: false, hasAptGet: true });
     expect(plan.kind).toBe('stop');
@@ -75,6 +86,6 @@ describe('bin/ensure-system-packages.ts', () => {
   it('refuses an unknown need', () => {
     const result = spawnSync(process.execPath, ['--import', 'tsx', script, 'slapd-typo'], { encoding: 'utf8' });
     expect(result.status).toBe(2);
-    expect(result.stderr).toContain('unknown need slapd-typo');
+    expect(result.stderr).toContain('unknown need slapd-typo (known: java, chromium, slapd)');
   });
 });

@@ -4,8 +4,10 @@ import type { Pacing } from '../provision-accounts';
 import type { ProvisioningAdapter } from '../provisioning-port';
 import { platformClient, type PlatformClient } from '../platform-client';
 import { directoryAccessOf, provisioningSupport } from '../../../shared/schemas/provisioning';
+import { ldapAdapter } from './ldap';
 import { microsoftGraphAdapter } from './microsoft-graph';
 import { oktaAdapter } from './okta';
+import { salesforceAdapter } from './salesforce';
 import { scimAdapter } from './scim';
 
 /**
@@ -16,6 +18,16 @@ export const adapterFactory =
   (outbound: OutboundOptions) =>
   (integration: IntegrationRecord, credentials: Record<string, string>): ProvisioningAdapter => {
     const settings = integration.apiConfig?.provisioning;
+    // Settings edited under a running job (a required one removed): each account fails with the
+    // reason, which the user can act on and then Retry failed, instead of a crashing chunk.
+    const refusal = (client?: PlatformClient) => {
+      const support = provisioningSupport(integration);
+      return refusingAdapter(client, support.supported ? 'Provisioning to this platform is not available.' : support.reason);
+    };
+    // Active Directory / LDAP: an on-premises directory spoken to over LDAP, not HTTP.
+    if (integration.platform === 'active_directory' && directoryAccessOf(integration.baseUrl) === 'ldap') {
+      return settings?.ldap ? ldapAdapter({ baseUrl: integration.baseUrl, credentials }, { ...settings.ldap, undo: settings.undo }, outbound) : refusal();
+    }
     const client = platformClient(
       { platform: integration.platform, apiType: integration.apiType, baseUrl: integration.baseUrl, authMethod: integration.authMethod, credentials, apiConfig: integration.apiConfig ?? {} },
       outbound,
@@ -25,16 +37,14 @@ export const adapterFactory =
         return scimAdapter(client, { undo: settings?.undo });
       case 'okta':
         return oktaAdapter(client, { undo: settings?.undo, login: settings?.oktaLogin });
-      case 'active_directory': {
-        // http(s): Microsoft Graph (Entra ID); ldap(s):// is the LDAP adapter's, not built yet.
-        const support = provisioningSupport(integration);
+      case 'salesforce':
+        return settings?.salesforce ? salesforceAdapter(client, settings.salesforce) : refusal(client);
+      case 'active_directory':
+        // http(s): Microsoft Graph (Entra ID); ldap(s):// went to the LDAP adapter above.
         if (directoryAccessOf(integration.baseUrl) === 'graph' && settings?.entraDomain) {
           return microsoftGraphAdapter(client, { domain: settings.entraDomain, undo: settings.undo });
         }
-        // Settings edited under a running job (the domain removed): each account fails with the
-        // reason, which the user can act on and then Retry failed, instead of a crashing chunk.
-        return refusingAdapter(client, support.supported ? 'Provisioning to this directory is not available.' : support.reason);
-      }
+        return refusal(client);
       default:
         client.close();
         throw new Error(`No provisioning adapter for ${integration.platform}`);
@@ -42,14 +52,14 @@ export const adapterFactory =
   };
 
 /** An adapter that creates nobody: every person fails with the reason (not retried). */
-const refusingAdapter = (client: PlatformClient, reason: string): ProvisioningAdapter => {
+const refusingAdapter = (client: PlatformClient | undefined, reason: string): ProvisioningAdapter => {
   const refusal = { kind: 'failed', retryable: false, message: reason } as const;
   return {
     capabilities: async () => ({ batchSize: 1, undo: 'deactivate' }),
     find: async () => refusal,
     create: async (people) => people.map(() => refusal),
     undo: async () => refusal,
-    close: () => client.close(),
+    close: () => client?.close(),
   };
 };
 

@@ -1,0 +1,219 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { AlreadyExistsError, Attribute, Change, EqualityFilter, NoSuchObjectError, type Entry } from 'ldapts';
+import type { LdapSettings } from '../../../shared/schemas/integrations';
+import type { ConnectionTarget } from '../../integrations/connection-test';
+import { ldapFailure, openLdap, type LdapOptions, type LdapSession } from '../../integrations/ldap-connection';
+import type { CallFailure } from '../platform-client';
+import type { ExternalAccount, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+
+/**
+ * An on-premises directory over LDAP (the `active_directory` platform with an ldap:// or ldaps://
+ * URL): one add per person under the configured base DN, bound with the integration's bind DN.
+ * - `openldap` (default): inetOrgPerson, RDN uid=<user name>, userPassword as {SSHA} (the
+ *   scheme every OpenLDAP understands, never the password in clear); undo deletes the entry (an
+ *   inetOrgPerson has no standard "disabled" state).
+ * - `active_directory`: user, RDN CN=<user name>, sAMAccountName, userPrincipalName, unicodePwd
+ *   (AD takes it only over an encrypted connection) and userAccountControl 512 (an enabled
+ *   account); undo disables (userAccountControl | ACCOUNTDISABLE), or deletes when the
+ *   integration's undo setting says so.
+ * The use case paces the calls; LDAP has no batch add, so one person per call.
+ */
+export const AD_NORMAL_ACCOUNT = 0x200;
+export const AD_ACCOUNTDISABLE = 0x2;
+/** Active Directory's limit for sAMAccountName (pre-Windows 2000 logon name). */
+export const SAM_ACCOUNT_NAME_MAX = 20;
+const SAM_FORBIDDEN = /["/\\[\]:;|=,+*?<>@]/;
+
+export type LdapAdapterSettings = LdapSettings & { undo?: 'deactivate' | 'delete' };
+
+/** An RDN value escaped as RFC 4514 says (special characters, leading space or #, trailing space). */
+export const escapeRdnValue = (value: string) =>
+  value
+    .replace(/[\\,+"<>;=]/g, (c) => `\\${c}`)
+    .replace(/^([ #])/, '\\$1')
+    .replace(/ $/, '\\ ');
+
+/** userPassword as {SSHA}: SHA-1 of the password and an 8-byte salt, then the salt (RFC 2307 style, OpenLDAP's default scheme). */
+export const sshaPassword = (password: string, salt: Buffer = randomBytes(8)) =>
+  `{SSHA}${Buffer.concat([createHash('sha1').update(password).update(salt).digest(), salt]).toString('base64')}`;
+
+/** The userPrincipalName suffix: the setting, else the base DN's dc= parts (dc=corp,dc=example,dc=com: corp.example.com). */
+export const upnSuffixOf = (settings: LdapSettings) =>
+  settings.upnSuffix ??
+  settings.baseDn
+    .split(/,\s*/)
+    .filter((part) => /^dc=/i.test(part))
+    .map((part) => part.slice(3))
+    .join('.');
+
+const first = (value: Entry[string] | undefined): string | undefined => {
+  const one = Array.isArray(value) ? value[0] : value;
+  return one === undefined ? undefined : Buffer.isBuffer(one) ? one.toString('utf8') : String(one);
+};
+const all = (value: Entry[string] | undefined): string[] => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v))));
+
+export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credentials'>, settings: LdapAdapterSettings, options: LdapOptions = {}): ProvisioningAdapter {
+  const ad = settings.directory === 'active_directory';
+  const nameAttribute = ad ? 'sAMAccountName' : 'uid';
+  const undoAction: ProvisioningCapabilities['undo'] = ad && settings.undo !== 'delete' ? 'deactivate' : 'delete';
+  let session: Promise<LdapSession> | undefined;
+
+  /**
+   * The bound session (one connection per invocation); a failed bind is tried again on the next
+   * call. A connection the directory closed (idle timeout, restart) is opened and bound again:
+   * ldapts would reconnect unauthenticated, and an anonymous add's "insufficient access" would
+   * read as refused credentials.
+   */
+  const connected = async (): Promise<LdapSession | CallFailure> => {
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const current = (session ??= openLdap(target, options));
+      try {
+        const open = await current;
+        if (open.client.isBound) return open;
+        if (session === current) session = undefined;
+        void open.close();
+      } catch (error) {
+        if (session === current) session = undefined;
+        return ldapFailure(error, options.timeoutMs);
+      }
+    }
+    return { kind: 'failed', retryable: true, message: 'The directory closed the connection.' };
+  };
+  const isFailure = (value: unknown): value is CallFailure => (value as CallFailure).kind === 'failed';
+
+  /** The first entry under the base DN whose attribute equals the value (the filter encoded, never parsed from text). */
+  const lookup = async (attribute: string, value: string): Promise<ExternalAccount | undefined | CallFailure> => {
+    const ldap = await connected();
+    if (isFailure(ldap)) return ldap;
+    try {
+      const { searchEntries } = await ldap.client.search(settings.baseDn, {
+        scope: 'sub',
+        filter: new EqualityFilter({ attribute, value }),
+        attributes: [nameAttribute, 'mail', ...(ad ? ['userAccountControl'] : [])],
+        sizeLimit: 2,
+      });
+      const entry = searchEntries[0];
+      if (!entry) return undefined;
+      const control = Number(first(entry.userAccountControl));
+      const account: ExternalAccount = { externalId: entry.dn, userName: first(entry[nameAttribute]) ?? '', emails: all(entry.mail).map((m) => m.toLowerCase()) };
+      return ad && Number.isFinite(control) ? { ...account, active: (control & AD_ACCOUNTDISABLE) === 0 } : account;
+    } catch (error) {
+      if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
+      return ldapFailure(error, options.timeoutMs);
+    }
+  };
+
+  const find: ProvisioningAdapter['find'] = ({ username }) => lookup(nameAttribute, username);
+
+  const entryOf = (person: ProvisioningPerson, secure: boolean): { dn: string; attributes: Attribute[] } | CallFailure => {
+    const text = (type: string, ...values: string[]) => new Attribute({ type, values: values.filter((v) => v !== '') });
+    const displayName = `${person.firstName} ${person.lastName}`.trim() || person.username;
+    const common = [text('givenName', person.firstName), text('sn', person.lastName || person.username), text('displayName', displayName), text('mail', person.email)];
+    if (!ad) {
+      return {
+        dn: `uid=${escapeRdnValue(person.username)},${settings.baseDn}`,
+        attributes: [text('objectClass', 'top', 'person', 'organizationalPerson', 'inetOrgPerson'), text('uid', person.username), text('cn', displayName), ...common, text('userPassword', sshaPassword(person.password))],
+      };
+    }
+    if (person.username.length > SAM_ACCOUNT_NAME_MAX || SAM_FORBIDDEN.test(person.username)) {
+      return { kind: 'failed', retryable: false, message: `The user name "${person.username}" cannot be an Active Directory sAMAccountName (at most ${SAM_ACCOUNT_NAME_MAX} characters, none of " / \\ [ ] : ; | = , + * ? < > @).` };
+    }
+    if (!secure) return { kind: 'failed', retryable: false, message: 'Active Directory takes a password (unicodePwd) only over an encrypted connection: use an ldaps:// URL.' };
+    return {
+      dn: `CN=${escapeRdnValue(person.username)},${settings.baseDn}`,
+      attributes: [
+        text('objectClass', 'top', 'person', 'organizationalPerson', 'user'),
+        text('cn', person.username),
+        text('sAMAccountName', person.username),
+        text('userPrincipalName', `${person.username}@${upnSuffixOf(settings)}`),
+        ...common.filter((a) => a.type !== 'displayName'),
+        text('displayName', displayName),
+        // AD's password attribute: the password in double quotes, UTF-16LE.
+        new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] }),
+        text('userAccountControl', String(AD_NORMAL_ACCOUNT)),
+      ],
+    };
+  };
+
+  /** AD: sets or clears ACCOUNTDISABLE in the entry's userAccountControl, keeping its other flags. */
+  const setDisabled = async (ldap: LdapSession, dn: string, disabled: boolean) => {
+    const { searchEntries } = await ldap.client.search(dn, { scope: 'base', attributes: ['userAccountControl'] });
+    const control = Number(first(searchEntries[0]?.userAccountControl));
+    const current = Number.isFinite(control) ? control : AD_NORMAL_ACCOUNT;
+    const next = disabled ? current | AD_ACCOUNTDISABLE : current & ~AD_ACCOUNTDISABLE;
+    await ldap.client.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [String(next)] }) }));
+  };
+
+  /**
+   * A name the directory already holds: ours when its mail is this person's (an AD account an
+   * earlier undo disabled is enabled again: provisioning the person means an account that works),
+   * someone else's otherwise.
+   */
+  const resolveExisting = async (person: ProvisioningPerson, dn: string): Promise<ProvisioningOutcome> => {
+    const existing = await find(person);
+    if (existing && 'kind' in existing) return existing;
+    if (!existing) return { kind: 'conflict', message: `The entry ${dn} already exists in the directory, for another ${nameAttribute} than "${person.username}".` };
+    if (!existing.emails.includes(person.email.toLowerCase())) {
+      return { kind: 'conflict', message: `The user name "${person.username}" is already taken on the platform by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+    }
+    if (existing.active === false) {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      try {
+        await setDisabled(ldap, existing.externalId, false);
+      } catch (error) {
+        const failure = ldapFailure(error, options.timeoutMs);
+        return failure.authRefused ? failure : { ...failure, message: `The account ${existing.externalId} exists but is disabled and was not enabled again: ${failure.message}` };
+      }
+    }
+    return { kind: 'linked', externalId: existing.externalId };
+  };
+
+  const createOne = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
+    const ldap = await connected();
+    if (isFailure(ldap)) return ldap;
+    const entry = entryOf(person, ldap.secure);
+    if ('kind' in entry) return entry;
+    try {
+      await ldap.client.add(entry.dn, entry.attributes);
+      return { kind: 'created', externalId: entry.dn };
+    } catch (error) {
+      if (error instanceof AlreadyExistsError) return resolveExisting(person, entry.dn);
+      if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
+      return ldapFailure(error, options.timeoutMs);
+    }
+  };
+
+  return {
+    capabilities: async () => ({ batchSize: 1, undo: undoAction }),
+
+    find,
+
+    /** The dry run's second lookup: an entry with the person's mail under another name. */
+    findByEmail: (email) => lookup('mail', email),
+
+    create: (people) => Promise.all(people.map(createOne)),
+
+    async undo(externalId): Promise<UndoOutcome> {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      try {
+        if (undoAction === 'delete') {
+          await ldap.client.del(externalId);
+          return { kind: 'undone', action: 'deleted' };
+        }
+        await setDisabled(ldap, externalId, true);
+        return { kind: 'undone', action: 'deactivated' };
+      } catch (error) {
+        if (error instanceof NoSuchObjectError) return { kind: 'gone' };
+        return ldapFailure(error, options.timeoutMs);
+      }
+    },
+
+    close() {
+      const open = session;
+      session = undefined;
+      void open?.then((s) => s.close()).catch(() => undefined);
+    },
+  };
+}
