@@ -173,6 +173,12 @@ describe('API Integrations in Chromium', () => {
     await page.screenshot({ path: screenshotPath('integrations-dark'), fullPage: true });
     await page.getByRole('button', { name: 'Set up Salesforce' }).click();
     await page.getByRole('dialog', { name: 'Add Integration' }).getByLabel('Client secret').waitFor();
+    // Salesforce's own provisioning settings, and why they are needed, until they are filled in.
+    const salesforce = page.getByRole('dialog', { name: 'Add Integration' });
+    await salesforce.getByText(/^Provisioning to Salesforce needs the integration's Salesforce settings/).waitFor();
+    await salesforce.getByLabel('Profile id').fill('00e000000000001');
+    await salesforce.getByLabel('User name domain').fill('example.com');
+    await salesforce.getByText(/^Provisioning to Salesforce needs/).waitFor({ state: 'hidden' });
     await page.screenshot({ path: screenshotPath('integrations-create-dialog-dark'), animations: 'disabled' });
     await page.getByRole('dialog', { name: 'Add Integration' }).getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('dialog', { name: 'Add Integration' }).waitFor({ state: 'hidden' });

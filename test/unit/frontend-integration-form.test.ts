@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { updateIntegrationSchema, type Integration, type IntegrationTemplate } from '../../shared/schemas/integrations';
-import { integrationFormDefaults, optionalChoice, optionalNumber, sameOrigin, templateFor, toCreateRequest } from '../../frontend/src/features/integrations/lib/integration-form';
+import { compactSettings, integrationFormDefaults, optionalChoice, optionalNumber, sameOrigin, templateFor, toCreateRequest, withCompactSettings } from '../../frontend/src/features/integrations/lib/integration-form';
 
 const stored: Integration = {
   id: 'int-1',
@@ -80,6 +80,34 @@ describe('platform settings of provisioning', () => {
     expect(toCreateRequest(entra).apiConfig).toEqual({ provisioning: { entraDomain: 'contoso.com' } });
     const blank = updateIntegrationSchema.parse({ ...integrationFormDefaults(undefined, { ...stored, platform: 'active_directory' }), apiConfig: { provisioning: { entraDomain: optionalChoice('') } } });
     expect(toCreateRequest(blank).apiConfig).toEqual({});
+  });
+});
+
+describe("a platform's group of settings (Salesforce, LDAP)", () => {
+  const salesforce = { ...integrationFormDefaults(undefined, { ...stored, platform: 'salesforce' }) };
+  const blank = { usernameDomain: undefined, profileId: undefined, timeZoneSidKey: undefined };
+
+  it('left wholly empty is left out and not checked', () => {
+    const values = withCompactSettings({ ...salesforce, apiConfig: { testPath: '', provisioning: { salesforce: blank } } });
+    const parsed = updateIntegrationSchema.parse(values);
+    expect(toCreateRequest(parsed).apiConfig).toEqual({});
+  });
+
+  it('begun is checked whole, with the shared messages', () => {
+    const values = withCompactSettings({ ...salesforce, apiConfig: { provisioning: { salesforce: { ...blank, usernameDomain: 'Example.com' } } } });
+    const result = updateIntegrationSchema.safeParse(values);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['apiConfig.provisioning.salesforce.profileId']);
+  });
+
+  it('complete is sent with its values', () => {
+    const values = withCompactSettings({ ...salesforce, apiConfig: { provisioning: { salesforce: { ...blank, usernameDomain: 'Example.com', profileId: '00e000000000001' } } } });
+    expect(toCreateRequest(updateIntegrationSchema.parse(values)).apiConfig).toEqual({ provisioning: { salesforce: { usernameDomain: 'example.com', profileId: '00e000000000001' } } });
+    expect(compactSettings({ a: '', b: { c: undefined } })).toBeUndefined();
+  });
+
+  it('an ldap:// address is the same server by protocol and host (it has no origin)', () => {
+    expect(sameOrigin('ldaps://dc1.corp.example.com:636', 'ldaps://DC1.corp.example.com:636')).toBe(true);
+    expect(sameOrigin('ldaps://dc1.corp.example.com:636', 'ldaps://dc2.corp.example.com:636')).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { useForm, useWatch, type FieldPath } from 'react-hook-form';
+import { useForm, useWatch, type FieldPath, type UseFormRegister } from 'react-hook-form';
 import {
   apiTypes,
   authFields,
@@ -8,6 +8,7 @@ import {
   authMethods,
   createIntegrationSchema,
   integrationPlatforms,
+  isLdapUrl,
   platformLabels,
   updateIntegrationSchema,
   type CreateIntegrationInput,
@@ -20,12 +21,22 @@ import { provisioningSupport } from '@shared/schemas/provisioning';
 import { FormField } from '../../../components/form-field';
 import { serverFieldErrors } from '../../../lib/api-client';
 import { useCreateIntegration, useUpdateIntegration } from '../api/integrations-api';
-import { integrationFormDefaults, optionalChoice, optionalNumber, sameOrigin, STORED_PLACEHOLDER, templateFor, toCreateRequest } from '../lib/integration-form';
+import {
+  compactSettings,
+  integrationFormDefaults,
+  optionalChoice,
+  optionalNumber,
+  sameOrigin,
+  STORED_PLACEHOLDER,
+  templateFor,
+  toCreateRequest,
+  withCompactSettings,
+} from '../lib/integration-form';
 
 const FORM_ID = 'integration-form';
 /** The fields a server's 400 may name that this form shows. */
 const formPaths = new Set(['name', 'description', 'platform', 'apiType', 'baseUrl', 'authMethod']);
-const serverPath = /^(authConfig|apiConfig)\.\w+$|^apiConfig\.provisioning\.\w+$/;
+const serverPath = /^(authConfig|apiConfig)\.\w+(\.\w+){0,2}$/;
 
 /**
  * The create and edit dialog (spec 2 and 5): blank, started from a quick-setup template, or an
@@ -59,7 +70,9 @@ export function IntegrationDialog({
     getFieldState,
     formState: { errors },
   } = useForm<CreateIntegrationInput, unknown, CreateIntegrationRequest>({
-    resolver: zodResolver(editing ? updateIntegrationSchema : createIntegrationSchema),
+    // Provisioning settings left wholly empty (a platform's group) are not checked for their required fields.
+    resolver: (values, context, options) =>
+      zodResolver(editing ? updateIntegrationSchema : createIntegrationSchema)(withCompactSettings(values), context, options),
     defaultValues: integrationFormDefaults(template, editing),
     shouldUnregister: true,
   });
@@ -76,9 +89,10 @@ export function IntegrationDialog({
       ? editing.authFieldsSet.filter((name) => sameHost || !authFields[authMethod].find((field) => field.name === name)?.secret)
       : [],
   );
-  const entraDomain = useWatch({ control, name: 'apiConfig.provisioning.entraDomain' });
+  const settings = useWatch({ control, name: 'apiConfig.provisioning' });
   // The same rule as the server's, on what is typed: e.g. Entra ID needs its verified domain.
-  const support = platform ? provisioningSupport({ platform, apiType, baseUrl, apiConfig: { provisioning: { entraDomain: entraDomain || undefined } } }) : undefined;
+  const support = platform ? provisioningSupport({ platform, apiType, baseUrl, apiConfig: { provisioning: compactSettings(settings) } }) : undefined;
+  const ldap = platform === 'active_directory' && isLdapUrl(baseUrl ?? '');
 
   // A platform chosen here brings its template's settings, for the fields the user has not changed.
   const applyPlatform = (chosen: IntegrationPlatform | '') => {
@@ -283,7 +297,9 @@ export function IntegrationDialog({
                           </NativeSelect.Root>
                         </FormField>
                       ) : null}
-                      {platform === 'active_directory' ? (
+                      {platform === 'salesforce' ? <SalesforceFields register={register} errors={provisioningErrors?.salesforce as FieldErrorsOf} /> : null}
+                      {ldap ? <LdapFields register={register} errors={provisioningErrors?.ldap as FieldErrorsOf} /> : null}
+                      {platform === 'active_directory' && !ldap ? (
                         <FormField
                           label="Verified domain (Microsoft Entra ID)"
                           error={provisioningErrors?.entraDomain?.message}
@@ -300,7 +316,7 @@ export function IntegrationDialog({
                       <FormField
                         label="Undo action"
                         error={provisioningErrors?.undo?.message}
-                        helperText="What Undo on platform does to an account there. Defaults: SCIM and Entra ID deactivate, Okta deactivates then deletes."
+                        helperText="What Undo on platform does to an account there. Defaults: Okta and OpenLDAP delete (Okta deactivates first); SCIM, Entra ID, Salesforce and Active Directory deactivate."
                       >
                         <NativeSelect.Root>
                           <NativeSelect.Field {...register('apiConfig.provisioning.undo', { setValueAs: optionalChoice })}>
@@ -335,5 +351,54 @@ export function IntegrationDialog({
         </Dialog.Positioner>
       </Portal>
     </Dialog.Root>
+  );
+}
+
+type Register = UseFormRegister<CreateIntegrationInput>;
+type FieldErrorsOf = Partial<Record<string, { message?: string }>> | undefined;
+
+/** A setting's text input: empty is no value (the default, or the whole group left out). */
+function SettingInput({ label, name, register, error, placeholder, helperText }: { label: string; name: FieldPath<CreateIntegrationInput>; register: Register; error?: string; placeholder?: string; helperText?: string }) {
+  return (
+    <FormField label={label} error={error} helperText={helperText}>
+      <Input autoComplete="off" spellCheck={false} placeholder={placeholder} {...register(name, { setValueAs: optionalChoice })} />
+    </FormField>
+  );
+}
+
+/** Salesforce: what a new User needs beside the person (profile, user name domain, the org's picklists). */
+function SalesforceFields({ register, errors }: { register: Register; errors?: FieldErrorsOf }) {
+  return (
+    <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
+      <SettingInput label="Profile id" name="apiConfig.provisioning.salesforce.profileId" register={register} error={errors?.profileId?.message} placeholder="00e..." helperText="The Profile of new users (Setup, Profiles: the id in the address)." />
+      <SettingInput label="User name domain" name="apiConfig.provisioning.salesforce.usernameDomain" register={register} error={errors?.usernameDomain?.message} placeholder="example.com" helperText="Salesforce user names are username@domain." />
+      <SettingInput label="Time zone (optional)" name="apiConfig.provisioning.salesforce.timeZoneSidKey" register={register} error={errors?.timeZoneSidKey?.message} placeholder="GMT" />
+      <SettingInput label="Locale (optional)" name="apiConfig.provisioning.salesforce.localeSidKey" register={register} error={errors?.localeSidKey?.message} placeholder="en_US" />
+      <SettingInput label="Language (optional)" name="apiConfig.provisioning.salesforce.languageLocaleKey" register={register} error={errors?.languageLocaleKey?.message} placeholder="en_US" />
+      <SettingInput label="E-mail encoding (optional)" name="apiConfig.provisioning.salesforce.emailEncodingKey" register={register} error={errors?.emailEncodingKey?.message} placeholder="UTF-8" />
+      <SettingInput label="API version (optional)" name="apiConfig.provisioning.salesforce.apiVersion" register={register} error={errors?.apiVersion?.message} placeholder="62.0" />
+    </SimpleGrid>
+  );
+}
+
+/** An LDAP directory: where people are added, which attributes they get, Active Directory's UPN suffix. */
+function LdapFields({ register, errors }: { register: Register; errors?: FieldErrorsOf }) {
+  return (
+    <Stack gap="4">
+      <SettingInput label="Base DN" name="apiConfig.provisioning.ldap.baseDn" register={register} error={errors?.baseDn?.message} placeholder="ou=People,dc=example,dc=org" helperText="Where new people are added." />
+      <SimpleGrid columns={{ base: 1, sm: 2 }} gap="4">
+        <FormField label="Directory" error={errors?.directory?.message}>
+          <NativeSelect.Root>
+            <NativeSelect.Field {...register('apiConfig.provisioning.ldap.directory', { setValueAs: optionalChoice })}>
+              <option value="">OpenLDAP or another (inetOrgPerson, default)</option>
+              <option value="openldap">OpenLDAP (inetOrgPerson)</option>
+              <option value="active_directory">Active Directory (user, unicodePwd over LDAPS)</option>
+            </NativeSelect.Field>
+            <NativeSelect.Indicator />
+          </NativeSelect.Root>
+        </FormField>
+        <SettingInput label="UPN suffix (optional)" name="apiConfig.provisioning.ldap.upnSuffix" register={register} error={errors?.upnSuffix?.message} placeholder="corp.example.com" helperText="Active Directory only; default: the base DN's dc= parts." />
+      </SimpleGrid>
+    </Stack>
   );
 }

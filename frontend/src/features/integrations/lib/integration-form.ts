@@ -45,10 +45,32 @@ export const templateFor = (templates: readonly IntegrationTemplate[] | undefine
 const withoutBlanks = <T>(record: Record<string, T>): Record<string, T> =>
   Object.fromEntries(Object.entries(record).filter(([, value]) => value !== '' && value !== undefined));
 
-/** Pacing and undo left empty are left out: the platform's documented defaults apply. */
+/**
+ * Settings left empty are left out, and so is a group of them left wholly empty (Salesforce's,
+ * LDAP's): the platform's defaults apply, and an untouched group is not checked for its required
+ * fields. A group with anything in it is checked whole.
+ */
+export function compactSettings<T>(settings: T): T | undefined {
+  if (settings === '' || settings === null || settings === undefined) return undefined;
+  if (typeof settings !== 'object' || Array.isArray(settings)) return settings;
+  const kept = Object.entries(settings).flatMap(([key, value]) => {
+    const compact = compactSettings(value);
+    return compact === undefined ? [] : [[key, compact] as const];
+  });
+  return kept.length ? (Object.fromEntries(kept) as T) : undefined;
+}
+
 function provisioningOf(settings: ProvisioningSettings | undefined): { provisioning?: ProvisioningSettings } {
-  const given = withoutBlanks({ ...settings });
-  return Object.keys(given).length ? { provisioning: given } : {};
+  const given = compactSettings(settings);
+  return given ? { provisioning: given } : {};
+}
+
+/** The form's values as the schema reads them: empty provisioning settings left out (see compactSettings). */
+export function withCompactSettings<T extends { apiConfig?: { provisioning?: unknown } }>(values: T): T {
+  if (!values.apiConfig) return values;
+  const { provisioning, ...apiConfig } = values.apiConfig;
+  const compact = compactSettings(provisioning);
+  return { ...values, apiConfig: compact ? { ...apiConfig, provisioning: compact } : apiConfig };
 }
 
 /**
@@ -74,6 +96,12 @@ export const optionalChoice = (value: unknown): string | undefined => (value ===
 /** The placeholder of a credential field already stored: it is never shown, and an empty field keeps it. */
 export const STORED_PLACEHOLDER = 'Stored - leave empty to keep';
 
-/** Whether two URLs reach the same origin (the server sends stored secrets to the same one only). */
-export const sameOrigin = (a: string | undefined, b: string | undefined): boolean =>
-  !!a && !!b && URL.canParse(a) && URL.canParse(b) && new URL(a).origin === new URL(b).origin;
+/**
+ * Whether two URLs reach the same server, by protocol and host as the server compares them (an
+ * ldap:// URL has no origin): the server sends stored secrets to the same one only.
+ */
+export const sameOrigin = (a: string | undefined, b: string | undefined): boolean => {
+  if (!a || !b || !URL.canParse(a) || !URL.canParse(b)) return false;
+  const [x, y] = [new URL(a), new URL(b)];
+  return x.protocol === y.protocol && x.host.toLowerCase() === y.host.toLowerCase();
+};
