@@ -164,12 +164,6 @@ describe('API Integrations in Chromium', () => {
     await item.getByText(/^Last tested .+: HTTP 401 Unauthorized: the credentials were refused\.$/).waitFor();
     expect(await item.getByText('Not tested', { exact: true }).count()).toBe(0);
 
-    // Edit is not there yet, and says so.
-    const edit = item.getByRole('button', { name: 'Edit' });
-    expect(await edit.getAttribute('aria-disabled')).toBe('true');
-    await edit.hover();
-    await page.getByText('Editing arrives in a later release').first().waitFor();
-    await page.mouse.move(0, 0);
     await page.screenshot({ path: screenshotPath('integrations-light'), fullPage: true });
 
     await page.evaluate(() => localStorage.setItem('theme', 'dark'));
@@ -179,6 +173,12 @@ describe('API Integrations in Chromium', () => {
     await page.screenshot({ path: screenshotPath('integrations-dark'), fullPage: true });
     await page.getByRole('button', { name: 'Set up Salesforce' }).click();
     await page.getByRole('dialog', { name: 'Add Integration' }).getByLabel('Client secret').waitFor();
+    // Salesforce's own provisioning settings, and why they are needed, until they are filled in.
+    const salesforce = page.getByRole('dialog', { name: 'Add Integration' });
+    await salesforce.getByText(/^Provisioning to Salesforce needs the integration's Salesforce settings/).waitFor();
+    await salesforce.getByLabel('Profile id').fill('00e000000000001');
+    await salesforce.getByLabel('User name domain').fill('example.com');
+    await salesforce.getByText(/^Provisioning to Salesforce needs/).waitFor({ state: 'hidden' });
     await page.screenshot({ path: screenshotPath('integrations-create-dialog-dark'), animations: 'disabled' });
     await page.getByRole('dialog', { name: 'Add Integration' }).getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('dialog', { name: 'Add Integration' }).waitFor({ state: 'hidden' });
@@ -187,7 +187,43 @@ describe('API Integrations in Chromium', () => {
     await page.waitForFunction(() => !document.documentElement.classList.contains('dark'));
   });
 
-  it('tests it again once the platform accepts the key', async () => {
+  it('edits it: the stored key is never shown, and left empty it is kept', async () => {
+    const item = activeIntegrations().getByRole('listitem').filter({ hasText: 'Okta e2e' });
+    await item.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit Integration' });
+    await dialog.waitFor();
+    expect(await dialog.getByLabel('Name', { exact: true }).inputValue()).toBe('Okta e2e');
+    expect(await dialog.getByLabel('Base URL').inputValue()).toBe(PLATFORM_URL);
+    const apiKey = dialog.getByLabel('API key (optional)');
+    expect(await apiKey.inputValue()).toBe('');
+    expect(await apiKey.getAttribute('placeholder')).toBe('Stored - leave empty to keep');
+    expect(await page.content()).not.toContain(API_KEY);
+    // The platform stays (its accounts and runs belong to it); stored secrets go to the same host only.
+    expect(await dialog.getByRole('combobox', { name: 'Platform' }).locator('option').allInnerTexts()).toEqual(['Okta']);
+    await dialog.getByLabel('Base URL').fill('https://another-org.example.com/');
+    expect(await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder')).toBeNull();
+    await dialog.getByLabel('Base URL').fill(PLATFORM_URL);
+    await dialog.getByLabel('API key (optional)').waitFor();
+
+    // A pace that is not a whole number: the shared schema's message, and no request.
+    await dialog.getByLabel('Requests per minute (optional)').fill('2.5');
+    await dialog.getByRole('button', { name: 'Save Changes' }).click();
+    await dialog.getByText('Requests per minute must be a whole number').waitFor();
+    await dialog.getByLabel('Requests per minute (optional)').fill('120');
+    await dialog.getByLabel('Name', { exact: true }).fill('Okta e2e edited');
+    await dialog.getByLabel('Undo action').selectOption('delete');
+    await dialog.getByLabel('Okta login').selectOption('email');
+    await dialog.getByLabel('Undo action').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: screenshotPath('integrations-edit-dialog'), animations: 'disabled' });
+    await dialog.getByRole('button', { name: 'Save Changes' }).click();
+    await toast('Integration saved').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+    await item.getByText('Okta e2e edited').waitFor();
+    const [stored] = await user.json<Integration[]>('/api/integrations');
+    expect(stored).toMatchObject({ name: 'Okta e2e edited', authFieldsSet: ['apiKey'], apiConfig: { testPath: okta.testPath, provisioning: { requestsPerMinute: 120, undo: 'delete', oktaLogin: 'email' } } });
+  });
+
+  it('tests it again once the platform accepts the key (the key kept through the edit)', async () => {
     fakeOkta.acceptKey = API_KEY;
     const item = activeIntegrations().getByRole('listitem').filter({ hasText: 'Okta e2e' });
     await item.getByRole('button', { name: 'Test' }).click();
@@ -200,7 +236,7 @@ describe('API Integrations in Chromium', () => {
     const item = activeIntegrations().getByRole('listitem').filter({ hasText: 'Okta e2e' });
     await item.getByRole('button', { name: 'Delete' }).click();
     const confirm = page.getByRole('alertdialog', { name: 'Delete integration?' });
-    await confirm.getByText('Okta e2e').waitFor();
+    await confirm.getByText('Okta e2e edited').waitFor();
     await page.screenshot({ path: screenshotPath('integrations-delete'), animations: 'disabled' });
     await confirm.getByRole('button', { name: 'Delete' }).click();
     await toast('Integration deleted').waitFor();

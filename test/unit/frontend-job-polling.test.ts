@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { JOB_POLL_MAX_MS, JOB_POLL_MS, jobPollInterval } from '../../frontend/src/features/bulk-creator/api/bulk-create-api';
+import { JOB_POLL_MAX_MS, JOB_POLL_MS, jobPollInterval } from '../../frontend/src/lib/job-polling';
 
-describe('jobPollInterval (Bulk Creator job progress)', () => {
+describe('jobPollInterval (job progress: bulk creation and provisioning)', () => {
   it('polls every second at first, so a small job shows its end at once', () => {
     for (const answers of [0, 1, 2, 3, 4, 5]) expect(jobPollInterval(answers)).toBe(JOB_POLL_MS);
     expect(JOB_POLL_MS).toBe(1000);

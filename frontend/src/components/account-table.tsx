@@ -1,4 +1,4 @@
-import { Code, Table, Text } from '@chakra-ui/react';
+import { Box, Code, Table, Text } from '@chakra-ui/react';
 import type { AccountView } from '@shared/schemas/project';
 import { formatDate } from '../lib/format-date';
 import { AccountStatusBadge } from './account-status-badge';
@@ -30,7 +30,7 @@ export function AccountTable({
             <Table.ColumnHeader>Username</Table.ColumnHeader>
             {showPasswords ? <Table.ColumnHeader>Password</Table.ColumnHeader> : null}
             {showProject ? <Table.ColumnHeader>Project</Table.ColumnHeader> : null}
-            <Table.ColumnHeader>Status</Table.ColumnHeader>
+            <Table.ColumnHeader hideBelow="md">Status</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
           </Table.Row>
         </Table.Header>
@@ -39,6 +39,10 @@ export function AccountTable({
             <Table.Row key={account.id}>
               <Table.Cell whiteSpace="nowrap" fontWeight="medium">
                 {account.firstName} {account.lastName}
+                {/* On a phone the status column is off to the side: the status (and why it failed) shows here. */}
+                <Box hideFrom="md" mt="1" fontWeight="normal">
+                  <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
+                </Box>
               </Table.Cell>
               <Table.Cell>
                 <Text wordBreak="break-all">{account.email}</Text>
@@ -54,8 +58,8 @@ export function AccountTable({
                 </Table.Cell>
               ) : null}
               {showProject ? <Table.Cell whiteSpace="nowrap">{account.projectName}</Table.Cell> : null}
-              <Table.Cell>
-                <AccountStatusBadge status={account.externalStatus} />
+              <Table.Cell hideBelow="md">
+                <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
               </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}

@@ -12,6 +12,7 @@ export function ConfirmDialog({
   description,
   confirmLabel,
   busy,
+  busyLabel = 'Deleting...',
   onConfirm,
   trigger,
 }: {
@@ -21,6 +22,8 @@ export function ConfirmDialog({
   description: ReactNode;
   confirmLabel: string;
   busy: boolean;
+  /** The confirm button's text while it runs. */
+  busyLabel?: string;
   onConfirm: () => void;
   /** The button that opens it, when the dialog owns its trigger. */
   trigger?: ReactNode;
@@ -54,7 +57,7 @@ export function ConfirmDialog({
                   Cancel
                 </Button>
               </Dialog.ActionTrigger>
-              <Button colorPalette="red" loading={busy} loadingText="Deleting..." onClick={onConfirm}>
+              <Button colorPalette="red" loading={busy} loadingText={busyLabel} onClick={onConfirm}>
                 {confirmLabel}
               </Button>
             </Dialog.Footer>

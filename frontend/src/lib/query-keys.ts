@@ -12,6 +12,10 @@ export const queryKeys = {
   recentActivity: ['/api/dashboard/recent-activity'] as const,
   accountSearch: ['/api/accounts/search'] as const,
   bulkJob: (jobId: string) => ['/api/bulk-jobs', jobId] as const,
+  /** A provisioning run: the Bulk Creator and the project page both follow one. */
+  provisioningJob: (jobId: string) => ['/api/provisioning-jobs', jobId] as const,
+  /** The user's integrations: API Integrations lists them, the Bulk Creator and projects provision to them. */
+  integrations: ['/api/integrations'] as const,
   /** The Export Center's history: a project's Export CSV may start an export there too. */
   exportHistory: ['/api/exports/history'] as const,
 };

@@ -28,7 +28,9 @@ export function AppLayout() {
         >
           <SideNav />
         </Box>
-        <Box as="main" flex="1" minW="0" px={{ base: '4', md: '8' }} py={{ base: '5', md: '8' }}>
+        {/* Room below the page for a toast (bottom corner, lib/toaster): the last controls of a page
+            (an integration's Edit and Test after its toast) can always be scrolled clear of it. */}
+        <Box as="main" flex="1" minW="0" px={{ base: '4', md: '8' }} pt={{ base: '5', md: '8' }} pb="28">
           <Box maxW="6xl" mx="auto">
             <Suspense fallback={<PageLoading />}>
               <Outlet />

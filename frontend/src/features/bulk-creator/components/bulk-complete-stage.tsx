@@ -97,6 +97,7 @@ export function CreatedAccountsResult({
   failedTotal,
   failedWithoutDetail = 0,
   rejectedDownload,
+  provisioning,
   showPasswords,
   onTogglePasswords,
   tableMaxH,
@@ -110,6 +111,8 @@ export function CreatedAccountsResult({
   failedWithoutDetail?: number;
   /** The 'Download rejected rows' control, when there is something to download. */
   rejectedDownload?: ReactNode;
+  /** The accounts' provisioning to a platform, shown apart from their creation, right under it. */
+  provisioning?: ReactNode;
   showPasswords: boolean;
   onTogglePasswords: () => void;
   tableMaxH?: string;
@@ -129,6 +132,7 @@ export function CreatedAccountsResult({
           </Alert.Description>
         </Alert.Content>
       </Alert.Root>
+      {provisioning}
       {problems.length ? <RowProblemsList label="Rows not created" problems={problems} /> : null}
       {failedWithoutDetail ? (
         <Text fontSize="sm" color="fg.error">
@@ -158,6 +162,7 @@ export function JobResult({
   job,
   summary,
   sentRows,
+  provisioning,
   showPasswords,
   onTogglePasswords,
 }: {
@@ -166,6 +171,7 @@ export function JobResult({
   job: BulkJob;
   summary: BulkCreateSummary;
   sentRows: readonly Pick<CsvRow, 'row' | 'firstName' | 'lastName' | 'email'>[];
+  provisioning?: ReactNode;
   showPasswords: boolean;
   onTogglePasswords: () => void;
 }) {
@@ -189,6 +195,7 @@ export function JobResult({
         failedTotal={rejectedCount(summary)}
         failedWithoutDetail={job.failedCount}
         rejectedDownload={<RejectedRowsDownload project={{ id: projectId, name: projectName }} summary={summary} sentRows={sentRows} failedInJob={job.failedCount} />}
+        provisioning={provisioning}
         showPasswords={showPasswords}
         onTogglePasswords={onTogglePasswords}
         tableMaxH="80"

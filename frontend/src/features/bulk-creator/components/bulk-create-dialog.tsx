@@ -6,9 +6,11 @@ import { useForm, useWatch } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { useQueryClient } from '@tanstack/react-query';
 import type { CsvRow } from '@shared/csv/read-people';
-import type { BulkJob } from '@shared/schemas/bulk';
+import type { BulkCreateSummary, BulkJob } from '@shared/schemas/bulk';
 import type { SubscriptionStatus } from '@shared/schemas/project';
+import { ProvisioningProgress } from '../../../components/provisioning-progress';
 import { useExportProject } from '../../../lib/projects-api';
+import { useProvisioningJobQuery } from '../../../lib/provisioning-api';
 import { saveCsv } from '../../../lib/save-file';
 import { toaster } from '../../../lib/toaster';
 import {
@@ -197,6 +199,7 @@ export function BulkCreateDialog({
                 job && started ? (
                   <Stack gap="3">
                     <JobProgress status={job.status} done={job.done} failed={job.failedCount} total={job.total} />
+                    <ProvisioningOutcome summary={started.summary} />
                     {progressLost ? (
                       <Alert.Root status="warning">
                         <Alert.Indicator />
@@ -217,6 +220,7 @@ export function BulkCreateDialog({
                   problems={failedRowProblems(outcome.response.summary, outcome.sentRows)}
                   failedTotal={rejectedCount(outcome.response.summary)}
                   rejectedDownload={<RejectedRowsDownload project={outcome.response.project} summary={outcome.response.summary} sentRows={outcome.sentRows} />}
+                  provisioning={<ProvisioningOutcome summary={outcome.response.summary} />}
                   showPasswords={showPasswords}
                   onTogglePasswords={() => setShowPasswords((shown) => !shown)}
                   tableMaxH="80"
@@ -228,6 +232,7 @@ export function BulkCreateDialog({
                   job={job}
                   summary={outcome.response.summary}
                   sentRows={outcome.sentRows}
+                  provisioning={<ProvisioningOutcome summary={outcome.response.summary} />}
                   showPasswords={showPasswords}
                   onTogglePasswords={() => setShowPasswords((shown) => !shown)}
                 />
@@ -299,4 +304,29 @@ function JobProgress({ status, done, failed, total }: { status: BulkJob['status'
       detail={`${processed.toLocaleString()} of ${total.toLocaleString()} rows processed${failed ? ` (${failed.toLocaleString()} failed)` : ''}`}
     />
   );
+}
+
+/**
+ * The provisioning of the new accounts, apart from their creation: the run's progress (followed
+ * until it ends), or why it could not start (the accounts exist; the project can start it).
+ */
+function ProvisioningOutcome({ summary }: { summary: BulkCreateSummary }) {
+  const run = useProvisioningJobQuery(summary.provisioningJobId);
+  if (summary.provisioningError) {
+    return (
+      <Alert.Root status="warning">
+        <Alert.Indicator />
+        <Alert.Description>{summary.provisioningError}</Alert.Description>
+      </Alert.Root>
+    );
+  }
+  if (!summary.provisioningJobId) return null;
+  if (!run.data) {
+    return run.isError ? (
+      <Text fontSize="sm" color="fg.warning">
+        The provisioning run&apos;s progress cannot be read right now. It goes on without this window: the project shows it.
+      </Text>
+    ) : null;
+  }
+  return <ProvisioningProgress job={run.data} lost={run.isError} />;
 }

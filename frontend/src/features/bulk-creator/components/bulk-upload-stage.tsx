@@ -12,10 +12,11 @@ import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
 import { CsvDropZone } from './csv-drop-zone';
 import { CsvFileSummary } from './csv-file-summary';
 import { PasswordSettingsFields } from './password-settings-fields';
+import { ProvisioningTargetFields } from './provisioning-target-fields';
 
 export const UPLOAD_FORM_ID = 'bulk-upload-form';
 
-/** The dialog's first stage: project details, the file and what it holds, password settings. */
+/** The dialog's first stage: project details, the file and what it holds, password settings, a platform to create the accounts on. */
 export function BulkUploadStage({
   form,
   file,
@@ -94,6 +95,9 @@ export function BulkUploadStage({
 
         <Separator />
         <PasswordSettingsFields form={form} />
+
+        <Separator />
+        <ProvisioningTargetFields form={form} subscription={subscription} />
       </Stack>
     </form>
   );

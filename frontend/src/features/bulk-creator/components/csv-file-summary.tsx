@@ -1,6 +1,7 @@
 import { Alert, Badge, Box, Button, Code, HStack, Stack, Table, Text } from '@chakra-ui/react';
 import { DownloadIcon, FileTextIcon } from 'lucide-react';
 import { rejectedRowsCsv } from '@shared/csv/read-people';
+import { ScrollTable } from '../../../components/scroll-table';
 import { saveCsv } from '../../../lib/save-file';
 import { PREVIEW_ROWS, type CsvFile } from '../lib/read-csv-file';
 import { RowProblemsList } from './row-problems-list';
@@ -33,7 +34,8 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
           <Text fontSize="sm" fontWeight="semibold" mb="2">
             Preview (first {Math.min(PREVIEW_ROWS, valid.length)} of {count(valid.length)})
           </Text>
-          <Table.ScrollArea borderWidth="1px" borderRadius="md">
+          {/* On a phone the preview scrolls sideways: ScrollTable makes it reachable by keyboard. */}
+          <ScrollTable label="Preview of the accounts to create" borderWidth="1px" borderRadius="md">
             <Table.Root size="sm">
               <Table.Caption srOnly>Preview of the accounts to create</Table.Caption>
               <Table.Header>
@@ -57,7 +59,7 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
                 ))}
               </Table.Body>
             </Table.Root>
-          </Table.ScrollArea>
+          </ScrollTable>
           <Text fontSize="xs" color="fg.muted" mt="1">
             A username already used in one of your projects gets a number added (johnsmith2026-2).
           </Text>

@@ -1,11 +1,24 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { bulkCreateRequestSchema, defaultPasswordSettings, passwordSettingsSchema, type BulkCreateRequest } from '@shared/schemas/bulk';
 import type { CsvRow } from '@shared/csv/read-people';
 
-/** The dialog's upload stage: the request's fields except the rows, which come from the file. */
+/** The server's words when provisioning is asked for without a target (functions/bulk). */
+export const CHOOSE_TARGET = 'Choose the integration to create the accounts on.';
+
+/**
+ * The dialog's upload stage: the request's fields except the rows, which come from the file, and
+ * the provisioning target (Pro: create the accounts on one of the user's integrations too).
+ */
 export const uploadFormSchema = bulkCreateRequestSchema
   .pick({ projectName: true, description: true, platformUrl: true, accountType: true, expirationDate: true })
-  .extend({ passwordSettings: passwordSettingsSchema });
+  .extend({
+    passwordSettings: passwordSettingsSchema,
+    createExternalAccounts: z.boolean().default(false),
+    apiIntegrationId: z.string().default(''),
+  })
+  .superRefine((values, ctx) => {
+    if (values.createExternalAccounts && !values.apiIntegrationId) ctx.addIssue({ code: 'custom', path: ['apiIntegrationId'], message: CHOOSE_TARGET });
+  });
 
 export type UploadFormInput = z.input<typeof uploadFormSchema>;
 export type UploadFormValues = z.output<typeof uploadFormSchema>;
@@ -17,9 +30,14 @@ export const uploadFormDefaults: UploadFormInput = {
   accountType: 'Standard User',
   expirationDate: '',
   passwordSettings: defaultPasswordSettings,
+  createExternalAccounts: false,
+  apiIntegrationId: '',
 };
 
-/** The request: only the valid rows (the invalid ones are skipped), optional fields left out when empty. */
+/**
+ * The request: only the valid rows (the invalid ones are skipped), optional fields left out when
+ * empty; the integration only when the accounts are to be created on it (an unticked box sends none).
+ */
 export function toBulkCreateRequest(values: UploadFormValues, rows: readonly CsvRow[]): BulkCreateRequest {
   return {
     projectName: values.projectName,
@@ -29,5 +47,6 @@ export function toBulkCreateRequest(values: UploadFormValues, rows: readonly Csv
     ...(values.expirationDate ? { expirationDate: values.expirationDate } : {}),
     csvData: rows.map(({ firstName, lastName, email }) => ({ firstName, lastName, email })),
     passwordSettings: values.passwordSettings,
+    ...(values.createExternalAccounts && values.apiIntegrationId ? { createExternalAccounts: true, apiIntegrationId: values.apiIntegrationId } : {}),
   };
 }

@@ -1,12 +1,13 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { CreateIntegrationRequest, Integration, IntegrationTemplate } from '@shared/schemas/integrations';
 import { ApiError, apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { queryKeys } from '../../../lib/query-keys';
 import { invalidatePlanQueries } from '../../../lib/subscription-api';
 import { toaster } from '../../../lib/toaster';
 
-/** This feature's query keys (no other feature reads them), each starting with its GET path. */
+/** This feature's query keys, each starting with its GET path (the list is read by other features too). */
 export const integrationQueryKeys = {
-  list: ['/api/integrations'] as const,
+  list: queryKeys.integrations,
   templates: ['/api/integration-templates'] as const,
 };
 
@@ -25,14 +26,6 @@ function storeIntegration(queryClient: QueryClient, integration: Integration, po
       : list.map((entry) => (entry.id === integration.id ? integration : entry)),
   );
   void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
-}
-
-/** GET /api/integrations, newest first (every plan: a lapsed Pro user still sees and deletes theirs). */
-export function useIntegrationsQuery() {
-  return useQuery({
-    queryKey: integrationQueryKeys.list,
-    queryFn: () => apiRequest<Integration[]>('/api/integrations'),
-  });
 }
 
 /** GET /api/integration-templates: the quick-setup cards. */
@@ -61,6 +54,34 @@ export function useCreateIntegration() {
       if (isLoggedOut(error)) return; // the logged-out toast is already showing
       refreshPlanOnRefusal(queryClient, error);
       toaster.create({ type: 'error', title: 'Error', description: serverMessageOf(error) ?? 'Failed to create integration.' });
+    },
+  });
+}
+
+/**
+ * PUT /api/integrations/{id}: the same fields as create; a credential sent empty (or left out)
+ * keeps the stored one. Like create, the request carries credentials: dropped at once (gcTime 0).
+ * A changed URL or credentials make the last test stale, so the toast asks for a new test.
+ */
+export function useUpdateIntegration() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, request }: { id: string; request: CreateIntegrationRequest }) =>
+      apiRequest<Integration>(`/api/integrations/${encodeURIComponent(id)}`, { method: 'PUT', body: request }),
+    gcTime: 0,
+    onSuccess: (updated) => {
+      storeIntegration(queryClient, updated, 'inPlace');
+      toaster.create({
+        type: 'success',
+        title: 'Integration saved',
+        description: updated.lastTestDate ? `${updated.name} was saved.` : `${updated.name} was saved. Test it to check the connection.`,
+      });
+    },
+    onError: (error) => {
+      if (isLoggedOut(error)) return;
+      refreshPlanOnRefusal(queryClient, error);
+      if (error instanceof ApiError && error.status === 404) void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
+      toaster.create({ type: 'error', title: 'Error', description: serverMessageOf(error, [400, 403, 404, 409]) ?? 'Failed to save the integration.' });
     },
   });
 }

@@ -1,36 +1,37 @@
-import { Badge, Button, Card, Flex, HStack, Portal, Stack, Text, Tooltip } from '@chakra-ui/react';
+import { Badge, Button, Card, Flex, HStack, Stack, Text } from '@chakra-ui/react';
 import { CrownIcon, PencilIcon, PlugZapIcon, Trash2Icon } from 'lucide-react';
 import { useId, useState } from 'react';
 import { authMethodLabels, platformLabels, type Integration } from '@shared/schemas/integrations';
+import { provisioningSupport } from '@shared/schemas/provisioning';
 import { formatDateTime } from '../../../lib/format-date';
 import { useTestIntegration } from '../api/integrations-api';
 import { DeleteIntegrationDialog } from './delete-integration-dialog';
 import { IntegrationTestBadge } from './integration-test-badge';
 import { PlatformIconTile } from './platform-icon';
 
-const EDIT_LATER = 'Editing arrives in a later release';
-
 /**
  * One integration of 'Active Integrations': what it connects to, its last test, and Test, Edit
- * (inert, spec 2) and Delete. Without Pro, Test opens the upgrade prompt (`gated`); Delete stays.
+ * and Delete. Without Pro, Test and Edit open the upgrade prompt (`gated`); Delete stays.
  */
 export function IntegrationItem({
   integration,
   gated,
   disabled,
   onGate,
+  onEdit,
 }: {
   integration: Integration;
   gated: boolean;
   /** While the plan loads: whether Test runs or opens the gate is not known yet. */
   disabled?: boolean;
   onGate: () => void;
+  onEdit: () => void;
 }) {
   const titleId = useId();
-  const editHintId = useId();
   const test = useTestIntegration();
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const tested = !!integration.lastTestDate;
+  const target = provisioningSupport(integration);
 
   return (
     <Card.Root as="li" aria-labelledby={titleId} variant="outline" size="sm">
@@ -55,6 +56,11 @@ export function IntegrationItem({
               <Text fontSize="sm" fontFamily="mono" color="fg.muted" truncate title={integration.baseUrl}>
                 {integration.baseUrl}
               </Text>
+              {target.supported ? null : (
+                <Text fontSize="sm" color="fg.muted" wordBreak="break-word">
+                  {target.reason}
+                </Text>
+              )}
               {integration.description ? (
                 <Text fontSize="sm" lineClamp={2} wordBreak="break-word">
                   {integration.description}
@@ -88,23 +94,10 @@ export function IntegrationItem({
               {gated ? <CrownIcon aria-hidden="true" /> : <PlugZapIcon aria-hidden="true" />}
               Test
             </Button>
-            <Tooltip.Root openDelay={700} closeDelay={300}>
-              <Tooltip.Trigger asChild>
-                {/* aria-disabled, not disabled: it stays focusable so keyboard users can read why. */}
-                <Button size="sm" variant="outline" aria-disabled="true" aria-describedby={editHintId} onClick={(e) => e.preventDefault()}>
-                  <PencilIcon aria-hidden="true" />
-                  Edit
-                </Button>
-              </Tooltip.Trigger>
-              <Portal>
-                <Tooltip.Positioner>
-                  <Tooltip.Content>{EDIT_LATER}</Tooltip.Content>
-                </Tooltip.Positioner>
-              </Portal>
-            </Tooltip.Root>
-            <Text id={editHintId} srOnly>
-              {EDIT_LATER}
-            </Text>
+            <Button size="sm" variant="outline" disabled={disabled} onClick={() => (gated ? onGate() : onEdit())}>
+              {gated ? <CrownIcon aria-hidden="true" /> : <PencilIcon aria-hidden="true" />}
+              Edit
+            </Button>
             <Button size="sm" variant="outline" colorPalette="red" onClick={() => setConfirmingDelete(true)}>
               <Trash2Icon aria-hidden="true" />
               Delete

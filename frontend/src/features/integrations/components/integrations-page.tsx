@@ -2,7 +2,7 @@ import { Alert, Badge, Button, Heading, HStack, Stack, Text } from '@chakra-ui/r
 import { PlugIcon, PlusIcon } from 'lucide-react';
 import { useState } from 'react';
 import { proFeatures } from '@shared/plans';
-import type { IntegrationTemplate } from '@shared/schemas/integrations';
+import type { Integration, IntegrationTemplate } from '@shared/schemas/integrations';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
 import { ProFeatureEmptyState } from '../../../components/pro-feature-empty-state';
@@ -10,8 +10,9 @@ import { QueryErrorCard } from '../../../components/query-error-card';
 import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
 import { effectivePlanOf, isPaymentFailed } from '../../../lib/plan-status';
 import { useSubscriptionStatus } from '../../../lib/subscription-api';
-import { useIntegrationsQuery, useIntegrationTemplatesQuery } from '../api/integrations-api';
-import { CreateIntegrationDialog } from './create-integration-dialog';
+import { useIntegrationsQuery } from '../../../lib/integrations-query';
+import { useIntegrationTemplatesQuery } from '../api/integrations-api';
+import { IntegrationDialog } from './integration-dialog';
 import { IntegrationItem } from './integration-item';
 import { QuickSetupTemplates } from './quick-setup-templates';
 
@@ -32,6 +33,7 @@ export function IntegrationsPage() {
   const templates = useIntegrationTemplatesQuery();
   const [creating, setCreating] = useState<{ template?: IntegrationTemplate }>();
   const [gateOpen, setGateOpen] = useState(false);
+  const [editing, setEditing] = useState<Integration>();
 
   const startCreate = (template?: IntegrationTemplate) => {
     if (access === 'pro') setCreating({ template });
@@ -128,6 +130,7 @@ export function IntegrationsPage() {
                     gated={gated}
                     disabled={access === 'unknown'}
                     onGate={() => setGateOpen(true)}
+                    onEdit={() => setEditing(integration)}
                   />
                 ))}
               </Stack>
@@ -137,8 +140,9 @@ export function IntegrationsPage() {
       </Stack>
 
       {creating ? (
-        <CreateIntegrationDialog template={creating.template} templates={templates.data} onClose={() => setCreating(undefined)} />
+        <IntegrationDialog template={creating.template} templates={templates.data} onClose={() => setCreating(undefined)} />
       ) : null}
+      {editing ? <IntegrationDialog editing={editing} templates={templates.data} onClose={() => setEditing(undefined)} /> : null}
       <UpgradePromptDialog feature={proFeatures.apiIntegrations} open={gateOpen} onOpenChange={setGateOpen} />
     </>
   );

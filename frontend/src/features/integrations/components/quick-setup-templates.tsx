@@ -75,6 +75,11 @@ function TemplateCard({
         </HStack>
         <Card.Description flex="1">{template.description}</Card.Description>
         <HStack gap="2" wrap="wrap">
+          {template.ready ? (
+            <Badge variant="subtle" colorPalette="green">
+              Ready to use
+            </Badge>
+          ) : null}
           <Badge variant="outline">{template.apiType}</Badge>
           <Badge variant="outline">{authMethodLabels[template.authMethod]}</Badge>
         </HStack>

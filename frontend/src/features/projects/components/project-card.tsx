@@ -5,6 +5,7 @@ import { Link as RouterLink } from 'react-router';
 import type { Project } from '@shared/schemas/project';
 import { ProjectStatusBadge } from '../../../components/project-status-badge';
 import { formatDate } from '../../../lib/format-date';
+import { projectSyncCounts } from '../../../lib/provisioning-progress';
 import { useExportProject } from '../../../lib/projects-api';
 
 const count = new Intl.NumberFormat();
@@ -24,6 +25,7 @@ export function ProjectCard({ project }: { project: Project }) {
   const titleId = useId();
   const exportProject = useExportProject();
   const host = platformHost(project.platformUrl);
+  const synced = projectSyncCounts(project);
 
   return (
     <Card.Root as="article" aria-labelledby={titleId} variant="outline" size="sm">
@@ -46,6 +48,19 @@ export function ProjectCard({ project }: { project: Project }) {
             <DataList.ItemLabel>Accounts</DataList.ItemLabel>
             <DataList.ItemValue fontWeight="medium">{count.format(project.accountCount)}</DataList.ItemValue>
           </DataList.Item>
+          {project.integrationId ? (
+            <DataList.Item>
+              <DataList.ItemLabel>Synced</DataList.ItemLabel>
+              <DataList.ItemValue fontWeight="medium">
+                {count.format(synced.synced)} of {count.format(synced.total)}
+                {synced.failed ? (
+                  <Text as="span" color="fg.error" fontWeight="normal" ms="1">
+                    ({count.format(synced.failed)} failed)
+                  </Text>
+                ) : null}
+              </DataList.ItemValue>
+            </DataList.Item>
+          ) : null}
           <DataList.Item>
             <DataList.ItemLabel>Success Rate</DataList.ItemLabel>
             <DataList.ItemValue fontWeight="medium">{percent.format(project.successRate)}%</DataList.ItemValue>

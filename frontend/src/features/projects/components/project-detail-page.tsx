@@ -12,6 +12,7 @@ import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate } from '../../../lib/format-date';
 import { EXPORT_CENTER_PATH, useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
 import { platformHost } from './project-card';
+import { ProjectProvisioning } from './project-provisioning';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 
 const count = new Intl.NumberFormat();
@@ -123,6 +124,7 @@ export function ProjectDetailPage() {
             </>
           ) : null}
         </HStack>
+        <ProjectProvisioning project={project} />
         <ProjectAccounts projectId={project.id} total={project.accountCount} />
       </Stack>
     </>
