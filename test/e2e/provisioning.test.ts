@@ -180,6 +180,15 @@ describe('provisioning in Chromium', () => {
     await openBulkDialog([katherine, dorothy]);
     await dialog().getByLabel('Project name').fill(`Conflict ${tag}`);
     await platformSection().getByText('Also create these accounts on the platform of an integration').click();
+    // The dry run says so before anything is created, and writes nothing.
+    const usersBefore = (await scim<ScimList>('/Users?count=1')).body.totalResults;
+    await platformSection().getByRole('button', { name: 'Check against platform' }).click();
+    const check = platformSection().getByLabel('Check against platform: result');
+    await check.getByText('Name taken: will fail: 1').waitFor();
+    await check.getByText('New: 1').waitFor();
+    await check.getByText(`Row 2, ${katherine[2]}`).waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-check'), fullPage: true });
+    expect((await scim<ScimList>('/Users?count=1')).body.totalResults).toBe(usersBefore);
     await dialog().getByRole('button', { name: 'Generate Accounts' }).click();
     const progress = dialog().getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
     await progress.getByText('1 synced, 1 failed, 0 pending of 2').waitFor({ timeout: 30_000 });

@@ -97,7 +97,7 @@ export function BulkUploadStage({
         <PasswordSettingsFields form={form} />
 
         <Separator />
-        <ProvisioningTargetFields form={form} subscription={subscription} />
+        <ProvisioningTargetFields form={form} subscription={subscription} people={file?.result.valid} />
       </Stack>
     </form>
   );

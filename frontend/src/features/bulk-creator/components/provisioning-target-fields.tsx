@@ -11,6 +11,7 @@ import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { effectivePlanOf } from '../../../lib/plan-status';
 import { defaultTarget, provisioningTargets } from '../../../lib/provisioning-progress';
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
+import { PlatformCheck } from './platform-check';
 
 const LEGEND = 'Create accounts on a platform';
 
@@ -22,9 +23,12 @@ const LEGEND = 'Create accounts on a platform';
 export function ProvisioningTargetFields({
   form,
   subscription,
+  people,
 }: {
   form: UseFormReturn<UploadFormInput, unknown, UploadFormValues>;
   subscription?: SubscriptionStatus;
+  /** The file's valid rows: 'Check against platform' looks them up. */
+  people?: readonly { row: number; firstName: string; lastName: string; email: string }[];
 }) {
   const plan = subscription ? effectivePlanOf(subscription) : undefined;
   const integrations = useIntegrationsQuery(plan === 'pro');
@@ -32,6 +36,7 @@ export function ProvisioningTargetFields({
   const { control, setValue, getValues, formState: { errors } } = form;
   const choices = provisioningTargets(integrations.data ?? []);
   const chosen = useWatch({ control, name: 'createExternalAccounts' }) ?? false;
+  const target = useWatch({ control, name: 'apiIntegrationId' });
 
   // The first usable integration is the default target, once the list is known.
   const firstTarget = defaultTarget(choices);
@@ -114,6 +119,7 @@ export function ProvisioningTargetFields({
             <NativeSelect.Indicator />
           </NativeSelect.Root>
         </FormField>
+        {chosen && target && people?.length && choices.some((c) => c.integration.id === target && !c.reason) ? <PlatformCheck integrationId={target} people={people} /> : null}
         {refused.length ? (
           <List.Root gap="1" fontSize="sm" color="fg.muted" ps="4" aria-label="Integrations that cannot be a target">
             {refused.map(({ integration, reason }) => (
