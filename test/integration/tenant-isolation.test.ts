@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../functions/core/keys';
+import { timeOrderedId } from '../../functions/core/ids';
 import { routes, routeKey, type RouteDefinition } from '../../shared/routes';
 import type { BulkJob, CreatedAccount } from '../../shared/schemas/bulk';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
@@ -29,6 +31,8 @@ interface Owner {
   jobId: string;
   jobProjectName: string;
   exportId: string;
+  /** A's provisioning run (written as the start step writes one). */
+  provisioningJobId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -184,6 +188,28 @@ const expectations: Record<string, Expectation> = {
     ownerAfter: async ({ a }) => expect((await a.user.json<Integration[]>('/api/integrations')).map((i) => i.id)).toEqual([a.integrationId]),
   },
   'POST /api/integrations/{id}/test': { id: (a) => a.integrationId, ownerFirst: 'markers', answer: 404 },
+  'PUT /api/integrations/{id}': {
+    id: (a) => a.integrationId,
+    body: () => ({ ...okta(`B renames it ${token()}`), apiConfig: {} }),
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<Integration[]>('/api/integrations')).map((i) => [i.id, i.name])).toEqual([[a.integrationId, a.integrationName]]),
+  },
+  'POST /api/integrations/{id}/check': {
+    id: (a) => a.integrationId,
+    body: () => ({ people: people(1, `Bcheck${token()}`) }),
+    answer: 404,
+  },
+  'POST /api/projects/{id}/provision': {
+    id: (a) => a.projectId,
+    body: ({ a }) => ({ integrationId: a.integrationId }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activeProvisioningJob).toBeUndefined();
+      expect(Item?.provisioningJobId).toBeUndefined();
+    },
+  },
+  'GET /api/provisioning-jobs/{id}': { id: (a) => a.provisioningJobId, answer: 404 },
   'DELETE /api/integrations/{id}': {
     id: (a) => a.integrationId,
     answer: 404,
@@ -245,6 +271,17 @@ async function createOwner(): Promise<Owner> {
   await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
   const integrationName = `A integration ${tag}`;
   const integration = await ok<Integration>(await user.call('/api/integrations', { body: okta(integrationName) }), 201);
+  const provisioningJobId = timeOrderedId();
+  const at = new Date().toISOString();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.provisioningJob(user.sub, provisioningJobId), entityType: 'ProvisioningJob', id: provisioningJobId, userId: user.sub, projectId: created.project.id, projectName,
+        integrationId: integration.id, integrationName, platform: 'okta', mode: 'provision', status: 'completed', total: 3, synced: 3, failed: 0, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   const customerId = await storedCustomer(user);
@@ -259,12 +296,13 @@ async function createOwner(): Promise<Owner> {
     jobId: queued.job.id,
     jobProjectName,
     exportId: started.id,
+    provisioningJobId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, provisioningJobId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 
