@@ -26,7 +26,7 @@ const started = performance.now();
 const result = await handler({ Records: [{ messageId: 'm1', receiptHandle: 'r', body: JSON.stringify(message), attributes: {} }] } as unknown as SQSEvent, {
   awsRequestId: 'probe',
   functionName: 'provisioning-worker',
-  getRemainingTimeInMillis: () => 60_000,
+  getRemainingTimeInMillis: () => 150_000,
 } as Context);
 const { GetCommand } = await import('@aws-sdk/lib-dynamodb');
 const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.provisioningJob(userId, jobId), ConsistentRead: true }));
