@@ -17,6 +17,8 @@ export interface ConnectionTarget {
 export interface ConnectionResult {
   status: 'success' | 'failed';
   message: string;
+  /** A failure that says nothing about the credentials (the token endpoint was busy or down): worth trying again. */
+  transient?: boolean;
 }
 
 export { joinUrl } from './platform-auth';

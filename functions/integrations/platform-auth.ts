@@ -44,8 +44,11 @@ async function accessToken(target: ConnectionTarget, options: OutboundOptions): 
     { url: tokenUrl, method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: form.toString() },
     options,
   );
+  const label = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  // Busy or down (429, 5xx): not a verdict on the credentials.
+  if (response.status === 429 || response.status >= 500) return { status: 'failed', transient: true, message: `The token endpoint answered ${label}: try again later.` };
   if (response.status < 200 || response.status >= 300) {
-    return { status: 'failed', message: `The token endpoint answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}: the client credentials were not accepted.` };
+    return { status: 'failed', message: `The token endpoint answered ${label}: the client credentials were not accepted.` };
   }
   try {
     const token = (JSON.parse(response.body) as { access_token?: unknown }).access_token;

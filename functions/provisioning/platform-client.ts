@@ -76,7 +76,11 @@ export function platformClient(target: ConnectionTarget, outbound: OutboundOptio
   let signing: Promise<Record<string, string> | CallFailure> | undefined;
   const sign = () =>
     (signing ??= authHeaders(target, options).then((headers) =>
-      'status' in headers && 'message' in headers ? ({ kind: 'failed', retryable: false, authRefused: true, message: String(headers.message) } as CallFailure) : (headers as Record<string, string>),
+      'status' in headers && 'message' in headers
+        ? ((headers as { transient?: boolean }).transient
+            ? ({ kind: 'failed', retryable: true, message: String(headers.message) } as CallFailure)
+            : ({ kind: 'failed', retryable: false, authRefused: true, message: String(headers.message) } as CallFailure))
+        : (headers as Record<string, string>),
     ));
 
   const call: PlatformClient['call'] = async ({ method, path, body, contentType }) => {

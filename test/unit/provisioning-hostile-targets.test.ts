@@ -34,6 +34,10 @@ beforeAll(async () => {
       };
       res.write('{"id":"');
       push();
+    } else if (path === '/token-busy') {
+      res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"temporarily_unavailable"}');
+    } else if (path === '/token-refused') {
+      res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"invalid_client"}');
     } else if (path.startsWith('/echo/')) {
       // A plain refusal: only its words are kept.
       res.writeHead(400, { 'content-type': 'application/scim+json' }).end(JSON.stringify({ detail: 'Bad request', scimType: 'invalidValue' }));
@@ -91,6 +95,25 @@ describe('hostile provisioning targets', () => {
     adapter.close();
     expect(outcome).toMatchObject({ kind: 'failed', retryable: false, message: 'HTTP 400: Bad request' });
     expect(JSON.stringify(outcome)).not.toContain(person.password);
+  });
+
+  it('a busy token endpoint (503) is a retryable failure, not refused credentials; a 401 there is refused credentials', async () => {
+    const withToken = (tokenPath: string) =>
+      scimAdapter(
+        platformClient(
+          { platform: 'custom', apiType: 'REST', baseUrl: `${origin}/echo`, authMethod: 'oauth2', credentials: { clientId: 'c', clientSecret: 's', tokenUrl: `${origin}${tokenPath}` }, apiConfig: {} },
+          { allowedOrigins: [origin] },
+        ),
+      );
+    const busy = withToken('/token-busy');
+    const [later] = await busy.create([person]);
+    busy.close();
+    expect(later).toMatchObject({ kind: 'failed', retryable: true });
+    expect((later as { authRefused?: boolean }).authRefused).toBeUndefined();
+    const refused = withToken('/token-refused');
+    const [denied] = await refused.create([person]);
+    refused.close();
+    expect(denied).toMatchObject({ kind: 'failed', retryable: false, authRefused: true });
   });
 
   it('a private address that is not allowed is refused before any call', async () => {
