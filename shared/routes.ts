@@ -213,8 +213,10 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
-  // Creates accounts on platforms (passwords and credentials decrypted) and records their status.
-  'provisioning-worker': { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
-  // Records a chunk that failed every delivery as failed accounts, or a run that could not start.
-  'provisioning-dead-letter-worker': { table: readWrite },
+  // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
+  // a chunk's lease is deleted when its delivery ends.
+  'provisioning-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
+  // Records a chunk that failed every delivery as failed accounts, or a run that could not start
+  // (its module holds the chunk lease's release: DeleteItem).
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'] },
 };

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -92,6 +92,8 @@ export const keys = {
   /** A provisioning run (functions/provisioning) and the marker of each of its finished chunks. */
   provisioningJob: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PROVJOB#${jobId}` }) as const,
   provisioningChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROVJOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** Who is working on a chunk now (one delivery at a time): its own prefix, so run queries never read it. */
+  provisioningLease: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROVLEASE#${jobId}#${rowKey(chunk)}` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 

@@ -1,6 +1,6 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
@@ -104,10 +104,59 @@ export const provisionChunk =
     if (seen) return finishRun(deps, userId, jobId);
     const job = await readJob(deps, userId, jobId);
     if (!job || (job.status !== 'running' && job.status !== 'resuming')) return;
+
+    // One delivery of a chunk at a time: a copy (a resume that queued it again while it ran, a
+    // start that ran twice) waits its turn instead of calling the platform for the same people.
+    const holder = randomUUID();
+    if (!(await takeLease(deps, message, holder))) {
+      await deps.queue.send([message], LEASE_RETRY_SECONDS);
+      return;
+    }
+    try {
+      await provisionLeased(deps, message, job);
+    } finally {
+      await releaseLease(deps, message, holder);
+    }
+  };
+
+/** How long a delivery holds its chunk: its worker's timeout (150 s), after which a crashed one's lease lapses. */
+const LEASE_MS = 150_000;
+const LEASE_RETRY_SECONDS = 60;
+
+async function takeLease(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now'>, message: ChunkMessage, holder: string): Promise<boolean> {
+  const now = deps.now().getTime();
+  try {
+    await deps.db.send(
+      new PutCommand({
+        TableName: deps.tableName,
+        Item: { ...keys.provisioningLease(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningLease', holder, until: now + LEASE_MS, expiresAt: Math.floor(now / 1000) + 86_400 },
+        ConditionExpression: 'attribute_not_exists(PK) OR #until < :now',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':now': now },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+}
+
+async function releaseLease(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, message: ChunkMessage, holder: string): Promise<void> {
+  try {
+    await deps.db.send(
+      new DeleteCommand({ TableName: deps.tableName, Key: keys.provisioningLease(message.userId, message.jobId, message.chunk), ConditionExpression: 'holder = :me', ExpressionAttributeValues: { ':me': holder } }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<void> {
+    const { userId, jobId } = message;
     const mode = job.mode as ProvisioningMode;
     const from = sourceStatusOf[mode];
     const projectId = String(job.projectId);
-
     const integration = await deps.integration(userId, String(job.integrationId));
     if (!integration) return failJob(deps, userId, jobId, 'The integration was deleted: the accounts not provisioned stay pending.');
     // A key that cannot be fetched now (throttling, network) throws: SQS delivers again. Only a
@@ -288,7 +337,7 @@ export const provisionChunk =
       return;
     }
     await markChunkDone(deps, job, message);
-  };
+}
 
 /** Account status writes in flight per chunk. */
 const RECORD_PARALLEL = 16;
