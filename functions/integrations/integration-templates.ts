@@ -53,11 +53,12 @@ export const integrationTemplates: readonly IntegrationTemplate[] = [
     id: 'custom',
     platform: 'custom',
     name: 'Custom API',
-    description: 'Any HTTPS API of your own: choose the sign-in method and the path the test reads.',
+    description: 'A SCIM 2.0 service provider (a provisioning target), or any HTTPS API of your own: choose the sign-in method and the path the test reads.',
     apiType: 'REST',
     authMethod: 'bearer_token',
-    baseUrlExample: 'https://api.example.com',
-    testPath: '',
+    baseUrlExample: 'https://api.example.com/scim/v2',
+    // A SCIM provider answers its configuration to any signed-in client (RFC 7644 4); another API: change the path.
+    testPath: '/ServiceProviderConfig',
     isBuiltIn: true,
   },
 ];
