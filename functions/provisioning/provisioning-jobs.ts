@@ -279,6 +279,27 @@ export async function unfinishedChunks(deps: Pick<ProvisioningJobDeps, 'db' | 't
   return chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0)).filter((c) => !done.has(c.chunk));
 }
 
+/** Every run of one of the user's integrations (strongly consistent; chunk markers left out). */
+async function runsOfIntegration(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, integrationId: string): Promise<Record<string, unknown>[]> {
+  const runs: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'entityType = :job AND integrationId = :integration',
+        ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    runs.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return runs;
+}
+
 /**
  * An integration passed its connection test: its paused runs go on. Each is set running again
  * (conditionally: one resume wins) and its unfinished chunks are queued once more.
@@ -286,23 +307,7 @@ export async function unfinishedChunks(deps: Pick<ProvisioningJobDeps, 'db' | 't
 export const resumeRuns =
   (deps: ProvisioningJobDeps) =>
   async (userId: string, integrationId: string): Promise<number> => {
-    const paused: Record<string, unknown>[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          FilterExpression: 'entityType = :job AND integrationId = :integration AND #status IN (:paused, :resuming)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId, ':paused': 'paused', ':resuming': 'resuming' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      paused.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const paused = (await runsOfIntegration(deps, userId, integrationId)).filter((job) => job.status === 'paused' || job.status === 'resuming');
     let resumed = 0;
     for (const job of paused) {
       const id = String(job.id);
@@ -348,23 +353,7 @@ async function setStatus(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'n
  * with the reason: its deletion must not leave a project locked by a run that can never go on.
  */
 export async function failRunsOf(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, integrationId: string, reason: string): Promise<number> {
-  const open: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: 'entityType = :job AND integrationId = :integration AND NOT #status IN (:completed, :failed)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId, ':completed': 'completed', ':failed': 'failed' },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    open.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const open = (await runsOfIntegration(deps, userId, integrationId)).filter((job) => job.status !== 'completed' && job.status !== 'failed');
   for (const job of open) await failJob(deps, userId, String(job.id), reason);
   return open.length;
 }
