@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -126,6 +126,22 @@ export const keys = {
    * Stripe's webhook calls carry no user token: these two items are keyed by Stripe's ids and
    * written only by the signature-verified webhook. A processed event id (handled once, TTL)...
    */
+  /** A credentials send (a job like a provisioning run) and its chunks: functions/mail. */
+  mailSend: (userId: string, sendId: string) => ({ PK: userPk(userId), SK: `MAILSEND#${sendId}` }) as const,
+  mailSendChunk: (userId: string, sendId: string, chunk: number) => ({ PK: userPk(userId), SK: `MAILSEND#${sendId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** One e-mail SES accepted, by SES's MessageId: SES events name only that id, this finds the account (and owner) it was for. */
+  mailMessage: (sesMessageId: string) => ({ PK: `MAILMSG#${sesMessageId}`, SK: 'MAILMSG' }) as const,
+  /** An address that bounced or complained: credential e-mails to it are skipped unless overridden for one send. */
+  emailSuppression: (userId: string, email: string) => ({ PK: userPk(userId), SK: `SUPPRESSION#${email.trim().toLowerCase()}` }) as const,
+  emailSuppressionsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'SUPPRESSION#' }) as const,
+  /** A one-time credential link, by the SHA-256 of its token (the token itself is never stored in clear). */
+  credentialLink: (tokenHash: string) => ({ PK: `CREDLINK#${tokenHash}`, SK: 'CREDLINK' }) as const,
+  /** In-app notifications, newest first by time-ordered id, in their own partition (kept 90 days by TTL). */
+  notification: (userId: string, notificationId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: `NOTIFICATION#${notificationId}` }) as const,
+  notificationsOf: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SKPrefix: 'NOTIFICATION#' }) as const,
+  /** The user's settings (notifications, preferences); the account group is the profile item. */
+  userSettings: (userId: string) => ({ PK: userPk(userId), SK: 'SETTINGS' }) as const,
+
   stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
   /** ... and a Stripe customer's user id, written at checkout completion. */
   stripeCustomer: (customerId: string) => ({ PK: `STRIPE_CUSTOMER#${customerId}`, SK: 'CUSTOMER' }) as const,
