@@ -126,7 +126,9 @@ export class StatefulStack extends Stack {
       minimumTLSVersion: 1.2,
       versioned: false,
       lifecycleRules: [
-        { id: 'expire-exports', expiration: Duration.days(7), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Export files expire; profile photos (profile-photos/) stay while their user does.
+        { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(7) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'export-bucket/',

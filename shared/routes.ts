@@ -23,6 +23,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/user/onboarding', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/user/welcome-dismissal', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/user/photo-upload', group: 'user', auth: 'jwt' },
+  { method: 'PUT', path: '/api/user/photo', group: 'user', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/user/photo', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
@@ -166,6 +171,8 @@ export interface FunctionAccess {
   /** Queues it sends to. */
   sendTo?: readonly QueueDefinition['name'][];
   exportBucket?: 'read' | 'readWrite';
+  /** Profile photos (profile-photos/<user>/ in the export bucket): 'read' signs links to them, 'readWrite' also takes uploads and deletes. */
+  profilePhotos?: 'read' | 'readWrite';
   sendEmail?: boolean;
   /** May read the key that encrypts stored passwords (ENCRYPTION_KEY_SECRET_ARN). */
   encryptionKey?: boolean;
@@ -175,8 +182,10 @@ export interface FunctionAccess {
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
-  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
-  user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  // It records each sign-in and signs the link to the user's photo.
+  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], profilePhotos: 'read' },
+  // Profile, onboarding, the welcome dialog's dismissal, and the photo (checked, replaced, removed).
+  user: { table: ['GetItem', 'PutItem', 'UpdateItem'], profilePhotos: 'readWrite' },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.

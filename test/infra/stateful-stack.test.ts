@@ -91,7 +91,7 @@ describe('stateful stack', () => {
       }
     });
 
-    it('export bucket: SSE-S3, objects expire after 7 days, incomplete uploads aborted after 1, access logged, retained', () => {
+    it('export bucket: SSE-S3, export files (exports/) expire after 7 days and profile photos do not, incomplete uploads aborted after 1, access logged, retained', () => {
       const exportBucket = stateful.findResources('AWS::S3::Bucket', {
         Properties: { LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Id: 'expire-exports' })]) } },
       }) as Resources;
@@ -101,7 +101,10 @@ describe('stateful stack', () => {
       expect(bucket!.Properties).toMatchObject({
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         LifecycleConfiguration: {
-          Rules: [{ Id: 'expire-exports', Status: 'Enabled', ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+          Rules: [
+            { Id: 'expire-exports', Status: 'Enabled', Prefix: 'exports/', ExpirationInDays: 7 },
+            { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
+          ],
         },
         LoggingConfiguration: { DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogsBucket/) as unknown } },
       });

@@ -209,7 +209,7 @@ describe('functions', () => {
       // Only with -c stripePriceId (see 'STRIPE_PRICE_ID' below); cdk.json may set it for a real deploy.
       expect(present('STRIPE_PRICE_ID')).toBe(access.stripeSecret === true && built.settings.stripePriceId !== undefined);
       for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
-      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined);
+      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined || access.profilePhotos !== undefined);
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
       expect(present('SES_CONFIGURATION_SET')).toBe(access.sendEmail === true);
       if (access.sendEmail) expect(variables.SES_FROM_ADDRESS).toBe('no-reply@bulkonboard.test');
@@ -232,6 +232,8 @@ describe('functions', () => {
         ...(isWorker ? ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : []),
         ...(access.exportBucket === 'read' ? ['s3:GetObject'] : []),
         ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] : []),
+        ...(access.profilePhotos === 'read' ? ['s3:GetObject'] : []),
+        ...(access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
         ...(access.sendEmail ? ['ses:SendEmail', 'ses:SendRawEmail'] : []),
       ];
       expect([...new Set(allowedActions(name))].sort()).toEqual([...new Set(expected)].sort());

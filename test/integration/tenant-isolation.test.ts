@@ -103,6 +103,32 @@ const expectations: Record<string, Expectation> = {
     answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, firstName: 'Second' }),
     ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub, firstName: a.firstName }),
   },
+  'POST /api/user/onboarding': {
+    body: () => ({ name: 'Second User' }),
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, firstName: 'Second', onboarded: true }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub, firstName: a.firstName }),
+  },
+  'POST /api/user/welcome-dismissal': {
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, welcomeDismissed: true }),
+    ownerAfter: async ({ a }) => expect((await a.user.json<{ welcomeDismissed?: boolean }>('/api/auth/user')).welcomeDismissed).toBeUndefined(),
+  },
+  'POST /api/user/photo-upload': {
+    // B's upload form names a key under B's own prefix only.
+    answer: async (response, { a, b }) => {
+      const { key } = await ok<{ key: string }>(response);
+      expect(key.startsWith(`profile-photos/${b.sub}/`)).toBe(true);
+      expect(key).not.toContain(a.user.sub);
+    },
+  },
+  'PUT /api/user/photo': {
+    // A key under A's prefix is not B's to claim.
+    body: ({ a }) => ({ key: `profile-photos/${a.user.sub}/${randomUUID()}.jpg` }),
+    answer: 404,
+  },
+  'DELETE /api/user/photo': {
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub }),
+  },
   'POST /api/bulk-create': {
     body: ({ a }) => ({ projectName: `With A's integration ${token()}`, csvData: people(1, `Intruder${token()}`), apiIntegrationId: a.integrationId }),
     answer: 404,

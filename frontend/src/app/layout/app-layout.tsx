@@ -4,12 +4,14 @@ import { Outlet } from 'react-router';
 import { PageLoading } from '../../components/loading-screen';
 import { SideNav } from './side-nav';
 import { TopBar } from './top-bar';
+import { WelcomeDialog } from './welcome-dialog';
 
 /** Every signed-in screen: top bar, side navigation (a drawer on phones), the page. */
 export function AppLayout() {
   return (
     <Flex direction="column" minH="100dvh" bg="bg.subtle">
       <TopBar />
+      <WelcomeDialog />
       <Flex flex="1" align="stretch">
         <Box
           as="aside"
