@@ -76,9 +76,12 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
         if (!spent.link) throw new NotFoundError(INVALID_LINK_MESSAGE);
         refuse(linkStatus(spent.link, deps.now()) === 'used' ? 'used' : 'expired', projectName);
       }
-      if (!(await deps.store.markViewed(link, at))) {
-        logger.warn('Credential link revealed, its account was removed meanwhile', { link: loggableLinkId(tokenHash), accountId: link.accountId });
-      }
+      // The link is spent: from here on the holder must get the credentials, whatever the marker's fate.
+      const marked = await deps.store.markViewed(link, at).catch((error: unknown) => {
+        logger.error('Credential link revealed, the account could not be marked viewed', { link: loggableLinkId(tokenHash), accountId: link.accountId, reason: error instanceof Error ? error.message : String(error) });
+        return true;
+      });
+      if (!marked) logger.warn('Credential link revealed, its account was removed meanwhile', { link: loggableLinkId(tokenHash), accountId: link.accountId });
       logger.info('Credential link revealed', { link: loggableLinkId(tokenHash), userId: link.userId, accountId: link.accountId });
 
       const revealed: RevealedCredentials = { username: String(account.username), password, projectName };

@@ -5,7 +5,9 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
+import { credentialLinkAccess } from '../../functions/credential-links/credential-link-access';
 import { issueCredentialLink, type IssueCredentialLinkInput } from '../../functions/credential-links/issue-credential-link';
+import { dynamoLinkStore } from '../../functions/credential-links/link-store';
 import { linkTokenHash } from '../../functions/credential-links/link-token';
 import type { CreatedAccount } from '../../shared/schemas/bulk';
 import type { CredentialLinkState, RevealedCredentials } from '../../shared/schemas/credential-links';
@@ -53,7 +55,7 @@ describe('one-time credential links', () => {
       body: {
         projectName: 'Autumn <intake> & co',
         platformUrl: 'https://portal.example.com/login',
-        csvData: Array.from({ length: 8 }, (_, i) => ({ firstName: `Holder${i}`, lastName: 'Links', email: `holder${i}@example.com` })),
+        csvData: Array.from({ length: 9 }, (_, i) => ({ firstName: `Holder${i}`, lastName: 'Links', email: `holder${i}@example.com` })),
       },
     });
     project = created.project;
@@ -182,6 +184,23 @@ describe('one-time credential links', () => {
     expect([...answers]).toEqual([JSON.stringify({ message: 'This link is not valid' })]);
     // The genuine link was not touched by any of it.
     expect((await reveal(token)).status).toBe(200);
+  });
+
+  it('a failure before the link is spent leaves it usable; one after it still hands the credentials over', async () => {
+    const account = accounts[8]!;
+    const token = tokenOf((await issueCredentialLink(deps, input(account))).url);
+    const store = dynamoLinkStore(db, TABLE);
+    const now = () => new Date();
+    // A key that does not open the password (a rotated ring missing the old key): nothing is spent.
+    const wrongKey = aesGcmCipher(keyRingFromSecret('another-secret-of-at-least-32-characters'));
+    await expect(credentialLinkAccess({ store, cipher: async () => wrongKey, now }).reveal(token)).rejects.toThrow();
+    expect((await getItem(keys.credentialLink(linkTokenHash(token))))?.usedAt).toBeUndefined();
+    // DynamoDB failing the viewed marker after the link was spent: the holder still gets them.
+    const failingMarker = { ...store, markViewed: () => Promise.reject(new Error('ProvisionedThroughputExceededException')) };
+    const revealed = await credentialLinkAccess({ store: failingMarker, cipher: async () => cipher, now }).reveal(token);
+    expect(revealed).toMatchObject({ username: account.username, password: account.plainPassword });
+    expect((await getItem(keys.credentialLink(linkTokenHash(token))))?.usedAt).toEqual(expect.any(String));
+    expect((await reveal(token)).status).toBe(410);
   });
 
   it("a link whose account was removed says so, and is not spent by trying", async () => {
