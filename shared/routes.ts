@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -61,6 +61,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
+  // One-time credential links: public, the link's token ({id}) is the credential. GET reads the
+  // link's state and spends nothing (mail scanners open links); POST .../reveal shows the
+  // credentials once (docs/credential-links.md).
+  { method: 'GET', path: '/api/credential-links/{id}', group: 'credential-links', auth: 'none' },
+  { method: 'POST', path: '/api/credential-links/{id}/reveal', group: 'credential-links', auth: 'none' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -208,6 +213,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
   // run decrypts an integration's credentials to look people up on its platform.
   provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
+  // Reads a link, its account and project; spends the link and marks the account viewed
+  // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
+  'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

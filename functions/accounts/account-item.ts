@@ -77,6 +77,7 @@ export function accountView(item: Record<string, unknown>, password?: string): A
   };
   if (typeof item.externalAccountId === 'string') view.externalAccountId = item.externalAccountId;
   if (typeof item.externalError === 'string') view.externalError = item.externalError;
+  if (typeof item.credentialsViewedAt === 'string') view.credentialsViewedAt = item.credentialsViewedAt;
   if (password !== undefined) view.password = password;
   return view;
 }

@@ -10,6 +10,7 @@ import type {
 } from 'aws-lambda';
 import type * as z from 'zod';
 import { routes, routeKey as keyOf } from '../../shared/routes';
+import { INVALID_LINK_MESSAGE } from '../../shared/schemas/credential-links';
 import { isIdShaped, UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { logger } from './logger';
@@ -137,6 +138,7 @@ const notFoundMessages: Record<string, string> = {
   'bulk-jobs': 'Job not found',
   integrations: 'Integration not found',
   'email-templates': 'Template not found',
+  'credential-links': INVALID_LINK_MESSAGE,
 };
 const notFoundMessageOf = (routeKey: string): string => {
   const segments = routeKey.split(' ')[1]?.split('/') ?? [];

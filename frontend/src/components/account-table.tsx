@@ -2,6 +2,7 @@ import { Box, Code, Table, Text } from '@chakra-ui/react';
 import type { AccountView } from '@shared/schemas/project';
 import { formatDate } from '../lib/format-date';
 import { AccountStatusBadge } from './account-status-badge';
+import { CredentialsViewedMarker } from './credentials-viewed-marker';
 import { ScrollTable } from './scroll-table';
 
 /**
@@ -63,6 +64,7 @@ export function AccountTable({
               </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}
+                {account.credentialsViewedAt ? <CredentialsViewedMarker at={account.credentialsViewedAt} /> : null}
               </Table.Cell>
             </Table.Row>
           ))}
