@@ -13,7 +13,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ConfigurationSet, ConfigurationSetEventDestination, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
+import { ConfigurationSet, ConfigurationSetEventDestination, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -244,10 +244,17 @@ export class StatefulStack extends Stack {
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
     const domain = settings.sesFromAddress.split('@')[1]!;
+    const isDomain = settings.sesIdentity === 'domain';
     const identity = new EmailIdentity(this, 'MailIdentity', {
-      identity: settings.sesIdentity === 'domain' ? Identity.domain(domain) : Identity.email(settings.sesFromAddress),
+      identity: isDomain ? Identity.domain(domain) : Identity.email(settings.sesFromAddress),
       configurationSet,
+      // A domain signs every mail with Easy DKIM (2048-bit keys SES rotates); an address cannot.
+      ...(isDomain ? { dkimSigning: true, dkimIdentity: DkimIdentity.easyDkim(EasyDkimSigningKeyLength.RSA_2048_BIT) } : {}),
     });
+    if (isDomain) {
+      // The three CNAME records to publish in the domain's DNS (docs/deploy.md, Domain identity and DKIM).
+      identity.dkimRecords.forEach((record, i) => new CfnOutput(this, `DkimRecord${i + 1}`, { value: `${record.name} CNAME ${record.value}`, description: `DKIM record ${i + 1} of ${domain}` }));
+    }
     return { identity, configurationSet, fromAddress: settings.sesFromAddress };
   }
 

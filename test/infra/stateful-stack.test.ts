@@ -217,9 +217,18 @@ describe('stateful stack', () => {
     });
   });
 
-  it('SES: sesIdentity=domain verifies the whole domain', () => {
+  it('SES: sesIdentity=domain verifies the whole domain, signs with Easy DKIM (2048 bits) and outputs the three DKIM CNAME records', () => {
     const { stateful: stack } = buildTestApp({ skipBundling: true, context: { sesIdentity: 'domain' } });
-    Template.fromStack(stack).hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'bulkonboard.test' });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::SES::EmailIdentity', {
+      EmailIdentity: 'bulkonboard.test',
+      DkimAttributes: { SigningEnabled: true },
+      DkimSigningAttributes: { NextSigningKeyLength: 'RSA_2048_BIT' },
+    });
+    const outputs = Object.keys(template.findOutputs('*')).filter((name) => name.startsWith('DkimRecord'));
+    expect(outputs.sort()).toEqual(['DkimRecord1', 'DkimRecord2', 'DkimRecord3']);
+    // An address identity has no DKIM records of its own.
+    expect(Object.keys(stateful.findOutputs('*')).filter((name) => name.startsWith('DkimRecord'))).toEqual([]);
   });
 
   it('data key: rotated, aliased, retained (the other key is the SES events topic\'s)', () => {
