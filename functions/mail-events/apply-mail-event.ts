@@ -107,27 +107,37 @@ export const applyMailEvent =
       ? { email: message.email.trim().toLowerCase(), reason: outcome.suppress.reason, detail: outcome.suppress.detail, createdAt: deps.now().toISOString(), projectId: message.projectId }
       : undefined;
 
-    for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-      const account = await deps.store.readAccount(message);
-      if (!account || account.emailMessageId !== messageId) {
-        // The account is gone, or was sent a newer e-mail since: its status is that one's. The
-        // address did bounce or complain all the same.
-        deps.log.info('SES event for a message the account no longer waits on', { messageId, eventType: event.eventType, accountId: message.accountId });
-        if (suppression) await deps.store.suppress(message.userId, suppression);
-        return 'superseded';
+    // Nearly every event finds its account as the sender left it, 'sent': the move is tried on
+    // that guess first (no read), and the account is read only when the guess was wrong (a
+    // duplicate, a late event, a newer e-mail, a bounce after the delivery).
+    let guess: EmailStatus | undefined = 'sent';
+    for (let attempt = 1; attempt <= ATTEMPTS + 1; attempt++) {
+      let from: EmailStatus;
+      if (guess) {
+        from = guess;
+        guess = undefined;
+      } else {
+        const account = await deps.store.readAccount(message);
+        if (!account || account.emailMessageId !== messageId) {
+          // The account is gone, or was sent a newer e-mail since: its status is that one's. The
+          // address did bounce or complain all the same.
+          deps.log.info('SES event for a message the account no longer waits on', { messageId, eventType: event.eventType, accountId: message.accountId });
+          if (suppression) await deps.store.suppress(message.userId, suppression);
+          return 'superseded';
+        }
+        const current = account.emailStatus;
+        if (current === outcome.status) return 'unchanged';
+        if (current === undefined || current === 'queued') throw new MessageNotRecordedYetError(messageId);
+        if (!allowedFrom[outcome.status].includes(current)) {
+          // Already further on (a Delivery after its Bounce), or failed / suppressed: the status
+          // stays. A complaint after a (transient) bounce still puts the address on the list.
+          if ((rank[current] ?? 0) < (rank[outcome.status] ?? 0)) deps.log.warn('SES event for an account in an unexpected status', { messageId, status: current, eventType: event.eventType });
+          if (suppression) await deps.store.suppress(message.userId, suppression);
+          return 'unchanged';
+        }
+        from = current;
       }
-      const current = account.emailStatus;
-      if (current === outcome.status) return 'unchanged';
-      if (current === undefined || current === 'queued') throw new MessageNotRecordedYetError(messageId);
-      const from = allowedFrom[outcome.status];
-      if (!from.includes(current)) {
-        // Already further on (a Delivery after its Bounce), or failed / suppressed: the status
-        // stays. A complaint after a (transient) bounce still puts the address on the list.
-        if ((rank[current] ?? 0) < (rank[outcome.status] ?? 0)) deps.log.warn('SES event for an account in an unexpected status', { messageId, status: current, eventType: event.eventType });
-        if (suppression) await deps.store.suppress(message.userId, suppression);
-        return 'unchanged';
-      }
-      const result = await deps.store.moveStatus(message, { from: current, to: outcome.status, error: outcome.error, at: outcome.at, suppression });
+      const result = await deps.store.moveStatus(message, { from, to: outcome.status, error: outcome.error, at: outcome.at, suppression });
       if (result === 'moved') return 'moved';
       if (result === 'project-gone') {
         deps.log.info('SES event for an account whose project is gone', { messageId, projectId: message.projectId });

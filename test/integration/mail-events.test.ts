@@ -124,6 +124,7 @@ describe('SES events on the local stack', () => {
           { firstName: 'Bo', lastName: 'Unce', email: 'bounce@simulator.amazonses.com' },
           { firstName: 'Com', lastName: 'Plaint', email: 'complaint@simulator.amazonses.com' },
           { firstName: 'Suc', lastName: 'Cess', email: 'success@simulator.amazonses.com' },
+          { firstName: 'Re', lastName: 'Sent', email: 'success+resent@simulator.amazonses.com' },
         ],
       },
     });
@@ -191,5 +192,22 @@ describe('SES events on the local stack', () => {
       expect(response.status, bad).toBe(404);
     }
     expect((await user.json<EmailSuppression[]>('/api/email-suppressions')).map((s) => s.email)).toEqual(['complaint@simulator.amazonses.com']);
+  });
+
+  it('an event about an older e-mail of an account sent a newer one leaves its status to the newer one (the address is still suppressed)', async () => {
+    const email = 'success+resent@simulator.amazonses.com';
+    const account = (await statusOf(user, project.id, email))!;
+    const first = await sendAsTheSender(user, project.id, account);
+    await waitFor('the first delivery', () => statusOf(user, project.id, email), (a) => a?.emailStatus === 'delivered' && a.emailMessageId === first);
+    const second = await sendAsTheSender(user, project.id, account);
+    await waitFor('the second delivery', () => statusOf(user, project.id, email), (a) => a?.emailStatus === 'delivered' && a.emailMessageId === second);
+    // The first e-mail bounces late (its record names this account): the status stays the second's.
+    await replay(first, 'bounce@simulator.amazonses.com', ['Bounce']);
+    await queuesSettled();
+    expect(await statusOf(user, project.id, email)).toMatchObject({ emailStatus: 'delivered', emailMessageId: second });
+    expect((await user.json<EmailSuppression[]>('/api/email-suppressions')).map((s) => [s.email, s.reason]).sort()).toEqual([
+      ['complaint@simulator.amazonses.com', 'complained'],
+      [email, 'bounced'],
+    ]);
   });
 });

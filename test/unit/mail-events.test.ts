@@ -126,12 +126,16 @@ describe('the local stack publishes what SES publishes (bin/local/ses-events.ts)
 /** The store port over a map: the transitions' rules alone (the DynamoDB store runs in test/integration/mail-events.test.ts). */
 function memoryStore(initial: { status?: EmailStatus; messageId?: string }) {
   const message: MailMessageRecord = { messageId: 'm1', userId: 'u', projectId: 'p', accountId: 'p.000001', accountPK: 'A', accountSK: 'B', email: 'Holder@Example.com' };
-  const state = { account: { emailStatus: initial.status, emailMessageId: initial.messageId ?? 'm1' } as { emailStatus?: EmailStatus; emailMessageId?: string; emailError?: string }, counters: {} as Record<string, number>, suppressions: new Map<string, SuppressionEntry>(), moves: [] as StatusMove[] };
+  const state = { account: { emailStatus: initial.status, emailMessageId: initial.messageId ?? 'm1' } as { emailStatus?: EmailStatus; emailMessageId?: string; emailError?: string }, counters: {} as Record<string, number>, suppressions: new Map<string, SuppressionEntry>(), moves: [] as StatusMove[], reads: 0 };
   const store: MailEventStore = {
     findMessage: async (id) => (id === 'm1' ? message : undefined),
-    readAccount: async () => ({ ...state.account }),
-    moveStatus: async (_m, move) => {
-      if (state.account.emailStatus !== move.from) return 'account-changed';
+    readAccount: async () => {
+      state.reads++;
+      return { ...state.account };
+    },
+    moveStatus: async (m, move) => {
+      // The DynamoDB store's condition: still in `from`, still about this message.
+      if (state.account.emailStatus !== move.from || state.account.emailMessageId !== m.messageId) return 'account-changed';
       state.moves.push(move);
       state.account = { ...state.account, emailStatus: move.to, ...(move.error ? { emailError: move.error } : {}) };
       state.counters[move.from] = (state.counters[move.from] ?? 0) - 1;
@@ -163,6 +167,8 @@ describe('e-mail status transitions (only forward)', () => {
     expect(await apply(bounce())).toBe('unchanged');
     expect(state.account).toMatchObject({ emailStatus: 'bounced', emailError: 'smtp; 550 5.1.1 user unknown' });
     expect(state.counters).toEqual({ sent: -1, delivered: 0, bounced: 1 });
+    // The first Delivery moved on the guess 'sent' without a read; the rest each read once.
+    expect(state.reads).toBe(3);
     expect([...state.suppressions.values()]).toEqual([{ email: 'holder@example.com', reason: 'bounced', detail: 'smtp; 550 5.1.1 user unknown', createdAt: '2026-01-02T00:00:00.000Z', projectId: 'p' }]);
   });
 
