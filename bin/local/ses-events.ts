@@ -154,8 +154,7 @@ export function snsEnvelope(record: SesEventRecord, now: Date): Record<string, s
 
 export interface SesEventPublisher {
   publish(mail: AcceptedMail): void;
-  /** Resolves when every event published so far is on the queue (tests, shutdown). */
-  drain(): Promise<void>;
+  /** Drops the outcomes not yet due and waits for the batches in flight. */
   stop(): Promise<void>;
 }
 
@@ -221,12 +220,6 @@ export function startSesEventPublisher(options: {
         enqueue(sesEventsOf(mail, now()).outcomes);
       }, delay);
       timers.add(timer);
-    },
-    async drain() {
-      while (timers.size || pending.length || inFlight.size || flushScheduled) {
-        await Promise.all([...inFlight]);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
     },
     async stop() {
       stopped = true;
