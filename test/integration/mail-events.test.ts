@@ -91,8 +91,13 @@ async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T)
 
 const statusOf = async (user: ApiUser, projectId: string, email: string) => (await accountsOf(user, projectId)).find((a) => a.email === email);
 
-/** Nothing waits on the mail-events queue or its dead-letter queue (every event handled, none handed back). */
+/**
+ * Nothing waits on the mail-events queue or its dead-letter queue (every event handled, none
+ * handed back). The SQS emulator counts a message sent a moment ago only once its zero delay has
+ * passed (a timer): the first look waits a little, so a message just sent is never missed.
+ */
 async function queuesSettled(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 250));
   const counts = async () => {
     const attributes = await Promise.all(
       ['mail-events', 'mail-events-dlq'].map(async (name) => (await sqs.send(new GetQueueAttributesCommand({ QueueUrl: stack.queueUrls[name], AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }))).Attributes ?? {}),
@@ -203,9 +208,10 @@ describe('SES events on the local stack', () => {
     await waitFor('the second delivery', () => statusOf(user, project.id, email), (a) => a?.emailStatus === 'delivered' && a.emailMessageId === second);
     // The first e-mail bounces late (its record names this account): the status stays the second's.
     await replay(first, 'bounce@simulator.amazonses.com', ['Bounce']);
+    const listed = await waitFor('the suppression', () => user.json<EmailSuppression[]>('/api/email-suppressions'), (list) => list.some((entry) => entry.email === email));
     await queuesSettled();
     expect(await statusOf(user, project.id, email)).toMatchObject({ emailStatus: 'delivered', emailMessageId: second });
-    expect((await user.json<EmailSuppression[]>('/api/email-suppressions')).map((s) => [s.email, s.reason]).sort()).toEqual([
+    expect(listed.map((s) => [s.email, s.reason]).sort()).toEqual([
       ['complaint@simulator.amazonses.com', 'complained'],
       [email, 'bounced'],
     ]);
