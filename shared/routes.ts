@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -66,6 +66,9 @@ export const routes: readonly RouteDefinition[] = [
   // credentials once (docs/credential-links.md).
   { method: 'GET', path: '/api/credential-links/{id}', group: 'credential-links', auth: 'none' },
   { method: 'POST', path: '/api/credential-links/{id}/reveal', group: 'credential-links', auth: 'none' },
+  // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
+  { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -78,8 +81,8 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * that fill them (bulk creation, exports) and get their worker with that feature.
  */
 export interface QueueDefinition {
-  name: 'mail' | 'bulk' | 'exports' | 'provisioning';
-  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker';
+  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
   deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker';
   batchSize: number;
@@ -103,6 +106,10 @@ export const queues: readonly QueueDefinition[] = [
   // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
   // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
   { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
+  // SES's events (Send, Delivery, Bounce, Complaint) through the configuration set's SNS topic
+  // (locally: bin/local/ses-events.ts). An event that comes before the sender recorded 'sent' is
+  // given back and tried again 30 s later; one that never fits ends in the dead-letter queue.
+  { name: 'mail-events', worker: 'mail-events-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 30 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -216,6 +223,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Reads a link, its account and project; spends the link and marks the account viewed
   // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
+  // Lists the user's suppressed addresses and removes one.
+  'email-suppressions': { table: ['Query', 'DeleteItem'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
@@ -236,4 +245,7 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'PartiQLUpdate'] },
+  // Finds an SES event's message, moves its account's e-mail status and the project's counters
+  // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
+  'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },
 };

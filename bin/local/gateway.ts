@@ -23,6 +23,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   'email-templates': () => import('../../functions/email-templates/handler'),
   provisioning: () => import('../../functions/provisioning/handler'),
   'credential-links': () => import('../../functions/credential-links/handler'),
+  'email-suppressions': () => import('../../functions/email-suppressions/handler'),
 };
 
 /** API Gateway's payload limit. */

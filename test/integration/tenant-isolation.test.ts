@@ -5,6 +5,7 @@ import { keys } from '../../functions/core/keys';
 import { timeOrderedId } from '../../functions/core/ids';
 import { routes, routeKey, type RouteDefinition } from '../../shared/routes';
 import type { BulkJob, CreatedAccount } from '../../shared/schemas/bulk';
+import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import type { ExportView } from '../../shared/schemas/export';
 import type { Integration } from '../../shared/schemas/integrations';
@@ -51,7 +52,7 @@ interface Context {
 }
 
 interface Expectation {
-  /** A's id for the route's {id}. */
+  /** A's id for the route's {id} (or A's address for {email}). */
   id?: (a: Owner) => string;
   /** The query string B sends. */
   query?: (a: Owner) => string;
@@ -263,6 +264,15 @@ const expectations: Record<string, Expectation> = {
     answer: 404,
     ownerAfter: async ({ a }) => expect((await a.user.json<EmailTemplate[]>('/api/email-templates')).map((t) => t.id)).toEqual([a.templateId]),
   },
+  // A's suppressed address (A's account's e-mail, a marker): B's list is B's own, empty.
+  'GET /api/email-suppressions': {
+    answer: async (response) => expect(await ok(response)).toEqual([]),
+  },
+  'DELETE /api/email-suppressions/{email}': {
+    id: (a) => a.account.email,
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<EmailSuppression[]>('/api/email-suppressions')).map((s) => s.email)).toEqual([a.account.email]),
+  },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -310,6 +320,13 @@ async function createOwner(): Promise<Owner> {
   );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
+  // An address on A's suppression list, as the mail-events worker writes one.
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: { ...keys.emailSuppression(user.sub, created.accounts[0]!.email), entityType: 'EmailSuppression', email: created.accounts[0]!.email.toLowerCase(), reason: 'bounced', detail: 'smtp; 550 5.1.1 user unknown', createdAt: at, projectId: created.project.id },
+    }),
+  );
   const customerId = await storedCustomer(user);
   if (!customerId) throw new Error('A has no Stripe customer after the upgrade');
   const account = created.accounts[0]!;
@@ -333,7 +350,7 @@ async function createOwner(): Promise<Owner> {
 }
 
 function requestOf(route: RouteDefinition, expectation: Expectation, ctx: Context) {
-  const path = route.path.replace('{id}', expectation.id ? encodeURIComponent(expectation.id(ctx.a)) : '{id}') + (expectation.query?.(ctx.a) ?? '');
+  const path = route.path.replace(/\{(id|email)\}/, (param) => (expectation.id ? encodeURIComponent(expectation.id(ctx.a)) : param)) + (expectation.query?.(ctx.a) ?? '');
   const body = expectation.body?.(ctx);
   return { path, init: { method: route.method, ...(body === undefined ? {} : { body }) } };
 }
@@ -357,7 +374,7 @@ describe('tenant isolation, every jwt route of shared/routes.ts', () => {
     it(`${key}: the second user never sees or changes the first user's data`, async () => {
       const expectation = expectations[key];
       if (!expectation) throw new Error(`No tenant-isolation expectation for ${key}: add one to the table in this file`);
-      if (route.path.includes('{id}')) expect(expectation.id, `${key} needs A's id`).toBeDefined();
+      if (/\{(id|email)\}/.test(route.path)) expect(expectation.id, `${key} needs A's id`).toBeDefined();
       const { path, init } = requestOf(route, expectation, ctx);
 
       const ownerFirst = expectation.ownerFirst ?? (route.method === 'GET' ? 'markers' : false);
