@@ -5,8 +5,18 @@ import type { UserRepository } from '../users/user-repository';
 
 /** Renders and sends one queued e-mail. A user who no longer exists gets nothing. */
 export const processMail =
-  (deps: { users: Pick<UserRepository, 'get'>; mailer: Mailer; appUrl: string }) =>
+  (deps: {
+    users: Pick<UserRepository, 'get'>;
+    mailer: Mailer;
+    appUrl: string;
+    /** The user's notification e-mails (functions/mail/notification-mail.ts). */
+    notificationMail: (message: Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>) => Promise<unknown>;
+  }) =>
   async (message: MailMessage): Promise<void> => {
+    if (message.type !== 'welcome') {
+      await deps.notificationMail(message);
+      return;
+    }
     const user = await deps.users.get(message.userId);
     if (!user?.email) return;
     await deps.mailer.send(welcomeEmail(user, deps.appUrl));
