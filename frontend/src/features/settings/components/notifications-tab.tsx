@@ -43,27 +43,26 @@ function NotificationsForm({ saved }: { saved: NotificationSettings }) {
           {switches.map(({ key, label, description }, index) => (
             <Fragment key={key}>
               {index > 0 ? <Separator /> : null}
-              <HStack justify="space-between" align="center" gap="4">
+              <Switch.Root
+                colorPalette="blue"
+                name={key}
+                checked={values[key]}
+                onCheckedChange={(details) => setValues((current) => ({ ...current, [key]: details.checked }))}
+                display="flex"
+                w="full"
+                justifyContent="space-between"
+                alignItems="center"
+                gap="4"
+              >
                 <Stack gap="0.5">
-                  <Text fontWeight="medium" id={`notification-${key}-label`}>
-                    {label}
-                  </Text>
+                  <Switch.Label fontWeight="medium">{label}</Switch.Label>
                   <Text fontSize="sm" color="fg.muted" id={`notification-${key}-description`}>
                     {description}
                   </Text>
                 </Stack>
-                <Switch.Root
-                  colorPalette="blue"
-                  name={key}
-                  checked={values[key]}
-                  onCheckedChange={(details) => setValues((current) => ({ ...current, [key]: details.checked }))}
-                  aria-labelledby={`notification-${key}-label`}
-                  aria-describedby={`notification-${key}-description`}
-                >
-                  <Switch.HiddenInput aria-label={label} />
-                  <Switch.Control />
-                </Switch.Root>
-              </HStack>
+                <Switch.HiddenInput role="switch" aria-describedby={`notification-${key}-description`} />
+                <Switch.Control flexShrink="0" />
+              </Switch.Root>
             </Fragment>
           ))}
           <HStack justify="flex-end">
