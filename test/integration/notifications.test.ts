@@ -167,6 +167,32 @@ describe('notifications', () => {
     expect(after.notifications.every((n) => n.read)).toBe(true);
   });
 
+  it('a provisioning run that ends notifies once with its counts', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const integration = await user.json<{ id: string }>('/api/integrations', {
+      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+    });
+    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
+      body: { projectName: `Provisioned ${tag()}`, csvData: people(3, `Prov${tag()}`), apiIntegrationId: integration.id, createExternalAccounts: true },
+    });
+    const list = await waitUntil('the run notification', () => notifications(user), (l) => l.notifications.some((n) => n.kind === 'provisioning-finished'));
+    expect(list.notifications.filter((n) => n.kind === 'provisioning-finished')).toEqual([
+      expect.objectContaining({ title: `Provisioning of "${created.project.name}" finished`, body: '3 accounts created on Local SCIM directory.', link: `/projects/${created.project.id}` }),
+    ]);
+  });
+
+  it("a failed payment (Stripe's invoice.payment_failed through the webhook) notifies once and links to the subscription", async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const { portalUrl } = await user.json<{ portalUrl: string }>('/api/subscription/create-portal', { method: 'POST' });
+    const failed = await fetch(`${portalUrl}/fail-payment`, { method: 'POST', redirect: 'manual' });
+    expect(failed.status).toBe(303);
+    const list = await notifications(user);
+    expect(list.notifications.filter((n) => n.kind === 'payment-failed')).toHaveLength(1);
+    expect(list.notifications[0]).toMatchObject({ kind: 'payment-failed', title: 'Payment failed', link: '/settings?tab=subscription', read: false });
+  });
+
   it.each([
     ['an empty body', {}, 400],
     ['no ids', { ids: [] }, 400],
