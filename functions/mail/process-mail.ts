@@ -13,11 +13,17 @@ export const processMail =
     notificationMail: (message: Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>) => Promise<unknown>;
   }) =>
   async (message: MailMessage): Promise<void> => {
-    if (message.type !== 'welcome') {
-      await deps.notificationMail(message);
-      return;
+    switch (message.type) {
+      case 'welcome': {
+        const user = await deps.users.get(message.userId);
+        if (!user?.email) return;
+        await deps.mailer.send(welcomeEmail(user, deps.appUrl));
+        return;
+      }
+      case 'project-completion':
+      case 'security-alert':
+      case 'weekly-digest':
+        await deps.notificationMail(message);
+        return;
     }
-    const user = await deps.users.get(message.userId);
-    if (!user?.email) return;
-    await deps.mailer.send(welcomeEmail(user, deps.appUrl));
   };

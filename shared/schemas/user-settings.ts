@@ -96,12 +96,23 @@ export const updateUserSettingsSchema = z
   }, 'Settings must be an object with notifications, preferences or account');
 export type UpdateUserSettingsInput = z.output<typeof updateUserSettingsSchema>;
 
+/** The stored fields of a group that still fit the schema, each on its own (one bad field keeps the others). */
+function validFields(shape: Record<string, z.ZodType>, stored: unknown): Record<string, unknown> {
+  if (!stored || typeof stored !== 'object') return {};
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored as Record<string, unknown>)) {
+    const field = shape[key];
+    if (!field || value === undefined) continue;
+    const parsed = field.safeParse(value);
+    if (parsed.success) fields[key] = parsed.data;
+  }
+  return fields;
+}
+
 /** Stored groups completed with the defaults (a user who never saved has none stored). */
 export function withDefaults(stored: { notifications?: unknown; preferences?: unknown }): Pick<UserSettings, 'notifications' | 'preferences'> {
-  const notifications = notificationSettingsSchema.partial().safeParse(stored.notifications ?? {});
-  const preferences = preferencesSchema.partial().safeParse(stored.preferences ?? {});
   return {
-    notifications: { ...defaultNotificationSettings, ...(notifications.success ? notifications.data : {}) },
-    preferences: { ...defaultPreferences, ...(preferences.success ? preferences.data : {}) },
+    notifications: { ...defaultNotificationSettings, ...validFields(notificationSettingsSchema.shape, stored.notifications) } as NotificationSettings,
+    preferences: { ...defaultPreferences, ...validFields(preferencesSchema.shape, stored.preferences) } as Preferences,
   };
 }

@@ -110,14 +110,6 @@ export function signedInScreens(projectId: string): Screen[] {
     { name: 'security', path: '/security' },
     { name: 'analytics', path: '/analytics' },
     ...settingsTabs.map((tab) => ({ name: `settings ${tab}`, path: `/settings?tab=${tab}` })),
-    {
-      name: 'notifications bell',
-      path: '/',
-      prepare: async (page) => {
-        await page.getByRole('button', { name: /^Notifications/ }).click();
-        await page.getByRole('dialog').getByText('Mark all read').waitFor();
-      },
-    },
     { name: 'profile', path: '/profile' },
     { name: 'not found', path: '/no-such-page' },
   ];

@@ -60,6 +60,13 @@ describe('user settings schema (spec 5 ranges, 9 defaults)', () => {
       notifications: { weeklyDigest: true, emailNotifications: true },
       preferences: { timezone: 'America/Chicago', defaultProjectExpiry: 90 },
     });
+    // One field that no longer fits does not take the others with it.
+    expect(withDefaults({ preferences: { timezone: 'Mars/Olympus', defaultPasswordLength: 20, stray: 1 } }).preferences).toEqual({
+      defaultProjectExpiry: 90,
+      defaultPasswordLength: 20,
+      timezone: 'UTC',
+      dateFormat: 'MM/DD/YYYY',
+    });
   });
 
   it('POST /api/notifications/read takes ids or all, not both nor neither', () => {
