@@ -7,6 +7,7 @@ import type { NotificationList } from '../../shared/schemas/notifications';
 import type { Project } from '../../shared/schemas/project';
 import type { UserSettings } from '../../shared/schemas/user-settings';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { axeViolations, describeViolations, settle } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
 const app = inject('stack').urls.app;
@@ -58,6 +59,8 @@ describe('notifications in Chromium', () => {
     await entry.waitFor();
     await expect(entry.textContent()).resolves.toMatch(/Unread: Project "Onboarding wave 3" is ready1,001 accounts created\.(just now|\d+ min ago)/);
     await page.screenshot({ path: screenshotPath('notifications-bell-light') });
+    await settle(page);
+    expect(describeViolations('the open bell (light)', await axeViolations(page))).toEqual([]);
 
     await entry.click();
     await page.waitForURL(`${app}/projects/${job.projectId}`);
@@ -67,7 +70,7 @@ describe('notifications in Chromium', () => {
     const stored = await user.json<NotificationList>('/api/notifications');
     expect(stored.unreadCount).toBe(0);
     expect(stored.notifications[0]).toMatchObject({ kind: 'bulk-job-completed', read: true });
-  });
+  }, 180_000);
 
   it("'Mark all read' clears the dot (dark theme and phone width shown too)", async () => {
     const { project } = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Small team', csvData: people(2, 'Small') } });
@@ -83,6 +86,8 @@ describe('notifications in Chromium', () => {
     await bell.click();
     await page.getByRole('list', { name: 'Notifications list' }).getByRole('button', { name: /Export of "Small team" is ready/ }).first().waitFor();
     await page.screenshot({ path: screenshotPath('notifications-bell-dark') });
+    await settle(page);
+    expect(describeViolations('the open bell (dark)', await axeViolations(page))).toEqual([]);
 
     const phone = await (await browser.newContext({ viewport: { width: 375, height: 740 }, storageState: await page.context().storageState() })).newPage();
     await phone.goto(`${app}/`);
@@ -102,7 +107,7 @@ describe('notifications in Chromium', () => {
     expect((await user.json<NotificationList>('/api/notifications')).unreadCount).toBe(0);
     await page.keyboard.press('Escape');
     await page.evaluate(() => localStorage.setItem('theme', 'light'));
-  });
+  }, 300_000);
 
   it('Settings > Notifications saves the four switches, and they survive a reload', async () => {
     await page.goto(`${app}/settings?tab=notifications`);
@@ -114,6 +119,7 @@ describe('notifications in Chromium', () => {
     await expect(page.getByRole('switch', { name: 'Email Notifications' }).isChecked()).resolves.toBe(true);
     await expect(page.getByRole('switch', { name: 'Security Alerts' }).isChecked()).resolves.toBe(true);
     await page.getByText('A Monday summary of the past week: new projects, accounts and notifications.').waitFor();
+    expect(describeViolations('Settings > Notifications', await axeViolations(page))).toEqual([]);
 
     // The label is the switch's clickable row (its input is visually hidden).
     await page.getByText('Weekly Digest', { exact: true }).click();

@@ -36,14 +36,13 @@ export function NotificationsButton() {
       <Portal>
         <Popover.Positioner>
           <Popover.Content w="sm" maxW="calc(100vw - 1rem)">
-            <Popover.Header pb="2">
-              <HStack justify="space-between">
-                <Text fontWeight="semibold">Notifications</Text>
-                <Button size="xs" variant="ghost" colorPalette="blue" disabled={unreadCount === 0} onClick={() => markRead.mutate({ all: true })}>
-                  Mark all read
-                </Button>
-              </HStack>
-            </Popover.Header>
+            {/* Not Popover.Header: its <header> would be a second banner landmark beside the top bar. */}
+            <HStack justify="space-between" px="4" pt="4" pb="2">
+              <Popover.Title fontWeight="semibold">Notifications</Popover.Title>
+              <Button size="xs" variant="ghost" colorPalette="blue" disabled={unreadCount === 0} onClick={() => markRead.mutate({ all: true })}>
+                Mark all read
+              </Button>
+            </HStack>
             <Popover.Body pt="0" px="2" maxH="min(28rem, 70vh)" overflowY="auto">
               {isError && !data ? (
                 <Text fontSize="sm" color="fg.error" px="2" py="3">
@@ -79,7 +78,7 @@ export function NotificationsButton() {
                             <Text fontSize="xs" color="fg.muted" lineClamp={2}>
                               {notification.body}
                             </Text>
-                            <Text fontSize="xs" color="fg.subtle">
+                            <Text fontSize="xs" color="fg.muted">
                               <time dateTime={notification.createdAt}>{timeAgo(notification.createdAt)}</time>
                             </Text>
                           </Stack>
