@@ -11,6 +11,16 @@ export interface DigestContent {
 }
 
 const MAX_LISTED = 10;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** "16 Nov to 22 Nov 2026": the seven days before `week` (which is not part of them). */
+function periodOf(week: string): string {
+  const end = new Date(`${week}T00:00:00.000Z`);
+  if (Number.isNaN(end.getTime())) return week;
+  const day = (at: Date, withYear: boolean) => at.toLocaleDateString('en-GB', { day: 'numeric', month: 'short', ...(withYear ? { year: 'numeric' } : {}), timeZone: 'UTC' });
+  return `${day(new Date(end.getTime() - 7 * DAY_MS), false)} to ${day(new Date(end.getTime() - DAY_MS), true)}`;
+}
 
 /** The weekly digest: the projects created and the notifications of the seven days before `week`. */
 export function weeklyDigestEmail(user: { email: string; firstName: string }, content: DigestContent, appUrl: string): Email {
@@ -20,15 +30,15 @@ export function weeklyDigestEmail(user: { email: string; firstName: string }, co
   const headline =
     content.projects.length === 0
       ? 'No new projects this week.'
-      : `${content.projects.length} new ${content.projects.length === 1 ? 'project' : 'projects'} with ${accounts.toLocaleString('en-US')} ${accounts === 1 ? 'account' : 'accounts'} this week.`;
+      : `${plural(content.projects.length, 'new project', 'new projects')} with ${plural(accounts, 'account', 'accounts')} this week.`;
   const projects = content.projects.slice(0, MAX_LISTED);
   const notifications = content.notifications.slice(0, MAX_LISTED);
-  const unread = content.unreadCount ? `You have ${content.unreadCount} unread ${content.unreadCount === 1 ? 'notification' : 'notifications'}.` : '';
+  const unread = content.unreadCount ? `You have ${plural(content.unreadCount, 'unread notification', 'unread notifications')}.` : '';
   const text = [
     `Hi ${name},`,
     '',
-    `Your BulkOnboard week (to ${content.week}): ${headline}`,
-    ...(projects.length ? ['', 'Projects:', ...projects.map((p) => `- ${p.name}: ${p.accountCount} accounts (${base}/projects/${encodeURIComponent(p.id)})`)] : []),
+    `Your BulkOnboard week (${periodOf(content.week)}): ${headline}`,
+    ...(projects.length ? ['', 'Projects:', ...projects.map((p) => `- ${p.name}: ${plural(p.accountCount, 'account', 'accounts')} (${base}/projects/${encodeURIComponent(p.id)})`)] : []),
     ...(notifications.length ? ['', 'Notifications:', ...notifications.map((n) => `- ${n.title} (${n.createdAt.slice(0, 10)})`)] : []),
     ...(unread ? ['', unread] : []),
     '',
@@ -40,9 +50,9 @@ export function weeklyDigestEmail(user: { email: string; firstName: string }, co
   ].join('\n');
   const html =
     `<p>Hi ${escapeHtml(name)},</p>` +
-    `<p>Your BulkOnboard week (to ${escapeHtml(content.week)}): ${escapeHtml(headline)}</p>` +
+    `<p>Your BulkOnboard week (${escapeHtml(periodOf(content.week))}): ${escapeHtml(headline)}</p>` +
     (projects.length
-      ? `<h3>Projects</h3><ul>${projects.map((p) => `<li><a href="${escapeHtml(`${base}/projects/${encodeURIComponent(p.id)}`)}">${escapeHtml(p.name)}</a>: ${p.accountCount} accounts</li>`).join('')}</ul>`
+      ? `<h3>Projects</h3><ul>${projects.map((p) => `<li><a href="${escapeHtml(`${base}/projects/${encodeURIComponent(p.id)}`)}">${escapeHtml(p.name)}</a>: ${escapeHtml(plural(p.accountCount, 'account', 'accounts'))}</li>`).join('')}</ul>`
       : '') +
     (notifications.length ? `<h3>Notifications</h3><ul>${notifications.map((n) => `<li>${escapeHtml(n.title)} <span style="color:#666">(${escapeHtml(n.createdAt.slice(0, 10))})</span></li>`).join('')}</ul>` : '') +
     (unread ? `<p>${escapeHtml(unread)}</p>` : '') +
