@@ -522,7 +522,7 @@ describe('HTTP API', () => {
     const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
     const keys = new Set(routes.map(routeKey));
     expect(Object.keys(routeThrottles).filter((key) => !keys.has(key))).toEqual([]);
-    expect(Object.keys(routeThrottles)).toContain('GET /api/bulk-jobs/{id}');
+    expect(Object.keys(routeThrottles)).toEqual(expect.arrayContaining(['GET /api/bulk-jobs/{id}', 'GET /api/notifications']));
     expect(stage.Properties.RouteSettings).toEqual(
       Object.fromEntries(
         Object.entries(routeThrottles).map(([key, throttle]) => [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]),
