@@ -28,6 +28,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/user/photo-upload', group: 'user', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/photo', group: 'user', auth: 'jwt' },
   { method: 'DELETE', path: '/api/user/photo', group: 'user', auth: 'jwt' },
+  // The user's settings (notifications, preferences, the profile as 'account') and in-app notifications.
+  { method: 'GET', path: '/api/user/settings', group: 'user', auth: 'jwt' },
+  { method: 'PUT', path: '/api/user/settings', group: 'user', auth: 'jwt' },
+  { method: 'GET', path: '/api/notifications', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/notifications/read', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
@@ -196,8 +201,10 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
   // It records each sign-in and signs the link to the user's photo.
   auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], profilePhotos: 'read' },
-  // Profile, onboarding, the welcome dialog's dismissal, and the photo (checked, replaced, removed).
-  user: { table: ['GetItem', 'PutItem', 'UpdateItem'], profilePhotos: 'readWrite' },
+  // Profile, onboarding, the welcome dialog's dismissal and the photo (checked, replaced, removed);
+  // settings (a transaction puts the settings and puts or deletes the weekly-digest subscription);
+  // notifications are listed (Query) and marked read.
+  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite' },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
@@ -230,9 +237,12 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  'mail-worker': { table: ['GetItem'], sendEmail: true },
+  // Reads the recipient and their settings; the weekly digest reads the week's projects and
+  // notifications and marks the week sent (so a redelivery does not send it twice).
+  'mail-worker': { table: ['GetItem', 'Query', 'UpdateItem'], sendEmail: true },
   // Writes a job's accounts with encrypted passwords and its progress.
-  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], encryptionKey: true },
+  // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.
   'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
@@ -248,4 +258,28 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Finds an SES event's message, moves its account's e-mail status and the project's counters
   // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
   'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },
+};
+
+/**
+ * Functions started on a schedule (EventBridge Scheduler in the CDK app; the local stack runs a
+ * timer with the same rule). Code in functions/schedules/<name>.ts.
+ */
+export interface ScheduleDefinition {
+  name: 'weekly-digest';
+  /** EventBridge Scheduler expression, in UTC. */
+  expression: string;
+  description: string;
+  /** For the local timer: the UTC weekday (0 = Sunday) and hour of the rule above. */
+  weekday: number;
+  hourUtc: number;
+}
+
+export const schedules: readonly ScheduleDefinition[] = [
+  { name: 'weekly-digest', expression: 'cron(0 8 ? * MON *)', description: 'Queues the weekly digest e-mail of every opted-in Pro user', weekday: 1, hourUtc: 8 },
+];
+export type ScheduleName = ScheduleDefinition['name'];
+
+export const scheduleAccess: Record<ScheduleName, FunctionAccess> = {
+  // Reads the digest's subscribers and their user items, and queues one e-mail each.
+  'weekly-digest': { table: ['Query', 'GetItem'], sendTo: ['mail'] },
 };

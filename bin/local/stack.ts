@@ -14,6 +14,7 @@ import { startSesEventPublisher } from './ses-events';
 import { cognitoEmail, cognitoFromAddress } from './cognito-messages';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
 import { startPoller } from './poller';
+import { startSchedules } from './schedules';
 import { startScimServer } from './scim-server';
 import { assertPortsFree } from './ports';
 import { HOST, REGION, projectRoot, resourceNames, type LocalPorts } from './settings';
@@ -230,6 +231,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         }),
       );
     }
+
+    // EventBridge Scheduler's part: the weekly digest on its weekly timer (npm run digest: now).
+    running.push(startSchedules(log));
 
     const appConfig: AppConfig = {
       region: REGION,

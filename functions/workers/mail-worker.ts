@@ -2,14 +2,22 @@ import { dynamo, ses } from '../core/clients';
 import { env, requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { mailMessageSchema } from '../mail/mail-message';
+import { sendNotificationMail } from '../mail/notification-mail';
 import { processMail } from '../mail/process-mail';
 import { sesMailer } from '../mail/ses-mailer';
 import { dynamoUserRepository } from '../users/user-repository';
+import { readSettings } from '../users/settings-reader';
 
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const users = dynamoUserRepository(db, tableName);
+const mailer = sesMailer(ses(), requireEnv('SES_FROM_ADDRESS'), env().SES_CONFIGURATION_SET);
+const appUrl = env().APP_URL ?? 'https://bulkonboard.example.com';
 const send = processMail({
-  users: dynamoUserRepository(dynamo(), requireEnv('TABLE_NAME')),
-  mailer: sesMailer(ses(), requireEnv('SES_FROM_ADDRESS'), env().SES_CONFIGURATION_SET),
-  appUrl: env().APP_URL ?? 'https://bulkonboard.example.com',
+  users,
+  mailer,
+  appUrl,
+  notificationMail: sendNotificationMail({ db, tableName, users, settings: { get: (userId) => readSettings(db, tableName, userId) }, mailer, appUrl }),
 });
 
 export const handler = queueWorker(mailMessageSchema, (message) => send(message));

@@ -13,6 +13,8 @@ import {
   routeGroups,
   routeKey,
   routes,
+  scheduleAccess,
+  schedules,
   workerAccess,
   type FunctionAccess,
   type QueueDefinition,
@@ -73,6 +75,7 @@ const workers: Worker[] = queues.flatMap((queue) => [
 const expectedFunctions: { name: string; access: FunctionAccess }[] = [
   ...routeGroups.map((group) => ({ name: group, access: groupAccess[group] })),
   ...workers.map(({ worker }) => ({ name: worker, access: workerAccess[worker] })),
+  ...schedules.map(({ name }) => ({ name, access: scheduleAccess[name] })),
 ];
 
 /** The app's secrets and the FunctionAccess flag that lets a function read each. */
@@ -142,6 +145,21 @@ function allowedActions(name: string): string[] {
 }
 
 describe('functions', () => {
+  it('every schedule of shared/routes.ts starts its function through EventBridge Scheduler (the weekly digest: Mondays 08:00 UTC), with a role that may invoke only that function', () => {
+    expect(schedules.find((s) => s.name === 'weekly-digest')?.expression).toBe('cron(0 8 ? * MON *)');
+    const found = ofType('AWS::Scheduler::Schedule');
+    expect(found).toHaveLength(schedules.length);
+    for (const definition of schedules) {
+      const [fnId] = appFunction(definition.name);
+      const [, schedule] = found.find(([, r]) => JSON.stringify((r.Properties.Target as { Arn: unknown }).Arn).includes(fnId))!;
+      expect(schedule.Properties).toMatchObject({ ScheduleExpression: definition.expression, State: 'ENABLED', FlexibleTimeWindow: { Mode: 'OFF' } });
+      const roleId = ((schedule.Properties.Target as { RoleArn: { 'Fn::GetAtt': [string, string] } }).RoleArn)['Fn::GetAtt'][0];
+      const invokes = allStatements().filter(({ roles }) => roles.includes(roleId)).map(({ statement }) => statement);
+      expect(invokes.flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
+      for (const statement of invokes) expect(JSON.stringify(statement.Resource)).toContain(fnId);
+    }
+  });
+
   it('one function per route group and per queue or dead-letter worker, plus only the CDK deployment handler', () => {
     const names = ofType('AWS::Lambda::Function')
       .map(([, r]) => r.Properties.FunctionName)
@@ -506,7 +524,7 @@ describe('HTTP API', () => {
     const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
     const keys = new Set(routes.map(routeKey));
     expect(Object.keys(routeThrottles).filter((key) => !keys.has(key))).toEqual([]);
-    expect(Object.keys(routeThrottles)).toContain('GET /api/bulk-jobs/{id}');
+    expect(Object.keys(routeThrottles)).toEqual(expect.arrayContaining(['GET /api/bulk-jobs/{id}', 'GET /api/notifications']));
     expect(stage.Properties.RouteSettings).toEqual(
       Object.fromEntries(
         Object.entries(routeThrottles).map(([key, throttle]) => [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]),

@@ -10,6 +10,8 @@ import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import type { ExportView } from '../../shared/schemas/export';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/schemas/project';
+import type { NotificationList } from '../../shared/schemas/notifications';
+import type { UserSettings } from '../../shared/schemas/user-settings';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 
 /**
@@ -32,6 +34,8 @@ interface Owner {
   jobId: string;
   jobProjectName: string;
   exportId: string;
+  /** A's notification of the finished job (unread). */
+  notificationId: string;
   /** A's provisioning run (written as the start step writes one). */
   provisioningJobId: string;
   integrationId: string;
@@ -129,6 +133,25 @@ const expectations: Record<string, Expectation> = {
   'DELETE /api/user/photo': {
     answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub }),
     ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub }),
+  },
+  'GET /api/user/settings': {
+    answer: async (response, { b }) => expect((await ok<UserSettings>(response)).account.email).toBe(b.email),
+  },
+  'PUT /api/user/settings': {
+    body: () => ({ notifications: { weeklyDigest: true }, account: { firstName: 'Second' } }),
+    answer: async (response, { b }) => expect(await ok<UserSettings>(response)).toMatchObject({ notifications: { weeklyDigest: true }, account: { email: b.email, firstName: 'Second' } }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/user/settings')).toMatchObject({ notifications: { weeklyDigest: false }, account: { firstName: a.firstName } }),
+  },
+  'GET /api/notifications': {
+    answer: async (response, { a }) => expect((await ok<NotificationList>(response)).notifications.map((n) => n.id)).not.toContain(a.notificationId),
+  },
+  'POST /api/notifications/read': {
+    body: ({ a }) => ({ ids: [a.notificationId] }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const list = await a.user.json<NotificationList>('/api/notifications');
+      expect(list.notifications.find((n) => n.id === a.notificationId)?.read).toBe(false);
+    },
   },
   'POST /api/bulk-create': {
     body: ({ a }) => ({ projectName: `With A's integration ${token()}`, csvData: people(1, `Intruder${token()}`), apiIntegrationId: a.integrationId }),
@@ -305,6 +328,8 @@ async function createOwner(): Promise<Owner> {
   await waitUntil('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
   const started = await ok<ExportView>(await user.call('/api/exports', { body: { projectId: created.project.id, format: 'csv' } }), 202);
   await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
+  const notified = await waitUntil('the job notification', () => user.json<NotificationList>('/api/notifications'), (list) => list.notifications.some((n) => n.kind === 'bulk-job-completed'));
+  const notificationId = notified.notifications.find((n) => n.kind === 'bulk-job-completed')!.id;
   const integrationName = `A integration ${tag}`;
   const integration = await ok<Integration>(await user.call('/api/integrations', { body: okta(integrationName) }), 201);
   const provisioningJobId = timeOrderedId();
@@ -339,13 +364,14 @@ async function createOwner(): Promise<Owner> {
     jobId: queued.job.id,
     jobProjectName,
     exportId: started.id,
+    notificationId,
     provisioningJobId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, provisioningJobId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

@@ -4,6 +4,7 @@ import { PageHeader } from '../../../components/page-header';
 import { useCheckoutReturn } from '../hooks/use-checkout-return';
 import { AccountTab } from './account-tab';
 import { LaterReleaseTab } from './later-release-tab';
+import { NotificationsTab } from './notifications-tab';
 import { SubscriptionTab } from './subscription-tab';
 
 const tabs = [
@@ -51,10 +52,7 @@ export function SettingsPage() {
           <SubscriptionTab checkout={checkout} />
         </Tabs.Content>
         <Tabs.Content value="notifications">
-          <LaterReleaseTab
-            title="Notifications"
-            description="E-mail notifications for finished projects, security alerts and a weekly digest."
-          />
+          <NotificationsTab />
         </Tabs.Content>
         <Tabs.Content value="preferences">
           <LaterReleaseTab
