@@ -11,13 +11,14 @@ import { useDismissWelcome, useUser } from '../../lib/user-api';
 export function WelcomeDialog() {
   const user = useUser();
   const dismiss = useDismissWelcome();
-  const left = Date.parse(user.createdAt) + WELCOME_WINDOW_MS - Date.now();
-  const [expired, setExpired] = useState(!(left > 0));
+  const closesAt = Date.parse(user.createdAt) + WELCOME_WINDOW_MS;
+  const [expired, setExpired] = useState(() => !(closesAt > Date.now()));
   useEffect(() => {
-    if (!(left > 0)) return setExpired(true);
+    const left = closesAt - Date.now();
+    if (!(left > 0)) return;
     const timer = window.setTimeout(() => setExpired(true), left);
     return () => window.clearTimeout(timer);
-  }, [left]);
+  }, [closesAt]);
 
   const open = !user.welcomeDismissed && !expired;
   const name = user.firstName.trim() || 'there';
