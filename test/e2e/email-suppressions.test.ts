@@ -85,7 +85,9 @@ describe('Suppressed addresses in Chromium', () => {
     const bounced = entries().filter({ hasText: 'bounce@simulator.amazonses.com' });
     await bounced.getByText('Bounced', { exact: true }).waitFor();
     await bounced.getByText('smtp; 550 5.1.1 user unknown', { exact: false }).waitFor();
-    const today = await page.evaluate(() => new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' }).format(new Date()));
+    // The user's date format and timezone (defaults: MM/DD/YYYY, UTC).
+    const [year, month, day] = new Date().toISOString().slice(0, 10).split('-');
+    const today = `${month}/${day}/${year}`;
     await bounced.getByText(`Since ${today}`, { exact: false }).waitFor();
     await entries().filter({ hasText: 'complaint@simulator.amazonses.com' }).getByText('Marked as spam', { exact: true }).waitFor();
 

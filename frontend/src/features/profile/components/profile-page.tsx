@@ -4,10 +4,9 @@ import type { ReactNode } from 'react';
 import { PageHeader } from '../../../components/page-header';
 import { ProfileForm } from '../../../components/profile-form';
 import { PhotoPicker } from '../../../components/photo-picker';
+import { formatDate, formatDateTime } from '../../../lib/format-date';
 import { fullNameOf, usePhoto, useUser } from '../../../lib/user-api';
 
-const formatDate = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' });
-const formatDateTime = (iso: string) => new Date(iso).toLocaleString(undefined, { dateStyle: 'long', timeStyle: 'short' });
 
 export function ProfilePage() {
   const user = useUser();

@@ -5,6 +5,7 @@ import { useCheckoutReturn } from '../hooks/use-checkout-return';
 import { AccountTab } from './account-tab';
 import { LaterReleaseTab } from './later-release-tab';
 import { NotificationsTab } from './notifications-tab';
+import { PreferencesTab } from './preferences-tab';
 import { SubscriptionTab } from './subscription-tab';
 
 const tabs = [
@@ -55,10 +56,7 @@ export function SettingsPage() {
           <NotificationsTab />
         </Tabs.Content>
         <Tabs.Content value="preferences">
-          <LaterReleaseTab
-            title="Preferences"
-            description="Default project expiry, default password length, timezone and date format."
-          />
+          <PreferencesTab />
         </Tabs.Content>
         <Tabs.Content value="security">
           <LaterReleaseTab title="Security" description="Security settings and a downloadable security report." />
