@@ -68,15 +68,17 @@ export async function signInThroughApp(page: Page, app: string, user: { email: s
 export async function passFirstRun(page: Page): Promise<void> {
   const dashboard = page.getByRole('heading', { name: 'Dashboard', level: 1 });
   const onboarding = page.getByRole('heading', { name: 'Tell us about yourself' });
-  await dashboard.or(onboarding).first().waitFor();
+  // The welcome dialog is modal: while it shows, the page behind it is hidden from the accessibility tree.
+  const welcome = page.getByRole('button', { name: "Let's Get Started!" });
+  await dashboard.or(onboarding).or(welcome).first().waitFor();
   if (await onboarding.isVisible()) {
     await page.getByRole('button', { name: "Let's Go!" }).click();
-    await dashboard.waitFor();
+    await dashboard.or(welcome).first().waitFor();
   }
-  const welcome = page.getByRole('button', { name: "Let's Get Started!" });
   // The dialog opens with the layout: give it a moment before deciding it is not there.
   if (await welcome.waitFor({ timeout: 1500 }).then(() => true, () => false)) {
     await welcome.click();
     await welcome.waitFor({ state: 'hidden' });
   }
+  await dashboard.waitFor();
 }

@@ -6,6 +6,7 @@ import { AccountTab } from './account-tab';
 import { LaterReleaseTab } from './later-release-tab';
 import { NotificationsTab } from './notifications-tab';
 import { PreferencesTab } from './preferences-tab';
+import { SecurityTab } from './security-tab';
 import { SubscriptionTab } from './subscription-tab';
 
 const tabs = [
@@ -59,7 +60,7 @@ export function SettingsPage() {
           <PreferencesTab />
         </Tabs.Content>
         <Tabs.Content value="security">
-          <LaterReleaseTab title="Security" description="Security settings and a downloadable security report." />
+          <SecurityTab />
         </Tabs.Content>
         <Tabs.Content value="data">
           <LaterReleaseTab title="Data" description="Export all your data, or delete your account." />
