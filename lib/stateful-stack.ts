@@ -13,7 +13,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ConfigurationSet, ConfigurationSetEventDestination, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
+import { ConfigurationSet, ConfigurationSetEventDestination, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity, EmailSendingEvent, EventDestination, Identity, type CfnConfigurationSet } from 'aws-cdk-lib/aws-ses';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -132,6 +132,8 @@ export class StatefulStack extends Stack {
       lifecycleRules: [
         // Export files expire; profile photos (profile-photos/) stay while their user does.
         { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(7) },
+        // Photo uploads nobody confirmed (PUT /api/user/photo copies the checked ones out).
+        { id: 'expire-pending-photos', prefix: 'profile-photos/pending/', expiration: Duration.days(1) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       serverAccessLogsBucket: accessLogs,
@@ -241,10 +243,11 @@ export class StatefulStack extends Stack {
 
   /** The SES identity the sender address is verified through, and the configuration set every send uses. */
   private createMailSender(settings: AppSettings): AppResources['mail'] {
-    const configurationSet = new ConfigurationSet(this, 'MailConfigurationSet', {
-      reputationMetrics: true,
-      suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
-    });
+    const configurationSet = new ConfigurationSet(this, 'MailConfigurationSet', { reputationMetrics: true });
+    // SES's own suppression list is one per AWS account, shared by every tenant: one user's bounced
+    // address would silently drop every other user's mail to it, and 'Remove' could not undo it.
+    // Each user's list (docs/email-events.md) takes its place, so the account-level one is off here.
+    (configurationSet.node.defaultChild as CfnConfigurationSet).addPropertyOverride('SuppressionOptions.SuppressedReasons', []);
     const domain = settings.sesFromAddress.split('@')[1]!;
     const isDomain = settings.sesIdentity === 'domain';
     const identity = new EmailIdentity(this, 'MailIdentity', {

@@ -81,6 +81,7 @@ export class StatelessStack extends Stack {
       assetsPath: settings.webAssetsPath,
       apiId: this.api.api.apiId,
       accessLogsBucket: props.accessLogsBucket,
+      uploadOrigins: [`https://${resources.exportBucket.bucketRegionalDomainName}`],
       config: {
         region: this.region,
         userPoolId: resources.userPool.userPoolId,

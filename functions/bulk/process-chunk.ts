@@ -218,7 +218,7 @@ async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: strin
       const name = String(job.projectName ?? message.projectName);
       await deps.store.writeAll([activityItem(message.userId, now, deps.newId(new Date(now)), `Creating accounts in "${name}" failed: ${reason}`)]);
       // Only the delivery whose update failed the job gets here: one notification.
-      await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'failed', created: 0, failed: Number(job.total ?? 0), reason, at: new Date(now) });
+      await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'failed', created: Number(job.done ?? 0), failed: Math.max(0, Number(job.total ?? 0) - Number(job.done ?? 0)), reason, at: new Date(now) });
     }
   } catch (error) {
     // Already completed or failed (or unknown): only this chunk's rows are left to record. A job

@@ -33,7 +33,8 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
 export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: string): MailEventStore {
   return {
     async findMessage(messageId) {
-      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.mailMessage(messageId) }));
+      // Strongly consistent: the sender wrote it just before; an eventually consistent miss would drop the event for good.
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.mailMessage(messageId), ConsistentRead: true }));
       if (!Item) return undefined;
       const record: Partial<MailMessageRecord> = {
         messageId,

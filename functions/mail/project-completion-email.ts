@@ -15,7 +15,7 @@ export function projectCompletionEmail(user: { email: string; firstName: string 
   const subject = ok ? `Your project "${message.projectName}" is ready` : `Creating accounts in "${message.projectName}" failed`;
   const summary = ok
     ? `${accounts(message.created)} created in "${message.projectName}"${message.failed ? `; ${rows(message.failed)} could not be created (see the project's rejected rows)` : ''}.`
-    : `No accounts were created in "${message.projectName}"${message.reason ? `: ${message.reason}` : '.'}`;
+    : `Creating accounts in "${message.projectName}" stopped${message.reason ? `: ${message.reason}` : ''}. ${accounts(message.created)} created, ${rows(message.failed)} not created.`;
   return {
     to: user.email,
     subject,

@@ -47,6 +47,8 @@ async function storedOrCreated(deps: GetCurrentUserDeps, userId: string, accessT
       subscriptionPlan: 'free',
       subscriptionStatus: 'active',
       subscriptionCancelAtPeriodEnd: false,
+      // 'Tell us about yourself' is for users who start now (those from before never see it).
+      onboarded: false,
       createdAt: now,
       updatedAt: now,
     });

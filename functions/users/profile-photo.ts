@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { PHOTO_CONTENT_TYPE, PHOTO_MAX_BYTES, type User } from '../../shared/schemas/user';
@@ -6,8 +6,13 @@ import { NotFoundError, ValidationError } from '../core/errors';
 import { randomUUID } from 'node:crypto';
 import type { UserRepository } from './user-repository';
 
-/** Where a user's photos live in the (private) bucket; every key the routes accept starts so. */
+/** Where a user's photos live in the (private) bucket. */
 export const photoPrefix = (userId: string): string => `profile-photos/${userId}/`;
+/**
+ * Where uploads land until PUT /api/user/photo checks them: every key a form is signed for starts
+ * so, and the bucket expires this prefix after a day, so uploads nobody confirms do not pile up.
+ */
+export const pendingPhotoPrefix = (userId: string): string => `profile-photos/pending/${userId}/`;
 
 /** Minutes a browser has to finish the upload it asked for. */
 const UPLOAD_SECONDS = 300;
@@ -20,6 +25,8 @@ export interface PhotoStore {
   /** Size and first bytes of an uploaded object; undefined when there is none. */
   inspect(key: string): Promise<{ size: number; head: Uint8Array } | undefined>;
   remove(key: string): Promise<void>;
+  /** Copies a checked upload to its lasting key (then the upload is removed). */
+  keep(from: string, to: string): Promise<void>;
   viewUrl(key: string): Promise<string>;
 }
 
@@ -44,12 +51,17 @@ export function s3PhotoStore(client: S3Client, bucket: string): PhotoStore {
         const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: 'bytes=0-15' }));
         return { size, head: (await object.Body?.transformToByteArray()) ?? new Uint8Array() };
       } catch (error) {
-        if (error instanceof NotFound || error instanceof NoSuchKey || (error instanceof Error && error.name === 'NotFound')) return undefined;
+        // Without s3:ListBucket (not granted) S3 answers a missing key with 403, not 404.
+        const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+        if (error instanceof NotFound || error instanceof NoSuchKey || (error instanceof Error && (error.name === 'NotFound' || error.name === 'Forbidden')) || status === 403 || status === 404) return undefined;
         throw error;
       }
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+    },
+    async keep(from, to) {
+      await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from}`, ContentType: PHOTO_CONTENT_TYPE, MetadataDirective: 'REPLACE' }));
     },
     viewUrl: (key) => getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentType: PHOTO_CONTENT_TYPE }), { expiresIn: VIEW_SECONDS }),
   };
@@ -66,19 +78,20 @@ export interface PhotoDeps {
 
 /** POST /api/user/photo-upload: a fresh key under the user's prefix and the form to upload to it. */
 export const startPhotoUpload = (deps: PhotoDeps) => async (userId: string) => {
-  const key = `${photoPrefix(userId)}${randomUUID()}.jpg`;
+  const key = `${pendingPhotoPrefix(userId)}${randomUUID()}.jpg`;
   return { key, ...(await deps.photos.uploadForm(key)) };
 };
 
 /**
  * PUT /api/user/photo { key }: the uploaded object becomes the profile photo once it is checked
  * here (size and the JPEG signature: a script or another file named .jpg is refused and
- * deleted). The previous photo is deleted.
+ * deleted), copied from the pending prefix to the user's own. The previous photo is deleted.
  */
 export const setPhoto =
   (deps: PhotoDeps) =>
   async (userId: string, key: string): Promise<User> => {
-    if (!key.startsWith(photoPrefix(userId)) || key.includes('..')) throw new NotFoundError('Photo not found');
+    const prefix = pendingPhotoPrefix(userId);
+    if (!key.startsWith(prefix) || !/^[0-9a-f-]{36}\.jpg$/.test(key.slice(prefix.length))) throw new NotFoundError('Photo not found');
     const found = await deps.photos.inspect(key);
     if (!found) throw new ValidationError('The photo did not arrive. Please try again.');
     if (found.size > PHOTO_MAX_BYTES) {
@@ -89,10 +102,13 @@ export const setPhoto =
       await deps.photos.remove(key);
       throw new ValidationError('Please select an image file.');
     }
+    const kept = `${photoPrefix(userId)}${key.slice(prefix.length)}`;
+    await deps.photos.keep(key, kept);
+    await deps.photos.remove(key);
     const previous = await deps.users.photoKey(userId);
-    const user = await deps.users.patch(userId, { profilePhotoKey: key }, deps.now().toISOString());
+    const user = await deps.users.patch(userId, { profilePhotoKey: kept }, deps.now().toISOString());
     if (!user) throw new NotFoundError('User not found');
-    if (previous && previous !== key) await deps.photos.remove(previous);
+    if (previous && previous !== kept) await deps.photos.remove(previous);
     return user;
   };
 

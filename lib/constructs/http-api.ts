@@ -148,7 +148,7 @@ function accessLogFormat(): AccessLogFormat {
       ip: '$context.identity.sourceIp',
       requestTime: '$context.requestTime',
       routeKey: '$context.routeKey',
-      path: '$context.path',
+      // No path: a one-time credential link's token is in its path (the route key names the route).
       status: '$context.status',
       responseLength: '$context.responseLength',
       latency: '$context.responseLatency',

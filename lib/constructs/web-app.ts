@@ -33,6 +33,8 @@ export interface WebAppProps {
   apiId: string;
   /** Bucket for CloudFront's access logs (needs ACLs enabled). */
   accessLogsBucket: IBucket;
+  /** Origins the browser uploads to directly (the profile photo's presigned POST to the bucket). */
+  uploadOrigins?: readonly string[];
 }
 
 /**
@@ -66,7 +68,7 @@ export class WebApp extends Construct {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
     });
-    const securityHeaders = this.securityHeaders(stack.region);
+    const securityHeaders = this.securityHeaders(stack.region, props.uploadOrigins ?? []);
 
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `${stack.stackName} web app`,
@@ -160,14 +162,15 @@ function handler(event) {
     });
   }
 
-  private securityHeaders(region: string): ResponseHeadersPolicy {
+  private securityHeaders(region: string, uploadOrigins: readonly string[]): ResponseHeadersPolicy {
     const contentSecurityPolicy = [
       "default-src 'self'",
       "script-src 'self'",
       // Chakra UI (Emotion) injects style elements at run time.
       "style-src 'self' 'unsafe-inline'",
-      // Amplify Auth talks to Cognito directly from the browser.
-      `connect-src 'self' https://cognito-idp.${region}.amazonaws.com`,
+      // Amplify Auth talks to Cognito directly from the browser; profile photos go straight to S3
+      // (a presigned POST, which connect-src governs even when sent 'no-cors').
+      `connect-src 'self' https://cognito-idp.${region}.amazonaws.com${uploadOrigins.map((origin) => ` ${origin}`).join('')}`,
       // Brand logos in e-mail template previews are arbitrary https images.
       "img-src 'self' data: blob: https:",
       "font-src 'self' data:",

@@ -33,7 +33,13 @@ export const PHOTO_CONTENT_TYPE = 'image/jpeg';
 
 /** POST /api/user/onboarding ('Tell us about yourself'): the name, required after trimming. */
 export const onboardingSchema = z.object({
-  name: z.string().trim().min(1, 'Please enter your name to continue.').max(200, 'Name must be at most 200 characters'),
+  name: z
+    .string()
+    .trim()
+    .min(1, 'Please enter your name to continue.')
+    .max(200, 'Name must be at most 200 characters')
+    // The profile keeps first and last name apart, each at most 100 characters (updateProfileSchema).
+    .refine((name) => Object.values(splitName(name)).every((part) => part.length <= 100), 'First and last name must each be at most 100 characters'),
 });
 export type OnboardingInput = z.infer<typeof onboardingSchema>;
 

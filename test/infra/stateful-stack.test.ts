@@ -103,6 +103,7 @@ describe('stateful stack', () => {
         LifecycleConfiguration: {
           Rules: [
             { Id: 'expire-exports', Status: 'Enabled', Prefix: 'exports/', ExpirationInDays: 7 },
+            { Id: 'expire-pending-photos', Status: 'Enabled', Prefix: 'profile-photos/pending/', ExpirationInDays: 1 },
             { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
           ],
         },

@@ -33,7 +33,7 @@ describe('profile and first run', () => {
     const authTime = decodeJwt(user.accessToken).auth_time as number;
     const me = await user.json<User>('/api/auth/user');
     expect(me.lastSignInAt).toBe(new Date(authTime * 1000).toISOString());
-    expect(me.onboarded).toBeUndefined();
+    expect(me.onboarded).toBe(false);
     expect(me.welcomeDismissed).toBeUndefined();
   });
 
@@ -42,7 +42,7 @@ describe('profile and first run', () => {
     const blank = await user.call('/api/user/onboarding', { method: 'POST', body: { name: '   ' } });
     expect(blank.status).toBe(400);
     expect(await blank.json()).toMatchObject({ message: 'Please enter your name to continue.' });
-    expect((await user.json<User>('/api/auth/user')).onboarded).toBeUndefined();
+    expect((await user.json<User>('/api/auth/user')).onboarded).toBe(false);
 
     const done = await user.json<User>('/api/user/onboarding', { method: 'POST', body: { name: '  Ada  King Lovelace ' } });
     expect(done).toMatchObject({ firstName: 'Ada', lastName: 'King Lovelace', onboarded: true });
@@ -60,7 +60,7 @@ describe('profile and first run', () => {
   it('a JPEG becomes the photo, shown through a signed link; a new one replaces it and deletes the old; remove goes back to initials', async () => {
     const user = await apiUser();
     const first = await upload(user, jpeg);
-    expect(first.startsWith(`profile-photos/${user.sub}/`)).toBe(true);
+    expect(first.startsWith(`profile-photos/pending/${user.sub}/`)).toBe(true);
     const withPhoto = await user.json<User>('/api/user/photo', { method: 'PUT', body: { key: first } });
     expect(withPhoto.profileImageUrl).toMatch(/^http/);
     const shown = await fetch(withPhoto.profileImageUrl!);
@@ -95,12 +95,12 @@ describe('profile and first run', () => {
     const again = await user.call('/api/user/photo', { method: 'PUT', body: { key: bad } });
     expect(await again.json()).toMatchObject({ message: 'The photo did not arrive. Please try again.' });
     expect(await objectStatus(before.profileImageUrl!)).toBe(200);
-    expect((await user.json<User>('/api/auth/user')).profileImageUrl).toMatch(new RegExp(good.split('/').at(-1)!.replace('.', '\\.')));
+    expect((await user.json<User>('/api/auth/user')).profileImageUrl).toMatch(new RegExp(`profile-photos/${user.sub}/${good.split('/').at(-1)!.replace('.', '\\.')}`));
   });
 
   it('a key that is not under the user\'s own prefix is not found', async () => {
     const user = await apiUser();
-    for (const key of ['exports/x/y.csv', `profile-photos/${user.sub}/../other/x.jpg`, 'profile-photos/someone-else/x.jpg']) {
+    for (const key of ['exports/x/y.csv', `profile-photos/pending/${user.sub}/../other/x.jpg`, `profile-photos/${user.sub}/${'0'.repeat(8)}-0000-0000-0000-${'0'.repeat(12)}.jpg`, 'profile-photos/pending/someone-else/x.jpg']) {
       const answer = await user.call('/api/user/photo', { method: 'PUT', body: { key } });
       expect(answer.status).toBe(404);
     }

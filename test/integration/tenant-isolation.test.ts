@@ -121,13 +121,13 @@ const expectations: Record<string, Expectation> = {
     // B's upload form names a key under B's own prefix only.
     answer: async (response, { a, b }) => {
       const { key } = await ok<{ key: string }>(response);
-      expect(key.startsWith(`profile-photos/${b.sub}/`)).toBe(true);
+      expect(key.startsWith(`profile-photos/pending/${b.sub}/`)).toBe(true);
       expect(key).not.toContain(a.user.sub);
     },
   },
   'PUT /api/user/photo': {
     // A key under A's prefix is not B's to claim.
-    body: ({ a }) => ({ key: `profile-photos/${a.user.sub}/${randomUUID()}.jpg` }),
+    body: ({ a }) => ({ key: `profile-photos/pending/${a.user.sub}/${randomUUID()}.jpg` }),
     answer: 404,
   },
   'DELETE /api/user/photo': {

@@ -18,7 +18,9 @@ describe('notification e-mails', () => {
     expect(ok.text).toContain('https://app.example/projects/p-1');
     const failed = projectCompletionEmail(user, { type: 'project-completion', userId: 'u', projectId: 'p', projectName: 'X', outcome: 'failed', created: 0, failed: 5, reason: 'Invalid password settings' }, 'https://app.example');
     expect(failed.subject).toBe('Creating accounts in "X" failed');
-    expect(failed.text).toContain('No accounts were created in "X": Invalid password settings');
+    expect(failed.text).toContain('Creating accounts in "X" stopped: Invalid password settings. 0 accounts created, 5 rows not created.');
+    const partly = projectCompletionEmail(user, { type: 'project-completion', userId: 'u', projectId: 'p', projectName: 'X', outcome: 'failed', created: 6000, failed: 4000, reason: 'Rows 7,001-8,000 could not be stored.' }, 'https://app.example');
+    expect(partly.text).toContain('6,000 accounts created, 4,000 rows not created.');
   });
 
   it('security alert: escaped, with its time and the Security Center link', () => {

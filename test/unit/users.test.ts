@@ -62,6 +62,7 @@ describe('getCurrentUser', () => {
       subscriptionPlan: 'free',
       subscriptionStatus: 'active',
       subscriptionCancelAtPeriodEnd: false,
+      onboarded: false,
       createdAt: '2026-01-02T03:04:05.000Z',
       updatedAt: '2026-01-02T03:04:05.000Z',
     });

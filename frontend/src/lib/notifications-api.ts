@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { notificationListSchema, type MarkReadInput, type NotificationList } from '@shared/schemas/notifications';
 import * as z from 'zod';
+import { formatDate } from './format-date';
 import { apiRequest } from './api-client';
 
 export const notificationsQueryKey = ['/api/notifications'] as const;
@@ -52,5 +53,5 @@ export function timeAgo(iso: string, now: Date = new Date()): string {
   if (hours < 24) return `${hours} h ago`;
   const days = Math.floor(hours / 24);
   if (days < 30) return `${days} ${days === 1 ? 'day' : 'days'} ago`;
-  return at.toLocaleDateString();
+  return formatDate(at.toISOString());
 }

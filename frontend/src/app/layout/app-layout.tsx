@@ -2,6 +2,7 @@ import { Box, Flex } from '@chakra-ui/react';
 import { Suspense } from 'react';
 import { Outlet } from 'react-router';
 import { PageLoading } from '../../components/loading-screen';
+import { defaultPreferences } from '@shared/schemas/user-settings';
 import { setDatePreferences } from '../../lib/format-date';
 import { useUserSettings } from '../../lib/user-settings-api';
 import { SideNav } from './side-nav';
@@ -12,9 +13,10 @@ import { WelcomeDialog } from './welcome-dialog';
 export function AppLayout() {
   // Every date shown follows Settings > Preferences (timezone, date format): set before the page
   // renders, and the page remounts when they change.
-  const preferences = useUserSettings().data?.preferences;
-  if (preferences) setDatePreferences(preferences);
-  const dateKey = preferences ? `${preferences.timezone}|${preferences.dateFormat}` : 'default';
+  // The key is the same before and after the settings load when they are the defaults: no remount then.
+  const preferences = useUserSettings().data?.preferences ?? defaultPreferences;
+  setDatePreferences(preferences);
+  const dateKey = `${preferences.timezone}|${preferences.dateFormat}`;
   return (
     <Flex direction="column" minH="100dvh" bg="bg.subtle">
       <TopBar />

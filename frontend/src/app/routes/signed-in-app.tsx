@@ -46,6 +46,6 @@ function CurrentUserGate() {
     );
   }
   // 'Tell us about yourself' comes once, after the first sign-in, before anything else.
-  if (user.data && !user.data.onboarded) return <OnboardingPage user={user.data} onDone={() => void navigate('/', { replace: true })} />;
+  if (user.data?.onboarded === false) return <OnboardingPage user={user.data} onDone={() => void navigate('/', { replace: true })} />;
   return <SignedInRoutes />;
 }
