@@ -23,6 +23,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
+  // Marks the account as being deleted and queues the account-deletion job (202).
+  { method: 'DELETE', path: '/api/user/account', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
@@ -68,8 +70,8 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * that fill them (bulk creation, exports) and get their worker with that feature.
  */
 export interface QueueDefinition {
-  name: 'mail' | 'bulk' | 'exports' | 'provisioning';
-  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker';
+  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'account-deletion';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'account-deletion-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
   deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker';
   batchSize: number;
@@ -93,10 +95,14 @@ export const queues: readonly QueueDefinition[] = [
   // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
   // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
   { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
+  // One user's account erased per message (functions/account-deletion/delete-account.ts). A run
+  // that stops (timeout, a service down) resumes on the next delivery; one that fails every
+  // delivery stays in the DLQ (its alarm) with the user still refused, to be redriven.
+  { name: 'account-deletion', worker: 'account-deletion-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
-export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase()}_QUEUE_URL`;
+export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`;
 
 /** A percent-encoded path segment decoded, or undefined when its encoding is malformed ('%', '%zz', '%C3%28'). */
 export function decodeSegment(segment: string): string | undefined {
@@ -166,6 +172,10 @@ export interface FunctionAccess {
   /** Queues it sends to. */
   sendTo?: readonly QueueDefinition['name'][];
   exportBucket?: 'read' | 'readWrite';
+  /** May list and delete the objects under the per-user prefixes of the export bucket (account deletion). */
+  exportBucketDelete?: boolean;
+  /** May delete users of the user pool (AdminDeleteUser; USER_POOL_ID). */
+  deleteUsers?: boolean;
   sendEmail?: boolean;
   /** May read the key that encrypts stored passwords (ENCRYPTION_KEY_SECRET_ARN). */
   encryptionKey?: boolean;
@@ -176,12 +186,14 @@ export interface FunctionAccess {
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
   auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
-  user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  // Profile changes; DELETE /api/user/account marks the user item and queues the deletion job.
+  user: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['account-deletion'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
-  accounts: { table: ['Query', 'BatchGetItem'], encryptionKey: true },
+  // GetItem: the account gate every route passes (functions/core/account-gate.ts).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem'], encryptionKey: true },
   dashboard: { table: read },
   subscription: { table: ['GetItem'] },
   // Records export requests and queues them.
@@ -219,4 +231,7 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'PartiQLUpdate'] },
+  // Erases one user: reads the user's partitions, deletes their items (and the global items they
+  // name), the user's export files, the Cognito user, and ends billing (the Stripe secret).
+  'account-deletion-worker': { table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'], exportBucketDelete: true, deleteUsers: true, stripeSecret: true },
 };

@@ -28,6 +28,7 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'export-worker': () => import('../../functions/workers/export-worker'),
   'provisioning-worker': () => import('../../functions/workers/provisioning-worker'),
   'provisioning-dead-letter-worker': () => import('../../functions/workers/provisioning-dead-letter-worker'),
+  'account-deletion-worker': () => import('../../functions/workers/account-deletion-worker'),
 };
 
 export interface LocalStackOptions {

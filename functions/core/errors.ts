@@ -47,6 +47,13 @@ export class ForbiddenError extends HttpError {
     super(403, message);
   }
 }
+/** The account was deleted (or its deletion is under way): nothing more is read or written for it. */
+export class GoneError extends HttpError {
+  constructor(message = 'This account has been deleted.') {
+    super(410, message);
+  }
+}
+
 export class NotFoundError extends HttpError {
   constructor(message = 'Not found') {
     super(404, message);
