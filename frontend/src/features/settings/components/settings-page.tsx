@@ -3,6 +3,7 @@ import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
 import { useCheckoutReturn } from '../hooks/use-checkout-return';
 import { AccountTab } from './account-tab';
+import { DataTab } from './data-tab';
 import { LaterReleaseTab } from './later-release-tab';
 import { SubscriptionTab } from './subscription-tab';
 
@@ -66,7 +67,7 @@ export function SettingsPage() {
           <LaterReleaseTab title="Security" description="Security settings and a downloadable security report." />
         </Tabs.Content>
         <Tabs.Content value="data">
-          <LaterReleaseTab title="Data" description="Export all your data, or delete your account." />
+          <DataTab />
         </Tabs.Content>
       </Tabs.Root>
     </>

@@ -1,0 +1,81 @@
+/// <reference lib="dom" />
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { createTestUser, type TestUser } from '../support/cognito-users';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+
+const api = (token: string, path: string, body?: unknown) =>
+  fetch(`${app}${path}`, {
+    method: body ? 'POST' : 'GET',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+
+describe('Settings > Data in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let user: TestUser;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page = await context.newPage();
+    user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Data', lastName: 'Owner' });
+    await api(user.accessToken, '/api/auth/user');
+    const created = await api(user.accessToken, '/api/bulk-create', {
+      projectName: 'Mine',
+      csvData: [
+        { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' },
+        { firstName: '=SUM(1+1)', lastName: 'Injector', email: 'inject@example.com' },
+      ],
+    });
+    expect(created.status).toBe(200);
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') {
+      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+    }
+  });
+
+  it('deletes the account after the confirmation: logout, "Account deleted", and the user cannot come back', async () => {
+    await page.goto(`${app}/settings?tab=data`);
+    const deleteButton = page.getByRole('button', { name: 'Delete Account' });
+    await deleteButton.click();
+    const dialog = page.getByRole('alertdialog', { name: 'Delete Account' });
+    await dialog.getByText('Are you sure you want to delete your account? This action cannot be undone.').waitFor();
+    await page.screenshot({ path: screenshotPath('delete-account-dialog') });
+    // Cancel deletes nothing.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await api(user.accessToken, '/api/projects')).status).toBe(200);
+
+    await deleteButton.click();
+    await dialog.getByRole('button', { name: 'Delete Account' }).click();
+    await page.waitForURL(`${app}/`);
+    await page.getByText('Your account has been permanently deleted.').waitFor();
+    await page.getByText('Account deleted', { exact: true }).waitFor();
+    await page.screenshot({ path: screenshotPath('account-deleted') });
+
+    // The job ends with the Cognito user: the token is refused, and signing in again fails.
+    let status = 0;
+    for (let i = 0; i < 150 && status !== 401; i++) {
+      status = (await api(user.accessToken, '/api/auth/user')).status;
+      if (status !== 401) await sleep(200);
+    }
+    expect(status).toBe(401);
+    await page.goto(`${app}/sign-in`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').first().waitFor();
+    expect(page.url()).toContain('/sign-in');
+  });
+});
