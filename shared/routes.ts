@@ -42,6 +42,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/subscription/create-checkout', group: 'billing', auth: 'jwt' },
   { method: 'POST', path: '/api/subscription/create-portal', group: 'billing', auth: 'jwt' },
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
+  // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
+  { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
   { method: 'GET', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
   { method: 'GET', path: '/api/integration-templates', group: 'integrations', auth: 'jwt' },

@@ -31,7 +31,7 @@ const publicFields = [
   'updatedAt',
 ] as const satisfies readonly (keyof User)[];
 
-const toUser = (item: Record<string, unknown>): User => {
+export const toUser = (item: Record<string, unknown>): User => {
   const user: Record<string, unknown> = {};
   for (const field of publicFields) if (item[field] !== undefined) user[field] = item[field];
   user.subscriptionCancelAtPeriodEnd ??= false;
