@@ -1,5 +1,8 @@
 /// <reference lib="dom" />
+import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import JSZip from 'jszip';
+import Papa from 'papaparse';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser, type TestUser } from '../support/cognito-users';
@@ -19,6 +22,7 @@ describe('Settings > Data in Chromium', () => {
   let browser: Browser;
   let page: Page;
   let user: TestUser;
+  let project: { id: string };
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -34,6 +38,7 @@ describe('Settings > Data in Chromium', () => {
       ],
     });
     expect(created.status).toBe(200);
+    project = ((await created.json()) as { project: { id: string } }).project;
     await signInThroughApp(page, app, user);
   });
   afterAll(async () => {
@@ -43,6 +48,27 @@ describe('Settings > Data in Chromium', () => {
     if (context.task.result?.state === 'fail') {
       await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
     }
+  });
+
+  it('exports all data: the toast when ready, then the zip downloads with the accounts and passwords', async () => {
+    await page.goto(`${app}/settings?tab=data`);
+    await page.getByRole('button', { name: 'Export All Data' }).click();
+    await page.getByText("Your export is being processed. You'll be notified when it's ready.").first().waitFor();
+    await page.getByText('All your data (ZIP) is ready to download.').waitFor({ timeout: 30_000 });
+    await page.screenshot({ path: screenshotPath('export-all-data') });
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+    expect(download.suggestedFilename()).toMatch(/^bulkonboard-data_\d{4}-\d{2}-\d{2}\.zip$/);
+    const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
+    const accounts = JSON.parse(await zip.file('accounts.json')!.async('string')) as { firstName: string; password: string }[];
+    const shown = (await (await api(user.accessToken, `/api/projects/${project.id}/accounts?showPasswords=true`)).json()) as { items: { firstName: string; password: string }[] };
+    expect(accounts.map((a) => [a.firstName, a.password])).toEqual(shown.items.map((a) => [a.firstName, a.password]));
+    const csv = (await zip.file('accounts.csv')!.async('string')).replace(/^\uFEFF/, '');
+    expect(Papa.parse<string[]>(csv, { skipEmptyLines: true }).data[2]![0]).toBe("'=SUM(1+1)");
+
+    // It is in the Export Center's history too.
+    await page.goto(`${app}/exports`);
+    await page.getByRole('list', { name: 'Export history' }).getByText('All your data').first().waitFor();
   });
 
   it('deletes the account after the confirmation: logout, "Account deleted", and the user cannot come back', async () => {
