@@ -35,6 +35,11 @@ function DangerZoneCard() {
         <Text fontSize="sm" color="fg.muted" mb="4">
           Export your data first if you want to keep a copy.
         </Text>
+        {/* Not the dialog's own trigger: an open trigger turns translucent (Chakra's _expanded), below contrast. */}
+        <Button colorPalette="red" variant="solid" alignSelf="flex-start" aria-haspopup="dialog" onClick={() => setOpen(true)}>
+          <Trash2Icon aria-hidden="true" />
+          Delete Account
+        </Button>
         <ConfirmDialog
           open={open}
           onOpenChange={setOpen}
@@ -43,12 +48,6 @@ function DangerZoneCard() {
           confirmLabel="Delete Account"
           busy={deletion.isPending || deletion.isSuccess}
           onConfirm={() => deletion.mutate()}
-          trigger={
-            <Button colorPalette="red" variant="solid" alignSelf="flex-start">
-              <Trash2Icon aria-hidden="true" />
-              Delete Account
-            </Button>
-          }
         />
       </Card.Body>
     </Card.Root>
