@@ -15,6 +15,19 @@ export interface DeleteAccountDeps {
   identity: IdentityAdmin;
   /** Only asked for when the user has a billing customer. */
   billing: () => Promise<Pick<BillingProvider, 'deleteCustomer'>>;
+  now: () => Date;
+}
+
+/**
+ * A bulk creation still holds the user's lock: its worker would go on writing accounts after
+ * their partitions were emptied. The delivery fails and SQS brings it back after the visibility
+ * timeout (the gate already stops new creations; the lock expires even if its job died).
+ */
+export class AccountBusyError extends Error {
+  constructor(readonly until: number) {
+    super(`A bulk creation holds the account until ${new Date(until).toISOString()}; the deletion waits for it`);
+    this.name = 'AccountBusyError';
+  }
 }
 
 /** Passes over the table until one finds nothing left (a worker that was still writing is outlasted). */
@@ -27,7 +40,8 @@ export type DeletionOutcome = 'deleted' | 'already-deleted' | 'not-requested';
  * interrupted run resumes by running again (SQS delivers the message again) and a redelivered
  * message after the end finds nothing to do:
  * 1. The user item must say the deletion was requested (a live account is never touched); no
- *    user item means an earlier run finished.
+ *    user item means an earlier run finished. A bulk creation that still holds the user's lock
+ *    is waited for (AccountBusyError: SQS delivers again later).
  * 2. Billing ends: the customer's subscriptions are canceled now and the customer deleted.
  * 3. The user's objects in the export bucket are deleted (every prefix of user-objects.ts).
  * 4. The table, until a pass finds nothing: each project's partitions (every account shard, the
@@ -45,6 +59,9 @@ export const deleteAccount =
       logger.error('Account deletion message for an account whose deletion was not requested: ignored', { userId });
       return 'not-requested';
     }
+
+    const lockUntil = Number((profile.bulkLock as { until?: unknown } | undefined)?.until ?? 0);
+    if (lockUntil > deps.now().getTime()) throw new AccountBusyError(lockUntil);
 
     const customerId = typeof profile.stripeCustomerId === 'string' ? profile.stripeCustomerId : undefined;
     if (customerId) await (await deps.billing()).deleteCustomer(customerId);

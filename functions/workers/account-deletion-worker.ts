@@ -14,6 +14,7 @@ const run = deleteAccount({
   files: s3UserFiles(s3(), requireEnv('EXPORT_BUCKET')),
   identity: cognitoIdentityAdmin(cognito(), requireEnv('USER_POOL_ID')),
   billing: billingProvider,
+  now: () => new Date(),
 });
 
 /** A failed step throws: SQS delivers the message again and the job resumes (after maxReceiveCount, the DLQ). */

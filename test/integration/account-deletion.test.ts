@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { AdminGetUserCommand, CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ExportView } from '../../shared/exports';
 import type { Project } from '../../shared/schemas/project';
-import { deleteAccount, type DeleteAccountDeps } from '../../functions/account-deletion/delete-account';
+import { AccountBusyError, deleteAccount, type DeleteAccountDeps } from '../../functions/account-deletion/delete-account';
 import { dynamoDeletionRequestStore } from '../../functions/account-deletion/deletion-request-store';
 import { dynamoErasureStore } from '../../functions/account-deletion/erasure-store';
 import { globalReferenceItem } from '../../functions/account-deletion/global-reference';
@@ -197,6 +197,13 @@ describe('Delete Account', () => {
     await exportFile(user, (await user.json<Project[]>('/api/projects'))[0]!.id);
 
     expect(await deleteAccount(realDeps())({ userId: user.sub })).toBe('not-requested');
+    // A bulk creation holding the user's lock is waited for: nothing is deleted under it.
+    const lockUntil = Date.now() + 60_000;
+    await testDb().send(new UpdateCommand({ TableName: TABLE, Key: keys.user(user.sub), UpdateExpression: 'SET bulkLock = :lock', ExpressionAttributeValues: { ':lock': { owner: 'job', until: lockUntil } } }));
+    await dynamoDeletionRequestStore(testDb(), TABLE).markDeleting(user.sub, new Date());
+    await expect(deleteAccount(realDeps())({ userId: user.sub })).rejects.toBeInstanceOf(AccountBusyError);
+    expect(itemsOf(await scanTable(), [user.sub]).length).toBeGreaterThan(4);
+    await testDb().send(new UpdateCommand({ TableName: TABLE, Key: keys.user(user.sub), UpdateExpression: 'REMOVE bulkLock' }));
     expect(itemsOf(await scanTable(), [user.sub]).length).toBeGreaterThan(4);
 
     expect(await dynamoDeletionRequestStore(testDb(), TABLE).markDeleting(user.sub, new Date())).toBe(true);
@@ -218,6 +225,7 @@ function realDeps(): DeleteAccountDeps {
     files: s3UserFiles(s3Client(), BUCKET),
     identity: cognitoIdentityAdmin(cognitoClient(), stack.userPool.userPoolId),
     billing: billingProvider,
+    now: () => new Date(),
   };
 }
 
