@@ -17,5 +17,5 @@ export const handler = httpHandler({
   // Sign-in is a browser redirect to the app's own sign-in screen (Cognito via Amplify).
   'GET /api/login': route({ run: async () => redirect('/sign-in') }),
   'GET /api/logout': route({ run: async () => redirect('/') }),
-  'GET /api/auth/user': route({ run: ({ userId, accessToken }) => currentUser(userId, accessToken) }),
+  'GET /api/auth/user': route({ userItem: 'optional', run: ({ userId, accessToken }) => currentUser(userId, accessToken) }),
 });

@@ -1,9 +1,12 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { GoneError } from './errors';
+import { GoneError, UnauthorizedError } from './errors';
 import { keys } from './keys';
 
-/** Throws GoneError when the caller's account is deleted or being deleted. */
-export type AccountGate = (userId: string) => Promise<void>;
+/**
+ * Throws GoneError when the caller's account is being deleted, and UnauthorizedError when it has
+ * no user item, unless `userItem` is 'optional' (GET /api/auth/user, which creates it).
+ */
+export type AccountGate = (userId: string, options?: { userItem?: 'optional' }) => Promise<void>;
 
 /** The user item's attribute that DELETE /api/user/account sets first (functions/account-deletion). */
 export const DELETION_REQUESTED_AT = 'deletionRequestedAt';
@@ -16,15 +19,20 @@ export const DELETION_REQUESTED_AT = 'deletionRequestedAt';
  */
 export const dynamoAccountGate =
   (db: DynamoDBDocumentClient, tableName: string): AccountGate =>
-  async (userId) => {
+  async (userId, options = {}) => {
     const { Item } = await db.send(
       new GetCommand({
         TableName: tableName,
         Key: keys.user(userId),
-        ProjectionExpression: '#deleting',
+        // The key too: an item without the flag must still come back as an item.
+        ProjectionExpression: 'PK, #deleting',
         ExpressionAttributeNames: { '#deleting': DELETION_REQUESTED_AT },
         ConsistentRead: true,
       }),
     );
-    if (Item?.[DELETION_REQUESTED_AT] !== undefined) throw new GoneError();
+    if (!Item) {
+      if (options.userItem === 'optional') return;
+      throw new UnauthorizedError();
+    }
+    if (Item[DELETION_REQUESTED_AT] !== undefined) throw new GoneError();
   };

@@ -44,6 +44,11 @@ export interface Route<Schema extends z.ZodType | undefined> {
    * itself, so a retry re-queues the job). Every other route answers 410 to that user.
    */
   whileDeleting?: 'allow';
+  /**
+   * 'optional': the route runs for a caller without a user item (GET /api/auth/user creates it).
+   * Every other route answers 401 to one: a deleted user's token must not write anything again.
+   */
+  userItem?: 'optional';
   body?: Schema;
   run(request: RouteRequest<Schema extends z.ZodType ? z.output<Schema> : undefined>): Promise<unknown>;
 }
@@ -243,7 +248,7 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>,
         if (!userId) return;
         const target = table[request.event.routeKey];
         // A deleted (or deleting) account is refused first, on every route but the deletion's own.
-        if (accountGate && target?.whileDeleting !== 'allow') await accountGate(userId);
+        if (accountGate && target?.whileDeleting !== 'allow') await accountGate(userId, target?.userItem ? { userItem: target.userItem } : {});
         await target?.authorize?.({ userId });
       },
     })

@@ -169,9 +169,11 @@ describe('Delete Account', () => {
     expect(subscriptions.every((s) => s.status === 'canceled')).toBe(true);
     expect(billing.deletedCustomers).toContain(customerId);
 
-    // The still-valid token of the deleted user creates nothing again.
-    const after = await doomed.call('/api/auth/user');
-    expect(after.status).toBe(401);
+    // The still-valid token of the deleted user creates nothing again, on any route.
+    expect((await doomed.call('/api/auth/user')).status).toBe(401);
+    expect((await doomed.call('/api/bulk-create', { body: { projectName: 'After', csvData: people(1) } })).status).toBe(401);
+    expect((await doomed.call('/api/exports/account-data', { method: 'POST' })).status).toBe(401);
+    expect((await doomed.call('/api/user/account', { method: 'DELETE' })).status).toBe(404);
     expect(itemsOf(await scanTable(), [doomed.sub])).toEqual([]);
   }, 300_000);
 
