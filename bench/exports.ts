@@ -30,7 +30,7 @@ interface Measurement {
 
 /** What a child loads: only the worker's own modules, so its RSS is the worker's, not the emulators'. */
 async function workerModules() {
-  const [lib, clients, encryption, env, keys, pages, item, files, store, run, projects] = await Promise.all([
+  const [lib, clients, encryption, env, keys, pages, item, files, store, run, projects, accountData] = await Promise.all([
     import('@aws-sdk/lib-dynamodb'),
     import('../functions/core/clients'),
     import('../functions/core/encryption'),
@@ -42,13 +42,14 @@ async function workerModules() {
     import('../functions/exports/export-store'),
     import('../functions/exports/run-export'),
     import('../functions/projects/project-store'),
+    import('../functions/exports/account-data/account-data-source'),
   ]);
-  return { ...lib, ...clients, ...encryption, ...env, ...keys, ...pages, ...item, ...files, ...store, ...run, ...projects };
+  return { ...lib, ...clients, ...encryption, ...env, ...keys, ...pages, ...item, ...files, ...store, ...run, ...projects, ...accountData };
 }
 
 async function child(mode: string): Promise<Measurement> {
   if (mode === 'seed') return seed();
-  const { dynamo, requireEnv, QueryCommand, keys, ACCOUNT_PAGE_SIZE, dynamoExportStore, newExportRecord, runExport, dynamoProjectStore, dynamoAccountPages, appCipher, s3ExportFiles, s3 } =
+  const { dynamo, requireEnv, QueryCommand, keys, ACCOUNT_PAGE_SIZE, dynamoExportStore, newExportRecord, runExport, dynamoProjectStore, dynamoAccountPages, dynamoAccountDataSource, appCipher, s3ExportFiles, s3 } =
     await workerModules();
   const db = dynamo();
   const tableName = requireEnv('TABLE_NAME');
@@ -80,6 +81,7 @@ async function child(mode: string): Promise<Measurement> {
     exports,
     projects: dynamoProjectStore(db, tableName),
     accountPages: dynamoAccountPages(db, tableName),
+    accountData: dynamoAccountDataSource(db, tableName),
     cipher: appCipher,
     files: s3ExportFiles(s3(), requireEnv('EXPORT_BUCKET')),
     now: () => new Date(),

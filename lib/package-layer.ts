@@ -15,6 +15,8 @@ import { projectRoot } from './settings';
 export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
   'export-worker': ['exceljs'],
   billing: ['stripe'],
+  // Ends the deleted user's Stripe subscription and customer (functions/billing/stripe-billing.ts).
+  'account-deletion-worker': ['stripe'],
   'email-templates': ['sanitize-html'],
 };
 

@@ -6,6 +6,13 @@
 export const exportFormats = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 export const proExportFormats: readonly ExportFormat[] = ['xlsx', 'json'];
+/** What the Export Center makes: a project's accounts in a format, or everything of the user as one zip (Settings > Data). */
+export const exportKinds = ['project', 'account-data'] as const;
+export type ExportKind = (typeof exportKinds)[number];
+/** A file's format: a project export's, or the zip of Export All Data. */
+export type ExportFileFormat = ExportFormat | 'zip';
+/** The name Export All Data shows in the history. */
+export const ACCOUNT_DATA_EXPORT_NAME = 'All your data';
 
 /** Export files and their download links live this long (the bucket's lifecycle matches). */
 export const EXPORT_FILE_DAYS = 7;
@@ -19,9 +26,12 @@ export const PRO_FORMAT_MESSAGE = 'Advanced Export Formats (Excel and JSON) are 
 /** An export as POST /api/exports and GET /api/exports/history return it. */
 export interface ExportView {
   id: string;
+  kind: ExportKind;
+  /** '' for an account-data export. */
   projectId: string;
+  /** ACCOUNT_DATA_EXPORT_NAME for an account-data export. */
   projectName: string;
-  format: ExportFormat;
+  format: ExportFileFormat;
   status: 'pending' | 'processing' | 'completed' | 'failed';
   createdAt: string;
   updatedAt: string;

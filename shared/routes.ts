@@ -33,6 +33,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'PUT', path: '/api/user/settings', group: 'user', auth: 'jwt' },
   { method: 'GET', path: '/api/notifications', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/notifications/read', group: 'user', auth: 'jwt' },
+  // Marks the account as being deleted and queues the account-deletion job (202).
+  { method: 'DELETE', path: '/api/user/account', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
@@ -50,6 +52,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/subscription/create-checkout', group: 'billing', auth: 'jwt' },
   { method: 'POST', path: '/api/subscription/create-portal', group: 'billing', auth: 'jwt' },
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
+  // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
+  { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
   { method: 'GET', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
   { method: 'GET', path: '/api/integration-templates', group: 'integrations', auth: 'jwt' },
@@ -86,8 +90,8 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * that fill them (bulk creation, exports) and get their worker with that feature.
  */
 export interface QueueDefinition {
-  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events';
-  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker';
+  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events' | 'account-deletion';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker' | 'account-deletion-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
   deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker';
   batchSize: number;
@@ -115,10 +119,14 @@ export const queues: readonly QueueDefinition[] = [
   // (locally: bin/local/ses-events.ts). An event that comes before the sender recorded 'sent' is
   // given back and tried again 30 s later; one that never fits ends in the dead-letter queue.
   { name: 'mail-events', worker: 'mail-events-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 30 },
+  // One user's account erased per message (functions/account-deletion/delete-account.ts). A run
+  // that stops (timeout, a service down) resumes on the next delivery; one that fails every
+  // delivery stays in the DLQ (its alarm) with the user still refused, to be redriven.
+  { name: 'account-deletion', worker: 'account-deletion-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
-export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase()}_QUEUE_URL`;
+export const queueUrlEnv = (name: QueueDefinition['name']): string => `${name.toUpperCase().replaceAll('-', '_')}_QUEUE_URL`;
 
 /** A percent-encoded path segment decoded, or undefined when its encoding is malformed ('%', '%zz', '%C3%28'). */
 export function decodeSegment(segment: string): string | undefined {
@@ -190,6 +198,10 @@ export interface FunctionAccess {
   exportBucket?: 'read' | 'readWrite';
   /** Profile photos (profile-photos/<user>/ in the export bucket): 'read' signs links to them, 'readWrite' also takes uploads and deletes. */
   profilePhotos?: 'read' | 'readWrite';
+  /** May list and delete the objects under the per-user prefixes of the export bucket (account deletion). */
+  exportBucketDelete?: boolean;
+  /** May delete users of the user pool (AdminDeleteUser; USER_POOL_ID). */
+  deleteUsers?: boolean;
   sendEmail?: boolean;
   /** May read the key that encrypts stored passwords (ENCRYPTION_KEY_SECRET_ARN). */
   encryptionKey?: boolean;
@@ -203,13 +215,15 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], profilePhotos: 'read' },
   // Profile, onboarding, the welcome dialog's dismissal and the photo (checked, replaced, removed);
   // settings (a transaction puts the settings and puts or deletes the weekly-digest subscription);
-  // notifications are listed (Query) and marked read.
-  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite' },
+  // notifications are listed (Query) and marked read; DELETE /api/user/account marks the user item
+  // and queues the deletion job.
+  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
-  accounts: { table: ['Query', 'BatchGetItem'], encryptionKey: true },
+  // GetItem: the account gate every route passes (functions/core/account-gate.ts).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem'], encryptionKey: true },
   dashboard: { table: read },
   subscription: { table: ['GetItem'] },
   // Records export requests and queues them.
@@ -258,6 +272,9 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Finds an SES event's message, moves its account's e-mail status and the project's counters
   // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
   'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },
+  // Erases one user: reads the user's partitions, deletes their items (and the global items they
+  // name), the user's export files, the Cognito user, and ends billing (the Stripe secret).
+  'account-deletion-worker': { table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'], exportBucketDelete: true, deleteUsers: true, stripeSecret: true },
 };
 
 /**

@@ -41,6 +41,8 @@ interface LocalBillingState {
    * is delivered again: on the next page view or action.
    */
   outbox: StripeEvent[];
+  /** Customers deleted with their account: a later checkout link of theirs is refused, as Stripe refuses a deleted customer. */
+  deletedCustomers: string[];
 }
 
 export interface LocalCheckoutOptions {
@@ -77,9 +79,9 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
   const load = (): LocalBillingState => {
     try {
       const parsed = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as Partial<LocalBillingState>;
-      return { subscriptions: parsed.subscriptions ?? {}, sessions: parsed.sessions ?? {}, outbox: parsed.outbox ?? [] };
+      return { subscriptions: parsed.subscriptions ?? {}, sessions: parsed.sessions ?? {}, outbox: parsed.outbox ?? [], deletedCustomers: parsed.deletedCustomers ?? [] };
     } catch {
-      return { subscriptions: {}, sessions: {}, outbox: [] };
+      return { subscriptions: {}, sessions: {}, outbox: [], deletedCustomers: [] };
     }
   };
   const save = (state: LocalBillingState) => {
@@ -165,6 +167,7 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
         await commit(state);
         return token.successUrl;
       }
+      if (state.deletedCustomers.includes(token.customerId)) throw new Error('This customer was deleted with its account.');
       // Like Stripe's "limit customers to one subscription": no second subscription while one bills.
       if (subscriptionsOf(state, token.customerId).some((s) => s.status !== 'canceled')) throw new AlreadySubscribed(token.cancelUrl);
       const now = seconds();
@@ -258,6 +261,25 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
     });
   }
 
+  /** Account deletion (the billing port's deleteCustomer): every subscription canceled now, the customer gone. */
+  async function deleteCustomer(token: Extract<LocalBillingToken, { kind: 'delete-customer' }>): Promise<void> {
+    return serial(async () => {
+      const state = load();
+      const now = seconds();
+      const events: StripeEvent[] = [];
+      for (const subscription of subscriptionsOf(state, token.customerId)) {
+        if (subscription.status === 'canceled') continue;
+        subscription.status = 'canceled';
+        subscription.cancel_at_period_end = false;
+        subscription.canceled_at = now;
+        subscription.ended_at = now;
+        events.push(eventOf('customer.subscription.deleted', subscriptionObject(subscription)));
+      }
+      if (!state.deletedCustomers.includes(token.customerId)) state.deletedCustomers.push(token.customerId);
+      await commit(state, events);
+    });
+  }
+
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const [kind, tokenText = '', action] = url.pathname.slice(LOCAL_BILLING_PATH.length + 1).split('/');
@@ -266,6 +288,12 @@ export function createLocalCheckout(options: LocalCheckoutOptions) {
       return html(res, 404, page('Link expired', `<p>This local checkout link is not valid or has expired. Go back to the app and start again.</p>`));
     }
     try {
+      if (token.kind === 'delete-customer') {
+        if (req.method !== 'POST' || action) return html(res, 405, page('Not allowed', '<p>This page does not take that request.</p>'));
+        await deleteCustomer(token);
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: token.customerId, deleted: true }));
+        return;
+      }
       if (req.method === 'GET' && !action) {
         // Events the webhook refused before are delivered again first, as Stripe retries them.
         const pending = await serial(() => commit(load())).then(

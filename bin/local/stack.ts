@@ -31,6 +31,7 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'provisioning-worker': () => import('../../functions/workers/provisioning-worker'),
   'provisioning-dead-letter-worker': () => import('../../functions/workers/provisioning-dead-letter-worker'),
   'mail-events-worker': () => import('../../functions/workers/mail-events-worker'),
+  'account-deletion-worker': () => import('../../functions/workers/account-deletion-worker'),
 };
 
 export interface LocalStackOptions {

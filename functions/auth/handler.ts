@@ -19,5 +19,5 @@ export const handler = httpHandler({
   'GET /api/login': route({ run: async () => redirect('/sign-in') }),
   'GET /api/logout': route({ run: async () => redirect('/') }),
   // auth_time: when the user signed in (Cognito keeps it on refreshed tokens), recorded as the last sign-in.
-  'GET /api/auth/user': route({ run: ({ userId, accessToken, event }) => currentUser(userId, accessToken, Number(event.requestContext.authorizer?.jwt?.claims?.auth_time)) }),
+  'GET /api/auth/user': route({ userItem: 'optional', run: ({ userId, accessToken, event }) => currentUser(userId, accessToken, Number(event.requestContext.authorizer?.jwt?.claims?.auth_time)) }),
 });

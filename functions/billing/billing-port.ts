@@ -14,6 +14,11 @@ export interface BillingProvider {
   ): Promise<string | undefined>;
   /** A hosted page where the customer manages the subscription; returns its URL. */
   createPortal(input: { customerId: string; returnUrl: string }): Promise<string>;
+  /**
+   * Account deletion: every subscription of the customer is canceled now (no refund, no further
+   * invoice) and the customer is deleted. A customer that is already gone counts as done.
+   */
+  deleteCustomer(customerId: string): Promise<void>;
 }
 
 /** Subscription states in which Stripe no longer bills: the user is back on free. */

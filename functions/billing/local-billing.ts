@@ -14,10 +14,12 @@ export const LOCAL_BILLING_PATH = '/local-billing';
 
 export type LocalBillingToken =
   | { kind: 'checkout'; sessionId: string; userId: string; customerId: string; email: string; successUrl: string; cancelUrl: string; exp: number }
-  | { kind: 'portal'; customerId: string; returnUrl: string; exp: number };
+  | { kind: 'portal'; customerId: string; returnUrl: string; exp: number }
+  | { kind: 'delete-customer'; customerId: string; exp: number };
 
 const CHECKOUT_TTL_SECONDS = 24 * 60 * 60;
 const PORTAL_TTL_SECONDS = 60 * 60;
+const DELETE_TTL_SECONDS = 60;
 
 const signingKey = (webhookSecret: string) => createHash('sha256').update(`local-billing:${webhookSecret}`).digest();
 const idFrom = (prefix: string, key: string) => `${prefix}_local_${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
@@ -62,6 +64,12 @@ export function localBillingProvider(config: { appUrl: string; webhookSecret: st
     },
     async createPortal({ customerId, returnUrl }) {
       return `${base}/portal/${signLocalToken({ kind: 'portal', customerId, returnUrl, exp: nowSeconds() + PORTAL_TTL_SECONDS }, config.webhookSecret)}`;
+    },
+    // The local checkout holds the subscriptions (as Stripe does): asked like Stripe's API, server to server.
+    async deleteCustomer(customerId) {
+      const token = signLocalToken({ kind: 'delete-customer', customerId, exp: nowSeconds() + DELETE_TTL_SECONDS }, config.webhookSecret);
+      const response = await fetch(`${base}/delete-customer/${token}`, { method: 'POST' });
+      if (!response.ok) throw new Error(`The local checkout answered ${response.status} to deleting ${customerId}: ${await response.text()}`);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { stripeSdk } from './stripe-sdk';
-import { CustomerMissingError, type BillingProvider } from './billing-port';
+import { CustomerMissingError, ENDED_SUBSCRIPTION_STATES, type BillingProvider } from './billing-port';
 
 export interface StripeBillingConfig {
   secretKey: string;
@@ -57,6 +57,19 @@ export function stripeBillingProvider(config: StripeBillingConfig): BillingProvi
         .create({ customer: customerId, return_url: returnUrl })
         .catch((error: unknown) => customerMissing(error, customerId));
       return session.url;
+    },
+
+    async deleteCustomer(customerId) {
+      try {
+        // Canceled explicitly first (deleting a customer cancels them too, but says so nowhere in the event).
+        for await (const subscription of stripe.subscriptions.list({ customer: customerId, status: 'all', limit: 100 })) {
+          if (!ENDED_SUBSCRIPTION_STATES.includes(subscription.status)) await stripe.subscriptions.cancel(subscription.id);
+        }
+        await stripe.customers.del(customerId);
+      } catch (error) {
+        if ((error as { code?: string })?.code === 'resource_missing') return;
+        throw error;
+      }
     },
   };
 }

@@ -16,6 +16,7 @@ const envSchema = z.object({
   BULK_QUEUE_URL: url,
   EXPORTS_QUEUE_URL: url,
   PROVISIONING_QUEUE_URL: url,
+  ACCOUNT_DELETION_QUEUE_URL: url,
   SES_FROM_ADDRESS: z.optional(z.email()),
   SES_CONFIGURATION_SET: name,
   USER_POOL_ID: name,

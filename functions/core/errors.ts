@@ -47,6 +47,7 @@ export class ForbiddenError extends HttpError {
     super(403, message);
   }
 }
+
 export class NotFoundError extends HttpError {
   constructor(message = 'Not found') {
     super(404, message);
@@ -57,9 +58,12 @@ export class ConflictError extends HttpError {
     super(409, message, details);
   }
 }
-/** Something that existed and is no more, for good (a spent or expired one-time link). */
+/**
+ * Something that existed and is no more, for good: a spent or expired one-time link, or an account
+ * that was deleted (or whose deletion is under way: nothing more is read or written for it).
+ */
 export class GoneError extends HttpError {
-  constructor(message: string, details?: unknown) {
+  constructor(message = 'This account has been deleted.', details?: unknown) {
     super(410, message, details);
   }
 }

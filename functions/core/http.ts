@@ -13,6 +13,8 @@ import { decodeSegment, routes, routeKey as keyOf } from '../../shared/routes';
 import { INVALID_LINK_MESSAGE } from '../../shared/schemas/credential-links';
 import { isEmailPathShaped } from '../../shared/schemas/email-suppressions';
 import { isIdShaped, UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
+import { dynamoAccountGate, type AccountGate } from './account-gate';
+import { dynamo } from './clients';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { logger } from './logger';
 
@@ -39,6 +41,16 @@ export interface Route<Schema extends z.ZodType | undefined> {
    * a Pro feature) is refused as such, whatever the body holds.
    */
   authorize?: (request: { userId: string }) => Promise<void>;
+  /**
+   * 'allow': the route runs for a user whose account is being deleted (DELETE /api/user/account
+   * itself, so a retry re-queues the job). Every other route answers 410 to that user.
+   */
+  whileDeleting?: 'allow';
+  /**
+   * 'optional': the route runs for a caller without a user item (GET /api/auth/user creates it).
+   * Every other route answers 401 to one: a deleted user's token must not write anything again.
+   */
+  userItem?: 'optional';
   body?: Schema;
   run(request: RouteRequest<Schema extends z.ZodType ? z.output<Schema> : undefined>): Promise<unknown>;
 }
@@ -182,7 +194,21 @@ function invalidBody(issues: z.core.$ZodIssue[]): HttpError {
  * JSON body parsing, then dispatch on API Gateway's routeKey to the route's zod validation and
  * use case. Errors are mapped last, in one place.
  */
-export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>) {
+export interface HttpHandlerOptions {
+  /**
+   * Refuses the callers whose account is being deleted. Default: the user item in TABLE_NAME
+   * (every route group has the table; unit tests of this module have none and pass their own).
+   */
+  accountGate?: AccountGate;
+}
+
+const defaultAccountGate = (): AccountGate | undefined => {
+  const tableName = process.env.TABLE_NAME;
+  return tableName ? dynamoAccountGate(dynamo(), tableName) : undefined;
+};
+
+export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>, options: HttpHandlerOptions = {}) {
+  const accountGate = options.accountGate ?? defaultAccountGate();
   const dispatch = async (event: HttpEvent, _context: Context): Promise<HttpResult> => {
     const key = event.routeKey;
     const target = table[key];
@@ -232,7 +258,11 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
     .use({
       before: async (request) => {
         const userId = callerOf(request.event);
-        if (userId) await table[request.event.routeKey]?.authorize?.({ userId });
+        if (!userId) return;
+        const target = table[request.event.routeKey];
+        // A deleted (or deleting) account is refused first, on every route but the deletion's own.
+        if (accountGate && target?.whileDeleting !== 'allow') await accountGate(userId, target?.userItem ? { userItem: target.userItem } : {});
+        await target?.authorize?.({ userId });
       },
     })
     // Requests without a body (GET, DELETE) skip JSON parsing whatever their Content-Type says.

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -153,6 +153,19 @@ export const keys = {
    */
   digestSubscriber: (userId: string) => ({ PK: 'DIGEST#WEEKLY', SK: userPk(userId) }) as const,
   digestSubscribers: () => ({ PK: 'DIGEST#WEEKLY', SKPrefix: 'USER#' }) as const,
+
+  /**
+   * A global item that belongs to the user (a one-time link, an SES message): its PK does not
+   * start from USER#<id>, so whoever writes it also writes this reference in the user's
+   * partition, naming its key; account deletion (functions/account-deletion) deletes the target
+   * through it. The Stripe customer link needs none: the user item holds stripeCustomerId.
+   */
+  globalReference: (userId: string, target: { PK: string; SK: string }) => ({ PK: userPk(userId), SK: `GLOBALREF#${target.PK}#${target.SK}` }) as const,
+  globalReferencesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'GLOBALREF#' }) as const,
+  /** Every partition of a user beside USER#<id> that is not per project (those follow from the project items). */
+  userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`],
+  /** Every partition of a project beside its first account partition: the other shards and the rejected rows. */
+  projectPartitions: (userId: string, projectId: string, shards = 1) => [...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)), `${userPk(userId)}#PROJECT#${projectId}#REJECTED`],
 
   stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
   /** ... and a Stripe customer's user id, written at checkout completion. */

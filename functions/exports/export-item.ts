@@ -1,4 +1,4 @@
-import { EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFormat, type ExportView } from '../../shared/exports';
+import { ACCOUNT_DATA_EXPORT_NAME, EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFileFormat, type ExportFormat, type ExportKind, type ExportView } from '../../shared/exports';
 import { keys } from '../core/keys';
 import { safeFilename } from '../projects/export-project-csv';
 
@@ -7,10 +7,12 @@ export type ExportStatus = ExportView['status'];
 /** An export as stored under its owner. `expiresAt` (epoch seconds) is the table's TTL. */
 export interface ExportRecord {
   id: string;
+  /** Absent on exports stored before account-data exports existed: 'project'. */
+  kind?: ExportKind;
   userId: string;
   projectId: string;
   projectName: string;
-  format: ExportFormat;
+  format: ExportFileFormat;
   status: ExportStatus;
   createdAt: string;
   updatedAt: string;
@@ -27,9 +29,19 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A new export, waiting for the worker: the file lives EXPORT_FILE_DAYS, the entry EXPORT_HISTORY_DAYS. */
 export function newExportRecord(input: { id: string; userId: string; projectId: string; projectName: string; format: ExportFormat; now: Date }): ExportRecord {
+  return newRecord({ ...input, kind: 'project' });
+}
+
+/** Export All Data (Settings > Data): everything of the user in one zip, through the same queue, worker and history. */
+export function newAccountDataExportRecord(input: { id: string; userId: string; now: Date }): ExportRecord {
+  return newRecord({ ...input, kind: 'account-data', projectId: '', projectName: ACCOUNT_DATA_EXPORT_NAME, format: 'zip' });
+}
+
+function newRecord(input: { id: string; kind: ExportKind; userId: string; projectId: string; projectName: string; format: ExportFileFormat; now: Date }): ExportRecord {
   const created = input.now.toISOString();
   return {
     id: input.id,
+    kind: input.kind,
     userId: input.userId,
     projectId: input.projectId,
     projectName: input.projectName,
@@ -45,16 +57,20 @@ export function newExportRecord(input: { id: string; userId: string; projectId: 
 export const exportItem = (record: ExportRecord) => ({ ...keys.export(record.userId, record.id), entityType: 'Export', ...record });
 
 /** Where the file of an export lives in the export bucket. */
-export const exportObjectKey = (userId: string, exportId: string, format: ExportFormat): string => `exports/${userId}/${exportId}.${format}`;
+export const exportObjectKey = (userId: string, exportId: string, format: ExportFileFormat): string => `exports/${userId}/${exportId}.${format}`;
 
-export const exportContentTypes: Record<ExportFormat, string> = {
+export const exportContentTypes: Record<ExportFileFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   json: 'application/json; charset=utf-8',
+  zip: 'application/zip',
 };
 
-/** The name the browser saves the file as: {projectName}_accounts.<ext>. */
-export const exportFilename = (projectName: string, format: ExportFormat): string => `${safeFilename(projectName)}_accounts.${format}`;
+export const kindOf = (item: Record<string, unknown> | ExportRecord): ExportKind => ((item as { kind?: unknown }).kind === 'account-data' ? 'account-data' : 'project');
+
+/** The name the browser saves the file as: {projectName}_accounts.<ext>, or bulkonboard-data_<date>.zip for all data. */
+export const exportFilename = (projectName: string, format: ExportFileFormat, kind: ExportKind = 'project', createdAt = ''): string =>
+  kind === 'account-data' ? `bulkonboard-data_${createdAt.slice(0, 10) || 'export'}.zip` : `${safeFilename(projectName)}_accounts.${format}`;
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
 export const attachmentDisposition = (filename: string): string =>
@@ -66,9 +82,10 @@ export function exportView(record: Record<string, unknown> | ExportRecord, now: 
   const item = record as Record<string, unknown>;
   const view: ExportView = {
     id: String(item.id),
+    kind: kindOf(item),
     projectId: String(item.projectId),
     projectName: String(item.projectName),
-    format: item.format as ExportFormat,
+    format: item.format as ExportFileFormat,
     status: item.status as ExportStatus,
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),

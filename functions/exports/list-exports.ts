@@ -1,5 +1,5 @@
-import { DOWNLOAD_URL_SECONDS, type ExportFormat, type ExportView } from '../../shared/exports';
-import { attachmentDisposition, exportFilename, exportObjectKey, exportView, isExpired } from './export-item';
+import { DOWNLOAD_URL_SECONDS, type ExportFileFormat, type ExportView } from '../../shared/exports';
+import { attachmentDisposition, exportFilename, exportObjectKey, exportView, isExpired, kindOf } from './export-item';
 import type { ExportFiles } from './export-files';
 import type { ExportStore } from './export-store';
 
@@ -17,12 +17,12 @@ export const listExports =
     const items = await deps.exports.list(userId, HISTORY_LIMIT);
     return Promise.all(
       items.map(async (item) => {
-        const format = item.format as ExportFormat;
+        const format = item.format as ExportFileFormat;
         const downloadable = item.status === 'completed' && !isExpired({ fileExpiresAt: String(item.fileExpiresAt) }, now);
         const url = downloadable
           ? await deps.files.downloadUrl(
               exportObjectKey(userId, String(item.id), format),
-              attachmentDisposition(exportFilename(String(item.projectName), format)),
+              attachmentDisposition(exportFilename(String(item.projectName), format, kindOf(item), String(item.createdAt))),
               DOWNLOAD_URL_SECONDS,
             )
           : undefined;

@@ -5,7 +5,9 @@ import type { Cipher } from '../core/encryption';
 import { NotFoundError } from '../core/errors';
 import type { ProjectStore } from '../projects/project-store';
 import type { AccountPages } from './account-pages';
-import { attachmentDisposition, exportContentTypes, exportFilename, exportObjectKey } from './export-item';
+import { attachmentDisposition, exportContentTypes, exportFilename, exportObjectKey, kindOf } from './export-item';
+import type { AccountDataSource } from './account-data/account-data-source';
+import { writeAccountDataZip } from './account-data/write-account-data';
 import type { ExportFiles } from './export-files';
 import type { ExportMessage } from './export-message';
 import type { ExportStore } from './export-store';
@@ -29,6 +31,8 @@ class StorageError extends Error {
 
 export interface RunExportDeps {
   exports: ExportStore;
+  /** What Export All Data reads (account-data exports). */
+  accountData: AccountDataSource;
   projects: Pick<ProjectStore, 'get'>;
   accountPages: AccountPages;
   cipher: () => Promise<Cipher>;
@@ -61,6 +65,10 @@ export const runExport =
     const { userId, exportId } = message;
     const item = await deps.exports.start(userId, exportId, deps.now());
     if (!item) return;
+    if (kindOf(item) === 'account-data') {
+      await runAccountDataExport(deps, message, String(item.createdAt), attempt);
+      return;
+    }
     const format = item.format as ExportFormat;
     const projectName = String(item.projectName);
     try {
@@ -86,6 +94,30 @@ export const runExport =
     }
   };
 
+/**
+ * Export All Data: the zip of writeAccountDataZip through the same streamed upload, at
+ * exports/<userId>/<exportId>.zip; rowCount is the number of accounts in it.
+ */
+async function runAccountDataExport(deps: RunExportDeps, { userId, exportId }: ExportMessage, createdAt: string, attempt: Attempt): Promise<void> {
+  try {
+    const cipher = await deps.cipher();
+    const noPages: RowPages = (async function* () {})();
+    const { rowCount, sizeBytes } = await writeAndUpload({
+      files: deps.files,
+      writer: (_pages, out) => writeAccountDataZip({ source: deps.accountData, cipher, rows: exportRows, userId, now: deps.now() }, out),
+      pages: noPages,
+      key: exportObjectKey(userId, exportId, 'zip'),
+      contentType: exportContentTypes.zip,
+      contentDisposition: attachmentDisposition(exportFilename('', 'zip', 'account-data', createdAt)),
+    });
+    await deps.exports.complete(userId, exportId, { rowCount, sizeBytes, now: deps.now() });
+  } catch (error) {
+    const permanent = error instanceof PermanentExportError;
+    if (!permanent && attempt.number < attempt.max) throw error;
+    await deps.exports.fail(userId, exportId, `${EXPORT_FAILED} ${reasonOf(error)}`, deps.now());
+  }
+}
+
 const reasonOf = (error: unknown): string => {
   if (error instanceof PermanentExportError) return error.reason;
   if (error instanceof StorageError) return 'The file could not be stored.';
@@ -93,7 +125,7 @@ const reasonOf = (error: unknown): string => {
 };
 
 /** Account items become export rows; a password that cannot be decrypted will not decrypt on a retry either. */
-async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]>, cipher: Cipher, projectName: string): RowPages {
+export async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]>, cipher: Cipher, projectName: string): RowPages {
   const text = (value: unknown, fallback = '') => (value === undefined || value === null ? fallback : String(value));
   for await (const items of pages) {
     yield items.map((item): ExportRow => {

@@ -3,7 +3,7 @@ import { planLimits } from '../../shared/plans';
 import { PRO_FORMAT_MESSAGE, type createExportSchema, type ExportView } from '../../shared/schemas/export';
 import { PlanLimitError } from '../core/errors';
 import type { ProjectStore } from '../projects/project-store';
-import { exportView, newExportRecord } from './export-item';
+import { exportView, newAccountDataExportRecord, newExportRecord } from './export-item';
 import type { ExportQueue } from './export-queue';
 import type { ExportStore } from './export-store';
 
@@ -34,6 +34,26 @@ export const startExport =
       await deps.queue.send({ userId, exportId: record.id });
     } catch (error) {
       // Never leave an entry pending forever: the history shows it failed, the user can retry.
+      await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
+      throw error;
+    }
+    return exportView(record, now);
+  };
+
+/**
+ * POST /api/exports/account-data (Settings > Data, 'Export All Data'): a zip of everything the
+ * product holds on the caller, on every plan (the data is theirs). Recorded and queued like a
+ * project export, so it runs in the export worker and shows in the Export Center's history.
+ */
+export const startAccountDataExport =
+  (deps: Omit<StartExportDeps, 'projects'>) =>
+  async (userId: string): Promise<ExportView> => {
+    const now = deps.now();
+    const record = newAccountDataExportRecord({ id: deps.newId(now), userId, now });
+    await deps.exports.create(record);
+    try {
+      await deps.queue.send({ userId, exportId: record.id });
+    } catch (error) {
       await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
       throw error;
     }

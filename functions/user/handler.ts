@@ -1,10 +1,13 @@
 import { markReadSchema } from '../../shared/schemas/notifications';
 import { onboardingSchema, photoSchema, splitName, updateProfileSchema } from '../../shared/schemas/user';
 import { updateUserSettingsSchema } from '../../shared/schemas/user-settings';
-import { dynamo, s3 } from '../core/clients';
+import { requestAccountDeletion } from '../account-deletion/request-deletion';
+import { sqsDeletionQueue } from '../account-deletion/deletion-queue';
+import { dynamoDeletionRequestStore } from '../account-deletion/deletion-request-store';
+import { dynamo, s3, sqs } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { NotFoundError } from '../core/errors';
-import { httpHandler, route } from '../core/http';
+import { httpHandler, Response, route } from '../core/http';
 import { listNotifications, markNotificationsRead } from '../notifications/notifications';
 import { removePhoto, s3PhotoStore, setPhoto, startPhotoUpload } from '../users/profile-photo';
 import { updateProfile } from '../users/update-profile';
@@ -23,6 +26,11 @@ const getSettings = getUserSettings(settingsDeps);
 const putSettings = updateUserSettings(settingsDeps);
 const list = listNotifications({ db, tableName, now });
 const markRead = markNotificationsRead({ db, tableName, now });
+const requestDeletion = requestAccountDeletion({
+  store: dynamoDeletionRequestStore(db, tableName),
+  queue: sqsDeletionQueue(sqs(), requireEnv('ACCOUNT_DELETION_QUEUE_URL')),
+  now,
+});
 
 /** Sets profile flags; a user who does not exist (deleted meanwhile) answers 404. */
 const patched = async <T>(user: T | undefined): Promise<T> => {
@@ -46,4 +54,5 @@ export const handler = httpHandler({
   'PUT /api/user/settings': route({ body: updateUserSettingsSchema, run: ({ userId, body }) => putSettings(userId, body) }),
   'GET /api/notifications': route({ run: ({ userId, query }) => list(userId, query) }),
   'POST /api/notifications/read': route({ body: markReadSchema, run: ({ userId, body }) => markRead(userId, body) }),
+  'DELETE /api/user/account': route({ whileDeleting: 'allow', run: async ({ userId }) => new Response(202, await requestDeletion(userId)) }),
 });

@@ -1,4 +1,4 @@
-import { GetUserCommand, NotAuthorizedException, type CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
+import { GetUserCommand, NotAuthorizedException, UserNotFoundException, type CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import { UnauthorizedError } from '../core/errors';
 
 export interface IdentityProfile {
@@ -20,7 +20,8 @@ export function cognitoIdentityProvider(client: CognitoIdentityProviderClient): 
         const attribute = (name: string) => UserAttributes.find((a) => a.Name === name)?.Value ?? '';
         return { email: attribute('email'), firstName: attribute('given_name'), lastName: attribute('family_name') };
       } catch (error) {
-        if (error instanceof NotAuthorizedException) throw new UnauthorizedError();
+        // A deleted user's token may still be within its hour: Cognito no longer knows the user.
+        if (error instanceof NotAuthorizedException || error instanceof UserNotFoundException) throw new UnauthorizedError();
         throw error;
       }
     },

@@ -40,7 +40,7 @@ const publicFields = [
   'onboarded',
 ] as const satisfies readonly (keyof User)[];
 
-const publicUser = (item: Record<string, unknown>): User => {
+export const publicUser = (item: Record<string, unknown>): User => {
   const user: Record<string, unknown> = {};
   for (const field of publicFields) if (item[field] !== undefined) user[field] = item[field];
   user.subscriptionCancelAtPeriodEnd ??= false;

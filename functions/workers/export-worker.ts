@@ -4,6 +4,7 @@ import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { dynamoAccountPages } from '../exports/account-pages';
+import { dynamoAccountDataSource } from '../exports/account-data/account-data-source';
 import { s3Uploads } from '../exports/export-upload';
 import { exportMessageSchema } from '../exports/export-message';
 import { dynamoExportStore } from '../exports/export-store';
@@ -18,6 +19,7 @@ const run = runExport({
   exports: dynamoExportStore(db, tableName),
   projects: dynamoProjectStore(db, tableName),
   accountPages: dynamoAccountPages(db, tableName),
+  accountData: dynamoAccountDataSource(db, tableName),
   cipher: appCipher,
   files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),

@@ -106,7 +106,7 @@ export class AppFunction extends Construct {
   /** Grants exactly what `access` lists and sets the environment variables the handler reads. */
   grantAccess(access: FunctionAccess): void {
     const fn = this.function;
-    const { table, encryptionKeySecret, stripeSecret, queues, exportBucket, mail } = this.resources;
+    const { table, encryptionKeySecret, stripeSecret, queues, exportBucket, mail, userPool } = this.resources;
 
     if (access.table) {
       // Exactly the listed actions, on the table; Query also on each index, named (never index/*).
@@ -163,6 +163,30 @@ export class AppFunction extends Construct {
           reason: 'Each photo gets a new key (profile-photos/<user>/<uuid>.jpg); the grant covers that prefix of the bucket and only object actions.',
         },
       ]);
+    }
+
+    if (access.exportBucketDelete) {
+      // Only the per-user prefixes (functions/account-deletion/user-objects.ts): list them, delete their objects.
+      const stack = Stack.of(this);
+      const bucketArn = `arn:${stack.partition}:s3:::${exportBucketName(this.settings.prefix, stack.account, stack.region)}`;
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn], conditions: { StringLike: { 's3:prefix': ['exports/*', 'profile-photos/*'] } } }));
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [`${bucketArn}/exports/*`, `${bucketArn}/profile-photos/*`] }));
+      fn.addEnvironment('EXPORT_BUCKET', exportBucket.bucketName);
+      acknowledgeWildcards(this, [
+        {
+          finding: /^Resource::.*\/exports\/\*$/,
+          reason: "Account deletion deletes a user's export files, whose keys are made per export under exports/<user>/; only DeleteObject on that prefix.",
+        },
+        {
+          finding: /^Resource::.*\/profile-photos\/\*$/,
+          reason: "Account deletion deletes a user's photos (profile-photos/<user>/ and profile-photos/pending/<user>/); only DeleteObject on that prefix.",
+        },
+      ]);
+    }
+
+    if (access.deleteUsers) {
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['cognito-idp:AdminDeleteUser'], resources: [userPool.userPoolArn] }));
+      fn.addEnvironment('USER_POOL_ID', userPool.userPoolId);
     }
 
     if (access.sendEmail) {

@@ -7,7 +7,8 @@ describe('packages shipped in a layer', () => {
   it('takes a package with all its dependencies from node_modules', () => {
     const closure = [...dependencyClosure(['exceljs']).keys()];
     expect(closure).toContain('node_modules/exceljs');
-    expect(closure).toContain('node_modules/archiver');
+    // exceljs's own archiver: nested under it since the app depends on a newer one (Export All Data).
+    expect(closure.some((dir) => /(^|\/)node_modules\/archiver$/.test(dir))).toBe(true);
     expect(closure).toContain('node_modules/jszip');
   });
 

@@ -227,7 +227,7 @@ describe('functions', () => {
       // Only with -c stripePriceId (see 'STRIPE_PRICE_ID' below); cdk.json may set it for a real deploy.
       expect(present('STRIPE_PRICE_ID')).toBe(access.stripeSecret === true && built.settings.stripePriceId !== undefined);
       for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
-      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined || access.profilePhotos !== undefined);
+      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined || access.profilePhotos !== undefined || access.exportBucketDelete === true);
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
       expect(present('SES_CONFIGURATION_SET')).toBe(access.sendEmail === true);
       if (access.sendEmail) expect(variables.SES_FROM_ADDRESS).toBe('no-reply@bulkonboard.test');
@@ -252,6 +252,8 @@ describe('functions', () => {
         ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] : []),
         ...(access.profilePhotos === 'read' ? ['s3:GetObject'] : []),
         ...(access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
+        ...(access.exportBucketDelete ? ['s3:ListBucket', 's3:DeleteObject'] : []),
+        ...(access.deleteUsers ? ['cognito-idp:AdminDeleteUser'] : []),
         ...(access.sendEmail ? ['ses:SendEmail', 'ses:SendRawEmail'] : []),
       ];
       expect([...new Set(allowedActions(name))].sort()).toEqual([...new Set(expected)].sort());
@@ -338,7 +340,8 @@ describe('functions', () => {
     const withStripeSecret = expectedFunctions.filter(({ access }) => access.stripeSecret).map(({ name }) => `bulkonboard-${name}`);
 
     it('with -c stripePriceId: set on the functions with stripeSecret (billing), on no other', () => {
-      expect(withStripeSecret).toEqual(['bulkonboard-billing']);
+      // The deletion worker ends the deleted user's subscription (the billing provider needs the price id to exist).
+      expect(withStripeSecret.sort()).toEqual(['bulkonboard-account-deletion-worker', 'bulkonboard-billing']);
       const priceIds = priceIdOf({ stripePriceId: 'price_1ProMonthly' });
       for (const [name, priceId] of Object.entries(priceIds)) {
         expect(priceId, name).toBe(withStripeSecret.includes(name) ? 'price_1ProMonthly' : undefined);
@@ -369,10 +372,24 @@ describe('functions', () => {
     }
   });
 
-  it("the 'user' group cannot send to queues or e-mail", () => {
-    const actions = allowedActions('user');
-    expect(actions).not.toContain('sqs:SendMessage');
-    expect(actions).not.toContain('ses:SendEmail');
+  it("the 'user' group sends to the account-deletion queue only, and no e-mail", () => {
+    const sends = allStatements().filter(({ roles, statement }) => roles.includes(roleOf('user')) && actionsOf(statement).includes('sqs:SendMessage'));
+    expect(sends).toHaveLength(1);
+    expect(refersTo(sends[0]!.statement.Resource, statefulId('AWS::SQS::Queue', 'AccountDeletionQueue'))).toBe(true);
+    expect(allowedActions('user')).not.toContain('ses:SendEmail');
+  });
+
+  it('the account-deletion worker lists and deletes only under exports/, deletes only users of the pool', () => {
+    const statements = allStatements()
+      .filter(({ roles }) => roles.includes(roleOf('account-deletion-worker')))
+      .map(({ statement }) => statement);
+    const list = statements.find((statement) => actionsOf(statement).includes('s3:ListBucket'))!;
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['exports/*'] } });
+    const remove = statements.find((statement) => actionsOf(statement).includes('s3:DeleteObject'))!;
+    expect(JSON.stringify(remove.Resource)).toContain('/exports/*');
+    const users = statements.find((statement) => actionsOf(statement).includes('cognito-idp:AdminDeleteUser'))!;
+    expect(actionsOf(users)).toEqual(['cognito-idp:AdminDeleteUser']);
+    expect(refersTo(users.Resource, statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
   });
 
   it('table access names the table and, for Query, its indexes, never index/*; nothing grants Scan, and BatchGetItem only the accounts search', () => {

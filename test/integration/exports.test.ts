@@ -8,6 +8,7 @@ import type { CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { EXPORT_COLUMNS, PRO_FORMAT_MESSAGE, type ExportView } from '../../shared/schemas/export';
 import { UTF8_BOM, neutraliseFormula } from '../../shared/csv/write-csv';
+import { dynamoAccountDataSource } from '../../functions/exports/account-data/account-data-source';
 import { dynamoAccountPages } from '../../functions/exports/account-pages';
 import { attachmentDisposition, exportObjectKey, newExportRecord } from '../../functions/exports/export-item';
 import { s3ExportFiles } from '../../functions/exports/export-files';
@@ -163,6 +164,7 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     exports: dynamoExportStore(db(), TABLE),
     projects: dynamoProjectStore(db(), TABLE),
     accountPages: dynamoAccountPages(db(), TABLE),
+    accountData: dynamoAccountDataSource(db(), TABLE),
     cipher: async () => ({ encrypt: (p) => p, decrypt: () => 'secret' }),
     files: s3ExportFiles(s3Client(), BUCKET),
     now: () => new Date(),

@@ -68,12 +68,12 @@ describe('PUT /api/user/profile', () => {
     expect(text.status).toBe(415);
   });
 
-  it('answers 404 for a signed-in user without a record', async () => {
+  it('answers 401 to a signed-in user without a record (never signed in through the app, or deleted): nothing is written for them', async () => {
     const stranger = await createTestUser(stack.urls.cognito, stack.userPool);
     const response = await call(stranger.accessToken, '/api/user/profile', {
       method: 'PUT',
       body: JSON.stringify({ firstName: 'No', lastName: 'Record' }),
     });
-    expect(response.status).toBe(404);
+    expect(response.status).toBe(401);
   });
 });

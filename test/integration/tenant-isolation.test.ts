@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import JSZip from 'jszip';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
@@ -53,6 +54,8 @@ interface Context {
   b: ApiUser;
   /** A second user still on the free plan (the checkout route refuses a Pro user). */
   free: ApiUser;
+  /** A user who deletes their own account (DELETE /api/user/account takes no id: it can only ever be the caller's). */
+  doomed: ApiUser;
 }
 
 interface Expectation {
@@ -63,7 +66,7 @@ interface Expectation {
   /** The body B sends, with A's ids where the route takes an id. */
   body?: (ctx: Context) => unknown;
   /** Which second user calls (default B, Pro). */
-  as?: 'free';
+  as?: 'free' | 'doomed';
   /**
    * Before B's call, A makes the same request and gets A's data (2xx, showing at least one of
    * A's markers), so B's miss is not vacuous. Default: GET routes; 'no-markers' for answers that
@@ -102,6 +105,23 @@ async function ownTotals(user: ApiUser) {
 const expectations: Record<string, Expectation> = {
   'GET /api/auth/user': {
     answer: async (response, { b }) => expect((await ok<{ id: string }>(response)).id).toBe(b.sub),
+  },
+  'DELETE /api/user/account': {
+    as: 'doomed',
+    answer: async (response, { doomed }) => {
+      expect(await ok(response, 202)).toEqual({ status: 'deleting' });
+      await waitUntil(
+        "the doomed user's deletion",
+        async () => (await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${doomed.sub}`, SK: 'PROFILE' }, ConsistentRead: true }))).Item,
+        (item) => item === undefined,
+      );
+    },
+    // The job erased the caller only: A is whole.
+    ownerAfter: async ({ a }) => {
+      expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub, firstName: a.firstName });
+      expect((await a.user.json<Project[]>('/api/projects')).map((p) => p.id)).toContain(a.projectId);
+      expect(await storedCustomer(a.user)).toBe(a.customerId);
+    },
   },
   'PUT /api/user/profile': {
     body: () => ({ firstName: 'Second', lastName: 'User' }),
@@ -216,13 +236,31 @@ const expectations: Record<string, Expectation> = {
       expect(portal.customerId).not.toBe(a.customerId);
     },
   },
+  'POST /api/exports/account-data': {
+    answer: async (response, { a, b }) => {
+      const started = await ok<ExportView>(response, 202);
+      const done = await waitUntil('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
+      const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(done.find((e) => e.id === started.id)!.downloadUrl!)).arrayBuffer()));
+      const contents = await Promise.all(Object.values(zip.files).map((file) => file.async('string')));
+      expect(contents.length).toBeGreaterThan(5);
+      // B's zip is B's data: nothing of A's in any file.
+      for (const content of contents) for (const marker of a.markers) expect(content).not.toContain(marker);
+    },
+    ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
+  },
   'POST /api/exports': {
     body: ({ a }) => ({ projectId: a.projectId, format: 'csv' }),
     answer: 404,
     ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
   },
   'GET /api/exports/history': {
-    answer: async (response) => expect(await ok(response)).toEqual([]),
+    // B's own entries only (B's Export All Data may be in it, depending on the order routes run).
+    answer: async (response, { b }) => {
+      const own = await ok<ExportView[]>(response);
+      const mine = await b.json<ExportView[]>('/api/exports/history');
+      expect(own.map((e) => e.id)).toEqual(mine.map((e) => e.id));
+      expect(own.every((e) => e.kind === 'account-data')).toBe(true);
+    },
   },
   'GET /api/integrations': {
     answer: async (response) => expect(Array.isArray(await ok(response))).toBe(true),
@@ -384,11 +422,11 @@ function requestOf(route: RouteDefinition, expectation: Expectation, ctx: Contex
 describe('tenant isolation, every jwt route of shared/routes.ts', () => {
   let ctx: Context;
   beforeAll(async () => {
-    const [a, b, free] = await Promise.all([createOwner(), apiUser(), apiUser()]);
+    const [a, b, free, doomed] = await Promise.all([createOwner(), apiUser(), apiUser(), apiUser()]);
     await upgradeToPro(b);
     // B owns data of its own, so B's lists and counts are not empty by default.
     await b.json('/api/bulk-create', { body: { projectName: `B project ${token()}`, csvData: people(2, `Bperson${token()}`) } });
-    ctx = { a, b, free };
+    ctx = { a, b, free, doomed };
   }, 120_000);
 
   it('has an expectation for exactly the jwt routes (add one for a new route)', () => {
@@ -411,7 +449,7 @@ describe('tenant isolation, every jwt route of shared/routes.ts', () => {
         if (ownerFirst === 'markers') expect(ctx.a.markers.some((m) => text.includes(m)), `A's own ${key} shows A's data`).toBe(true);
       }
 
-      const caller = expectation.as === 'free' ? ctx.free : ctx.b;
+      const caller = expectation.as === 'free' ? ctx.free : expectation.as === 'doomed' ? ctx.doomed : ctx.b;
       const response = await caller.call(path, init);
       const text = await response.clone().text();
       for (const marker of ctx.a.markers) expect(text, `B's ${key} shows A's ${marker}`).not.toContain(marker);

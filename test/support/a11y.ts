@@ -110,6 +110,14 @@ export function signedInScreens(projectId: string): Screen[] {
     { name: 'security', path: '/security' },
     { name: 'analytics', path: '/analytics' },
     ...settingsTabs.map((tab) => ({ name: `settings ${tab}`, path: `/settings?tab=${tab}` })),
+    {
+      name: 'settings data, Delete Account dialog',
+      path: '/settings?tab=data',
+      prepare: async (page) => {
+        await page.getByRole('button', { name: 'Delete Account' }).click();
+        await page.getByRole('alertdialog', { name: 'Delete Account' }).waitFor();
+      },
+    },
     { name: 'profile', path: '/profile' },
     { name: 'not found', path: '/no-such-page' },
   ];

@@ -41,6 +41,7 @@ describe('startExport', () => {
     const view = await start('u1', { projectId: 'p1', format: 'csv' });
     expect(view).toEqual({
       id: 'e1',
+      kind: 'project',
       projectId: 'p1',
       projectName: 'Spring',
       format: 'csv',

@@ -49,6 +49,14 @@ beforeAll(async () => {
       if ((path === '/v1/checkout/sessions' || path === '/v1/billing_portal/sessions') && form.get('customer') === 'cus_gone') {
         return reply(400, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'customer', message: "No such customer: 'cus_gone'" } });
       }
+      // Account deletion: the customer's subscriptions (one live, one ended), their cancel, the customer's delete.
+      if (req.method === 'GET' && path === '/v1/subscriptions') {
+        const customer = new URL(req.url ?? '/', 'http://stripe.test').searchParams.get('customer');
+        if (customer === 'cus_gone') return reply(404, { error: { type: 'invalid_request_error', code: 'resource_missing', param: 'customer', message: "No such customer: 'cus_gone'" } });
+        return reply(200, { object: 'list', url: '/v1/subscriptions', has_more: false, data: [{ id: 'sub_live', object: 'subscription', status: 'past_due' }, { id: 'sub_old', object: 'subscription', status: 'canceled' }] });
+      }
+      if (req.method === 'DELETE' && path.startsWith('/v1/subscriptions/')) return reply(200, { id: path.split('/').pop(), object: 'subscription', status: 'canceled' });
+      if (req.method === 'DELETE' && path.startsWith('/v1/customers/')) return reply(200, { id: path.split('/').pop(), object: 'customer', deleted: true });
       if (path === '/v1/checkout/sessions') return reply(200, { id: 'cs_test_1', object: 'checkout.session', url: omitCheckoutUrl ? null : 'https://checkout.stripe.test/c/pay/cs_test_1' });
       if (path === '/v1/billing_portal/sessions') return reply(200, { id: 'bps_test_1', object: 'billing_portal.session', url: 'https://billing.stripe.test/p/session/bps_test_1' });
       return reply(404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
@@ -189,5 +197,21 @@ describe('Stripe billing adapter against a local server playing Stripe', () => {
       statusCode: 502,
       message: PROVIDER_FAILED_MESSAGE,
     });
+  });
+});
+
+describe('deleteCustomer (account deletion)', () => {
+  it('cancels the live subscriptions now, then deletes the customer', async () => {
+    await provider().deleteCustomer('cus_1');
+    expect(recorded.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/subscriptions', 'DELETE /v1/subscriptions/sub_live', 'DELETE /v1/customers/cus_1']);
+  });
+
+  it('counts a customer Stripe no longer knows as deleted (a redelivered job)', async () => {
+    await expect(provider().deleteCustomer('cus_gone')).resolves.toBeUndefined();
+  });
+
+  it('throws anything else, so the job is delivered again', async () => {
+    failNext = { status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } } };
+    await expect(provider().deleteCustomer('cus_1')).rejects.toThrow('Invalid API Key provided');
   });
 });

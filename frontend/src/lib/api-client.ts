@@ -99,7 +99,8 @@ async function send(
   });
   if (!response.ok) {
     const text = (await response.text()) || response.statusText;
-    if (response.status === 401) handleUnauthorized();
+    // 410: the account was deleted (or is being deleted, in another tab): this session is over too.
+    if (response.status === 401 || response.status === 410) handleUnauthorized();
     const body = errorBody(text);
     throw new ApiError(response.status, `${response.status}: ${text}`, body.message, body.fieldErrors);
   }

@@ -26,8 +26,8 @@ function CurrentUserGate() {
   if (user.isPending) return <LoadingScreen />;
   // A failed re-read (after a plan change, say) keeps the user already loaded: only a first load fails the app.
   if (user.isError && !user.data) {
-    // 401: the api client shows the logged-out toast and redirects to /api/login.
-    if (user.error instanceof ApiError && user.error.status === 401) return <LoadingScreen />;
+    // 401 (410: the account is being deleted): the api client shows the logged-out toast and redirects to /api/login.
+    if (user.error instanceof ApiError && (user.error.status === 401 || user.error.status === 410)) return <LoadingScreen />;
     return (
       <ErrorScreen
         title="Your account could not be loaded"

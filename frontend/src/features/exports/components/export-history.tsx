@@ -7,6 +7,7 @@ import { ListSkeleton } from '../../../components/list-skeleton';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate, formatDateTime } from '../../../lib/format-date';
 import { toaster } from '../../../lib/toaster';
+import { useStartAccountDataExport } from '../../../lib/account-data-export';
 import { HISTORY_FRESH_MS, isExportRunning, useExportHistoryQuery, useStartExport } from '../api/exports-api';
 import { formatFileSize } from '../lib/format-file-size';
 import { formatBadgeNames, formatNames } from '../lib/format-names';
@@ -114,7 +115,13 @@ function ExportHistoryItem({
   entry: ExportView;
   onDownload: (event: MouseEvent<HTMLAnchorElement>, entry: ExportView) => Promise<void>;
 }) {
-  const again = useStartExport();
+  const againProject = useStartExport();
+  const againAccountData = useStartAccountDataExport();
+  const again = entry.kind === 'account-data' ? againAccountData : againProject;
+  const exportAgain = () => {
+    if (entry.kind === 'account-data' || entry.format === 'zip') againAccountData.mutate();
+    else againProject.mutate({ projectId: entry.projectId, format: entry.format });
+  };
   const completed = entry.status === 'completed';
   const failed = entry.status === 'failed';
   const downloadable = completed && !entry.expired && !!entry.downloadUrl;
@@ -181,7 +188,7 @@ function ExportHistoryItem({
                 w={{ base: 'full', md: 'auto' }}
                 loading={again.isPending}
                 loadingText="Starting..."
-                onClick={() => again.mutate({ projectId: entry.projectId, format: entry.format })}
+                onClick={exportAgain}
               >
                 <RotateCwIcon aria-hidden="true" />
                 {failed ? 'Try again' : 'Export again'}

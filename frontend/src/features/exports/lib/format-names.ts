@@ -1,7 +1,7 @@
-import type { ExportFormat } from '@shared/schemas/export';
+import type { ExportFileFormat } from '@shared/schemas/export';
 
 /** How the form and the history name each format. */
-export const formatNames: Record<ExportFormat, string> = { csv: 'CSV', xlsx: 'Excel (.xlsx)', json: 'JSON' };
+export const formatNames: Record<ExportFileFormat, string> = { csv: 'CSV', xlsx: 'Excel (.xlsx)', json: 'JSON', zip: 'ZIP' };
 
 /** The short form on the history's format badge. */
-export const formatBadgeNames: Record<ExportFormat, string> = { csv: 'CSV', xlsx: 'XLSX', json: 'JSON' };
+export const formatBadgeNames: Record<ExportFileFormat, string> = { csv: 'CSV', xlsx: 'XLSX', json: 'JSON', zip: 'ZIP' };

@@ -3,7 +3,7 @@ import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../../components/page-header';
 import { useCheckoutReturn } from '../hooks/use-checkout-return';
 import { AccountTab } from './account-tab';
-import { LaterReleaseTab } from './later-release-tab';
+import { DataTab } from './data-tab';
 import { NotificationsTab } from './notifications-tab';
 import { PreferencesTab } from './preferences-tab';
 import { SecurityTab } from './security-tab';
@@ -63,7 +63,7 @@ export function SettingsPage() {
           <SecurityTab />
         </Tabs.Content>
         <Tabs.Content value="data">
-          <LaterReleaseTab title="Data" description="Export all your data, or delete your account." />
+          <DataTab />
         </Tabs.Content>
       </Tabs.Root>
     </>
