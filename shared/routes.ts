@@ -245,7 +245,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
   // Lists the user's suppressed addresses and removes one.
-  'email-suppressions': { table: ['Query', 'DeleteItem'] },
+  // (GetItem: every route's account gate reads the caller's user item, functions/core/account-gate.ts.)
+  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -379,14 +379,15 @@ describe('functions', () => {
     expect(allowedActions('user')).not.toContain('ses:SendEmail');
   });
 
-  it('the account-deletion worker lists and deletes only under exports/, deletes only users of the pool', () => {
+  it('the account-deletion worker lists and deletes only under exports/ and profile-photos/, deletes only users of the pool', () => {
     const statements = allStatements()
       .filter(({ roles }) => roles.includes(roleOf('account-deletion-worker')))
       .map(({ statement }) => statement);
     const list = statements.find((statement) => actionsOf(statement).includes('s3:ListBucket'))!;
-    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['exports/*'] } });
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['exports/*', 'profile-photos/*'] } });
     const remove = statements.find((statement) => actionsOf(statement).includes('s3:DeleteObject'))!;
     expect(JSON.stringify(remove.Resource)).toContain('/exports/*');
+    expect(JSON.stringify(remove.Resource)).toContain('/profile-photos/*');
     const users = statements.find((statement) => actionsOf(statement).includes('cognito-idp:AdminDeleteUser'))!;
     expect(actionsOf(users)).toEqual(['cognito-idp:AdminDeleteUser']);
     expect(refersTo(users.Resource, statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
@@ -438,12 +439,12 @@ describe('functions', () => {
     },
   );
 
-  it('workers hold at most seventeen concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
+  it('workers hold at most nineteen concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
     const caps = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => (r.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
     expect(caps).toHaveLength(workers.length);
     // Every event source is capped: one without a cap could scale to the account's limit.
     expect(caps.every((cap) => typeof cap === 'number')).toBe(true);
-    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(17);
+    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(19);
   });
 
   it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {
