@@ -16,6 +16,8 @@ export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
   'export-worker': ['exceljs'],
   billing: ['stripe'],
   'email-templates': ['sanitize-html'],
+  // The shared renderer of credential e-mails: the stored-template allow-list and the text part.
+  'mail-worker': ['sanitize-html', 'html-to-text'],
 };
 
 /** The package and every package it depends on, as installed under node_modules. */

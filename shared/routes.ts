@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'mail-sends'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -56,6 +56,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
+  // Credential e-mails to a project's account holders, sent by the mail worker (docs/email.md).
+  { method: 'POST', path: '/api/projects/{id}/send-credentials', group: 'mail-sends', auth: 'jwt' },
+  { method: 'GET', path: '/api/mail-sends/{id}', group: 'mail-sends', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -81,7 +84,9 @@ export interface QueueDefinition {
 }
 
 export const queues: readonly QueueDefinition[] = [
-  { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
+  // One message per invocation: a credentials chunk (100 accounts) is sent within a 40 s budget
+  // (the worker's timeout is 60 s: a sixth of 360), paced to 1/maxConcurrency of MAIL_SEND_RATE each.
+  { name: 'mail', worker: 'mail-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
   // Five receives (AWS's advice for a Lambda event source, at least 5): a chunk stopped by a
   // throttling spell that outlasted its in-process retries is given 25 minutes (5 x 300 s) before
@@ -178,7 +183,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
   user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
+  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
   accounts: { table: ['Query', 'BatchGetItem'], encryptionKey: true },
@@ -199,12 +204,16 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
   // run decrypts an integration's credentials to look people up on its platform.
   provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
+  // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
+  'mail-sends': { table: readWrite, sendTo: ['mail'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  'mail-worker': { table: ['GetItem'], sendEmail: true },
+  // Welcome e-mails; credential sends: plans their chunks, claims and records each account (passwords
+  // decrypted to render them), writes the MailMessage items and the counts, queues chunks again.
+  'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.

@@ -22,6 +22,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   integrations: () => import('../../functions/integrations/handler'),
   'email-templates': () => import('../../functions/email-templates/handler'),
   provisioning: () => import('../../functions/provisioning/handler'),
+  'mail-sends': () => import('../../functions/mail-sends/handler'),
 };
 
 /** API Gateway's payload limit. */

@@ -6,7 +6,7 @@ import type { UserRepository } from '../users/user-repository';
 /** Renders and sends one queued e-mail. A user who no longer exists gets nothing. */
 export const processMail =
   (deps: { users: Pick<UserRepository, 'get'>; mailer: Mailer; appUrl: string }) =>
-  async (message: MailMessage): Promise<void> => {
+  async (message: Extract<MailMessage, { type: 'welcome' }>): Promise<void> => {
     const user = await deps.users.get(message.userId);
     if (!user?.email) return;
     await deps.mailer.send(welcomeEmail(user, deps.appUrl));

@@ -1,0 +1,139 @@
+import { escapeHtml } from '../html';
+import type { TemplateVariable } from '../schemas/email-templates';
+
+/**
+ * The one renderer of credential e-mails: the Email Templates editor's preview and the mail worker
+ * both call it, so what the preview shows is what account holders get.
+ *
+ * 1. The stored HTML is sanitised again (the allow-list of shared/email/sanitize-options.ts): a
+ *    template written before a rule was added, or changed in the table, is still made safe.
+ * 2. Each {{variable}} is replaced in one pass by its value HTML-escaped (a value that looks like
+ *    a variable or like markup stays text); {{brandLogo}} is an image of the logo URL (http(s)
+ *    only) up to 200px wide, or nothing. Unknown variables stay as typed.
+ * 3. The subject's variables are replaced by the plain values (no HTML; line breaks become spaces,
+ *    so a value cannot add a header).
+ * 4. The plain-text part is made from the rendered HTML (html-to-text on both sides).
+ *
+ * Delivery 'link': the e-mail carries {{credentialLink}} instead of the password ({{password}}
+ * reads PASSWORD_AT_LINK); a template without {{credentialLink}} gets the link appended.
+ * Delivery 'password': {{credentialLink}} renders as nothing.
+ */
+export type CredentialDelivery = 'password' | 'link';
+
+export interface TemplateValues {
+  accountHolderName: string;
+  email: string;
+  username: string;
+  /** Absent when the e-mail carries a one-time link instead. */
+  password?: string;
+  projectName: string;
+  companyName: string;
+  /** The one-time link's URL (delivery 'link'). */
+  credentialLink?: string;
+}
+
+export interface RenderableTemplate {
+  subject: string;
+  htmlContent: string;
+  brandLogoUrl: string;
+}
+
+export interface RenderedEmail {
+  subject: string;
+  html: string;
+  text: string;
+}
+
+/** Sanitiser and HTML-to-text converter, each side loading its libraries its own way. */
+export interface RenderTools {
+  sanitize(html: string): string;
+  toText(html: string): string;
+}
+
+export interface RenderOptions {
+  /** The variables the subject replaces (default: all). The editor's preview replaces only the spec's three. */
+  subjectVariables?: readonly TemplateVariable[];
+}
+
+/** Spec 2: the brand logo is shown at most this wide. */
+export const BRAND_LOGO_MAX_WIDTH_PX = 200;
+/** What {{password}} reads in an e-mail that carries a one-time link instead. */
+export const PASSWORD_AT_LINK = 'shown once at the link in this e-mail';
+
+/** The same `{{ name }}` syntax as the schema's variablesIn. */
+const VARIABLE = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+
+/** A logo URL worth an <img>: http(s) only (the schema asks for https; anything else shows nothing). */
+function logoUrl(brandLogoUrl: string): string | undefined {
+  const url = brandLogoUrl.trim();
+  if (!URL.canParse(url)) return undefined;
+  const { protocol, href } = new URL(url);
+  return protocol === 'https:' || protocol === 'http:' ? href : undefined;
+}
+
+/** A link worth an href: https (or http locally) only. */
+function linkUrl(value: string | undefined): string | undefined {
+  if (!value || !URL.canParse(value)) return undefined;
+  const { protocol, href } = new URL(value);
+  return protocol === 'https:' || protocol === 'http:' ? href : undefined;
+}
+
+/** The plain values of each variable (brandLogo aside). */
+function plainValues(values: TemplateValues): Record<Exclude<TemplateVariable, 'brandLogo'>, string> {
+  return {
+    accountHolderName: values.accountHolderName,
+    email: values.email,
+    username: values.username,
+    password: values.password ?? PASSWORD_AT_LINK,
+    projectName: values.projectName,
+    companyName: values.companyName,
+    credentialLink: linkUrl(values.credentialLink) ?? '',
+  };
+}
+
+const isKnown = (name: string, known: object): name is keyof typeof known => Object.hasOwn(known, name);
+
+/** The template's HTML with the values in place (escaped); no sanitising (renderEmail does that first). */
+export function fillHtml(html: string, values: TemplateValues, brandLogoUrl: string): string {
+  const plain = plainValues(values);
+  const logo = logoUrl(brandLogoUrl);
+  return html.replace(VARIABLE, (match, name: string) => {
+    if (name === 'brandLogo') {
+      return logo
+        ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(values.companyName || 'Brand logo')}" width="${BRAND_LOGO_MAX_WIDTH_PX}" style="display:block;max-width:${BRAND_LOGO_MAX_WIDTH_PX}px;width:auto;height:auto;border:0">`
+        : '';
+    }
+    return isKnown(name, plain) ? escapeHtml(plain[name]) : match;
+  });
+}
+
+/** The subject with the values in place: plain text on one line. */
+export function fillSubject(subject: string, values: TemplateValues, only?: readonly TemplateVariable[]): string {
+  const plain = plainValues(values);
+  return subject
+    .replace(VARIABLE, (match, name: string) => {
+      if (only && !(only as readonly string[]).includes(name)) return match;
+      if (name === 'brandLogo') return '';
+      return isKnown(name, plain) ? plain[name] : match;
+    })
+    .replace(/[\r\n\t]+/g, ' ')
+    .trim();
+}
+
+export function renderEmail(template: RenderableTemplate, values: TemplateValues, tools: RenderTools, options: RenderOptions = {}): RenderedEmail {
+  let html = fillHtml(tools.sanitize(template.htmlContent), values, template.brandLogoUrl);
+  const link = linkUrl(values.credentialLink);
+  if (values.password === undefined && link && !/\{\{\s*credentialLink\s*\}\}/.test(template.htmlContent)) {
+    html += `<p><a href="${escapeHtml(link)}">Show my credentials</a> (the link works once)</p>`;
+  }
+  return { subject: fillSubject(template.subject, values, options.subjectVariables), html, text: tools.toText(html) };
+}
+
+/** html-to-text's options for the text part: images left out, links as "text [url]", layout tables as blocks, wrapped at 78. */
+export const TEXT_PART_OPTIONS: { wordwrap: number; selectors: { selector: string; format?: string; options?: Record<string, unknown> }[] } = {
+  wordwrap: 78,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+  ],
+};
