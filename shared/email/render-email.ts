@@ -126,14 +126,27 @@ export function renderEmail(template: RenderableTemplate, values: TemplateValues
   if (values.password === undefined && link && !/\{\{\s*credentialLink\s*\}\}/.test(template.htmlContent)) {
     html += `<p><a href="${escapeHtml(link)}">Show my credentials</a> (the link works once)</p>`;
   }
-  return { subject: fillSubject(template.subject, values, options.subjectVariables), html, text: tools.toText(html) };
+  // Cells of layout tables leave blank lines and trailing spaces: one blank line between blocks.
+  const text = tools
+    .toText(html)
+    .split('\n')
+    .map((line) => line.trimEnd())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+  return { subject: fillSubject(template.subject, values, options.subjectVariables), html, text };
 }
 
-/** html-to-text's options for the text part: images left out, links as "text [url]", layout tables as blocks, wrapped at 78. */
+/** html-to-text's options for the text part: images left out, links as "text [url]", a table row per line, wrapped at 78. */
 export const TEXT_PART_OPTIONS: { wordwrap: number; selectors: { selector: string; format?: string; options?: Record<string, unknown> }[] } = {
   wordwrap: 78,
   selectors: [
     { selector: 'img', format: 'skip' },
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    // E-mails lay out with tables: each row a line, its cells apart ("Username  annlee").
+    { selector: 'table', format: 'block' },
+    { selector: 'tr', format: 'block' },
+    { selector: 'td', format: 'inlineSurround', options: { prefix: '', suffix: '  ' } },
+    { selector: 'th', format: 'inlineSurround', options: { prefix: '', suffix: '  ' } },
   ],
 };

@@ -79,7 +79,10 @@ describe('the credential e-mail renderer (shared by the editor preview and the m
     const password = renderEmail(builtInTemplate('password'), values, serverRenderTools);
     expect(password.subject).toBe('Your Spring intake account at Acme');
     expect(password.html).toContain('p&#60;a&#62;ss&#38;&#34;word&#39;');
-    expect(password.text).toContain('annlee');
+    // A table row per line, its cells apart (not "Usernameannlee").
+    expect(password.text).toMatch(/^Username {2}annlee$/m);
+    expect(password.text).toMatch(/^Password {2}p<a>ss&"word'$/m);
+    expect(password.text).not.toMatch(/\n{3}|[ \t]\n/);
     const link = renderEmail(builtInTemplate('link'), { ...values, password: undefined, credentialLink: 'https://app.example.com/c/t' }, serverRenderTools);
     expect(link.html).toContain('href="https://app.example.com/c/t"');
     expect(link.html).not.toContain('p&#60;a&#62;ss');
