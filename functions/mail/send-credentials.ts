@@ -9,7 +9,7 @@ import { isThrottling, isTransactionConflict, withRetry, workerRetry, type Retry
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
-import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
+import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { failSend, finishSend, readSend, sendKey, type SendJobDeps } from './credential-sends';
@@ -266,10 +266,8 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
   const deadline = clock() + (deps.budgetMs ?? MAIL_CHUNK_BUDGET_MS);
-  const share = Math.max(1, deps.workers);
   const rate = deps.rate();
-  // Burst 1: a worker's sends are evenly spaced, so all workers together never pass the rate in any second.
-  const bucket = new TokenBucket(rate > 0 ? (rate * 60) / share : undefined, 1, clock, sleep);
+  const bucket = pacerFor(rate, deps.workers, clock, sleep);
   let stopped = false;
   let throttledFor = 0;
 
@@ -349,6 +347,18 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     return;
   }
   await markChunkDone(deps, send, message);
+}
+
+/**
+ * The pacing of one worker invocation: its share of the rate (rate / workers), its sends evenly
+ * spaced at least ceil(1000 x workers / rate) + 1 ms apart, its first one too. The invocations of
+ * the mail queue run at most `workers` at once, so they form at most `workers` chains one after
+ * another; each chain holds at most rate / workers sends in any one-second window (the + 1 ms
+ * keeps the window's closed ends apart), and all together at most the rate. Rate 0: no spacing.
+ */
+export function pacerFor(rate: number, workers: number, clock: () => number, sleep: Sleep): EvenPacer {
+  // Unpaced, a throttled answer still holds every call of the worker.
+  return new EvenPacer(rate > 0 ? Math.ceil((1000 * Math.max(1, workers)) / rate) + 1 : 0, clock, sleep);
 }
 
 /**

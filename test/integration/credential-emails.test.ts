@@ -190,6 +190,23 @@ describe('sending credentials through the API and the mail worker', () => {
     expect(await waitForSend(user, created.summary.mailSendId!)).toMatchObject({ status: 'completed', total: 4, sent: 4 });
     for (let i = 0; i < 4; i++) expect(await mailsTo(`mailed${i}@example.com`)).toHaveLength(1);
   });
+
+  it('a bulk creation that becomes a job: the send waits for the accounts, then e-mails every one of them once', async () => {
+    const rows = people(1001, 'Queued');
+    const created = await user.call('/api/bulk-create', { body: { projectName: 'Queued and mailed', csvData: rows, sendCredentials: {} } });
+    expect(created.status).toBe(202);
+    const { project, summary } = (await created.json()) as { project: Project; summary: { mailSendId?: string } };
+    expect(summary.mailSendId).toBeTruthy();
+    expect((await user.json<MailSend>(`/api/mail-sends/${summary.mailSendId}`)).status).toBe('waiting');
+    const send = await waitForSend(user, summary.mailSendId!, 90_000);
+    expect(send).toMatchObject({ status: 'completed', total: 1001, sent: 1001, failed: 0 });
+    const counts = (await projectOf(user, project.id)).emailCounts;
+    expect(counts).toMatchObject({ sent: 1001, notSent: 0 });
+    const store = await mailStore();
+    const perAddress = new Map<string, number>();
+    for (const mail of store) for (const to of mail.destination.to) perAddress.set(to, (perAddress.get(to) ?? 0) + 1);
+    expect(rows.filter((row) => perAddress.get(row.email) !== 1)).toEqual([]);
+  }, 120_000);
 });
 
 describe('the chunk step replayed (redelivered queue messages)', () => {

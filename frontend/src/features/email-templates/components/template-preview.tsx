@@ -47,7 +47,7 @@ export function TemplatePreview({ subject, htmlContent, brandLogoUrl }: { subjec
           <chakra.summary cursor="pointer" fontSize="sm" fontWeight="medium">
             Plain-text version
           </chakra.summary>
-          <chakra.pre mt="2" fontSize="xs" whiteSpace="pre-wrap" wordBreak="break-word" data-testid="text-preview">
+          <chakra.pre mt="2" fontSize="xs" whiteSpace="pre" overflowX="auto" data-testid="text-preview">
             {rendered.text}
           </chakra.pre>
         </chakra.details>
