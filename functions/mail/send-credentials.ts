@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { renderEmail, type RenderTools } from '../../shared/email/render-email';
+import { compileEmail, type RenderedEmail, type RenderTools, type TemplateValues } from '../../shared/email/render-email';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
 import type { SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
@@ -270,6 +270,8 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const bucket = pacerFor(rate, deps.workers, clock, sleep);
   let stopped = false;
   let throttledFor = 0;
+  // The send's template, sanitised and its text part converted once for the whole chunk.
+  let compiled: ((values: TemplateValues) => RenderedEmail) | undefined;
 
   await mapBounded(todo, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account) => {
     if (stopped || clock() >= deadline) {
@@ -301,19 +303,18 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
           return;
         }
       }
-      rendered = renderEmail(
-        { subject: String(send.subject), htmlContent: String(send.htmlContent), brandLogoUrl: String(send.brandLogoUrl ?? '') },
-        {
-          accountHolderName: `${String(account.firstName ?? '')} ${String(account.lastName ?? '')}`.trim(),
-          email,
-          username: String(account.username),
-          password,
-          projectName: String(send.projectName),
-          companyName: String(send.companyName ?? ''),
-          credentialLink,
-        },
-        deps.tools,
-      );
+      compiled ??= compileEmail({ subject: String(send.subject), htmlContent: String(send.htmlContent), brandLogoUrl: String(send.brandLogoUrl ?? '') }, deps.tools, {
+        delivery: send.delivery === 'link' ? 'link' : 'password',
+      });
+      rendered = compiled({
+        accountHolderName: `${String(account.firstName ?? '')} ${String(account.lastName ?? '')}`.trim(),
+        email,
+        username: String(account.username),
+        password,
+        projectName: String(send.projectName),
+        companyName: String(send.companyName ?? ''),
+        credentialLink,
+      });
     } catch (error) {
       logger.error('Credential e-mail not rendered', { sendId, accountId: String(account.id), error: error instanceof Error ? error.message : String(error) });
       background(record(account, 'failed', { error: `The e-mail could not be prepared: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) }));
@@ -325,7 +326,13 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       outcome = await deps.mailer.send({ ...rendered, to: email }, { sendId, projectId });
       if (outcome.kind === 'throttled' && ++throttles < THROTTLE_ATTEMPTS) {
         const wait = backoffMs(throttles, random, 1000, 30_000) + 250;
-        throttledFor += wait;
+        throttledFor = Math.max(throttledFor, wait);
+        if (clock() + wait >= deadline) {
+          // Not sent, and no time left to wait here: the claim is given back and a later delivery sends it.
+          stopped = true;
+          background(unclaim(deps, send, account));
+          return;
+        }
         // SES's rate is the account's: every call of this worker waits, not only this one.
         bucket.holdFor(wait);
         continue;
@@ -377,7 +384,8 @@ async function claim(deps: SendChunkDeps, send: Record<string, unknown>, first: 
           new UpdateCommand({
             TableName: deps.tableName,
             Key: { PK: account.PK, SK: account.SK },
-            UpdateExpression: 'SET emailStatus = :queued, mailSend = :send, mailSendFrom = :from, mailClaim = :sending REMOVE mailSendResult, emailError',
+            // emailError stays until the result replaces it (a claim given back keeps the reason it had).
+            UpdateExpression: 'SET emailStatus = :queued, mailSend = :send, mailSendFrom = :from, mailClaim = :sending REMOVE mailSendResult',
             ConditionExpression: `(attribute_not_exists(mailSend) OR mailSend <> :send) AND ${from === 'none' ? 'attribute_not_exists(emailStatus)' : 'emailStatus = :from'}`,
             ExpressionAttributeValues: { ':queued': 'queued', ':send': send.id, ':from': from, ':sending': 'sending' },
           }),
@@ -392,6 +400,26 @@ async function claim(deps: SendChunkDeps, send: Record<string, unknown>, first: 
     }
   }
   return false;
+}
+
+/** Gives back a claim SES never answered with an e-mail sent (throttled past the delivery's budget): the account is as it was. */
+async function unclaim(deps: SendChunkDeps, send: Record<string, unknown>, account: Record<string, unknown>): Promise<void> {
+  const from = statusOf(account);
+  try {
+    await withRetry('Giving back a credential e-mail claim', deps.retry ?? workerRetry, isThrottling, () =>
+      deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: { PK: account.PK, SK: account.SK },
+          UpdateExpression: `${from === 'none' ? 'REMOVE emailStatus, ' : 'SET emailStatus = :from REMOVE '}mailSend, mailSendFrom, mailClaim`,
+          ConditionExpression: 'mailSend = :send AND mailClaim = :sending',
+          ExpressionAttributeValues: { ':send': send.id, ':sending': 'sending', ...(from === 'none' ? {} : { ':from': from }) },
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
 }
 
 /** An account's result without an SES call (suppressed, or given up): one conditional write from the status it was read in. */

@@ -292,4 +292,23 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     expect((await projectOf(user, created.project.id)).emailCounts).toMatchObject({ sent: 3, failed: 0, notSent: 0 });
     expect(await mailsTo(failed.email)).toHaveLength(2);
   });
+
+  it('an e-mail SES keeps throttling past the delivery\'s budget is given back, not lost: the chunk goes back on the queue and its next delivery sends it once', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Throttled', csvData: people(2, 'Throttle') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'unsent' });
+    queued.length = 0;
+    // SES answers 429 to everything (an AWS-only answer: the emulator has no quota).
+    const throttling: CredentialMailer = { send: async () => ({ kind: 'throttled', message: 'Maximum sending rate exceeded.' }) };
+    await sendChunk({ ...deps, mailer: throttling, budgetMs: 1500, random: () => 0 })(chunks[0]!);
+    const requeued = queued.filter((m): m is CredentialsChunkMessage => m.chunk === 0);
+    expect(requeued).toEqual([{ ...chunks[0], requeues: 1 }]);
+    const midway = await accountsOf(user, created.project.id);
+    // Nothing is left claimed: the accounts are as they were (never sent), and nothing is counted yet.
+    expect(midway.map((a) => a.emailStatus)).toEqual([undefined, undefined]);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'running', sent: 0, failed: 0, queued: 2 });
+    await sendChunk(deps)(requeued[0]!);
+    for (let i = 0; i < 2; i++) expect(await mailsTo(`throttle${i}@example.com`)).toHaveLength(1);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', sent: 2 });
+    expect((await projectOf(user, created.project.id)).emailCounts).toMatchObject({ sent: 2, notSent: 0 });
+  });
 });
