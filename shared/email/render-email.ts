@@ -102,7 +102,7 @@ export function fillHtml(html: string, values: TemplateValues, brandLogoUrl: str
   return html.replace(VARIABLE, (match, name: string) => {
     if (name === 'brandLogo') {
       return logo
-        ? `<img src="${escapeHtml(logo)}" alt="${escapeHtml(values.companyName || 'Brand logo')}" width="${BRAND_LOGO_MAX_WIDTH_PX}" style="display:block;max-width:${BRAND_LOGO_MAX_WIDTH_PX}px;width:auto;height:auto;border:0">`
+        ? `<img src="${escapeHtml(logo)}" alt="Brand logo" width="${BRAND_LOGO_MAX_WIDTH_PX}" style="display:block;max-width:${BRAND_LOGO_MAX_WIDTH_PX}px;width:auto;height:auto;border:0">`
         : '';
     }
     return isKnown(name, plain) ? escapeHtml(plain[name]) : match;

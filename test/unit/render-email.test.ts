@@ -47,7 +47,7 @@ describe('the credential e-mail renderer (shared by the editor preview and the m
   });
 
   it('shows the brand logo (http(s) only, escaped) up to 200px wide, or nothing', () => {
-    expect(renderEmail(template('{{brandLogo}}x', 's', 'https://cdn.example.com/l.png'), values, serverRenderTools).html).toContain('<img src="https://cdn.example.com/l.png" alt="Acme" width="200"');
+    expect(renderEmail(template('{{brandLogo}}x', 's', 'https://cdn.example.com/l.png'), values, serverRenderTools).html).toContain('<img src="https://cdn.example.com/l.png" alt="Brand logo" width="200"');
     expect(renderEmail(template('{{brandLogo}}x', 's', 'javascript:alert(1)'), values, serverRenderTools).html).toBe('x');
     expect(renderEmail(template('{{brandLogo}}', 's', 'https://e.com/a"onerror="x.png'), values, serverRenderTools).html).not.toContain('"onerror="');
   });
