@@ -57,6 +57,7 @@ async function lambdaBundles() {
     MAIL_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/q',
     BULK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/b',
     EXPORTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/e',
+    PROVISIONING_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/p',
     EXPORT_BUCKET: 'exports',
     SES_FROM_ADDRESS: 'a@example.com',
     AWS_REGION: 'us-east-1',
