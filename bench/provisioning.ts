@@ -8,7 +8,7 @@
  *    in flight). Once to a server that advertises /Bulk (what the adapter then uses) and once to
  *    one that does not (single POST /Users, the same requests as the bare client).
  *  - What DynamoDB Local takes for the 10,000 conditional status writes alone (per-account truth
- *    costs one write per account; on the emulator that, not the platform, sets the floor).
+ *    costs one conditional write per account, 25 to a call; on the emulator that sets the floor).
  *  - The same 10,000 against a server that answers 429 (Retry-After: 1) to 20% and 500 to 5% of
  *    calls: counts of synced, failed, duplicates on the server and lost accounts.
  *  - Peak RSS of one provisioning-worker invocation (a 250-account chunk), in a child process.
@@ -22,6 +22,7 @@ import { fork } from 'node:child_process';
 import type { ScimServerOptions, ScimUserSummary } from '../bin/local/scim-server';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { recordOutcomes } from '../functions/provisioning/provision-accounts';
 import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
 import { PROVISIONING_CHUNK_ACCOUNTS } from '../functions/provisioning/provisioning-jobs';
@@ -150,26 +151,20 @@ export async function provisioningBench(): Promise<void> {
     const projects = { bulk: await project('b'), single: await project('s'), faulty: await project('f') };
     const integrations = { bulk: await integration('With bulk', withBulk), single: await integration('Single POSTs', single), faulty: await integration('Faulty', faulty) };
 
-    // What DynamoDB Local takes for the status writes alone: one conditional update per account
-    // (what the worker writes, 16 in flight per worker, 2 workers), on scratch items of the same shape.
+    // What DynamoDB Local takes for the status writes alone: the worker's own recordOutcomes
+    // (conditional PartiQL UPDATEs, 25 a call, per chunk of 250 as the worker does, 2 workers),
+    // on scratch items of the same shape.
     const scratch = Array.from({ length: COUNT }, (_, i) => ({ PK: `BENCH#STATUS#${i % 16}`, SK: `ACCOUNT#${String(i).padStart(6, '0')}`, externalStatus: 'pending', firstName: 'Scratch', lastName: `Person${i}`, email: `scratch.${i}@example.com` }));
     for (let i = 0; i < scratch.length; i += 25) {
       await db.send(new BatchWriteCommand({ RequestItems: { bulkonboard: scratch.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
     }
     const writesStart = performance.now();
-    await mapBounded(scratch, 32, (item) =>
-      db.send(
-        new UpdateCommand({
-          TableName: 'bulkonboard',
-          Key: { PK: item.PK, SK: item.SK },
-          UpdateExpression: 'SET externalStatus = :to, externalAccountId = :id, provisionedAt = :at, provisionRun = :run REMOVE externalError',
-          ConditionExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
-          ExpressionAttributeValues: { ':to': 'success', ':id': `ext-${item.SK}`, ':at': new Date().toISOString(), ':run': 'bench', ':from': 'pending' },
-        }),
-      ),
+    const scratchChunks = Array.from({ length: Math.ceil(COUNT / PROVISIONING_CHUNK_ACCOUNTS) }, (_, i) => scratch.slice(i * PROVISIONING_CHUNK_ACCOUNTS, (i + 1) * PROVISIONING_CHUNK_ACCOUNTS));
+    await mapBounded(scratchChunks, 2, (chunk) =>
+      recordOutcomes({ db, tableName: 'bulkonboard', now: () => new Date() }, { id: 'bench', mode: 'provision' }, chunk.map((account) => ({ account, outcome: { kind: 'created', externalId: `ext-${account.SK}` } }))),
     );
     const writesMs = performance.now() - writesStart;
-    console.log(`  the status writes alone: ${COUNT.toLocaleString('en-US')} conditional updates at 32 in flight on DynamoDB Local ${seconds(writesMs)}`);
+    console.log(`  the status writes alone: ${COUNT.toLocaleString('en-US')} conditional updates (the worker's recordOutcomes, 2 chunks at once) on DynamoDB Local ${seconds(writesMs)}`);
 
     for (const [kind, server] of [['bulk', withBulk], ['single', single]] as const) {
       const bareMs = await bare(server, kind, concurrency);

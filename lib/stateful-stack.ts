@@ -12,8 +12,11 @@ import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } fr
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
-import { ConfigurationSet, EmailIdentity, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ConfigurationSet, ConfigurationSetEventDestination, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity, EmailSendingEvent, EventDestination, Identity, SuppressionReasons } from 'aws-cdk-lib/aws-ses';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../functions/core/table-definition';
 import { queues, type QueueDefinition } from '../shared/routes';
@@ -48,6 +51,7 @@ export class StatefulStack extends Stack {
     const mail = this.createMailSender(settings);
     const { userPool, webClient } = this.createUserPool(settings, mail);
     const { queues: queueMap, deadLetterQueues } = this.createQueues();
+    this.publishMailEvents(settings, mail, queueMap['mail-events']);
     this.dataKey = this.createDataKey(settings);
     const encryptionKeySecret = this.createEncryptionKeySecret(settings, this.dataKey);
     const stripeSecret = this.createStripeSecret(settings, this.dataKey);
@@ -126,7 +130,9 @@ export class StatefulStack extends Stack {
       minimumTLSVersion: 1.2,
       versioned: false,
       lifecycleRules: [
-        { id: 'expire-exports', expiration: Duration.days(7), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Export files expire; profile photos (profile-photos/) stay while their user does.
+        { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(7) },
+        { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'export-bucket/',
@@ -240,11 +246,55 @@ export class StatefulStack extends Stack {
       suppressionReasons: SuppressionReasons.BOUNCES_AND_COMPLAINTS,
     });
     const domain = settings.sesFromAddress.split('@')[1]!;
+    const isDomain = settings.sesIdentity === 'domain';
     const identity = new EmailIdentity(this, 'MailIdentity', {
-      identity: settings.sesIdentity === 'domain' ? Identity.domain(domain) : Identity.email(settings.sesFromAddress),
+      identity: isDomain ? Identity.domain(domain) : Identity.email(settings.sesFromAddress),
       configurationSet,
+      // A domain signs every mail with Easy DKIM (2048-bit keys SES rotates); an address cannot.
+      ...(isDomain ? { dkimSigning: true, dkimIdentity: DkimIdentity.easyDkim(EasyDkimSigningKeyLength.RSA_2048_BIT) } : {}),
     });
+    if (isDomain) {
+      // The three CNAME records to publish in the domain's DNS (docs/deploy.md, Domain identity and DKIM).
+      identity.dkimRecords.forEach((record, i) => new CfnOutput(this, `DkimRecord${i + 1}`, { value: `${record.name} CNAME ${record.value}`, description: `DKIM record ${i + 1} of ${domain}` }));
+    }
     return { identity, configurationSet, fromAddress: settings.sesFromAddress };
+  }
+
+  /**
+   * SES event publishing: the configuration set every send names publishes each message's Send,
+   * Delivery, Bounce and Complaint events to an SNS topic, which delivers them (in its envelope,
+   * raw message delivery off) to the mail-events queue; its worker updates the accounts'
+   * e-mail statuses and the suppression list (functions/mail-events, docs/email-events.md).
+   * The topic is encrypted with a key of its own that SES may use (the AWS-managed SNS key
+   * admits no other service) and refuses requests without TLS.
+   */
+  private publishMailEvents(settings: AppSettings, mail: AppResources['mail'], queue: IQueue): Topic {
+    const key = new Key(this, 'MailEventsKey', {
+      description: `${settings.prefix}: encrypts the SES events topic`,
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        principals: [new ServicePrincipal('ses.amazonaws.com')],
+        resources: ['*'],
+        conditions: { StringEquals: { 'aws:SourceAccount': this.account } },
+      }),
+    );
+    const topic = new Topic(this, 'MailEventsTopic', {
+      topicName: `${settings.prefix}-mail-events`,
+      displayName: `${settings.prefix} SES events`,
+      masterKey: key,
+      enforceSSL: true,
+    });
+    new ConfigurationSetEventDestination(this, 'MailEventsDestination', {
+      configurationSet: mail.configurationSet,
+      destination: EventDestination.snsTopic(topic),
+      events: [EmailSendingEvent.SEND, EmailSendingEvent.DELIVERY, EmailSendingEvent.BOUNCE, EmailSendingEvent.COMPLAINT],
+    });
+    topic.addSubscription(new SqsSubscription(queue, { rawMessageDelivery: false }));
+    return topic;
   }
 
   /**

@@ -4,14 +4,19 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { Construct } from 'constructs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { CfnSchedule } from 'aws-cdk-lib/aws-scheduler';
 import {
   groupAccess,
   queues,
   routeGroups,
   routes,
+  scheduleAccess,
+  schedules,
   workerAccess,
   type QueueDefinition,
   type RouteGroup,
+  type ScheduleName,
   type WorkerName,
 } from '../shared/routes';
 import type { AppResources } from './app-resources';
@@ -36,6 +41,7 @@ export interface StatelessStackProps extends StackProps {
 export class StatelessStack extends Stack {
   readonly functions: Record<RouteGroup, AppFunction>;
   readonly workers: Partial<Record<WorkerName, AppFunction>> = {};
+  readonly scheduled: Partial<Record<ScheduleName, AppFunction>> = {};
   readonly api: AppHttpApi;
   readonly web: WebApp;
   readonly monitoring: Monitoring;
@@ -61,6 +67,8 @@ export class StatelessStack extends Stack {
       }
     }
 
+    this.createScheduledFunctions(settings, resources);
+
     this.api = new AppHttpApi(this, 'Api', {
       prefix: settings.prefix,
       userPool: resources.userPool,
@@ -85,7 +93,7 @@ export class StatelessStack extends Stack {
     this.monitoring = new Monitoring(this, 'Monitoring', {
       prefix: settings.prefix,
       alarmEmail: settings.alarmEmail,
-      functions: [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers)].map((fn) => ({
+      functions: [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers), ...Object.values<AppFunction>(this.scheduled)].map((fn) => ({
         name: fn.name,
         function: fn.function,
         logGroup: fn.logGroup,
@@ -97,13 +105,46 @@ export class StatelessStack extends Stack {
 
     const appUrl = `https://${this.web.distribution.distributionDomainName}`;
     // Links in e-mails point at the web app.
-    for (const fn of [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers)]) {
+    for (const fn of [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers), ...Object.values<AppFunction>(this.scheduled)]) {
       fn.function.addEnvironment('APP_URL', appUrl);
     }
 
     new CfnOutput(this, 'AppUrl', { value: appUrl });
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.apiEndpoint });
     new CfnOutput(this, 'DistributionId', { value: this.web.distribution.distributionId });
+  }
+
+  /**
+   * functions/schedules/<name>.ts for every schedule of shared/routes.ts, started by an
+   * EventBridge Scheduler schedule (UTC) with the access of scheduleAccess. A failed start is
+   * retried twice by the scheduler; the run itself only queues messages, so it is quick.
+   */
+  private createScheduledFunctions(settings: AppSettings, resources: AppResources): void {
+    for (const definition of schedules) {
+      const fn = new AppFunction(this, `${constructId(definition.name)}Function`, {
+        name: definition.name,
+        entry: `functions/schedules/${definition.name}.ts`,
+        description: definition.description,
+        settings,
+        resources,
+        timeout: Duration.minutes(5),
+      });
+      fn.grantAccess(scheduleAccess[definition.name]);
+      // Its own role, allowed to invoke this function and nothing else (the L2 target would also
+      // grant every version of it, `<arn>:*`, which nothing here uses).
+      const role = new Role(this, `${constructId(definition.name)}ScheduleRole`, { assumedBy: new ServicePrincipal('scheduler.amazonaws.com') });
+      role.addToPolicy(new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [fn.function.functionArn] }));
+      new CfnSchedule(this, `${constructId(definition.name)}Schedule`, {
+        name: `${settings.prefix}-${definition.name}`,
+        description: definition.description,
+        scheduleExpression: definition.expression,
+        scheduleExpressionTimezone: 'UTC',
+        state: 'ENABLED',
+        flexibleTimeWindow: { mode: 'OFF' },
+        target: { arn: fn.function.functionArn, roleArn: role.roleArn, retryPolicy: { maximumRetryAttempts: 2 } },
+      });
+      this.scheduled[definition.name] = fn;
+    }
   }
 
   /** functions/<group>/handler.ts for every route group, with the access of groupAccess. */

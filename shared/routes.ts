@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'mail-sends'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -23,6 +23,16 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/user/onboarding', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/user/welcome-dismissal', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/user/photo-upload', group: 'user', auth: 'jwt' },
+  { method: 'PUT', path: '/api/user/photo', group: 'user', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/user/photo', group: 'user', auth: 'jwt' },
+  // The user's settings (notifications, preferences, the profile as 'account') and in-app notifications.
+  { method: 'GET', path: '/api/user/settings', group: 'user', auth: 'jwt' },
+  { method: 'PUT', path: '/api/user/settings', group: 'user', auth: 'jwt' },
+  { method: 'GET', path: '/api/notifications', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/notifications/read', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
@@ -56,6 +66,14 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
+  // One-time credential links: public, the link's token ({id}) is the credential. GET reads the
+  // link's state and spends nothing (mail scanners open links); POST .../reveal shows the
+  // credentials once (docs/credential-links.md).
+  { method: 'GET', path: '/api/credential-links/{id}', group: 'credential-links', auth: 'none' },
+  { method: 'POST', path: '/api/credential-links/{id}/reveal', group: 'credential-links', auth: 'none' },
+  // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
+  { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },
   // Credential e-mails to a project's account holders, sent by the mail worker (docs/email.md).
   { method: 'POST', path: '/api/projects/{id}/send-credentials', group: 'mail-sends', auth: 'jwt' },
   { method: 'GET', path: '/api/mail-sends/{id}', group: 'mail-sends', auth: 'jwt' },
@@ -71,8 +89,8 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * that fill them (bulk creation, exports) and get their worker with that feature.
  */
 export interface QueueDefinition {
-  name: 'mail' | 'bulk' | 'exports' | 'provisioning';
-  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker';
+  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
   deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker';
   batchSize: number;
@@ -98,6 +116,10 @@ export const queues: readonly QueueDefinition[] = [
   // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
   // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
   { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
+  // SES's events (Send, Delivery, Bounce, Complaint) through the configuration set's SNS topic
+  // (locally: bin/local/ses-events.ts). An event that comes before the sender recorded 'sent' is
+  // given back and tried again 30 s later; one that never fits ends in the dead-letter queue.
+  { name: 'mail-events', worker: 'mail-events-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 30 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -159,7 +181,7 @@ export function findRoute(method: string, path: string):
  * table's indexes too. Nothing here grants Scan: no code uses it. BatchGetItem: only the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names).
  */
-export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'] as const;
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'PartiQLUpdate'] as const;
 export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
@@ -171,6 +193,8 @@ export interface FunctionAccess {
   /** Queues it sends to. */
   sendTo?: readonly QueueDefinition['name'][];
   exportBucket?: 'read' | 'readWrite';
+  /** Profile photos (profile-photos/<user>/ in the export bucket): 'read' signs links to them, 'readWrite' also takes uploads and deletes. */
+  profilePhotos?: 'read' | 'readWrite';
   sendEmail?: boolean;
   /** May read the key that encrypts stored passwords (ENCRYPTION_KEY_SECRET_ARN). */
   encryptionKey?: boolean;
@@ -180,8 +204,12 @@ export interface FunctionAccess {
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
-  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
-  user: { table: ['GetItem', 'PutItem', 'UpdateItem'] },
+  // It records each sign-in and signs the link to the user's photo.
+  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], profilePhotos: 'read' },
+  // Profile, onboarding, the welcome dialog's dismissal and the photo (checked, replaced, removed);
+  // settings (a transaction puts the settings and puts or deletes the weekly-digest subscription);
+  // notifications are listed (Query) and marked read.
+  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite' },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
@@ -204,6 +232,11 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
   // run decrypts an integration's credentials to look people up on its platform.
   provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
+  // Reads a link, its account and project; spends the link and marks the account viewed
+  // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
+  'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
+  // Lists the user's suppressed addresses and removes one.
+  'email-suppressions': { table: ['Query', 'DeleteItem'] },
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
 };
@@ -211,11 +244,13 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  // Welcome e-mails; credential sends: plans their chunks, claims and records each account (passwords
-  // decrypted to render them), writes the MailMessage items and the counts, queues chunks again.
+  // Welcome and notification e-mails; credential sends: plans their chunks, claims and records
+  // each account (passwords decrypted to render them; one-time links issued: PutItem in a
+  // transaction), writes the MailMessage items and the counts, queues chunks again.
   'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
-  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], encryptionKey: true },
+  // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job.
   'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
@@ -224,8 +259,35 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.
-  'provisioning-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
+  'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'PartiQLUpdate'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
-  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'] },
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'PartiQLUpdate'] },
+  // Finds an SES event's message, moves its account's e-mail status and the project's counters
+  // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
+  'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },
+};
+
+/**
+ * Functions started on a schedule (EventBridge Scheduler in the CDK app; the local stack runs a
+ * timer with the same rule). Code in functions/schedules/<name>.ts.
+ */
+export interface ScheduleDefinition {
+  name: 'weekly-digest';
+  /** EventBridge Scheduler expression, in UTC. */
+  expression: string;
+  description: string;
+  /** For the local timer: the UTC weekday (0 = Sunday) and hour of the rule above. */
+  weekday: number;
+  hourUtc: number;
+}
+
+export const schedules: readonly ScheduleDefinition[] = [
+  { name: 'weekly-digest', expression: 'cron(0 8 ? * MON *)', description: 'Queues the weekly digest e-mail of every opted-in Pro user', weekday: 1, hourUtc: 8 },
+];
+export type ScheduleName = ScheduleDefinition['name'];
+
+export const scheduleAccess: Record<ScheduleName, FunctionAccess> = {
+  // Reads the digest's subscribers and their user items, and queues one e-mail each.
+  'weekly-digest': { table: ['Query', 'GetItem'], sendTo: ['mail'] },
 };

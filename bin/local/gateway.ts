@@ -22,6 +22,8 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   integrations: () => import('../../functions/integrations/handler'),
   'email-templates': () => import('../../functions/email-templates/handler'),
   provisioning: () => import('../../functions/provisioning/handler'),
+  'credential-links': () => import('../../functions/credential-links/handler'),
+  'email-suppressions': () => import('../../functions/email-suppressions/handler'),
   'mail-sends': () => import('../../functions/mail-sends/handler'),
 };
 
@@ -200,7 +202,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     const result = await handler(event, context);
     // Lambda cannot return more than 6 MB; API Gateway then answers 502 (as here).
     if (Buffer.byteLength(JSON.stringify(result)) > LAMBDA_EVENT_MAX_BYTES) {
-      log(`${method} ${url.pathname}: the response exceeds Lambda's 6 MB limit`);
+      log(`${method} ${route.auth === 'none' ? route.path : url.pathname}: the response exceeds Lambda's 6 MB limit`);
       return send(res, 502, { message: 'Internal Server Error' });
     }
     const responseHeaders: Record<string, string | string[]> = {};
@@ -208,6 +210,7 @@ export function createGateway(options: GatewayOptions): http.Server {
     if (result.cookies?.length) responseHeaders['set-cookie'] = result.cookies;
     res.writeHead(result.statusCode ?? 200, responseHeaders);
     res.end(result.body === undefined ? undefined : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8'));
-    log(`${method} ${url.pathname} -> ${result.statusCode} (${Date.now() - started} ms)`);
+    // A public route's path parameter is a secret (a one-time link's token): logged by its pattern.
+    log(`${method} ${route.auth === 'none' ? route.path : url.pathname} -> ${result.statusCode} (${Date.now() - started} ms)`);
   }
 }

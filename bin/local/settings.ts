@@ -60,4 +60,6 @@ export const resourceNames = {
   queue: (name: string) => `bulkonboard-${name}`,
   deadLetterQueue: (name: string) => `bulkonboard-${name}-dlq`,
   sesFromAddress: 'no-reply@bulkonboard.local',
+  /** Named in every send, as on AWS (the emulator accepts any name). */
+  sesConfigurationSet: 'bulkonboard',
 };

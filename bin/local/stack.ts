@@ -9,10 +9,12 @@ import { queues, queueUrlEnv, type WorkerName } from '../../shared/routes';
 import { createLocalCheckout } from './local-checkout';
 import { sesMailer } from '../../functions/mail/ses-mailer';
 import { endpoints, ensureBucket, ensureTable, ensureUserPool, localCredentials, queueUrls, type UserPoolIds } from './bootstrap';
-import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoEmulator, type Stoppable } from './emulators';
+import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoEmulator, type SesEmulator, type Stoppable } from './emulators';
+import { startSesEventPublisher } from './ses-events';
 import { cognitoEmail, cognitoFromAddress } from './cognito-messages';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
 import { startPoller } from './poller';
+import { startSchedules } from './schedules';
 import { startScimServer } from './scim-server';
 import { assertPortsFree } from './ports';
 import { HOST, REGION, projectRoot, resourceNames, type LocalPorts } from './settings';
@@ -28,6 +30,7 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'export-worker': () => import('../../functions/workers/export-worker'),
   'provisioning-worker': () => import('../../functions/workers/provisioning-worker'),
   'provisioning-dead-letter-worker': () => import('../../functions/workers/provisioning-dead-letter-worker'),
+  'mail-events-worker': () => import('../../functions/workers/mail-events-worker'),
 };
 
 export interface LocalStackOptions {
@@ -119,6 +122,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const failure = started.find((r) => r.status === 'rejected');
     if (failure) throw (failure as PromiseRejectedResult).reason;
     const cognito = (started[4] as PromiseFulfilledResult<CognitoEmulator>).value;
+    const ses = (started[3] as PromiseFulfilledResult<SesEmulator>).value;
     const childPids = running.flatMap((s) => (s.pid ? [s.pid] : []));
     fs.writeFileSync(pidFile(dataDir), JSON.stringify([process.pid, ...childPids]));
     // However this process ends, its emulator children end with it (kill is synchronous).
@@ -188,6 +192,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       TABLE_NAME: resourceNames.table,
       EXPORT_BUCKET: resourceNames.exportBucket,
       SES_FROM_ADDRESS: resourceNames.sesFromAddress,
+      SES_CONFIGURATION_SET: resourceNames.sesConfigurationSet,
       USER_POOL_ID: userPool.userPoolId,
       USER_POOL_CLIENT_ID: userPool.userPoolClientId,
       APP_URL: urls.app,
@@ -204,6 +209,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     for (const q of queues) process.env[queueUrlEnv(q.name)] = queueUrlMap[q.name];
 
     const sqsClient = new SQSClient({ region: REGION, endpoint: urls.sqs, credentials: localCredentials });
+    // SES event publishing (configuration set -> SNS -> the mail-events queue on AWS): the SES
+    // emulator publishes nothing, so the stack puts the same events on the local queue.
+    const sesEvents = startSesEventPublisher({ client: sqsClient, queueUrl: queueUrlMap['mail-events']!, log });
+    ses.onAccepted((mail) => sesEvents.publish(mail));
+    running.push({ name: 'SES event publishing', stop: () => sesEvents.stop() });
     const consumers = queues.flatMap((q) => [
       ...(q.worker ? [{ worker: q.worker, queueUrl: queueUrlMap[q.name]!, batchSize: q.batchSize, concurrency: q.maxConcurrency }] : []),
       ...(q.deadLetterWorker ? [{ worker: q.deadLetterWorker, queueUrl: queueUrlMap[`${q.name}-dlq`]!, batchSize: 1, concurrency: 1 }] : []),
@@ -221,6 +231,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
         }),
       );
     }
+
+    // EventBridge Scheduler's part: the weekly digest on its weekly timer (npm run digest: now).
+    running.push(startSchedules(log));
 
     const appConfig: AppConfig = {
       region: REGION,

@@ -49,6 +49,8 @@ export interface HandleStripeEventDeps {
   users: BillingUserStore;
   clock: () => Date;
   webhookSecret: string;
+  /** Tells the user in the bell that a payment failed (once per event; never throws). */
+  paymentFailed?: (input: { userId: string; eventId: string; at: Date }) => Promise<void>;
 }
 
 export type StripeEventOutcome = 'applied' | 'duplicate' | 'stale' | 'ignored';
@@ -116,6 +118,8 @@ export const handleStripeEvent =
       now,
     });
     if (result === 'missing') throw new ConflictError('No user for this Stripe event');
+    // 'applied' happens once per event id (a replay is 'duplicate'): one notification.
+    if (event.type === 'invoice.payment_failed' && result === 'applied') await deps.paymentFailed?.({ userId, eventId: event.id, at: now });
     // The customer was linked when it was created; a completed checkout links it again
     // (idempotent, also on a retry) once it was accepted for this user.
     if (event.type === 'checkout.session.completed' && change.customerId && (result === 'applied' || result === 'duplicate')) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { dynamo } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { httpHandler, route, type HttpEvent } from '../core/http';
+import { paymentFailed } from '../notifications/events';
 import { billingProvider, webhookSecret } from './billing-config';
 import { openPortal, startCheckout, type BillingSessionDeps } from './billing-sessions';
 import { dynamoBillingAccountStore, dynamoBillingUserStore } from './billing-store';
@@ -28,6 +29,7 @@ export const handler = httpHandler({
         users: dynamoBillingUserStore(dynamo(), tableName),
         clock: () => new Date(),
         webhookSecret: await webhookSecret(),
+        paymentFailed: (input) => paymentFailed({ db: dynamo(), tableName }, input),
       });
       return { received: true, outcome: await handle({ rawBody, signature: event.headers['stripe-signature'] }) };
     },

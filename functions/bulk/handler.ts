@@ -42,8 +42,8 @@ const send = startSend({
   now: () => new Date(),
   newId: timeOrderedId,
   plan: dynamoPlanReader(db, tableName),
-  // MERGE (links branch): true once the mail worker is given issueCredentialLink.
-  linksAvailable: false,
+  // The mail worker issues one-time links (functions/credential-links).
+  linksAvailable: true,
 });
 const create = createBulkAccounts({
   store,

@@ -11,6 +11,8 @@ import { activityItem } from '../dashboard/activity';
 import { UsernameTakenError, type BulkStore } from './bulk-store';
 import type { BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
+import { bulkJobFinished } from '../notifications/events';
+import type { QueueMail } from '../mail/sqs-mail-queue';
 
 export interface ChunkDeps {
   db: DynamoDBDocumentClient;
@@ -20,6 +22,8 @@ export interface ChunkDeps {
   newId: (now: Date) => string;
   /** Retries of TransactionConflict and throttling on the job's items (workerRetry by default). */
   retry?: RetryPolicy;
+  /** Queues the project-completion e-mail when the job ends (the bulk worker; the dead-letter worker only notifies). */
+  mail?: QueueMail;
 }
 
 /** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
@@ -213,6 +217,8 @@ async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: strin
       await releaseLock(deps, message.userId, job);
       const name = String(job.projectName ?? message.projectName);
       await deps.store.writeAll([activityItem(message.userId, now, deps.newId(new Date(now)), `Creating accounts in "${name}" failed: ${reason}`)]);
+      // Only the delivery whose update failed the job gets here: one notification.
+      await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'failed', created: 0, failed: Number(job.total ?? 0), reason, at: new Date(now) });
     }
   } catch (error) {
     // Already completed or failed (or unknown): only this chunk's rows are left to record. A job
@@ -369,6 +375,7 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage) {
   }
   if (job.status !== 'completed') {
     const finished = deps.now().toISOString();
+    let endedHere = false;
     try {
       await deps.db.send(
         new UpdateCommand({
@@ -380,12 +387,21 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage) {
           ExpressionAttributeValues: { ':status': done > 0 ? 'completed' : 'failed', ':now': finished, ':completed': 'completed', ':failed': 'failed' },
         }),
       );
+      endedHere = true;
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error; // another delivery ended it
     }
     job = await read();
     if (!job) return;
-    if (job.status !== 'completed') return releaseLock(deps, message.userId, job);
+    if (job.status !== 'completed') {
+      // Every row was rejected: the job failed, and this delivery failed it (a completed job is
+      // notified once its statistics are recorded, below).
+      if (endedHere) {
+        const name = String(job.projectName ?? message.projectName);
+        await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'failed', created: 0, failed, reason: 'No row could be created.', at: new Date(finished) });
+      }
+      return releaseLock(deps, message.userId, job);
+    }
   }
   if (job.finalizedAt === undefined) {
     const name = String(job.projectName ?? message.projectName);
@@ -422,6 +438,9 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage) {
           }),
         ),
       );
+      // The one delivery that recorded the statistics tells the user (a redelivery gets the same
+      // notification id: written twice is written once).
+      await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'completed', created: done, failed, at: new Date(at) });
     } catch (error) {
       // Recorded by another delivery in the meantime.
       if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;

@@ -29,6 +29,8 @@ export const secretContext = {
   account: (userId: string, accountId: string) => `account:${userId}:${accountId}`,
   integration: (userId: string, integrationId: string) => `integration:${userId}:${integrationId}`,
   storedAnswer: (userId: string, key: string) => `answer:${userId}:${key}`,
+  /** The token of the one-time credential link a send issued for an account (functions/credential-links). */
+  credentialLink: (userId: string, sendId: string, accountId: string) => `credential-link:${userId}:${sendId}:${accountId}`,
 };
 
 export interface KeyRing {

@@ -57,6 +57,12 @@ export class ConflictError extends HttpError {
     super(409, message, details);
   }
 }
+/** Something that existed and is no more, for good (a spent or expired one-time link). */
+export class GoneError extends HttpError {
+  constructor(message: string, details?: unknown) {
+    super(410, message, details);
+  }
+}
 export class PayloadTooLargeError extends HttpError {
   constructor(message = 'Request body is too large') {
     super(413, message);

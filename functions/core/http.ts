@@ -9,7 +9,9 @@ import type {
   Context,
 } from 'aws-lambda';
 import type * as z from 'zod';
-import { routes, routeKey as keyOf } from '../../shared/routes';
+import { decodeSegment, routes, routeKey as keyOf } from '../../shared/routes';
+import { INVALID_LINK_MESSAGE } from '../../shared/schemas/credential-links';
+import { isEmailPathShaped } from '../../shared/schemas/email-suppressions';
 import { isIdShaped, UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { logger } from './logger';
@@ -137,6 +139,8 @@ const notFoundMessages: Record<string, string> = {
   'bulk-jobs': 'Job not found',
   integrations: 'Integration not found',
   'email-templates': 'Template not found',
+  'credential-links': INVALID_LINK_MESSAGE,
+  'email-suppressions': 'This address is not on your suppression list',
 };
 const notFoundMessageOf = (routeKey: string): string => {
   const segments = routeKey.split(' ')[1]?.split('/') ?? [];
@@ -145,14 +149,24 @@ const notFoundMessageOf = (routeKey: string): string => {
 };
 
 /**
- * Every path parameter is an id (test/unit/routes.test.ts keeps it so). One that cannot exist,
- * however API Gateway or the local gateway decoded it, answers 404 before the route runs: no
- * table read, no DynamoDB error over a key too large.
+ * Every path parameter is an id, or an e-mail address for `{email}` (test/unit/routes.test.ts
+ * keeps it so). One that cannot exist, however API Gateway or the local gateway decoded it,
+ * answers 404 before the route runs: no table read, no DynamoDB error over a key too large.
  */
-function assertPathIds(routeKey: string, pathParameters: Record<string, string | undefined>): void {
-  for (const value of Object.values(pathParameters)) {
-    if (value === undefined || !isIdShaped(value)) throw new NotFoundError(notFoundMessageOf(routeKey));
+const pathShapes: Record<string, (value: string) => boolean> = { email: isEmailPathShaped };
+
+/**
+ * The path parameters as the route reads them. An e-mail address may arrive still
+ * percent-encoded ('%40' for '@'): it is decoded once here, so routes always see the address.
+ */
+function checkedPathParameters(routeKey: string, pathParameters: Record<string, string | undefined>): Record<string, string | undefined> {
+  const checked: Record<string, string | undefined> = {};
+  for (const [name, raw] of Object.entries(pathParameters)) {
+    const value = name === 'email' && raw?.includes('%') ? decodeSegment(raw) : raw;
+    if (value === undefined || !(pathShapes[name] ?? isIdShaped)(value)) throw new NotFoundError(notFoundMessageOf(routeKey));
+    checked[name] = value;
   }
+  return checked;
 }
 
 /** A body's issues: 404 when its only problem is ids that cannot exist, otherwise 400 with all of them. */
@@ -177,8 +191,7 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>)
     const userId = callerOf(event);
     // API Gateway's authorizer already refused unauthenticated calls; this is defence in depth.
     if (authByRouteKey.get(key) !== 'none' && !userId) throw new UnauthorizedError();
-    const pathParameters = event.pathParameters ?? {};
-    assertPathIds(key, pathParameters);
+    const pathParameters = checkedPathParameters(key, event.pathParameters ?? {});
 
     let body: unknown;
     if (target.body) {

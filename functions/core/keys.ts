@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -136,11 +136,23 @@ export const keys = {
   emailSuppressionsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'SUPPRESSION#' }) as const,
   /** A one-time credential link, by the SHA-256 of its token (the token itself is never stored in clear). */
   credentialLink: (tokenHash: string) => ({ PK: `CREDLINK#${tokenHash}`, SK: 'CREDLINK' }) as const,
+  /**
+   * The link issued to one account by one send (its token encrypted): a redelivered send finds it
+   * and mails the same URL again instead of a second link.
+   */
+  credentialLinkIssue: (userId: string, sendId: string, accountId: string) => ({ PK: userPk(userId), SK: `CREDLINKISSUE#${sendId}#${accountId}` }) as const,
   /** In-app notifications, newest first by time-ordered id, in their own partition (kept 90 days by TTL). */
   notification: (userId: string, notificationId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: `NOTIFICATION#${notificationId}` }) as const,
   notificationsOf: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SKPrefix: 'NOTIFICATION#' }) as const,
   /** The user's settings (notifications, preferences); the account group is the profile item. */
   userSettings: (userId: string) => ({ PK: userPk(userId), SK: 'SETTINGS' }) as const,
+  /**
+   * Who asked for the weekly digest: one small item per subscriber in one partition, written with
+   * the settings in one transaction, so the scheduled digest reads its recipients with a Query
+   * (no Scan of the table). No route reads it: it names users, never their data.
+   */
+  digestSubscriber: (userId: string) => ({ PK: 'DIGEST#WEEKLY', SK: userPk(userId) }) as const,
+  digestSubscribers: () => ({ PK: 'DIGEST#WEEKLY', SKPrefix: 'USER#' }) as const,
 
   stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
   /** ... and a Stripe customer's user id, written at checkout completion. */

@@ -35,6 +35,8 @@ export interface RunExportDeps {
   files: Pick<ExportFiles, 'upload'>;
   now: () => Date;
   writers?: Record<ExportFormat, ExportWriter>;
+  /** Tells the user the file is ready (the bell); never fails the export. */
+  notifyReady?: (input: { userId: string; exportId: string; projectName: string; format: string; rowCount: number; at: Date }) => Promise<void>;
 }
 
 /** Which delivery of the message this is (SQS ApproximateReceiveCount) and how many there will be. */
@@ -74,7 +76,9 @@ export const runExport =
         contentType: exportContentTypes[format],
         contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
       });
-      await deps.exports.complete(userId, exportId, { rowCount, sizeBytes, now: deps.now() });
+      const at = deps.now();
+      await deps.exports.complete(userId, exportId, { rowCount, sizeBytes, now: at });
+      await deps.notifyReady?.({ userId, exportId, projectName, format, rowCount, at });
     } catch (error) {
       const permanent = error instanceof PermanentExportError;
       if (!permanent && attempt.number < attempt.max) throw error;

@@ -11,8 +11,8 @@ const start = startSend({
   ...runtime,
   newId: timeOrderedId,
   plan: dynamoPlanReader(runtime.db, runtime.tableName),
-  // MERGE (links branch): true once the mail worker is given issueCredentialLink (functions/workers/mail-worker.ts).
-  linksAvailable: false,
+  // The mail worker issues one-time links (functions/credential-links).
+  linksAvailable: true,
 });
 
 export const handler = httpHandler({

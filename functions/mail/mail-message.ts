@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
 
+const id = z.string().check(z.minLength(1));
+
 /**
  * A credentials send's step on the mail queue (functions/mail/credential-sends.ts): without a
  * chunk, plan the send (once its project's accounts exist) and queue its chunks; with one, e-mail
@@ -7,8 +9,8 @@ import * as z from 'zod/mini';
  */
 export const credentialsMessageSchema = z.object({
   type: z.literal('credentials'),
-  userId: z.string().check(z.minLength(1)),
-  sendId: z.string().check(z.minLength(1)),
+  userId: id,
+  sendId: id,
   chunk: z.optional(z.number()),
   shard: z.optional(z.number()),
   fromRow: z.optional(z.number()),
@@ -20,10 +22,25 @@ export type CredentialsChunkMessage = CredentialsMessage & { chunk: number; shar
 
 /** Messages on the mail queue (zod/mini: workers stay small). */
 export const mailMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('welcome'), userId: z.string().check(z.minLength(1)) }),
+  z.object({ type: z.literal('welcome'), userId: id }),
+  // The user's own notification e-mails (functions/mail/notification-mail.ts decides who gets them).
+  z.object({
+    type: z.literal('project-completion'),
+    userId: id,
+    projectId: id,
+    projectName: z.string(),
+    outcome: z.enum(['completed', 'failed']),
+    created: z.number(),
+    failed: z.number(),
+    reason: z.optional(z.string()),
+  }),
+  z.object({ type: z.literal('security-alert'), userId: id, title: z.string(), detail: z.string(), at: z.string() }),
+  /** `week`: the Monday (UTC, YYYY-MM-DD) the digest covers the seven days before. */
+  z.object({ type: z.literal('weekly-digest'), userId: id, week: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) }),
   credentialsMessageSchema,
 ]);
 export type MailMessage = z.infer<typeof mailMessageSchema>;
+export type NotificationMailMessage = Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>;
 
 /** Sends credentials messages to the mail queue; `delaySeconds` (at most 900) for one that must wait. */
 export interface CredentialsQueue {

@@ -5,9 +5,25 @@ import type { UserRepository } from '../users/user-repository';
 
 /** Renders and sends one queued e-mail. A user who no longer exists gets nothing. */
 export const processMail =
-  (deps: { users: Pick<UserRepository, 'get'>; mailer: Mailer; appUrl: string }) =>
-  async (message: Extract<MailMessage, { type: 'welcome' }>): Promise<void> => {
-    const user = await deps.users.get(message.userId);
-    if (!user?.email) return;
-    await deps.mailer.send(welcomeEmail(user, deps.appUrl));
+  (deps: {
+    users: Pick<UserRepository, 'get'>;
+    mailer: Mailer;
+    appUrl: string;
+    /** The user's notification e-mails (functions/mail/notification-mail.ts). */
+    notificationMail: (message: Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>) => Promise<unknown>;
+  }) =>
+  async (message: MailMessage): Promise<void> => {
+    switch (message.type) {
+      case 'welcome': {
+        const user = await deps.users.get(message.userId);
+        if (!user?.email) return;
+        await deps.mailer.send(welcomeEmail(user, deps.appUrl));
+        return;
+      }
+      case 'project-completion':
+      case 'security-alert':
+      case 'weekly-digest':
+        await deps.notificationMail(message);
+        return;
+    }
   };

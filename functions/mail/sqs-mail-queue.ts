@@ -8,3 +8,11 @@ export function sqsMailQueue(client: SQSClient, queueUrl: string): MailQueue {
   };
   return { sendWelcome: ({ userId }) => send({ type: 'welcome', userId }) };
 }
+
+/** Queues any mail message (the notification e-mails; the worker decides whether it is sent). */
+export type QueueMail = (message: MailMessage) => Promise<void>;
+export const sqsMailSender =
+  (client: SQSClient, queueUrl: string): QueueMail =>
+  async (message) => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  };

@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
@@ -339,42 +339,65 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     await markChunkDone(deps, job, message);
 }
 
-/** Account status writes in flight per chunk. */
-const RECORD_PARALLEL = 16;
+/** Statements per BatchExecuteStatement call (DynamoDB's limit). */
+const STATEMENTS_PER_BATCH = 25;
+/** Status batches in flight per chunk. */
+const RECORD_PARALLEL = 8;
+/** Per-statement answers of a batch that are worth sending again (the others are final). */
+const RETRYABLE_STATEMENT_ERRORS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded', 'TransactionConflict', 'InternalServerError']);
+
+class StatementsRefused extends Error {
+  constructor(readonly codes: string[]) {
+    super(`DynamoDB refused ${codes.length} status writes for now (${[...new Set(codes)].join(', ')})`);
+    this.name = 'ThrottlingException';
+  }
+}
 
 /**
  * Each account's new status, conditional on the run's source status and marked with the run's
  * id (`provisionRun`), so the chunk's tally can be counted from the accounts themselves. An
- * account another delivery recorded first fails its condition and is left as it is.
+ * account another delivery recorded first (or one deleted meanwhile: a PartiQL UPDATE never
+ * creates an item) fails its condition and is left as it is.
+ *
+ * Written as PartiQL UPDATE statements, 25 to a BatchExecuteStatement call: each statement keeps
+ * its own condition and answer, like an UpdateItem, at a fraction of the requests (on DynamoDB
+ * Local, 10,000 of them take about a third of the time of single UpdateItems; docs/provisioning.md).
  */
 export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
   const mode = job.mode as ProvisioningMode;
   const from = sourceStatusOf[mode];
   const at = deps.now().toISOString();
-  await mapBounded(finals, RECORD_PARALLEL, async ({ account, outcome }) => {
+  const table = deps.tableName.replaceAll('"', '""');
+  const where = 'WHERE PK = ? AND SK = ? AND externalStatus = ? AND (attribute_not_exists(provisionRun) OR provisionRun <> ?)';
+  const statements = finals.map(({ account, outcome }) => {
     const ok = outcome.kind === 'created' || outcome.kind === 'linked';
     // A failed undo leaves the account on the platform: still Synced, with the reason.
     const to = ok ? doneStatusOf[mode] : mode === 'undo' ? 'success' : 'failed';
     const keepId = ok && mode !== 'undo';
-    try {
-      await withRetry('Recording a provisioning result', deps.retry ?? workerRetry, isThrottling, () =>
-        deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: { PK: account.PK, SK: account.SK },
-            UpdateExpression: ok
-              ? `SET externalStatus = :to, ${keepId ? 'externalAccountId = :external, ' : ''}provisionedAt = :at, provisionRun = :run REMOVE externalError`
-              : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at, provisionRun = :run',
-            ConditionExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
-            ExpressionAttributeValues: ok
-              ? { ':to': to, ...(keepId ? { ':external': (outcome as { externalId: string }).externalId } : {}), ':at': at, ':run': job.id, ':from': from }
-              : { ':to': to, ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    const condition = [account.PK, account.SK, from, job.id];
+    if (!ok) {
+      return { Statement: `UPDATE "${table}" SET externalStatus = ? SET externalError = ? SET provisionedAt = ? SET provisionRun = ? ${where}`, Parameters: [to, (outcome as { message: string }).message.slice(0, 500), at, job.id, ...condition] };
     }
+    return keepId
+      ? { Statement: `UPDATE "${table}" SET externalStatus = ? SET externalAccountId = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, (outcome as { externalId: string }).externalId, at, job.id, ...condition] }
+      : { Statement: `UPDATE "${table}" SET externalStatus = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, at, job.id, ...condition] };
+  });
+  const batches: (typeof statements)[] = [];
+  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) batches.push(statements.slice(i, i + STATEMENTS_PER_BATCH));
+  await mapBounded(batches, RECORD_PARALLEL, async (batch) => {
+    let left = batch;
+    await withRetry('Recording provisioning results', deps.retry ?? workerRetry, isThrottling, async () => {
+      const { Responses = [] } = await deps.db.send(new BatchExecuteStatementCommand({ Statements: left }));
+      // ConditionalCheckFailed: recorded already (or gone); anything final but that is our fault and throws.
+      const codes = left.map((_, i): string | undefined => Responses[i]?.Error?.Code);
+      const broken = codes.findIndex((code) => code !== undefined && code !== 'ConditionalCheckFailed' && !RETRYABLE_STATEMENT_ERRORS.has(code));
+      if (broken >= 0) throw new Error(`Recording provisioning results: ${codes[broken]}: ${Responses[broken]?.Error?.Message ?? ''}`);
+      const again = left.filter((_, i) => RETRYABLE_STATEMENT_ERRORS.has(codes[i] ?? ''));
+      if (again.length) {
+        left = again;
+        throw new StatementsRefused(codes.filter((code): code is string => RETRYABLE_STATEMENT_ERRORS.has(code ?? '')));
+      }
+    });
   });
 }
 

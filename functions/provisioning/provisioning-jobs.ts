@@ -17,6 +17,22 @@ import { shardsOf } from '../accounts/account-partitions';
 import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
+import { provisioningFinished } from '../notifications/events';
+
+/** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
+const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
+  provisioningFinished(deps, {
+    userId: String(job.userId ?? ''),
+    jobId: String(job.id),
+    projectId: String(job.projectId),
+    projectName: String(job.projectName ?? ''),
+    integrationName: String(job.integrationName ?? 'the platform'),
+    status,
+    synced: Number(job.synced ?? 0),
+    failed: Number(job.failed ?? 0),
+    ...(reason ? { reason } : {}),
+    at: new Date(at),
+  });
 
 /** How many accounts a run of this mode takes (the project's counters are exact: one run per project at a time). */
 const sourceCount = (mode: ProvisioningMode, counts: ReturnType<typeof syncCounts>): number =>
@@ -379,17 +395,21 @@ export async function pauseJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName
 /** Ends a run as failed with the reason and gives the project's lock back. Accounts not reached stay pending. */
 export async function failJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
   const at = deps.now().toISOString();
-  const { Attributes: job } = await deps.db.send(
+  // The state before, so only the call that failed the run tells the user (failJob may repeat).
+  const { Attributes: before } = await deps.db.send(
     new UpdateCommand({
       TableName: deps.tableName,
       Key: jobKey(userId, jobId),
       UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
-      ReturnValues: 'ALL_NEW',
+      ReturnValues: 'ALL_OLD',
     }),
   );
-  if (job) await releaseProject(deps, userId, String(job.projectId), jobId);
+  if (before) {
+    await releaseProject(deps, userId, String(before.projectId), jobId);
+    if (before.status !== 'failed') await notifyRunEnded(deps, { ...before, userId, id: jobId }, 'failed', at, reason);
+  }
 }
 
 export async function releaseProject(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string): Promise<void> {
@@ -428,6 +448,7 @@ export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableNam
           ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':resuming': 'resuming', ':at': at },
         }),
       );
+      await notifyRunEnded(deps, { ...job, userId, id: jobId }, 'completed', at);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }

@@ -1,12 +1,49 @@
-import { updateProfileSchema } from '../../shared/schemas/user';
-import { dynamo } from '../core/clients';
+import { markReadSchema } from '../../shared/schemas/notifications';
+import { onboardingSchema, photoSchema, splitName, updateProfileSchema } from '../../shared/schemas/user';
+import { updateUserSettingsSchema } from '../../shared/schemas/user-settings';
+import { dynamo, s3 } from '../core/clients';
 import { requireEnv } from '../core/env';
+import { NotFoundError } from '../core/errors';
 import { httpHandler, route } from '../core/http';
+import { listNotifications, markNotificationsRead } from '../notifications/notifications';
+import { removePhoto, s3PhotoStore, setPhoto, startPhotoUpload } from '../users/profile-photo';
 import { updateProfile } from '../users/update-profile';
 import { dynamoUserRepository } from '../users/user-repository';
+import { dynamoSettingsStore, getUserSettings, updateUserSettings } from '../users/user-settings';
 
-const update = updateProfile({ users: dynamoUserRepository(dynamo(), requireEnv('TABLE_NAME')), now: () => new Date() });
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const photos = s3PhotoStore(s3(), requireEnv('EXPORT_BUCKET'));
+const users = dynamoUserRepository(db, tableName, { photoUrl: photos.viewUrl });
+const now = () => new Date();
+const update = updateProfile({ users, now });
+const photoDeps = { users, photos, now };
+const settingsDeps = { users, settings: dynamoSettingsStore(db, tableName), now };
+const getSettings = getUserSettings(settingsDeps);
+const putSettings = updateUserSettings(settingsDeps);
+const list = listNotifications({ db, tableName, now });
+const markRead = markNotificationsRead({ db, tableName, now });
+
+/** Sets profile flags; a user who does not exist (deleted meanwhile) answers 404. */
+const patched = async <T>(user: T | undefined): Promise<T> => {
+  if (!user) throw new NotFoundError('User not found');
+  return user;
+};
 
 export const handler = httpHandler({
   'PUT /api/user/profile': route({ body: updateProfileSchema, run: ({ userId, body }) => update(userId, body) }),
+  // 'Tell us about yourself' (shown once after the first sign-in): the name, then the app.
+  'POST /api/user/onboarding': route({
+    body: onboardingSchema,
+    run: ({ userId, body }) => patched(users.patch(userId, { ...splitName(body.name), onboarded: true }, now().toISOString())),
+  }),
+  // The welcome dialog's 'Let's Get Started!': kept on the server, so no other device shows it again.
+  'POST /api/user/welcome-dismissal': route({ run: ({ userId }) => patched(users.patch(userId, { welcomeDismissed: true }, now().toISOString())) }),
+  'POST /api/user/photo-upload': route({ run: ({ userId }) => startPhotoUpload(photoDeps)(userId) }),
+  'PUT /api/user/photo': route({ body: photoSchema, run: ({ userId, body }) => setPhoto(photoDeps)(userId, body.key) }),
+  'DELETE /api/user/photo': route({ run: ({ userId }) => removePhoto(photoDeps)(userId) }),
+  'GET /api/user/settings': route({ run: ({ userId }) => getSettings(userId) }),
+  'PUT /api/user/settings': route({ body: updateUserSettingsSchema, run: ({ userId, body }) => putSettings(userId, body) }),
+  'GET /api/notifications': route({ run: ({ userId, query }) => list(userId, query) }),
+  'POST /api/notifications/read': route({ body: markReadSchema, run: ({ userId, body }) => markRead(userId, body) }),
 });

@@ -18,10 +18,22 @@ export interface GetCurrentUserDeps {
  * 1. Return the stored user if there is one.
  * 2. Otherwise read e-mail and names from Cognito and create the record (plan free, status active).
  * 3. Queue the welcome e-mail only for the request that really created it.
+ * 4. Record the sign-in (below).
  */
 export const getCurrentUser =
   (deps: GetCurrentUserDeps) =>
-  async (userId: string, accessToken: string): Promise<User> => {
+  async (userId: string, accessToken: string, authTime?: number): Promise<User> => {
+    const user = await storedOrCreated(deps, userId, accessToken);
+    // 4. The sign-in this token comes from (auth_time, seconds) is the user's last sign-in; written
+    //    only when newer than the one stored, so once per sign-in, not once per page load.
+    if (authTime === undefined || !Number.isFinite(authTime)) return user;
+    const signedInAt = new Date(authTime * 1000).toISOString();
+    if (user.lastSignInAt !== undefined && user.lastSignInAt >= signedInAt) return user;
+    await deps.users.recordSignIn(userId, signedInAt);
+    return { ...user, lastSignInAt: signedInAt };
+  };
+
+async function storedOrCreated(deps: GetCurrentUserDeps, userId: string, accessToken: string): Promise<User> {
     const existing = await deps.users.get(userId);
     if (existing) return existing;
 
@@ -40,4 +52,4 @@ export const getCurrentUser =
     });
     if (created) await deps.mail.sendWelcome({ userId });
     return user;
-  };
+}

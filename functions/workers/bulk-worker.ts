@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dynamo } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
 import { workerRetry } from '../core/dynamo-retry';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
@@ -8,9 +8,10 @@ import { queueWorker } from '../core/queue-worker';
 import { bulkChunkMessageSchema } from '../bulk/bulk-chunk';
 import { dynamoBulkStore } from '../bulk/bulk-store';
 import { processChunk } from '../bulk/process-chunk';
+import { sqsMailSender } from '../mail/sqs-mail-queue';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const processMessage = processChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), cipher: appCipher, randomBytes, now: () => new Date(), newId: timeOrderedId });
+const processMessage = processChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), cipher: appCipher, randomBytes, now: () => new Date(), newId: timeOrderedId, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')) });
 
 export const handler = queueWorker(bulkChunkMessageSchema, (message) => processMessage(message));

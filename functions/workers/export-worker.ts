@@ -8,6 +8,7 @@ import { s3Uploads } from '../exports/export-upload';
 import { exportMessageSchema } from '../exports/export-message';
 import { dynamoExportStore } from '../exports/export-store';
 import { runExport } from '../exports/run-export';
+import { exportReady } from '../notifications/events';
 import { dynamoProjectStore } from '../projects/project-store';
 
 const db = dynamo();
@@ -20,6 +21,7 @@ const run = runExport({
   cipher: appCipher,
   files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),
+  notifyReady: (input) => exportReady({ db, tableName }, input),
 });
 
 export const handler = queueWorker(exportMessageSchema, (message, record) =>

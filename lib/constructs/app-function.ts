@@ -150,6 +150,21 @@ export class AppFunction extends Construct {
       ]);
     }
 
+    if (access.profilePhotos) {
+      // Profile photos sit in the export bucket under their own prefix (no expiry rule there).
+      const actions = access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : ['s3:GetObject'];
+      const stack = Stack.of(this);
+      const bucketArn = `arn:${stack.partition}:s3:::${exportBucketName(this.settings.prefix, stack.account, stack.region)}`;
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [`${bucketArn}/profile-photos/*`] }));
+      fn.addEnvironment('EXPORT_BUCKET', exportBucket.bucketName);
+      acknowledgeWildcards(this, [
+        {
+          finding: /^Resource::.*\/profile-photos\/\*$/,
+          reason: 'Each photo gets a new key (profile-photos/<user>/<uuid>.jpg); the grant covers that prefix of the bucket and only object actions.',
+        },
+      ]);
+    }
+
     if (access.sendEmail) {
       const stack = Stack.of(this);
       const configurationSetArn = stack.formatArn({

@@ -42,11 +42,16 @@ export const stageThrottle: Throttle = { rateLimit: 200, burstLimit: 400 };
 export const routeThrottles: Readonly<Record<string, Throttle>> = {
   // Polled while a job runs (the web app slows down from 1 s to 5 s as a job goes on).
   'GET /api/bulk-jobs/{id}': { rateLimit: 50, burstLimit: 100 },
+  // The bell polls every 30 s per open tab: 50/s is 1,500 open tabs; a throttled poll is missed, not retried.
+  'GET /api/notifications': { rateLimit: 50, burstLimit: 100 },
   // Up to 1,000 accounts written per request, or a job queued.
   'POST /api/bulk-create': { rateLimit: 10, burstLimit: 20 },
   'POST /api/exports': { rateLimit: 10, burstLimit: 20 },
   // Calls someone else's server for up to 18 s.
   'POST /api/integrations/{id}/test': { rateLimit: 5, burstLimit: 10 },
+  // Public (no token): a flood from anywhere on the internet takes only these buckets.
+  'GET /api/credential-links/{id}': { rateLimit: 50, burstLimit: 100 },
+  'POST /api/credential-links/{id}/reveal': { rateLimit: 20, burstLimit: 40 },
 };
 
 export interface AppHttpApiProps {

@@ -104,7 +104,7 @@ export class WebApp extends Construct {
       {
         id: 'AwsSolutions-CFR2',
         reason:
-          'No WAF web ACL (a fixed monthly cost per ACL): the API stage is throttled and every data route needs a Cognito access token. Add a web ACL when traffic warrants it.',
+          'No WAF web ACL (a fixed monthly cost per ACL): the API stage is throttled and every data route needs a Cognito access token (the one-time credential links, public by design, have throttles of their own). Add a web ACL when traffic warrants it.',
       },
       {
         id: 'AwsSolutions-CFR4',

@@ -70,6 +70,8 @@ export interface AccountView {
   emailError?: string;
   emailSentAt?: string;
   createdAt: string;
+  /** When the holder revealed the credentials through a one-time link (ISO 8601): 'Credentials viewed'. */
+  credentialsViewedAt?: string;
   /** Only when the request asked for passwords (?showPasswords=true). */
   password?: string;
 }

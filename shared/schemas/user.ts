@@ -15,8 +15,36 @@ export const userSchema = z.object({
   subscriptionCurrentPeriodEnd: z.string().optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** When the current sign-in happened (the access token's auth_time), recorded by GET /api/auth/user. */
+  lastSignInAt: z.string().optional(),
+  /** The welcome dialog was dismissed (on any device). */
+  welcomeDismissed: z.boolean().optional(),
+  /** 'Tell us about yourself' was completed (shown once, after the first sign-in). */
+  onboarded: z.boolean().optional(),
 });
 export type User = z.infer<typeof userSchema>;
+
+/** The welcome dialog shows while the account is younger than this and not dismissed (spec 1, 9). */
+export const WELCOME_WINDOW_MS = 5 * 60 * 1000;
+
+/** Profile photos: images only, at most 5 MB as chosen (spec 5); the browser uploads a square JPEG. */
+export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
+export const PHOTO_CONTENT_TYPE = 'image/jpeg';
+
+/** POST /api/user/onboarding ('Tell us about yourself'): the name, required after trimming. */
+export const onboardingSchema = z.object({
+  name: z.string().trim().min(1, 'Please enter your name to continue.').max(200, 'Name must be at most 200 characters'),
+});
+export type OnboardingInput = z.infer<typeof onboardingSchema>;
+
+/** PUT /api/user/photo: the key the upload was given (POST /api/user/photo-upload). */
+export const photoSchema = z.object({ key: z.string().min(1).max(300) });
+
+/** A name as typed ('Ada Lovelace King') split into the profile's first and last names. */
+export const splitName = (name: string): { firstName: string; lastName: string } => {
+  const words = name.trim().split(/\s+/).filter(Boolean);
+  return { firstName: words[0] ?? '', lastName: words.slice(1).join(' ') };
+};
 
 const name = (label: string) =>
   z

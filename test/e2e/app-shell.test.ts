@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { confirmationCode, launchChromium, screenshotPath } from '../support/browser';
+import { confirmationCode, launchChromium, passFirstRun, screenshotPath } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -86,7 +86,7 @@ describe('app shell in Chromium', () => {
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL(`${app}/`);
-    await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
+    await passFirstRun(page);
     await page.getByRole('button', { name: 'User menu' }).getByText('Edith Clarke').waitFor();
   });
 

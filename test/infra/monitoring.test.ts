@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { constructId } from '../../lib/construct-id';
 import { api5xxAlarmPercent, durationAlarmShare, failureLogMessages } from '../../lib/constructs/monitoring';
 import { projectRoot } from '../../lib/settings';
-import { queues, routeGroups } from '../../shared/routes';
+import { queues, routeGroups, schedules } from '../../shared/routes';
 import { buildTestApp, testEnv, type SynthesizedApp } from './synth-app';
 
 interface Resource {
@@ -32,7 +32,7 @@ const alarmNamed = (prefix: string) => {
   return found[0]!;
 };
 const topicId = () => ofType('AWS::SNS::Topic')[0]![0];
-const functionNames = [...routeGroups, ...queues.flatMap((q) => [q.worker, q.deadLetterWorker].filter((w) => w !== undefined))];
+const functionNames = [...routeGroups, ...queues.flatMap((q) => [q.worker, q.deadLetterWorker].filter((w) => w !== undefined)), ...schedules.map((s) => s.name)];
 const functionId = (name: string) =>
   ofType('AWS::Lambda::Function').find(([, r]) => r.Properties.FunctionName === `bulkonboard-${name}`)![0];
 

@@ -91,7 +91,7 @@ describe('stateful stack', () => {
       }
     });
 
-    it('export bucket: SSE-S3, objects expire after 7 days, incomplete uploads aborted after 1, access logged, retained', () => {
+    it('export bucket: SSE-S3, export files (exports/) expire after 7 days and profile photos do not, incomplete uploads aborted after 1, access logged, retained', () => {
       const exportBucket = stateful.findResources('AWS::S3::Bucket', {
         Properties: { LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Id: 'expire-exports' })]) } },
       }) as Resources;
@@ -101,7 +101,10 @@ describe('stateful stack', () => {
       expect(bucket!.Properties).toMatchObject({
         BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
         LifecycleConfiguration: {
-          Rules: [{ Id: 'expire-exports', Status: 'Enabled', ExpirationInDays: 7, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }],
+          Rules: [
+            { Id: 'expire-exports', Status: 'Enabled', Prefix: 'exports/', ExpirationInDays: 7 },
+            { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
+          ],
         },
         LoggingConfiguration: { DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogsBucket/) as unknown } },
       });
@@ -217,15 +220,70 @@ describe('stateful stack', () => {
     });
   });
 
-  it('SES: sesIdentity=domain verifies the whole domain', () => {
+  it('SES: sesIdentity=domain verifies the whole domain, signs with Easy DKIM (2048 bits) and outputs the three DKIM CNAME records', () => {
     const { stateful: stack } = buildTestApp({ skipBundling: true, context: { sesIdentity: 'domain' } });
-    Template.fromStack(stack).hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: 'bulkonboard.test' });
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::SES::EmailIdentity', {
+      EmailIdentity: 'bulkonboard.test',
+      DkimAttributes: { SigningEnabled: true },
+      DkimSigningAttributes: { NextSigningKeyLength: 'RSA_2048_BIT' },
+    });
+    const outputs = Object.keys(template.findOutputs('*')).filter((name) => name.startsWith('DkimRecord'));
+    expect(outputs.sort()).toEqual(['DkimRecord1', 'DkimRecord2', 'DkimRecord3']);
+    // An address identity has no DKIM records of its own.
+    expect(Object.keys(stateful.findOutputs('*')).filter((name) => name.startsWith('DkimRecord'))).toEqual([]);
   });
 
-  it('data key: rotated, aliased, retained', () => {
-    stateful.resourceCountIs('AWS::KMS::Key', 1);
-    stateful.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Retain', Properties: Match.objectLike({ EnableKeyRotation: true }) });
-    stateful.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/bulkonboard/app-data' });
+  it('data key: rotated, aliased, retained (the other key is the SES events topic\'s)', () => {
+    stateful.resourceCountIs('AWS::KMS::Key', 2);
+    const keys = Object.entries(stateful.findResources('AWS::KMS::Key') as Resources);
+    expect(keys.map(([logicalId]) => logicalId.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['DataKey', 'MailEventsKey']);
+    for (const [, key] of keys) expect(key).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+    stateful.hasResourceProperties('AWS::KMS::Alias', { AliasName: 'alias/bulkonboard/app-data', TargetKeyId: { 'Fn::GetAtt': [Match.stringLikeRegexp('^DataKey'), 'Arn'] } });
+  });
+
+  describe('SES event publishing (configuration set -> SNS -> the mail-events queue)', () => {
+    const only = (type: string) => {
+      const found = Object.entries(stateful.findResources(type) as Resources);
+      expect(found, type).toHaveLength(1);
+      return found[0]!;
+    };
+
+    it("the configuration set publishes Send, Delivery, Bounce and Complaint to the events topic", () => {
+      const [topicId] = only('AWS::SNS::Topic');
+      const [, destination] = only('AWS::SES::ConfigurationSetEventDestination');
+      expect(destination.Properties).toMatchObject({
+        ConfigurationSetName: { Ref: expect.stringMatching(/^MailConfigurationSet/) as unknown },
+        EventDestination: { Enabled: true, SnsDestination: { TopicARN: { Ref: topicId } } },
+      });
+      expect([...(destination.Properties.EventDestination as { MatchingEventTypes: string[] }).MatchingEventTypes].sort()).toEqual(['bounce', 'complaint', 'delivery', 'send']);
+      // Only SES of this account, for this configuration set, may publish (CDK's topic policy).
+      stateful.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'sns:Publish', Principal: { Service: 'ses.amazonaws.com' }, Condition: { StringEquals: Match.objectLike({ 'AWS:SourceAccount': '123456789012' }) } })]) },
+      });
+    });
+
+    it('the topic is encrypted with a key SES may use and refuses requests without TLS', () => {
+      const [, topic] = only('AWS::SNS::Topic');
+      expect(topic.Properties).toMatchObject({ TopicName: 'bulkonboard-mail-events', KmsMasterKeyId: { 'Fn::GetAtt': [expect.stringMatching(/^MailEventsKey/) as unknown, 'Arn'] } });
+      stateful.hasResourceProperties('AWS::KMS::Key', {
+        KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Action: ['kms:Decrypt', 'kms:GenerateDataKey*'], Principal: { Service: 'ses.amazonaws.com' } })]) },
+      });
+      stateful.hasResourceProperties('AWS::SNS::TopicPolicy', {
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+      });
+    });
+
+    it('the mail-events queue is subscribed (SNS envelope, raw delivery off) and lets only that topic send to it', () => {
+      const [topicId] = only('AWS::SNS::Topic');
+      const [, subscription] = only('AWS::SNS::Subscription');
+      expect(subscription.Properties).toMatchObject({ Protocol: 'sqs', TopicArn: { Ref: topicId }, Endpoint: { 'Fn::GetAtt': [expect.stringMatching(/^MailEventsQueue/) as unknown, 'Arn'] } });
+      expect(subscription.Properties.RawMessageDelivery).toBeFalsy();
+      stateful.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: Match.stringLikeRegexp('^MailEventsQueue') }],
+        PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'sqs:SendMessage', Principal: { Service: 'sns.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': { Ref: topicId } } } })]) },
+      });
+    });
   });
 
   const secretsStartingWith = (prefix: string) =>
@@ -243,7 +301,7 @@ describe('stateful stack', () => {
     it('is one generated 64-character secret without punctuation, encrypted with the data key', () => {
       expect(secrets()).toHaveLength(1);
       const [, secret] = secrets()[0]!;
-      const [keyId] = Object.keys(stateful.findResources('AWS::KMS::Key'));
+      const keyId = Object.keys(stateful.findResources('AWS::KMS::Key')).find((logicalId) => logicalId.startsWith('DataKey'))!;
       expect(secret.Properties).toMatchObject({
         GenerateSecretString: { PasswordLength: 64, ExcludePunctuation: true },
         KmsKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },
@@ -279,7 +337,7 @@ describe('stateful stack', () => {
 
     it('is named <prefix>/stripe, encrypted with the data key, and created with empty placeholder keys only', () => {
       const [, secret] = stripeSecret();
-      const [keyId] = Object.keys(stateful.findResources('AWS::KMS::Key'));
+      const keyId = Object.keys(stateful.findResources('AWS::KMS::Key')).find((logicalId) => logicalId.startsWith('DataKey'))!;
       expect(secret.Properties).toMatchObject({
         Name: 'bulkonboard/stripe',
         KmsKeyId: { 'Fn::GetAtt': [keyId, 'Arn'] },

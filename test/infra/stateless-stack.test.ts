@@ -13,6 +13,8 @@ import {
   routeGroups,
   routeKey,
   routes,
+  scheduleAccess,
+  schedules,
   workerAccess,
   type FunctionAccess,
   type QueueDefinition,
@@ -73,6 +75,7 @@ const workers: Worker[] = queues.flatMap((queue) => [
 const expectedFunctions: { name: string; access: FunctionAccess }[] = [
   ...routeGroups.map((group) => ({ name: group, access: groupAccess[group] })),
   ...workers.map(({ worker }) => ({ name: worker, access: workerAccess[worker] })),
+  ...schedules.map(({ name }) => ({ name, access: scheduleAccess[name] })),
 ];
 
 /** The app's secrets and the FunctionAccess flag that lets a function read each. */
@@ -142,6 +145,21 @@ function allowedActions(name: string): string[] {
 }
 
 describe('functions', () => {
+  it('every schedule of shared/routes.ts starts its function through EventBridge Scheduler (the weekly digest: Mondays 08:00 UTC), with a role that may invoke only that function', () => {
+    expect(schedules.find((s) => s.name === 'weekly-digest')?.expression).toBe('cron(0 8 ? * MON *)');
+    const found = ofType('AWS::Scheduler::Schedule');
+    expect(found).toHaveLength(schedules.length);
+    for (const definition of schedules) {
+      const [fnId] = appFunction(definition.name);
+      const [, schedule] = found.find(([, r]) => JSON.stringify((r.Properties.Target as { Arn: unknown }).Arn).includes(fnId))!;
+      expect(schedule.Properties).toMatchObject({ ScheduleExpression: definition.expression, State: 'ENABLED', FlexibleTimeWindow: { Mode: 'OFF' } });
+      const roleId = ((schedule.Properties.Target as { RoleArn: { 'Fn::GetAtt': [string, string] } }).RoleArn)['Fn::GetAtt'][0];
+      const invokes = allStatements().filter(({ roles }) => roles.includes(roleId)).map(({ statement }) => statement);
+      expect(invokes.flatMap(actionsOf)).toEqual(['lambda:InvokeFunction']);
+      for (const statement of invokes) expect(JSON.stringify(statement.Resource)).toContain(fnId);
+    }
+  });
+
   it('one function per route group and per queue or dead-letter worker, plus only the CDK deployment handler', () => {
     const names = ofType('AWS::Lambda::Function')
       .map(([, r]) => r.Properties.FunctionName)
@@ -209,7 +227,7 @@ describe('functions', () => {
       // Only with -c stripePriceId (see 'STRIPE_PRICE_ID' below); cdk.json may set it for a real deploy.
       expect(present('STRIPE_PRICE_ID')).toBe(access.stripeSecret === true && built.settings.stripePriceId !== undefined);
       for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
-      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined);
+      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined || access.profilePhotos !== undefined);
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
       expect(present('SES_CONFIGURATION_SET')).toBe(access.sendEmail === true);
       if (access.sendEmail) expect(variables.SES_FROM_ADDRESS).toBe('no-reply@bulkonboard.test');
@@ -232,6 +250,8 @@ describe('functions', () => {
         ...(isWorker ? ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : []),
         ...(access.exportBucket === 'read' ? ['s3:GetObject'] : []),
         ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] : []),
+        ...(access.profilePhotos === 'read' ? ['s3:GetObject'] : []),
+        ...(access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
         ...(access.sendEmail ? ['ses:SendEmail', 'ses:SendRawEmail'] : []),
       ];
       expect([...new Set(allowedActions(name))].sort()).toEqual([...new Set(expected)].sort());
@@ -401,12 +421,12 @@ describe('functions', () => {
     },
   );
 
-  it('workers hold at most fifteen concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
+  it('workers hold at most seventeen concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
     const caps = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => (r.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
     expect(caps).toHaveLength(workers.length);
     // Every event source is capped: one without a cap could scale to the account's limit.
     expect(caps.every((cap) => typeof cap === 'number')).toBe(true);
-    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(15);
+    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(17);
   });
 
   it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {
@@ -504,7 +524,7 @@ describe('HTTP API', () => {
     const [, stage] = ofType('AWS::ApiGatewayV2::Stage')[0]!;
     const keys = new Set(routes.map(routeKey));
     expect(Object.keys(routeThrottles).filter((key) => !keys.has(key))).toEqual([]);
-    expect(Object.keys(routeThrottles)).toContain('GET /api/bulk-jobs/{id}');
+    expect(Object.keys(routeThrottles)).toEqual(expect.arrayContaining(['GET /api/bulk-jobs/{id}', 'GET /api/notifications']));
     expect(stage.Properties.RouteSettings).toEqual(
       Object.fromEntries(
         Object.entries(routeThrottles).map(([key, throttle]) => [key, { ThrottlingRateLimit: throttle.rateLimit, ThrottlingBurstLimit: throttle.burstLimit }]),

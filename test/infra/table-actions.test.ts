@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { groupAccess, queues, routeGroups, workerAccess, type TableAction } from '../../shared/routes';
+import { groupAccess, queues, routeGroups, scheduleAccess, schedules, workerAccess, type TableAction } from '../../shared/routes';
 import { projectRoot } from '../../lib/settings';
 
 /**
@@ -21,6 +21,8 @@ const usedBy: Record<TableAction, RegExp> = {
   BatchWriteItem: /new BatchWriteCommand\(/,
   BatchGetItem: /new BatchGetCommand\(/,
   ConditionCheckItem: /\bConditionCheck: \{/,
+  // BatchExecuteStatement of UPDATE statements (functions/provisioning: status writes).
+  PartiQLUpdate: /new BatchExecuteStatementCommand\(/,
 };
 
 const functions = [
@@ -28,6 +30,7 @@ const functions = [
   ...queues.flatMap((queue) =>
     [queue.worker, queue.deadLetterWorker].flatMap((worker) => (worker ? [{ name: worker, entry: `functions/workers/${worker}.ts`, access: workerAccess[worker] }] : [])),
   ),
+  ...schedules.map(({ name }) => ({ name, entry: `functions/schedules/${name}.ts`, access: scheduleAccess[name] })),
 ];
 
 async function projectSources(entry: string): Promise<string> {
@@ -52,7 +55,7 @@ describe('DynamoDB grants are used by the code', () => {
     const sources = await projectSources(entry);
     const unused = (access.table ?? []).filter((action) => !usedBy[action].test(sources));
     expect(unused, 'granted, but no code of this function uses it').toEqual([]);
-    if (access.table === undefined) expect(sources).not.toMatch(/new (Get|Query|Put|Update|Delete|BatchWrite|TransactWrite)Command\(/);
+    if (access.table === undefined) expect(sources).not.toMatch(/new (Get|Query|Put|Update|Delete|BatchWrite|TransactWrite|BatchExecuteStatement)Command\(/);
   });
 
   /**

@@ -6,6 +6,7 @@ import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob, type BulkCreateSummary } from '../../shared/schemas/bulk';
 import type { Page, AccountView, Project } from '../../shared/schemas/project';
+import type { NotificationList } from '../../shared/schemas/notifications';
 import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
@@ -263,6 +264,9 @@ describe('a job that fails', () => {
     await deliver(bodies[1]!, bodies[2]!);
     const end = await until('every row accounted for', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done + j.failedCount === j.total);
     expect(end).toMatchObject({ status: 'failed', done: 0, failedCount: 1200 });
+    // The bell tells of the failure once, with its reason, however many chunks reported it.
+    const told = (await user.json<NotificationList>('/api/notifications')).notifications.filter((n) => n.kind.startsWith('bulk-job'));
+    expect(told).toEqual([expect.objectContaining({ kind: 'bulk-job-failed', body: PASSWORD_NO_CLASS_MESSAGE, link: `/projects/${job.projectId}` })]);
     expect(await countAccounts(user.sub, job.projectId)).toBe(0);
     expect(await userItem(user.sub)).toMatchObject({ accountCount: 2 });
     const report = await user.call(`/api/projects/${job.projectId}/rejected-rows`);

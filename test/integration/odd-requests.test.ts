@@ -18,7 +18,9 @@ const expectJsonError = async (response: Response, status: number) => {
   return body.message as string;
 };
 
-const idRoutes = routes.filter((r) => r.path.includes('{id}'));
+const idRoutes = routes.filter((r) => /\{(id|email)\}/.test(r.path));
+/** A route's path with its {id} or {email} filled in. */
+const withParam = (path: string, value: string) => path.replace(/\{(id|email)\}/, value);
 
 describe('ids that cannot exist', () => {
   it('has routes with an id to try', () => {
@@ -28,7 +30,7 @@ describe('ids that cannot exist', () => {
   for (const route of idRoutes) {
     it(`${routeKey(route)}: answers 404 to a 5,000-character id, a key separator and a space`, async () => {
       for (const id of ['x'.repeat(5000), encodeURIComponent('00000000-0000-7000-8000-000000000000#CHUNK#000001'), 'a%20b', encodeURIComponent('é'.repeat(300))]) {
-        const response = await user.call(route.path.replace('{id}', id), {
+        const response = await user.call(withParam(route.path, id), {
           method: route.method,
           // A valid body where the route takes one, so the id is the only thing wrong.
           ...(route.method === 'PUT' ? { body: { name: 'Welcome', subject: 'Hi', htmlContent: '<p>Hi</p>' } } : {}),
@@ -68,23 +70,23 @@ describe('bodies over 10 MB', () => {
 describe('any route, odd input', () => {
   // The Stripe webhook is left out: it is signed, and refuses anything unsigned before reading it.
   const tried = routes.filter((r) => r.path !== '/api/stripe/webhook');
-  const ids = ['0190a0b0-0000-7000-8000-000000000000', 'x'.repeat(5000), '%00', '..', encodeURIComponent('{"$ne":1}')];
+  const ids = ['0190a0b0-0000-7000-8000-000000000000', 'x'.repeat(5000), '%00', '..', encodeURIComponent('{"$ne":1}'), encodeURIComponent('a@b.test'), `${'a'.repeat(5000)}%40b.test`];
   const queries = ['', `?q=${'q'.repeat(5000)}&limit=${'9'.repeat(400)}`, '?cursor=%ZZ&limit=-1&showPasswords=maybe', `?cursor=${'A'.repeat(5000)}`, '?q=%00%01&q=second'];
   const bodies: (string | undefined)[] = [undefined, '{}', '[]', 'null', '"text"', '{"projectId":{"$ne":1},"csvData":"x","format":["csv"]}', `${'['.repeat(5000)}${']'.repeat(5000)}`, '{"name":"\ud800"}'];
 
   for (const route of tried) {
     it(`${routeKey(route)}: never answers 500`, async () => {
       const seen = new Set<number>();
-      for (const id of route.path.includes('{id}') ? ids : ['']) {
+      for (const id of /\{(id|email)\}/.test(route.path) ? ids : ['']) {
         for (const query of queries) {
           for (const body of route.method === 'GET' || route.method === 'DELETE' ? [undefined] : bodies) {
-            const response = await fetch(`${inject('stack').urls.app}${route.path.replace('{id}', id)}${query}`, {
+            const response = await fetch(`${inject('stack').urls.app}${withParam(route.path, id)}${query}`, {
               method: route.method,
               headers: { authorization: `Bearer ${user.accessToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
               body,
             });
             const text = await response.text();
-            expect(response.status, `${route.method} ${route.path.replace('{id}', id.slice(0, 40))}${query.slice(0, 60)} ${String(body).slice(0, 60)}: ${text.slice(0, 200)}`).toBeLessThan(500);
+            expect(response.status, `${route.method} ${withParam(route.path, id.slice(0, 40))}${query.slice(0, 60)} ${String(body).slice(0, 60)}: ${text.slice(0, 200)}`).toBeLessThan(500);
             seen.add(response.status);
           }
         }

@@ -5,10 +5,13 @@ import { keys } from '../../functions/core/keys';
 import { timeOrderedId } from '../../functions/core/ids';
 import { routes, routeKey, type RouteDefinition } from '../../shared/routes';
 import type { BulkJob, CreatedAccount } from '../../shared/schemas/bulk';
+import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import type { ExportView } from '../../shared/schemas/export';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/schemas/project';
+import type { NotificationList } from '../../shared/schemas/notifications';
+import type { UserSettings } from '../../shared/schemas/user-settings';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 
 /**
@@ -31,6 +34,8 @@ interface Owner {
   jobId: string;
   jobProjectName: string;
   exportId: string;
+  /** A's notification of the finished job (unread). */
+  notificationId: string;
   /** A's provisioning run (written as the start step writes one). */
   provisioningJobId: string;
   /** A's credentials send (written as the start step writes one). */
@@ -53,7 +58,7 @@ interface Context {
 }
 
 interface Expectation {
-  /** A's id for the route's {id}. */
+  /** A's id for the route's {id} (or A's address for {email}). */
   id?: (a: Owner) => string;
   /** The query string B sends. */
   query?: (a: Owner) => string;
@@ -104,6 +109,51 @@ const expectations: Record<string, Expectation> = {
     body: () => ({ firstName: 'Second', lastName: 'User' }),
     answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, firstName: 'Second' }),
     ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub, firstName: a.firstName }),
+  },
+  'POST /api/user/onboarding': {
+    body: () => ({ name: 'Second User' }),
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, firstName: 'Second', onboarded: true }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub, firstName: a.firstName }),
+  },
+  'POST /api/user/welcome-dismissal': {
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub, welcomeDismissed: true }),
+    ownerAfter: async ({ a }) => expect((await a.user.json<{ welcomeDismissed?: boolean }>('/api/auth/user')).welcomeDismissed).toBeUndefined(),
+  },
+  'POST /api/user/photo-upload': {
+    // B's upload form names a key under B's own prefix only.
+    answer: async (response, { a, b }) => {
+      const { key } = await ok<{ key: string }>(response);
+      expect(key.startsWith(`profile-photos/${b.sub}/`)).toBe(true);
+      expect(key).not.toContain(a.user.sub);
+    },
+  },
+  'PUT /api/user/photo': {
+    // A key under A's prefix is not B's to claim.
+    body: ({ a }) => ({ key: `profile-photos/${a.user.sub}/${randomUUID()}.jpg` }),
+    answer: 404,
+  },
+  'DELETE /api/user/photo': {
+    answer: async (response, { b }) => expect(await ok(response)).toMatchObject({ id: b.sub }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/auth/user')).toMatchObject({ id: a.user.sub }),
+  },
+  'GET /api/user/settings': {
+    answer: async (response, { b }) => expect((await ok<UserSettings>(response)).account.email).toBe(b.email),
+  },
+  'PUT /api/user/settings': {
+    body: () => ({ notifications: { weeklyDigest: true }, account: { firstName: 'Second' } }),
+    answer: async (response, { b }) => expect(await ok<UserSettings>(response)).toMatchObject({ notifications: { weeklyDigest: true }, account: { email: b.email, firstName: 'Second' } }),
+    ownerAfter: async ({ a }) => expect(await a.user.json('/api/user/settings')).toMatchObject({ notifications: { weeklyDigest: false }, account: { firstName: a.firstName } }),
+  },
+  'GET /api/notifications': {
+    answer: async (response, { a }) => expect((await ok<NotificationList>(response)).notifications.map((n) => n.id)).not.toContain(a.notificationId),
+  },
+  'POST /api/notifications/read': {
+    body: ({ a }) => ({ ids: [a.notificationId] }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const list = await a.user.json<NotificationList>('/api/notifications');
+      expect(list.notifications.find((n) => n.id === a.notificationId)?.read).toBe(false);
+    },
   },
   'POST /api/bulk-create': {
     body: ({ a }) => ({ projectName: `With A's integration ${token()}`, csvData: people(1, `Intruder${token()}`), apiIntegrationId: a.integrationId }),
@@ -250,6 +300,15 @@ const expectations: Record<string, Expectation> = {
     answer: 404,
     ownerAfter: async ({ a }) => expect((await a.user.json<EmailTemplate[]>('/api/email-templates')).map((t) => t.id)).toEqual([a.templateId]),
   },
+  // A's suppressed address (A's account's e-mail, a marker): B's list is B's own, empty.
+  'GET /api/email-suppressions': {
+    answer: async (response) => expect(await ok(response)).toEqual([]),
+  },
+  'DELETE /api/email-suppressions/{email}': {
+    id: (a) => a.account.email,
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<EmailSuppression[]>('/api/email-suppressions')).map((s) => s.email)).toEqual([a.account.email]),
+  },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -282,6 +341,8 @@ async function createOwner(): Promise<Owner> {
   await waitUntil('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
   const started = await ok<ExportView>(await user.call('/api/exports', { body: { projectId: created.project.id, format: 'csv' } }), 202);
   await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
+  const notified = await waitUntil('the job notification', () => user.json<NotificationList>('/api/notifications'), (list) => list.notifications.some((n) => n.kind === 'bulk-job-completed'));
+  const notificationId = notified.notifications.find((n) => n.kind === 'bulk-job-completed')!.id;
   const integrationName = `A integration ${tag}`;
   const integration = await ok<Integration>(await user.call('/api/integrations', { body: okta(integrationName) }), 201);
   const provisioningJobId = timeOrderedId();
@@ -307,6 +368,13 @@ async function createOwner(): Promise<Owner> {
   );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
+  // An address on A's suppression list, as the mail-events worker writes one.
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: { ...keys.emailSuppression(user.sub, created.accounts[0]!.email), entityType: 'EmailSuppression', email: created.accounts[0]!.email.toLowerCase(), reason: 'bounced', detail: 'smtp; 550 5.1.1 user unknown', createdAt: at, projectId: created.project.id },
+    }),
+  );
   const customerId = await storedCustomer(user);
   if (!customerId) throw new Error('A has no Stripe customer after the upgrade');
   const account = created.accounts[0]!;
@@ -319,6 +387,7 @@ async function createOwner(): Promise<Owner> {
     jobId: queued.job.id,
     jobProjectName,
     exportId: started.id,
+    notificationId,
     provisioningJobId,
     mailSendId,
     integrationId: integration.id,
@@ -326,12 +395,12 @@ async function createOwner(): Promise<Owner> {
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, provisioningJobId, mailSendId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 
 function requestOf(route: RouteDefinition, expectation: Expectation, ctx: Context) {
-  const path = route.path.replace('{id}', expectation.id ? encodeURIComponent(expectation.id(ctx.a)) : '{id}') + (expectation.query?.(ctx.a) ?? '');
+  const path = route.path.replace(/\{(id|email)\}/, (param) => (expectation.id ? encodeURIComponent(expectation.id(ctx.a)) : param)) + (expectation.query?.(ctx.a) ?? '');
   const body = expectation.body?.(ctx);
   return { path, init: { method: route.method, ...(body === undefined ? {} : { body }) } };
 }
@@ -355,7 +424,7 @@ describe('tenant isolation, every jwt route of shared/routes.ts', () => {
     it(`${key}: the second user never sees or changes the first user's data`, async () => {
       const expectation = expectations[key];
       if (!expectation) throw new Error(`No tenant-isolation expectation for ${key}: add one to the table in this file`);
-      if (route.path.includes('{id}')) expect(expectation.id, `${key} needs A's id`).toBeDefined();
+      if (/\{(id|email)\}/.test(route.path)) expect(expectation.id, `${key} needs A's id`).toBeDefined();
       const { path, init } = requestOf(route, expectation, ctx);
 
       const ownerFirst = expectation.ownerFirst ?? (route.method === 'GET' ? 'markers' : false);

@@ -206,3 +206,32 @@ describe('httpHandler: ids that cannot exist', () => {
     expect(reached).toEqual(['0190a0b0-0000-7000-8000-000000000000']);
   });
 });
+
+describe('httpHandler: an e-mail address in the path ({email})', () => {
+  const reached: string[] = [];
+  const handler = httpHandler({
+    'DELETE /api/email-suppressions/{email}': route({
+      run: async ({ pathParameters }) => {
+        reached.push(pathParameters.email ?? '');
+        return new Response(204);
+      },
+    }),
+  });
+  const remove = (email: string) => handler(event('DELETE /api/email-suppressions/{email}', { sub: 'u', pathParameters: { email } }), context);
+
+  it('reaches the route with the address, decoded once when it arrives percent-encoded', async () => {
+    reached.length = 0;
+    for (const email of ['bounce@simulator.amazonses.com', 'bounce%40simulator.amazonses.com', 'a.b+tag@x.test']) expect((await remove(email)).statusCode, email).toBe(204);
+    expect(reached).toEqual(['bounce@simulator.amazonses.com', 'bounce@simulator.amazonses.com', 'a.b+tag@x.test']);
+  });
+
+  it('answers 404 to what cannot be an address on the list, before the route runs', async () => {
+    reached.length = 0;
+    for (const email of ['no-at-sign', 'two@@x.test', 'a/b@x.test', 'a%2Fb%40x.test', 'a#b@x.test', 'a b@x.test', '%E0%A4%A', `${'a'.repeat(250)}@x.test`, '']) {
+      const result = await remove(email);
+      expect(result.statusCode, email).toBe(404);
+      expect(parse(result)).toEqual({ message: 'This address is not on your suppression list' });
+    }
+    expect(reached).toEqual([]);
+  });
+});

@@ -23,9 +23,15 @@ describe('route table', () => {
     for (const q of queues) for (const worker of [q.worker, q.deadLetterWorker]) if (worker) expect(workerAccess[worker]).toBeDefined();
   });
 
-  it('keeps every API path under /api and protects all but the browser redirects and the signed Stripe webhook', () => {
+  it('keeps every API path under /api and protects all but the browser redirects, the signed Stripe webhook and the one-time credential links', () => {
     for (const route of routes) expect(route.path.startsWith('/api/')).toBe(true);
-    expect(routes.filter((r) => r.auth === 'none').map(routeKey).sort()).toEqual(['GET /api/login', 'GET /api/logout', 'POST /api/stripe/webhook']);
+    expect(routes.filter((r) => r.auth === 'none').map(routeKey).sort()).toEqual([
+      'GET /api/credential-links/{id}',
+      'GET /api/login',
+      'GET /api/logout',
+      'POST /api/credential-links/{id}/reveal',
+      'POST /api/stripe/webhook',
+    ]);
   });
 
   it('matches path parameters and nothing else', () => {
@@ -54,9 +60,9 @@ describe('route table', () => {
     expect(isWellEncodedPath('/api/bulk-jobs/a%20b%C3%A9')).toBe(true);
   });
 
-  it('has ids as its only path parameters (functions/core/http.ts refuses any other shape with 404)', () => {
+  it('has ids (or an e-mail address, {email}) as its only path parameters (functions/core/http.ts refuses any other shape with 404)', () => {
     for (const route of routes) {
-      for (const param of route.path.match(/\{[^}]*\}/g) ?? []) expect(param, routeKey(route)).toBe('{id}');
+      for (const param of route.path.match(/\{[^}]*\}/g) ?? []) expect(['{id}', '{email}'], routeKey(route)).toContain(param);
     }
   });
 });

@@ -26,6 +26,18 @@ function memoryUsers(): UserRepository & { items: Map<string, User> } {
       items.set(id, updated);
       return updated;
     },
+    recordSignIn: async (id, at) => {
+      const user = items.get(id);
+      if (user && (!user.lastSignInAt || user.lastSignInAt < at)) items.set(id, { ...user, lastSignInAt: at });
+    },
+    patch: async (id, set, now) => {
+      const user = items.get(id);
+      if (!user) return undefined;
+      const updated = { ...user, ...set, updatedAt: now } as User;
+      items.set(id, updated);
+      return updated;
+    },
+    photoKey: async () => undefined,
   };
 }
 
@@ -55,6 +67,21 @@ describe('getCurrentUser', () => {
     });
     expect(await current('sub-1', 'token')).toEqual(first);
     expect(welcomes).toEqual(['sub-1']);
+  });
+
+  it("records the sign-in from the token's auth_time, only when it is newer than the one stored", async () => {
+    const users = memoryUsers();
+    const current = getCurrentUser({
+      users,
+      identity: { profile: async () => ({ email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' }) },
+      mail: { sendWelcome: async () => undefined },
+      now: clock('2026-01-02T03:04:05.000Z'),
+    });
+    const signedIn = Date.parse('2026-01-02T03:00:00.000Z') / 1000;
+    expect((await current('sub-1', 'token', signedIn)).lastSignInAt).toBe('2026-01-02T03:00:00.000Z');
+    expect((await current('sub-1', 'token', signedIn - 3600)).lastSignInAt).toBe('2026-01-02T03:00:00.000Z');
+    expect((await current('sub-1', 'token', signedIn + 60)).lastSignInAt).toBe('2026-01-02T03:01:00.000Z');
+    expect((await current('sub-1', 'token')).lastSignInAt).toBe('2026-01-02T03:01:00.000Z');
   });
 });
 

@@ -1,5 +1,6 @@
 import { Button } from '@chakra-ui/react';
 import { Suspense, useEffect } from 'react';
+import { Route, Routes, useLocation } from 'react-router';
 import { ErrorScreen } from '../components/error-screen';
 import { LoadingScreen } from '../components/loading-screen';
 import { startSession, useSession } from '../lib/session';
@@ -8,12 +9,33 @@ import { SignedOutRoutes } from './routes/signed-out-routes';
 
 // The signed-in app (data layer, layout, every page) is its own chunk: the landing never loads it.
 const SignedInApp = lazyNamed(() => import('./routes/signed-in-app'), 'SignedInApp');
+// The public page of a one-time credential link: its own chunk, reached by people who have no account.
+const CredentialLinkPage = lazyNamed(() => import('../features/credential-links/components/credential-link-page'), 'CredentialLinkPage');
+
+/**
+ * A one-time credential link's page is the same signed in or out: it is served before (and
+ * without) the session, so it never redirects to sign-in and never sends the user's token.
+ */
+export function AppRoutes() {
+  const { pathname } = useLocation();
+  if (pathname.startsWith('/credentials/')) {
+    return (
+      <Suspense fallback={<LoadingScreen />}>
+        <Routes>
+          <Route path="/credentials/:token" element={<CredentialLinkPage />} />
+          <Route path="*" element={<CredentialLinkPage />} />
+        </Routes>
+      </Suspense>
+    );
+  }
+  return <SessionRoutes />;
+}
 
 /**
  * Signed out: landing, auth screens, fallback. Signed in (a Cognito session AND the current user
  * from GET /api/auth/user, see SignedInApp): the app. A spinner shows while auth loads.
  */
-export function AppRoutes() {
+function SessionRoutes() {
   const session = useSession();
   useEffect(() => startSession(), []);
 

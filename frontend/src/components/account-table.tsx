@@ -4,6 +4,7 @@ import type { AccountView } from '@shared/schemas/project';
 import { formatDate } from '../lib/format-date';
 import { AccountStatusBadge } from './account-status-badge';
 import { EmailStatusBadge } from './email-status-badge';
+import { CredentialsViewedMarker } from './credentials-viewed-marker';
 import { ScrollTable } from './scroll-table';
 
 /**
@@ -77,6 +78,7 @@ export function AccountTable({
               </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}
+                {account.credentialsViewedAt ? <CredentialsViewedMarker at={account.credentialsViewedAt} /> : null}
               </Table.Cell>
               {action ? <Table.Cell whiteSpace="nowrap">{action(account)}</Table.Cell> : null}
             </Table.Row>

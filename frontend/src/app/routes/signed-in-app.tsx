@@ -5,6 +5,8 @@ import { ApiError } from '../../lib/api-client';
 import { useCurrentUserQuery } from '../../lib/user-api';
 import { useSignOut } from '../../lib/use-sign-out';
 import { QueryProvider } from '../query-provider';
+import { useNavigate } from 'react-router';
+import { OnboardingPage } from '../../features/onboarding/components/onboarding-page';
 import { SignedInRoutes } from './signed-in-routes';
 
 /** A Cognito session exists: load the current user (its presence = authenticated), then the app. */
@@ -19,6 +21,7 @@ export function SignedInApp() {
 function CurrentUserGate() {
   const user = useCurrentUserQuery(true);
   const signOut = useSignOut();
+  const navigate = useNavigate();
 
   if (user.isPending) return <LoadingScreen />;
   // A failed re-read (after a plan change, say) keeps the user already loaded: only a first load fails the app.
@@ -42,5 +45,7 @@ function CurrentUserGate() {
       />
     );
   }
+  // 'Tell us about yourself' comes once, after the first sign-in, before anything else.
+  if (user.data && !user.data.onboarded) return <OnboardingPage user={user.data} onDone={() => void navigate('/', { replace: true })} />;
   return <SignedInRoutes />;
 }

@@ -4,6 +4,7 @@ import { DownloadIcon } from 'lucide-react';
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
+import { useUserSettings } from '../../../lib/user-settings-api';
 import { useQueryClient } from '@tanstack/react-query';
 import type { CsvRow } from '@shared/csv/read-people';
 import type { BulkCreateSummary, BulkJob } from '@shared/schemas/bulk';
@@ -27,7 +28,7 @@ import {
 import { useSimulatedProgress } from '../hooks/use-simulated-progress';
 import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-csv';
 import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
-import { toBulkCreateRequest, uploadFormDefaults, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
+import { toBulkCreateRequest, uploadFormDefaultsWith, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
 import { BulkProcessingStage } from './bulk-processing-stage';
 import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, RejectedRowsDownload } from './bulk-complete-stage';
 import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
@@ -57,9 +58,11 @@ export function BulkCreateDialog({
   onClose: () => void;
 }) {
   const queryClient = useQueryClient();
+  // Settings > Preferences: the expiration date and password length start from the user's defaults.
+  const preferences = useUserSettings().data?.preferences;
   const form = useForm<UploadFormInput, unknown, UploadFormValues>({
     resolver: zodResolver(uploadFormSchema),
-    defaultValues: uploadFormDefaults,
+    defaultValues: uploadFormDefaultsWith(preferences),
   });
   const [file, setFile] = useState<CsvFile | undefined>(initialFile);
   const [reading, setReading] = useState(false);

@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import { bulkCreateRequestSchema, defaultPasswordSettings, passwordSettingsSchema, type BulkCreateRequest } from '@shared/schemas/bulk';
+import { bulkCreateRequestSchema, defaultPasswordSettings, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordSettingsSchema, type BulkCreateRequest } from '@shared/schemas/bulk';
+import type { Preferences } from '@shared/schemas/user-settings';
+import { calendarDatePlusDays } from '../../../lib/format-date';
 import type { CsvRow } from '@shared/csv/read-people';
 import { LINK_EXPIRY_DAYS_DEFAULT, LINK_EXPIRY_DAYS_MAX, credentialDeliveries } from '@shared/schemas/mail-send';
 
@@ -47,6 +49,20 @@ export const uploadFormDefaults: UploadFormInput = {
   credentialDelivery: 'password',
   linkExpiresInDays: LINK_EXPIRY_DAYS_DEFAULT,
 };
+
+/**
+ * The defaults with the user's Preferences applied: the expiration date that many days from today
+ * (in their timezone), the password length theirs within what the bulk dialog allows (10 to 50).
+ */
+export function uploadFormDefaultsWith(preferences?: Pick<Preferences, 'defaultProjectExpiry' | 'defaultPasswordLength'>): UploadFormInput {
+  if (!preferences) return uploadFormDefaults;
+  const minLength = Math.min(PASSWORD_MAX_LENGTH, Math.max(PASSWORD_MIN_LENGTH, preferences.defaultPasswordLength));
+  return {
+    ...uploadFormDefaults,
+    expirationDate: calendarDatePlusDays(preferences.defaultProjectExpiry),
+    passwordSettings: { ...defaultPasswordSettings, minLength },
+  };
+}
 
 /**
  * The request: only the valid rows (the invalid ones are skipped), optional fields left out when

@@ -1,4 +1,4 @@
-import { Grid, Skeleton, Stack } from '@chakra-ui/react';
+import { Box, Grid, Skeleton, Stack } from '@chakra-ui/react';
 import { MailIcon } from 'lucide-react';
 import { useRef, useState } from 'react';
 import { proFeatures } from '@shared/plans';
@@ -10,6 +10,7 @@ import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
 import { effectivePlanOf } from '../../../lib/plan-status';
 import { useSubscriptionStatus } from '../../../lib/subscription-api';
 import { useEmailTemplatesQuery } from '../api/email-templates-api';
+import { SuppressedAddressesCard } from './suppressed-addresses-card';
 import { TemplateEditor, type TemplateEditorHandle } from './template-editor';
 import { TemplateList } from './template-list';
 import { BuiltInTemplateCard } from './built-in-template-card';
@@ -64,6 +65,9 @@ export function EmailTemplatesPage() {
           freeDescription="Send new account holders e-mails in your own words and brand. E-mail notifications and templates are part of the Pro plan."
           actionLabel="Create your first template"
         />
+        <Box mt="6">
+          <SuppressedAddressesCard />
+        </Box>
       </>
     );
   }
@@ -118,6 +122,10 @@ export function EmailTemplatesPage() {
           />
         )}
       </Grid>
+      {/* Not a Pro feature: a lapsed plan still sees why addresses are skipped. */}
+      <Box mt="6">
+        <SuppressedAddressesCard />
+      </Box>
       <UpgradePromptDialog feature={proFeatures.emailTemplates} open={upgradeOpen} onOpenChange={setUpgradeOpen} />
     </>
   );

@@ -1,15 +1,16 @@
 import { Badge, Card, Grid, HStack, Stack, Text } from '@chakra-ui/react';
-import { BadgeCheckIcon, CalendarIcon, KeyRoundIcon, MailIcon, MonitorIcon } from 'lucide-react';
+import { BadgeCheckIcon, CalendarIcon, KeyRoundIcon, LogInIcon, MailIcon, MonitorIcon } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { PageHeader } from '../../../components/page-header';
 import { ProfileForm } from '../../../components/profile-form';
-import { UserAvatar } from '../../../components/user-avatar';
-import { fullNameOf, useUser } from '../../../lib/user-api';
+import { PhotoPicker } from '../../../components/photo-picker';
+import { formatDate, formatDateTime } from '../../../lib/format-date';
+import { fullNameOf, usePhoto, useUser } from '../../../lib/user-api';
 
-const formatDate = (iso: string) => new Date(iso).toLocaleDateString(undefined, { dateStyle: 'long' });
 
 export function ProfilePage() {
   const user = useUser();
+  const photo = usePhoto();
 
   return (
     <>
@@ -18,7 +19,14 @@ export function ProfilePage() {
         <Card.Root variant="outline">
           <Card.Body>
             <Stack align="center" textAlign="center" gap="3">
-              <UserAvatar user={user} size="2xl" />
+              <PhotoPicker
+                src={user.profileImageUrl}
+                firstName={user.firstName}
+                lastName={user.lastName}
+                onChoose={(file) => photo.set.mutate(file)}
+                onRemove={() => photo.remove.mutate()}
+                busy={photo.set.isPending || photo.remove.isPending}
+              />
               <Text fontSize="lg" fontWeight="semibold" wordBreak="break-word">
                 {fullNameOf(user) || user.email}
               </Text>
@@ -35,6 +43,10 @@ export function ProfilePage() {
                 <HStack gap="2" justify="center">
                   <CalendarIcon size={14} aria-hidden="true" />
                   <Text>Joined {formatDate(user.createdAt)}</Text>
+                </HStack>
+                <HStack gap="2" justify="center">
+                  <LogInIcon size={14} aria-hidden="true" />
+                  <Text>{user.lastSignInAt ? `Last sign-in ${formatDateTime(user.lastSignInAt)}` : 'Last sign-in not recorded yet'}</Text>
                 </HStack>
               </Stack>
             </Stack>

@@ -4,6 +4,9 @@ import { PageHeader } from '../../../components/page-header';
 import { useCheckoutReturn } from '../hooks/use-checkout-return';
 import { AccountTab } from './account-tab';
 import { LaterReleaseTab } from './later-release-tab';
+import { NotificationsTab } from './notifications-tab';
+import { PreferencesTab } from './preferences-tab';
+import { SecurityTab } from './security-tab';
 import { SubscriptionTab } from './subscription-tab';
 
 const tabs = [
@@ -51,19 +54,13 @@ export function SettingsPage() {
           <SubscriptionTab checkout={checkout} />
         </Tabs.Content>
         <Tabs.Content value="notifications">
-          <LaterReleaseTab
-            title="Notifications"
-            description="E-mail notifications for finished projects, security alerts and a weekly digest."
-          />
+          <NotificationsTab />
         </Tabs.Content>
         <Tabs.Content value="preferences">
-          <LaterReleaseTab
-            title="Preferences"
-            description="Default project expiry, default password length, timezone and date format."
-          />
+          <PreferencesTab />
         </Tabs.Content>
         <Tabs.Content value="security">
-          <LaterReleaseTab title="Security" description="Security settings and a downloadable security report." />
+          <SecurityTab />
         </Tabs.Content>
         <Tabs.Content value="data">
           <LaterReleaseTab title="Data" description="Export all your data, or delete your account." />

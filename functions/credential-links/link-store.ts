@@ -1,0 +1,89 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../core/keys';
+
+/** A stored link as the public routes read it (the item of keys.credentialLink(tokenHash)). */
+export interface StoredLink {
+  userId: string;
+  projectId: string;
+  accountId: string;
+  accountPK: string;
+  accountSK: string;
+  linkExpiresAt: string;
+  usedAt?: string;
+}
+
+/** The public routes' reads and their two writes: spending a link and marking its account viewed. */
+export interface LinkStore {
+  link(tokenHash: string): Promise<StoredLink | undefined>;
+  account(link: StoredLink): Promise<Record<string, unknown> | undefined>;
+  project(link: StoredLink): Promise<Record<string, unknown> | undefined>;
+  /**
+   * Marks the link used at `at` if it is still unused and unexpired at that moment; the one
+   * conditional write that decides who reveals. Otherwise returns the link as it now is (or
+   * undefined when it is gone).
+   */
+  spend(tokenHash: string, at: string): Promise<{ spent: true } | { spent: false; link: StoredLink | undefined }>;
+  /** credentialsViewedAt on the account; false when the account is gone (never creates one). */
+  markViewed(link: StoredLink, at: string): Promise<boolean>;
+}
+
+const storedLink = (item: Record<string, unknown> | undefined): StoredLink | undefined => {
+  if (!item) return undefined;
+  const link: StoredLink = {
+    userId: String(item.userId),
+    projectId: String(item.projectId),
+    accountId: String(item.accountId),
+    accountPK: String(item.accountPK),
+    accountSK: String(item.accountSK),
+    linkExpiresAt: String(item.linkExpiresAt),
+  };
+  if (typeof item.usedAt === 'string') link.usedAt = item.usedAt;
+  return link;
+};
+
+export function dynamoLinkStore(db: DynamoDBDocumentClient, tableName: string): LinkStore {
+  const get = async (Key: Record<string, string>) => (await db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }))).Item;
+  return {
+    link: async (tokenHash) => storedLink(await get(keys.credentialLink(tokenHash))),
+    account: (link) => get({ PK: link.accountPK, SK: link.accountSK }),
+    project: (link) => get(keys.project(link.userId, link.projectId)),
+
+    async spend(tokenHash, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.credentialLink(tokenHash),
+            UpdateExpression: 'SET usedAt = :at',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(usedAt) AND linkExpiresAt > :at',
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+        return { spent: true };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // Read again rather than decode the exception's item (the document client leaves it marshalled).
+        return { spent: false, link: storedLink(await get(keys.credentialLink(tokenHash))) };
+      }
+    },
+
+    async markViewed(link, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { PK: link.accountPK, SK: link.accountSK },
+            UpdateExpression: 'SET credentialsViewedAt = :at',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
+    },
+  };
+}

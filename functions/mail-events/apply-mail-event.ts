@@ -1,0 +1,149 @@
+import type { EmailStatus } from '../../shared/schemas/email-status';
+import type { SuppressionReason } from '../../shared/schemas/email-suppressions';
+import { outcomeOf, type SesEvent } from './ses-event';
+
+/** The keys.mailMessage item the sender wrote once SES accepted the mail: SES events name only its id. */
+export interface MailMessageRecord {
+  messageId: string;
+  userId: string;
+  projectId: string;
+  accountId: string;
+  accountPK: string;
+  accountSK: string;
+  email: string;
+  sentAt?: string;
+}
+
+/** The account's e-mail fields as stored. */
+export interface AccountEmailState {
+  emailStatus?: EmailStatus;
+  emailMessageId?: string;
+}
+
+export interface SuppressionEntry {
+  email: string;
+  reason: SuppressionReason;
+  detail: string;
+  createdAt: string;
+  projectId: string;
+}
+
+export interface StatusMove {
+  from: EmailStatus;
+  to: EmailStatus;
+  /** emailError: SES's diagnostic for a bounce or a complaint. */
+  error?: string;
+  /** When SES says it happened. */
+  at: string;
+  /** Put on the user's suppression list in the same transaction (kept as it is when already there). */
+  suppression?: SuppressionEntry;
+}
+
+export interface MailEventStore {
+  findMessage(messageId: string): Promise<MailMessageRecord | undefined>;
+  readAccount(message: MailMessageRecord): Promise<AccountEmailState | undefined>;
+  /**
+   * One transaction: the account from `from` to `to` (only if it is still in `from` and still
+   * about this message), the project's counters moved with it, and the suppression if any.
+   * 'account-changed' when the account's condition failed (it changed meanwhile), 'project-gone'
+   * when its project was deleted (nothing is written then).
+   */
+  moveStatus(message: MailMessageRecord, move: StatusMove): Promise<'moved' | 'account-changed' | 'project-gone'>;
+  /** Puts an address on the user's suppression list unless it is there already. */
+  suppress(userId: string, entry: SuppressionEntry): Promise<void>;
+}
+
+export interface MailEventLog {
+  info(message: string, details: Record<string, unknown>): void;
+  warn(message: string, details: Record<string, unknown>): void;
+}
+
+/** The event came before the sender recorded 'sent': given back to the queue, tried again later. */
+export class MessageNotRecordedYetError extends Error {
+  constructor(messageId: string) {
+    super(`The account of message ${messageId} is not marked sent yet`);
+    this.name = 'MessageNotRecordedYetError';
+  }
+}
+
+/**
+ * Statuses only move forward: sent -> delivered -> bounced | complained (a bounce or a complaint
+ * may follow a delivery, SES reports both). The rank of each status an event may reach or leave.
+ */
+const rank: Partial<Record<EmailStatus, number>> = { sent: 1, delivered: 2, bounced: 3, complained: 3 };
+const allowedFrom: Record<'delivered' | 'bounced' | 'complained', readonly EmailStatus[]> = {
+  delivered: ['sent'],
+  bounced: ['sent', 'delivered'],
+  complained: ['sent', 'delivered'],
+};
+
+export type AppliedResult = 'moved' | 'unchanged' | 'ignored' | 'unknown-message' | 'superseded';
+
+/** A status change racing with another copy of the same event is read again this often. */
+const ATTEMPTS = 3;
+
+/**
+ * Applies one SES event to the account it is about. An event twice, or out of order (a Delivery
+ * after a Bounce), changes nothing: the move is conditional on the status the event leaves, and
+ * a status never goes back. An unknown message id (a mail not sent by the credentials sender, or
+ * one whose record expired) is logged and dropped: retrying would never find it.
+ */
+export const applyMailEvent =
+  (deps: { store: MailEventStore; log: MailEventLog; now: () => Date }) =>
+  async (event: SesEvent): Promise<AppliedResult> => {
+    const messageId = event.mail.messageId;
+    // Send and other types need no read: nothing changes for them.
+    const preview = outcomeOf(event, undefined, deps.now);
+    if (preview.kind === 'ignore') return 'ignored';
+
+    const message = await deps.store.findMessage(messageId);
+    if (!message) {
+      deps.log.info('SES event for an unknown message: dropped', { messageId, eventType: event.eventType ?? event.notificationType });
+      return 'unknown-message';
+    }
+    const outcome = outcomeOf(event, message.email, deps.now);
+    if (outcome.kind === 'ignore') return 'ignored';
+    const suppression: SuppressionEntry | undefined = outcome.suppress
+      ? { email: message.email.trim().toLowerCase(), reason: outcome.suppress.reason, detail: outcome.suppress.detail, createdAt: deps.now().toISOString(), projectId: message.projectId }
+      : undefined;
+
+    // Nearly every event finds its account as the sender left it, 'sent': the move is tried on
+    // that guess first (no read), and the account is read only when the guess was wrong (a
+    // duplicate, a late event, a newer e-mail, a bounce after the delivery).
+    let guess: EmailStatus | undefined = 'sent';
+    for (let attempt = 1; attempt <= ATTEMPTS + 1; attempt++) {
+      let from: EmailStatus;
+      if (guess) {
+        from = guess;
+        guess = undefined;
+      } else {
+        const account = await deps.store.readAccount(message);
+        if (!account || account.emailMessageId !== messageId) {
+          // The account is gone, or was sent a newer e-mail since: its status is that one's. The
+          // address did bounce or complain all the same.
+          deps.log.info('SES event for a message the account no longer waits on', { messageId, eventType: event.eventType, accountId: message.accountId });
+          if (suppression) await deps.store.suppress(message.userId, suppression);
+          return 'superseded';
+        }
+        const current = account.emailStatus;
+        if (current === outcome.status) return 'unchanged';
+        if (current === undefined || current === 'queued') throw new MessageNotRecordedYetError(messageId);
+        if (!allowedFrom[outcome.status].includes(current)) {
+          // Already further on (a Delivery after its Bounce), or failed / suppressed: the status
+          // stays. A complaint after a (transient) bounce still puts the address on the list.
+          if ((rank[current] ?? 0) < (rank[outcome.status] ?? 0)) deps.log.warn('SES event for an account in an unexpected status', { messageId, status: current, eventType: event.eventType });
+          if (suppression) await deps.store.suppress(message.userId, suppression);
+          return 'unchanged';
+        }
+        from = current;
+      }
+      const result = await deps.store.moveStatus(message, { from, to: outcome.status, error: outcome.error, at: outcome.at, suppression });
+      if (result === 'moved') return 'moved';
+      if (result === 'project-gone') {
+        deps.log.info('SES event for an account whose project is gone', { messageId, projectId: message.projectId });
+        if (suppression) await deps.store.suppress(message.userId, suppression);
+        return 'superseded';
+      }
+    }
+    throw new Error(`The account of message ${messageId} kept changing; tried ${ATTEMPTS} times`);
+  };

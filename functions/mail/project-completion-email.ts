@@ -1,0 +1,30 @@
+import { escapeHtml } from '../../shared/html';
+import type { Email } from './welcome-email';
+import type { NotificationMailMessage } from './mail-message';
+
+type ProjectCompletion = Extract<NotificationMailMessage, { type: 'project-completion' }>;
+
+const accounts = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'account' : 'accounts'}`;
+const rows = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+
+/** A background bulk creation ended: how many accounts were created, and where to find them. */
+export function projectCompletionEmail(user: { email: string; firstName: string }, message: ProjectCompletion, appUrl: string): Email {
+  const name = user.firstName.trim() || 'there';
+  const link = `${appUrl.replace(/\/$/, '')}/projects/${encodeURIComponent(message.projectId)}`;
+  const ok = message.outcome === 'completed';
+  const subject = ok ? `Your project "${message.projectName}" is ready` : `Creating accounts in "${message.projectName}" failed`;
+  const summary = ok
+    ? `${accounts(message.created)} created in "${message.projectName}"${message.failed ? `; ${rows(message.failed)} could not be created (see the project's rejected rows)` : ''}.`
+    : `No accounts were created in "${message.projectName}"${message.reason ? `: ${message.reason}` : '.'}`;
+  return {
+    to: user.email,
+    subject,
+    text: `Hi ${name},\n\n${summary}\n\nOpen the project: ${link}\n\nYou receive this because project completion e-mails are on in Settings > Notifications.\n\nThe BulkOnboard team`,
+    html:
+      `<p>Hi ${escapeHtml(name)},</p>` +
+      `<p>${escapeHtml(summary)}</p>` +
+      `<p><a href="${escapeHtml(link)}">Open the project</a></p>` +
+      `<p style="color:#666;font-size:12px">You receive this because project completion e-mails are on in Settings &gt; Notifications.</p>` +
+      `<p>The BulkOnboard team</p>`,
+  };
+}

@@ -1,0 +1,116 @@
+import { logger } from '../core/logger';
+import type { QueueMail } from '../mail/sqs-mail-queue';
+import { recordNotification, type NotificationDeps } from './notification-writer';
+
+/**
+ * What happened, as the user reads it in the bell: one function per event, called where the
+ * event happens. None of them throws: the job that reports (a bulk job's end, an export, a
+ * webhook) has done its work, and a notification or e-mail that cannot be written is logged and
+ * skipped, never a reason to fail or retry the job.
+ */
+const queueMail = async (mail: QueueMail | undefined, message: Parameters<QueueMail>[0]) => {
+  if (!mail) return;
+  try {
+    await mail(message);
+  } catch (error) {
+    logger.warn('Notification e-mail not queued', { type: message.type, error: error instanceof Error ? error.message : String(error) });
+  }
+};
+
+const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+/** A background bulk creation ended (the once its statistics are recorded, or the once it failed). */
+export async function bulkJobFinished(
+  deps: NotificationDeps & { mail?: QueueMail },
+  job: { userId: string; jobId: string; projectId: string; projectName: string; outcome: 'completed' | 'failed'; created: number; failed: number; reason?: string; at: Date },
+): Promise<void> {
+  const ok = job.outcome === 'completed';
+  await recordNotification(deps, {
+    userId: job.userId,
+    kind: ok ? 'bulk-job-completed' : 'bulk-job-failed',
+    title: ok ? `Project "${job.projectName}" is ready` : `Creating accounts in "${job.projectName}" failed`,
+    body: ok
+      ? `${count(job.created, 'account', 'accounts')} created${job.failed ? `, ${count(job.failed, 'row', 'rows')} not created` : ''}.`
+      : (job.reason ?? 'No accounts were created.'),
+    link: `/projects/${job.projectId}`,
+    source: `bulk-job:${job.jobId}:${job.outcome}`,
+    at: job.at,
+  });
+  await queueMail(deps.mail, {
+    type: 'project-completion',
+    userId: job.userId,
+    projectId: job.projectId,
+    projectName: job.projectName,
+    outcome: job.outcome,
+    created: job.created,
+    failed: job.failed,
+    ...(job.reason ? { reason: job.reason } : {}),
+  });
+}
+
+/** An export's file is ready in the Export Center. */
+export async function exportReady(deps: NotificationDeps, input: { userId: string; exportId: string; projectName: string; format: string; rowCount: number; at: Date }): Promise<void> {
+  await recordNotification(deps, {
+    userId: input.userId,
+    kind: 'export-ready',
+    title: `Export of "${input.projectName}" is ready`,
+    body: `${input.format.toUpperCase()} file with ${count(input.rowCount, 'account', 'accounts')}: download it from the Export Center.`,
+    link: '/exports',
+    source: `export:${input.exportId}:ready`,
+    at: input.at,
+  });
+}
+
+/** A provisioning run ended (completed, or failed with its reason). */
+export async function provisioningFinished(
+  deps: NotificationDeps,
+  run: { userId: string; jobId: string; projectId: string; projectName: string; integrationName: string; status: 'completed' | 'failed'; synced: number; failed: number; reason?: string; at: Date },
+): Promise<void> {
+  const ok = run.status === 'completed';
+  await recordNotification(deps, {
+    userId: run.userId,
+    kind: 'provisioning-finished',
+    title: ok ? `Provisioning of "${run.projectName}" finished` : `Provisioning of "${run.projectName}" failed`,
+    body: ok
+      ? `${count(run.synced, 'account', 'accounts')} created on ${run.integrationName}${run.failed ? `, ${count(run.failed, 'account', 'accounts')} failed` : ''}.`
+      : (run.reason ?? `The run on ${run.integrationName} stopped.`),
+    link: `/projects/${run.projectId}`,
+    source: `provisioning:${run.jobId}:${run.status}`,
+    at: run.at,
+  });
+}
+
+/** Stripe could not collect the subscription's payment (invoice.payment_failed). */
+export async function paymentFailed(deps: NotificationDeps, input: { userId: string; eventId: string; at: Date }): Promise<void> {
+  await recordNotification(deps, {
+    userId: input.userId,
+    kind: 'payment-failed',
+    title: 'Payment failed',
+    body: 'We could not collect your Pro subscription payment. Update your payment method to keep Pro.',
+    link: '/settings?tab=subscription',
+    source: `stripe:${input.eventId}`,
+    at: input.at,
+  });
+}
+
+/**
+ * A security alert of the user's account, for the Security Center (issue 14) to call: a
+ * notification, and the e-mail when the user is Pro and has security alerts on (the mail worker
+ * decides). `source` names the event (e.g. `login:<id>`), so raising it twice notifies once.
+ */
+export async function notifySecurityAlert(
+  deps: NotificationDeps & { mail?: QueueMail },
+  alert: { userId: string; title: string; detail: string; source: string; at: Date },
+): Promise<void> {
+  const id = await recordNotification(deps, {
+    userId: alert.userId,
+    kind: 'security-alert',
+    title: alert.title,
+    body: alert.detail,
+    link: '/security',
+    source: `security:${alert.source}`,
+    at: alert.at,
+  });
+  // Written by this call (not a repeat of the same event): e-mail it once.
+  if (id) await queueMail(deps.mail, { type: 'security-alert', userId: alert.userId, title: alert.title, detail: alert.detail, at: alert.at.toISOString() });
+}

@@ -1,0 +1,37 @@
+/**
+ * One-time credential links (functions/credential-links, docs/credential-links.md): a link in a
+ * credentials e-mail that shows an account's username and password once, to whoever presses
+ * 'Show my credentials' first, until it expires.
+ */
+
+/** Days a link stays valid, as the sender chooses them (whole days). */
+export const CREDENTIAL_LINK_MIN_DAYS = 1;
+export const CREDENTIAL_LINK_MAX_DAYS = 30;
+export const CREDENTIAL_LINK_DEFAULT_DAYS = 7;
+
+/**
+ * ready: can be revealed; expired: its days are over; used: somebody revealed it already;
+ * removed: the account it was for no longer exists.
+ */
+export type CredentialLinkStatus = 'ready' | 'expired' | 'used' | 'removed';
+
+/** GET /api/credential-links/{id}: what the page may say before anybody presses the button (spends nothing). */
+export interface CredentialLinkState {
+  status: CredentialLinkStatus;
+  /** Who sent it: the project the account belongs to. */
+  projectName?: string;
+  /** When the link stops working (ISO 8601). */
+  expiresAt?: string;
+}
+
+/** POST /api/credential-links/{id}/reveal: the credentials, once. */
+export interface RevealedCredentials {
+  username: string;
+  password: string;
+  projectName: string;
+  /** Where the account is used, when the project names it. */
+  platformUrl?: string;
+}
+
+/** The one answer to a token that names no link (made up, mistyped, deleted): no hint which. */
+export const INVALID_LINK_MESSAGE = 'This link is not valid';

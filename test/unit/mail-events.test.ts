@@ -1,0 +1,219 @@
+import { describe, expect, it } from 'vitest';
+import { safeParse } from 'zod/v4/core';
+import type { EmailStatus } from '../../shared/schemas/email-status';
+import { applyMailEvent, MessageNotRecordedYetError, type MailEventStore, type MailMessageRecord, type StatusMove, type SuppressionEntry } from '../../functions/mail-events/apply-mail-event';
+import { mailEventMessageSchema, outcomeOf, sesEventOf, type SesEvent } from '../../functions/mail-events/ses-event';
+import { acceptedMailOf } from '../../bin/local/emulators';
+import { sesEventsOf, simulatorOutcome, snsEnvelope, type AcceptedMail } from '../../bin/local/ses-events';
+
+/** SES's documented Bounce record (event publishing to SNS), fields as the documentation lists them. */
+const documentedBounce = {
+  eventType: 'Bounce',
+  bounce: {
+    bounceType: 'Permanent',
+    bounceSubType: 'General',
+    bouncedRecipients: [{ emailAddress: 'recipient@example.com', action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }],
+    timestamp: '2017-08-05T00:41:02.669Z',
+    feedbackId: '01000157c44f053b-61b59c11-9236-11e6-8f96-7be8aexample-000000',
+    reportingMTA: 'dsn; mta.example.com',
+  },
+  mail: {
+    timestamp: '2017-08-05T00:40:02.012Z',
+    source: 'Sender Name <sender@example.com>',
+    sourceArn: 'arn:aws:ses:us-east-1:123456789012:identity/sender@example.com',
+    sendingAccountId: '123456789012',
+    messageId: 'EXAMPLE7c191be45-e9aedb9a-02f9-4d12-a87d-dd0099a07f8a-000000',
+    destination: ['recipient@example.com'],
+    headersTruncated: false,
+    tags: { 'ses:configuration-set': ['ConfigSet'] },
+  },
+};
+
+const parseBody = (body: unknown): SesEvent => {
+  const parsed = safeParse(mailEventMessageSchema, JSON.parse(JSON.stringify(body)));
+  if (!parsed.success) throw new Error(parsed.error.issues[0]?.message);
+  return sesEventOf(parsed.data);
+};
+
+describe('SES event records on the mail-events queue', () => {
+  it('reads a record inside an SNS envelope (raw message delivery off) and a bare record alike', () => {
+    const enveloped = parseBody({ Type: 'Notification', MessageId: 'x', TopicArn: 'arn:aws:sns:us-east-1:1:t', Message: JSON.stringify(documentedBounce) });
+    const bare = parseBody(documentedBounce);
+    expect(enveloped).toEqual(bare);
+    expect(bare.mail.messageId).toBe(documentedBounce.mail.messageId);
+    expect(outcomeOf(bare, 'recipient@example.com')).toEqual({
+      kind: 'status',
+      status: 'bounced',
+      error: 'smtp; 550 5.1.1 user unknown',
+      suppress: { reason: 'bounced', detail: 'smtp; 550 5.1.1 user unknown' },
+      at: '2017-08-05T00:41:02.669Z',
+    });
+  });
+
+  it('refuses what holds no SES record (it goes back, then to the dead-letter queue)', () => {
+    expect(() => parseBody({ Type: 'Notification', Message: 'not json' })).toThrow(/does not hold JSON/);
+    expect(() => parseBody({ Type: 'Notification', Message: JSON.stringify({ eventType: 'Bounce' }) })).toThrow(/does not hold an SES event/);
+    expect(safeParse(mailEventMessageSchema, { Type: 'SubscriptionConfirmation', Message: '{}' }).success).toBe(false);
+    expect(safeParse(mailEventMessageSchema, { eventType: 'Delivery', mail: { messageId: '' } }).success).toBe(false);
+  });
+
+  it('maps each event type: Delivery, Bounce (only Permanent suppresses), Complaint, and ignores Send and the rest', () => {
+    const mail = { messageId: 'm1', destination: ['a@example.com'] };
+    expect(outcomeOf({ eventType: 'Delivery', mail, delivery: { timestamp: '2026-01-01T00:00:00.000Z' } }, 'a@example.com')).toEqual({ kind: 'status', status: 'delivered', at: '2026-01-01T00:00:00.000Z' });
+    const transient = outcomeOf({ eventType: 'Bounce', mail, bounce: { bounceType: 'Transient', bounceSubType: 'MailboxFull', bouncedRecipients: [{ emailAddress: 'a@example.com', status: '4.2.2' }] } }, 'a@example.com');
+    expect(transient).toMatchObject({ kind: 'status', status: 'bounced', error: 'Transient / MailboxFull bounce (4.2.2)' });
+    expect(transient).not.toHaveProperty('suppress');
+    expect(outcomeOf({ eventType: 'Complaint', mail, complaint: { complainedRecipients: [{ emailAddress: 'a@example.com' }], complaintFeedbackType: 'abuse' } }, 'a@example.com')).toMatchObject({
+      status: 'complained',
+      suppress: { reason: 'complained', detail: 'The recipient marked the e-mail as spam (abuse)' },
+    });
+    // Identity notifications name the type notificationType.
+    expect(outcomeOf({ notificationType: 'Delivery', mail }, undefined)).toMatchObject({ status: 'delivered' });
+    for (const eventType of ['Send', 'Open', 'Click', 'Rendering Failure', 'DeliveryDelay']) expect(outcomeOf({ eventType, mail }, undefined)).toEqual({ kind: 'ignore', eventType });
+  });
+
+  it("picks the account's own entry among several bounced recipients", () => {
+    const event: SesEvent = {
+      eventType: 'Bounce',
+      mail: { messageId: 'm', destination: ['x@example.com', 'me@example.com'] },
+      bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: 'x@example.com', diagnosticCode: 'smtp; 550 x' }, { emailAddress: 'Me@Example.com', diagnosticCode: 'smtp; 550 mine' }] },
+    };
+    expect(outcomeOf(event, 'me@example.com')).toMatchObject({ error: 'smtp; 550 mine' });
+  });
+});
+
+describe('the local stack publishes what SES publishes (bin/local/ses-events.ts)', () => {
+  const accepted = (to: string): AcceptedMail => ({ messageId: 'local-1', from: 'no-reply@bulkonboard.local', to: [to], subject: 'Hi', configurationSet: 'bulkonboard', at: new Date('2026-01-01T00:00:00.000Z') });
+  const later = new Date('2026-01-01T00:00:01.000Z');
+
+  it('follows the mailbox simulator: bounce, complaint, suppressionlist, success and any other address', () => {
+    expect(simulatorOutcome('bounce@simulator.amazonses.com')).toBe('bounce');
+    expect(simulatorOutcome('Bounce+label-1@Simulator.AmazonSES.com')).toBe('bounce');
+    expect(simulatorOutcome('complaint@simulator.amazonses.com')).toBe('complaint');
+    expect(simulatorOutcome('suppressionlist@simulator.amazonses.com')).toBe('suppressed');
+    expect(simulatorOutcome('success@simulator.amazonses.com')).toBe('delivered');
+    expect(simulatorOutcome('bounce@example.com')).toBe('delivered');
+  });
+
+  it('Send, then Delivery; Bounce alone; Delivery then Complaint; each read back by the worker as SES documents it', () => {
+    const types = (to: string) => {
+      const { send, outcomes } = sesEventsOf(accepted(to), later);
+      return [send, ...outcomes].map((record) => record.eventType);
+    };
+    expect(types('success@simulator.amazonses.com')).toEqual(['Send', 'Delivery']);
+    expect(types('bounce@simulator.amazonses.com')).toEqual(['Send', 'Bounce']);
+    expect(types('complaint@simulator.amazonses.com')).toEqual(['Send', 'Delivery', 'Complaint']);
+
+    const { send, outcomes } = sesEventsOf(accepted('bounce@simulator.amazonses.com'), later);
+    const readBack = [send, ...outcomes].map((record) => parseBody(snsEnvelope(record, later)));
+    expect(readBack.map((e) => [e.eventType, e.mail.messageId, e.mail.destination])).toEqual([
+      ['Send', 'local-1', ['bounce@simulator.amazonses.com']],
+      ['Bounce', 'local-1', ['bounce@simulator.amazonses.com']],
+    ]);
+    expect(outcomeOf(readBack[1]!, 'bounce@simulator.amazonses.com')).toMatchObject({ status: 'bounced', error: 'smtp; 550 5.1.1 user unknown', suppress: { reason: 'bounced' } });
+    const complaint = sesEventsOf(accepted('complaint@simulator.amazonses.com'), later).outcomes.map((record) => parseBody(snsEnvelope(record, later)));
+    expect(complaint.map((e) => outcomeOf(e, 'complaint@simulator.amazonses.com'))).toMatchObject([{ status: 'delivered' }, { status: 'complained' }]);
+  });
+
+  it('takes the MessageId from the emulator\'s SendEmail answer', () => {
+    const request = { FromEmailAddress: 'f@x.test', Destination: { ToAddresses: ['t@x.test'] }, Content: { Simple: { Subject: { Data: 'S' } } }, ConfigurationSetName: 'cs' };
+    expect(acceptedMailOf(request, JSON.stringify({ MessageId: 'abc' }), later)).toEqual({ messageId: 'abc', from: 'f@x.test', to: ['t@x.test'], cc: [], bcc: [], subject: 'S', configurationSet: 'cs', at: later });
+    expect(acceptedMailOf(request, '{"message":"Bad Request"}', later)).toBeUndefined();
+    expect(acceptedMailOf(request, 'not json', later)).toBeUndefined();
+    expect(acceptedMailOf(undefined, '{"MessageId":"abc"}', later)).toBeUndefined();
+  });
+});
+
+/** The store port over a map: the transitions' rules alone (the DynamoDB store runs in test/integration/mail-events.test.ts). */
+function memoryStore(initial: { status?: EmailStatus; messageId?: string }) {
+  const message: MailMessageRecord = { messageId: 'm1', userId: 'u', projectId: 'p', accountId: 'p.000001', accountPK: 'A', accountSK: 'B', email: 'Holder@Example.com' };
+  const state = { account: { emailStatus: initial.status, emailMessageId: initial.messageId ?? 'm1' } as { emailStatus?: EmailStatus; emailMessageId?: string; emailError?: string }, counters: {} as Record<string, number>, suppressions: new Map<string, SuppressionEntry>(), moves: [] as StatusMove[], reads: 0 };
+  const store: MailEventStore = {
+    findMessage: async (id) => (id === 'm1' ? message : undefined),
+    readAccount: async () => {
+      state.reads++;
+      return { ...state.account };
+    },
+    moveStatus: async (m, move) => {
+      // The DynamoDB store's condition: still in `from`, still about this message.
+      if (state.account.emailStatus !== move.from || state.account.emailMessageId !== m.messageId) return 'account-changed';
+      state.moves.push(move);
+      state.account = { ...state.account, emailStatus: move.to, ...(move.error ? { emailError: move.error } : {}) };
+      state.counters[move.from] = (state.counters[move.from] ?? 0) - 1;
+      state.counters[move.to] = (state.counters[move.to] ?? 0) + 1;
+      if (move.suppression && !state.suppressions.has(move.suppression.email)) state.suppressions.set(move.suppression.email, move.suppression);
+      return 'moved';
+    },
+    suppress: async (_u, entry) => {
+      if (!state.suppressions.has(entry.email)) state.suppressions.set(entry.email, entry);
+    },
+  };
+  const logs: string[] = [];
+  const apply = applyMailEvent({ store, log: { info: (m) => logs.push(m), warn: (m) => logs.push(m) }, now: () => new Date('2026-01-02T00:00:00.000Z') });
+  return { state, apply, logs };
+}
+
+const event = (eventType: string, extra: Partial<SesEvent> = {}): SesEvent => ({ eventType, mail: { messageId: 'm1', destination: ['holder@example.com'] }, ...extra });
+const delivery = event('Delivery', { delivery: { timestamp: '2026-01-01T00:00:01.000Z' } });
+const bounce = (bounceType = 'Permanent') => event('Bounce', { bounce: { bounceType, bouncedRecipients: [{ emailAddress: 'holder@example.com', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }] } });
+const complaint = event('Complaint', { complaint: { complainedRecipients: [{ emailAddress: 'holder@example.com' }] } });
+
+describe('e-mail status transitions (only forward)', () => {
+  it('sent -> delivered -> bounced, counters moved with each step; the same events again change nothing', async () => {
+    const { state, apply } = memoryStore({ status: 'sent' });
+    expect(await apply(event('Send'))).toBe('ignored');
+    expect(await apply(delivery)).toBe('moved');
+    expect(await apply(delivery)).toBe('unchanged');
+    expect(await apply(bounce())).toBe('moved');
+    expect(await apply(bounce())).toBe('unchanged');
+    expect(state.account).toMatchObject({ emailStatus: 'bounced', emailError: 'smtp; 550 5.1.1 user unknown' });
+    expect(state.counters).toEqual({ sent: -1, delivered: 0, bounced: 1 });
+    // The first Delivery moved on the guess 'sent' without a read; the rest each read once.
+    expect(state.reads).toBe(3);
+    expect([...state.suppressions.values()]).toEqual([{ email: 'holder@example.com', reason: 'bounced', detail: 'smtp; 550 5.1.1 user unknown', createdAt: '2026-01-02T00:00:00.000Z', projectId: 'p' }]);
+  });
+
+  it('out of order: a Delivery after the Bounce leaves it bounced; a complaint after a delivery wins', async () => {
+    const bounced = memoryStore({ status: 'sent' });
+    await bounced.apply(bounce());
+    expect(await bounced.apply(delivery)).toBe('unchanged');
+    expect(bounced.state.account.emailStatus).toBe('bounced');
+    expect(bounced.state.moves).toHaveLength(1);
+
+    const complained = memoryStore({ status: 'delivered' });
+    expect(await complained.apply(complaint)).toBe('moved');
+    expect(complained.state.account.emailStatus).toBe('complained');
+    expect([...complained.state.suppressions.values()].map((s) => s.reason)).toEqual(['complained']);
+  });
+
+  it('a Transient bounce marks the account bounced but does not suppress the address; a later complaint does', async () => {
+    const { state, apply } = memoryStore({ status: 'sent' });
+    expect(await apply(bounce('Transient'))).toBe('moved');
+    expect(state.suppressions.size).toBe(0);
+    expect(await apply(complaint)).toBe('unchanged');
+    expect(state.account.emailStatus).toBe('bounced');
+    expect([...state.suppressions.values()].map((s) => s.reason)).toEqual(['complained']);
+  });
+
+  it('an event before the sender recorded "sent" is given back; an unknown message or a superseded one is dropped', async () => {
+    await expect(memoryStore({ status: 'queued' }).apply(delivery)).rejects.toBeInstanceOf(MessageNotRecordedYetError);
+    const unknown = memoryStore({ status: 'sent' });
+    expect(await unknown.apply({ ...delivery, mail: { messageId: 'nobody' } })).toBe('unknown-message');
+    expect(unknown.logs).toEqual(['SES event for an unknown message: dropped']);
+    const resent = memoryStore({ status: 'sent', messageId: 'newer' });
+    expect(await resent.apply(bounce())).toBe('superseded');
+    expect(resent.state.account.emailStatus).toBe('sent');
+    // The address did bounce: it goes on the list all the same.
+    expect(resent.state.suppressions.size).toBe(1);
+  });
+
+  it('never moves a failed or suppressed account', async () => {
+    for (const status of ['failed', 'suppressed'] as const) {
+      const { state, apply } = memoryStore({ status });
+      expect(await apply(delivery)).toBe('unchanged');
+      expect(await apply(bounce('Transient'))).toBe('unchanged');
+      expect(state.account.emailStatus).toBe(status);
+      expect(state.moves).toEqual([]);
+    }
+  });
+});
