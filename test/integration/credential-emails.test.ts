@@ -199,7 +199,7 @@ describe('sending credentials through the API and the mail worker', () => {
     for (let i = 0; i < 4; i++) expect(await mailsTo(`mailed${i}@example.com`)).toHaveLength(1);
   });
 
-  it('with a one-time link the e-mail carries the link instead of the password, the link reveals the credentials once, and a redelivered send mails the same link', async () => {
+  it('with a one-time link the e-mail carries the link instead of the password, and the link reveals the credentials once', async () => {
     const created = await user.json<{ project: Project; accounts: (AccountView & { plainPassword: string })[] }>('/api/bulk-create', { body: { projectName: 'Linked', csvData: people(1, 'Linked') } });
     const account = created.accounts[0]!;
     const started = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'all', delivery: 'link', linkExpiresInDays: 3 } });
