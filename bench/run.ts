@@ -8,11 +8,13 @@
  *  4. Password generation rate and CSV parsing time (bench/generation.ts).
  *  5. Bulk creation, search and worker memory against the local stack (bench/bulk.ts).
  *  7. Provisioning of 10,000 accounts to real SCIM servers beside a bare client (bench/provisioning.ts).
+ *  8. Credential e-mails: 10,000 to the SES emulator beside a bare SendEmail loop, pacing at
+ *     14/s, redelivery and suppression (bench/mail.ts).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
- * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) and 25000 (provisioning), plus TEST_PORT_SHIFT.
+ * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning) and 50000 (mail), plus TEST_PORT_SHIFT.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -26,6 +28,7 @@ import { bulkBench } from './bulk';
 import { exportsBench } from './exports';
 import { generationBench } from './generation';
 import { provisioningBench } from './provisioning';
+import { mailBench } from './mail';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { lambdaBundling } from '../lib/bundling';
@@ -54,6 +57,7 @@ async function lambdaBundles() {
     MAIL_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/q',
     BULK_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/b',
     EXPORTS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/e',
+    PROVISIONING_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/p',
     EXPORT_BUCKET: 'exports',
     SES_FROM_ADDRESS: 'a@example.com',
     AWS_REGION: 'us-east-1',
@@ -175,7 +179,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

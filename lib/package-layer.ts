@@ -18,6 +18,8 @@ export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
   // Ends the deleted user's Stripe subscription and customer (functions/billing/stripe-billing.ts).
   'account-deletion-worker': ['stripe'],
   'email-templates': ['sanitize-html'],
+  // The shared renderer of credential e-mails: the stored-template allow-list and the text part.
+  'mail-worker': ['sanitize-html', 'html-to-text'],
 };
 
 /** The package and every package it depends on, as installed under node_modules. */

@@ -40,6 +40,7 @@ export const proFeatures = {
   apiIntegrations: 'API Integrations',
   exportFormats: 'Advanced Export Formats',
   emailTemplates: 'Email Templates',
+  credentialEmails: 'Credential E-mails',
 } as const;
 
 /** Spec 6: the upgrade prompt's text, also the message of a refused Pro-only request. */

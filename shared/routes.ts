@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -78,6 +78,9 @@ export const routes: readonly RouteDefinition[] = [
   // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
   { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
   { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },
+  // Credential e-mails to a project's account holders, sent by the mail worker (docs/email.md).
+  { method: 'POST', path: '/api/projects/{id}/send-credentials', group: 'mail-sends', auth: 'jwt' },
+  { method: 'GET', path: '/api/mail-sends/{id}', group: 'mail-sends', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -103,7 +106,9 @@ export interface QueueDefinition {
 }
 
 export const queues: readonly QueueDefinition[] = [
-  { name: 'mail', worker: 'mail-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 60 },
+  // One message per invocation: a credentials chunk (100 accounts) is sent within a 40 s budget
+  // (the worker's timeout is 60 s: a sixth of 360), paced to 1/maxConcurrency of MAIL_SEND_RATE each.
+  { name: 'mail', worker: 'mail-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
   // Five receives (AWS's advice for a Lambda event source, at least 5): a chunk stopped by a
   // throttling spell that outlasted its in-process retries is given 25 minutes (5 x 300 s) before
@@ -219,7 +224,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // and queues the deletion job.
   user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning'], encryptionKey: true },
+  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
   projects: { table: read, encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts).
@@ -247,14 +252,17 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Lists the user's suppressed addresses and removes one.
   // (GetItem: every route's account gate reads the caller's user item, functions/core/account-gate.ts.)
   'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem'] },
+  // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
+  'mail-sends': { table: readWrite, sendTo: ['mail'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  // Reads the recipient and their settings; the weekly digest reads the week's projects and
-  // notifications and marks the week sent (so a redelivery does not send it twice).
-  'mail-worker': { table: ['GetItem', 'Query', 'UpdateItem'], sendEmail: true },
+  // Welcome and notification e-mails; credential sends: plans their chunks, claims and records
+  // each account (passwords decrypted to render them; one-time links issued: PutItem in a
+  // transaction), writes the MailMessage items and the counts, queues chunks again.
+  'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },

@@ -24,6 +24,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   provisioning: () => import('../../functions/provisioning/handler'),
   'credential-links': () => import('../../functions/credential-links/handler'),
   'email-suppressions': () => import('../../functions/email-suppressions/handler'),
+  'mail-sends': () => import('../../functions/mail-sends/handler'),
 };
 
 /** API Gateway's payload limit. */

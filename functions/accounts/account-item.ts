@@ -77,6 +77,9 @@ export function accountView(item: Record<string, unknown>, password?: string): A
   };
   if (typeof item.externalAccountId === 'string') view.externalAccountId = item.externalAccountId;
   if (typeof item.externalError === 'string') view.externalError = item.externalError;
+  if (typeof item.emailStatus === 'string') view.emailStatus = item.emailStatus as AccountView['emailStatus'];
+  if (typeof item.emailError === 'string') view.emailError = item.emailError;
+  if (typeof item.emailSentAt === 'string') view.emailSentAt = item.emailSentAt;
   if (typeof item.credentialsViewedAt === 'string') view.credentialsViewedAt = item.credentialsViewedAt;
   if (password !== undefined) view.password = password;
   return view;

@@ -7,7 +7,7 @@ import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
 import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
-import { assertApiIntegrations, assertFitsPlan } from '../usage/plan-usage';
+import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import type { BulkStore, Item } from './bulk-store';
 import { checkCsvText, checkRows } from './check-rows';
@@ -29,6 +29,19 @@ export interface CreateBulkAccountsDeps {
   integration: (userId: string, integrationId: string) => Promise<{ platform: IntegrationPlatform; apiType: string } | undefined>;
   /** Starts provisioning the project's accounts to the integration (createExternalAccounts); `waitForAccounts` while a job creates them. */
   provision?: (userId: string, projectId: string, integrationId: string, waitForAccounts: boolean) => Promise<{ id: string }>;
+  /** Starts e-mailing the new accounts' holders their credentials (sendCredentials); `waitForAccounts` while a job creates them. */
+  sendCredentials?: (userId: string, projectId: string, options: NonNullable<BulkCreateInput['sendCredentials']>, waitForAccounts: boolean) => Promise<{ id: string }>;
+}
+
+/** Starts the credential e-mails of a new project's accounts; a failure to start does not undo the accounts, it is reported. */
+async function startSendOf(deps: CreateBulkAccountsDeps, userId: string, input: BulkCreateInput, projectId: string, waitForAccounts: boolean): Promise<Pick<BulkCreateSummary, 'mailSendId' | 'mailSendError'>> {
+  if (!input.sendCredentials || !deps.sendCredentials) return {};
+  try {
+    return { mailSendId: (await deps.sendCredentials(userId, projectId, input.sendCredentials, waitForAccounts)).id };
+  } catch (error) {
+    const reason = error instanceof Error && 'statusCode' in error ? error.message : 'the mail queue did not answer';
+    return { mailSendError: `The accounts were created, but their credentials could not be e-mailed (${reason}). Send them from the project with Send credentials.` };
+  }
 }
 
 /** Starts the provisioning of a new project's accounts; a failure to start does not undo the accounts, it is reported. */
@@ -78,6 +91,7 @@ export const createBulkAccounts =
 
     const usage = await deps.store.usage(userId);
     if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
+    if (input.sendCredentials) assertCredentialEmails(usage.plan);
     if (input.createExternalAccounts && !input.apiIntegrationId) {
       throw new ValidationError('Choose the integration to create the accounts on.', [{ path: 'apiIntegrationId', message: 'Choose the integration to create the accounts on.' }]);
     }
@@ -141,7 +155,8 @@ export const createBulkAccounts =
           now: started,
         });
         const provisioning = await startProvisioningOf(deps, userId, input, projectId, true);
-        return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning } };
+        const mail = await startSendOf(deps, userId, input, projectId, true);
+        return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning, ...mail } };
       }
 
       const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], usage.accountCount, projectId);
@@ -188,7 +203,9 @@ export const createBulkAccounts =
       await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
       await deps.store.finish(userId, { lockOwner: projectId, accounts: valid.length, processingMs: finished.getTime() - started.getTime() });
       const provisioning = await startProvisioningOf(deps, userId, input, projectId, false);
-      return { kind: 'created', project: projectView(provisioning.provisioningJobId ? { ...project, integrationId: input.apiIntegrationId, provisioningJobId: provisioning.provisioningJobId } : project), accounts, summary: { ...summaryBase, successful: valid.length, ...provisioning } };
+      const mail = await startSendOf(deps, userId, input, projectId, false);
+      const shown = { ...project, ...(provisioning.provisioningJobId ? { integrationId: input.apiIntegrationId, provisioningJobId: provisioning.provisioningJobId } : {}), ...(mail.mailSendId ? { mailSendId: mail.mailSendId } : {}) };
+      return { kind: 'created', project: projectView(shown), accounts, summary: { ...summaryBase, successful: valid.length, ...provisioning, ...mail } };
     } catch (error) {
       // Nothing written: give the reservation back. Once writing began, the counters stay
       // (over-counting is safe, under-counting would let a limit be passed), but the lock goes

@@ -11,6 +11,8 @@ import { keys } from '../core/keys';
 import { dynamoIntegrationStore } from '../integrations/integration-store';
 import { sqsBulkJobStarter } from './bulk-jobs';
 import { startProvisioning } from '../provisioning/provisioning-jobs';
+import { startSend } from '../mail/credential-sends';
+import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoBulkStore } from './bulk-store';
@@ -33,6 +35,16 @@ const provision = startProvisioning({
   plan: dynamoPlanReader(db, tableName),
   integration: (userId, id) => integrations.get(userId, id),
 });
+const send = startSend({
+  db,
+  tableName,
+  queue: sqsCredentialsQueue(sqs(), requireEnv('MAIL_QUEUE_URL')),
+  now: () => new Date(),
+  newId: timeOrderedId,
+  plan: dynamoPlanReader(db, tableName),
+  // The mail worker issues one-time links (functions/credential-links).
+  linksAvailable: true,
+});
 const create = createBulkAccounts({
   store,
   cipher: appCipher,
@@ -42,6 +54,7 @@ const create = createBulkAccounts({
   jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId })),
   integration: (userId, id) => integrations.get(userId, id),
   provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
+  sendCredentials: (userId, projectId, options, waitForAccounts) => send(userId, projectId, { ...options, scope: 'all', overrideSuppression: false }, { waitForAccounts }),
 });
 const once = idempotent({ db, tableName, cipher: appCipher, now: () => new Date(), writeAll: (items) => store.writeAll(items) });
 const rejectedRows = rejectedRowsReport({ db, tableName });

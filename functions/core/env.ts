@@ -43,6 +43,8 @@ const envSchema = z.object({
   /** The local stack's SCIM directory (bin/local/scim-server.ts): base URL and bearer token. Never set on AWS. */
   LOCAL_SCIM_URL: url,
   LOCAL_SCIM_TOKEN: name,
+  /** Credential e-mails a second for all mail workers together (SES's sending quota; default 14; 0: no pacing). */
+  MAIL_SEND_RATE: z.optional(z.string().check(z.regex(/^\d+(\.\d+)?$/))),
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

@@ -1,43 +1,16 @@
 import { createRequire } from 'node:module';
 import type SanitizeHtml from 'sanitize-html';
+import { templateSanitizeOptions } from '../../shared/email/sanitize-options';
 
 let loaded: typeof SanitizeHtml | undefined;
 /** sanitize-html with postcss is ~300 KB minified: on AWS it comes from the function's layer (lib/package-layer.ts). */
 const sanitizer = (): typeof SanitizeHtml => (loaded ??= createRequire(import.meta.url)('sanitize-html') as typeof SanitizeHtml);
 
-/** CSS values without functions: no url() beacons, no expression(). */
-const PLAIN_CSS_VALUE = [/^[^()\\]*$/];
-const STYLE_PROPERTIES = [
-  'color', 'background-color', 'font-family', 'font-size', 'font-weight', 'font-style', 'text-align', 'text-decoration', 'text-transform',
-  'line-height', 'letter-spacing', 'vertical-align', 'display', 'width', 'max-width', 'min-width', 'height', 'max-height',
-  'margin', 'margin-top', 'margin-right', 'margin-bottom', 'margin-left', 'padding', 'padding-top', 'padding-right', 'padding-bottom', 'padding-left',
-  'border', 'border-top', 'border-right', 'border-bottom', 'border-left', 'border-color', 'border-width', 'border-style', 'border-radius', 'border-collapse',
-];
-
 /**
- * E-mail template HTML as it is stored and sent: sanitize-html's allow-list of e-mail-safe tags
- * and attributes. Scripts, event handlers, iframes, forms, javascript: and data: URLs go; inline
- * styles stay for the properties e-mails use, without CSS functions. `{{variables}}` are text and
- * survive unchanged (they are HTML-escaped when the e-mail is rendered).
+ * E-mail template HTML as it is stored and sent: the shared allow-list (shared/email/sanitize-options.ts).
+ * `{{variables}}` are text and survive unchanged (they are HTML-escaped when the e-mail is rendered).
  */
 export function sanitizeTemplateHtml(html: string): string {
   const sanitizeHtml = sanitizer();
-  return sanitizeHtml(html, {
-    allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'center', 'font', 'span'],
-    allowedAttributes: {
-      '*': ['style', 'align', 'title', 'dir', 'lang'],
-      a: ['href', 'name', 'target', 'rel'],
-      img: ['src', 'alt', 'width', 'height'],
-      table: ['width', 'cellpadding', 'cellspacing', 'border', 'bgcolor', 'role'],
-      td: ['colspan', 'rowspan', 'valign', 'width', 'bgcolor'],
-      th: ['colspan', 'rowspan', 'valign', 'width', 'bgcolor'],
-      font: ['color', 'face', 'size'],
-    },
-    allowedSchemes: ['https', 'http', 'mailto'],
-    allowedSchemesByTag: { img: ['https', 'http'] },
-    allowProtocolRelative: false,
-    allowedStyles: { '*': Object.fromEntries(STYLE_PROPERTIES.map((p) => [p, PLAIN_CSS_VALUE])) },
-    // Links opened from an e-mail never get a handle on the opener.
-    transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer' }) },
-  });
+  return sanitizeHtml(html, templateSanitizeOptions(sanitizeHtml));
 }

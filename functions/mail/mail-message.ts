@@ -2,6 +2,24 @@ import * as z from 'zod/mini';
 
 const id = z.string().check(z.minLength(1));
 
+/**
+ * A credentials send's step on the mail queue (functions/mail/credential-sends.ts): without a
+ * chunk, plan the send (once its project's accounts exist) and queue its chunks; with one, e-mail
+ * the accounts of one shard of the project between two rows.
+ */
+export const credentialsMessageSchema = z.object({
+  type: z.literal('credentials'),
+  userId: id,
+  sendId: id,
+  chunk: z.optional(z.number()),
+  shard: z.optional(z.number()),
+  fromRow: z.optional(z.number()),
+  toRow: z.optional(z.number()),
+  requeues: z.optional(z.number()),
+});
+export type CredentialsMessage = z.infer<typeof credentialsMessageSchema>;
+export type CredentialsChunkMessage = CredentialsMessage & { chunk: number; shard: number; fromRow: number; toRow: number };
+
 /** Messages on the mail queue (zod/mini: workers stay small). */
 export const mailMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('welcome'), userId: id }),
@@ -19,6 +37,12 @@ export const mailMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('security-alert'), userId: id, title: z.string(), detail: z.string(), at: z.string() }),
   /** `week`: the Monday (UTC, YYYY-MM-DD) the digest covers the seven days before. */
   z.object({ type: z.literal('weekly-digest'), userId: id, week: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) }),
+  credentialsMessageSchema,
 ]);
 export type MailMessage = z.infer<typeof mailMessageSchema>;
 export type NotificationMailMessage = Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>;
+
+/** Sends credentials messages to the mail queue; `delaySeconds` (at most 900) for one that must wait. */
+export interface CredentialsQueue {
+  send(messages: readonly CredentialsMessage[], delaySeconds?: number): Promise<void>;
+}

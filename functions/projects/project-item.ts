@@ -1,9 +1,10 @@
 import type { AccountType } from '../../shared/schemas/bulk';
+import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
 
 /** A project as stored: the view without the derived success rate, plus its owner. */
-export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncRemovedCount' | 'syncPendingCount'> {
+export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncRemovedCount' | 'syncPendingCount' | 'emailCounts'> {
   syncedCount?: number;
   syncFailedCount?: number;
   syncRemovedCount?: number;
@@ -39,6 +40,7 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
     failedCount,
     successRate: successRate(accountCount, failedCount),
     ...syncCounts(item, accountCount),
+    emailCounts: projectEmailCounts(item, accountCount),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
   };
@@ -47,5 +49,7 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
   if (typeof item.integrationId === 'string') project.integrationId = item.integrationId;
   if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
+  if (typeof item.mailSendId === 'string') project.mailSendId = item.mailSendId;
+  if (typeof item.activeMailSend === 'string') project.mailSendActive = true;
   return project;
 }

@@ -83,6 +83,50 @@ export class TokenBucket {
   }
 }
 
+/**
+ * Calls evenly spaced, at least `intervalMs` apart, the first one too (counted from its creation):
+ * unlike the token bucket it never catches up after a late call, so n calls always span at least
+ * (n - 1) x intervalMs. A sender that must never pass a rate in any one-second window (SES's
+ * sending quota) uses it: its previous invocation's last call may have been just before this one
+ * was created. `holdFor` pauses every call (a throttled answer).
+ */
+export class EvenPacer {
+  private next: number;
+  private heldUntil = 0;
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly intervalMs: number,
+    private readonly now: () => number = Date.now,
+    private readonly sleep: Sleep = realSleep,
+  ) {
+    this.next = now() + intervalMs;
+  }
+
+  holdFor(ms: number): void {
+    this.heldUntil = Math.max(this.heldUntil, this.now() + ms);
+  }
+
+  /** Waits its turn (calls are served in order). */
+  take(): Promise<void> {
+    const turn = this.queue.then(() => this.wait());
+    this.queue = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private async wait(): Promise<void> {
+    for (;;) {
+      const now = this.now();
+      const at = Math.max(this.next, this.heldUntil);
+      if (now >= at) {
+        this.next = now + this.intervalMs;
+        return;
+      }
+      await this.sleep(at - now);
+    }
+  }
+}
+
 /** Runs `work` over `items` with at most `concurrency` at once; results in order. */
 export async function mapBounded<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);

@@ -62,6 +62,11 @@ export function assertEmailTemplates(plan: PlanId): void {
   if (!planLimits[plan].emailNotifications) throw new PlanLimitError(upgradeMessage(proFeatures.emailTemplates), { feature: 'emailTemplates' });
 }
 
+/** Refuses e-mailing credentials to account holders (e-mail notifications) unless the plan has it. */
+export function assertCredentialEmails(plan: PlanId): void {
+  if (!planLimits[plan].emailNotifications) throw new PlanLimitError(upgradeMessage(proFeatures.credentialEmails), { feature: 'credentialEmails' });
+}
+
 /**
  * GET /api/subscription/status: computed from the same counters that enforce the limits.
  * `usage.plan` is the stored plan; the limits are those of the effective plan.

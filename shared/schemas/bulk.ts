@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { credentialOptionsSchema } from './mail-send';
 
 /** Spec 3 and 9: account types, password rules, bulk-create request and response. */
 export const accountTypes = ['Standard User', 'Admin User', 'Training Account', 'Demo Account'] as const;
@@ -103,6 +104,8 @@ export const bulkCreateRequestSchema = z.object({
   passwordSettings: passwordSettingsSchema.default(defaultPasswordSettings),
   apiIntegrationId: z.string().optional(),
   createExternalAccounts: z.boolean().default(false),
+  /** E-mail the account holders their credentials once the accounts exist (Pro; functions/mail). */
+  sendCredentials: credentialOptionsSchema.optional(),
 });
 export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
 
@@ -171,6 +174,10 @@ export interface BulkCreateSummary {
   provisioningJobId?: string;
   /** The accounts were created but their provisioning could not start (start it from the project). */
   provisioningError?: string;
+  /** With sendCredentials: the send of the credential e-mails (GET /api/mail-sends/{id}). */
+  mailSendId?: string;
+  /** The accounts were created but the e-mails could not start (send them from the project). */
+  mailSendError?: string;
 }
 
 /** The path of a project's full rejected-rows report (CSV). */

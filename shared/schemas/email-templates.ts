@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /** Spec 2 (Email Templates): the variables a template may use, each in double braces. */
-export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo'] as const;
+export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink'] as const;
 export type TemplateVariable = (typeof templateVariables)[number];
 
 /** Spec 2: the preview's sample values (the password masked). */
@@ -12,6 +12,7 @@ export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>
   password: '••••••••••••',
   projectName: 'Sample Project',
   companyName: 'Your Company',
+  credentialLink: 'https://bulkonboard.example.com/credentials/sample-link',
 };
 
 export const MAX_EMAIL_TEMPLATES_PER_USER = 100;

@@ -1,4 +1,6 @@
 import type { AccountType } from './bulk';
+import type { EmailStatus } from './email-status';
+import type { ProjectEmailCounts } from './mail-send';
 
 /** GET /api/projects item (spec 3: projects plus the client view's accountCount and successRate). */
 export interface Project {
@@ -23,6 +25,11 @@ export interface Project {
   /** The integration its accounts are provisioned to, and its latest provisioning run. */
   integrationId?: string;
   provisioningJobId?: string;
+  /** Credential e-mails: accounts in each e-mail status and never sent to (they add up to accountCount). */
+  emailCounts: ProjectEmailCounts;
+  /** The project's latest credentials send (GET /api/mail-sends/{id}), and whether one is under way. */
+  mailSendId?: string;
+  mailSendActive?: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -58,6 +65,10 @@ export interface AccountView {
   externalAccountId?: string;
   /** Why provisioning failed, in the platform's words. */
   externalError?: string;
+  /** The credential e-mail's status (absent: never sent), why it failed or was skipped, when SES took it. */
+  emailStatus?: EmailStatus;
+  emailError?: string;
+  emailSentAt?: string;
   createdAt: string;
   /** When the holder revealed the credentials through a one-time link (ISO 8601): 'Credentials viewed'. */
   credentialsViewedAt?: string;

@@ -39,6 +39,8 @@ interface Owner {
   notificationId: string;
   /** A's provisioning run (written as the start step writes one). */
   provisioningJobId: string;
+  /** A's credentials send (written as the start step writes one). */
+  mailSendId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -298,6 +300,17 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/provisioning-jobs/{id}': { id: (a) => a.provisioningJobId, answer: 404 },
+  'POST /api/projects/{id}/send-credentials': {
+    id: (a) => a.projectId,
+    body: () => ({ scope: 'all' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activeMailSend).toBeUndefined();
+      expect(Item?.mailSendId).toBeUndefined();
+    },
+  },
+  'GET /api/mail-sends/{id}': { id: (a) => a.mailSendId, answer: 404 },
   'DELETE /api/integrations/{id}': {
     id: (a) => a.integrationId,
     answer: 404,
@@ -381,6 +394,16 @@ async function createOwner(): Promise<Owner> {
       },
     }),
   );
+  const mailSendId = timeOrderedId();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.mailSend(user.sub, mailSendId), entityType: 'MailSend', id: mailSendId, userId: user.sub, projectId: created.project.id, projectName, scope: 'all', delivery: 'password',
+        templateId: 'builtin', templateName: 'Built-in default', status: 'completed', total: 3, sent: 3, failed: 0, suppressed: 0, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   // An address on A's suppression list, as the mail-events worker writes one.
@@ -404,12 +427,13 @@ async function createOwner(): Promise<Owner> {
     exportId: started.id,
     notificationId,
     provisioningJobId,
+    mailSendId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

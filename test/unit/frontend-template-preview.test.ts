@@ -6,7 +6,7 @@ describe('e-mail template preview', () => {
   it('fills the sample values, the masked password and the logo up to 200px', () => {
     const html = previewHtml('{{brandLogo}}<p>Hi {{ accountHolderName }} ({{username}}, {{password}}) at {{companyName}}: {{unknown}}</p>', 'https://cdn.example.com/logo.png');
     expect(html).toBe(
-      '<img src="https://cdn.example.com/logo.png" alt="Brand logo" style="display:block;max-width:200px;width:auto;height:auto;border:0"><p>Hi John Doe (johndoe, ••••••••••••) at Your Company: {{unknown}}</p>',
+      '<img src="https://cdn.example.com/logo.png" alt="Brand logo" width="200" style="display:block;max-width:200px;width:auto;height:auto;border:0"><p>Hi John Doe (johndoe, ••••••••••••) at Your Company: {{unknown}}</p>',
     );
   });
 

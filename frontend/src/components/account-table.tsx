@@ -1,7 +1,9 @@
 import { Box, Code, Table, Text } from '@chakra-ui/react';
+import type { ReactNode } from 'react';
 import type { AccountView } from '@shared/schemas/project';
 import { formatDate } from '../lib/format-date';
 import { AccountStatusBadge } from './account-status-badge';
+import { EmailStatusBadge } from './email-status-badge';
 import { CredentialsViewedMarker } from './credentials-viewed-marker';
 import { ScrollTable } from './scroll-table';
 
@@ -14,11 +16,14 @@ export function AccountTable({
   showPasswords,
   showProject,
   caption,
+  action,
 }: {
   accounts: AccountView[];
   showPasswords: boolean;
   showProject: boolean;
   caption: string;
+  /** A per-row action (the project page's Send / Resend of the credential e-mail). */
+  action?: (account: AccountView) => ReactNode;
 }) {
   return (
     <ScrollTable label={caption} borderWidth="1px" borderRadius="md">
@@ -32,7 +37,13 @@ export function AccountTable({
             {showPasswords ? <Table.ColumnHeader>Password</Table.ColumnHeader> : null}
             {showProject ? <Table.ColumnHeader>Project</Table.ColumnHeader> : null}
             <Table.ColumnHeader hideBelow="md">Status</Table.ColumnHeader>
+            <Table.ColumnHeader>E-mail</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
+            {action ? (
+              <Table.ColumnHeader>
+                <Text srOnly>Actions</Text>
+              </Table.ColumnHeader>
+            ) : null}
           </Table.Row>
         </Table.Header>
         <Table.Body>
@@ -62,10 +73,14 @@ export function AccountTable({
               <Table.Cell hideBelow="md">
                 <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
               </Table.Cell>
+              <Table.Cell>
+                <EmailStatusBadge status={account.emailStatus} error={account.emailError} />
+              </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}
                 {account.credentialsViewedAt ? <CredentialsViewedMarker at={account.credentialsViewedAt} /> : null}
               </Table.Cell>
+              {action ? <Table.Cell whiteSpace="nowrap">{action(account)}</Table.Cell> : null}
             </Table.Row>
           ))}
         </Table.Body>

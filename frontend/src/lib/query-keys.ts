@@ -18,4 +18,8 @@ export const queryKeys = {
   integrations: ['/api/integrations'] as const,
   /** The Export Center's history: a project's Export CSV may start an export there too. */
   exportHistory: ['/api/exports/history'] as const,
+  /** A credentials send: the Bulk Creator and the project page both follow one. */
+  mailSend: (sendId: string) => ['/api/mail-sends', sendId] as const,
+  /** The user's e-mail templates (the same key as the Email Templates page's list). */
+  emailTemplates: ['/api/email-templates'] as const,
 };

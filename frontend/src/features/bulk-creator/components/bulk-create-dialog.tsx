@@ -12,6 +12,8 @@ import type { SubscriptionStatus } from '@shared/schemas/project';
 import { ProvisioningProgress } from '../../../components/provisioning-progress';
 import { useExportProject } from '../../../lib/projects-api';
 import { useProvisioningJobQuery } from '../../../lib/provisioning-api';
+import { useMailSendQuery } from '../../../lib/mail-sends-api';
+import { MailSendProgress } from '../../../components/mail-send-progress';
 import { saveCsv } from '../../../lib/save-file';
 import { toaster } from '../../../lib/toaster';
 import {
@@ -203,6 +205,7 @@ export function BulkCreateDialog({
                   <Stack gap="3">
                     <JobProgress status={job.status} done={job.done} failed={job.failedCount} total={job.total} />
                     <ProvisioningOutcome summary={started.summary} />
+                    <MailOutcome summary={started.summary} />
                     {progressLost ? (
                       <Alert.Root status="warning">
                         <Alert.Indicator />
@@ -223,7 +226,12 @@ export function BulkCreateDialog({
                   problems={failedRowProblems(outcome.response.summary, outcome.sentRows)}
                   failedTotal={rejectedCount(outcome.response.summary)}
                   rejectedDownload={<RejectedRowsDownload project={outcome.response.project} summary={outcome.response.summary} sentRows={outcome.sentRows} />}
-                  provisioning={<ProvisioningOutcome summary={outcome.response.summary} />}
+                  provisioning={
+                    <>
+                      <ProvisioningOutcome summary={outcome.response.summary} />
+                      <MailOutcome summary={outcome.response.summary} />
+                    </>
+                  }
                   showPasswords={showPasswords}
                   onTogglePasswords={() => setShowPasswords((shown) => !shown)}
                   tableMaxH="80"
@@ -235,7 +243,12 @@ export function BulkCreateDialog({
                   job={job}
                   summary={outcome.response.summary}
                   sentRows={outcome.sentRows}
-                  provisioning={<ProvisioningOutcome summary={outcome.response.summary} />}
+                  provisioning={
+                    <>
+                      <ProvisioningOutcome summary={outcome.response.summary} />
+                      <MailOutcome summary={outcome.response.summary} />
+                    </>
+                  }
                   showPasswords={showPasswords}
                   onTogglePasswords={() => setShowPasswords((shown) => !shown)}
                 />
@@ -332,4 +345,30 @@ function ProvisioningOutcome({ summary }: { summary: BulkCreateSummary }) {
     ) : null;
   }
   return <ProvisioningProgress job={run.data} lost={run.isError} />;
+}
+
+/**
+ * The credential e-mails of the new accounts (E-mail the account holders): how many were queued,
+ * and the send's progress, followed here while the window is open; or why they could not start.
+ */
+function MailOutcome({ summary }: { summary: BulkCreateSummary }) {
+  const send = useMailSendQuery(summary.mailSendId);
+  if (summary.mailSendError) {
+    return (
+      <Alert.Root status="warning">
+        <Alert.Indicator />
+        <Alert.Description>{summary.mailSendError}</Alert.Description>
+      </Alert.Root>
+    );
+  }
+  if (!summary.mailSendId || !send.data) return null;
+  const queued = send.data.total;
+  return (
+    <Stack gap="2">
+      <Text fontSize="sm" fontWeight="medium" data-testid="credentials-queued">
+        {send.data.status === 'waiting' ? 'The credential e-mails go out once the accounts are created.' : `${queued.toLocaleString()} credential ${queued === 1 ? 'e-mail' : 'e-mails'} queued.`}
+      </Text>
+      <MailSendProgress send={send.data} lost={send.isError} />
+    </Stack>
+  );
 }

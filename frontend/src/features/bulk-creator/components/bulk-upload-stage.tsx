@@ -13,6 +13,7 @@ import { CsvDropZone } from './csv-drop-zone';
 import { CsvFileSummary } from './csv-file-summary';
 import { PasswordSettingsFields } from './password-settings-fields';
 import { ProvisioningTargetFields } from './provisioning-target-fields';
+import { CredentialEmailFields } from './credential-email-fields';
 
 export const UPLOAD_FORM_ID = 'bulk-upload-form';
 
@@ -98,6 +99,9 @@ export function BulkUploadStage({
 
         <Separator />
         <ProvisioningTargetFields form={form} subscription={subscription} people={file?.result.valid} />
+
+        <Separator />
+        <CredentialEmailFields form={form} subscription={subscription} />
       </Stack>
     </form>
   );

@@ -3,6 +3,7 @@ import { bulkCreateRequestSchema, defaultPasswordSettings, PASSWORD_MAX_LENGTH, 
 import type { Preferences } from '@shared/schemas/user-settings';
 import { calendarDatePlusDays } from '../../../lib/format-date';
 import type { CsvRow } from '@shared/csv/read-people';
+import { LINK_EXPIRY_DAYS_DEFAULT, LINK_EXPIRY_DAYS_MAX, credentialDeliveries } from '@shared/schemas/mail-send';
 
 /** The server's words when provisioning is asked for without a target (functions/bulk). */
 export const CHOOSE_TARGET = 'Choose the integration to create the accounts on.';
@@ -17,9 +18,18 @@ export const uploadFormSchema = bulkCreateRequestSchema
     passwordSettings: passwordSettingsSchema,
     createExternalAccounts: z.boolean().default(false),
     apiIntegrationId: z.string().default(''),
+    /** 'E-mail the account holders' (Pro): the template ('' = the default), the password or a one-time link. */
+    sendCredentials: z.boolean().default(false),
+    credentialTemplateId: z.string().default(''),
+    credentialDelivery: z.enum(credentialDeliveries).default('password'),
+    linkExpiresInDays: z.number().default(LINK_EXPIRY_DAYS_DEFAULT),
   })
   .superRefine((values, ctx) => {
     if (values.createExternalAccounts && !values.apiIntegrationId) ctx.addIssue({ code: 'custom', path: ['apiIntegrationId'], message: CHOOSE_TARGET });
+    const days = values.linkExpiresInDays;
+    if (values.sendCredentials && values.credentialDelivery === 'link' && !(Number.isInteger(days) && days >= 1 && days <= LINK_EXPIRY_DAYS_MAX)) {
+      ctx.addIssue({ code: 'custom', path: ['linkExpiresInDays'], message: `Enter a whole number of days from 1 to ${LINK_EXPIRY_DAYS_MAX}.` });
+    }
   });
 
 export type UploadFormInput = z.input<typeof uploadFormSchema>;
@@ -34,6 +44,10 @@ export const uploadFormDefaults: UploadFormInput = {
   passwordSettings: defaultPasswordSettings,
   createExternalAccounts: false,
   apiIntegrationId: '',
+  sendCredentials: false,
+  credentialTemplateId: '',
+  credentialDelivery: 'password',
+  linkExpiresInDays: LINK_EXPIRY_DAYS_DEFAULT,
 };
 
 /**
@@ -64,5 +78,14 @@ export function toBulkCreateRequest(values: UploadFormValues, rows: readonly Csv
     csvData: rows.map(({ firstName, lastName, email }) => ({ firstName, lastName, email })),
     passwordSettings: values.passwordSettings,
     ...(values.createExternalAccounts && values.apiIntegrationId ? { createExternalAccounts: true, apiIntegrationId: values.apiIntegrationId } : {}),
+    ...(values.sendCredentials
+      ? {
+          sendCredentials: {
+            ...(values.credentialTemplateId ? { templateId: values.credentialTemplateId } : {}),
+            delivery: values.credentialDelivery,
+            ...(values.credentialDelivery === 'link' ? { linkExpiresInDays: values.linkExpiresInDays } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -13,6 +13,7 @@ import { useEmailTemplatesQuery } from '../api/email-templates-api';
 import { SuppressedAddressesCard } from './suppressed-addresses-card';
 import { TemplateEditor, type TemplateEditorHandle } from './template-editor';
 import { TemplateList } from './template-list';
+import { BuiltInTemplateCard } from './built-in-template-card';
 
 const header = (
   <PageHeader title="Email Templates" subtitle="Customise the e-mails sent to the holders of new accounts." />
@@ -84,14 +85,24 @@ export function EmailTemplatesPage() {
     <>
       {header}
       <Grid templateColumns={columns} gap="6" alignItems="start">
-        <TemplateList
-          templates={loading ? undefined : list}
-          selectedId={selected?.id}
-          onSelect={(template: EmailTemplate) => setSelectedId(template.id)}
-          onNew={startNew}
-          onCreateFirst={() => editor.current?.focusName()}
-          canCreate={!gated}
-        />
+        <Stack gap="4">
+          <TemplateList
+            templates={loading ? undefined : list}
+            selectedId={selected?.id}
+            onSelect={(template: EmailTemplate) => setSelectedId(template.id)}
+            onNew={startNew}
+            onCreateFirst={() => editor.current?.focusName()}
+            canCreate={!gated}
+          />
+          {loading ? null : (
+            <BuiltInTemplateCard
+              gated={gated}
+              hasDefault={list.some((template) => template.isDefault)}
+              onUpgrade={() => setUpgradeOpen(true)}
+              onCopied={(created) => setSelectedId(created.id)}
+            />
+          )}
+        </Stack>
         {loading ? (
           <Stack gap="4" role="status" aria-label="Loading the editor" aria-busy="true">
             <Skeleton height="10" width="40%" borderRadius="md" />

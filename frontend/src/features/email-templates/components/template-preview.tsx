@@ -1,6 +1,7 @@
 import { Box, chakra, Stack, Text } from '@chakra-ui/react';
 import { useMemo } from 'react';
-import { previewDocument, previewHtml, previewSubject } from '../lib/template-preview';
+import { previewDocument, previewEmail } from '../lib/template-preview';
+import { browserRenderTools } from '../lib/render-tools';
 
 /**
  * The e-mail as an account holder would get it, with sample values (spec 2). The HTML is shown in
@@ -9,8 +10,10 @@ import { previewDocument, previewHtml, previewSubject } from '../lib/template-pr
  * most mail clients show e-mails.
  */
 export function TemplatePreview({ subject, htmlContent, brandLogoUrl }: { subject: string; htmlContent: string; brandLogoUrl: string }) {
-  const srcDoc = useMemo(() => previewDocument(previewHtml(htmlContent, brandLogoUrl)), [htmlContent, brandLogoUrl]);
-  const shownSubject = previewSubject(subject).trim();
+  // The shared renderer, as the mail worker sends it (sanitised, values escaped).
+  const rendered = useMemo(() => previewEmail({ subject, htmlContent, brandLogoUrl }, browserRenderTools), [subject, htmlContent, brandLogoUrl]);
+  const srcDoc = useMemo(() => previewDocument(rendered.html), [rendered.html]);
+  const shownSubject = rendered.subject;
   return (
     <Stack gap="3">
       <Box borderWidth="1px" borderRadius="md" px="3" py="2" bg="bg.muted">
@@ -39,6 +42,16 @@ export function TemplatePreview({ subject, htmlContent, brandLogoUrl }: { subjec
           <Text color="fg.muted">Nothing to preview yet. Write the HTML content in Edit.</Text>
         </Box>
       )}
+      {htmlContent.trim() ? (
+        <chakra.details borderWidth="1px" borderRadius="md" px="3" py="2">
+          <chakra.summary cursor="pointer" fontSize="sm" fontWeight="medium">
+            Plain-text version
+          </chakra.summary>
+          <chakra.pre mt="2" fontSize="xs" whiteSpace="pre" overflowX="auto" data-testid="text-preview">
+            {rendered.text}
+          </chakra.pre>
+        </chakra.details>
+      ) : null}
       <Text fontSize="xs" color="fg.muted">
         Sample values fill the variables. Scripts never run in e-mails or in this preview.
       </Text>

@@ -9,6 +9,7 @@ const variableHelp: Record<TemplateVariable, string> = {
   projectName: 'The name of the project',
   companyName: 'Your company name',
   brandLogo: 'Your brand logo (from the Brand Logo URL)',
+  credentialLink: 'A one-time link to the credentials (when sent with a one-time link)',
 };
 
 /** The longest token's width, so the descriptions line up. */

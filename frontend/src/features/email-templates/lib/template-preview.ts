@@ -1,49 +1,31 @@
-import { escapeHtml } from '@shared/html';
+import { fillHtml, fillSubject, renderEmail, type RenderTools, type TemplateValues } from '@shared/email/render-email';
 import { sampleTemplateValues, type TemplateVariable } from '@shared/schemas/email-templates';
 
-/** The same `{{ name }}` syntax as the schema's variablesIn. */
-const VARIABLE = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
+export { BRAND_LOGO_MAX_WIDTH_PX } from '@shared/email/render-email';
 
-/** Spec 2: the brand logo is shown at most this wide. */
-export const BRAND_LOGO_MAX_WIDTH_PX = 200;
-
-type SampleVariable = keyof typeof sampleTemplateValues;
-
-const isSampleVariable = (name: string): name is SampleVariable => Object.hasOwn(sampleTemplateValues, name);
+/** Spec 2: the preview's sample values (the password masked). */
+const sampleValues: TemplateValues = sampleTemplateValues;
 
 /** Spec 2: the subject preview replaces only these; the others stay as typed. */
 const subjectVariables: readonly TemplateVariable[] = ['companyName', 'accountHolderName', 'projectName'];
 
-/** A logo URL worth an <img>: http(s) only (the schema asks for https; anything else shows nothing). */
-function logoUrl(brandLogoUrl: string): string | undefined {
-  const url = brandLogoUrl.trim();
-  if (!URL.canParse(url)) return undefined;
-  const { protocol } = new URL(url);
-  return protocol === 'https:' || protocol === 'http:' ? url : undefined;
+/**
+ * The template's HTML as the shared renderer sends it, with the sample values: sanitised by the
+ * stored-template allow-list, values HTML-escaped, {{brandLogo}} as an image up to 200px wide
+ * when a logo URL is set. Unknown variables stay as typed. Shown only inside a sandboxed frame.
+ */
+export function previewEmail(template: { subject: string; htmlContent: string; brandLogoUrl: string }, tools: RenderTools) {
+  return renderEmail(template, sampleValues, tools, { subjectVariables });
 }
 
-/**
- * The template's HTML with the sample values in place (HTML-escaped) and {{brandLogo}} as an image
- * up to 200px wide when a logo URL is set, nothing otherwise. Unknown variables stay as typed.
- * The result is only ever shown inside a sandboxed frame (previewDocument).
- */
+/** The sample values in place, without sanitising (the preview goes through previewEmail). */
 export function previewHtml(htmlContent: string, brandLogoUrl: string): string {
-  const logo = logoUrl(brandLogoUrl);
-  return htmlContent.replace(VARIABLE, (match, name: string) => {
-    if (name === 'brandLogo') {
-      return logo
-        ? `<img src="${escapeHtml(logo)}" alt="Brand logo" style="display:block;max-width:${BRAND_LOGO_MAX_WIDTH_PX}px;width:auto;height:auto;border:0">`
-        : '';
-    }
-    return isSampleVariable(name) ? escapeHtml(sampleTemplateValues[name]) : match;
-  });
+  return fillHtml(htmlContent, sampleValues, brandLogoUrl);
 }
 
 /** The subject with the sample company, account holder and project names (plain text). */
 export function previewSubject(subject: string): string {
-  return subject.replace(VARIABLE, (match, name: string) =>
-    (subjectVariables as readonly string[]).includes(name) && isSampleVariable(name) ? sampleTemplateValues[name] : match,
-  );
+  return fillSubject(subject, sampleValues, subjectVariables);
 }
 
 /**

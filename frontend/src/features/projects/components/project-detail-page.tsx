@@ -1,7 +1,8 @@
 import { Alert, Badge, Button, Card, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
-import { ArrowLeftIcon, DownloadIcon, UsersIcon } from 'lucide-react';
+import { ArrowLeftIcon, DownloadIcon, MailIcon, UsersIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
+import type { AccountView } from '@shared/schemas/project';
 import { AccountTable } from '../../../components/account-table';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
@@ -13,6 +14,7 @@ import { formatDate } from '../../../lib/format-date';
 import { EXPORT_CENTER_PATH, useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
 import { platformHost } from './project-card';
 import { ProjectProvisioning } from './project-provisioning';
+import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 
 const count = new Intl.NumberFormat();
@@ -23,6 +25,7 @@ export function ProjectDetailPage() {
   const projects = useProjectsQuery();
   const project = projects.data?.find((candidate) => candidate.id === projectId);
   const exportProject = useExportProject();
+  const [sending, setSending] = useState<SendTarget>();
 
   const backLink = (
     <Link asChild fontSize="sm" color="fg.muted" mb="3">
@@ -125,13 +128,15 @@ export function ProjectDetailPage() {
           ) : null}
         </HStack>
         <ProjectProvisioning project={project} />
-        <ProjectAccounts projectId={project.id} total={project.accountCount} />
+        <ProjectEmails project={project} onSend={setSending} />
+        <ProjectAccounts projectId={project.id} total={project.accountCount} onSend={(account) => setSending({ scope: 'account', account })} sendDisabled={project.mailSendActive === true} />
       </Stack>
+      <SendCredentialsFlow project={project} target={sending} onClose={() => setSending(undefined)} />
     </>
   );
 }
 
-function ProjectAccounts({ projectId, total }: { projectId: string; total: number }) {
+function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId: string; total: number; onSend: (account: AccountView) => void; sendDisabled: boolean }) {
   const [showPasswords, setShowPasswords] = useState(false);
   const accounts = useProjectAccountsQuery(projectId, showPasswords);
   const loaded = accounts.data?.pages.flatMap((page) => page.items) ?? [];
@@ -173,6 +178,12 @@ function ProjectAccounts({ projectId, total }: { projectId: string; total: numbe
               showPasswords={showPasswords}
               showProject={false}
               caption="Accounts of this project"
+              action={(account) => (
+                <Button size="xs" variant="ghost" onClick={() => onSend(account)} disabled={sendDisabled} aria-label={`${account.emailStatus ? 'Resend' : 'Send'} credentials to ${account.firstName} ${account.lastName}`}>
+                  <MailIcon aria-hidden="true" />
+                  {account.emailStatus ? 'Resend' : 'Send'}
+                </Button>
+              )}
             />
             <LoadMoreBar
               shown={loaded.length}

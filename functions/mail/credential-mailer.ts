@@ -1,0 +1,65 @@
+import { SendEmailCommand, type SESv2Client } from '@aws-sdk/client-sesv2';
+import type { RenderedEmail } from '../../shared/email/render-email';
+
+/**
+ * What SES said to one credential e-mail:
+ * - sent: accepted, with its MessageId (SES events name only that id);
+ * - throttled: over the account's sending rate (429): wait and send again;
+ * - retryable: SES failed on its side (5xx) or could not be reached: it did not take the message;
+ * - refused: a permanent refusal (rejected message, unverified sender, paused account ...), in SES's words;
+ * - unknown: the call died after it left (a timeout): SES may or may not have sent it.
+ */
+export type SendOutcome =
+  | { kind: 'sent'; messageId: string }
+  | { kind: 'throttled'; message: string }
+  | { kind: 'retryable'; message: string }
+  | { kind: 'refused'; message: string }
+  | { kind: 'unknown'; message: string };
+
+export interface CredentialMailer {
+  send(email: RenderedEmail & { to: string }, tags: Record<string, string>): Promise<SendOutcome>;
+}
+
+const THROTTLED = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
+/** Errors of a connection that never reached SES (nothing was sent). */
+const NOT_REACHED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+export function classifySendError(error: unknown): Exclude<SendOutcome, { kind: 'sent' }> {
+  const e = error as { name?: string; message?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  const message = (e?.message || e?.name || 'SES did not answer').slice(0, 500);
+  const status = e?.$metadata?.httpStatusCode;
+  // SES's "Maximum sending rate exceeded" is a LimitExceededException with 429 or a throttling name.
+  if (THROTTLED.has(e?.name ?? '') || status === 429 || /maximum sending rate exceeded/i.test(message)) return { kind: 'throttled', message };
+  if (status !== undefined && status >= 500) return { kind: 'retryable', message };
+  if (status !== undefined) return { kind: 'refused', message };
+  if (NOT_REACHED.has(e?.code ?? '') || NOT_REACHED.has(e?.name ?? '')) return { kind: 'retryable', message };
+  return { kind: 'unknown', message };
+}
+
+/** SESv2 SendEmail under the configuration set (its event destination reports deliveries, bounces, complaints). */
+export function sesCredentialMailer(client: SESv2Client, from: string, configurationSet?: string): CredentialMailer {
+  return {
+    async send(email, tags) {
+      try {
+        const { MessageId } = await client.send(
+          new SendEmailCommand({
+            FromEmailAddress: from,
+            Destination: { ToAddresses: [email.to] },
+            ConfigurationSetName: configurationSet,
+            EmailTags: Object.entries(tags).map(([Name, Value]) => ({ Name, Value: Value.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 256) })),
+            Content: {
+              Simple: {
+                Subject: { Data: email.subject, Charset: 'UTF-8' },
+                Body: { Html: { Data: email.html, Charset: 'UTF-8' }, Text: { Data: email.text, Charset: 'UTF-8' } },
+              },
+            },
+          }),
+        );
+        if (!MessageId) return { kind: 'unknown', message: 'SES answered without a message id' };
+        return { kind: 'sent', messageId: MessageId };
+      } catch (error) {
+        return classifySendError(error);
+      }
+    },
+  };
+}

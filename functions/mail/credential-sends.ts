@@ -1,0 +1,378 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { PlanId } from '../../shared/plans';
+import { builtInTemplate } from '../../shared/email/default-template';
+import { isIdShaped } from '../../shared/schemas/ids';
+import {
+  BUILTIN_TEMPLATE_ID,
+  projectEmailCounts,
+  type CredentialOptions,
+  type MailSend,
+  type MailSendStatus,
+  type SendCredentialsRequest,
+  type SendScope,
+} from '../../shared/schemas/mail-send';
+import { ConflictError, NotFoundError } from '../core/errors';
+import { keys } from '../core/keys';
+import { shardsOf } from '../accounts/account-partitions';
+import { assertCredentialEmails } from '../usage/plan-usage';
+import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
+
+/**
+ * Credentials sends: a job like a provisioning run (functions/provisioning/provisioning-jobs.ts is
+ * the pattern). The route starts it (the project's lock and the send item in one transaction),
+ * the mail worker plans its chunks once the project's accounts exist and e-mails each chunk
+ * (functions/mail/send-credentials.ts). One send per project at a time. docs/email.md.
+ */
+
+/** Accounts per chunk message: one shard's rows in a range that holds about this many. */
+export const MAIL_CHUNK_ACCOUNTS = 100;
+/** How long a send waits for its bulk job's accounts before it gives up. */
+export const WAITING_LIMIT_MS = 30 * 60 * 1000;
+
+export interface SendJobDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  queue: CredentialsQueue;
+  now: () => Date;
+}
+
+export interface StartSendDeps extends SendJobDeps {
+  newId: (now: Date) => string;
+  plan: (userId: string) => Promise<PlanId>;
+  /** Whether one-time links can be issued here (functions/mail/credential-link-port.ts). */
+  linksAvailable: boolean;
+}
+
+export const sendKey = (userId: string, sendId: string) => keys.mailSend(userId, sendId);
+
+export async function readSend(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, sendId: string): Promise<Record<string, unknown> | undefined> {
+  if (!isIdShaped(sendId)) return undefined;
+  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: sendKey(userId, sendId), ConsistentRead: true }));
+  return Item?.entityType === 'MailSend' ? Item : undefined;
+}
+
+/** GET /api/mail-sends/{id}: the counts add up to total at every moment. */
+export function sendView(item: Record<string, unknown>): MailSend {
+  const total = Number(item.total ?? 0);
+  const sent = Number(item.sent ?? 0);
+  const failed = Number(item.failed ?? 0);
+  const suppressed = Number(item.suppressed ?? 0);
+  const open = Math.max(0, total - sent - failed - suppressed);
+  // Once its chunks are on the queue, what is not done is queued; before that it is pending.
+  const onQueue = item.status === 'running' && item.chunksQueued === true;
+  return {
+    id: String(item.id),
+    projectId: String(item.projectId),
+    projectName: String(item.projectName ?? ''),
+    scope: item.scope as SendScope,
+    ...(typeof item.accountId === 'string' ? { accountId: item.accountId } : {}),
+    templateId: String(item.templateId),
+    templateName: String(item.templateName ?? ''),
+    delivery: item.delivery === 'link' ? 'link' : 'password',
+    ...(item.delivery === 'link' ? { linkExpiresInDays: Number(item.linkExpiresInDays) } : {}),
+    status: item.status as MailSendStatus,
+    total,
+    queued: onQueue ? open : 0,
+    sent,
+    failed,
+    suppressed,
+    pending: onQueue ? 0 : open,
+    ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
+  };
+}
+
+/** An account id is `<projectId>.<row>` (keys.accountId): its row, when it is one of this project's. */
+export function rowOfAccount(projectId: string, accountId: string): number | undefined {
+  const prefix = `${projectId}.`;
+  if (!accountId.startsWith(prefix)) return undefined;
+  const row = accountId.slice(prefix.length);
+  return /^\d{1,9}$/.test(row) && Number(row) > 0 ? Number(row) : undefined;
+}
+
+/** How many accounts a send of this scope takes, from the project's exact counters. */
+function scopeCount(scope: SendScope, project: Record<string, unknown>): number {
+  const accountCount = Number(project.accountCount ?? 0);
+  const counts = projectEmailCounts(project, accountCount);
+  return { all: accountCount, unsent: counts.notSent, failed: counts.failed, account: 1 }[scope];
+}
+
+/** The template a send renders with, copied onto the send: a later edit does not change a send under way. */
+async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, options: CredentialOptions) {
+  const get = async (key: { PK: string; SK: string }) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
+  let id = options.templateId;
+  if (id === undefined) {
+    // The user's default template, else the built-in one.
+    const pointer = await get(keys.emailTemplateDefault(userId));
+    id = typeof pointer?.templateId === 'string' ? pointer.templateId : BUILTIN_TEMPLATE_ID;
+  }
+  if (id === BUILTIN_TEMPLATE_ID) {
+    const builtIn = builtInTemplate(options.delivery);
+    return { templateId: builtIn.id, templateName: builtIn.name, subject: builtIn.subject, htmlContent: builtIn.htmlContent, brandLogoUrl: builtIn.brandLogoUrl };
+  }
+  const item = isIdShaped(id) ? await get(keys.emailTemplate(userId, id)) : undefined;
+  if (!item) throw new NotFoundError('Template not found');
+  if (item.isActive === false) throw new ConflictError(`The template '${String(item.name)}' is inactive. Make it active in Email Templates, or choose another one.`);
+  return { templateId: id, templateName: String(item.name), subject: String(item.subject), htmlContent: String(item.htmlContent), brandLogoUrl: String(item.brandLogoUrl ?? '') };
+}
+
+/**
+ * Starts e-mailing a project's account holders their credentials: 'all', those never e-mailed
+ * ('unsent'), those whose e-mail failed ('failed', Resend failed) or one account. One send per
+ * project at a time (a lock on the project item, taken with the send item in one transaction).
+ * `waitForAccounts`: a bulk job is still creating the project's accounts; the send plans its
+ * chunks once that job has ended.
+ */
+export const startSend =
+  (deps: StartSendDeps) =>
+  async (userId: string, projectId: string, input: SendCredentialsRequest, options: { waitForAccounts?: boolean } = {}): Promise<MailSend> => {
+    assertCredentialEmails(await deps.plan(userId));
+    const { Item: project } = isIdShaped(projectId)
+      ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
+      : { Item: undefined };
+    if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    let accountRow: number | undefined;
+    if (input.scope === 'account') {
+      accountRow = rowOfAccount(projectId, input.accountId ?? '');
+      const { Item: account } = accountRow
+        ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, accountRow, shardsOf(project)), ConsistentRead: true }))
+        : { Item: undefined };
+      if (!account || account.id !== input.accountId) throw new NotFoundError('Account not found');
+    }
+    if (input.delivery === 'link' && !deps.linksAvailable) {
+      throw new ConflictError('One-time links cannot be sent yet on this installation. Send the password in the e-mail instead.');
+    }
+    const template = await templateFor(deps, userId, input);
+    const total = options.waitForAccounts ? 0 : scopeCount(input.scope, project);
+    if (!options.waitForAccounts && total === 0) {
+      throw new ConflictError(
+        {
+          all: 'This project has no accounts to e-mail.',
+          unsent: 'Every account of this project has been e-mailed already. Use Resend failed, or send to one account from its row.',
+          failed: 'No credential e-mail of this project failed: there is nothing to resend.',
+          account: 'This project has no accounts to e-mail.',
+        }[input.scope],
+      );
+    }
+    const { Item: profile } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ConsistentRead: true }));
+
+    const now = deps.now();
+    const at = now.toISOString();
+    const sendId = deps.newId(now);
+    const item = {
+      ...sendKey(userId, sendId),
+      entityType: 'MailSend',
+      id: sendId,
+      userId,
+      projectId,
+      projectName: String(project.name),
+      scope: input.scope,
+      ...(input.scope === 'account' ? { accountId: input.accountId, accountRow } : {}),
+      overrideSuppression: input.scope === 'account' && input.overrideSuppression,
+      delivery: input.delivery,
+      ...(input.delivery === 'link' ? { linkExpiresInDays: input.linkExpiresInDays } : {}),
+      ...template,
+      companyName: typeof profile?.company === 'string' ? profile.company : '',
+      status: options.waitForAccounts ? 'waiting' : 'queued',
+      total,
+      sent: 0,
+      failed: 0,
+      suppressed: 0,
+      chunks: 0,
+      chunksDone: 0,
+      ...(options.waitForAccounts ? { waitingSince: now.getTime() } : {}),
+      createdAt: at,
+      updatedAt: at,
+    };
+    try {
+      await deps.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.project(userId, projectId),
+                UpdateExpression: 'SET activeMailSend = :send, mailSendId = :send, updatedAt = :at',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeMailSend)',
+                ExpressionAttributeValues: { ':send': sendId, ':at': at },
+              },
+            },
+            { Put: { TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        throw new ConflictError('Credentials of this project are being e-mailed already. Wait for that send to finish, then try again.');
+      }
+      throw error;
+    }
+    try {
+      await deps.queue.send([{ type: 'credentials', userId, sendId }]);
+    } catch (error) {
+      await failSend(deps, userId, sendId, 'The send could not be queued. Please try again.');
+      throw error;
+    }
+    return sendView(item);
+  };
+
+/**
+ * The chunks of a send: each shard's rows 1..maxRow in ranges of about MAIL_CHUNK_ACCOUNTS
+ * accounts of that shard; one account's send is one chunk of its row. The same plan always gives
+ * the same chunks, so a plan that runs twice queues the same messages (a chunk is done once).
+ */
+export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number): CredentialsChunkMessage[] {
+  if (accountRow !== undefined) return [{ type: 'credentials', userId, sendId, chunk: 0, shard: accountRow % Math.max(1, shards), fromRow: accountRow, toRow: accountRow }];
+  const width = MAIL_CHUNK_ACCOUNTS * shards;
+  const chunks: CredentialsChunkMessage[] = [];
+  for (let shard = 0; shard < shards; shard++) {
+    for (let fromRow = 1; fromRow <= maxRow; fromRow += width) {
+      chunks.push({ type: 'credentials', userId, sendId, chunk: chunks.length, shard, fromRow, toRow: Math.min(maxRow, fromRow + width - 1) });
+    }
+  }
+  return chunks;
+}
+
+/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
+async function maxRowOf(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number): Promise<number> {
+  const lasts = await Promise.all(
+    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
+      const { Items } = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
+          ScanIndexForward: false,
+          Limit: 1,
+          ProjectionExpression: '#row',
+          ExpressionAttributeNames: { '#row': 'row' },
+          ConsistentRead: true,
+        }),
+      );
+      return Number(Items?.[0]?.row ?? 0);
+    }),
+  );
+  return Math.max(0, ...lasts);
+}
+
+/**
+ * A send's first message: once the project's accounts exist (its bulk job ended), count the
+ * send's accounts, plan its chunks and queue them. Every step may run again (redelivery): the plan
+ * is fixed by a conditional write, and chunks queued twice are done once.
+ */
+export const planSend =
+  (deps: SendJobDeps) =>
+  async (userId: string, sendId: string): Promise<void> => {
+    let send = await readSend(deps, userId, sendId);
+    if (!send) return;
+    const projectId = String(send.projectId);
+    if (send.status === 'waiting') {
+      const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
+      if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
+        if (deps.now().getTime() - Number(send.waitingSince ?? deps.now().getTime()) > WAITING_LIMIT_MS) {
+          return failSend(deps, userId, sendId, 'The accounts were not created in time, so nothing was sent. Send the credentials from the project.');
+        }
+        await deps.queue.send([{ type: 'credentials', userId, sendId }], 5);
+        return;
+      }
+    }
+    if (send.status === 'waiting' || send.status === 'queued') {
+      const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
+      if (!project) return failSend(deps, userId, sendId, 'The project was deleted.');
+      const scope = send.scope as SendScope;
+      const total = scopeCount(scope, project);
+      const shards = shardsOf(project);
+      const maxRow = total > 0 && scope !== 'account' ? await maxRowOf(deps, userId, projectId, shards) : 0;
+      const chunks = total > 0 ? chunkPlan(userId, sendId, shards, maxRow, scope === 'account' ? Number(send.accountRow) : undefined).length : 0;
+      const at = deps.now().toISOString();
+      try {
+        await deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: sendKey(userId, sendId),
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at',
+            ConditionExpression: '#status IN (:waiting, :queued)',
+            ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
+            ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      send = await readSend(deps, userId, sendId);
+      if (!send) return;
+    }
+    if (send.status !== 'running') return;
+    if (Number(send.chunks) === 0) return finishSend(deps, userId, sendId);
+    if (send.chunksQueued === true) return;
+    await deps.queue.send(planOf(send));
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: sendKey(userId, sendId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
+  };
+
+/** The chunk messages of a planned send. */
+export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>
+  chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined);
+
+/** Ends a send as failed with the reason and gives the project's lock back. Accounts not reached keep their status. */
+export async function failSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string, reason: string): Promise<void> {
+  const at = deps.now().toISOString();
+  const { Attributes: send } = await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: sendKey(userId, sendId),
+      UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  if (send) await releaseProject(deps, userId, String(send.projectId), sendId);
+}
+
+async function releaseProject(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, sendId: string): Promise<void> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.project(userId, projectId),
+        UpdateExpression: 'REMOVE activeMailSend',
+        ConditionExpression: 'activeMailSend = :send',
+        ExpressionAttributeValues: { ':send': sendId },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/**
+ * A send whose chunks are all done ends: completed, the project's lock given back. Called by every
+ * delivery of every chunk: a step that failed once is done by the next.
+ */
+export async function finishSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string): Promise<void> {
+  const send = await readSend(deps, userId, sendId);
+  if (!send) return;
+  if (send.status === 'running' && Number(send.chunksDone ?? 0) >= Number(send.chunks ?? 0)) {
+    const at = deps.now().toISOString();
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: sendKey(userId, sendId),
+          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
+          ConditionExpression: '#status = :running',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  const latest = await readSend(deps, userId, sendId);
+  if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), sendId);
+}

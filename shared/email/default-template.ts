@@ -1,0 +1,68 @@
+import { BUILTIN_TEMPLATE_ID } from '../schemas/mail-send';
+import type { RenderableTemplate } from './render-email';
+
+/**
+ * The built-in credential e-mail, used when the user has no template of their own or chooses it;
+ * 'Copy and edit' on the Email Templates page makes an editable copy. Written for mail clients:
+ * table layout, inline styles only (the stored-template allow-list keeps no <style>), every
+ * colour set on its own cell (bgcolor and background-color), so clients that darken e-mails
+ * (Gmail, Outlook, Apple Mail in dark mode) invert whole surfaces and keep the contrast; no
+ * transparent images, one mid-tone accent that reads on light and dark.
+ */
+const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
+const MONO = "font-family:'SFMono-Regular',Menlo,Consolas,'Liberation Mono',monospace";
+
+const frame = (inner: string) =>
+  `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f1f5f9" style="background-color:#f1f5f9;border-collapse:collapse">` +
+  `<tr><td align="center" style="padding:32px 12px">` +
+  `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:560px;background-color:#ffffff;border:1px solid #e2e8f0;border-radius:8px;border-collapse:separate">` +
+  `<tr><td style="padding:28px 32px 0 32px">{{brandLogo}}</td></tr>` +
+  `<tr><td style="padding:20px 32px 0 32px;${FONT};color:#0f172a">` +
+  `<h1 style="margin:0 0 16px 0;font-size:22px;line-height:30px;font-weight:700;color:#0f172a">Your {{projectName}} account is ready</h1>` +
+  `<p style="margin:0 0 12px 0;font-size:15px;line-height:24px;color:#334155">Hi {{accountHolderName}},</p>` +
+  `<p style="margin:0 0 20px 0;font-size:15px;line-height:24px;color:#334155">{{companyName}} has created an account for you in {{projectName}}. Here is how to sign in.</p>` +
+  `</td></tr>` +
+  inner +
+  `<tr><td style="padding:24px 32px 28px 32px;${FONT}">` +
+  `<p style="margin:0;padding-top:16px;border-top:1px solid #e2e8f0;font-size:12px;line-height:18px;color:#64748b">This e-mail was sent to {{email}} by {{companyName}}. If you did not expect it, you can ignore it. Nobody from {{companyName}} will ever ask you for your password.</p>` +
+  `</td></tr></table></td></tr></table>`;
+
+const row = (label: string, value: string) =>
+  `<tr><td width="110" style="padding:12px 16px;${FONT};font-size:13px;line-height:20px;color:#64748b;border-bottom:1px solid #e2e8f0">${label}</td>` +
+  `<td style="padding:12px 16px;${MONO};font-size:15px;line-height:20px;color:#0f172a;border-bottom:1px solid #e2e8f0">${value}</td></tr>`;
+
+const details = (rows: string) =>
+  `<tr><td style="padding:0 32px">` +
+  `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f8fafc" style="background-color:#f8fafc;border:1px solid #e2e8f0;border-radius:6px;border-collapse:separate">${rows}</table>` +
+  `</td></tr>`;
+
+const passwordHtml = frame(
+  details(row('Username', '{{username}}') + row('Password', '{{password}}')) +
+    `<tr><td style="padding:20px 32px 0 32px;${FONT}"><p style="margin:0;font-size:14px;line-height:22px;color:#334155">Please change your password the first time you sign in, and keep these details to yourself.</p></td></tr>`,
+);
+
+const linkHtml = frame(
+  details(row('Username', '{{username}}')) +
+    `<tr><td style="padding:24px 32px 0 32px;${FONT}">` +
+    `<table role="presentation" cellpadding="0" cellspacing="0" border="0"><tr><td bgcolor="#2563eb" style="background-color:#2563eb;border-radius:6px">` +
+    `<a href="{{credentialLink}}" target="_blank" style="display:inline-block;padding:12px 22px;${FONT};font-size:15px;line-height:20px;font-weight:600;color:#ffffff;text-decoration:none">Show my credentials</a>` +
+    `</td></tr></table>` +
+    `<p style="margin:16px 0 0 0;font-size:14px;line-height:22px;color:#334155">The link shows your password once, to whoever opens it first, and then stops working. If it has expired or was already used, ask {{companyName}} for a new one.</p>` +
+    `</td></tr>`,
+);
+
+export interface BuiltInTemplate extends RenderableTemplate {
+  id: typeof BUILTIN_TEMPLATE_ID;
+  name: string;
+}
+
+/** The built-in template for a delivery: the password in the e-mail, or the one-time link. */
+export function builtInTemplate(delivery: 'password' | 'link'): BuiltInTemplate {
+  return {
+    id: BUILTIN_TEMPLATE_ID,
+    name: 'Built-in default',
+    subject: 'Your {{projectName}} account at {{companyName}}',
+    htmlContent: delivery === 'link' ? linkHtml : passwordHtml,
+    brandLogoUrl: '',
+  };
+}

@@ -1,0 +1,103 @@
+import * as z from 'zod';
+import { emailCounterAttribute, emailStatuses, type EmailStatus } from './email-status';
+
+/**
+ * Credential e-mails (functions/mail/credential-sends.ts): a send e-mails the account holders of
+ * one project their credentials, rendered with one of the user's templates (or the built-in one),
+ * through the mail queue and SES.
+ */
+export const sendScopes = ['all', 'unsent', 'failed', 'account'] as const;
+export type SendScope = (typeof sendScopes)[number];
+export const sendScopeLabels: Record<SendScope, string> = { all: 'All accounts', unsent: 'Not sent yet', failed: 'Resend failed', account: 'One account' };
+
+export const credentialDeliveries = ['password', 'link'] as const;
+export type CredentialDeliveryChoice = (typeof credentialDeliveries)[number];
+
+/** The built-in default template's id (no stored item: shared/email/default-template.ts). */
+export const BUILTIN_TEMPLATE_ID = 'builtin';
+export const LINK_EXPIRY_DAYS_DEFAULT = 7;
+export const LINK_EXPIRY_DAYS_MAX = 30;
+
+/** How the e-mails carry the credentials, shared by a send from a project and by the bulk creation. */
+export const credentialOptionsSchema = z.object({
+  /** A template of the user or BUILTIN_TEMPLATE_ID; absent: the user's default template, else the built-in one. */
+  templateId: z.string().trim().min(1, 'Choose a template').max(200, 'Template not found').optional(),
+  delivery: z.enum(credentialDeliveries, 'Delivery must be password or link').optional().default('password'),
+  linkExpiresInDays: z
+    .number('The link expiry must be a number of days')
+    .int('The link expiry must be a whole number of days')
+    .min(1, 'A link expires after 1 day at the soonest')
+    .max(LINK_EXPIRY_DAYS_MAX, `A link expires after ${LINK_EXPIRY_DAYS_MAX} days at the latest`)
+    .optional()
+    .default(LINK_EXPIRY_DAYS_DEFAULT),
+});
+export type CredentialOptions = z.output<typeof credentialOptionsSchema>;
+
+/** POST /api/projects/{id}/send-credentials */
+export const sendCredentialsSchema = credentialOptionsSchema
+  .extend({
+    scope: z.enum(sendScopes, 'Scope must be all, unsent, failed or account'),
+    accountId: z.string().trim().min(1).max(300).optional(),
+    overrideSuppression: z.boolean().optional().default(false),
+  })
+  .superRefine((body, ctx) => {
+    if (body.scope === 'account' && !body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: 'Choose the account to send to' });
+    if (body.scope !== 'account' && body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: "An account is named only with scope 'account'" });
+    if (body.overrideSuppression && body.scope !== 'account') {
+      ctx.addIssue({ code: 'custom', path: ['overrideSuppression'], message: 'A suppressed address can be sent to only one account at a time' });
+    }
+  });
+export type SendCredentialsInput = z.input<typeof sendCredentialsSchema>;
+export type SendCredentialsRequest = z.output<typeof sendCredentialsSchema>;
+
+export const mailSendStatuses = ['waiting', 'queued', 'running', 'completed', 'failed'] as const;
+export type MailSendStatus = (typeof mailSendStatuses)[number];
+
+/**
+ * GET /api/mail-sends/{id}: total = queued + sent + failed + suppressed + pending. pending: not on
+ * the queue yet (the send waits for its accounts or is being planned); queued: on the mail queue,
+ * not yet answered by SES.
+ */
+export interface MailSend {
+  id: string;
+  projectId: string;
+  projectName: string;
+  scope: SendScope;
+  accountId?: string;
+  templateId: string;
+  templateName: string;
+  delivery: CredentialDeliveryChoice;
+  linkExpiresInDays?: number;
+  status: MailSendStatus;
+  total: number;
+  queued: number;
+  sent: number;
+  failed: number;
+  suppressed: number;
+  pending: number;
+  reason?: string;
+  createdAt: string;
+  updatedAt: string;
+  completedAt?: string;
+}
+
+/** A project's e-mail counts: one per status, and the accounts never sent to; they add up to its accounts. */
+export type ProjectEmailCounts = Record<EmailStatus, number> & { notSent: number };
+
+export function projectEmailCounts(item: Record<string, unknown>, accountCount: number): ProjectEmailCounts {
+  const counts = Object.fromEntries(emailStatuses.map((s) => [s, Math.max(0, Number(item[emailCounterAttribute[s]] ?? 0))])) as Record<EmailStatus, number>;
+  const used = emailStatuses.reduce((sum, s) => sum + counts[s], 0);
+  return { ...counts, notSent: Math.max(0, accountCount - used) };
+}
+
+/** The badge labels of an account's e-mail status (none: Not sent). */
+export const emailStatusLabels: Record<EmailStatus | 'none', string> = {
+  none: 'Not sent',
+  queued: 'Queued',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  bounced: 'Bounced',
+  complained: 'Complained',
+  failed: 'Failed',
+  suppressed: 'Skipped: suppressed',
+};

@@ -1,0 +1,373 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../functions/core/keys';
+import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
+import { startSend, planSend, readSend, sendView } from '../../functions/mail/credential-sends';
+import { INTERRUPTED_MESSAGE, sendChunk, type SendChunkDeps } from '../../functions/mail/send-credentials';
+import { sesCredentialMailer, type CredentialMailer } from '../../functions/mail/credential-mailer';
+import { serverRenderTools } from '../../functions/mail/render-tools';
+import type { CredentialsChunkMessage, CredentialsMessage } from '../../functions/mail/mail-message';
+import { timeOrderedId } from '../../functions/core/ids';
+import { sendCredentialsSchema, type MailSend } from '../../shared/schemas/mail-send';
+import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+
+/**
+ * Credential e-mails through the API, the mail queue, the mail worker and the local SES emulator
+ * (its store, GET /store, is what account holders would receive); and the worker's chunk step
+ * replayed in this process against the same DynamoDB and SES emulator, as redelivered queue
+ * messages would run it.
+ */
+let user: ApiUser;
+let other: ApiUser;
+let free: ApiUser;
+
+beforeAll(async () => {
+  [user, other, free] = await Promise.all([apiUser({ firstName: 'Sender' }), apiUser(), apiUser()]);
+  await upgradeToPro(user);
+  await upgradeToPro(other);
+  await user.json('/api/user/profile', { method: 'PUT', body: { firstName: 'Sender', lastName: 'Tester', company: 'Acme <Corp> & "Sons"' } });
+});
+
+interface StoredMail {
+  messageId: string;
+  destination: { to: string[] };
+  subject: string;
+  body: { html?: string; text?: string };
+}
+const mailStore = async (): Promise<StoredMail[]> => {
+  const response = await fetch(`${inject('stack').urls.ses}/store`);
+  return ((await response.json()) as { emails: StoredMail[] }).emails;
+};
+const mailsTo = async (address: string) => (await mailStore()).filter((m) => m.destination.to.includes(address));
+
+async function waitForSend(who: ApiUser, sendId: string, timeoutMs = 30_000): Promise<MailSend> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const send = await who.json<MailSend>(`/api/mail-sends/${sendId}`);
+    // Every account of the send is accounted for at every moment.
+    expect(send.queued + send.sent + send.failed + send.suppressed + send.pending).toBe(send.total);
+    if (send.status === 'completed' || send.status === 'failed') return send;
+    if (Date.now() > deadline) throw new Error(`send ${sendId} still ${send.status}: ${JSON.stringify(send)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function projectOf(who: ApiUser, id: string): Promise<Project> {
+  const found = (await who.json<Project[]>('/api/projects')).find((p) => p.id === id);
+  if (!found) throw new Error(`project ${id} not listed`);
+  const { notSent, ...statuses } = found.emailCounts;
+  // The statuses and the accounts never e-mailed add up to the accounts, always.
+  expect(Object.values(statuses).reduce((a, b) => a + b, 0) + notSent).toBe(found.accountCount);
+  return found;
+}
+/** Accepted by SES: sent, or delivered since (the stack publishes SES's Delivery event a second after the send). */
+const accepted = (counts: Project['emailCounts']) => counts.sent + counts.delivered;
+const accountsOf = async (who: ApiUser, projectId: string) => (await who.json<Page<AccountView>>(`/api/projects/${projectId}/accounts?limit=100`)).items;
+
+const suppress = (who: ApiUser, email: string, reason: 'bounced' | 'complained') =>
+  testDb().send(new PutCommand({ TableName: 'bulkonboard', Item: { ...keys.emailSuppression(who.sub, email), entityType: 'EmailSuppression', email, reason, detail: 'smtp; 550 5.1.1 user unknown', createdAt: new Date().toISOString() } }));
+
+describe('sending credentials through the API and the mail worker', () => {
+  it('e-mails every account holder once, rendered and escaped with a text part, skips a suppressed address with the reason, and the counts add up', async () => {
+    const rows = [
+      { firstName: '<img src=x onerror=alert(1)>', lastName: '{{password}}', email: 'hostile.holder@example.com' },
+      { firstName: 'Ann', lastName: 'Lee', email: 'ann.lee@example.com' },
+      { firstName: 'Bob', lastName: 'Ray', email: 'Bounced.Bob@example.com' },
+    ];
+    const created = await user.json<{ project: Project; accounts: (AccountView & { plainPassword: string })[] }>('/api/bulk-create', { body: { projectName: 'Mail <Team>', csvData: rows } });
+    await suppress(user, 'bounced.bob@example.com', 'bounced');
+
+    const started = await user.call(`/api/projects/${created.project.id}/send-credentials`, { body: { scope: 'all', delivery: 'password' } });
+    expect(started.status).toBe(202);
+    const send = await waitForSend(user, ((await started.json()) as MailSend).id);
+    expect(send).toMatchObject({ status: 'completed', total: 3, sent: 2, failed: 0, suppressed: 1, queued: 0, pending: 0, templateName: 'Built-in default' });
+
+    const hostile = await mailsTo('hostile.holder@example.com');
+    expect(hostile).toHaveLength(1);
+    const mail = hostile[0]!;
+    expect(mail.subject).toBe('Your Mail <Team> account at Acme <Corp> & "Sons"');
+    expect(mail.body.html).toContain('&#60;img src=x onerror=alert(1)&#62;');
+    expect(mail.body.html).not.toContain('<img src=x');
+    // A value that looks like a variable stays text: the holder's own password is shown once, in its place.
+    expect(mail.body.html).toContain('{{password}}');
+    const password = created.accounts[0]!.plainPassword;
+    expect(mail.body.html).toContain(password.replace(/&/g, '&#38;').replace(/</g, '&#60;').replace(/>/g, '&#62;').replace(/"/g, '&#34;').replace(/'/g, '&#39;'));
+    expect(mail.body.text).toContain(password);
+    expect(mail.body.text).toContain(created.accounts[0]!.username);
+    expect(mail.body.text).not.toContain('<table');
+    expect(await mailsTo('Bounced.Bob@example.com')).toHaveLength(0);
+
+    const accounts = await accountsOf(user, created.project.id);
+    const byEmail = new Map(accounts.map((a) => [a.email, a]));
+    // Sent, or delivered already: the stack publishes SES's Delivery event a second after the send.
+    expect(['sent', 'delivered']).toContain(byEmail.get('ann.lee@example.com')!.emailStatus);
+    expect(byEmail.get('ann.lee@example.com')!.emailSentAt).toBeTruthy();
+    expect(byEmail.get('Bounced.Bob@example.com')).toMatchObject({ emailStatus: 'suppressed' });
+    expect(byEmail.get('Bounced.Bob@example.com')!.emailError).toContain('suppression list');
+    const project = await projectOf(user, created.project.id);
+    expect(accepted(project.emailCounts)).toBe(2);
+    expect(project.emailCounts).toMatchObject({ suppressed: 1, notSent: 0, failed: 0, queued: 0 });
+    expect(project.mailSendActive).toBeUndefined();
+
+    // The MailMessage item finds the account from SES's message id (what SES events name).
+    const { Item: message } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.mailMessage(mail.messageId) }));
+    expect(message).toMatchObject({ entityType: 'MailMessage', userId: user.sub, projectId: created.project.id, email: 'hostile.holder@example.com' });
+    expect(Number(message!.expiresAt)).toBeGreaterThan(Date.now() / 1000 + 29 * 86_400);
+
+    // Nothing is left never sent: 'Not sent yet' has nothing to do; one account can be sent again,
+    // the suppressed one only with the override.
+    const unsent = await user.call(`/api/projects/${created.project.id}/send-credentials`, { body: { scope: 'unsent' } });
+    expect(unsent.status).toBe(409);
+    expect(((await unsent.json()) as { message: string }).message).toContain('e-mailed already');
+    const bob = byEmail.get('Bounced.Bob@example.com')!;
+    const again = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'account', accountId: bob.id } });
+    expect(await waitForSend(user, again.id)).toMatchObject({ total: 1, sent: 0, suppressed: 1 });
+    const forced = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'account', accountId: bob.id, overrideSuppression: true } });
+    expect(await waitForSend(user, forced.id)).toMatchObject({ total: 1, sent: 1, suppressed: 0 });
+    expect(await mailsTo('Bounced.Bob@example.com')).toHaveLength(1);
+    const counts = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(counts)).toBe(3);
+    expect(counts).toMatchObject({ suppressed: 0, notSent: 0 });
+  });
+
+  it("sends to those not sent yet only, and to one account with the user's default template", async () => {
+    const template = await user.json<{ id: string }>('/api/email-templates', {
+      method: 'POST',
+      body: { name: 'Team welcome', subject: 'Hello {{accountHolderName}}', htmlContent: '<p>Hi {{accountHolderName}}, you are {{username}} / {{password}} at {{companyName}}</p>', isDefault: true },
+    });
+    const created = await user.json<{ project: Project; accounts: AccountView[] }>('/api/bulk-create', { body: { projectName: 'Unsent', csvData: people(3, 'Unsent') } });
+    const [first] = created.accounts;
+    const one = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'account', accountId: first!.id } });
+    expect(one).toMatchObject({ templateId: template.id, templateName: 'Team welcome', total: 1 });
+    await waitForSend(user, one.id);
+    const rest = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'unsent' } });
+    expect(await waitForSend(user, rest.id)).toMatchObject({ status: 'completed', total: 2, sent: 2 });
+    for (const account of created.accounts) {
+      const mails = await mailsTo(account.email);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.subject).toBe(`Hello ${account.firstName} ${account.lastName}`);
+      expect(mails[0]!.body.html).toContain('Acme &#60;Corp&#62; &#38; &#34;Sons&#34;');
+    }
+    const counts = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(counts)).toBe(3);
+    expect(counts).toMatchObject({ notSent: 0 });
+    await user.call(`/api/email-templates/${template.id}`, { method: 'DELETE' });
+  });
+
+  it('refuses a second send while one is under way, unknown ids, bad input and the free plan, with clear messages', async () => {
+    const created = await user.json<{ project: Project; accounts: AccountView[] }>('/api/bulk-create', { body: { projectName: 'Locked', csvData: people(2, 'Locked') } });
+    const db = testDb();
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, created.project.id), UpdateExpression: 'SET activeMailSend = :s', ExpressionAttributeValues: { ':s': 'someone' } }));
+    const locked = await user.call(`/api/projects/${created.project.id}/send-credentials`, { body: { scope: 'all' } });
+    expect(locked.status).toBe(409);
+    expect(((await locked.json()) as { message: string }).message).toContain('being e-mailed already');
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, created.project.id), UpdateExpression: 'REMOVE activeMailSend' }));
+
+    const post = (body: unknown, projectId = created.project.id, who = user) => who.call(`/api/projects/${projectId}/send-credentials`, { body });
+    expect((await post({ scope: 'everyone' })).status).toBe(400);
+    expect((await post({ scope: 'all', linkExpiresInDays: 31, delivery: 'link' })).status).toBe(400);
+    expect((await post({ scope: 'all', overrideSuppression: true })).status).toBe(400);
+    expect((await post({ scope: 'account' })).status).toBe(400);
+    expect((await post({ scope: 'account', accountId: `${created.project.id}.000999` })).status).toBe(404);
+    expect((await post({ scope: 'account', accountId: 'x'.repeat(250) })).status).toBe(404);
+    expect((await post({ scope: 'all', templateId: 'no-such-template' })).status).toBe(404);
+    expect((await post({ scope: 'failed' })).status).toBe(409);
+    expect((await post({ scope: 'all' }, 'no-such-project')).status).toBe(404);
+    // Another user's project and send answer as if they did not exist.
+    expect((await post({ scope: 'all' }, created.project.id, other)).status).toBe(404);
+    const mine = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'all' } });
+    expect((await other.call(`/api/mail-sends/${mine.id}`)).status).toBe(404);
+    expect((await user.call('/api/mail-sends/not-a-send')).status).toBe(404);
+    await waitForSend(user, mine.id);
+    // The free plan gets the Pro gate's message.
+    const freeProject = await free.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Free', csvData: people(1, 'Free') } });
+    const refused = await post({ scope: 'all' }, freeProject.project.id, free);
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toContain('Upgrade to Pro');
+  });
+
+  it('bulk creation with sendCredentials e-mails the new accounts once they exist', async () => {
+    const created = await user.json<{ project: Project; summary: { mailSendId?: string } }>('/api/bulk-create', {
+      body: { projectName: 'Created and mailed', csvData: people(4, 'Mailed'), sendCredentials: { delivery: 'password' } },
+    });
+    expect(created.summary.mailSendId).toBeTruthy();
+    expect(await waitForSend(user, created.summary.mailSendId!)).toMatchObject({ status: 'completed', total: 4, sent: 4 });
+    for (let i = 0; i < 4; i++) expect(await mailsTo(`mailed${i}@example.com`)).toHaveLength(1);
+  });
+
+  it('with a one-time link the e-mail carries the link instead of the password, and the link reveals the credentials once', async () => {
+    const created = await user.json<{ project: Project; accounts: (AccountView & { plainPassword: string })[] }>('/api/bulk-create', { body: { projectName: 'Linked', csvData: people(1, 'Linked') } });
+    const account = created.accounts[0]!;
+    const started = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'all', delivery: 'link', linkExpiresInDays: 3 } });
+    expect(started).toMatchObject({ delivery: 'link', linkExpiresInDays: 3 });
+    expect(await waitForSend(user, started.id)).toMatchObject({ status: 'completed', sent: 1 });
+    const [mail] = await mailsTo(account.email);
+    expect(mail!.body.html).not.toContain(account.plainPassword.replace(/&/g, '&#38;'));
+    expect(mail!.body.text).not.toContain(account.plainPassword);
+    const url = /href="([^"]*\/credentials\/[^"]+)"/.exec(mail!.body.html ?? '')?.[1];
+    expect(url).toBeTruthy();
+    expect(mail!.body.text).toContain(url!);
+    const token = url!.split('/').pop()!;
+    const state = await fetch(`${inject('stack').urls.app}/api/credential-links/${token}`);
+    expect(state.status).toBe(200);
+    expect(await state.json()).toMatchObject({ status: 'ready', projectName: 'Linked' });
+    const revealed = await fetch(`${inject('stack').urls.app}/api/credential-links/${token}/reveal`, { method: 'POST' });
+    expect(revealed.status).toBe(200);
+    expect(await revealed.json()).toMatchObject({ username: account.username, password: account.plainPassword });
+    const again = await fetch(`${inject('stack').urls.app}/api/credential-links/${token}/reveal`, { method: 'POST' });
+    expect(again.status).not.toBe(200);
+  });
+
+  it("a bounce (SES's mailbox simulator) shows on the account, puts the address on the suppression list, and the next send skips it with the reason", async () => {
+    const created = await user.json<{ project: Project; accounts: AccountView[] }>('/api/bulk-create', {
+      body: { projectName: 'Bouncing', csvData: [{ firstName: 'Bo', lastName: 'Unce', email: 'bounce@simulator.amazonses.com' }, { firstName: 'Del', lastName: 'Ivered', email: 'success@simulator.amazonses.com' }] },
+    });
+    const first = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'all' } });
+    expect(await waitForSend(user, first.id)).toMatchObject({ status: 'completed', sent: 2 });
+    await expect
+      .poll(async () => (await accountsOf(user, created.project.id)).map((a) => [a.email, a.emailStatus]).sort(), { timeout: 20_000, interval: 250 })
+      .toEqual([['bounce@simulator.amazonses.com', 'bounced'], ['success@simulator.amazonses.com', 'delivered']]);
+    expect((await projectOf(user, created.project.id)).emailCounts).toMatchObject({ bounced: 1, delivered: 1, sent: 0, notSent: 0 });
+    const bounced = (await accountsOf(user, created.project.id)).find((a) => a.emailStatus === 'bounced')!;
+    const again = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'account', accountId: bounced.id } });
+    expect(await waitForSend(user, again.id)).toMatchObject({ total: 1, sent: 0, suppressed: 1 });
+    const skipped = (await accountsOf(user, created.project.id)).find((a) => a.id === bounced.id)!;
+    expect(skipped).toMatchObject({ emailStatus: 'suppressed' });
+    expect(skipped.emailError).toContain('bounced');
+    expect((await projectOf(user, created.project.id)).emailCounts).toMatchObject({ bounced: 0, suppressed: 1, delivered: 1 });
+  });
+
+  it('a bulk creation that becomes a job: the send waits for the accounts, then e-mails every one of them once', async () => {
+    const rows = people(1001, 'Queued');
+    const created = await user.call('/api/bulk-create', { body: { projectName: 'Queued and mailed', csvData: rows, sendCredentials: {} } });
+    expect(created.status).toBe(202);
+    const { project, summary } = (await created.json()) as { project: Project; summary: { mailSendId?: string } };
+    expect(summary.mailSendId).toBeTruthy();
+    expect((await user.json<MailSend>(`/api/mail-sends/${summary.mailSendId}`)).status).toBe('waiting');
+    const send = await waitForSend(user, summary.mailSendId!, 90_000);
+    expect(send).toMatchObject({ status: 'completed', total: 1001, sent: 1001, failed: 0 });
+    const counts = (await projectOf(user, project.id)).emailCounts;
+    expect(accepted(counts)).toBe(1001);
+    expect(counts.notSent).toBe(0);
+    const store = await mailStore();
+    const perAddress = new Map<string, number>();
+    for (const mail of store) for (const to of mail.destination.to) perAddress.set(to, (perAddress.get(to) ?? 0) + 1);
+    expect(rows.filter((row) => perAddress.get(row.email) !== 1)).toEqual([]);
+  }, 120_000);
+});
+
+describe('the chunk step replayed (redelivered queue messages)', () => {
+  const stack = () => inject('stack');
+  let deps: SendChunkDeps;
+  const queued: CredentialsMessage[] = [];
+  const ses = () => new SESv2Client({ region: 'us-east-1', endpoint: stack().urls.ses, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  let client: SESv2Client;
+
+  beforeAll(() => {
+    client = ses();
+    const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack().dataDir, 'encryption.key'), 'utf8')));
+    deps = {
+      db: testDb(),
+      tableName: 'bulkonboard',
+      queue: { send: async (messages) => void queued.push(...messages) },
+      now: () => new Date(),
+      cipher: async () => cipher,
+      mailer: sesCredentialMailer(client, 'no-reply@bulkonboard.local'),
+      tools: serverRenderTools,
+      rate: () => 0,
+      workers: 2,
+    };
+  });
+  afterAll(() => client?.destroy());
+
+  /** A send started and planned as the route and the first message do; its chunk messages. */
+  async function plannedSend(projectId: string, body: unknown) {
+    queued.length = 0;
+    const start = startSend({ ...deps, newId: timeOrderedId, plan: async () => 'pro', linksAvailable: false });
+    const send = await start(user.sub, projectId, sendCredentialsSchema.parse(body));
+    await planSend(deps)(user.sub, send.id);
+    return { send, chunks: queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number') };
+  }
+
+  it('the same chunk delivered three times (two at once) sends each e-mail once and counts it once', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Replayed', csvData: people(12, 'Replay') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' });
+    expect(chunks).toHaveLength(1);
+    const run = sendChunk(deps);
+    await Promise.all([run(chunks[0]!), run(chunks[0]!)]);
+    await run(chunks[0]!);
+    // The copy that found the chunk held was put back on the queue; delivered again, it sends nothing.
+    for (const copy of queued.filter((m) => m.chunk === 0)) await run(copy as CredentialsChunkMessage);
+    for (let i = 0; i < 12; i++) expect(await mailsTo(`replay${i}@example.com`)).toHaveLength(1);
+    const done = sendView((await readSend(deps, user.sub, send.id))!);
+    expect(done).toMatchObject({ status: 'completed', total: 12, sent: 12, failed: 0 });
+    const counts = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(counts)).toBe(12);
+    expect(counts).toMatchObject({ notSent: 0 });
+  });
+
+  it('a delivery that died after SES took an e-mail does not send it again: the account fails with the reason; Resend failed sends it and a refusal keeps SES\'s words', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Interrupted', csvData: people(3, 'Crash') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' });
+    let calls = 0;
+    const real = deps.mailer;
+    // The worker dies right after SES accepted its second e-mail (before recording it).
+    const crashing: CredentialMailer = {
+      async send(email, tags) {
+        const outcome = await real.send(email, tags);
+        if (++calls === 2) throw new Error('worker killed');
+        return outcome;
+      },
+    };
+    await expect(sendChunk({ ...deps, mailer: crashing, concurrency: 1 })(chunks[0]!)).rejects.toThrow('worker killed');
+    await sendChunk(deps)(chunks[0]!);
+    const total = (await Promise.all([0, 1, 2].map((i) => mailsTo(`crash${i}@example.com`)))).map((m) => m.length);
+    expect(total).toEqual([1, 1, 1]);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', total: 3, sent: 2, failed: 1 });
+    const failed = (await accountsOf(user, created.project.id)).find((a) => a.emailStatus === 'failed')!;
+    expect(failed.emailError).toBe(INTERRUPTED_MESSAGE);
+    const counts = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(counts)).toBe(2);
+    expect(counts).toMatchObject({ failed: 1, notSent: 0 });
+
+    // Resend failed: SES refuses it permanently this time (an AWS-only answer: the emulator takes everything).
+    const refusing: CredentialMailer = { send: async () => ({ kind: 'refused', message: 'Email address is not verified. The following identities failed the check: crash' }) };
+    const retry = await plannedSend(created.project.id, { scope: 'failed' });
+    expect(retry.send.total).toBe(1);
+    await sendChunk({ ...deps, mailer: refusing })(retry.chunks[0]!);
+    const refused = (await accountsOf(user, created.project.id)).find((a) => a.id === failed.id)!;
+    expect(refused).toMatchObject({ emailStatus: 'failed', emailError: 'Email address is not verified. The following identities failed the check: crash' });
+    const resend = await plannedSend(created.project.id, { scope: 'failed' });
+    await sendChunk(deps)(resend.chunks[0]!);
+    expect(sendView((await readSend(deps, user.sub, resend.send.id))!)).toMatchObject({ status: 'completed', total: 1, sent: 1 });
+    const after = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(after)).toBe(3);
+    expect(after).toMatchObject({ failed: 0, notSent: 0 });
+    expect(await mailsTo(failed.email)).toHaveLength(2);
+  });
+
+  it('an e-mail SES keeps throttling past the delivery\'s budget is given back, not lost: the chunk goes back on the queue and its next delivery sends it once', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Throttled', csvData: people(2, 'Throttle') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'unsent' });
+    queued.length = 0;
+    // SES answers 429 to everything (an AWS-only answer: the emulator has no quota).
+    const throttling: CredentialMailer = { send: async () => ({ kind: 'throttled', message: 'Maximum sending rate exceeded.' }) };
+    await sendChunk({ ...deps, mailer: throttling, budgetMs: 1500, random: () => 0 })(chunks[0]!);
+    const requeued = queued.filter((m): m is CredentialsChunkMessage => m.chunk === 0);
+    expect(requeued).toEqual([{ ...chunks[0], requeues: 1 }]);
+    const midway = await accountsOf(user, created.project.id);
+    // Nothing is left claimed: the accounts are as they were (never sent), and nothing is counted yet.
+    expect(midway.map((a) => a.emailStatus)).toEqual([undefined, undefined]);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'running', sent: 0, failed: 0, queued: 2 });
+    await sendChunk(deps)(requeued[0]!);
+    for (let i = 0; i < 2; i++) expect(await mailsTo(`throttle${i}@example.com`)).toHaveLength(1);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', sent: 2 });
+    const counts = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(counts)).toBe(2);
+    expect(counts).toMatchObject({ notSent: 0 });
+  });
+});
