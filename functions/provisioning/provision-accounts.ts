@@ -1,11 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchExecuteStatementCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { executeConditionalStatements, partiqlTable } from '../core/partiql-batch';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { failJob, finishRun, jobKey, pauseJob, readJob, type ProvisioningJobDeps } from './provisioning-jobs';
@@ -339,35 +340,21 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     await markChunkDone(deps, job, message);
 }
 
-/** Statements per BatchExecuteStatement call (DynamoDB's limit). */
-const STATEMENTS_PER_BATCH = 25;
 /** Status batches in flight per chunk. */
 const RECORD_PARALLEL = 8;
-/** Per-statement answers of a batch that are worth sending again (the others are final). */
-const RETRYABLE_STATEMENT_ERRORS = new Set(['ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded', 'TransactionConflict', 'InternalServerError']);
-
-class StatementsRefused extends Error {
-  constructor(readonly codes: string[]) {
-    super(`DynamoDB refused ${codes.length} status writes for now (${[...new Set(codes)].join(', ')})`);
-    this.name = 'ThrottlingException';
-  }
-}
 
 /**
  * Each account's new status, conditional on the run's source status and marked with the run's
  * id (`provisionRun`), so the chunk's tally can be counted from the accounts themselves. An
  * account another delivery recorded first (or one deleted meanwhile: a PartiQL UPDATE never
- * creates an item) fails its condition and is left as it is.
- *
- * Written as PartiQL UPDATE statements, 25 to a BatchExecuteStatement call: each statement keeps
- * its own condition and answer, like an UpdateItem, at a fraction of the requests (on DynamoDB
- * Local, 10,000 of them take about a third of the time of single UpdateItems; docs/provisioning.md).
+ * creates an item) fails its condition and is left as it is. Written 25 to a call
+ * (executeConditionalStatements).
  */
 export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
   const mode = job.mode as ProvisioningMode;
   const from = sourceStatusOf[mode];
   const at = deps.now().toISOString();
-  const table = deps.tableName.replaceAll('"', '""');
+  const table = partiqlTable(deps.tableName);
   const where = 'WHERE PK = ? AND SK = ? AND externalStatus = ? AND (attribute_not_exists(provisionRun) OR provisionRun <> ?)';
   const statements = finals.map(({ account, outcome }) => {
     const ok = outcome.kind === 'created' || outcome.kind === 'linked';
@@ -376,29 +363,13 @@ export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName
     const keepId = ok && mode !== 'undo';
     const condition = [account.PK, account.SK, from, job.id];
     if (!ok) {
-      return { Statement: `UPDATE "${table}" SET externalStatus = ? SET externalError = ? SET provisionedAt = ? SET provisionRun = ? ${where}`, Parameters: [to, (outcome as { message: string }).message.slice(0, 500), at, job.id, ...condition] };
+      return { Statement: `UPDATE ${table} SET externalStatus = ? SET externalError = ? SET provisionedAt = ? SET provisionRun = ? ${where}`, Parameters: [to, (outcome as { message: string }).message.slice(0, 500), at, job.id, ...condition] };
     }
     return keepId
-      ? { Statement: `UPDATE "${table}" SET externalStatus = ? SET externalAccountId = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, (outcome as { externalId: string }).externalId, at, job.id, ...condition] }
-      : { Statement: `UPDATE "${table}" SET externalStatus = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, at, job.id, ...condition] };
+      ? { Statement: `UPDATE ${table} SET externalStatus = ? SET externalAccountId = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, (outcome as { externalId: string }).externalId, at, job.id, ...condition] }
+      : { Statement: `UPDATE ${table} SET externalStatus = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, at, job.id, ...condition] };
   });
-  const batches: (typeof statements)[] = [];
-  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) batches.push(statements.slice(i, i + STATEMENTS_PER_BATCH));
-  await mapBounded(batches, RECORD_PARALLEL, async (batch) => {
-    let left = batch;
-    await withRetry('Recording provisioning results', deps.retry ?? workerRetry, isThrottling, async () => {
-      const { Responses = [] } = await deps.db.send(new BatchExecuteStatementCommand({ Statements: left }));
-      // ConditionalCheckFailed: recorded already (or gone); anything final but that is our fault and throws.
-      const codes = left.map((_, i): string | undefined => Responses[i]?.Error?.Code);
-      const broken = codes.findIndex((code) => code !== undefined && code !== 'ConditionalCheckFailed' && !RETRYABLE_STATEMENT_ERRORS.has(code));
-      if (broken >= 0) throw new Error(`Recording provisioning results: ${codes[broken]}: ${Responses[broken]?.Error?.Message ?? ''}`);
-      const again = left.filter((_, i) => RETRYABLE_STATEMENT_ERRORS.has(codes[i] ?? ''));
-      if (again.length) {
-        left = again;
-        throw new StatementsRefused(codes.filter((code): code is string => RETRYABLE_STATEMENT_ERRORS.has(code ?? '')));
-      }
-    });
-  });
+  await executeConditionalStatements(deps, 'Recording provisioning results', statements, RECORD_PARALLEL);
 }
 
 /** What this run did to the chunk's accounts, counted from the accounts (strongly consistent). */

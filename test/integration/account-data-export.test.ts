@@ -98,7 +98,11 @@ describe('Export All Data', () => {
     const exported = JSON.parse(files['export-history.json']!) as ExportView[];
     expect(exported.map((e) => e.id)).toEqual(history.map((e) => e.id));
     expect(exported.find((e) => e.id === view.id)?.status).toBe('processing');
-    expect(JSON.parse(files['notifications.json']!)).toEqual([{ id: '0001', title: '=cmd|calc', createdAt: '2026-11-01T00:00:00.000Z' }]);
+    // Every notification the bell lists (the export above wrote a real one), the hand-written one included.
+    const notifications = JSON.parse(files['notifications.json']!) as { id: string; title: string }[];
+    const listed = await pro.json<{ notifications: { id: string }[] }>('/api/notifications');
+    expect(notifications.map((n) => n.id).sort()).toEqual([...listed.notifications.map((n) => n.id), '0001'].filter((id, i, all) => all.indexOf(id) === i).sort());
+    expect(notifications).toContainEqual({ id: '0001', title: '=cmd|calc', createdAt: '2026-11-01T00:00:00.000Z' });
 
     // Every account of every project, with the password the app shows.
     const shown: AccountView[] = [];
@@ -117,7 +121,7 @@ describe('Export All Data', () => {
     expect(accountCsv[0]).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password', 'Project', 'Account Type', 'Created', 'External Status', 'Project ID']);
     expect(accountCsv.slice(1).map((row) => row[4])).toEqual(shown.map((a) => a.password));
     expect(accountCsv.slice(1).find((row) => row[2] === 'evil@example.com')![0]).toBe('\'=HYPERLINK("http://evil.example","x")');
-    expect(csvRows(files['notifications.csv']!)[1]).toContain("'=cmd|calc");
+    expect(csvRows(files['notifications.csv']!).slice(1).some((row) => row.includes("'=cmd|calc"))).toBe(true);
     expect(csvRows(files['projects.csv']!).slice(1).map((row) => row[0])).toEqual(projects.map((p) => p.id));
 
     // No secret and nobody else's data anywhere in it.
