@@ -8,7 +8,7 @@
  *    in flight). Once to a server that advertises /Bulk (what the adapter then uses) and once to
  *    one that does not (single POST /Users, the same requests as the bare client).
  *  - What DynamoDB Local takes for the 10,000 conditional status writes alone (per-account truth
- *    costs one conditional write per account, 25 to a call; on the emulator that sets the floor).
+ *    costs one conditional write per account; on the emulator that sets the floor).
  *  - The same 10,000 against a server that answers 429 (Retry-After: 1) to 20% and 500 to 5% of
  *    calls: counts of synced, failed, duplicates on the server and lost accounts.
  *  - Peak RSS of one provisioning-worker invocation (a 250-account chunk), in a child process.
@@ -152,7 +152,7 @@ export async function provisioningBench(): Promise<void> {
     const integrations = { bulk: await integration('With bulk', withBulk), single: await integration('Single POSTs', single), faulty: await integration('Faulty', faulty) };
 
     // What DynamoDB Local takes for the status writes alone: the worker's own recordOutcomes
-    // (conditional PartiQL UPDATEs, 25 a call, per chunk of 250 as the worker does, 2 workers),
+    // (one conditional UpdateItem per account, 16 in flight per chunk of 250 as the worker does, 2 workers),
     // on scratch items of the same shape.
     const scratch = Array.from({ length: COUNT }, (_, i) => ({ PK: `BENCH#STATUS#${i % 16}`, SK: `ACCOUNT#${String(i).padStart(6, '0')}`, externalStatus: 'pending', firstName: 'Scratch', lastName: `Person${i}`, email: `scratch.${i}@example.com` }));
     for (let i = 0; i < scratch.length; i += 25) {

@@ -189,7 +189,7 @@ export function findRoute(method: string, path: string):
  * table's indexes too. Nothing here grants Scan: no code uses it. BatchGetItem: only the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names).
  */
-export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'PartiQLUpdate'] as const;
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'] as const;
 export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
@@ -274,10 +274,10 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.
-  'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'PartiQLUpdate'], sendTo: ['provisioning'], encryptionKey: true },
+  'provisioning-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
-  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'PartiQLUpdate'] },
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'] },
   // Finds an SES event's message, moves its account's e-mail status and the project's counters
   // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
   'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },

@@ -1,12 +1,11 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
-import { executeConditionalStatements, partiqlTable } from '../core/partiql-batch';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { failJob, finishRun, jobKey, pauseJob, readJob, type ProvisioningJobDeps } from './provisioning-jobs';
@@ -340,36 +339,43 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     await markChunkDone(deps, job, message);
 }
 
-/** Status batches in flight per chunk. */
-const RECORD_PARALLEL = 8;
+/** Account status writes in flight per chunk. */
+const RECORD_PARALLEL = 16;
 
 /**
  * Each account's new status, conditional on the run's source status and marked with the run's
  * id (`provisionRun`), so the chunk's tally can be counted from the accounts themselves. An
- * account another delivery recorded first (or one deleted meanwhile: a PartiQL UPDATE never
- * creates an item) fails its condition and is left as it is. Written 25 to a call
- * (executeConditionalStatements).
+ * account another delivery recorded first fails its condition and is left as it is.
  */
 export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
   const mode = job.mode as ProvisioningMode;
   const from = sourceStatusOf[mode];
   const at = deps.now().toISOString();
-  const table = partiqlTable(deps.tableName);
-  const where = 'WHERE PK = ? AND SK = ? AND externalStatus = ? AND (attribute_not_exists(provisionRun) OR provisionRun <> ?)';
-  const statements = finals.map(({ account, outcome }) => {
+  await mapBounded(finals, RECORD_PARALLEL, async ({ account, outcome }) => {
     const ok = outcome.kind === 'created' || outcome.kind === 'linked';
     // A failed undo leaves the account on the platform: still Synced, with the reason.
     const to = ok ? doneStatusOf[mode] : mode === 'undo' ? 'success' : 'failed';
     const keepId = ok && mode !== 'undo';
-    const condition = [account.PK, account.SK, from, job.id];
-    if (!ok) {
-      return { Statement: `UPDATE ${table} SET externalStatus = ? SET externalError = ? SET provisionedAt = ? SET provisionRun = ? ${where}`, Parameters: [to, (outcome as { message: string }).message.slice(0, 500), at, job.id, ...condition] };
+    try {
+      await withRetry('Recording a provisioning result', deps.retry ?? workerRetry, isThrottling, () =>
+        deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: { PK: account.PK, SK: account.SK },
+            UpdateExpression: ok
+              ? `SET externalStatus = :to, ${keepId ? 'externalAccountId = :external, ' : ''}provisionedAt = :at, provisionRun = :run REMOVE externalError`
+              : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at, provisionRun = :run',
+            ConditionExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
+            ExpressionAttributeValues: ok
+              ? { ':to': to, ...(keepId ? { ':external': (outcome as { externalId: string }).externalId } : {}), ':at': at, ':run': job.id, ':from': from }
+              : { ':to': to, ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
     }
-    return keepId
-      ? { Statement: `UPDATE ${table} SET externalStatus = ? SET externalAccountId = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, (outcome as { externalId: string }).externalId, at, job.id, ...condition] }
-      : { Statement: `UPDATE ${table} SET externalStatus = ? SET provisionedAt = ? SET provisionRun = ? REMOVE externalError ${where}`, Parameters: [to, at, job.id, ...condition] };
   });
-  await executeConditionalStatements(deps, 'Recording provisioning results', statements, RECORD_PARALLEL);
 }
 
 /** What this run did to the chunk's accounts, counted from the accounts (strongly consistent). */

@@ -21,8 +21,6 @@ const usedBy: Record<TableAction, RegExp> = {
   BatchWriteItem: /new BatchWriteCommand\(/,
   BatchGetItem: /new BatchGetCommand\(/,
   ConditionCheckItem: /\bConditionCheck: \{/,
-  // BatchExecuteStatement of UPDATE statements (functions/provisioning: status writes).
-  PartiQLUpdate: /new BatchExecuteStatementCommand\(/,
 };
 
 const functions = [
