@@ -20,6 +20,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
 import { build as esbuild } from 'esbuild';
 import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
@@ -187,6 +188,16 @@ if (unknown.length) {
   process.exit(2);
 }
 const chosen = (named.length ? named : Object.keys(parts)) as (keyof typeof parts)[];
-const failures = await runSections(chosen.map((name) => ({ name, run: parts[name] })));
+/**
+ * Several parts: each in a process of its own. A part's local stack sets the environment its
+ * handlers read once at import (clients, endpoints), as Lambda does; a second stack in the same
+ * process would be served by handlers bound to the first. A part that fails (or dies) is reported
+ * as failed and the next one runs.
+ */
+const inOwnProcess = (name: string) => async () => {
+  const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), name], { stdio: 'inherit', env: process.env });
+  if (child.status !== 0) throw new Error(`the ${name} part ${child.signal ? `was killed (${child.signal})` : `exited with ${child.status}`}`);
+};
+const failures = await runSections(chosen.map((name) => ({ name, run: chosen.length > 1 ? inOwnProcess(name) : parts[name] })));
 // A failed part may leave servers behind in this process (they would keep it running): end here.
 process.exit(failures.length ? 1 : 0);
