@@ -70,7 +70,7 @@ describe('first run in Chromium', () => {
     await page.getByRole('button', { name: "Let's Go!" }).click();
     await toast(page, 'Name required').waitFor();
     await page.getByText('Please enter your name to continue.').waitFor();
-    expect((await user.json<User>('/api/auth/user')).onboarded).toBeUndefined();
+    expect((await user.json<User>('/api/auth/user')).onboarded).toBe(false);
 
     const photo = page.getByLabel('Photo', { exact: true });
     await photo.setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from('a,b,c\n') });
