@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends', 'security'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -81,6 +81,9 @@ export const routes: readonly RouteDefinition[] = [
   // Credential e-mails to a project's account holders, sent by the mail worker (docs/email.md).
   { method: 'POST', path: '/api/projects/{id}/send-credentials', group: 'mail-sends', auth: 'jwt' },
   { method: 'GET', path: '/api/mail-sends/{id}', group: 'mail-sends', auth: 'jwt' },
+  // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
+  { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -254,6 +257,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem'] },
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
+  // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
+  // (PutItem; an alert's notification and e-mail: the mail queue).
+  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -175,6 +175,8 @@ export async function ensureUserPool(port: number, dataDir: string): Promise<Use
       PoolName: resourceNames.userPool,
       UsernameAttributes: ['email'],
       AutoVerifiedAttributes: ['email'],
+      // TOTP allowed, never forced (the Security Center's two-factor setting), as the CDK app's pool.
+      MfaConfiguration: 'OPTIONAL',
       Policies: {
         PasswordPolicy: { MinimumLength: 8, RequireLowercase: true, RequireUppercase: true, RequireNumbers: true, RequireSymbols: true },
       },

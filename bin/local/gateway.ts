@@ -25,6 +25,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   'credential-links': () => import('../../functions/credential-links/handler'),
   'email-suppressions': () => import('../../functions/email-suppressions/handler'),
   'mail-sends': () => import('../../functions/mail-sends/handler'),
+  security: () => import('../../functions/security/handler'),
 };
 
 /** API Gateway's payload limit. */

@@ -3,6 +3,8 @@
  * else becomes a generic 500 whose details never leave the server.
  */
 export class HttpError extends Error {
+  /** A machine-readable reason the browser acts on (shared/schemas/security.ts securityErrorCodes); sent as `code`. */
+  code?: string;
   constructor(
     readonly statusCode: number,
     message: string,
@@ -10,6 +12,10 @@ export class HttpError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+  }
+  withCode(code: string): this {
+    this.code = code;
+    return this;
   }
 }
 

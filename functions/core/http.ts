@@ -51,6 +51,12 @@ export interface Route<Schema extends z.ZodType | undefined> {
    * Every other route answers 401 to one: a deleted user's token must not write anything again.
    */
   userItem?: 'optional';
+  /**
+   * 'allow': the route runs for a user whose password has expired (the Security Center's password
+   * expiry): changing the password, reading who one is. Every other route answers 403 with code
+   * PASSWORD_EXPIRED to that user (the account gate).
+   */
+  passwordExpired?: 'allow';
   body?: Schema;
   run(request: RouteRequest<Schema extends z.ZodType ? z.output<Schema> : undefined>): Promise<unknown>;
 }
@@ -108,7 +114,8 @@ export const ERROR_DETAILS_MAX = 200;
 /** Maps any error to `{ message, details?, detailsCount? }`: typed errors keep their status, the rest is a bare 500. */
 export function errorResponse(error: unknown): HttpResult {
   if (error instanceof HttpError) {
-    const body: { message: string; details?: unknown; detailsCount?: number } = { message: error.message };
+    const body: { message: string; code?: string; details?: unknown; detailsCount?: number } = { message: error.message };
+    if (error.code) body.code = error.code;
     if (Array.isArray(error.details) && error.details.length > ERROR_DETAILS_MAX) {
       body.details = error.details.slice(0, ERROR_DETAILS_MAX);
       body.detailsCount = error.details.length;

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -155,6 +155,22 @@ export const keys = {
   digestSubscribers: () => ({ PK: 'DIGEST#WEEKLY', SKPrefix: 'USER#' }) as const,
 
   /**
+   * The user's security events (functions/security), newest first by time-ordered id, in their own
+   * partition so the profile partition's queries never read them.
+   */
+  securityEvent: (userId: string, eventId: string) => ({ PK: `${userPk(userId)}#SECURITY`, SK: `EVENT#${eventId}` }) as const,
+  securityEventsOf: (userId: string) => ({ PK: `${userPk(userId)}#SECURITY`, SKPrefix: 'EVENT#' }) as const,
+  /**
+   * Failed sign-ins in a row and the lock, by the SHA-256 of the lower-cased e-mail (a sign-in
+   * names an e-mail, not a user id; an unknown e-mail is counted the same way, so the answer
+   * never tells whether an account exists). Kept by TTL; account deletion deletes it by the e-mail.
+   */
+  signInGuard: (emailHash: string) => ({ PK: `SIGNIN#${emailHash}`, SK: 'GUARD' }) as const,
+  /** A signed-in session of the user (its refresh token encrypted), so other sessions can be revoked. */
+  session: (userId: string, sessionId: string) => ({ PK: `${userPk(userId)}#SESSIONS`, SK: `SESSION#${sessionId}` }) as const,
+  sessionsOf: (userId: string) => ({ PK: `${userPk(userId)}#SESSIONS`, SKPrefix: 'SESSION#' }) as const,
+
+  /**
    * A global item that belongs to the user (a one-time link, an SES message): its PK does not
    * start from USER#<id>, so whoever writes it also writes this reference in the user's
    * partition, naming its key; account deletion (functions/account-deletion) deletes the target
@@ -163,7 +179,7 @@ export const keys = {
   globalReference: (userId: string, target: { PK: string; SK: string }) => ({ PK: userPk(userId), SK: `GLOBALREF#${target.PK}#${target.SK}` }) as const,
   globalReferencesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'GLOBALREF#' }) as const,
   /** Every partition of a user beside USER#<id> that is not per project (those follow from the project items). */
-  userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`],
+  userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`, `${userPk(userId)}#SECURITY`, `${userPk(userId)}#SESSIONS`],
   /** Every partition of a project beside its first account partition: the other shards and the rejected rows. */
   projectPartitions: (userId: string, projectId: string, shards = 1) => [...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)), `${userPk(userId)}#PROJECT#${projectId}#REJECTED`],
 

@@ -346,6 +346,15 @@ const expectations: Record<string, Expectation> = {
     id: (a) => a.account.email,
     answer: 404,
     ownerAfter: async ({ a }) => expect((await a.user.json<EmailSuppression[]>('/api/email-suppressions')).map((s) => s.email)).toEqual([a.account.email]),
+  },  // Security settings are the caller's own: B reads defaults and B's change leaves A's as they are.
+  'GET /api/security/settings': {
+    ownerFirst: 'no-markers',
+    answer: async (response) => expect(await ok(response)).toMatchObject({ sessionTimeout: 24, maxLoginAttempts: 5 }),
+  },
+  'PUT /api/security/settings': {
+    body: () => ({ sessionTimeout: 100 }),
+    answer: async (response) => expect(await ok(response)).toMatchObject({ sessionTimeout: 100 }),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ sessionTimeout: number }>('/api/security/settings')).toMatchObject({ sessionTimeout: 24 }),
   },
 };
 
