@@ -84,6 +84,10 @@ export const routes: readonly RouteDefinition[] = [
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
   { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
   { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  // The user's security events (newest first, paged), all of them as CSV ('Export Logs'), and the overview cards.
+  { method: 'GET', path: '/api/security/events', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/events/export', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/overview', group: 'security', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -225,13 +229,16 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // settings (a transaction puts the settings and puts or deletes the weekly-digest subscription);
   // notifications are listed (Query) and marked read; DELETE /api/user/account marks the user item
   // and queues the deletion job.
-  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion'] },
+  // The deletion is recorded as a security event with an alert (PutItem, the mail queue).
+  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion', 'mail'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
-  // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
-  projects: { table: read, encryptionKey: true },
-  // GetItem: the account gate every route passes (functions/core/account-gate.ts).
-  accounts: { table: ['GetItem', 'Query', 'BatchGetItem'], encryptionKey: true },
+  // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
+  // records each reveal and download as a security event (PutItem).
+  projects: { table: [...read, 'PutItem'], encryptionKey: true },
+  // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
+  // search that shows passwords is recorded as a security event.
+  accounts: { table: ['GetItem', 'Query', 'PutItem', 'BatchGetItem'], encryptionKey: true },
   dashboard: { table: read },
   subscription: { table: ['GetItem'] },
   // Records export requests and queues them.
@@ -258,8 +265,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
-  // (PutItem; an alert's notification and e-mail: the mail queue).
-  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  // (PutItem; an alert's notification and e-mail: the mail queue); the event list, its CSV and
+  // the overview (the integrations' test dates) Query.
+  security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -1,9 +1,11 @@
 import { updateSecuritySettingsSchema } from '../../shared/schemas/security';
 import { dynamo, sqs } from '../core/clients';
 import { requireEnv } from '../core/env';
-import { httpHandler, route } from '../core/http';
+import { httpHandler, Response, route } from '../core/http';
 import { sqsMailSender } from '../mail/sqs-mail-queue';
+import { exportSecurityEventsCsv, listSecurityEvents } from './security-event-list';
 import { requestOrigin } from './security-events';
+import { securityOverview } from './security-overview';
 import { dynamoSecuritySettingsStore, getSecuritySettings, updateSecuritySettings } from './security-settings';
 
 const db = dynamo();
@@ -13,8 +15,20 @@ const events = { db, tableName, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEU
 const settingsDeps = { store: dynamoSecuritySettingsStore(db, tableName), events, now };
 const getSettings = getSecuritySettings(settingsDeps);
 const putSettings = updateSecuritySettings(settingsDeps);
+const readDeps = { db, tableName, now };
+const listEvents = listSecurityEvents(readDeps);
+const exportEvents = exportSecurityEventsCsv(readDeps);
+const overview = securityOverview(readDeps);
 
 export const handler = httpHandler({
   'GET /api/security/settings': route({ run: ({ userId }) => getSettings(userId) }),
   'PUT /api/security/settings': route({ body: updateSecuritySettingsSchema, run: ({ userId, body, event }) => putSettings(userId, body, requestOrigin(event)) }),
+  'GET /api/security/events': route({ run: ({ userId, query }) => listEvents(userId, query) }),
+  'GET /api/security/events/export': route({
+    run: async ({ userId }) => {
+      const { filename, body } = await exportEvents(userId);
+      return new Response(200, body, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` });
+    },
+  }),
+  'GET /api/security/overview': route({ run: ({ userId }) => overview(userId) }),
 });

@@ -13,6 +13,8 @@ import type { Integration } from '../../shared/schemas/integrations';
 import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/schemas/project';
 import type { NotificationList } from '../../shared/schemas/notifications';
 import type { UserSettings } from '../../shared/schemas/user-settings';
+import type { SecurityEventPage } from '../../shared/schemas/security';
+import type { SecurityOverview } from '../../shared/schemas/security-overview';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 
 /**
@@ -355,6 +357,29 @@ const expectations: Record<string, Expectation> = {
     body: () => ({ sessionTimeout: 100 }),
     answer: async (response) => expect(await ok(response)).toMatchObject({ sessionTimeout: 100 }),
     ownerAfter: async ({ a }) => expect(await a.user.json<{ sessionTimeout: number }>('/api/security/settings')).toMatchObject({ sessionTimeout: 24 }),
+  },
+  // A's events (A's integration credentials added, named with A's marker) are A's only; B's list
+  // is B's own, even when B sends A's newest event id as the cursor.
+  'GET /api/security/events': {
+    answer: async (response, { a, b }) => {
+      const own = await ok<SecurityEventPage>(response);
+      const owners = await a.user.json<SecurityEventPage>('/api/security/events');
+      expect(owners.events.length).toBeGreaterThan(0);
+      const ownerIds = owners.events.map((e) => e.id);
+      expect(own.events.map((e) => e.id).filter((id) => ownerIds.includes(id))).toEqual([]);
+      const page = await b.json<SecurityEventPage>(`/api/security/events?cursor=${owners.events[0]!.id}`);
+      expect(page.events.map((e) => e.id).filter((id) => ownerIds.includes(id))).toEqual([]);
+    },
+  },
+  'GET /api/security/events/export': {
+    answer: async (response, { a }) => {
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      for (const event of (await a.user.json<SecurityEventPage>('/api/security/events')).events) expect(text).not.toContain(event.description);
+    },
+  },
+  'GET /api/security/overview': {
+    answer: async (response, { a }) => expect((await ok<SecurityOverview>(response)).integrations.map((i) => i.id)).not.toContain(a.integrationId),
   },
 };
 
