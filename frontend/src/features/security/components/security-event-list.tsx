@@ -57,7 +57,7 @@ function SecurityEventItem({ event }: { event: SecurityEvent }) {
           {event.ipAddress ? `IP ${event.ipAddress}` : 'IP unknown'} · <time dateTime={event.createdAt}>{formatDateTime(event.createdAt)}</time>
         </Text>
         {event.userAgent ? (
-          <Text fontSize="xs" color="fg.subtle" lineClamp={1} title={event.userAgent}>
+          <Text fontSize="xs" color="fg.muted" lineClamp={1} title={event.userAgent}>
             {event.userAgent}
           </Text>
         ) : null}

@@ -34,28 +34,28 @@ function OverviewCard({ title, icon, palette, loading, children }: { title: stri
 }
 
 function AccountSecure({ overview }: { overview: SecurityOverview }) {
-  return overview.twoFactorEnabled ? (
+  return (
     <Stack gap="1">
-      <Badge colorPalette="green" variant="subtle" alignSelf="flex-start">
-        Two-factor on
+      <Badge colorPalette={overview.twoFactorEnabled ? 'green' : 'orange'} variant="subtle" alignSelf="flex-start">
+        {overview.twoFactorEnabled ? 'Two-factor on' : 'Two-factor off'}
       </Badge>
-      <Text fontSize="sm" color="fg.muted">
-        Signing in asks for a code from your authenticator app.
-        {overview.lastSignInAt ? ` Last sign-in ${formatDateTime(overview.lastSignInAt)}.` : ''}
-      </Text>
-    </Stack>
-  ) : (
-    <Stack gap="1">
-      <Badge colorPalette="orange" variant="subtle" alignSelf="flex-start">
-        Two-factor off
-      </Badge>
-      <Text fontSize="sm" color="fg.muted">
-        Anyone with your password can sign in.{' '}
-        <Link href={`#${SECURITY_SETTINGS_ANCHOR}`} colorPalette="blue" fontWeight="medium">
-          Turn on two-factor authentication
-        </Link>
-        {overview.lastSignInAt ? `. Last sign-in ${formatDateTime(overview.lastSignInAt)}.` : ''}
-      </Text>
+      {overview.twoFactorEnabled ? (
+        <Text fontSize="sm" color="fg.muted">
+          Signing in asks for a code from your authenticator app.
+        </Text>
+      ) : (
+        <Text fontSize="sm" color="fg.muted">
+          Anyone with your password can sign in.{' '}
+          <Link href={`#${SECURITY_SETTINGS_ANCHOR}`} colorPalette="blue" fontWeight="medium">
+            Turn on two-factor authentication
+          </Link>
+        </Text>
+      )}
+      {overview.lastSignInAt ? (
+        <Text fontSize="sm" color="fg.muted">
+          Last sign-in {formatDateTime(overview.lastSignInAt)}
+        </Text>
+      ) : null}
     </Stack>
   );
 }

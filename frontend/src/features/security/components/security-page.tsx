@@ -16,7 +16,7 @@ export function SecurityPage() {
         <SecurityOverviewCards />
         {/* The settings card: helper B's SecuritySettingsCard (security-settings-card.tsx) goes in
             this box; 'Turn on two-factor authentication' in the overview links to its anchor. */}
-        <Box id={SECURITY_SETTINGS_ANCHOR} scrollMarginTop="20" />
+        <Box id={SECURITY_SETTINGS_ANCHOR} scrollMarginTop="20" _empty={{ display: 'none' }} />
         <SimpleGrid columns={{ base: 1, lg: 3 }} gap={{ base: '4', md: '6' }} alignItems="start">
           <Box gridColumn={{ lg: 'span 2' }} minW="0">
             <SecurityEventsCard />
