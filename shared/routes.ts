@@ -55,6 +55,8 @@ export const routes: readonly RouteDefinition[] = [
   // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
   { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
+  // A finished export's file: a fresh 15-minute link, the download recorded as a security event.
+  { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history', auth: 'jwt' },
   { method: 'GET', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
   { method: 'GET', path: '/api/integration-templates', group: 'integrations', auth: 'jwt' },
   { method: 'POST', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
@@ -244,8 +246,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Records export requests and queues them.
   exports: { table: readWrite, sendTo: ['exports'] },
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
-  // in the request path that queues, no queue client here; both bundles stay small).
-  'export-history': { table: read, exportBucket: 'read' },
+  // in the request path that queues, no queue client here; both bundles stay small); each
+  // download is recorded as a security event (PutItem).
+  'export-history': { table: [...read, 'PutItem'], exportBucket: 'read' },
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },

@@ -156,6 +156,7 @@ const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
 const notFoundMessages: Record<string, string> = {
   projects: 'Project not found',
   'bulk-jobs': 'Job not found',
+  exports: 'Export not found',
   integrations: 'Integration not found',
   'email-templates': 'Template not found',
   'credential-links': INVALID_LINK_MESSAGE,

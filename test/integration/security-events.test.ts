@@ -9,6 +9,8 @@ import type { SecurityOverview } from '../../shared/schemas/security-overview';
 import { keys } from '../../functions/core/keys';
 import { recordSecurityEvent } from '../../functions/security/security-events';
 import { SECURITY_EVENTS_CURSOR_MESSAGE, SECURITY_EVENTS_LIMIT_MESSAGE } from '../../functions/security/security-event-list';
+import type { ExportView } from '../../shared/exports';
+import { EXPORT_EXPIRED_MESSAGE, EXPORT_NOT_READY_MESSAGE } from '../../functions/exports/download-export';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 
 const TABLE = 'bulkonboard';
@@ -111,6 +113,57 @@ describe('security events from the actions that exist', () => {
     // A download refused (a project that is not the caller's) records nothing.
     expect((await as.call('/api/projects/0190c0de-0000-7000-8000-000000000000/export')).status).toBe(404);
     expect(await eventsOf(user)).toHaveLength(2);
+  });
+
+  it("an Export Center file: each download mints a link and is recorded; not ready or expired 409, another user's 404", async () => {
+    const { user, project } = await proUserWithProject();
+    const other = await apiUser();
+    const as = withAgent(user, 'export-center');
+    const started = (await (await as.call('/api/exports', { body: { projectId: project.id, format: 'csv' } })).json()) as ExportView;
+    // The history lists it without a link: a download goes through the route below.
+    expect(JSON.stringify(await user.json('/api/exports/history'))).not.toContain('X-Amz-Signature');
+    let done: ExportView | undefined;
+    for (let i = 0; i < 150 && done?.status !== 'completed'; i++) {
+      done = (await user.json<ExportView[]>('/api/exports/history')).find((e) => e.id === started.id);
+      if (done?.status !== 'completed') await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(done?.status).toBe('completed');
+    expect(await eventsOf(user)).toEqual([]);
+
+    const response = await as.call(`/api/exports/${started.id}/download`, { method: 'POST' });
+    expect(response.status).toBe(200);
+    const link = (await response.json()) as { url: string; filename: string; expiresInSeconds: number };
+    expect(link).toMatchObject({ filename: 'Payroll staff_accounts.csv', expiresInSeconds: 900 });
+    const file = await fetch(link.url);
+    expect(file.status).toBe(200);
+    expect(await file.text()).toContain('Password');
+    const events = await eventsOf(user);
+    expect(events.map((e) => [e.type, e.severity, e.description])).toEqual([['export_downloaded', 'medium', 'Export of the project "Payroll staff" (CSV, 3 accounts) downloaded']]);
+    expectOrigin(events[0], 'export-center');
+
+    // Another user: 404, and nothing recorded for either.
+    const theirs = await other.call(`/api/exports/${started.id}/download`, { method: 'POST' });
+    expect(theirs.status).toBe(404);
+    expect(((await theirs.json()) as { message: string }).message).toBe('Export not found');
+    // Not ready yet, and expired: refused with a message, nothing recorded.
+    await testDb().send(new UpdateCommand({ TableName: TABLE, Key: keys.export(user.sub, started.id), UpdateExpression: 'SET #s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'processing' } }));
+    const notReady = await as.call(`/api/exports/${started.id}/download`, { method: 'POST' });
+    expect(notReady.status).toBe(409);
+    expect(((await notReady.json()) as { message: string }).message).toBe(EXPORT_NOT_READY_MESSAGE);
+    await testDb().send(
+      new UpdateCommand({
+        TableName: TABLE,
+        Key: keys.export(user.sub, started.id),
+        UpdateExpression: 'SET #s = :s, fileExpiresAt = :past',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':s': 'completed', ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
+    const expired = await as.call(`/api/exports/${started.id}/download`, { method: 'POST' });
+    expect(expired.status).toBe(409);
+    expect(((await expired.json()) as { message: string }).message).toBe(EXPORT_EXPIRED_MESSAGE);
+    expect(await eventsOf(user)).toHaveLength(1);
+    expect(await eventsOf(other)).toEqual([]);
   });
 
   it('account deletion started: a high event with an alert, written before the deletion job is queued', async () => {

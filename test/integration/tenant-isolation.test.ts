@@ -15,7 +15,7 @@ import type { NotificationList } from '../../shared/schemas/notifications';
 import type { UserSettings } from '../../shared/schemas/user-settings';
 import type { SecurityEventPage } from '../../shared/schemas/security';
 import type { SecurityOverview } from '../../shared/schemas/security-overview';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser, exportDownloadUrl } from '../support/api';
 
 /**
  * Tenant isolation, driven by the route table: every `jwt` route of shared/routes.ts is called by
@@ -243,8 +243,8 @@ const expectations: Record<string, Expectation> = {
   'POST /api/exports/account-data': {
     answer: async (response, { a, b }) => {
       const started = await ok<ExportView>(response, 202);
-      const done = await waitUntil('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
-      const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(done.find((e) => e.id === started.id)!.downloadUrl!)).arrayBuffer()));
+      await waitUntil('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
+      const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(await exportDownloadUrl(b, started.id))).arrayBuffer()));
       const contents = await Promise.all(Object.values(zip.files).map((file) => file.async('string')));
       expect(contents.length).toBeGreaterThan(5);
       // B's zip is B's data: nothing of A's in any file.
@@ -256,6 +256,12 @@ const expectations: Record<string, Expectation> = {
     body: ({ a }) => ({ projectId: a.projectId, format: 'csv' }),
     answer: 404,
     ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
+  },
+  // A's finished export: B cannot get a link to A's file (and nothing is recorded for B or A).
+  'POST /api/exports/{id}/download': {
+    id: (a) => a.exportId,
+    ownerFirst: 'no-markers',
+    answer: 404,
   },
   'GET /api/exports/history': {
     // B's own entries only (B's Export All Data may be in it, depending on the order routes run).

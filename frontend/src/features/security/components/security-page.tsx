@@ -21,7 +21,10 @@ export function SecurityPage() {
           <Box gridColumn={{ lg: 'span 2' }} minW="0">
             <SecurityEventsCard />
           </Box>
-          <SecurityQuickActions />
+          {/* On a phone the actions come before the list, not after ten events. */}
+          <Box order={{ base: -1, lg: 0 }} minW="0">
+            <SecurityQuickActions />
+          </Box>
         </SimpleGrid>
       </Stack>
     </>
