@@ -132,6 +132,9 @@ describe('Security Center in Chromium', () => {
     expect(box!.x + box!.width).toBeLessThanOrEqual(375);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     await phone.screenshot({ path: screenshotPath('security-center-phone-dark'), fullPage: true });
+    await useTheme(phone, 'light');
+    await phone.getByRole('list', { name: 'Recent security events' }).waitFor();
+    await phone.screenshot({ path: screenshotPath('security-center-phone-light'), fullPage: true });
     await phone.close();
     await useTheme(page, 'light');
   }, 120_000);
