@@ -155,6 +155,8 @@ describe('Security Center in Chromium', () => {
     // The oldest is last: the first seeded sign-in.
     await expect(list.getByRole('listitem').last().textContent()).resolves.toContain('Signed in');
     await page.screenshot({ path: screenshotPath('security-center-view-all') });
+    await settle(page);
+    expect(describeViolations("Security Center, 'View all'", await axeViolations(page))).toEqual([]);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
   }, 60_000);

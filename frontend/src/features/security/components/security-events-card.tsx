@@ -37,7 +37,8 @@ function AllEventsDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
             <Dialog.Header>
               <Dialog.Title>All security events</Dialog.Title>
             </Dialog.Header>
-            <Dialog.Body>
+            {/* The list scrolls inside the dialog: focusable, so the keyboard can scroll it too. */}
+            <Dialog.Body tabIndex={0} aria-label="All security events, newest first">
               {all.isPending ? (
                 <ListSkeleton rows={6} height="14" label="Loading security events" />
               ) : all.isError && events.length === 0 ? (
