@@ -70,11 +70,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
-  // One-time credential links: public, the link's token ({id}) is the credential. GET reads the
-  // link's state and spends nothing (mail scanners open links); POST .../reveal shows the
-  // credentials once (docs/credential-links.md).
-  { method: 'GET', path: '/api/credential-links/{id}', group: 'credential-links', auth: 'none' },
-  { method: 'POST', path: '/api/credential-links/{id}/reveal', group: 'credential-links', auth: 'none' },
+  // One-time credential links: public, the link's token (in the body, never in a URL, so no
+  // access log holds it) is the credential. .../state reads the link and spends nothing (mail
+  // scanners open links); .../reveal shows the credentials once (docs/credential-links.md).
+  { method: 'POST', path: '/api/credential-links/state', group: 'credential-links', auth: 'none' },
+  { method: 'POST', path: '/api/credential-links/reveal', group: 'credential-links', auth: 'none' },
   // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
   { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
   { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },

@@ -12,7 +12,7 @@ export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>
   password: '••••••••••••',
   projectName: 'Sample Project',
   companyName: 'Your Company',
-  credentialLink: 'https://bulkonboard.example.com/credentials/sample-link',
+  credentialLink: 'https://bulkonboard.example.com/credentials#sample-link',
 };
 
 export const MAX_EMAIL_TEMPLATES_PER_USER = 100;
