@@ -272,8 +272,9 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },
-  // Records a chunk that could not be written as failed rows of its job.
-  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
+  // Records a chunk that could not be written as failed rows of its job; the job it fails
+  // queues its project-completion e-mail, as a job the bulk worker ends does.
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
   'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
