@@ -179,7 +179,7 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
 
   it('undo deactivates (Salesforce cannot delete a User); a User that is gone answers gone', async () => {
     const sf = adapter();
-    expect(await sf.capabilities()).toEqual({ batchSize: 200, undo: 'deactivate' });
+    expect(await sf.capabilities()).toMatchObject({ batchSize: 200, undo: 'deactivate' });
     const [created] = await sf.create([person(1)]);
     const id = (created as { externalId: string }).externalId;
     expect(await sf.undo(id)).toEqual({ kind: 'undone', action: 'deactivated' });
