@@ -9,6 +9,8 @@ import type { Integration } from '../../shared/schemas/integrations';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { PasswordResetJob } from '../../shared/schemas/reset-passwords';
+import type { MailSend } from '../../shared/schemas/mail-send';
+import { PASSWORD_CHANGE_NOTICE } from '../../shared/schemas/email-templates';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { startFakeGraph, type FakeGraph } from '../support/fake-graph';
 import { startFakeOkta, type FakeOkta } from '../support/fake-okta';
@@ -299,5 +301,39 @@ describe('Require password change reaches the platforms that have it', () => {
     } finally {
       await graph.stop();
     }
+  });
+});
+
+describe('the credential e-mail after a reset, and with Require password change', () => {
+  const setRequire = (on: boolean) => user.json('/api/security/settings', { method: 'PUT', body: { requirePasswordChange: on } });
+  afterAll(() => setRequire(false));
+  const mailsTo = async (address: string) => {
+    const response = await fetch(`${inject('stack').urls.ses}/store`);
+    return ((await response.json()) as { emails: { destination: { to: string[] }; body: { html?: string; text?: string } }[] }).emails.filter((m) => m.destination.to.includes(address));
+  };
+  const sendAll = async (projectId: string) => {
+    const started = await user.json<MailSend>(`/api/projects/${projectId}/send-credentials`, { method: 'POST', body: { scope: 'all' } });
+    const send = await waitFor<MailSend>(`/api/mail-sends/${started.id}`, () => undefined);
+    expect(send).toMatchObject({ status: 'completed', sent: 1 });
+  };
+
+  it('carries the new password once resent, and says a new one will be asked for only while the setting is on', async () => {
+    await setRequire(true);
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reset and resend', csvData: people(1, 'Resetmail') } });
+    const [account] = await accountsOf(created.project.id);
+    await sendAll(created.project.id);
+    const first = (await mailsTo(account!.email)).at(-1)!;
+    expect(first.body.text).toContain(account!.password);
+    expect(first.body.text).toContain(PASSWORD_CHANGE_NOTICE);
+
+    await setRequire(false);
+    await resetProject(created.project.id);
+    const [reset] = await accountsOf(created.project.id);
+    expect(reset!.password).not.toBe(account!.password);
+    await sendAll(created.project.id);
+    const second = (await mailsTo(account!.email)).at(-1)!;
+    expect(second.body.text).toContain(reset!.password);
+    expect(second.body.text).not.toContain(account!.password);
+    expect(second.body.text).not.toContain(PASSWORD_CHANGE_NOTICE);
   });
 });
