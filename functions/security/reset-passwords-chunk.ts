@@ -147,8 +147,10 @@ async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job
   // 1. A new password for each account this job has not reached, stored beside the current one.
   const pending: Record<string, unknown>[] = [];
   await mapBounded(accounts, 16, async (account) => {
-    if (account.passwordResetRun === jobId && account.passwordResetStatus === PENDING && typeof account.resetPasswordCiphertext === 'string') {
-      pending.push(account);
+    if (account.passwordResetRun === jobId && account.passwordResetStatus === PENDING) {
+      if (typeof account.resetPasswordCiphertext === 'string') pending.push(account);
+      // Marked by a failing delivery that stopped before its result: it fails as that one meant to.
+      else await recordResult(deps, jobId, account, 'failed', 'The reset stopped on our side after repeated errors: the password was not changed. Reset the project again.');
       return;
     }
     const ciphertext = cipher.encrypt(nextPassword(), secretContext.account(userId, String(account.id)));
