@@ -84,6 +84,9 @@ export const routes: readonly RouteDefinition[] = [
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
   { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
   { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  // Reset Passwords: new passwords for a project's accounts, as a job on the provisioning queue.
+  { method: 'POST', path: '/api/security/reset-passwords', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -259,7 +262,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
   // (PutItem; an alert's notification and e-mail: the mail queue).
-  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  // Reset Passwords: the project's lock and the job in one transaction, queued on the provisioning
+  // queue (its worker makes the passwords); reading a job lists its refused accounts (Query).
+  security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
