@@ -1,11 +1,14 @@
 import { Button, Card, Stack, Text } from '@chakra-ui/react';
-import { FileDownIcon } from 'lucide-react';
+import { FileDownIcon, KeyRoundIcon } from 'lucide-react';
+import { useState } from 'react';
 import { toaster } from '../../../lib/toaster';
 import { useExportSecurityLogs } from '../api/security-api';
+import { ResetPasswordsDialog } from './reset-passwords-dialog';
 
-/** Quick actions (spec 2): Export Logs downloads every event as CSV; Reset Passwords (helper D). */
+/** Quick actions (spec 2): Export Logs downloads every event as CSV; Reset Passwords gives a project's accounts new passwords. */
 export function SecurityQuickActions() {
   const exportLogs = useExportSecurityLogs();
+  const [resetOpen, setResetOpen] = useState(false);
   const onExport = () =>
     exportLogs.mutate(undefined, {
       onError: () => toaster.create({ type: 'error', title: 'Export failed', description: 'Failed to export security logs. Please try again.' }),
@@ -28,8 +31,16 @@ export function SecurityQuickActions() {
               Every security event of the last year as a CSV file.
             </Text>
           </Stack>
-          {/* Reset Passwords: helper D's ResetPasswordsDialog (reset-passwords-dialog.tsx) goes
-              here, with its own trigger button, once that branch lands. */}
+          <Stack gap="1">
+            <Button variant="outline" onClick={() => setResetOpen(true)} justifyContent="flex-start">
+              <KeyRoundIcon aria-hidden="true" />
+              Reset Passwords
+            </Button>
+            <Text fontSize="sm" color="fg.muted">
+              New passwords for every account of a project, and on its platforms where they allow it.
+            </Text>
+          </Stack>
+          <ResetPasswordsDialog open={resetOpen} onClose={() => setResetOpen(false)} />
         </Stack>
       </Card.Body>
     </Card.Root>
