@@ -356,6 +356,14 @@ const expectations: Record<string, Expectation> = {
     answer: async (response) => expect(await ok(response)).toMatchObject({ sessionTimeout: 100 }),
     ownerAfter: async ({ a }) => expect(await a.user.json<{ sessionTimeout: number }>('/api/security/settings')).toMatchObject({ sessionTimeout: 24 }),
   },
+  // Cognito checks the current password of the token's own user: B cannot change anyone else's.
+  'POST /api/auth/change-password': {
+    body: () => ({ currentPassword: 'Not-the-Passw0rd!', newPassword: 'Another-Passw0rd!' }),
+    answer: async (response) => {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ message: 'Your current password is incorrect.' });
+    },
+  },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
