@@ -271,6 +271,14 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
 };
 
+/**
+ * The user pool's Lambda trigger (post authentication, post confirmation of a forgotten password;
+ * functions/security/sign-in-trigger.ts): reads the sign-in guard (GetItem), records the login or
+ * the reset (PutItem; an alert's notification and e-mail: the mail queue) and the password's age
+ * (UpdateItem on the user item).
+ */
+export const cognitoTriggerAccess: FunctionAccess = { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] };
+
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
