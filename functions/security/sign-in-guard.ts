@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { globalReferenceItem } from '../account-deletion/global-reference';
 import { LOCKOUT_MINUTES } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
 import type { RequestOrigin } from './security-events';
@@ -157,15 +158,18 @@ export function dynamoSignInGuardStore(db: DynamoDBDocumentClient, tableName: st
         condition = 'attribute_not_exists(lastTotpCodeHash) OR lastTotpCodeHash <> :code OR lastTotpStep < :window';
       }
       try {
-        await db.send(
+        const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.signInGuard(emailHash),
             UpdateExpression: `${set} REMOVE lockedUntil, pendingOrigin`,
             ...(condition ? { ConditionExpression: condition } : {}),
             ExpressionAttributeValues: values,
+            ReturnValues: 'UPDATED_OLD',
           }),
         );
+        // The guard now names the user: account deletion deletes it through this reference.
+        if (Attributes?.userId !== userId) await db.send(new PutCommand({ TableName: tableName, Item: globalReferenceItem(userId, keys.signInGuard(emailHash)) }));
         return true;
       } catch (error) {
         if (isConditionFailure(error)) return false;

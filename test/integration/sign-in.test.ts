@@ -70,6 +70,9 @@ describe('POST /api/auth/sign-in', () => {
     expect(logins).toHaveLength(2);
     expect(logins.find((e) => e.ipAddress !== '')).toMatchObject({ severity: 'low', userAgent: 'sign-in-test/1.0', description: 'Signed in' });
     expect(await guardOf(user.email)).toMatchObject({ failures: 0, userId: user.sub });
+    // The guard names the user: account deletion finds it through the user's global reference.
+    const guardKey = keys.signInGuard(emailHashOf(user.email));
+    expect((await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.globalReference(user.sub, guardKey) }))).Item).toMatchObject({ targetPK: guardKey.PK, targetSK: guardKey.SK });
     const { Items = [] } = await testDb().send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.sessionsOf(user.sub).PK } }));
     expect(Items).toHaveLength(1);
     // Stored encrypted, never in clear.
