@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
 import { generateSync } from 'otplib';
+import path from 'node:path';
 import {
   AssociateSoftwareTokenCommand,
   CognitoIdentityProviderClient,
+  ConfirmForgotPasswordCommand,
+  ForgotPasswordCommand,
   InitiateAuthCommand,
   SetUserMFAPreferenceCommand,
   VerifySoftwareTokenCommand,
@@ -14,6 +17,7 @@ import { emailHashOf } from '../../functions/security/sign-in-guard';
 import { accountLockedMessage, LOCKOUT_MINUTES } from '../../shared/schemas/security';
 import { CURRENT_PASSWORD_INCORRECT_MESSAGE, INCORRECT_CREDENTIALS_MESSAGE, INCORRECT_TOTP_MESSAGE, REUSED_TOTP_MESSAGE, type SignInAnswer, type SignInTokens } from '../../shared/schemas/sign-in';
 import { apiUser, testDb, type ApiUser } from '../support/api';
+import { confirmationCode } from '../support/browser';
 
 const stack = () => inject('stack');
 const post = (path: string, body: unknown, token?: string) =>
@@ -236,6 +240,27 @@ describe('password expiry and change', () => {
     const again = (await (await signIn(user.email, 'New-Passw0rd!2')).json()) as { passwordExpired: boolean };
     expect(again.passwordExpired).toBe(false);
     expect((await signIn(user.email, user.password)).status).toBe(401);
+  });
+});
+
+describe('password reset through "Forgot password"', () => {
+  it('the Cognito trigger records password_reset (with an alert) and starts the password age again', async () => {
+    const user = await signedInUser({ passwordExpiryDays: 30 });
+    await testDb().send(
+      new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET passwordChangedAt = :old', ExpressionAttributeValues: { ':old': new Date(Date.now() - 40 * 86_400_000).toISOString() } }),
+    );
+    const client = cognitoClient();
+    const { userPoolClientId, userPoolId } = stack().userPool;
+    await client.send(new ForgotPasswordCommand({ ClientId: userPoolClientId, Username: user.email }));
+    const code = await confirmationCode(path.join(stack().dataDir, ''), userPoolId, user.email);
+    await client.send(new ConfirmForgotPasswordCommand({ ClientId: userPoolClientId, Username: user.email, ConfirmationCode: code, Password: 'Reset-Passw0rd!' }));
+    client.destroy();
+    expect((await eventsOf(user.sub)).find((e) => e.type === 'password_reset')).toMatchObject({ severity: 'medium' });
+    expect(Date.now() - Date.parse((await userItemOf(user.sub)).passwordChangedAt as string)).toBeLessThan(60_000);
+    const answer = (await (await signIn(user.email, 'Reset-Passw0rd!')).json()) as { passwordExpired: boolean };
+    expect(answer.passwordExpired).toBe(false);
+    const notifications = await user.json<{ notifications: { title: string }[] }>('/api/notifications');
+    expect(notifications.notifications.map((n) => n.title)).toContain('Your password was reset');
   });
 });
 
