@@ -39,7 +39,14 @@ export const signInTrigger =
     }
     const now = deps.now();
     if (event.triggerSource === 'PostAuthentication_Authentication') {
-      const guard = email ? await deps.guards.read(emailHashOf(email)) : undefined;
+      // Throwing fails the sign-in: only a lock does. A guard that cannot be read (a throttled
+      // table) lets the sign-in through; the API's route has checked the lock before Cognito.
+      const guard = email
+        ? await deps.guards.read(emailHashOf(email)).catch((error: unknown) => {
+            logger.warn('Sign-in guard not read in the Cognito trigger', { error: error instanceof Error ? error.message : String(error) });
+            return undefined;
+          })
+        : undefined;
       if (isLocked(guard, now)) {
         throw new Error(accountLockedMessage(Math.max(1, Math.ceil((guard!.lockedUntil! - now.getTime() / 1000) / 60))));
       }
@@ -53,7 +60,10 @@ export const signInTrigger =
         ...(origin ?? {}),
       });
     } else if (event.triggerSource === 'PostConfirmation_ConfirmForgotPassword') {
-      await deps.accounts.setPasswordChangedAt(userId, now.toISOString());
+      // The password is reset in Cognito already: a failure here must not tell the user otherwise.
+      await deps.accounts.setPasswordChangedAt(userId, now.toISOString()).catch((error: unknown) => {
+        logger.error('Password age not restarted after a reset', { error: error instanceof Error ? error.message : String(error) });
+      });
       await recordSecurityEvent(deps.events, {
         userId,
         type: 'password_reset',

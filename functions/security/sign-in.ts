@@ -62,10 +62,16 @@ interface Challenge {
 export function signInUseCases(deps: SignInDeps) {
   const maxOf = async (userId: string | undefined) => (userId ? (await deps.accounts.account(userId))?.settings.maxLoginAttempts : undefined) ?? defaultSecuritySettings.maxLoginAttempts;
 
+  /** The 423 of an address a parallel attempt locked meanwhile, with the lock's real end. */
+  async function lockedNow(emailHash: string, now: Date): Promise<HttpError> {
+    const guard = await deps.guards.read(emailHash);
+    return lockedError(guard?.lockedUntil ?? now.getTime() / 1000 + LOCKOUT_MINUTES * 60, now);
+  }
+
   /** Counts a failed attempt, records it for a known user, and answers it (423 once it locks). */
   async function failed(emailHash: string, kind: 'password' | 'totp-wrong' | 'totp-reused', origin: RequestOrigin, now: Date): Promise<never> {
     const counted = await deps.guards.fail(emailHash, maxOf, now);
-    if (counted === 'locked') throw lockedError(now.getTime() / 1000 + 60, now);
+    if (counted === 'locked') throw await lockedNow(emailHash, now);
     if (counted.userId) {
       await recordSecurityEvent(deps.events, {
         userId: counted.userId,
@@ -171,13 +177,13 @@ export function signInUseCases(deps: SignInDeps) {
   }
 
   /** Errors Cognito answers for reasons that are not a wrong password or code. */
-  function otherCognitoError(error: unknown, now: Date): never {
+  async function otherCognitoError(error: unknown, emailHash: string, now: Date): Promise<never> {
     const name = nameOf(error);
     if (name === 'UserNotConfirmedException') throw new ConflictError(USER_NOT_CONFIRMED_MESSAGE).withCode(signInErrorCodes.userNotConfirmed);
     if (name === 'PasswordResetRequiredException') throw new ConflictError('You need to reset your password before signing in. Use "Forgot password?".');
     if (name === 'TooManyRequestsException' || name === 'LimitExceededException') throw new TooManyRequestsError('Too many sign-in attempts. Please wait a moment and try again.');
     // The post-authentication trigger refused: the address was locked between our check and Cognito's answer.
-    if (name === 'UserLambdaValidationException') throw lockedError(now.getTime() / 1000 + 60, now);
+    if (name === 'UserLambdaValidationException') throw await lockedNow(emailHash, now);
     throw error;
   }
 
@@ -194,7 +200,7 @@ export function signInUseCases(deps: SignInDeps) {
       } catch (error) {
         // An unknown address (UserNotFound, or NotAuthorized with Cognito's user-existence errors off) is a wrong password.
         if (['NotAuthorizedException', 'UserNotFoundException', 'InvalidPasswordException'].includes(nameOf(error))) return failed(emailHash, 'password', origin, now);
-        return otherCognitoError(error, now);
+        return otherCognitoError(error, emailHash, now);
       }
       return next(emailHash, step, origin, now);
     },
@@ -223,7 +229,7 @@ export function signInUseCases(deps: SignInDeps) {
         if (name === 'CodeMismatchException' || name === 'ExpiredCodeException') return failed(emailHash, 'totp-wrong', origin, now);
         // Cognito no longer knows the session (expired, or too many wrong codes on it).
         if (name === 'NotAuthorizedException') throw new UnauthorizedError(SIGN_IN_SESSION_EXPIRED_MESSAGE).withCode(signInErrorCodes.signInSessionExpired);
-        return otherCognitoError(error, now);
+        return otherCognitoError(error, emailHash, now);
       }
       return next(emailHash, step, origin, now, input.code);
     },
