@@ -63,6 +63,15 @@ export const isLocked = (guard: SignInGuard | undefined, now: Date): boolean => 
 export const pendingOriginOf = (guard: SignInGuard | undefined, now: Date): RequestOrigin | undefined =>
   guard?.pendingOrigin && epoch(now) - guard.pendingOrigin.at <= PENDING_ORIGIN_SECONDS ? { ipAddress: guard.pendingOrigin.ipAddress, userAgent: guard.pendingOrigin.userAgent } : undefined;
 
+/** Whether `code` is the last code accepted for the address and could still be valid (Cognito accepts a step either side). */
+export function isUsedTotpCode(guard: SignInGuard, emailHash: string, code: string, now: Date): boolean {
+  if (!guard.lastTotpCodeHash || guard.lastTotpStep === undefined) return false;
+  return guard.lastTotpCodeHash === codeHashOf(emailHash, code) && stepOf(now) - guard.lastTotpStep <= TOTP_STEPS_ACCEPTED_AROUND;
+}
+
+/** The guard attributes a TOTP code accepted at `now` leaves (for tests and the success write). */
+export const acceptedTotp = (emailHash: string, code: string, now: Date) => ({ lastTotpCodeHash: codeHashOf(emailHash, code), lastTotpStep: stepOf(now) });
+
 const guardOf = (item: Record<string, unknown> | undefined): SignInGuard => ({
   failures: typeof item?.failures === 'number' ? item.failures : 0,
   ...(typeof item?.lockedUntil === 'number' ? { lockedUntil: item.lockedUntil } : {}),
@@ -153,7 +162,8 @@ export function dynamoSignInGuardStore(db: DynamoDBDocumentClient, tableName: st
       let condition: string | undefined;
       if (totpCode !== undefined) {
         const step = stepOf(now);
-        Object.assign(values, { ':code': codeHashOf(emailHash, totpCode), ':step': step, ':window': step - TOTP_STEPS_ACCEPTED_AROUND });
+        const accepted = acceptedTotp(emailHash, totpCode, now);
+        Object.assign(values, { ':code': accepted.lastTotpCodeHash, ':step': step, ':window': step - TOTP_STEPS_ACCEPTED_AROUND });
         set += ', lastTotpCodeHash = :code, lastTotpStep = :step';
         condition = 'attribute_not_exists(lastTotpCodeHash) OR lastTotpCodeHash <> :code OR lastTotpStep < :window';
       }
@@ -176,9 +186,6 @@ export function dynamoSignInGuardStore(db: DynamoDBDocumentClient, tableName: st
         throw error;
       }
     },
-    isUsedTotp(guard, emailHash, code, now) {
-      if (!guard.lastTotpCodeHash || guard.lastTotpStep === undefined) return false;
-      return guard.lastTotpCodeHash === codeHashOf(emailHash, code) && stepOf(now) - guard.lastTotpStep <= TOTP_STEPS_ACCEPTED_AROUND;
-    },
+    isUsedTotp: isUsedTotpCode,
   };
 }
