@@ -8,7 +8,7 @@ import { keys } from '../../functions/core/keys';
 import { accountLockedMessage, LOCKOUT_MINUTES, PASSWORD_EXPIRED_MESSAGE } from '../../shared/schemas/security';
 import { INCORRECT_TOTP_MESSAGE } from '../../shared/schemas/sign-in';
 import { apiUser, testDb } from '../support/api';
-import { useTheme } from '../support/a11y';
+import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath } from '../support/browser';
 
 const stack = inject('stack');
@@ -69,6 +69,10 @@ describe.each(['light', 'dark'] as const)('sign-in in Chromium (%s)', (theme) =>
     await fillSignIn(page, user.email, user.password);
     await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
     await page.getByText('Enter the 6-digit code from your authenticator app').waitFor();
+    // The resting page: the pointer left on the button just clicked would check its hover colour.
+    await page.mouse.move(0, 0);
+    await settle(page);
+    expect(describeViolations(theme, await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath(`sign-in-totp-${theme}`) });
 
     await page.getByLabel('Authentication code').fill(generateSync({ secret, epoch: Math.floor(Date.now() / 1000) + 600 }));
@@ -92,6 +96,10 @@ describe.each(['light', 'dark'] as const)('sign-in in Chromium (%s)', (theme) =>
     }
     await fillSignIn(page, user.email, 'Wrong-Passw0rd!4');
     await page.getByText(accountLockedMessage(LOCKOUT_MINUTES)).waitFor();
+    // The resting page: the pointer left on the button just clicked would check its hover colour.
+    await page.mouse.move(0, 0);
+    await settle(page);
+    expect(describeViolations(theme, await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath(`sign-in-locked-${theme}`) });
     // The right password while locked: still refused.
     await fillSignIn(page, user.email, user.password);
@@ -108,6 +116,10 @@ describe.each(['light', 'dark'] as const)('sign-in in Chromium (%s)', (theme) =>
     await fillSignIn(page, user.email, user.password);
     await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();
     await page.getByText(PASSWORD_EXPIRED_MESSAGE).waitFor();
+    // The resting page: the pointer left on the button just clicked would check its hover colour.
+    await page.mouse.move(0, 0);
+    await settle(page);
+    expect(describeViolations(theme, await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath(`sign-in-expired-${theme}`) });
     await page.getByLabel('New password', { exact: true }).fill('Fresh-Passw0rd!');
     await page.getByLabel('Confirm new password').fill('Fresh-Passw0rd?');
