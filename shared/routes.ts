@@ -22,6 +22,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/login', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
+  // Sign-in through the API (docs/security.md): failed attempts counted and locked per e-mail, then
+  // Cognito; the TOTP step; changing one's password (allowed while it has expired).
+  { method: 'POST', path: '/api/auth/sign-in', group: 'auth', auth: 'none' },
+  { method: 'POST', path: '/api/auth/sign-in/totp', group: 'auth', auth: 'none' },
+  { method: 'POST', path: '/api/auth/change-password', group: 'auth', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/user/onboarding', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/user/welcome-dismissal', group: 'user', auth: 'jwt' },
@@ -228,8 +233,12 @@ export interface FunctionAccess {
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
-  // It records each sign-in and signs the link to the user's photo.
-  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], profilePhotos: 'read' },
+  // It records each sign-in and signs the link to the user's photo. Sign-in: the guard per e-mail
+  // (conditional UpdateItem), the user's settings (GetItem), security events and alerts (PutItem,
+  // the mail queue), the sessions with their refresh tokens encrypted (PutItem; Query and
+  // DeleteItem to sign the others out). Cognito's InitiateAuth, RespondToAuthChallenge,
+  // RevokeToken and ChangePassword are public app-client calls: no IAM grant.
+  auth: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], sendTo: ['mail'], profilePhotos: 'read', encryptionKey: true },
   // Profile, onboarding, the welcome dialog's dismissal and the photo (checked, replaced, removed);
   // settings (a transaction puts the settings and puts or deletes the weekly-digest subscription);
   // notifications are listed (Query) and marked read; DELETE /api/user/account marks the user item
@@ -277,6 +286,14 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // queue (its worker makes the passwords); reading a job lists its refused accounts (Query).
   security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'] },
 };
+
+/**
+ * The user pool's Lambda trigger (post authentication, post confirmation of a forgotten password;
+ * functions/security/sign-in-trigger.ts): reads the sign-in guard (GetItem), records the login or
+ * the reset (PutItem; an alert's notification and e-mail: the mail queue) and the password's age
+ * (UpdateItem on the user item).
+ */
+export const cognitoTriggerAccess: FunctionAccess = { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 

@@ -389,6 +389,14 @@ const expectations: Record<string, Expectation> = {
   'GET /api/security/overview': {
     answer: async (response, { a }) => expect((await ok<SecurityOverview>(response)).integrations.map((i) => i.id)).not.toContain(a.integrationId),
   },
+  // Cognito checks the current password of the token's own user: B cannot change anyone else's.
+  'POST /api/auth/change-password': {
+    body: () => ({ currentPassword: 'Not-the-Passw0rd!', newPassword: 'Another-Passw0rd!' }),
+    answer: async (response) => {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ message: 'Your current password is incorrect.' });
+    },
+  },
   // B cannot reset A's project's passwords, nor read A's reset.
   'POST /api/security/reset-passwords': {
     body: ({ a }) => ({ projectId: a.projectId }),
