@@ -197,6 +197,12 @@ export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
 const readWrite = [...read, 'PutItem', 'UpdateItem'] as const satisfies readonly TableAction[];
+/**
+ * Every route group with signed-in routes passes the account gate (functions/core/account-gate.ts):
+ * GetItem of the user item, and PutItem of the `session_timeout` security event when it refuses a
+ * session older than the user's session timeout.
+ */
+const gateWrite = ['PutItem'] as const satisfies readonly TableAction[];
 
 export interface FunctionAccess {
   /** Exactly the DynamoDB actions it uses (test/infra checks each is referenced by its code). */
@@ -229,16 +235,16 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
-  projects: { table: read, encryptionKey: true },
+  projects: { table: [...read, ...gateWrite], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts).
-  accounts: { table: ['GetItem', 'Query', 'BatchGetItem'], encryptionKey: true },
-  dashboard: { table: read },
-  subscription: { table: ['GetItem'] },
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
+  dashboard: { table: [...read, ...gateWrite] },
+  subscription: { table: ['GetItem', ...gateWrite] },
   // Records export requests and queues them.
   exports: { table: readWrite, sendTo: ['exports'] },
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
   // in the request path that queues, no queue client here; both bundles stay small).
-  'export-history': { table: read, exportBucket: 'read' },
+  'export-history': { table: [...read, ...gateWrite], exportBucket: 'read' },
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
@@ -254,7 +260,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
   // Lists the user's suppressed addresses and removes one.
   // (GetItem: every route's account gate reads the caller's user item, functions/core/account-gate.ts.)
-  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem'] },
+  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem', ...gateWrite] },
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events

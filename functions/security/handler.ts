@@ -15,6 +15,6 @@ const getSettings = getSecuritySettings(settingsDeps);
 const putSettings = updateSecuritySettings(settingsDeps);
 
 export const handler = httpHandler({
-  'GET /api/security/settings': route({ run: ({ userId }) => getSettings(userId) }),
+  'GET /api/security/settings': route({ passwordExpired: 'allow', run: ({ userId }) => getSettings(userId) }),
   'PUT /api/security/settings': route({ body: updateSecuritySettingsSchema, run: ({ userId, body, event }) => putSettings(userId, body, requestOrigin(event)) }),
 });
