@@ -84,6 +84,10 @@ export const routes: readonly RouteDefinition[] = [
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
   { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
   { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  // Two-factor authentication: a new TOTP secret (QR code), then on or off with a code from the app.
+  { method: 'POST', path: '/api/security/two-factor/setup', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/enable', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/disable', group: 'security', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -265,7 +269,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
   // (PutItem; an alert's notification and e-mail: the mail queue).
-  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  // The TOTP secret is kept encrypted on the user item (to check the code that turns two-factor off).
+  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], encryptionKey: true },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

@@ -31,6 +31,8 @@ export const secretContext = {
   storedAnswer: (userId: string, key: string) => `answer:${userId}:${key}`,
   /** The token of the one-time credential link a send issued for an account (functions/credential-links). */
   credentialLink: (userId: string, sendId: string, accountId: string) => `credential-link:${userId}:${sendId}:${accountId}`,
+  /** The user's TOTP secret (functions/security/two-factor): kept to check the code that turns it off. */
+  twoFactor: (userId: string) => `two-factor:${userId}`,
 };
 
 export interface KeyRing {

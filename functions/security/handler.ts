@@ -1,10 +1,14 @@
 import { updateSecuritySettingsSchema } from '../../shared/schemas/security';
-import { dynamo, sqs } from '../core/clients';
+import { twoFactorCodeSchema } from '../../shared/schemas/two-factor';
+import { cognito, dynamo, sqs } from '../core/clients';
+import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { httpHandler, route } from '../core/http';
 import { sqsMailSender } from '../mail/sqs-mail-queue';
 import { requestOrigin } from './security-events';
 import { dynamoSecuritySettingsStore, getSecuritySettings, updateSecuritySettings } from './security-settings';
+import { disableTwoFactor, enableTwoFactor, setUpTwoFactor } from './two-factor';
+import { cognitoSoftwareTokens, dynamoTwoFactorStore } from './two-factor-adapters';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -13,8 +17,15 @@ const events = { db, tableName, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEU
 const settingsDeps = { store: dynamoSecuritySettingsStore(db, tableName), events, now };
 const getSettings = getSecuritySettings(settingsDeps);
 const putSettings = updateSecuritySettings(settingsDeps);
+const twoFactorDeps = { tokens: cognitoSoftwareTokens(cognito()), store: dynamoTwoFactorStore(db, tableName), cipher: appCipher, events, now };
+const setUp = setUpTwoFactor(twoFactorDeps);
+const enable = enableTwoFactor(twoFactorDeps);
+const disable = disableTwoFactor(twoFactorDeps);
 
 export const handler = httpHandler({
   'GET /api/security/settings': route({ passwordExpired: 'allow', run: ({ userId }) => getSettings(userId) }),
   'PUT /api/security/settings': route({ body: updateSecuritySettingsSchema, run: ({ userId, body, event }) => putSettings(userId, body, requestOrigin(event)) }),
+  'POST /api/security/two-factor/setup': route({ run: ({ userId, accessToken }) => setUp(userId, accessToken) }),
+  'POST /api/security/two-factor/enable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => enable(userId, accessToken, body.code, requestOrigin(event)) }),
+  'POST /api/security/two-factor/disable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => disable(userId, accessToken, body.code, requestOrigin(event)) }),
 });

@@ -356,6 +356,22 @@ const expectations: Record<string, Expectation> = {
     answer: async (response) => expect(await ok(response)).toMatchObject({ sessionTimeout: 100 }),
     ownerAfter: async ({ a }) => expect(await a.user.json<{ sessionTimeout: number }>('/api/security/settings')).toMatchObject({ sessionTimeout: 24 }),
   },
+  // Two-factor routes take no id: B's setup is B's own (B's e-mail in the QR URI), and B's code
+  // switches nothing of A's (A has no setup; B's enable and disable are refused for B's own state).
+  'POST /api/security/two-factor/setup': {
+    answer: async (response, { b }) => expect((await ok<{ otpauthUri: string }>(response)).otpauthUri).toContain(encodeURIComponent(b.email)),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  'POST /api/security/two-factor/enable': {
+    body: () => ({ code: '123456' }),
+    answer: async (response) => expect([400, 409]).toContain(response.status),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  'POST /api/security/two-factor/disable': {
+    body: () => ({ code: '123456' }),
+    answer: async (response) => expect(response.status).toBe(409),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');

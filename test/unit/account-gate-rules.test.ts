@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { securityRefusal } from '../../functions/core/account-gate';
-import { defaultSecuritySettings } from '../../shared/schemas/security';
+import { defaultSecuritySettings, type SecuritySettings } from '../../shared/schemas/security';
 
 const now = new Date('2026-06-01T12:00:00.000Z');
 const nowS = now.getTime() / 1000;
 const HOUR = 3600;
 const DAY = 24 * HOUR;
-const settings = (changes: Partial<typeof defaultSecuritySettings>) => ({ ...defaultSecuritySettings, ...changes });
+const settings = (changes: Partial<SecuritySettings>): SecuritySettings => ({ ...defaultSecuritySettings, ...changes });
 const daysAgo = (days: number) => new Date(now.getTime() - days * DAY * 1000).toISOString();
 
 describe('securityRefusal: the Security Center rules the account gate applies', () => {
