@@ -167,6 +167,7 @@ describe('Security settings in Chromium', () => {
     await second.goto(`${app}/projects`);
     await second.waitForURL((url) => url.pathname === '/sign-in');
     await second.getByText(SESSION_REPLACED_MESSAGE).first().waitFor();
+    await second.getByLabel('Email').waitFor();
     await second.screenshot({ path: screenshotPath('security-session-replaced-sign-in') });
     await context.close();
   });

@@ -1,5 +1,5 @@
 import { Alert, Box, Button, Code, CloseButton, Dialog, Input, Portal, QrCode, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { TWO_FACTOR_CODE_FORMAT_MESSAGE, twoFactorCodeSchema } from '@shared/schemas/two-factor';
 import { FormField } from '../../../components/form-field';
 import { serverMessageOf } from '../../../lib/api-client';
@@ -13,6 +13,7 @@ import { useTwoFactorSetup, useTwoFactorSwitch } from '../api/security-settings-
 export function TwoFactorDialog({ action, onClose }: { action: 'enable' | 'disable'; onClose: () => void }) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string>();
+  const codeInput = useRef<HTMLInputElement>(null);
   const setup = useTwoFactorSetup();
   const submit = useTwoFactorSwitch(action);
   const busy = submit.isPending;
@@ -45,12 +46,12 @@ export function TwoFactorDialog({ action, onClose }: { action: 'enable' | 'disab
       }}
       closeOnInteractOutside={!busy}
       placement="center"
-      initialFocusEl={() => document.getElementById('two-factor-code')}
+      initialFocusEl={() => codeInput.current}
     >
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
-          <Dialog.Content mx="4" asChild>
+          <Dialog.Content mx="4">
             <form onSubmit={confirm} noValidate>
               <Dialog.Header>
                 <Dialog.Title>{title}</Dialog.Title>
@@ -60,7 +61,7 @@ export function TwoFactorDialog({ action, onClose }: { action: 'enable' | 'disab
                   {enabling ? <SetupStep setup={setup} /> : <Text>Enter the current code from your authenticator app to turn two-factor authentication off.</Text>}
                   <FormField label="Authentication code" error={error} helperText="The 6-digit code your app shows now.">
                     <Input
-                      id="two-factor-code"
+                      ref={codeInput}
                       name="code"
                       inputMode="numeric"
                       autoComplete="one-time-code"
