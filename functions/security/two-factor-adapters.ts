@@ -19,6 +19,8 @@ import type { SoftwareTokenProvider, TwoFactorStore } from './two-factor';
 export const TWO_FACTOR_PENDING_SECRET = 'twoFactorPendingSecret';
 export const TWO_FACTOR_SECRET = 'twoFactorSecret';
 export const TWO_FACTOR_LAST_TIME_STEP = 'twoFactorLastTimeStep';
+/** `{ token, until }`: the setup under way (functions/security/two-factor setUpTwoFactor). */
+export const TWO_FACTOR_SETUP_CLAIM = 'twoFactorSetupClaim';
 
 /** A revoked or signed-out token is the caller's session ending, not a server fault. */
 const unauthorized = (error: unknown): never => {
@@ -83,19 +85,29 @@ export function dynamoTwoFactorStore(db: DynamoDBDocumentClient, tableName: stri
         ...(typeof Item[TWO_FACTOR_LAST_TIME_STEP] === 'number' ? { lastTimeStep: Item[TWO_FACTOR_LAST_TIME_STEP] as number } : {}),
       };
     },
-    async savePending(userId, encryptedSecret, now) {
-      await db.send(
+    claimSetup: (userId, token, now, until) =>
+      conditional(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: keys.user(userId),
+          UpdateExpression: 'SET #claim = :claim',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#claim) OR #claim.#until < :now)',
+          ExpressionAttributeNames: { '#claim': TWO_FACTOR_SETUP_CLAIM, '#until': 'until' },
+          ExpressionAttributeValues: { ':claim': { token, until }, ':now': now },
+        }),
+      ),
+    savePending: (userId, encryptedSecret, token, now) =>
+      conditional(
         new UpdateCommand({
           TableName: tableName,
           Key: keys.user(userId),
           // A new secret starts its own count of used codes (setup is refused while a secret is in force).
-          UpdateExpression: 'SET #pending = :secret, updatedAt = :now REMOVE #last',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#pending': TWO_FACTOR_PENDING_SECRET, '#last': TWO_FACTOR_LAST_TIME_STEP },
-          ExpressionAttributeValues: { ':secret': encryptedSecret, ':now': now },
+          UpdateExpression: 'SET #pending = :secret, updatedAt = :now REMOVE #last, #claim',
+          ConditionExpression: '#claim.#token = :token',
+          ExpressionAttributeNames: { '#pending': TWO_FACTOR_PENDING_SECRET, '#last': TWO_FACTOR_LAST_TIME_STEP, '#claim': TWO_FACTOR_SETUP_CLAIM, '#token': 'token' },
+          ExpressionAttributeValues: { ':secret': encryptedSecret, ':now': now, ':token': token },
         }),
-      );
-    },
+      ),
     spendCode: (userId, timeStep) =>
       conditional(
         new UpdateCommand({

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { SecuritySettings } from '../../shared/schemas/security';
 import type { TwoFactorSetup } from '../../shared/schemas/two-factor';
 import {
@@ -5,6 +6,8 @@ import {
   TWO_FACTOR_ALREADY_ON_MESSAGE,
   TWO_FACTOR_NO_SETUP_MESSAGE,
   TWO_FACTOR_REUSED_CODE_MESSAGE,
+  TWO_FACTOR_SETUP_BUSY_MESSAGE,
+  TWO_FACTOR_SETUP_REPLACED_MESSAGE,
   TWO_FACTOR_WRONG_CODE_MESSAGE,
 } from '../../shared/schemas/two-factor';
 import { secretContext, type Cipher } from '../core/encryption';
@@ -47,7 +50,13 @@ export interface TwoFactorState {
 export interface TwoFactorStore {
   /** Undefined when the user has no item. */
   get(userId: string): Promise<TwoFactorState | undefined>;
-  savePending(userId: string, encryptedSecret: string, now: string): Promise<void>;
+  /**
+   * Claims the setup for `token` until `until` (epoch ms) unless another claim still holds: two
+   * setups at once would leave Cognito with one secret and the item with the other.
+   */
+  claimSetup(userId: string, token: string, now: number, until: number): Promise<boolean>;
+  /** Keeps the new secret (encrypted) and ends the claim, if `token` still holds it. */
+  savePending(userId: string, encryptedSecret: string, token: string, now: string): Promise<boolean>;
   /** Marks the code of `timeStep` used; false when it or a later one already was (a replay, or the same code twice at once). */
   spendCode(userId: string, timeStep: number): Promise<boolean>;
   /**
@@ -65,6 +74,9 @@ export interface TwoFactorDeps {
   now: () => Date;
 }
 
+/** How long a setup holds its claim: Cognito's AssociateSoftwareToken answers well within it. */
+const SETUP_CLAIM_MS = 15_000;
+
 const stateOf = async (deps: TwoFactorDeps, userId: string): Promise<TwoFactorState> => {
   const state = await deps.store.get(userId);
   if (!state) throw new NotFoundError('User not found');
@@ -77,9 +89,14 @@ export const setUpTwoFactor =
   async (userId: string, accessToken: string): Promise<TwoFactorSetup> => {
     const state = await stateOf(deps, userId);
     if (state.settings.twoFactorEnabled) throw new ConflictError(TWO_FACTOR_ALREADY_ON_MESSAGE);
+    const now = deps.now();
+    const token = randomUUID();
+    if (!(await deps.store.claimSetup(userId, token, now.getTime(), now.getTime() + SETUP_CLAIM_MS))) throw new ConflictError(TWO_FACTOR_SETUP_BUSY_MESSAGE);
     const secret = await deps.tokens.associate(accessToken);
     const cipher = await deps.cipher();
-    await deps.store.savePending(userId, cipher.encrypt(secret, secretContext.twoFactor(userId)), deps.now().toISOString());
+    if (!(await deps.store.savePending(userId, cipher.encrypt(secret, secretContext.twoFactor(userId)), token, now.toISOString()))) {
+      throw new ConflictError(TWO_FACTOR_SETUP_BUSY_MESSAGE);
+    }
     return { secret, otpauthUri: otpauthUri(secret, state.email) };
   };
 
@@ -126,7 +143,9 @@ export const enableTwoFactor =
     const checked = await checkCode(secret, code, state.lastTimeStep, now);
     if (!checked.valid) return refuseCode(deps, userId, checked.reason, 'on', origin, now);
     if (!(await deps.store.spendCode(userId, checked.timeStep))) return refuseCode(deps, userId, 'reused', 'on', origin, now);
-    if (!(await deps.tokens.verify(accessToken, code))) return refuseCode(deps, userId, 'wrong', 'on', origin, now);
+    // Our check passed on the secret this setup showed; Cognito holding another one means a newer
+    // setup (another window) replaced it: say so rather than call a right code wrong.
+    if (!(await deps.tokens.verify(accessToken, code))) throw new ConflictError(TWO_FACTOR_SETUP_REPLACED_MESSAGE);
     await deps.tokens.setPreference(accessToken, true);
     const settings = await switchSetting(deps, userId, true, state.pendingSecret, now);
     await recordSecurityEvent(deps.events, {

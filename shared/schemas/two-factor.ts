@@ -28,3 +28,5 @@ export const TWO_FACTOR_REUSED_CODE_MESSAGE = 'That code was already used. Wait 
 export const TWO_FACTOR_NO_SETUP_MESSAGE = 'Start the two-factor setup first: scan the QR code, then enter a code.';
 export const TWO_FACTOR_ALREADY_ON_MESSAGE = 'Two-factor authentication is already on.';
 export const TWO_FACTOR_ALREADY_OFF_MESSAGE = 'Two-factor authentication is already off.';
+export const TWO_FACTOR_SETUP_BUSY_MESSAGE = 'A two-factor setup is already being prepared (in another window?). Close this window and try again in a moment.';
+export const TWO_FACTOR_SETUP_REPLACED_MESSAGE = 'This QR code was replaced by a newer setup (in another window?). Close this window and start again.';

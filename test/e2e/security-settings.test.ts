@@ -125,6 +125,7 @@ describe('Security settings in Chromium', () => {
         await page.setViewportSize(viewport);
         await page.getByRole('heading', { name: 'Security Settings', level: 2 }).waitFor();
         await settle(page);
+        expect(describeViolations(`security settings ${theme} ${name}`, await axeViolations(page))).toEqual([]);
         await page.screenshot({ path: screenshotPath(`security-settings-${theme}-${name}`), fullPage: true });
       }
       await page.getByText('Two-factor authentication', { exact: true }).click();

@@ -10,6 +10,7 @@ import {
   TWO_FACTOR_CODE_FORMAT_MESSAGE,
   TWO_FACTOR_NO_SETUP_MESSAGE,
   TWO_FACTOR_REUSED_CODE_MESSAGE,
+  TWO_FACTOR_SETUP_BUSY_MESSAGE,
   TWO_FACTOR_WRONG_CODE_MESSAGE,
   type TwoFactorSetup,
 } from '../../shared/schemas/two-factor';
@@ -119,6 +120,17 @@ describe('two-factor authentication', () => {
     expect((await post(user, 'disable', { code: '123456' })).status).toBe(409);
     expect(await twoFactorOn(user)).toBe(false);
     expect((await mfaOf(user)).methods).toEqual([]);
+  });
+
+  it('two setups at once (a double click, two windows): one is refused, so Cognito and the item keep the same secret', async () => {
+    const user = await apiUser();
+    const answers = await Promise.all([post(user, 'setup'), post(user, 'setup')]);
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    const refused = answers.find((a) => a.status === 409)!;
+    expect(await messageOf(refused)).toBe(TWO_FACTOR_SETUP_BUSY_MESSAGE);
+    const setup = (await answers.find((a) => a.status === 200)!.json()) as TwoFactorSetup;
+    expect((await post(user, 'enable', { code: await generate({ secret: setup.secret }) })).status).toBe(200);
+    expect(await mfaOf(user)).toEqual({ methods: ['SOFTWARE_TOKEN_MFA'], preferred: 'SOFTWARE_TOKEN_MFA' });
   });
 
   it('the settings saved in between are kept: turning two-factor on changes only that setting', async () => {

@@ -30,6 +30,7 @@ export function useUpdateSecuritySettings() {
 export function useTwoFactorSetup() {
   return useMutation({ mutationFn: () => apiRequest<TwoFactorSetup>('/api/security/two-factor/setup', { method: 'POST' }) });
 }
+export type TwoFactorSetupMutation = ReturnType<typeof useTwoFactorSetup>;
 
 /** POST /api/security/two-factor/enable or /disable with a code; the settings then hold the new state. */
 export function useTwoFactorSwitch(action: 'enable' | 'disable') {

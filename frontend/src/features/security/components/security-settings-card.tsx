@@ -1,5 +1,5 @@
 import { Button, Card, HStack, Input, Separator, SimpleGrid, Stack, Switch, Text } from '@chakra-ui/react';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import {
   MAX_LOGIN_ATTEMPTS,
   PASSWORD_EXPIRY_DAYS,
@@ -11,7 +11,7 @@ import { FormField } from '../../../components/form-field';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { serverFieldErrors } from '../../../lib/api-client';
-import { useSecuritySettings, useUpdateSecuritySettings } from '../api/security-settings-api';
+import { useSecuritySettings, useTwoFactorSetup, useUpdateSecuritySettings } from '../api/security-settings-api';
 import { TwoFactorDialog } from './two-factor-dialog';
 
 /**
@@ -53,6 +53,21 @@ function SecuritySettingsForm({ saved }: { saved: SecuritySettings }) {
   const [errors, setErrors] = useState<Partial<Record<keyof SecuritySettings, string>>>({});
   const [twoFactorAction, setTwoFactorAction] = useState<'enable' | 'disable'>();
   const update = useUpdateSecuritySettings();
+  const setup = useTwoFactorSetup();
+  // The switch may report one turn twice (its label and its input): one dialog, one setup.
+  const dialogOpen = useRef(false);
+  const openTwoFactor = (action: 'enable' | 'disable') => {
+    if (dialogOpen.current) return;
+    dialogOpen.current = true;
+    setTwoFactorAction(action);
+    setup.reset();
+    // A new secret for each opening: the code entered is checked against this setup's secret.
+    if (action === 'enable') setup.mutate();
+  };
+  const closeTwoFactor = () => {
+    dialogOpen.current = false;
+    setTwoFactorAction(undefined);
+  };
 
   const save = () => {
     // One schema with the server: non-numeric becomes 0 (spec 5), which the range then refuses.
@@ -80,7 +95,7 @@ function SecuritySettingsForm({ saved }: { saved: SecuritySettings }) {
             label="Two-factor authentication"
             description={saved.twoFactorEnabled ? 'On: signing in asks for a code from your authenticator app.' : 'Ask for a code from an authenticator app at every sign-in.'}
             checked={saved.twoFactorEnabled}
-            onChange={(checked) => setTwoFactorAction(checked ? 'enable' : 'disable')}
+            onChange={(checked) => openTwoFactor(checked ? 'enable' : 'disable')}
           />
           {switchFields.map(({ key, label, description }) => (
             <Stack key={key} gap="5">
@@ -103,7 +118,7 @@ function SecuritySettingsForm({ saved }: { saved: SecuritySettings }) {
           </HStack>
         </Stack>
       </Card.Body>
-      {twoFactorAction ? <TwoFactorDialog action={twoFactorAction} onClose={() => setTwoFactorAction(undefined)} /> : null}
+      {twoFactorAction ? <TwoFactorDialog action={twoFactorAction} setup={setup} onClose={closeTwoFactor} /> : null}
     </Card.Root>
   );
 }

@@ -1,29 +1,25 @@
 import { Alert, Box, Button, Code, CloseButton, Dialog, Input, Portal, QrCode, Skeleton, Stack, Text } from '@chakra-ui/react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import { TWO_FACTOR_CODE_FORMAT_MESSAGE, twoFactorCodeSchema } from '@shared/schemas/two-factor';
 import { FormField } from '../../../components/form-field';
 import { serverMessageOf } from '../../../lib/api-client';
-import { useTwoFactorSetup, useTwoFactorSwitch } from '../api/security-settings-api';
+import { useTwoFactorSwitch, type TwoFactorSetupMutation } from '../api/security-settings-api';
 
 /**
  * Turning two-factor authentication on (the QR code and the secret for the authenticator app,
  * then a code from it) or off (a code). Nothing changes until the server accepts a code.
  */
-/** Mounted open; closing unmounts it (the card renders it while an action is chosen). */
-export function TwoFactorDialog({ action, onClose }: { action: 'enable' | 'disable'; onClose: () => void }) {
+/**
+ * Mounted open; closing unmounts it (the card renders it while an action is chosen). For 'enable'
+ * the card has started the setup (`setup`) when the switch was turned: a code is checked against
+ * the secret of that one setup, so it is started once per opening, not by an effect here.
+ */
+export function TwoFactorDialog({ action, setup, onClose }: { action: 'enable' | 'disable'; setup: TwoFactorSetupMutation; onClose: () => void }) {
   const [code, setCode] = useState('');
   const [error, setError] = useState<string>();
   const codeInput = useRef<HTMLInputElement>(null);
-  const setup = useTwoFactorSetup();
   const submit = useTwoFactorSwitch(action);
   const busy = submit.isPending;
-
-  // The card mounts this dialog for each opening: 'enable' asks for a fresh secret each time, and
-  // a code entered here is checked against it.
-  const { mutate: startSetup } = setup;
-  useEffect(() => {
-    if (action === 'enable') startSetup();
-  }, [action, startSetup]);
 
   const confirm = (event: FormEvent) => {
     event.preventDefault();
@@ -95,7 +91,7 @@ export function TwoFactorDialog({ action, onClose }: { action: 'enable' | 'disab
   );
 }
 
-function SetupStep({ setup }: { setup: ReturnType<typeof useTwoFactorSetup> }) {
+function SetupStep({ setup }: { setup: TwoFactorSetupMutation }) {
   if (setup.isError) {
     return (
       <Alert.Root status="error">
