@@ -4,11 +4,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Browser, Page } from 'playwright-core';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
-import { PASSWORD_EXPIRED_MESSAGE, SESSION_REPLACED_MESSAGE, type SecuritySettings } from '../../shared/schemas/security';
+import { PASSWORD_EXPIRED_MESSAGE, SESSION_EXPIRED_MESSAGE, SESSION_REPLACED_MESSAGE, type SecuritySettings } from '../../shared/schemas/security';
 import { TWO_FACTOR_WRONG_CODE_MESSAGE } from '../../shared/schemas/two-factor';
 import { apiUser, testDb, type ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { accessTokenSignedInAt } from '../support/signed-in-at';
 
 const app = inject('stack').urls.app;
 
@@ -150,6 +151,26 @@ describe('Security settings in Chromium', () => {
     await second.goto(`${app}/projects`);
     await second.waitForURL((url) => url.pathname === '/security' && url.searchParams.get('change-password') === '1');
     await second.getByText(PASSWORD_EXPIRED_MESSAGE).first().waitFor();
+    await context.close();
+  });
+
+  it('a session older than the session timeout is signed out with the reason on the sign-in page', async () => {
+    const other = await apiUser();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const second = await context.newPage();
+    await signInThroughApp(second, app, other);
+    expect((await other.call('/api/security/settings', { method: 'PUT', body: { sessionTimeout: 1 } })).status).toBe(200);
+    // The browser's token as it is after refreshes two hours into the session (auth_time kept).
+    const stored = await second.evaluate(() => {
+      const key = Object.keys(localStorage).find((k) => k.endsWith('.accessToken'))!;
+      return { key, token: localStorage.getItem(key)! };
+    });
+    const authTime = (JSON.parse(Buffer.from(stored.token.split('.')[1]!, 'base64url').toString('utf8')) as { auth_time: number }).auth_time;
+    const old = await accessTokenSignedInAt(stored.token, authTime - 2 * 3600);
+    await second.evaluate(({ key, token }) => localStorage.setItem(key, token), { key: stored.key, token: old });
+    await second.goto(`${app}/projects`);
+    await second.waitForURL((url) => url.pathname === '/sign-in');
+    await second.getByText(SESSION_EXPIRED_MESSAGE).first().waitFor();
     await context.close();
   });
 
