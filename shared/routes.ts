@@ -70,11 +70,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
-  // One-time credential links: public, the link's token ({id}) is the credential. GET reads the
-  // link's state and spends nothing (mail scanners open links); POST .../reveal shows the
-  // credentials once (docs/credential-links.md).
-  { method: 'GET', path: '/api/credential-links/{id}', group: 'credential-links', auth: 'none' },
-  { method: 'POST', path: '/api/credential-links/{id}/reveal', group: 'credential-links', auth: 'none' },
+  // One-time credential links: public, the link's token (in the body, never in a URL, so no
+  // access log holds it) is the credential. .../state reads the link and spends nothing (mail
+  // scanners open links); .../reveal shows the credentials once (docs/credential-links.md).
+  { method: 'POST', path: '/api/credential-links/state', group: 'credential-links', auth: 'none' },
+  { method: 'POST', path: '/api/credential-links/reveal', group: 'credential-links', auth: 'none' },
   // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
   { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
   { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },
@@ -88,6 +88,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/security/two-factor/setup', group: 'security', auth: 'jwt' },
   { method: 'POST', path: '/api/security/two-factor/enable', group: 'security', auth: 'jwt' },
   { method: 'POST', path: '/api/security/two-factor/disable', group: 'security', auth: 'jwt' },
+  // Reset Passwords: new passwords for a project's accounts, as a job on the provisioning queue.
+  { method: 'POST', path: '/api/security/reset-passwords', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -270,7 +273,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
   // (PutItem; an alert's notification and e-mail: the mail queue).
   // The TOTP secret is kept encrypted on the user item (to check the code that turns two-factor off).
-  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], encryptionKey: true },
+  // Reset Passwords: the project's lock and the job in one transaction, queued on the provisioning
+  // queue (its worker makes the passwords); reading a job lists its refused accounts (Query).
+  security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'], encryptionKey: true },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
@@ -283,8 +288,9 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },
-  // Records a chunk that could not be written as failed rows of its job.
-  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
+  // Records a chunk that could not be written as failed rows of its job; the job it fails
+  // queues its project-completion e-mail, as a job the bulk worker ends does.
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
   'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.

@@ -128,6 +128,7 @@ export const createBulkAccounts =
         status: 'active',
         accountCount: 0,
         failedCount: rejected.length,
+        passwordSettings: input.passwordSettings,
         createdAt,
         updatedAt: createdAt,
       };

@@ -1,4 +1,4 @@
-import type { AccountType } from '../../shared/schemas/bulk';
+import type { AccountType, PasswordSettings } from '../../shared/schemas/bulk';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
@@ -11,6 +11,8 @@ export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCoun
   userId: string;
   /** Partitions its accounts are spread over (functions/accounts/account-partitions.ts); none: 1. */
   accountShards?: number;
+  /** The generator rules its passwords were made with: Reset Passwords makes new ones the same way. */
+  passwordSettings?: PasswordSettings;
 }
 
 export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });

@@ -1,9 +1,15 @@
 import { updateSecuritySettingsSchema } from '../../shared/schemas/security';
+import { resetPasswordsSchema } from '../../shared/schemas/reset-passwords';
 import { twoFactorCodeSchema } from '../../shared/schemas/two-factor';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { cognito, dynamo, sqs } from '../core/clients';
 import { appCipher } from '../core/encryption';
+import { timeOrderedId } from '../core/ids';
+import { keys } from '../core/keys';
+import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
+import { getPasswordReset, startPasswordReset } from './reset-passwords';
 import { requireEnv } from '../core/env';
-import { httpHandler, route } from '../core/http';
+import { httpHandler, Response, route } from '../core/http';
 import { sqsMailSender } from '../mail/sqs-mail-queue';
 import { requestOrigin } from './security-events';
 import { dynamoSecuritySettingsStore, getSecuritySettings, updateSecuritySettings } from './security-settings';
@@ -21,6 +27,18 @@ const twoFactorDeps = { tokens: cognitoSoftwareTokens(cognito()), store: dynamoT
 const setUp = setUpTwoFactor(twoFactorDeps);
 const enable = enableTwoFactor(twoFactorDeps);
 const disable = disableTwoFactor(twoFactorDeps);
+// Reset Passwords: a job on the provisioning queue (its worker holds the platforms' adapters).
+const resetDeps = { db, tableName, now, queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')) };
+const startReset = startPasswordReset({
+  ...resetDeps,
+  newId: timeOrderedId,
+  events,
+  async integrationName(userId, integrationId) {
+    const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.integration(userId, integrationId), ProjectionExpression: '#n', ExpressionAttributeNames: { '#n': 'name' } }));
+    return typeof Item?.name === 'string' ? Item.name : undefined;
+  },
+});
+const readResetJob = getPasswordReset(resetDeps);
 
 export const handler = httpHandler({
   'GET /api/security/settings': route({ passwordExpired: 'allow', run: ({ userId }) => getSettings(userId) }),
@@ -28,4 +46,9 @@ export const handler = httpHandler({
   'POST /api/security/two-factor/setup': route({ run: ({ userId, accessToken }) => setUp(userId, accessToken) }),
   'POST /api/security/two-factor/enable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => enable(userId, accessToken, body.code, requestOrigin(event)) }),
   'POST /api/security/two-factor/disable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => disable(userId, accessToken, body.code, requestOrigin(event)) }),
+  'POST /api/security/reset-passwords': route({
+    body: resetPasswordsSchema,
+    run: async ({ userId, body, event }) => new Response(202, await startReset(userId, body.projectId, requestOrigin(event))),
+  }),
+  'GET /api/security/reset-passwords/{id}': route({ run: ({ userId, pathParameters }) => readResetJob(userId, pathParameters.id ?? '') }),
 });

@@ -43,7 +43,12 @@ export const handler = httpHandler({
   // 'Tell us about yourself' (shown once after the first sign-in): the name, then the app.
   'POST /api/user/onboarding': route({
     body: onboardingSchema,
-    run: ({ userId, body }) => patched(users.patch(userId, { ...splitName(body.name), onboarded: true }, now().toISOString())),
+    run: ({ userId, body }) => {
+      // One word ('Cher') is a first name: the last name given at sign-up stays (the Profile form
+      // requires both; an emptied last name would block every later profile save).
+      const { firstName, lastName } = splitName(body.name);
+      return patched(users.patch(userId, { firstName, ...(lastName ? { lastName } : {}), onboarded: true }, now().toISOString()));
+    },
   }),
   // The welcome dialog's 'Let's Get Started!': kept on the server, so no other device shows it again.
   'POST /api/user/welcome-dismissal': route({ run: ({ userId }) => patched(users.patch(userId, { welcomeDismissed: true }, now().toISOString())) }),

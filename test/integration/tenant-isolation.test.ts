@@ -41,6 +41,8 @@ interface Owner {
   provisioningJobId: string;
   /** A's credentials send (written as the start step writes one). */
   mailSendId: string;
+  /** A's Reset Passwords job (written as the start step writes one). */
+  passwordResetId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -372,6 +374,17 @@ const expectations: Record<string, Expectation> = {
     answer: async (response) => expect(response.status).toBe(409),
     ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
   },
+  // B cannot reset A's project's passwords, nor read A's reset.
+  'POST /api/security/reset-passwords': {
+    body: ({ a }) => ({ projectId: a.projectId }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activePasswordReset).toBeUndefined();
+      expect(Item?.passwordResetId).toBeUndefined();
+    },
+  },
+  'GET /api/security/reset-passwords/{id}': { id: (a) => a.passwordResetId, answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -429,6 +442,16 @@ async function createOwner(): Promise<Owner> {
       },
     }),
   );
+  const passwordResetId = timeOrderedId();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.passwordReset(user.sub, passwordResetId), entityType: 'PasswordReset', id: passwordResetId, userId: user.sub, projectId: created.project.id, projectName,
+        status: 'completed', total: 3, done: 3, updatedOnPlatform: 0, failed: 0, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   // An address on A's suppression list, as the mail-events worker writes one.
@@ -453,12 +476,13 @@ async function createOwner(): Promise<Owner> {
     notificationId,
     provisioningJobId,
     mailSendId,
+    passwordResetId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, passwordResetId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 
