@@ -95,6 +95,10 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/security/events', group: 'security', auth: 'jwt' },
   { method: 'GET', path: '/api/security/events/export', group: 'security', auth: 'jwt' },
   { method: 'GET', path: '/api/security/overview', group: 'security', auth: 'jwt' },
+  // Two-factor authentication: a new TOTP secret (QR code), then on or off with a code from the app.
+  { method: 'POST', path: '/api/security/two-factor/setup', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/enable', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/disable', group: 'security', auth: 'jwt' },
   // Reset Passwords: new passwords for a project's accounts, as a job on the provisioning queue.
   { method: 'POST', path: '/api/security/reset-passwords', group: 'security', auth: 'jwt' },
   { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security', auth: 'jwt' },
@@ -211,6 +215,12 @@ export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
 const readWrite = [...read, 'PutItem', 'UpdateItem'] as const satisfies readonly TableAction[];
+/**
+ * Every route group with signed-in routes passes the account gate (functions/core/account-gate.ts):
+ * GetItem of the user item, and PutItem of the `session_timeout` security event when it refuses a
+ * session older than the user's session timeout.
+ */
+const gateWrite = ['PutItem'] as const satisfies readonly TableAction[];
 
 export interface FunctionAccess {
   /** Exactly the DynamoDB actions it uses (test/infra checks each is referenced by its code). */
@@ -248,19 +258,19 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
-  // records each reveal and download as a security event (PutItem).
-  projects: { table: [...read, 'PutItem'], encryptionKey: true },
+  // records each reveal and download as a security event (PutItem, also the gate's).
+  projects: { table: [...read, ...gateWrite], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
-  // search that shows passwords is recorded as a security event.
-  accounts: { table: ['GetItem', 'Query', 'PutItem', 'BatchGetItem'], encryptionKey: true },
-  dashboard: { table: read },
-  subscription: { table: ['GetItem'] },
+  // search that shows passwords is recorded as a security event (and the gate's).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
+  dashboard: { table: [...read, ...gateWrite] },
+  subscription: { table: ['GetItem', ...gateWrite] },
   // Records export requests and queues them.
   exports: { table: readWrite, sendTo: ['exports'] },
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
   // in the request path that queues, no queue client here; both bundles stay small); each
-  // download is recorded as a security event (PutItem).
-  'export-history': { table: [...read, 'PutItem'], exportBucket: 'read' },
+  // download is recorded as a security event (PutItem, also the gate's).
+  'export-history': { table: [...read, ...gateWrite], exportBucket: 'read' },
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
@@ -276,15 +286,16 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
   // Lists the user's suppressed addresses and removes one.
   // (GetItem: every route's account gate reads the caller's user item, functions/core/account-gate.ts.)
-  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem'] },
+  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem', ...gateWrite] },
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
   // (PutItem; an alert's notification and e-mail: the mail queue); the event list, its CSV and
   // the overview (the integrations' test dates) Query.
+  // The TOTP secret is kept encrypted on the user item (to check the code that turns two-factor off).
   // Reset Passwords: the project's lock and the job in one transaction, queued on the provisioning
   // queue (its worker makes the passwords); reading a job lists its refused accounts (Query).
-  security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'] },
+  security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'], encryptionKey: true },
 };
 
 /**

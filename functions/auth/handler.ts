@@ -41,6 +41,7 @@ export const handler = httpHandler({
   // Sign-in is a browser redirect to the app's own sign-in screen, which signs in through the routes below.
   'GET /api/login': route({ run: async () => redirect('/sign-in') }),
   'GET /api/logout': route({ run: async () => redirect('/') }),
+  // Allowed with an expired password: the app must load to show the change-password form.
   // auth_time: when the user signed in (Cognito keeps it on refreshed tokens), recorded as the last sign-in.
   'GET /api/auth/user': route({ userItem: 'optional', passwordExpired: 'allow', run: ({ userId, accessToken, event }) => currentUser(userId, accessToken, Number(event.requestContext.authorizer?.jwt?.claims?.auth_time)) }),
   // The one sign-in path (docs/security.md): failed attempts counted and locked per e-mail, then Cognito.

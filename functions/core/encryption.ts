@@ -35,6 +35,8 @@ export const secretContext = {
   session: (userId: string, sessionId: string) => `session:${userId}:${sessionId}`,
   /** The sign-in in progress between the password and the TOTP code, handed to the browser (opaque to it). */
   signInChallenge: (emailHash: string) => `sign-in-challenge:${emailHash}`,
+  /** The user's TOTP secret (functions/security/two-factor): kept to check the code that turns it off. */
+  twoFactor: (userId: string) => `two-factor:${userId}`,
 };
 
 export interface KeyRing {

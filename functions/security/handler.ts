@@ -1,11 +1,13 @@
 import { updateSecuritySettingsSchema } from '../../shared/schemas/security';
 import { resetPasswordsSchema } from '../../shared/schemas/reset-passwords';
+import { twoFactorCodeSchema } from '../../shared/schemas/two-factor';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { cognito, dynamo, sqs } from '../core/clients';
+import { appCipher } from '../core/encryption';
 import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { getPasswordReset, startPasswordReset } from './reset-passwords';
-import { dynamo, sqs } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
 import { sqsMailSender } from '../mail/sqs-mail-queue';
@@ -13,6 +15,8 @@ import { exportSecurityEventsCsv, listSecurityEvents } from './security-event-li
 import { requestOrigin } from './security-events';
 import { securityOverview } from './security-overview';
 import { dynamoSecuritySettingsStore, getSecuritySettings, updateSecuritySettings } from './security-settings';
+import { disableTwoFactor, enableTwoFactor, setUpTwoFactor } from './two-factor';
+import { cognitoSoftwareTokens, dynamoTwoFactorStore } from './two-factor-adapters';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -25,6 +29,10 @@ const readDeps = { db, tableName, now };
 const listEvents = listSecurityEvents(readDeps);
 const exportEvents = exportSecurityEventsCsv(readDeps);
 const overview = securityOverview(readDeps);
+const twoFactorDeps = { tokens: cognitoSoftwareTokens(cognito()), store: dynamoTwoFactorStore(db, tableName), cipher: appCipher, events, now };
+const setUp = setUpTwoFactor(twoFactorDeps);
+const enable = enableTwoFactor(twoFactorDeps);
+const disable = disableTwoFactor(twoFactorDeps);
 // Reset Passwords: a job on the provisioning queue (its worker holds the platforms' adapters).
 const resetDeps = { db, tableName, now, queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')) };
 const startReset = startPasswordReset({
@@ -39,7 +47,7 @@ const startReset = startPasswordReset({
 const readResetJob = getPasswordReset(resetDeps);
 
 export const handler = httpHandler({
-  'GET /api/security/settings': route({ run: ({ userId }) => getSettings(userId) }),
+  'GET /api/security/settings': route({ passwordExpired: 'allow', run: ({ userId }) => getSettings(userId) }),
   'PUT /api/security/settings': route({ body: updateSecuritySettingsSchema, run: ({ userId, body, event }) => putSettings(userId, body, requestOrigin(event)) }),
   'GET /api/security/events': route({ run: ({ userId, query }) => listEvents(userId, query) }),
   'GET /api/security/events/export': route({
@@ -49,6 +57,9 @@ export const handler = httpHandler({
     },
   }),
   'GET /api/security/overview': route({ run: ({ userId }) => overview(userId) }),
+  'POST /api/security/two-factor/setup': route({ run: ({ userId, accessToken }) => setUp(userId, accessToken) }),
+  'POST /api/security/two-factor/enable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => enable(userId, accessToken, body.code, requestOrigin(event)) }),
+  'POST /api/security/two-factor/disable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => disable(userId, accessToken, body.code, requestOrigin(event)) }),
   'POST /api/security/reset-passwords': route({
     body: resetPasswordsSchema,
     run: async ({ userId, body, event }) => new Response(202, await startReset(userId, body.projectId, requestOrigin(event))),

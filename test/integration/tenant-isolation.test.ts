@@ -397,6 +397,22 @@ const expectations: Record<string, Expectation> = {
       expect(await response.json()).toMatchObject({ message: 'Your current password is incorrect.' });
     },
   },
+  // Two-factor routes take no id: B's setup is B's own (B's e-mail in the QR URI), and B's code
+  // switches nothing of A's (A has no setup; B's enable and disable are refused for B's own state).
+  'POST /api/security/two-factor/setup': {
+    answer: async (response, { b }) => expect((await ok<{ otpauthUri: string }>(response)).otpauthUri).toContain(encodeURIComponent(b.email)),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  'POST /api/security/two-factor/enable': {
+    body: () => ({ code: '123456' }),
+    answer: async (response) => expect([400, 409]).toContain(response.status),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  'POST /api/security/two-factor/disable': {
+    body: () => ({ code: '123456' }),
+    answer: async (response) => expect(response.status).toBe(409),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
   // B cannot reset A's project's passwords, nor read A's reset.
   'POST /api/security/reset-passwords': {
     body: ({ a }) => ({ projectId: a.projectId }),
