@@ -16,19 +16,35 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /** Security events are kept a year (the table's TTL attribute deletes them after). */
 export const SECURITY_EVENT_DAYS = 365;
 
-/** Where a request came from, as API Gateway saw it. */
+/** Where a request came from: the viewer's address and browser. */
 export interface RequestOrigin {
   ipAddress: string;
   userAgent: string;
 }
 
-/** The caller's address and browser from an API Gateway HTTP API event (or a Cognito trigger's). */
+/**
+ * The caller's address and browser from an API Gateway HTTP API event (or a Cognito trigger's).
+ * On AWS the app calls the API through CloudFront (/api/*), so API Gateway's sourceIp is a
+ * CloudFront edge server, not the viewer. CloudFront appends the viewer's address to
+ * X-Forwarded-For (and API Gateway then the edge's): through CloudFront (it adds X-Amz-Cf-Id to
+ * every origin request) the viewer is the last entry before sourceIp. Locally, and for a direct
+ * call to the execute-api URL, sourceIp is the caller. A caller who forges these headers on a
+ * direct call only changes the address recorded for their own request.
+ */
 export function requestOrigin(event: { requestContext?: { http?: { sourceIp?: string; userAgent?: string } }; headers?: Record<string, string | undefined> }): RequestOrigin {
   const http = event.requestContext?.http;
+  const sourceIp = http?.sourceIp ?? '';
   return {
-    ipAddress: http?.sourceIp ?? '',
+    ipAddress: (event.headers?.['x-amz-cf-id'] ? viewerBehindCloudFront(event.headers['x-forwarded-for'], sourceIp) : undefined) ?? sourceIp,
     userAgent: (http?.userAgent ?? event.headers?.['user-agent'] ?? '').slice(0, 500),
   };
+}
+
+function viewerBehindCloudFront(forwardedFor: string | undefined, sourceIp: string): string | undefined {
+  const hops = (forwardedFor ?? '').split(',').map((hop) => hop.trim()).filter(Boolean);
+  if (hops.at(-1) === sourceIp) hops.pop();
+  const viewer = hops.at(-1);
+  return viewer && /^[0-9a-fA-F.:]{2,45}$/.test(viewer) ? viewer : undefined;
 }
 
 export interface NewSecurityEvent extends Partial<RequestOrigin> {

@@ -12,7 +12,7 @@ import {
 } from '../../shared/schemas/sign-in';
 import { accountLockedMessage, defaultSecuritySettings, LOCKOUT_MINUTES, securityErrorCodes } from '../../shared/schemas/security';
 import { secretContext, type Cipher } from '../core/encryption';
-import { ConflictError, HttpError, TooManyRequestsError, UnauthorizedError } from '../core/errors';
+import { ConflictError, HttpError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../core/errors';
 import { logger } from '../core/logger';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { SignInIdentity, CognitoSignInStep } from './sign-in-cognito';
@@ -42,6 +42,14 @@ export const lockedError = (lockedUntil: number, now: Date): HttpError =>
   new HttpError(423, accountLockedMessage(Math.max(1, Math.ceil((lockedUntil - now.getTime() / 1000) / 60)))).withCode(securityErrorCodes.accountLocked);
 
 const nameOf = (error: unknown): string => (error as { name?: string })?.name ?? '';
+
+export const SIGN_IN_UNAVAILABLE_MESSAGE = 'Sign-in is unavailable right now. Please try again in a moment.';
+export const COGNITO_LOCKOUT_MESSAGE = 'Too many sign-in attempts for this account. Please wait a few minutes and try again, or reset your password.';
+/**
+ * Cognito's own lockout on AWS: NotAuthorizedException 'Password attempts exceeded' (it cannot be
+ * turned off; it grows with further failures). The local emulator has none.
+ */
+export const isCognitoLockout = (error: unknown): boolean => nameOf(error) === 'NotAuthorizedException' && /attempts exceeded/i.test((error as { message?: string })?.message ?? '');
 
 /** The claims of a token Cognito just issued to us (over TLS, from the call itself: no signature check needed). */
 export function tokenClaims(token: string): { sub: string; authTime: number } {
@@ -182,8 +190,14 @@ export function signInUseCases(deps: SignInDeps) {
     if (name === 'UserNotConfirmedException') throw new ConflictError(USER_NOT_CONFIRMED_MESSAGE).withCode(signInErrorCodes.userNotConfirmed);
     if (name === 'PasswordResetRequiredException') throw new ConflictError('You need to reset your password before signing in. Use "Forgot password?".');
     if (name === 'TooManyRequestsException' || name === 'LimitExceededException') throw new TooManyRequestsError('Too many sign-in attempts. Please wait a moment and try again.');
-    // The post-authentication trigger refused: the address was locked between our check and Cognito's answer.
-    if (name === 'UserLambdaValidationException') throw await lockedNow(emailHash, now);
+    // The post-authentication trigger refused. A lock set between our check and Cognito's answer
+    // is the reason it refuses; any other trigger failure is an outage, never called a lock.
+    if (name === 'UserLambdaValidationException') {
+      const guard = await deps.guards.read(emailHash);
+      if (guard?.lockedUntil && guard.lockedUntil > now.getTime() / 1000) throw lockedError(guard.lockedUntil, now);
+      logger.error('Sign-in refused by the Cognito trigger without a lock', { error: error instanceof Error ? error.message : String(error) });
+      throw new ServiceUnavailableError(SIGN_IN_UNAVAILABLE_MESSAGE);
+    }
     throw error;
   }
 
@@ -198,6 +212,9 @@ export function signInUseCases(deps: SignInDeps) {
       try {
         step = await deps.identity.passwordSignIn(input.email.trim(), input.password);
       } catch (error) {
+        // Cognito's own lockout (AWS: 'Password attempts exceeded'): not another wrong password,
+        // so not counted towards ours; the right password is refused too until it lapses.
+        if (isCognitoLockout(error)) throw new TooManyRequestsError(COGNITO_LOCKOUT_MESSAGE);
         // An unknown address (UserNotFound, or NotAuthorized with Cognito's user-existence errors off) is a wrong password.
         if (['NotAuthorizedException', 'UserNotFoundException', 'InvalidPasswordException'].includes(nameOf(error))) return failed(emailHash, 'password', origin, now);
         return otherCognitoError(error, emailHash, now);
