@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends', 'security'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends', 'security', 'analytics'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -84,6 +84,8 @@ export const routes: readonly RouteDefinition[] = [
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
   { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
   { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  // Analytics from the user's counters (docs/analytics.md): the same few items for any number of accounts.
+  { method: 'GET', path: '/api/analytics', group: 'analytics', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -232,7 +234,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   projects: { table: read, encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts).
   accounts: { table: ['GetItem', 'Query', 'BatchGetItem'], encryptionKey: true },
-  dashboard: { table: read },
+  // Reads the analytics counters (the change labels), filling them once for a user whose projects
+  // predate them (a transaction of Updates).
+  dashboard: { table: ['GetItem', 'Query', 'UpdateItem'] },
   subscription: { table: ['GetItem'] },
   // Records export requests and queues them.
   exports: { table: readWrite, sendTo: ['exports'] },
@@ -260,6 +264,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
   // (PutItem; an alert's notification and e-mail: the mail queue).
   security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  // Reads the user's counters (a total item, 12 month items, past expiration dates), the settings
+  // (timezone) and the latest activity; fills the counters once from the project items (Updates).
+  analytics: { table: ['GetItem', 'Query', 'UpdateItem'] },
 };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;

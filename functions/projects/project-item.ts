@@ -11,6 +11,8 @@ export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCoun
   userId: string;
   /** Partitions its accounts are spread over (functions/accounts/account-partitions.ts); none: 1. */
   accountShards?: number;
+  /** Counted on the analytics counters when it was created (projects from before the counters are filled in once, functions/analytics). */
+  statsCounted?: boolean;
 }
 
 export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });
