@@ -6,6 +6,7 @@ import {
   UserPool,
   UserPoolClientIdentityProvider,
   UserPoolEmail,
+  UserPoolOperation,
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
@@ -19,7 +20,8 @@ import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption, type IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { tableDefinition } from '../functions/core/table-definition';
-import { queues, type QueueDefinition } from '../shared/routes';
+import { cognitoTriggerAccess, queues, type QueueDefinition } from '../shared/routes';
+import { AppFunction } from './constructs/app-function';
 import { constructId } from './construct-id';
 import type { AppResources, QueueName } from './app-resources';
 import { exportBucketName, type AppSettings } from './settings';
@@ -67,6 +69,8 @@ export class StatefulStack extends Stack {
       encryptionKeySecret,
       stripeSecret,
     };
+
+    this.createSignInTrigger(settings, userPool);
 
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: webClient.userPoolClientId });
@@ -194,11 +198,15 @@ export class StatefulStack extends Stack {
       },
     );
 
-    // SRP against AWS; USER_PASSWORD_AUTH stays off here (only the local emulator needs it, see shared/app-config.ts).
+    // USER_PASSWORD_AUTH only: the app signs in through its own API (POST /api/auth/sign-in,
+    // docs/security.md), which counts failed attempts and locks an address before Cognito is asked;
+    // the API needs the password to do that, so SRP (which never shows it to the server) is off.
+    // Anyone calling Cognito directly with this public client still meets Cognito's own lockout and
+    // the post-authentication trigger, which refuses a locked account.
     const webClient = userPool.addClient('WebClient', {
       userPoolClientName: `${settings.prefix}-web`,
       generateSecret: false,
-      authFlows: { userSrp: true, userPassword: false },
+      authFlows: { userPassword: true },
       preventUserExistenceErrors: true,
       // Amplify signs in directly (no hosted UI), so no OAuth flows and no callback URLs.
       disableOAuth: true,
@@ -209,6 +217,26 @@ export class StatefulStack extends Stack {
       enableTokenRevocation: true,
     });
     return { userPool, webClient };
+  }
+
+  /**
+   * The pool's post-authentication and post-confirmation trigger (functions/security/sign-in-trigger.ts):
+   * records each sign-in and password reset, and refuses a sign-in while the account is locked.
+   * It lives here with the pool (a function of the stateless stack would make the stacks depend
+   * on each other), without the pool's ids in its environment (the pool names it).
+   */
+  private createSignInTrigger(settings: AppSettings, userPool: UserPool): void {
+    const trigger = new AppFunction(this, 'CognitoTriggerFunction', {
+      entry: 'functions/security/sign-in-trigger.ts',
+      name: 'cognito-trigger',
+      description: 'Cognito post-authentication and post-confirmation trigger: sign-in and password-reset security events, refuses locked accounts',
+      settings,
+      resources: this.resources,
+      userPoolEnvironment: false,
+    });
+    trigger.grantAccess(cognitoTriggerAccess);
+    userPool.addTrigger(UserPoolOperation.POST_AUTHENTICATION, trigger.function);
+    userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, trigger.function);
   }
 
   /** One queue per entry of shared/routes.ts `queues`, each with its dead-letter queue. */

@@ -86,7 +86,8 @@ export class StatelessStack extends Stack {
         region: this.region,
         userPoolId: resources.userPool.userPoolId,
         userPoolClientId: resources.webClient.userPoolClientId,
-        authFlow: 'USER_SRP_AUTH',
+        // The browser signs in through the API, which uses USER_PASSWORD_AUTH (lib/stateful-stack.ts).
+        authFlow: 'USER_PASSWORD_AUTH',
         stage: 'aws',
       },
     });

@@ -10,7 +10,11 @@ export const appConfigSchema = z.object({
   userPoolClientId: z.string().min(1),
   /** Set only for the local Cognito emulator; absent against AWS. */
   userPoolEndpoint: z.string().url().optional(),
-  /** USER_SRP_AUTH against AWS; USER_PASSWORD_AUTH for the local emulator, which has no SRP. */
+  /**
+   * The Cognito flow of sign-in: USER_PASSWORD_AUTH everywhere, used by the API's sign-in route
+   * (POST /api/auth/sign-in, which counts failed attempts before Cognito is asked); the browser
+   * no longer signs in against Cognito itself. USER_SRP_AUTH is still read from older configs.
+   */
   authFlow: z.enum(['USER_SRP_AUTH', 'USER_PASSWORD_AUTH']),
   /** 'local' when served by `npm start`: the app may say where confirmation codes appear. */
   stage: z.enum(['local', 'aws']),

@@ -18,7 +18,7 @@ export const ACCOUNT_DATA_EXPORT_NAME = 'All your data';
 export const EXPORT_FILE_DAYS = 7;
 /** History entries stay this long, marked expired after the file is gone ('Export again'). */
 export const EXPORT_HISTORY_DAYS = 30;
-/** Presigned download links are minted on each history read and last this long. */
+/** Presigned download links are minted per download (POST /api/exports/{id}/download) and last this long. */
 export const DOWNLOAD_URL_SECONDS = 15 * 60;
 
 export const PRO_FORMAT_MESSAGE = 'Advanced Export Formats (Excel and JSON) are part of the Pro plan.';
@@ -46,8 +46,16 @@ export interface ExportView {
   fileExpiresAt: string;
   /** The file is gone: offer 'Export again'. */
   expired: boolean;
-  /** Presigned S3 GET URL, valid DOWNLOAD_URL_SECONDS; only when completed and not expired. */
-  downloadUrl?: string;
+}
+
+/**
+ * POST /api/exports/{id}/download: a presigned S3 GET URL to the file, valid DOWNLOAD_URL_SECONDS,
+ * minted per download (each is recorded as a security event; the history carries no links).
+ */
+export interface ExportDownload {
+  url: string;
+  filename: string;
+  expiresInSeconds: number;
 }
 
 /** The columns of every export format, in order (spec: First Name ... Password, plus these). */

@@ -22,6 +22,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/login', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
   { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
+  // Sign-in through the API (docs/security.md): failed attempts counted and locked per e-mail, then
+  // Cognito; the TOTP step; changing one's password (allowed while it has expired).
+  { method: 'POST', path: '/api/auth/sign-in', group: 'auth', auth: 'none' },
+  { method: 'POST', path: '/api/auth/sign-in/totp', group: 'auth', auth: 'none' },
+  { method: 'POST', path: '/api/auth/change-password', group: 'auth', auth: 'jwt' },
   { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/user/onboarding', group: 'user', auth: 'jwt' },
   { method: 'POST', path: '/api/user/welcome-dismissal', group: 'user', auth: 'jwt' },
@@ -55,6 +60,8 @@ export const routes: readonly RouteDefinition[] = [
   // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
   { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
+  // A finished export's file: a fresh 15-minute link, the download recorded as a security event.
+  { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history', auth: 'jwt' },
   { method: 'GET', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
   { method: 'GET', path: '/api/integration-templates', group: 'integrations', auth: 'jwt' },
   { method: 'POST', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
@@ -70,11 +77,11 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
-  // One-time credential links: public, the link's token ({id}) is the credential. GET reads the
-  // link's state and spends nothing (mail scanners open links); POST .../reveal shows the
-  // credentials once (docs/credential-links.md).
-  { method: 'GET', path: '/api/credential-links/{id}', group: 'credential-links', auth: 'none' },
-  { method: 'POST', path: '/api/credential-links/{id}/reveal', group: 'credential-links', auth: 'none' },
+  // One-time credential links: public, the link's token (in the body, never in a URL, so no
+  // access log holds it) is the credential. .../state reads the link and spends nothing (mail
+  // scanners open links); .../reveal shows the credentials once (docs/credential-links.md).
+  { method: 'POST', path: '/api/credential-links/state', group: 'credential-links', auth: 'none' },
+  { method: 'POST', path: '/api/credential-links/reveal', group: 'credential-links', auth: 'none' },
   // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
   { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
   { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },
@@ -84,6 +91,17 @@ export const routes: readonly RouteDefinition[] = [
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
   { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
   { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  // The user's security events (newest first, paged), all of them as CSV ('Export Logs'), and the overview cards.
+  { method: 'GET', path: '/api/security/events', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/events/export', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/overview', group: 'security', auth: 'jwt' },
+  // Two-factor authentication: a new TOTP secret (QR code), then on or off with a code from the app.
+  { method: 'POST', path: '/api/security/two-factor/setup', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/enable', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/disable', group: 'security', auth: 'jwt' },
+  // Reset Passwords: new passwords for a project's accounts, as a job on the provisioning queue.
+  { method: 'POST', path: '/api/security/reset-passwords', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security', auth: 'jwt' },
   // Analytics from the user's counters (docs/analytics.md): the same few items for any number of accounts.
   { method: 'GET', path: '/api/analytics', group: 'analytics', auth: 'jwt' },
 ];
@@ -199,6 +217,12 @@ export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
 const readWrite = [...read, 'PutItem', 'UpdateItem'] as const satisfies readonly TableAction[];
+/**
+ * Every route group with signed-in routes passes the account gate (functions/core/account-gate.ts):
+ * GetItem of the user item, and PutItem of the `session_timeout` security event when it refuses a
+ * session older than the user's session timeout.
+ */
+const gateWrite = ['PutItem'] as const satisfies readonly TableAction[];
 
 export interface FunctionAccess {
   /** Exactly the DynamoDB actions it uses (test/infra checks each is referenced by its code). */
@@ -221,28 +245,36 @@ export interface FunctionAccess {
 
 export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // auth creates the user record on first sign-in and queues the welcome e-mail.
-  // It records each sign-in and signs the link to the user's photo.
-  auth: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'], profilePhotos: 'read' },
+  // It records each sign-in and signs the link to the user's photo. Sign-in: the guard per e-mail
+  // (conditional UpdateItem), the user's settings (GetItem), security events and alerts (PutItem,
+  // the mail queue), the sessions with their refresh tokens encrypted (PutItem; Query and
+  // DeleteItem to sign the others out). Cognito's InitiateAuth, RespondToAuthChallenge,
+  // RevokeToken and ChangePassword are public app-client calls: no IAM grant.
+  auth: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], sendTo: ['mail'], profilePhotos: 'read', encryptionKey: true },
   // Profile, onboarding, the welcome dialog's dismissal and the photo (checked, replaced, removed);
   // settings (a transaction puts the settings and puts or deletes the weekly-digest subscription);
   // notifications are listed (Query) and marked read; DELETE /api/user/account marks the user item
   // and queues the deletion job.
-  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion'] },
+  // The deletion is recorded as a security event with an alert (PutItem, the mail queue).
+  user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion', 'mail'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
-  // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export.
-  projects: { table: read, encryptionKey: true },
-  // GetItem: the account gate every route passes (functions/core/account-gate.ts).
-  accounts: { table: ['GetItem', 'Query', 'BatchGetItem'], encryptionKey: true },
+  // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
+  // records each reveal and download as a security event (PutItem, also the gate's).
+  projects: { table: [...read, ...gateWrite], encryptionKey: true },
+  // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
+  // search that shows passwords is recorded as a security event (and the gate's).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
   // Reads the analytics counters (the change labels), filling them once for a user whose projects
   // predate them (a transaction of Updates).
-  dashboard: { table: ['GetItem', 'Query', 'UpdateItem'] },
-  subscription: { table: ['GetItem'] },
+  dashboard: { table: [...read, ...gateWrite, 'UpdateItem'] },
+  subscription: { table: ['GetItem', ...gateWrite] },
   // Records export requests and queues them.
   exports: { table: readWrite, sendTo: ['exports'] },
   // Lists exports and signs download links for finished files (apart from exports: no S3 client
-  // in the request path that queues, no queue client here; both bundles stay small).
-  'export-history': { table: read, exportBucket: 'read' },
+  // in the request path that queues, no queue client here; both bundles stay small); each
+  // download is recorded as a security event (PutItem, also the gate's).
+  'export-history': { table: [...read, ...gateWrite], exportBucket: 'read' },
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
@@ -258,16 +290,28 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },
   // Lists the user's suppressed addresses and removes one.
   // (GetItem: every route's account gate reads the caller's user item, functions/core/account-gate.ts.)
-  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem'] },
+  'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem', ...gateWrite] },
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
   'mail-sends': { table: readWrite, sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
-  // (PutItem; an alert's notification and e-mail: the mail queue).
-  security: { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] },
+  // (PutItem; an alert's notification and e-mail: the mail queue); the event list, its CSV and
+  // the overview (the integrations' test dates) Query.
+  // The TOTP secret is kept encrypted on the user item (to check the code that turns two-factor off).
+  // Reset Passwords: the project's lock and the job in one transaction, queued on the provisioning
+  // queue (its worker makes the passwords); reading a job lists its refused accounts (Query).
+  security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'], encryptionKey: true },
   // Reads the user's counters (a total item, 12 month items, past expiration dates), the settings
   // (timezone) and the latest activity; fills the counters once from the project items (Updates).
-  analytics: { table: ['GetItem', 'Query', 'UpdateItem'] },
+  analytics: { table: [...read, ...gateWrite, 'UpdateItem'] },
 };
+
+/**
+ * The user pool's Lambda trigger (post authentication, post confirmation of a forgotten password;
+ * functions/security/sign-in-trigger.ts): reads the sign-in guard (GetItem), records the login or
+ * the reset (PutItem; an alert's notification and e-mail: the mail queue) and the password's age
+ * (UpdateItem on the user item).
+ */
+export const cognitoTriggerAccess: FunctionAccess = { table: ['GetItem', 'PutItem', 'UpdateItem'], sendTo: ['mail'] };
 
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
@@ -279,8 +323,9 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },
-  // Records a chunk that could not be written as failed rows of its job.
-  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'] },
+  // Records a chunk that could not be written as failed rows of its job; the job it fails
+  // queues its project-completion e-mail, as a job the bulk worker ends does.
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
   'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.

@@ -24,7 +24,7 @@ import { CryptoService } from 'cognito-local/lib/services/crypto';
 import { selectAppropriateDeliveryMethod } from 'cognito-local/lib/services/messageDelivery/deliveryMethod';
 import { otp } from 'cognito-local/lib/services/otp';
 import { JwtTokenGenerator } from 'cognito-local/lib/services/tokenGenerator';
-import { UserPoolServiceFactoryImpl } from 'cognito-local/lib/services/userPoolService';
+import { attributesToRecord, UserPoolServiceFactoryImpl } from 'cognito-local/lib/services/userPoolService';
 import { SerialFileDataStoreFactory } from './cognito-file-store';
 import type { CognitoDelivery, CognitoDeliveryAck } from './cognito-messages';
 
@@ -78,12 +78,14 @@ const cognito = await new CognitoServiceFactoryImpl(
   dataStoreFactory,
   new UserPoolServiceFactoryImpl(clock, dataStoreFactory),
 ).create(ctx, config.UserPoolDefaults);
-const triggers = new TriggersService(
-  clock,
-  cognito,
-  new LambdaService(config.TriggerFunctions, new AWS.Lambda(config.LambdaClient)),
-  new CryptoService(config.KMSConfig),
-);
+const lambda = new LambdaService(config.TriggerFunctions, new AWS.Lambda(config.LambdaClient));
+const triggers = new TriggersService(clock, cognito, lambda, new CryptoService(config.KMSConfig));
+// cognito-local logs and ignores an error of the post-authentication trigger; Cognito fails the
+// sign-in with it (UserLambdaValidationException), which is how the trigger refuses a locked account.
+const postAuthentication: TriggersService['postAuthentication'] = async (triggerCtx, { clientId, clientMetadata, source, userAttributes, username, userPoolId }) => {
+  await lambda.invoke(triggerCtx, 'PostAuthentication', { clientId, clientMetadata, triggerSource: source, userAttributes: attributesToRecord(userAttributes), username, userPoolId });
+};
+Object.defineProperty(triggers, 'postAuthentication', { value: postAuthentication });
 const services = { clock, cognito, config, messages, otp, tokenGenerator: new JwtTokenGenerator(clock, triggers, config.TokenConfig), triggers };
 
 /**
@@ -104,9 +106,26 @@ const resendConfirmationCode: Route = async (routeCtx, req: { ClientId: string; 
 };
 const router = Router(services);
 
+/**
+ * RespondToAuthChallenge as Cognito answers it: cognito-local issues the tokens of a finished
+ * challenge (the TOTP step) but never stores the refresh token, so it could neither refresh nor
+ * be revoked (InitiateAuth stores it). Stored here after the emulator's own answer.
+ */
+const respondToAuthChallenge: Route = async (routeCtx, req: { ClientId: string; ChallengeResponses?: { USERNAME?: string } }) => {
+  const answer = (await router('RespondToAuthChallenge')(routeCtx, req)) as { AuthenticationResult?: { RefreshToken?: string } };
+  const refreshToken = answer.AuthenticationResult?.RefreshToken;
+  if (refreshToken && req.ChallengeResponses?.USERNAME) {
+    const userPool = await cognito.getUserPoolForClientId(routeCtx, req.ClientId);
+    const user = await userPool.getUserByUsername(routeCtx, req.ChallengeResponses.USERNAME);
+    if (user) await userPool.storeRefreshToken(routeCtx, refreshToken, user);
+  }
+  return answer;
+};
+const ownTargets: Record<string, Route> = { ResendConfirmationCode: resendConfirmationCode, RespondToAuthChallenge: respondToAuthChallenge };
+
 try {
   const server = await createServer(
-    (target) => (target === 'ResendConfirmationCode' ? resendConfirmationCode : router(target)),
+    (target) => ownTargets[target] ?? router(target),
     logger,
     config.ServerConfig,
     services,

@@ -183,12 +183,21 @@ export interface CognitoEmulator extends Stoppable {
  * cognito-local as a child Node process (bin/local/cognito-process.ts), its state in
  * <dataDir>/.cognito. Each code it sends arrives here as an IPC message, never through its log.
  */
-export async function startCognito(port: number, dataDir: string, log: (message: string) => void = console.error): Promise<CognitoEmulator> {
+export async function startCognito(
+  port: number,
+  dataDir: string,
+  log: (message: string) => void = console.error,
+  /** Lambda triggers (trigger name -> function name) and the Lambda endpoint that runs them; rewritten on every start (the ports may move). */
+  triggers?: { functions: Record<string, string>; lambdaEndpoint: string },
+): Promise<CognitoEmulator> {
   fs.mkdirSync(path.join(dataDir, '.cognito'), { recursive: true });
   const configFile = path.join(dataDir, '.cognito', 'config.json');
-  if (!fs.existsSync(configFile)) {
-    fs.writeFileSync(configFile, JSON.stringify({ TokenConfig: { IssuerDomain: `http://${HOST}:${port}` } }, null, 2));
+  const config = fs.existsSync(configFile) ? (JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>) : { TokenConfig: { IssuerDomain: `http://${HOST}:${port}` } };
+  if (triggers) {
+    config.TriggerFunctions = triggers.functions;
+    config.LambdaClient = { endpoint: triggers.lambdaEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
   }
+  fs.writeFileSync(configFile, JSON.stringify(config, null, 2));
   const child = spawn(process.execPath, ['--import', pathToFileURL(require.resolve('tsx')).href, path.join(import.meta.dirname, 'cognito-process.ts')], {
     cwd: dataDir,
     env: { ...process.env, PORT: String(port), HOST, NODE_NO_WARNINGS: '1' },

@@ -4,6 +4,7 @@ import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { findRoute, isWellEncodedPath, routeKey, type RouteGroup } from '../../shared/routes';
 import type { AppConfig } from '../../shared/app-config';
+import { LAMBDA_INVOKE_PATH, serveLambdaInvoke } from './lambda-invoke';
 
 type RouteHandler = (event: APIGatewayProxyEventV2WithJWTAuthorizer, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -107,6 +108,14 @@ export function createGateway(options: GatewayOptions): http.Server {
     if (!url) return send(res, 400, { message: 'Bad Request' });
     if (url.pathname === '/config.json') {
       send(res, 200, options.appConfig, { 'cache-control': 'no-store' });
+      return;
+    }
+    // The Cognito emulator invokes its trigger here, as Lambda's Invoke API (bin/local/lambda-invoke.ts).
+    if (LAMBDA_INVOKE_PATH.test(url.pathname)) {
+      serveLambdaInvoke(req, res, url.pathname, log).catch((error: unknown) => {
+        log(`lambda invoke error: ${error instanceof Error ? error.stack : String(error)}`);
+        if (!res.headersSent) send(res, 500, { message: 'Internal Server Error' });
+      });
       return;
     }
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {

@@ -5,7 +5,7 @@ import express, { type ErrorRequestHandler, type NextFunction, type Request, typ
 import SCIMMY from 'scimmy';
 import SCIMMYRouters from 'scimmy-routers';
 import { planBulk } from './scim-bulk-plan';
-import { DirectoryConflict, DirectoryNotFound, ScimDirectory, type StoredUser } from './scim-directory';
+import { DirectoryConflict, DirectoryNotFound, passwordMatches, ScimDirectory, type StoredUser } from './scim-directory';
 
 /**
  * The local SCIM directory: a real SCIM 2.0 service provider (RFC 7643/7644) on loopback, built
@@ -48,6 +48,8 @@ export interface ScimServer {
   stop(): Promise<void>;
   stats(): { requests: number; created: number; faults429: number; faults500: number; users: number };
   users(): ScimUserSummary[];
+  /** Whether this password is the user's now (tests: the directory keeps only a salted hash). */
+  passwordMatches(userName: string, password: string): boolean;
   /** Forgets every user and zeroes the stats and the fault sequence. */
   reset(): void;
 }
@@ -300,7 +302,8 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
           patch: { supported: true },
           bulk: { supported: true, maxOperations, maxPayloadSize },
           filter: { supported: true, maxResults: 200 },
-          changePassword: { supported: false },
+          // A PATCH or PUT with a password replaces the stored hash (Reset Passwords uses it).
+          changePassword: { supported: true },
           sort: { supported: true },
           etag: { supported: false },
           authenticationSchemes: [
@@ -395,6 +398,10 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
           emails: emails.flatMap((e) => (typeof e.value === 'string' ? [e.value] : [])),
         };
       }),
+    passwordMatches: (userName, password) => {
+      const hash = directory.byUserName(userName)?.passwordHash;
+      return hash !== undefined && passwordMatches(hash, password);
+    },
     reset: () => {
       directory.clear();
       counters.requests = 0;

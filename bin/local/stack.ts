@@ -13,6 +13,7 @@ import { startCognito, startDynamoDb, startS3, startSes, startSqs, type CognitoE
 import { startSesEventPublisher } from './ses-events';
 import { cognitoEmail, cognitoFromAddress } from './cognito-messages';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
+import { COGNITO_TRIGGER_FUNCTION } from './lambda-invoke';
 import { startPoller } from './poller';
 import { startSchedules } from './schedules';
 import { startScimServer } from './scim-server';
@@ -117,7 +118,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       startS3(ports.s3, path.join(dataDir, 's3')),
       startSqs(ports.sqs),
       startSes(ports.ses),
-      startCognito(ports.cognito, path.join(dataDir, 'cognito'), log),
+      // The user pool's post-authentication and post-confirmation trigger, run by the gateway's Lambda Invoke endpoint.
+      startCognito(ports.cognito, path.join(dataDir, 'cognito'), log, {
+        functions: { PostAuthentication: COGNITO_TRIGGER_FUNCTION, PostConfirmation: COGNITO_TRIGGER_FUNCTION },
+        lambdaEndpoint: `http://${HOST}:${ports.app}`,
+      }),
     ]);
     for (const result of started) if (result.status === 'fulfilled') running.push(result.value);
     const failure = started.find((r) => r.status === 'rejected');

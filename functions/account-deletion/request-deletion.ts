@@ -21,8 +21,11 @@ export interface DeletionAccepted {
  */
 export const requestAccountDeletion =
   (deps: RequestDeletionDeps) =>
-  async (userId: string): Promise<DeletionAccepted> => {
+  async (userId: string, onMarked?: () => Promise<void>): Promise<DeletionAccepted> => {
     if (!(await deps.store.markDeleting(userId, deps.now()))) throw new NotFoundError('User not found');
+    // Before the job is queued (the security event): what it writes in the user's partitions is
+    // there before the job starts, so the job erases it with the rest.
+    await onMarked?.();
     await deps.queue.send({ userId });
     return { status: 'deleting' };
   };

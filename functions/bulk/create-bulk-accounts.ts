@@ -131,6 +131,7 @@ export const createBulkAccounts =
         status: 'active',
         accountCount: 0,
         failedCount: rejected.length,
+        passwordSettings: input.passwordSettings,
         createdAt,
         updatedAt: createdAt,
         // Counted on the analytics counters when created: the lazy fill from project items skips it.

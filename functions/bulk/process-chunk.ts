@@ -23,7 +23,7 @@ export interface ChunkDeps {
   newId: (now: Date) => string;
   /** Retries of TransactionConflict and throttling on the job's items (workerRetry by default). */
   retry?: RetryPolicy;
-  /** Queues the project-completion e-mail when the job ends (the bulk worker; the dead-letter worker only notifies). */
+  /** Queues the project-completion e-mail when the job ends (the bulk worker and the dead-letter worker alike). */
   mail?: QueueMail;
 }
 

@@ -31,6 +31,12 @@ export const secretContext = {
   storedAnswer: (userId: string, key: string) => `answer:${userId}:${key}`,
   /** The token of the one-time credential link a send issued for an account (functions/credential-links). */
   credentialLink: (userId: string, sendId: string, accountId: string) => `credential-link:${userId}:${sendId}:${accountId}`,
+  /** A signed-in session's refresh token, kept to revoke it when concurrent sessions are off (functions/security/sign-in-sessions.ts). */
+  session: (userId: string, sessionId: string) => `session:${userId}:${sessionId}`,
+  /** The sign-in in progress between the password and the TOTP code, handed to the browser (opaque to it). */
+  signInChallenge: (emailHash: string) => `sign-in-challenge:${emailHash}`,
+  /** The user's TOTP secret (functions/security/two-factor): kept to check the code that turns it off. */
+  twoFactor: (userId: string) => `two-factor:${userId}`,
 };
 
 export interface KeyRing {

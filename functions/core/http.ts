@@ -13,7 +13,8 @@ import { decodeSegment, routes, routeKey as keyOf } from '../../shared/routes';
 import { INVALID_LINK_MESSAGE } from '../../shared/schemas/credential-links';
 import { isEmailPathShaped } from '../../shared/schemas/email-suppressions';
 import { isIdShaped, UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
-import { dynamoAccountGate, type AccountGate } from './account-gate';
+import { recordSecurityEvent, requestOrigin } from '../security/security-events';
+import { dynamoAccountGate, type AccountGate, type AccountGateOptions } from './account-gate';
 import { dynamo } from './clients';
 import { HttpError, NotFoundError, UnauthorizedError, ValidationError } from './errors';
 import { logger } from './logger';
@@ -150,12 +151,19 @@ const callerOf = (event: HttpEvent): string => {
   return typeof sub === 'string' ? sub : '';
 };
 
+/** The token's auth_time (epoch seconds; API Gateway hands JWT claims over as strings). */
+const authTimeOf = (event: HttpEvent): number | undefined => {
+  const value = Number(event.requestContext.authorizer?.jwt?.claims?.auth_time);
+  return Number.isFinite(value) && value > 0 ? value : undefined;
+};
+
 const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
 
 /** What a path's {id} names, by the collection before it; the 404 says so. */
 const notFoundMessages: Record<string, string> = {
   projects: 'Project not found',
   'bulk-jobs': 'Job not found',
+  exports: 'Export not found',
   integrations: 'Integration not found',
   'email-templates': 'Template not found',
   'credential-links': INVALID_LINK_MESSAGE,
@@ -211,7 +219,9 @@ export interface HttpHandlerOptions {
 
 const defaultAccountGate = (): AccountGate | undefined => {
   const tableName = process.env.TABLE_NAME;
-  return tableName ? dynamoAccountGate(dynamo(), tableName) : undefined;
+  if (!tableName) return undefined;
+  const db = dynamo();
+  return dynamoAccountGate(db, tableName, { recordEvent: (event) => recordSecurityEvent({ db, tableName }, event) });
 };
 
 export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>, options: HttpHandlerOptions = {}) {
@@ -267,8 +277,18 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>,
         const userId = callerOf(request.event);
         if (!userId) return;
         const target = table[request.event.routeKey];
-        // A deleted (or deleting) account is refused first, on every route but the deletion's own.
-        if (accountGate && target?.whileDeleting !== 'allow') await accountGate(userId, target?.userItem ? { userItem: target.userItem } : {});
+        // A deleted (or deleting) account is refused first, on every route but the deletion's own;
+        // then the Security Center's rules (session timeout, concurrent sessions, password expiry)
+        // on every route, the deletion's too: an expired session may not delete the account.
+        if (accountGate) {
+          const gateOptions: AccountGateOptions = { origin: requestOrigin(request.event) };
+          if (target?.whileDeleting) gateOptions.whileDeleting = target.whileDeleting;
+          if (target?.userItem) gateOptions.userItem = target.userItem;
+          if (target?.passwordExpired) gateOptions.passwordExpired = target.passwordExpired;
+          const authTime = authTimeOf(request.event);
+          if (authTime !== undefined) gateOptions.authTime = authTime;
+          await accountGate(userId, gateOptions);
+        }
         await target?.authorize?.({ userId });
       },
     })

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'UserStats'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -94,6 +94,9 @@ export const keys = {
   provisioningChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROVJOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** Who is working on a chunk now (one delivery at a time): its own prefix, so run queries never read it. */
   provisioningLease: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROVLEASE#${jobId}#${rowKey(chunk)}` }) as const,
+  /** A Reset Passwords job (functions/security/reset-passwords.ts) and its finished chunks; its chunks' leases are provisioningLease (ids are unique). */
+  passwordReset: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PWRESET#${jobId}` }) as const,
+  passwordResetChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PWRESET#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 

@@ -50,5 +50,9 @@ export function linkStatus(link: { usedAt?: string; linkExpiresAt: string }, now
   return now.getTime() >= Date.parse(link.linkExpiresAt) ? 'expired' : 'ready';
 }
 
-/** The page a link opens: APP_URL/credentials/<token> (the web app's public route). */
-export const linkUrl = (appUrl: string, token: string): string => `${appUrl.replace(/\/+$/, '')}/credentials/${token}`;
+/**
+ * The page a link opens: APP_URL/credentials#<token> (the web app's public route). The token is
+ * the fragment: browsers never send it to a server, so no CloudFront or API Gateway access log,
+ * proxy or referrer holds it; the page POSTs it to the API in the body.
+ */
+export const linkUrl = (appUrl: string, token: string): string => `${appUrl.replace(/\/+$/, '')}/credentials#${token}`;

@@ -78,7 +78,7 @@ export const attachmentDisposition = (filename: string): string =>
 
 export const isExpired = (record: Pick<ExportRecord, 'fileExpiresAt'>, now: Date): boolean => now.getTime() > Date.parse(record.fileExpiresAt);
 
-export function exportView(record: Record<string, unknown> | ExportRecord, now: Date, downloadUrl?: string): ExportView {
+export function exportView(record: Record<string, unknown> | ExportRecord, now: Date): ExportView {
   const item = record as Record<string, unknown>;
   const view: ExportView = {
     id: String(item.id),
@@ -96,6 +96,5 @@ export function exportView(record: Record<string, unknown> | ExportRecord, now: 
   if (typeof item.rowCount === 'number') view.rowCount = item.rowCount;
   if (typeof item.sizeBytes === 'number') view.sizeBytes = item.sizeBytes;
   if (typeof item.error === 'string') view.error = item.error;
-  if (downloadUrl !== undefined) view.downloadUrl = downloadUrl;
   return view;
 }

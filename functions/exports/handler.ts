@@ -4,6 +4,7 @@ import { requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { dynamoProjectStore } from '../projects/project-store';
+import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { sqsExportQueue } from './export-queue';
 import { dynamoExportStore } from './export-store';
 import { startAccountDataExport, startExport } from './start-export';
@@ -18,5 +19,20 @@ const startAccountData = startAccountDataExport({ exports, queue, now, newId: ti
 
 export const handler = httpHandler({
   'POST /api/exports': route({ body: createExportSchema, run: async ({ userId, body }) => new Response(202, await start(userId, body)) }),
-  'POST /api/exports/account-data': route({ run: async ({ userId }) => new Response(202, await startAccountData(userId)) }),
+  'POST /api/exports/account-data': route({
+    run: async ({ userId, event }) => {
+      const started = await startAccountData(userId);
+      // Export All Data puts every password of the user in one file: a security event.
+      await recordSecurityEvent({ db, tableName }, {
+        userId,
+        type: 'data_export',
+        description: 'Export of all your data requested (profile, projects and accounts with their passwords)',
+        severity: 'medium',
+        at: now(),
+        source: `data-export:${started.id}`,
+        ...requestOrigin(event),
+      });
+      return new Response(202, started);
+    },
+  }),
 });

@@ -1,32 +1,19 @@
-import { DOWNLOAD_URL_SECONDS, type ExportFileFormat, type ExportView } from '../../shared/exports';
-import { attachmentDisposition, exportFilename, exportObjectKey, exportView, isExpired, kindOf } from './export-item';
-import type { ExportFiles } from './export-files';
+import type { ExportView } from '../../shared/exports';
+import { exportView } from './export-item';
 import type { ExportStore } from './export-store';
 
 /** The history shows the latest exports; older ones expire from the table (TTL). */
 export const HISTORY_LIMIT = 50;
 
 /**
- * GET /api/exports/history: the caller's exports, newest first. A completed export whose file
- * still exists gets a fresh presigned link on every read (links are short-lived).
+ * GET /api/exports/history: the caller's exports, newest first. No download links: a file is
+ * downloaded through POST /api/exports/{id}/download, which mints a short-lived link and records
+ * the download as a security event (a link in every read of the list would be a download no one
+ * sees).
  */
 export const listExports =
-  (deps: { exports: ExportStore; files: Pick<ExportFiles, 'downloadUrl'>; now: () => Date }) =>
+  (deps: { exports: ExportStore; now: () => Date }) =>
   async (userId: string): Promise<ExportView[]> => {
     const now = deps.now();
-    const items = await deps.exports.list(userId, HISTORY_LIMIT);
-    return Promise.all(
-      items.map(async (item) => {
-        const format = item.format as ExportFileFormat;
-        const downloadable = item.status === 'completed' && !isExpired({ fileExpiresAt: String(item.fileExpiresAt) }, now);
-        const url = downloadable
-          ? await deps.files.downloadUrl(
-              exportObjectKey(userId, String(item.id), format),
-              attachmentDisposition(exportFilename(String(item.projectName), format, kindOf(item), String(item.createdAt))),
-              DOWNLOAD_URL_SECONDS,
-            )
-          : undefined;
-        return exportView(item, now, url);
-      }),
-    );
+    return (await deps.exports.list(userId, HISTORY_LIMIT)).map((item) => exportView(item, now));
   };

@@ -5,6 +5,7 @@ import { failRunsOf } from '../provisioning/provisioning-jobs';
 import { appCipher } from '../core/encryption';
 import { env, requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
+import { requestOrigin } from '../security/security-events';
 import { timeOrderedId } from '../core/ids';
 import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoIntegrationStore } from './integration-store';
@@ -21,6 +22,7 @@ const integrations = integrationUseCases({
   cipher: appCipher,
   now: () => new Date(),
   newId: timeOrderedId,
+  securityEvents: { db, tableName },
   outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
   onTestPassed: (userId, integrationId) => provisioningQueue.send([{ type: 'resume', userId, integrationId }]),
   onDeleted: async (userId, integrationId) => {
@@ -33,17 +35,17 @@ export const handler = httpHandler({
   'GET /api/integration-templates': route({ run: async () => [...integrationTemplates, ...(localDirectory ? [localDirectory] : [])] }),
   'POST /api/integrations': route({
     authorize: ({ userId }) => integrations.assertPlan(userId),
-    body: createIntegrationSchema, run: async ({ userId, body }) => new Response(201, await integrations.create(userId, body)),
+    body: createIntegrationSchema, run: async ({ userId, body, event }) => new Response(201, await integrations.create(userId, body, requestOrigin(event))),
   }),
   'PUT /api/integrations/{id}': route({
     authorize: ({ userId }) => integrations.assertPlan(userId),
     body: updateIntegrationSchema,
-    run: ({ userId, pathParameters, body }) => integrations.update(userId, pathParameters.id ?? '', body),
+    run: ({ userId, pathParameters, body, event }) => integrations.update(userId, pathParameters.id ?? '', body, requestOrigin(event)),
   }),
   'POST /api/integrations/{id}/test': route({ run: ({ userId, pathParameters }) => integrations.test(userId, pathParameters.id ?? '') }),
   'DELETE /api/integrations/{id}': route({
-    run: async ({ userId, pathParameters }) => {
-      await integrations.remove(userId, pathParameters.id ?? '');
+    run: async ({ userId, pathParameters, event }) => {
+      await integrations.remove(userId, pathParameters.id ?? '', requestOrigin(event));
       return new Response(204);
     },
   }),

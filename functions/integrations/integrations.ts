@@ -1,5 +1,5 @@
 import type { PlanId } from '../../shared/plans';
-import { authFields, isLdapUrl, MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
+import { authFields, platformLabels, isLdapUrl, MAX_INTEGRATIONS_PER_USER, missingCredentials, type CreateIntegrationRequest, type Integration, type UpdateIntegrationRequest } from '../../shared/schemas/integrations';
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { isId } from '../core/ids';
@@ -8,7 +8,8 @@ import { outboundUrlProblem, type OutboundOptions } from '../core/outbound';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { LDAP_PROTOCOLS } from './ldap-connection';
 import { testConnection, type ConnectionResult, type ConnectionTarget } from './connection-test';
-import { integrationView, type IntegrationStore } from './integration-store';
+import { integrationView, type IntegrationRecord, type IntegrationStore } from './integration-store';
+import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 
 export interface IntegrationPorts {
   store: IntegrationStore;
@@ -23,7 +24,17 @@ export interface IntegrationPorts {
   onTestPassed?: (userId: string, integrationId: string) => Promise<void>;
   /** The connection test (real outbound HTTP by default). */
   test?: (target: ConnectionTarget, options: OutboundOptions) => Promise<ConnectionResult>;
+  /** Where credentials added, changed or removed are recorded as security events. */
+  securityEvents?: SecurityEventDeps;
 }
+
+/** The same credentials: one sign-in method and the same fields with the same values. */
+const sameCredentials = (a: Record<string, string> | undefined, b: Record<string, string>): boolean => {
+  if (!a) return false;
+  const keysA = Object.keys(a).sort();
+  const keysB = Object.keys(b).sort();
+  return keysA.length === keysB.length && keysA.every((key, i) => key === keysB[i] && a[key] === b[key]);
+};
 
 const notFound = () => new NotFoundError('Integration not found');
 
@@ -49,6 +60,19 @@ export function integrationUseCases(ports: IntegrationPorts) {
     const tokenProblem = tokenUrl ? outboundUrlProblem(tokenUrl, ports.outbound.allowedOrigins) : undefined;
     if (tokenProblem) throw new ValidationError(tokenProblem, [{ path: 'authConfig.tokenUrl', message: tokenProblem }]);
   };
+  /** A security event about an integration's credentials (never their values). */
+  const credentialsEvent = async (record: Pick<IntegrationRecord, 'userId' | 'id' | 'name' | 'platform'>, change: 'added' | 'changed' | 'removed', origin: RequestOrigin | undefined) => {
+    if (!ports.securityEvents) return;
+    await recordSecurityEvent(ports.securityEvents, {
+      userId: record.userId,
+      type: `integration_credentials_${change}`,
+      description: `Credentials of the integration "${record.name}" (${platformLabels[record.platform] ?? record.platform}) ${change}`,
+      // New credentials are the user's own act; replacing or deleting ones in use can stop provisioning.
+      severity: change === 'added' ? 'low' : 'medium',
+      at: ports.now(),
+      ...origin,
+    });
+  };
   return {
     /** Refuses a plan without API integrations (creating and testing call it too). */
     assertPlan,
@@ -57,7 +81,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
       return (await ports.store.list(userId)).map(integrationView);
     },
 
-    async create(userId: string, input: CreateIntegrationRequest): Promise<Integration> {
+    async create(userId: string, input: CreateIntegrationRequest, origin?: RequestOrigin): Promise<Integration> {
       await assertPlan(userId);
       checkUrls(input.baseUrl, input.authConfig.tokenUrl);
       if ((await ports.store.count(userId)) >= MAX_INTEGRATIONS_PER_USER) {
@@ -85,6 +109,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
         updatedAt: at,
       };
       await ports.store.create(record);
+      await credentialsEvent(record, 'added', origin);
       return integrationView(record);
     },
 
@@ -93,7 +118,7 @@ export function integrationUseCases(ports: IntegrationPorts) {
      * write-only: a field sent empty keeps the stored value while the sign-in method stays the
      * same. A changed URL or credentials make the last test stale: it reads 'Not tested' again.
      */
-    async update(userId: string, id: string, input: UpdateIntegrationRequest): Promise<Integration> {
+    async update(userId: string, id: string, input: UpdateIntegrationRequest, origin?: RequestOrigin): Promise<Integration> {
       await assertPlan(userId);
       if (!isId(id)) throw notFound();
       const current = await ports.store.get(userId, id);
@@ -136,6 +161,9 @@ export function integrationUseCases(ports: IntegrationPorts) {
       }
       const updated = await ports.store.update(record);
       if (!updated) throw notFound();
+      // A rename or a new description is not a credentials change; a new sign-in method or a new value is.
+      const previous = input.authMethod === current.authMethod ? storedCredentials : await readCredentials(userId, id, current.authConfigEncrypted);
+      if (input.authMethod !== current.authMethod || !sameCredentials(previous, authConfig)) await credentialsEvent(updated, 'changed', origin);
       return integrationView(updated);
     },
 
@@ -164,8 +192,12 @@ export function integrationUseCases(ports: IntegrationPorts) {
       return integrationView(updated);
     },
 
-    async remove(userId: string, id: string): Promise<void> {
-      if (!isId(id) || !(await ports.store.remove(userId, id))) throw notFound();
+    async remove(userId: string, id: string, origin?: RequestOrigin): Promise<void> {
+      if (!isId(id)) throw notFound();
+      // Read first for the event's name; a delete that finds nothing is still the 404.
+      const current = ports.securityEvents ? await ports.store.get(userId, id) : undefined;
+      if (!(await ports.store.remove(userId, id))) throw notFound();
+      if (current) await credentialsEvent(current, 'removed', origin);
       await ports.onDeleted?.(userId, id);
     },
   };

@@ -13,6 +13,7 @@ import {
   type SendScope,
 } from '../../shared/schemas/mail-send';
 import { ConflictError, NotFoundError } from '../core/errors';
+import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
 import { shardsOf } from '../accounts/account-partitions';
 import { assertCredentialEmails } from '../usage/plan-usage';
@@ -126,6 +127,8 @@ async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: 
  * `waitForAccounts`: a bulk job is still creating the project's accounts; the send plans its
  * chunks once that job has ended.
  */
+export const PASSWORDS_BEING_RESET = 'The passwords of this project are being reset. Send the credentials once the reset has finished.';
+
 export const startSend =
   (deps: StartSendDeps) =>
   async (userId: string, projectId: string, input: SendCredentialsRequest, options: { waitForAccounts?: boolean } = {}): Promise<MailSend> => {
@@ -134,6 +137,8 @@ export const startSend =
       ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
       : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    // Not while Reset Passwords changes them: the e-mails would carry passwords about to be replaced.
+    if (typeof project.activePasswordReset === 'string') throw new ConflictError(PASSWORDS_BEING_RESET);
     let accountRow: number | undefined;
     if (input.scope === 'account') {
       accountRow = rowOfAccount(projectId, input.accountId ?? '');
@@ -176,6 +181,8 @@ export const startSend =
       ...(input.delivery === 'link' ? { linkExpiresInDays: input.linkExpiresInDays } : {}),
       ...template,
       companyName: typeof profile?.company === 'string' ? profile.company : '',
+      // The e-mail says a new password will be asked for (Require password change), as set now.
+      requirePasswordChange: securitySettingsWithDefaults(profile?.securitySettings).requirePasswordChange,
       status: options.waitForAccounts ? 'waiting' : 'queued',
       total,
       sent: 0,
@@ -196,7 +203,7 @@ export const startSend =
                 TableName: deps.tableName,
                 Key: keys.project(userId, projectId),
                 UpdateExpression: 'SET activeMailSend = :send, mailSendId = :send, updatedAt = :at',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeMailSend)',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeMailSend) AND attribute_not_exists(activePasswordReset)',
                 ExpressionAttributeValues: { ':send': sendId, ':at': at },
               },
             },

@@ -1,4 +1,5 @@
 import { randomInt, randomUUID } from 'node:crypto';
+import { PASSWORD_CHANGE_NOTICE } from '../../shared/schemas/email-templates';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { compileEmail, type RenderedEmail, type RenderTools, type TemplateValues } from '../../shared/email/render-email';
@@ -314,6 +315,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
         projectName: String(send.projectName),
         companyName: String(send.companyName ?? ''),
         credentialLink,
+        passwordChangeNotice: send.requirePasswordChange === true ? PASSWORD_CHANGE_NOTICE : '',
       });
     } catch (error) {
       logger.error('Credential e-mail not rendered', { sendId, accountId: String(account.id), error: error instanceof Error ? error.message : String(error) });

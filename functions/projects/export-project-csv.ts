@@ -17,7 +17,7 @@ import type { ProjectStore } from './project-store';
  */
 export const exportProjectCsv =
   (deps: { projects: ProjectStore; cipher: () => Promise<Cipher>; maxAccounts?: number }) =>
-  async (userId: string, projectId: string): Promise<{ filename: string; body: string }> => {
+  async (userId: string, projectId: string): Promise<{ filename: string; body: string; projectName: string; rows: number }> => {
     const maxAccounts = deps.maxAccounts ?? SYNC_EXPORT_MAX_ACCOUNTS;
     const project = await deps.projects.get(userId, projectId);
     const accountCount = Number(project.accountCount ?? 0);
@@ -43,7 +43,7 @@ export const exportProjectCsv =
       }
       cursor = page.nextCursor;
     } while (cursor);
-    return { filename: `${safeFilename(String(project.name))}_accounts.csv`, body: lines.join('') };
+    return { filename: `${safeFilename(String(project.name))}_accounts.csv`, body: lines.join(''), projectName: String(project.name), rows };
   };
 
 /** Keeps letters, digits, spaces, dots, dashes and underscores; nothing that breaks a header or a path. */

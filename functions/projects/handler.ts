@@ -4,12 +4,16 @@ import { requireEnv } from '../core/env';
 import { ValidationError } from '../core/errors';
 import { httpHandler, Response, route } from '../core/http';
 import { accountView, readableAccountPassword } from '../accounts/account-item';
+import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { exportProjectCsv } from './export-project-csv';
 import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
 
-const projects = dynamoProjectStore(dynamo(), requireEnv('TABLE_NAME'));
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const projects = dynamoProjectStore(db, tableName);
 const exportCsv = exportProjectCsv({ projects, cipher: appCipher });
+const events = { db, tableName };
 
 const pageLimit = (value: string | undefined): number => {
   if (value === undefined) return 50;
@@ -18,12 +22,27 @@ const pageLimit = (value: string | undefined): number => {
   return limit;
 };
 
+const accounts = (n: number) => `${n.toLocaleString('en-US')} account${n === 1 ? '' : 's'}`;
+
 export const handler = httpHandler({
   'GET /api/projects': route({ run: async ({ userId }) => (await projects.list(userId)).map(projectView) }),
   'GET /api/projects/{id}/accounts': route({
-    run: async ({ userId, pathParameters, query }) => {
-      const page = await projects.accountsPage(userId, pathParameters.id ?? '', pageLimit(query.limit), query.cursor);
+    run: async ({ userId, pathParameters, query, event }) => {
+      const projectId = pathParameters.id ?? '';
+      const page = await projects.accountsPage(userId, projectId, pageLimit(query.limit), query.cursor);
       const cipher = query.showPasswords === 'true' ? await appCipher() : undefined;
+      // Show Passwords: one security event per page of passwords sent to the browser (not one per account).
+      if (cipher && page.items.length > 0) {
+        const project = await projects.get(userId, projectId);
+        await recordSecurityEvent(events, {
+          userId,
+          type: 'passwords_revealed',
+          description: `Passwords shown for ${accounts(page.items.length)} of the project "${String(project.name)}"`,
+          severity: 'medium',
+          at: new Date(),
+          ...requestOrigin(event),
+        });
+      }
       return {
         items: page.items.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item))),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
@@ -31,8 +50,16 @@ export const handler = httpHandler({
     },
   }),
   'GET /api/projects/{id}/export': route({
-    run: async ({ userId, pathParameters }) => {
-      const { filename, body } = await exportCsv(userId, pathParameters.id ?? '');
+    run: async ({ userId, pathParameters, event }) => {
+      const { filename, body, projectName, rows } = await exportCsv(userId, pathParameters.id ?? '');
+      await recordSecurityEvent(events, {
+        userId,
+        type: 'export_downloaded',
+        description: `Accounts of the project "${projectName}" downloaded as CSV with their passwords (${accounts(rows)})`,
+        severity: 'medium',
+        at: new Date(),
+        ...requestOrigin(event),
+      });
       return new Response(200, body, {
         'content-type': 'text/csv; charset=utf-8',
         'content-disposition': `attachment; filename="${filename.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,

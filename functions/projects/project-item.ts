@@ -1,4 +1,4 @@
-import type { AccountType } from '../../shared/schemas/bulk';
+import type { AccountType, PasswordSettings } from '../../shared/schemas/bulk';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
@@ -13,6 +13,8 @@ export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCoun
   accountShards?: number;
   /** Counted on the analytics counters when it was created (projects from before the counters are filled in once, functions/analytics). */
   statsCounted?: boolean;
+  /** The generator rules its passwords were made with: Reset Passwords makes new ones the same way. */
+  passwordSettings?: PasswordSettings;
 }
 
 export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });

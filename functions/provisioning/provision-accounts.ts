@@ -11,7 +11,7 @@ import type { IntegrationRecord } from '../integrations/integration-record';
 import { counterUpdates } from '../analytics/counters';
 import { failJob, finishRun, jobKey, pauseJob, readJob, type ProvisioningJobDeps } from './provisioning-jobs';
 import type { ChunkMessage } from './provisioning-message';
-import type { ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
+import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
 import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from './pacing';
 
 /** Consecutive 401/403 answers after which a run pauses instead of failing every account. */
@@ -37,7 +37,7 @@ export interface ProvisionDeps extends ProvisioningJobDeps {
   cipher: () => Promise<Cipher>;
   integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
   /** The platform's adapter for an integration with its credentials (decrypted here, where the calls are made). */
-  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>) => ProvisioningAdapter;
+  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>, policy?: AccountPolicy) => ProvisioningAdapter;
   pacingOf: (integration: IntegrationRecord) => Pacing;
   /** Worker invocations that may run at once (the queue's maxConcurrency): each takes its share of the pacing. */
   workers: number;
@@ -122,9 +122,12 @@ export const provisionChunk =
 
 /** How long a delivery holds its chunk: its worker's timeout (150 s), after which a crashed one's lease lapses. */
 const LEASE_MS = 150_000;
-const LEASE_RETRY_SECONDS = 60;
+export const LEASE_RETRY_SECONDS = 60;
 
-async function takeLease(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now'>, message: ChunkMessage, holder: string): Promise<boolean> {
+/** A chunk of a run (or of a Reset Passwords job, which shares the queue): who holds it. */
+type LeasedChunk = Pick<ChunkMessage, 'userId' | 'jobId' | 'chunk'>;
+
+export async function takeLease(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now'>, message: LeasedChunk, holder: string): Promise<boolean> {
   const now = deps.now().getTime();
   try {
     await deps.db.send(
@@ -143,7 +146,7 @@ async function takeLease(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now'>, 
   }
 }
 
-async function releaseLease(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, message: ChunkMessage, holder: string): Promise<void> {
+export async function releaseLease(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, message: LeasedChunk, holder: string): Promise<void> {
   try {
     await deps.db.send(
       new DeleteCommand({ TableName: deps.tableName, Key: keys.provisioningLease(message.userId, message.jobId, message.chunk), ConditionExpression: 'holder = :me', ExpressionAttributeValues: { ':me': holder } }),
@@ -187,7 +190,8 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     const pacing = deps.pacingOf(integration);
     const share = Math.max(1, deps.workers);
     const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, Math.max(1, Math.floor(pacing.concurrency / share)), clock, sleep);
-    const adapter = deps.adapterFor(integration, credentials);
+    const requirePasswordChange = mode !== 'undo' && job.requirePasswordChange === true;
+    const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange });
 
     const finals: Final[] = [];
     /**
@@ -247,7 +251,9 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
     try {
       // An undo is one call per account (deactivate or delete); a creation uses the platform's batches.
-      const batchSize = mode === 'undo' ? 1 : (await adapter.capabilities()).batchSize;
+      const capabilities = mode === 'undo' ? undefined : await adapter.capabilities();
+      if (requirePasswordChange && capabilities && job.passwordChangeApplied === undefined) await recordPasswordChange(deps, job, capabilities.mustChangePassword);
+      const batchSize = capabilities?.batchSize ?? 1;
       const batches: Record<string, unknown>[][] = [];
       for (let i = 0; i < accounts.length; i += batchSize) batches.push(accounts.slice(i, i + batchSize));
       await mapBounded(batches, Math.max(1, Math.floor(pacing.concurrency / share)), async (batch) => {
@@ -338,6 +344,18 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
       return;
     }
     await markChunkDone(deps, job, message);
+}
+
+/** What the run did with Require password change: the platform's answer, written once per run (every chunk agrees). */
+async function recordPasswordChange(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Record<string, unknown>, support: MustChangeSupport): Promise<void> {
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: jobKey(String(job.userId), String(job.id)),
+      UpdateExpression: 'SET passwordChangeApplied = if_not_exists(passwordChangeApplied, :applied), passwordChangeDetail = if_not_exists(passwordChangeDetail, :detail)',
+      ExpressionAttributeValues: { ':applied': support.supported, ':detail': support.supported ? support.how : support.reason },
+    }),
+  );
 }
 
 /** Account status writes in flight per chunk. */

@@ -18,6 +18,8 @@ import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
 import { provisioningFinished } from '../notifications/events';
+import { securitySettingsWithDefaults } from '../../shared/schemas/security';
+import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
 
 /** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
 const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
@@ -80,7 +82,26 @@ export function jobView(item: Record<string, unknown>): ProvisioningJob {
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
+    ...(item.requirePasswordChange === true
+      ? {
+          passwordChange: {
+            applied: item.passwordChangeApplied === true,
+            detail: typeof item.passwordChangeDetail === 'string' ? item.passwordChangeDetail : 'Not known yet: the platform is asked when the run starts creating accounts.',
+          },
+        }
+      : {}),
   };
+}
+
+/**
+ * The user's Require password change setting (security settings on the user item), read when a
+ * run starts and kept on the run: every chunk of one run creates its accounts the same way.
+ */
+export async function requirePasswordChangeOf(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string): Promise<boolean> {
+  const { Item } = await deps.db.send(
+    new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': SECURITY_SETTINGS_ATTRIBUTE } }),
+  );
+  return securitySettingsWithDefaults(Item?.[SECURITY_SETTINGS_ATTRIBUTE]).requirePasswordChange;
 }
 
 /**
@@ -142,6 +163,8 @@ export const startProvisioning =
       ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
       : { Item: undefined };
     if (!project) throw new NotFoundError('Project not found');
+    // Not while Reset Passwords changes them: the platform would get passwords about to be replaced.
+    if (typeof project.activePasswordReset === 'string') throw new ConflictError('The passwords of this project are being reset. Provision it once the reset has finished.');
     const integration = isIdShaped(input.integrationId) ? await deps.integration(userId, input.integrationId) : undefined;
     if (!integration) throw new NotFoundError('Integration not found');
     const support = provisioningSupport(integration);
@@ -158,6 +181,7 @@ export const startProvisioning =
       if (input.mode !== 'provision' && project.integrationId !== integration.id) throw new ConflictError("This project's accounts were not provisioned to this integration.");
     }
 
+    const requirePasswordChange = input.mode === 'undo' ? false : await requirePasswordChangeOf(deps, userId);
     const now = deps.now();
     const at = now.toISOString();
     const jobId = deps.newId(now);
@@ -172,6 +196,7 @@ export const startProvisioning =
       integrationName: integration.name,
       platform: integration.platform,
       mode: input.mode,
+      requirePasswordChange,
       status: options.waitForAccounts ? 'waiting' : 'queued',
       ...(options.waitForAccounts ? { reason: WAITING_FOR_ACCOUNTS } : {}),
       total: options.waitForAccounts ? 0 : sourceCount(input.mode, counts),
@@ -193,7 +218,7 @@ export const startProvisioning =
                 TableName: deps.tableName,
                 Key: keys.project(userId, projectId),
                 UpdateExpression: 'SET activeProvisioningJob = :job, provisioningJobId = :job, integrationId = :integration, updatedAt = :at',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob)',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activePasswordReset)',
                 ExpressionAttributeValues: { ':job': jobId, ':integration': integration.id, ':at': at },
               },
             },

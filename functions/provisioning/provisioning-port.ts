@@ -43,6 +43,23 @@ export interface ProvisioningCapabilities {
   batchSize: number;
   /** What undo does on this platform. */
   undo: 'deactivate' | 'delete';
+  /**
+   * Whether accounts can be created as "must change the password at first sign-in" (the user's
+   * Require password change setting): how, or why not, in words the run shows.
+   */
+  mustChangePassword: MustChangeSupport;
+}
+
+/** Whether a platform can mark an account "must change the password at first sign-in", and how, or why not. */
+export type MustChangeSupport = { supported: true; how: string } | { supported: false; reason: string };
+
+/** One account's password set anew on the platform (Reset Passwords): done, gone there, or failed with the platform's words. */
+export type SetPasswordOutcome = { kind: 'updated' } | { kind: 'gone' } | Extract<ProvisioningOutcome, { kind: 'failed' }>;
+
+/** Options an adapter is made with that come from the user, not the integration. */
+export interface AccountPolicy {
+  /** Create accounts (and set reset passwords) as "must change at first sign-in" where the platform can. */
+  requirePasswordChange?: boolean;
 }
 
 export interface ProvisioningAdapter {
@@ -59,6 +76,11 @@ export interface ProvisioningAdapter {
   findByEmail?(email: string): Promise<ExternalAccount | undefined | Extract<ProvisioningOutcome, { kind: 'failed' }>>;
   /** Deactivates or deletes (capabilities().undo) the account created earlier. */
   undo(externalId: string): Promise<UndoOutcome>;
+  /**
+   * Gives the account created earlier a new password (Reset Passwords), as an administrator
+   * would: no old password needed. Setting the same password again is harmless (redelivery).
+   */
+  setPassword(externalId: string, person: Pick<ProvisioningPerson, 'username' | 'password'>): Promise<SetPasswordOutcome>;
   /** Frees sockets kept for this invocation. */
   close(): void;
 }

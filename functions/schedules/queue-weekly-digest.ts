@@ -2,6 +2,7 @@ import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import type { QueueMail } from '../mail/sqs-mail-queue';
+import { mapBounded } from '../provisioning/pacing';
 import { effectivePlan } from '../usage/plan-usage';
 
 export interface WeeklyDigestDeps {
@@ -10,6 +11,9 @@ export interface WeeklyDigestDeps {
   mail: QueueMail;
   now: () => Date;
 }
+
+/** Subscribers read (GetItem) and queued at once. */
+export const DIGEST_CONCURRENCY = 16;
 
 /** The UTC day of a moment, YYYY-MM-DD. */
 export const dayOf = (at: Date): string => at.toISOString().slice(0, 10);
@@ -38,9 +42,9 @@ export const queueWeeklyDigest =
           ExclusiveStartKey: start,
         }),
       );
-      // A page (up to 1 MB of small items) at a time, its users read in parallel.
-      await Promise.all(
-        (page.Items ?? []).map(async (item) => {
+      // A page (up to 1 MB of small items: thousands of users) at a time, its users read
+      // DIGEST_CONCURRENCY at once (all at once would open thousands of requests and be throttled).
+      await mapBounded(page.Items ?? [], DIGEST_CONCURRENCY, async (item) => {
           const userId = String(item.userId);
           try {
             const { Item: user } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId) }));
@@ -55,8 +59,7 @@ export const queueWeeklyDigest =
             skipped++;
             logger.warn('Weekly digest not queued', { userId, error: error instanceof Error ? error.message : String(error) });
           }
-        }),
-      );
+      });
       start = page.LastEvaluatedKey;
     } while (start);
     return { week, queued, skipped };

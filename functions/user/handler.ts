@@ -9,6 +9,8 @@ import { requireEnv } from '../core/env';
 import { NotFoundError } from '../core/errors';
 import { httpHandler, Response, route } from '../core/http';
 import { listNotifications, markNotificationsRead } from '../notifications/notifications';
+import { sqsMailSender } from '../mail/sqs-mail-queue';
+import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { removePhoto, s3PhotoStore, setPhoto, startPhotoUpload } from '../users/profile-photo';
 import { updateProfile } from '../users/update-profile';
 import { dynamoUserRepository } from '../users/user-repository';
@@ -26,6 +28,7 @@ const getSettings = getUserSettings(settingsDeps);
 const putSettings = updateUserSettings(settingsDeps);
 const list = listNotifications({ db, tableName, now });
 const markRead = markNotificationsRead({ db, tableName, now });
+const deletionEvents = { db, tableName, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')) };
 const requestDeletion = requestAccountDeletion({
   store: dynamoDeletionRequestStore(db, tableName),
   queue: sqsDeletionQueue(sqs(), requireEnv('ACCOUNT_DELETION_QUEUE_URL')),
@@ -43,7 +46,12 @@ export const handler = httpHandler({
   // 'Tell us about yourself' (shown once after the first sign-in): the name, then the app.
   'POST /api/user/onboarding': route({
     body: onboardingSchema,
-    run: ({ userId, body }) => patched(users.patch(userId, { ...splitName(body.name), onboarded: true }, now().toISOString())),
+    run: ({ userId, body }) => {
+      // One word ('Cher') is a first name: the last name given at sign-up stays (the Profile form
+      // requires both; an emptied last name would block every later profile save).
+      const { firstName, lastName } = splitName(body.name);
+      return patched(users.patch(userId, { firstName, ...(lastName ? { lastName } : {}), onboarded: true }, now().toISOString()));
+    },
   }),
   // The welcome dialog's 'Let's Get Started!': kept on the server, so no other device shows it again.
   'POST /api/user/welcome-dismissal': route({ run: ({ userId }) => patched(users.patch(userId, { welcomeDismissed: true }, now().toISOString())) }),
@@ -54,5 +62,24 @@ export const handler = httpHandler({
   'PUT /api/user/settings': route({ body: updateUserSettingsSchema, run: ({ userId, body }) => putSettings(userId, body) }),
   'GET /api/notifications': route({ run: ({ userId, query }) => list(userId, query) }),
   'POST /api/notifications/read': route({ body: markReadSchema, run: ({ userId, body }) => markRead(userId, body) }),
-  'DELETE /api/user/account': route({ whileDeleting: 'allow', run: async ({ userId }) => new Response(202, await requestDeletion(userId)) }),
+  'DELETE /api/user/account': route({
+    whileDeleting: 'allow',
+    run: async ({ userId, event }) =>
+      new Response(
+        202,
+        await requestDeletion(userId, async () => {
+          // High, with an alert (notification, and e-mail when the user allows it): written before
+          // the job is queued, so the job erases it with the rest of the user's data.
+          await recordSecurityEvent(deletionEvents, {
+            userId,
+            type: 'account_deletion_started',
+            description: 'Deletion of your account started: all your projects, accounts and data will be erased',
+            severity: 'high',
+            at: now(),
+            alert: { title: 'Your account is being deleted', detail: 'A request to delete your BulkOnboard account was accepted. All your data is being erased.' },
+            ...requestOrigin(event),
+          });
+        }),
+      ),
+  }),
 });

@@ -1,3 +1,4 @@
+import { PASSWORD_CHANGED_AT_ATTRIBUTE } from '../../shared/schemas/security';
 import type { User } from '../../shared/schemas/user';
 import type { IdentityProvider } from './identity-provider';
 import type { UserRepository } from './user-repository';
@@ -51,7 +52,8 @@ async function storedOrCreated(deps: GetCurrentUserDeps, userId: string, accessT
       onboarded: false,
       createdAt: now,
       updatedAt: now,
-    });
+      // The password's age (the Security Center's password expiry) counts from here until it is changed or reset.
+    }, { [PASSWORD_CHANGED_AT_ATTRIBUTE]: now });
     if (created) await deps.mail.sendWelcome({ userId });
     return user;
 }

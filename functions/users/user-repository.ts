@@ -5,8 +5,8 @@ import { keys } from '../core/keys';
 
 export interface UserRepository {
   get(userId: string): Promise<User | undefined>;
-  /** Creates the record unless it exists; returns the stored record either way. */
-  createIfAbsent(user: User): Promise<{ user: User; created: boolean }>;
+  /** Creates the record unless it exists; returns the stored record either way. `attributes`: stored beside the user's fields, never shown (passwordChangedAt). */
+  createIfAbsent(user: User, attributes?: Record<string, unknown>): Promise<{ user: User; created: boolean }>;
   updateProfile(userId: string, profile: { firstName: string; lastName: string; company?: string }, now: string): Promise<User | undefined>;
   /** Records a sign-in (the token's auth_time) when it is newer than the one stored; one write per sign-in, not per request. */
   recordSignIn(userId: string, at: string): Promise<void>;
@@ -63,8 +63,8 @@ export function dynamoUserRepository(db: DynamoDBDocumentClient, tableName: stri
   };
   return {
     get,
-    async createIfAbsent(user) {
-      const item: UserItem = { ...keys.user(user.id), entityType: 'User', ...user };
+    async createIfAbsent(user, attributes = {}) {
+      const item: UserItem = { ...attributes, ...keys.user(user.id), entityType: 'User', ...user };
       try {
         await db.send(new PutCommand({ TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
         return { user, created: true };

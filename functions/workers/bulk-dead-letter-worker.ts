@@ -1,4 +1,4 @@
-import { dynamo } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
 import { workerRetry } from '../core/dynamo-retry';
 import { requireEnv } from '../core/env';
 import { timeOrderedId } from '../core/ids';
@@ -6,9 +6,10 @@ import { queueWorker } from '../core/queue-worker';
 import { bulkChunkMessageSchema } from '../bulk/bulk-chunk';
 import { dynamoBulkStore } from '../bulk/bulk-store';
 import { recordDeadChunk } from '../bulk/process-chunk';
+import { sqsMailSender } from '../mail/sqs-mail-queue';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), now: () => new Date(), newId: timeOrderedId });
+const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), now: () => new Date(), newId: timeOrderedId, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')) });
 
 export const handler = queueWorker(bulkChunkMessageSchema, (message) => record(message));

@@ -6,6 +6,9 @@ import { provisioningRuntime } from '../provisioning/deps';
 import { provisionChunk } from '../provisioning/provision-accounts';
 import { planRun, resumeRuns } from '../provisioning/provisioning-jobs';
 import { provisioningMessageSchema } from '../provisioning/provisioning-message';
+import { resetChunk } from '../security/reset-passwords-chunk';
+import { planReset } from '../security/reset-passwords';
+import { randomBytes } from 'node:crypto';
 
 const runtime = provisioningRuntime();
 const workers = queues.find((q) => q.name === 'provisioning')?.maxConcurrency ?? 1;
@@ -18,10 +21,23 @@ const chunk = provisionChunk({
   workers,
 });
 const plan = planRun(runtime);
+// Reset Passwords jobs share the queue: the same chunks, lease and pacing as a run.
+const planPasswordReset = planReset(runtime);
+const passwordResetChunk = resetChunk({
+  ...runtime,
+  cipher: appCipher,
+  randomBytes: (n) => randomBytes(n),
+  integration: (userId, id) => runtime.integrations.get(userId, id),
+  adapterFor: adapterFactory(runtime.outbound),
+  pacingOf,
+  workers,
+});
 const resume = resumeRuns(runtime);
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'start') return plan(message.userId, message.jobId);
+  if (message.type === 'reset-start') return planPasswordReset(message.userId, message.jobId);
+  if (message.type === 'reset-chunk') return passwordResetChunk(message);
   if (message.type === 'resume') {
     await resume(message.userId, message.integrationId);
     return;

@@ -28,6 +28,12 @@ export interface AppFunctionProps {
   memorySize?: number;
   /** Packages loaded from a layer instead of the bundle (see lib/package-layer.ts). */
   layerPackages?: readonly string[];
+  /**
+   * false: no USER_POOL_ID / USER_POOL_CLIENT_ID. The user pool's own trigger must not name the
+   * pool: the pool names the function, and CloudFormation refuses the circle.
+   * @default true
+   */
+  userPoolEnvironment?: boolean;
 }
 
 /**
@@ -91,8 +97,9 @@ export class AppFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_SERVICE_NAME: props.settings.prefix,
         LOG_LEVEL: props.settings.logLevel,
-        USER_POOL_ID: props.resources.userPool.userPoolId,
-        USER_POOL_CLIENT_ID: props.resources.webClient.userPoolClientId,
+        ...(props.userPoolEnvironment === false
+          ? {}
+          : { USER_POOL_ID: props.resources.userPool.userPoolId, USER_POOL_CLIENT_ID: props.resources.webClient.userPoolClientId }),
       },
     });
 

@@ -50,8 +50,8 @@ export const routeThrottles: Readonly<Record<string, Throttle>> = {
   // Calls someone else's server for up to 18 s.
   'POST /api/integrations/{id}/test': { rateLimit: 5, burstLimit: 10 },
   // Public (no token): a flood from anywhere on the internet takes only these buckets.
-  'GET /api/credential-links/{id}': { rateLimit: 50, burstLimit: 100 },
-  'POST /api/credential-links/{id}/reveal': { rateLimit: 20, burstLimit: 40 },
+  'POST /api/credential-links/state': { rateLimit: 50, burstLimit: 100 },
+  'POST /api/credential-links/reveal': { rateLimit: 20, burstLimit: 40 },
 };
 
 export interface AppHttpApiProps {

@@ -38,7 +38,7 @@ const details = (rows: string) =>
 
 const passwordHtml = frame(
   details(row('Username', '{{username}}') + row('Password', '{{password}}')) +
-    `<tr><td style="padding:20px 32px 0 32px;${FONT}"><p style="margin:0;font-size:14px;line-height:22px;color:#334155">Please change your password the first time you sign in, and keep these details to yourself.</p></td></tr>`,
+    `<tr><td style="padding:20px 32px 0 32px;${FONT}"><p style="margin:0;font-size:14px;line-height:22px;color:#334155">{{passwordChangeNotice}} Keep these details to yourself.</p></td></tr>`,
 );
 
 const linkHtml = frame(
@@ -47,7 +47,7 @@ const linkHtml = frame(
     `<table role="presentation" cellpadding="0" cellspacing="0" border="0"><tr><td bgcolor="#2563eb" style="background-color:#2563eb;border-radius:6px">` +
     `<a href="{{credentialLink}}" target="_blank" style="display:inline-block;padding:12px 22px;${FONT};font-size:15px;line-height:20px;font-weight:600;color:#ffffff;text-decoration:none">Show my credentials</a>` +
     `</td></tr></table>` +
-    `<p style="margin:16px 0 0 0;font-size:14px;line-height:22px;color:#334155">The link shows your password once, to whoever opens it first, and then stops working. If it has expired or was already used, ask {{companyName}} for a new one.</p>` +
+    `<p style="margin:16px 0 0 0;font-size:14px;line-height:22px;color:#334155">The link shows your password once, to whoever opens it first, and then stops working. If it has expired or was already used, ask {{companyName}} for a new one. {{passwordChangeNotice}}</p>` +
     `</td></tr>`,
 );
 

@@ -30,6 +30,8 @@ export interface TemplateValues {
   companyName: string;
   /** The one-time link's URL (delivery 'link'). */
   credentialLink?: string;
+  /** PASSWORD_CHANGE_NOTICE when the user's Require password change setting is on; empty otherwise. */
+  passwordChangeNotice?: string;
 }
 
 export interface RenderableTemplate {
@@ -88,6 +90,7 @@ function plainValues(values: TemplateValues): Record<Exclude<TemplateVariable, '
     projectName: values.projectName,
     companyName: values.companyName,
     credentialLink: linkUrl(values.credentialLink) ?? '',
+    passwordChangeNotice: values.passwordChangeNotice ?? '',
   };
 }
 

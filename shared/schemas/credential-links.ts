@@ -15,7 +15,16 @@ export const CREDENTIAL_LINK_DEFAULT_DAYS = 7;
  */
 export type CredentialLinkStatus = 'ready' | 'expired' | 'used' | 'removed';
 
-/** GET /api/credential-links/{id}: what the page may say before anybody presses the button (spends nothing). */
+/**
+ * The body of both public link routes. The token travels in the body, never in a URL: the link
+ * is APP_URL/credentials#<token> (a fragment never reaches a server, so no CloudFront or API
+ * Gateway access log records it) and the page POSTs it.
+ */
+export interface CredentialLinkRequest {
+  token: string;
+}
+
+/** POST /api/credential-links/state: what the page may say before anybody presses the button (spends nothing). */
 export interface CredentialLinkState {
   status: CredentialLinkStatus;
   /** Who sent it: the project the account belongs to. */
@@ -24,7 +33,7 @@ export interface CredentialLinkState {
   expiresAt?: string;
 }
 
-/** POST /api/credential-links/{id}/reveal: the credentials, once. */
+/** POST /api/credential-links/reveal: the credentials, once. */
 export interface RevealedCredentials {
   username: string;
   password: string;

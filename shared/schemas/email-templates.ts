@@ -1,7 +1,13 @@
 import * as z from 'zod';
 
+/**
+ * What {{passwordChangeNotice}} reads when the user's Require password change setting is on (the
+ * send's setting, read when it starts); empty when it is off.
+ */
+export const PASSWORD_CHANGE_NOTICE = 'You will be asked to choose a new password the first time you sign in.';
+
 /** Spec 2 (Email Templates): the variables a template may use, each in double braces. */
-export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink'] as const;
+export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink', 'passwordChangeNotice'] as const;
 export type TemplateVariable = (typeof templateVariables)[number];
 
 /** Spec 2: the preview's sample values (the password masked). */
@@ -12,7 +18,9 @@ export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>
   password: '••••••••••••',
   projectName: 'Sample Project',
   companyName: 'Your Company',
-  credentialLink: 'https://bulkonboard.example.com/credentials/sample-link',
+  credentialLink: 'https://bulkonboard.example.com/credentials#sample-link',
+  // The preview shows the sentence as when Require password change is on (empty when it is off).
+  passwordChangeNotice: PASSWORD_CHANGE_NOTICE,
 };
 
 export const MAX_EMAIL_TEMPLATES_PER_USER = 100;

@@ -82,6 +82,12 @@ export interface ProvisioningJob {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
+  /**
+   * Present when the user's Require password change setting was on at the start: whether the
+   * platform was asked to make the accounts change their password at first sign-in, and how, or
+   * why not (a platform that has no such flag).
+   */
+  passwordChange?: { applied: boolean; detail: string };
 }
 
 export const PAUSED_CREDENTIALS = "Paused: the integration's credentials were refused. Edit the integration and test it; provisioning resumes when the test succeeds.";

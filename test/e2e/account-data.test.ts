@@ -57,7 +57,7 @@ describe('Settings > Data in Chromium', () => {
     await page.getByText('All your data (ZIP) is ready to download.').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('export-all-data') });
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download', exact: true }).click()]);
     expect(download.suggestedFilename()).toMatch(/^bulkonboard-data_\d{4}-\d{2}-\d{2}\.zip$/);
     const zip = await JSZip.loadAsync(fs.readFileSync((await download.path())!));
     const accounts = JSON.parse(await zip.file('accounts.json')!.async('string')) as { firstName: string; password: string }[];

@@ -122,6 +122,10 @@ describe('one-time credential link page in Chromium', () => {
     await current.getByRole('button', { name: 'Show my credentials' }).waitFor();
     const linkCalls = requests.filter((r) => r.url.includes('/api/credential-links/'));
     expect(linkCalls.length).toBeGreaterThan(0);
+    // The token (the URL's fragment) reaches no server in any URL: only in the POST bodies.
+    const token = new URL(url).hash.slice(1);
+    expect(token).toHaveLength(43);
+    expect(requests.every((r) => !r.url.includes(token))).toBe(true);
     expect(linkCalls.every((r) => r.authorization === undefined)).toBe(true);
   });
 

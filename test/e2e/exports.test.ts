@@ -64,7 +64,7 @@ describe('Export Center in Chromium', () => {
     await entry.getByText('Completed').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: screenshotPath('exports') });
 
-    const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('link', { name: 'Download' }).click()]);
+    const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('button', { name: 'Download', exact: true }).click()]);
     expect(download.suggestedFilename()).toBe('Exportable_accounts.csv');
     const text = fs.readFileSync((await download.path())!, 'utf8').replace(/^\uFEFF/, '');
     const rows = Papa.parse<string[]>(text, { skipEmptyLines: true }).data;

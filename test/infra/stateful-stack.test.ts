@@ -158,16 +158,28 @@ describe('stateful stack', () => {
       expect(Object.values(pools)[0]!.Properties.EmailConfiguration).toEqual({ EmailSendingAccount: 'COGNITO_DEFAULT' });
     });
 
-    it('web client: no secret, SRP only (no USER_PASSWORD_AUTH), no user existence errors, 1 h / 30 d tokens', () => {
+    it('web client: no secret, USER_PASSWORD_AUTH only (the API signs in, counting failed attempts; no SRP), no user existence errors, 1 h / 30 d tokens', () => {
       stateful.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
       stateful.hasResourceProperties('AWS::Cognito::UserPoolClient', {
         GenerateSecret: false,
-        ExplicitAuthFlows: ['ALLOW_USER_SRP_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
+        ExplicitAuthFlows: ['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_REFRESH_TOKEN_AUTH'],
         PreventUserExistenceErrors: 'ENABLED',
         AccessTokenValidity: 60,
         RefreshTokenValidity: 43200,
         TokenValidityUnits: Match.objectLike({ AccessToken: 'minutes', RefreshToken: 'minutes' }),
         AllowedOAuthFlows: Match.absent(),
+      });
+    });
+  });
+
+  describe('sign-in trigger', () => {
+    it('the pool runs functions/security/sign-in-trigger.ts after authentication and after a password reset; the function does not name the pool (no circular dependency) and may touch only what cognitoTriggerAccess lists', () => {
+      const functions = stateful.findResources('AWS::Lambda::Function') as Record<string, { Properties: { FunctionName?: string; Environment?: { Variables?: Record<string, unknown> } } }>;
+      const [id, trigger] = Object.entries(functions).find(([, f]) => f.Properties.FunctionName === 'bulkonboard-cognito-trigger')!;
+      expect(Object.keys(trigger.Properties.Environment?.Variables ?? {})).toEqual(expect.arrayContaining(['TABLE_NAME', 'MAIL_QUEUE_URL']));
+      expect(trigger.Properties.Environment?.Variables).not.toHaveProperty('USER_POOL_ID');
+      stateful.hasResourceProperties('AWS::Cognito::UserPool', {
+        LambdaConfig: { PostAuthentication: { 'Fn::GetAtt': [id, 'Arn'] }, PostConfirmation: { 'Fn::GetAtt': [id, 'Arn'] } },
       });
     });
   });

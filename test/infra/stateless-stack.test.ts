@@ -636,7 +636,7 @@ describe('web app', () => {
     expect(configAsset).toBeDefined();
     // Deploy-time values are markers in the asset, filled in by the deployment handler.
     const config = appConfigSchema.parse(JSON.parse(readFileSync(configAsset!, 'utf8')));
-    expect(config).toMatchObject({ region: 'eu-west-1', authFlow: 'USER_SRP_AUTH', stage: 'aws' });
+    expect(config).toMatchObject({ region: 'eu-west-1', authFlow: 'USER_PASSWORD_AUTH', stage: 'aws' });
     expect(config.userPoolEndpoint).toBeUndefined();
     template.hasResourceProperties('Custom::CDKBucketDeployment', {
       DistributionPaths: ['/*'],

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { groupAccess, queues, routeGroups, scheduleAccess, schedules, workerAccess, type TableAction } from '../../shared/routes';
+import { cognitoTriggerAccess, groupAccess, queues, routeGroups, scheduleAccess, schedules, workerAccess, type TableAction } from '../../shared/routes';
 import { projectRoot } from '../../lib/settings';
 
 /**
@@ -29,6 +29,7 @@ const functions = [
     [queue.worker, queue.deadLetterWorker].flatMap((worker) => (worker ? [{ name: worker, entry: `functions/workers/${worker}.ts`, access: workerAccess[worker] }] : [])),
   ),
   ...schedules.map(({ name }) => ({ name, entry: `functions/schedules/${name}.ts`, access: scheduleAccess[name] })),
+  { name: 'cognito-trigger', entry: 'functions/security/sign-in-trigger.ts', access: cognitoTriggerAccess },
 ];
 
 async function projectSources(entry: string): Promise<string> {
@@ -67,6 +68,8 @@ describe('DynamoDB grants are used by the code', () => {
     'export-dead-letter-worker': ['GetItem', 'PutItem', 'Query'],
     // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
     'mail-worker': ['PutItem', 'UpdateItem'],
+    // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.
+    'credential-links': ['PutItem'],
   };
 
   it.each(functions.map((fn) => [fn.name, fn] as const))('%s: every command its code holds is granted', async (name, { entry, access }) => {

@@ -9,7 +9,7 @@ import type { Integration } from '../../shared/schemas/integrations';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import { UTF8_BOM } from '../../shared/csv/write-csv';
 import { keys } from '../../functions/core/keys';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser, exportDownloadUrl } from '../support/api';
 
 const TABLE = 'bulkonboard';
 const SECRET = 'okta-secret-never-exported-7f3a';
@@ -35,7 +35,7 @@ async function exportAllData(user: ApiUser): Promise<{ view: ExportView; zip: JS
   expect(started).toMatchObject({ kind: 'account-data', format: 'zip', status: 'pending', projectId: '' });
   const view = await waitForExport(user, started.id);
   expect(view.status).toBe('completed');
-  const file = await fetch(view.downloadUrl!);
+  const file = await fetch(await exportDownloadUrl(user, view.id));
   expect(file.status).toBe(200);
   expect(file.headers.get('content-disposition') ?? '').toMatch(/bulkonboard-data_\d{4}-\d{2}-\d{2}\.zip/);
   const body = Buffer.from(await file.arrayBuffer());

@@ -11,6 +11,7 @@ import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
 import { recordDeadChunk, recordUnqueuedChunk } from '../../functions/bulk/process-chunk';
+import type { MailMessage } from '../../functions/mail/mail-message';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
@@ -324,9 +325,12 @@ describe('a job that fails', () => {
     await until('two chunks', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done === 1000);
     expect(await userItem(user.sub)).toHaveProperty('bulkLock');
 
-    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId });
+    const mails: MailMessage[] = [];
+    const record = recordDeadChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId, mail: async (m) => void mails.push(m) });
     await record(bodies[2]!);
     await record(bodies[2]!); // a second delivery of the dead letter changes nothing
+    // The failed job's project-completion e-mail is queued once (the mail worker sends it if the user asked for it).
+    expect(mails).toEqual([expect.objectContaining({ type: 'project-completion', userId: user.sub, outcome: 'failed', created: 1000, failed: 200 })]);
     expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({
       status: 'failed',
       reason: 'Rows 1001 to 1200 could not be stored after 5 attempts.',

@@ -208,17 +208,19 @@ describe('sending credentials through the API and the mail worker', () => {
     const [mail] = await mailsTo(account.email);
     expect(mail!.body.html).not.toContain(account.plainPassword.replace(/&/g, '&#38;'));
     expect(mail!.body.text).not.toContain(account.plainPassword);
-    const url = /href="([^"]*\/credentials\/[^"]+)"/.exec(mail!.body.html ?? '')?.[1];
+    const url = /href="([^"]*\/credentials#[^"]+)"/.exec(mail!.body.html ?? '')?.[1];
     expect(url).toBeTruthy();
     expect(mail!.body.text).toContain(url!);
-    const token = url!.split('/').pop()!;
-    const state = await fetch(`${inject('stack').urls.app}/api/credential-links/${token}`);
+    const token = url!.split('#').pop()!;
+    const linkCall = (path: string) =>
+      fetch(`${inject('stack').urls.app}/api/credential-links/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const state = await linkCall('state');
     expect(state.status).toBe(200);
     expect(await state.json()).toMatchObject({ status: 'ready', projectName: 'Linked' });
-    const revealed = await fetch(`${inject('stack').urls.app}/api/credential-links/${token}/reveal`, { method: 'POST' });
+    const revealed = await linkCall('reveal');
     expect(revealed.status).toBe(200);
     expect(await revealed.json()).toMatchObject({ username: account.username, password: account.plainPassword });
-    const again = await fetch(`${inject('stack').urls.app}/api/credential-links/${token}/reveal`, { method: 'POST' });
+    const again = await linkCall('reveal');
     expect(again.status).not.toBe(200);
   });
 

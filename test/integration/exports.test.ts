@@ -17,7 +17,7 @@ import { writeCsv, xlsxText, type ExportWriter } from '../../functions/exports/e
 import { EXPORT_FAILED, runExport, type RunExportDeps } from '../../functions/exports/run-export';
 import { timeOrderedId } from '../../functions/core/ids';
 import { dynamoProjectStore } from '../../functions/projects/project-store';
-import { apiUser, upgradeToPro, testDb, type ApiUser } from '../support/api';
+import { apiUser, upgradeToPro, testDb, type ApiUser, exportDownloadUrl } from '../support/api';
 
 const TABLE = 'bulkonboard';
 const BUCKET = 'bulkonboard-exports';
@@ -54,11 +54,11 @@ async function exportAndDownload(user: ApiUser, projectId: string, format: 'csv'
   expect(response.status).toBe(202);
   const started = (await response.json()) as ExportView;
   expect(started).toMatchObject({ projectId, format, status: 'pending', expired: false });
-  expect(started.downloadUrl).toBeUndefined();
   const done = await waitForExport(user, started.id);
   expect(done.status).toBe('completed');
-  expect(done.downloadUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
-  const file = await fetch(done.downloadUrl!);
+  const url = await exportDownloadUrl(user, done.id);
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\//);
+  const file = await fetch(url);
   expect(file.status).toBe(200);
   const body = Buffer.from(await file.arrayBuffer());
   expect(done.sizeBytes).toBe(body.length);

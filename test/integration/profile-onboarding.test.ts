@@ -51,6 +51,13 @@ describe('profile and first run', () => {
     expect((await user.call('/api/user/onboarding', { method: 'POST', body: { name: 42 } })).status).toBe(400);
   });
 
+  it('one word is a first name: the last name from sign-up stays, so the Profile form can still be saved', async () => {
+    const user = await apiUser({ firstName: 'Cheryl', lastName: 'Sarkisian' });
+    expect(await user.json<User>('/api/user/onboarding', { method: 'POST', body: { name: ' Cher ' } })).toMatchObject({ firstName: 'Cher', lastName: 'Sarkisian' });
+    const me = await user.json<User>('/api/auth/user');
+    expect((await user.call('/api/user/profile', { method: 'PUT', body: { firstName: me.firstName, lastName: me.lastName } })).status).toBe(200);
+  });
+
   it('the welcome dialog stays dismissed for every later read (another device included)', async () => {
     const user = await apiUser();
     expect((await user.json<User>('/api/user/welcome-dismissal', { method: 'POST' })).welcomeDismissed).toBe(true);

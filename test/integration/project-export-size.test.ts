@@ -5,7 +5,7 @@ import { keys } from '../../functions/core/keys';
 import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ExportView } from '../../shared/schemas/export';
 import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS, type Project } from '../../shared/schemas/project';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser, exportDownloadUrl } from '../support/api';
 
 const TABLE = 'bulkonboard';
 const ROWS = SYNC_EXPORT_MAX_ACCOUNTS + 1;
@@ -59,7 +59,7 @@ describe('Export CSV of a project too large to download at once', () => {
       60_000,
     );
     expect(done).toMatchObject({ status: 'completed', rowCount: ROWS });
-    const file = await fetch(done.downloadUrl!);
+    const file = await fetch(await exportDownloadUrl(pro, done.id));
     expect(file.status).toBe(200);
     const rows = Papa.parse<string[]>((await file.text()).replace(/^\uFEFF/, ''), { skipEmptyLines: true }).data;
     expect(rows).toHaveLength(ROWS + 1); // the header and every account

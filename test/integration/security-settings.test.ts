@@ -6,12 +6,13 @@ import { apiUser, testDb, type ApiUser } from '../support/api';
 
 const settingsOf = (user: ApiUser) => user.json<typeof defaultSecuritySettings>('/api/security/settings');
 const put = (user: ApiUser, body: unknown) => user.call('/api/security/settings', { method: 'PUT', body });
+/** The settings changes of the user (the test user's sign-in is recorded too, as `login`, by the Cognito trigger). */
 const eventsOf = async (user: ApiUser) => {
   const { PK, SKPrefix } = keys.securityEventsOf(user.sub);
   const { Items = [] } = await testDb().send(
     new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': PK, ':sk': SKPrefix }, ConsistentRead: true }),
   );
-  return Items;
+  return Items.filter((item) => item.type === 'settings_changed');
 };
 
 describe('GET and PUT /api/security/settings', () => {

@@ -14,7 +14,9 @@ import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/s
 import type { NotificationList } from '../../shared/schemas/notifications';
 import type { Analytics } from '../../shared/schemas/analytics';
 import type { UserSettings } from '../../shared/schemas/user-settings';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import type { SecurityEventPage } from '../../shared/schemas/security';
+import type { SecurityOverview } from '../../shared/schemas/security-overview';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser, exportDownloadUrl } from '../support/api';
 
 /**
  * Tenant isolation, driven by the route table: every `jwt` route of shared/routes.ts is called by
@@ -42,6 +44,8 @@ interface Owner {
   provisioningJobId: string;
   /** A's credentials send (written as the start step writes one). */
   mailSendId: string;
+  /** A's Reset Passwords job (written as the start step writes one). */
+  passwordResetId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -254,8 +258,8 @@ const expectations: Record<string, Expectation> = {
   'POST /api/exports/account-data': {
     answer: async (response, { a, b }) => {
       const started = await ok<ExportView>(response, 202);
-      const done = await waitUntil('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
-      const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(done.find((e) => e.id === started.id)!.downloadUrl!)).arrayBuffer()));
+      await waitUntil('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
+      const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(await exportDownloadUrl(b, started.id))).arrayBuffer()));
       const contents = await Promise.all(Object.values(zip.files).map((file) => file.async('string')));
       expect(contents.length).toBeGreaterThan(5);
       // B's zip is B's data: nothing of A's in any file.
@@ -267,6 +271,12 @@ const expectations: Record<string, Expectation> = {
     body: ({ a }) => ({ projectId: a.projectId, format: 'csv' }),
     answer: 404,
     ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
+  },
+  // A's finished export: B cannot get a link to A's file (and nothing is recorded for B or A).
+  'POST /api/exports/{id}/download': {
+    id: (a) => a.exportId,
+    ownerFirst: 'no-markers',
+    answer: 404,
   },
   'GET /api/exports/history': {
     // B's own entries only (B's Export All Data may be in it, depending on the order routes run).
@@ -369,6 +379,64 @@ const expectations: Record<string, Expectation> = {
     answer: async (response) => expect(await ok(response)).toMatchObject({ sessionTimeout: 100 }),
     ownerAfter: async ({ a }) => expect(await a.user.json<{ sessionTimeout: number }>('/api/security/settings')).toMatchObject({ sessionTimeout: 24 }),
   },
+  // A's events (A's integration credentials added, named with A's marker) are A's only; B's list
+  // is B's own, even when B sends A's newest event id as the cursor.
+  'GET /api/security/events': {
+    answer: async (response, { a, b }) => {
+      const own = await ok<SecurityEventPage>(response);
+      const owners = await a.user.json<SecurityEventPage>('/api/security/events');
+      expect(owners.events.length).toBeGreaterThan(0);
+      const ownerIds = owners.events.map((e) => e.id);
+      expect(own.events.map((e) => e.id).filter((id) => ownerIds.includes(id))).toEqual([]);
+      const page = await b.json<SecurityEventPage>(`/api/security/events?cursor=${owners.events[0]!.id}`);
+      expect(page.events.map((e) => e.id).filter((id) => ownerIds.includes(id))).toEqual([]);
+    },
+  },
+  'GET /api/security/events/export': {
+    answer: async (response, { a }) => {
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      for (const event of (await a.user.json<SecurityEventPage>('/api/security/events')).events) expect(text).not.toContain(event.description);
+    },
+  },
+  'GET /api/security/overview': {
+    answer: async (response, { a }) => expect((await ok<SecurityOverview>(response)).integrations.map((i) => i.id)).not.toContain(a.integrationId),
+  },
+  // Cognito checks the current password of the token's own user: B cannot change anyone else's.
+  'POST /api/auth/change-password': {
+    body: () => ({ currentPassword: 'Not-the-Passw0rd!', newPassword: 'Another-Passw0rd!' }),
+    answer: async (response) => {
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ message: 'Your current password is incorrect.' });
+    },
+  },
+  // Two-factor routes take no id: B's setup is B's own (B's e-mail in the QR URI), and B's code
+  // switches nothing of A's (A has no setup; B's enable and disable are refused for B's own state).
+  'POST /api/security/two-factor/setup': {
+    answer: async (response, { b }) => expect((await ok<{ otpauthUri: string }>(response)).otpauthUri).toContain(encodeURIComponent(b.email)),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  'POST /api/security/two-factor/enable': {
+    body: () => ({ code: '123456' }),
+    answer: async (response) => expect([400, 409]).toContain(response.status),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  'POST /api/security/two-factor/disable': {
+    body: () => ({ code: '123456' }),
+    answer: async (response) => expect(response.status).toBe(409),
+    ownerAfter: async ({ a }) => expect(await a.user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false }),
+  },
+  // B cannot reset A's project's passwords, nor read A's reset.
+  'POST /api/security/reset-passwords': {
+    body: ({ a }) => ({ projectId: a.projectId }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activePasswordReset).toBeUndefined();
+      expect(Item?.passwordResetId).toBeUndefined();
+    },
+  },
+  'GET /api/security/reset-passwords/{id}': { id: (a) => a.passwordResetId, answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -426,6 +494,16 @@ async function createOwner(): Promise<Owner> {
       },
     }),
   );
+  const passwordResetId = timeOrderedId();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.passwordReset(user.sub, passwordResetId), entityType: 'PasswordReset', id: passwordResetId, userId: user.sub, projectId: created.project.id, projectName,
+        status: 'completed', total: 3, done: 3, updatedOnPlatform: 0, failed: 0, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   // An address on A's suppression list, as the mail-events worker writes one.
@@ -450,12 +528,13 @@ async function createOwner(): Promise<Owner> {
     notificationId,
     provisioningJobId,
     mailSendId,
+    passwordResetId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, passwordResetId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

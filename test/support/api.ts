@@ -52,3 +52,8 @@ export async function upgradeToPro(user: ApiUser): Promise<string> {
 
 export const people = (count: number, prefix = 'Person') =>
   Array.from({ length: count }, (_, i) => ({ firstName: `${prefix}${i}`, lastName: 'Tester', email: `${prefix.toLowerCase()}${i}@example.com` }));
+
+/** A finished export's download link, as the app asks for one (POST /api/exports/{id}/download; recorded as a security event). */
+export async function exportDownloadUrl(user: ApiUser, exportId: string): Promise<string> {
+  return (await user.json<{ url: string }>(`/api/exports/${exportId}/download`, { method: 'POST' })).url;
+}

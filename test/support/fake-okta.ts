@@ -21,7 +21,7 @@ export interface OktaReceived {
 }
 export interface OktaUserRecord {
   id: string;
-  status: 'ACTIVE' | 'STAGED' | 'DEPROVISIONED';
+  status: 'ACTIVE' | 'STAGED' | 'DEPROVISIONED' | 'PASSWORD_EXPIRED';
   profile: { login: string; email: string; firstName: string; lastName: string };
 }
 
@@ -30,6 +30,8 @@ export interface FakeOkta {
   token: string;
   oauth: { clientId: string; clientSecret: string; tokenUrl: string; accessToken: string };
   users: Map<string, OktaUserRecord>;
+  /** Each user's current password (a test double: Okta itself never shows one). */
+  passwords: Map<string, string>;
   received: OktaReceived[];
   tokenRequests: URLSearchParams[];
   /** The next N POST /api/v1/users answers are 429 with X-Rate-Limit-Reset resetInSeconds ahead of Okta's clock (ours + clockSkewSeconds). */
@@ -58,6 +60,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
   const accessToken = 'okta-oauth-access-token';
   const clientSecret = 'okta-client-secret';
   let nextId = 1;
+  const passwords = new Map<string, string>();
   const users = new Map<string, OktaUserRecord>();
   // Emptied in place by reset(): tests hold these arrays.
   const state = { received: [] as OktaReceived[], tokenRequests: [] as URLSearchParams[] };
@@ -108,8 +111,12 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
           return send(res, 400, oktaError('E0000001', 'Api validation failed: login', ['login: An object with this field already exists in the current organization']));
         }
         const id = `00u${String(nextId++).padStart(17, '0')}`;
-        const created: OktaUserRecord = { id, status: url.searchParams.get('activate') === 'false' ? 'STAGED' : 'ACTIVE', profile };
+        // nextLogin=changePassword (with activate=true): the password is created expired (PASSWORD_EXPIRED).
+        const activate = url.searchParams.get('activate') !== 'false';
+        const status = !activate ? 'STAGED' : url.searchParams.get('nextLogin') === 'changePassword' ? 'PASSWORD_EXPIRED' : 'ACTIVE';
+        const created: OktaUserRecord = { id, status, profile };
         users.set(id, created);
+        passwords.set(id, credentials!.password!.value!);
         return send(res, 200, { ...created, credentials: { password: {}, provider: { type: 'OKTA', name: 'OKTA' } }, _links: {} });
       }
       if (req.method === 'GET' && url.pathname === '/api/v1/users') {
@@ -127,6 +134,17 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
         return send(res, 200, {});
       }
       const one = /^\/api\/v1\/users\/([^/]+)$/.exec(url.pathname);
+      // Update User (POST: a partial update): an administrator sets credentials.password without the old one.
+      if (one && req.method === 'POST') {
+        const found = user(one[1]!);
+        if (!found) return notFound(one[1]!);
+        const value = (body as { credentials?: { password?: { value?: string } } }).credentials?.password?.value;
+        if (value !== undefined && value.length < 8) {
+          return send(res, 400, oktaError('E0000001', 'Api validation failed: password', ['password: Password requirements were not met. Password requirements: at least 8 characters.']));
+        }
+        if (value !== undefined) passwords.set(found.id, value);
+        return send(res, 200, { ...found, credentials: { password: {}, provider: { type: 'OKTA', name: 'OKTA' } } });
+      }
       if (one && req.method === 'GET') {
         const found = user(one[1]!);
         return found ? send(res, 200, found) : notFound(one[1]!);
@@ -151,6 +169,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
     token,
     oauth: { clientId: 'okta-service-app', clientSecret, tokenUrl: `${origin}/oauth2/v1/token`, accessToken },
     users,
+    passwords,
     received: state.received,
     tokenRequests: state.tokenRequests,
     limits,

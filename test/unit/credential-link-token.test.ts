@@ -34,8 +34,8 @@ describe('one-time credential link tokens', () => {
   });
 
   it('make the page URL under APP_URL, with or without its trailing slash', () => {
-    expect(linkUrl('https://app.example.com', 'abc')).toBe('https://app.example.com/credentials/abc');
-    expect(linkUrl('http://127.0.0.1:3000/', 'abc')).toBe('http://127.0.0.1:3000/credentials/abc');
+    expect(linkUrl('https://app.example.com', 'abc')).toBe('https://app.example.com/credentials#abc');
+    expect(linkUrl('http://127.0.0.1:3000/', 'abc')).toBe('http://127.0.0.1:3000/credentials#abc');
   });
 });
 

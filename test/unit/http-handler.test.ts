@@ -235,3 +235,32 @@ describe('httpHandler: an e-mail address in the path ({email})', () => {
     expect(reached).toEqual([]);
   });
 });
+
+describe('httpHandler: what the account gate is told', () => {
+  it("passes the token's auth_time (a string, as API Gateway hands claims over), the route's allowances and the caller's address", async () => {
+    const calls: unknown[] = [];
+    const gated = httpHandler(
+      {
+        'GET /api/auth/user': route({ userItem: 'optional', passwordExpired: 'allow', run: async () => ({}) }),
+        'DELETE /api/user/account': route({ whileDeleting: 'allow', run: async () => ({}) }),
+        'GET /api/projects': route({ run: async () => ({}) }),
+      },
+      { accountGate: async (userId, options) => void calls.push({ userId, ...options }) },
+    );
+    const withClaims = (routeKey: string, claims: Record<string, string>) => {
+      const e = event(routeKey, { sub: 'user-1' });
+      e.requestContext.authorizer.jwt.claims = { sub: 'user-1', ...claims };
+      (e.requestContext.http as { sourceIp?: string }).sourceIp = '203.0.113.9';
+      return e;
+    };
+    await gated(withClaims('GET /api/auth/user', { auth_time: '1750000000' }), context);
+    await gated(withClaims('DELETE /api/user/account', { auth_time: '1750000001' }), context);
+    await gated(withClaims('GET /api/projects', {}), context);
+    expect(calls).toEqual([
+      { userId: 'user-1', userItem: 'optional', passwordExpired: 'allow', authTime: 1750000000, origin: { ipAddress: '203.0.113.9', userAgent: '' } },
+      // The deletion route skips only the deletion check: the session rules still apply to it.
+      { userId: 'user-1', whileDeleting: 'allow', authTime: 1750000001, origin: { ipAddress: '203.0.113.9', userAgent: '' } },
+      { userId: 'user-1', origin: { ipAddress: '203.0.113.9', userAgent: '' } },
+    ]);
+  });
+});

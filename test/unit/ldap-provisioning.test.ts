@@ -69,7 +69,7 @@ const read = async (dn: string) => (await admin.search(dn, { scope: 'base', attr
 describe('LDAP provisioning against a real slapd (OpenLDAP: inetOrgPerson)', () => {
   it('adds each person under the base DN with a hashed password the person can bind with', async () => {
     const ldap = openldap();
-    expect(await ldap.capabilities()).toEqual({ batchSize: 1, undo: 'delete' });
+    expect(await ldap.capabilities()).toMatchObject({ batchSize: 1, undo: 'delete' });
     const outcomes = await ldap.create([person(1), person(2, { username: 'o,brien+x' })]);
     ldap.close();
     expect(outcomes).toEqual([
@@ -152,10 +152,57 @@ describe('LDAP provisioning against a real slapd (OpenLDAP: inetOrgPerson)', () 
   });
 });
 
+describe('Reset Passwords and Require password change on a real slapd', () => {
+  it('OpenLDAP: setPassword replaces userPassword ({SSHA}): the new password binds, the old one no longer; a gone entry answers gone', async () => {
+    const ldap = openldap();
+    const [created] = await ldap.create([person(30)]);
+    const dn = (created as { externalId: string }).externalId;
+    expect(await ldap.setPassword(dn, { username: 'jdoe30', password: 'Reset-Pass-30!y' })).toEqual({ kind: 'updated' });
+    expect(String((await read(dn))?.userPassword)).toMatch(/^\{SSHA\}/);
+    const asPerson = new Client({ url: slapd.url });
+    await expect(asPerson.bind(dn, 'Reset-Pass-30!y')).resolves.toBeUndefined();
+    await asPerson.unbind();
+    const old = new Client({ url: slapd.url });
+    await expect(old.bind(dn, 'Gen-Pass-30!x')).rejects.toThrow();
+    expect(await ldap.setPassword(`uid=nobody,${people(slapd.suffix)}`, { username: 'nobody', password: 'Reset-Pass-30!y' })).toEqual({ kind: 'gone' });
+    // No password policy overlay here: the flag is asked for but cannot be applied, and nothing else is written.
+    const asked = ldapAdapter({ baseUrl: slapd.url, credentials: { username: slapd.rootDn, password: slapd.rootPassword } }, { baseDn: people(slapd.suffix) }, { allowedOrigins: [slapd.url] }, { requirePasswordChange: true });
+    expect((await asked.capabilities()).mustChangePassword).toEqual({ supported: false, reason: expect.stringContaining('no password policy overlay (ppolicy)') });
+    expect(await asked.create([person(31)])).toEqual([{ kind: 'created', externalId: `uid=jdoe31,${people(slapd.suffix)}` }]);
+    asked.close();
+    ldap.close();
+  });
+
+  it('Active Directory: Require password change adds pwdLastSet 0; setPassword replaces unicodePwd (and sets pwdLastSet 0 again)', async () => {
+    const url = slapd.secureUrl!;
+    const ad = ldapAdapter(
+      { baseUrl: url, credentials: { username: slapd.rootDn, password: slapd.rootPassword } },
+      { baseDn: staff(slapd.suffix), directory: 'active_directory' },
+      { allowedOrigins: [url], tls: { ca: slapd.certificate } },
+      { requirePasswordChange: true },
+    );
+    expect((await ad.capabilities()).mustChangePassword).toEqual({ supported: true, how: expect.stringContaining('pwdLastSet 0') });
+    const [created] = await ad.create([person(32)]);
+    const dn = (created as { externalId: string }).externalId;
+    expect((await read(dn))?.pwdLastSet).toBe('0');
+    expect(await ad.setPassword(dn, { username: 'jdoe32', password: 'Reset-Pass-32!y' })).toEqual({ kind: 'updated' });
+    const { searchEntries } = await admin.search(dn, { scope: 'base', attributes: ['unicodePwd', 'pwdLastSet'], explicitBufferAttributes: ['unicodePwd'] });
+    expect((searchEntries[0]!.unicodePwd as Buffer).equals(Buffer.from('"Reset-Pass-32!y"', 'utf16le'))).toBe(true);
+    expect(searchEntries[0]!.pwdLastSet).toBe('0');
+    ad.close();
+
+    // Setting off (the default): no pwdLastSet written.
+    const plain = activeDirectory();
+    const [other] = await plain.create([person(33)]);
+    expect((await read((other as { externalId: string }).externalId))?.pwdLastSet).toBeUndefined();
+    plain.close();
+  });
+});
+
 describe('LDAP provisioning in Active Directory mode (AD attributes on slapd over ldaps://)', () => {
   it('adds a user with sAMAccountName, userPrincipalName, unicodePwd (UTF-16LE, quoted) and an enabled userAccountControl', async () => {
     const ad = activeDirectory();
-    expect(await ad.capabilities()).toEqual({ batchSize: 1, undo: 'deactivate' });
+    expect(await ad.capabilities()).toMatchObject({ batchSize: 1, undo: 'deactivate' });
     const [created] = await ad.create([person(7)]);
     expect(created).toEqual({ kind: 'created', externalId: `CN=jdoe7,${staff(slapd.suffix)}` });
     const { searchEntries } = await admin.search(`cn=jdoe7,${staff(slapd.suffix)}`, { scope: 'base', attributes: ['*'], explicitBufferAttributes: ['unicodePwd'] });
@@ -250,7 +297,8 @@ describe('an LDAP integration: schema, support and connection test', () => {
     const adapter = adapterFactory({ allowedOrigins: [slapd.url] })(record, { username: slapd.rootDn, password: slapd.rootPassword });
     return adapter.capabilities().then((c) => {
       adapter.close();
-      expect(c).toEqual({ batchSize: 1, undo: 'delete' });
+      // This slapd has no password policy overlay: it cannot mark an entry "must change".
+      expect(c).toEqual({ batchSize: 1, undo: 'delete', mustChangePassword: { supported: false, reason: expect.stringContaining('no password policy overlay (ppolicy)') } });
     });
   });
 

@@ -49,7 +49,7 @@ type BatchBody = { requests: { id: string; method: string; url: string; headers:
 describe("contract: a loopback server that plays Microsoft Graph's documented shapes, not the live service", () => {
   it('creates people in one JSON $batch of POST /users, signed with a client-credentials token for <graph>/.default, each answer matched by id', async () => {
     const graph = adapter();
-    expect(await graph.capabilities()).toEqual({ batchSize: 20, undo: 'deactivate' });
+    expect(await graph.capabilities()).toMatchObject({ batchSize: 20, undo: 'deactivate' });
     const outcomes = await graph.create([person(1), person(2), person(3)]);
     graph.close();
 
@@ -78,8 +78,24 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
       mail: 'jane.doe1@example.com',
       givenName: 'Jane',
       surname: 'Doe1',
-      passwordProfile: { password: 'Generated-Pw-1!x', forceChangePasswordNextSignIn: true },
+      // Require password change is off (the default): Entra ID does not ask for a new password.
+      passwordProfile: { password: 'Generated-Pw-1!x', forceChangePasswordNextSignIn: false },
     });
+  });
+
+  it('Require password change: forceChangePasswordNextSignIn follows the setting, on creation and on a password reset', async () => {
+    const client = platformClient({ platform: 'active_directory', apiType: 'REST', baseUrl: `${origin}/v1.0`, authMethod: 'oauth2', credentials: credentials(), apiConfig: {} }, { allowedOrigins: [origin] });
+    const graph = microsoftGraphAdapter(client, { domain: DOMAIN }, { requirePasswordChange: true });
+    expect((await graph.capabilities()).mustChangePassword).toEqual({ supported: true, how: expect.stringContaining('forceChangePasswordNextSignIn') });
+    const [created] = await graph.create([person(1)]);
+    const id = (created as { externalId: string }).externalId;
+    expect((fake.received.at(-1)!.body as { passwordProfile: unknown }).passwordProfile).toEqual({ password: 'Generated-Pw-1!x', forceChangePasswordNextSignIn: true });
+    expect(await graph.setPassword(id, { username: 'janedoe2026-1', password: 'Reset-Pw-2!y' })).toEqual({ kind: 'updated' });
+    const patch = fake.received.at(-1)!;
+    expect([patch.method, patch.url]).toEqual(['PATCH', `/v1.0/users/${id}`]);
+    expect(patch.body).toEqual({ passwordProfile: { password: 'Reset-Pw-2!y', forceChangePasswordNextSignIn: true } });
+    expect(await graph.setPassword('no-such-user', { username: 'x', password: 'Reset-Pw-2!y' })).toEqual({ kind: 'gone' });
+    graph.close();
   });
 
   it("reads each sub-request's status on its own: created, linked, conflict, throttled (429 with its own Retry-After) and refused, in one $batch", async () => {
@@ -181,7 +197,7 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     graph.close();
 
     const deleting = adapter({ undo: 'delete' });
-    expect(await deleting.capabilities()).toEqual({ batchSize: 20, undo: 'delete' });
+    expect(await deleting.capabilities()).toMatchObject({ batchSize: 20, undo: 'delete' });
     expect(await deleting.undo(id)).toEqual({ kind: 'undone', action: 'deleted' });
     expect(fake.users.has(id)).toBe(false);
     expect(await deleting.undo(id)).toEqual({ kind: 'gone' });
@@ -228,7 +244,7 @@ describe('Microsoft Entra ID as a provisioning target: support, settings, the fa
     expect(pacingOf(record)).toEqual({ requestsPerMinute: 60, concurrency: 4 });
     expect(pacingOf({ ...record, apiConfig: { provisioning: { entraDomain: DOMAIN, requestsPerMinute: 30 } } })).toEqual({ requestsPerMinute: 30, concurrency: 4 });
     const graph = adapterFactory({ allowedOrigins: [origin] })(record, credentials());
-    expect(await graph.capabilities()).toEqual({ batchSize: 20, undo: 'delete' });
+    expect(await graph.capabilities()).toMatchObject({ batchSize: 20, undo: 'delete' });
     const [outcome] = await graph.create([person(1)]);
     graph.close();
     expect(outcome?.kind).toBe('created');

@@ -39,9 +39,26 @@ const adapter = (settings: OktaSettings = {}, authMethod: AuthMethod = 'api_key'
 const seed = (profile: OktaUserRecord['profile'], status: OktaUserRecord['status'] = 'ACTIVE') => fake.seed(profile, status);
 
 describe("contract: a loopback server that plays Okta's documented shapes, not the live service", () => {
+  it("Require password change: nextLogin=changePassword with activate=true creates the user with the password expired; setPassword updates credentials.password", async () => {
+    const okta = oktaAdapter(platformClient({ platform: 'okta', apiType: 'REST', baseUrl: origin, authMethod: 'api_key', credentials: { apiKey: TOKEN }, apiConfig: {} }, { allowedOrigins: [origin] }), {}, { requirePasswordChange: true });
+    expect((await okta.capabilities()).mustChangePassword).toEqual({ supported: true, how: expect.stringContaining('nextLogin=changePassword') });
+    const [created] = await okta.create([person(1)]);
+    const id = (created as { externalId: string }).externalId;
+    expect(fake.received[0]!.url).toBe('/api/v1/users?activate=true&nextLogin=changePassword');
+    expect(fake.users.get(id)?.status).toBe('PASSWORD_EXPIRED');
+
+    expect(await okta.setPassword(id, { username: 'janedoe2026-1', password: 'Reset-Pw-1!y' })).toEqual({ kind: 'updated' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}`, authorization: `SSWS ${TOKEN}`, body: { credentials: { password: { value: 'Reset-Pw-1!y' } } } });
+    expect(fake.passwords.get(id)).toBe('Reset-Pw-1!y');
+    // Okta's policy refusing the new password: failed with Okta's words, not retried; a user gone: gone.
+    expect(await okta.setPassword(id, { username: 'janedoe2026-1', password: 'short' })).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('Password requirements were not met') });
+    expect(await okta.setPassword('00unobody', { username: 'x', password: 'Reset-Pw-1!y' })).toEqual({ kind: 'gone' });
+    okta.close();
+  });
+
   it('creates each person with one activated POST /api/v1/users, signed with SSWS, the profile and the password', async () => {
     const okta = adapter();
-    expect(await okta.capabilities()).toEqual({ batchSize: 1, undo: 'delete' });
+    expect(await okta.capabilities()).toMatchObject({ batchSize: 1, undo: 'delete' });
     const outcomes = await okta.create([person(1), person(2)]);
     okta.close();
 
@@ -215,7 +232,7 @@ describe("contract: a loopback server that plays Okta's documented shapes, not t
     expect(provisioningSupport(integration)).toEqual({ supported: true });
     expect(pacingOf(integration)).toEqual({ requestsPerMinute: 600, concurrency: 75 });
     const okta = adapterFactory({ allowedOrigins: [origin] })(integration, { apiKey: TOKEN });
-    expect(await okta.capabilities()).toEqual({ batchSize: 1, undo: 'deactivate' });
+    expect(await okta.capabilities()).toMatchObject({ batchSize: 1, undo: 'deactivate' });
     const [outcome] = await okta.create([person(14)]);
     okta.close();
     expect(outcome?.kind).toBe('created');

@@ -4,6 +4,7 @@ import { PASSWORD_AT_LINK, renderEmail, type TemplateValues } from '../../shared
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { browserRenderTools } from '../../frontend/src/features/email-templates/lib/render-tools';
 import { classifySendError } from '../../functions/mail/credential-mailer';
+import { PASSWORD_CHANGE_NOTICE, sampleTemplateValues, templateVariables } from '../../shared/schemas/email-templates';
 
 const values: TemplateValues = {
   accountHolderName: 'Ann Lee',
@@ -86,6 +87,22 @@ describe('the credential e-mail renderer (shared by the editor preview and the m
     const link = renderEmail(builtInTemplate('link'), { ...values, password: undefined, credentialLink: 'https://app.example.com/c/t' }, serverRenderTools);
     expect(link.html).toContain('href="https://app.example.com/c/t"');
     expect(link.html).not.toContain('p&#60;a&#62;ss');
+  });
+});
+
+describe('{{passwordChangeNotice}} (Require password change)', () => {
+  it('is the sentence when the setting was on, nothing when off; the built-in templates carry it; the editor knows it', () => {
+    const on = renderEmail(template('<p>Sign in. {{passwordChangeNotice}}</p>'), { ...values, passwordChangeNotice: PASSWORD_CHANGE_NOTICE }, serverRenderTools);
+    expect(on.html).toBe(`<p>Sign in. ${PASSWORD_CHANGE_NOTICE}</p>`);
+    expect(renderEmail(template('<p>Sign in. {{passwordChangeNotice}}</p>'), values, serverRenderTools).html).toBe('<p>Sign in. </p>');
+    for (const delivery of ['password', 'link'] as const) {
+      const withNotice = renderEmail(builtInTemplate(delivery), { ...values, ...(delivery === 'link' ? { password: undefined, credentialLink: 'https://app.example.com/c/t' } : {}), passwordChangeNotice: PASSWORD_CHANGE_NOTICE }, serverRenderTools);
+      expect(withNotice.text).toContain(PASSWORD_CHANGE_NOTICE);
+      const without = renderEmail(builtInTemplate(delivery), { ...values, ...(delivery === 'link' ? { password: undefined, credentialLink: 'https://app.example.com/c/t' } : {}) }, serverRenderTools);
+      expect(without.text).not.toContain('new password');
+    }
+    expect(templateVariables).toContain('passwordChangeNotice');
+    expect(sampleTemplateValues.passwordChangeNotice).toBe(PASSWORD_CHANGE_NOTICE);
   });
 });
 

@@ -23,13 +23,15 @@ describe('route table', () => {
     for (const q of queues) for (const worker of [q.worker, q.deadLetterWorker]) if (worker) expect(workerAccess[worker]).toBeDefined();
   });
 
-  it('keeps every API path under /api and protects all but the browser redirects, the signed Stripe webhook and the one-time credential links', () => {
+  it('keeps every API path under /api and protects all but the browser redirects, sign-in, the signed Stripe webhook and the one-time credential links', () => {
     for (const route of routes) expect(route.path.startsWith('/api/')).toBe(true);
     expect(routes.filter((r) => r.auth === 'none').map(routeKey).sort()).toEqual([
-      'GET /api/credential-links/{id}',
       'GET /api/login',
       'GET /api/logout',
-      'POST /api/credential-links/{id}/reveal',
+      'POST /api/auth/sign-in',
+      'POST /api/auth/sign-in/totp',
+      'POST /api/credential-links/reveal',
+      'POST /api/credential-links/state',
       'POST /api/stripe/webhook',
     ]);
   });

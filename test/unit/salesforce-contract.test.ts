@@ -177,9 +177,22 @@ describe("contract: a loopback server that plays Salesforce's documented shapes,
     expect(state.users.size).toBe(0);
   });
 
+  it('Reset Passwords: setPassword sets the new one with the sObject User Password call; Require password change is not available and says why', async () => {
+    const sf = adapter();
+    expect((await sf.capabilities()).mustChangePassword).toEqual({ supported: false, reason: expect.stringContaining('without a way to require a change at first sign-in') });
+    const [created] = await sf.create([person(1)]);
+    const id = (created as { externalId: string }).externalId;
+    expect(await sf.setPassword(id, { username: 'jdoe.1', password: 'Reset-Pass-1!y' })).toEqual({ kind: 'updated' });
+    expect(state.users.get('jdoe.1@acme.example')?.password).toBe('Reset-Pass-1!y');
+    expect(calls('POST', `${VERSION}/sobjects/User/${id}/password`).at(-1)?.body).toEqual({ NewPassword: 'Reset-Pass-1!y' });
+    expect(await sf.setPassword(id, { username: 'jdoe.1', password: 'short' })).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('at least 8 characters') });
+    expect(state.users.get('jdoe.1@acme.example')?.password).toBe('Reset-Pass-1!y');
+    sf.close();
+  });
+
   it('undo deactivates (Salesforce cannot delete a User); a User that is gone answers gone', async () => {
     const sf = adapter();
-    expect(await sf.capabilities()).toEqual({ batchSize: 200, undo: 'deactivate' });
+    expect(await sf.capabilities()).toMatchObject({ batchSize: 200, undo: 'deactivate' });
     const [created] = await sf.create([person(1)]);
     const id = (created as { externalId: string }).externalId;
     expect(await sf.undo(id)).toEqual({ kind: 'undone', action: 'deactivated' });

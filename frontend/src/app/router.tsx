@@ -18,10 +18,11 @@ const CredentialLinkPage = lazyNamed(() => import('../features/credential-links/
  */
 export function AppRoutes() {
   const { pathname } = useLocation();
-  if (pathname.startsWith('/credentials/')) {
+  if (pathname === '/credentials' || pathname.startsWith('/credentials/')) {
     return (
       <Suspense fallback={<LoadingScreen />}>
         <Routes>
+          <Route path="/credentials" element={<CredentialLinkPage />} />
           <Route path="/credentials/:token" element={<CredentialLinkPage />} />
           <Route path="*" element={<CredentialLinkPage />} />
         </Routes>

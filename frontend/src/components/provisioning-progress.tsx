@@ -53,6 +53,13 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
       <Text fontSize="sm" role="status" aria-live="polite">
         {countsText(counts, job.mode)}
       </Text>
+      {/* Require password change (Security Center): whether this platform could be asked to. */}
+      {job.passwordChange ? (
+        <Text fontSize="sm" color={job.passwordChange.applied ? 'fg.muted' : 'fg.warning'}>
+          {job.passwordChange.applied ? 'New accounts must change their password at first sign-in. ' : 'Require password change is on, but not applied here: '}
+          {job.passwordChange.detail}
+        </Text>
+      ) : null}
       {job.status === 'paused' ? (
         <Alert.Root status="warning" size="sm">
           <Alert.Indicator />

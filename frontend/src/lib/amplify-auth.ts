@@ -5,20 +5,19 @@ import {
   fetchAuthSession,
   resendSignUpCode,
   resetPassword,
-  signIn,
   signOut,
   signUp,
 } from 'aws-amplify/auth';
+import { cognitoUserPoolsTokenProvider } from 'aws-amplify/auth/cognito';
+import { decodeJWT } from '@aws-amplify/core/internals/utils';
 import type { AppConfig } from '@shared/app-config';
+import type { SignInTokens } from '@shared/schemas/sign-in';
 
 /**
  * The only module that imports Amplify. Loaded lazily through loadAuth() in ./auth, which
  * configures it first; import the wrappers from there, not from here.
  */
-let authFlow: AppConfig['authFlow'] = 'USER_SRP_AUTH';
-
 export function configureAuth(config: AppConfig): void {
-  authFlow = config.authFlow;
   Amplify.configure({
     Auth: {
       Cognito: {
@@ -43,14 +42,27 @@ export async function getAccessToken(): Promise<string | undefined> {
   }
 }
 
-export type SignInResult = 'signedIn' | 'confirmSignUp';
-
-export async function signInWithEmail(email: string, password: string): Promise<SignInResult> {
-  const result = await signIn({ username: email, password, options: { authFlowType: authFlow } });
-  if (result.isSignedIn) return 'signedIn';
-  if (result.nextStep.signInStep === 'CONFIRM_SIGN_UP') return 'confirmSignUp';
-  // Other steps (MFA, new password) are not enabled on the user pool.
-  throw new Error(`Unsupported sign-in step: ${result.nextStep.signInStep}`);
+/**
+ * Keeps the tokens of a sign-in made through the API (POST /api/auth/sign-in, which counts
+ * failed attempts and asks for the TOTP code) where Amplify keeps its own: its token store
+ * (localStorage, `CognitoIdentityServiceProvider.<client id>.<username>.*` and `.LastAuthUser`),
+ * with the clock drift computed as Amplify computes it. fetchAuthSession, refresh and sign-out
+ * then work as after Amplify's own signIn.
+ */
+export async function storeSignInTokens(tokens: SignInTokens, email: string): Promise<void> {
+  const accessToken = decodeJWT(tokens.accessToken);
+  const issuedAt = (accessToken.payload.iat ?? 0) * 1000;
+  const username = typeof accessToken.payload.username === 'string' ? accessToken.payload.username : email;
+  await cognitoUserPoolsTokenProvider.tokenOrchestrator.setTokens({
+    tokens: {
+      accessToken,
+      idToken: decodeJWT(tokens.idToken),
+      refreshToken: tokens.refreshToken,
+      clockDrift: issuedAt > 0 ? issuedAt - Date.now() : 0,
+      username,
+      signInDetails: { loginId: email, authFlowType: 'USER_PASSWORD_AUTH' },
+    },
+  });
 }
 
 export async function signUpWithEmail(input: {

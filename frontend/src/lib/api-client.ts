@@ -1,5 +1,7 @@
 import type * as z from 'zod';
+import { securityErrorCodes } from '@shared/schemas/security';
 import { clearStoredTokens, loadAuth } from './auth';
+import { rememberSessionEnded } from './session-ended-notice';
 import { toaster } from './toaster';
 
 /**
@@ -14,6 +16,8 @@ export class ApiError extends Error {
     readonly serverMessage?: string,
     /** The fields a refused request names (`details: [{ path, message }]` of a 400). */
     readonly fieldErrors: readonly FieldError[] = [],
+    /** The error body's machine-readable `code` (shared/schemas/security.ts securityErrorCodes). */
+    readonly code?: string,
   ) {
     super(message);
     this.name = 'ApiError';
@@ -36,16 +40,17 @@ export function serverMessageOf(error: unknown, statuses: readonly number[] = [4
   return error instanceof ApiError && statuses.includes(error.status) ? error.serverMessage : undefined;
 }
 
-function errorBody(text: string): { message?: string; fieldErrors: FieldError[] } {
+function errorBody(text: string): { message?: string; code?: string; fieldErrors: FieldError[] } {
   try {
     const body: unknown = JSON.parse(text);
     if (!body || typeof body !== 'object') return { fieldErrors: [] };
     const message = 'message' in body && typeof body.message === 'string' ? body.message : undefined;
+    const code = 'code' in body && typeof body.code === 'string' ? body.code : undefined;
     const details = 'details' in body && Array.isArray(body.details) ? (body.details as unknown[]) : [];
     const fieldErrors = details.filter(
       (d): d is FieldError => !!d && typeof d === 'object' && typeof (d as FieldError).path === 'string' && typeof (d as FieldError).message === 'string',
     );
-    return { message, fieldErrors };
+    return { message, code, fieldErrors };
   } catch {
     // Not JSON: no server message.
     return { fieldErrors: [] };
@@ -56,14 +61,43 @@ export const LOGGED_OUT_REDIRECT_MS = 500;
 
 let redirecting = false;
 
-/** Spec 8: destructive toast, then the browser goes to /api/login after 500 ms. */
-function handleUnauthorized(): void {
+/**
+ * Spec 8: destructive toast, then the browser goes to /api/login after 500 ms. When the API said
+ * why the session ended (SESSION_EXPIRED, SESSION_REPLACED), that message is shown instead, and
+ * again on the sign-in page (session-ended-notice).
+ */
+function handleUnauthorized(reason?: string): void {
   if (redirecting) return;
   redirecting = true;
-  toaster.create({ type: 'error', title: 'Unauthorized', description: 'You are logged out. Logging in again...' });
+  if (reason) {
+    rememberSessionEnded(reason);
+    toaster.create({ type: 'error', title: 'Signed out', description: reason });
+  } else {
+    toaster.create({ type: 'error', title: 'Unauthorized', description: 'You are logged out. Logging in again...' });
+  }
   // The stored tokens are no good: drop them, or /sign-in would take us for signed in again.
   clearStoredTokens();
   window.setTimeout(() => window.location.assign('/api/login'), LOGGED_OUT_REDIRECT_MS);
+}
+
+/** Where the change-password form is (the Security Center opens it for this query). */
+export const CHANGE_PASSWORD_PATH = '/security?change-password=1';
+/** Fired on window when the API refuses a request because the password expired. */
+export const PASSWORD_EXPIRED_EVENT = 'password-expired';
+
+let passwordExpiredShown = false;
+
+/**
+ * 403 PASSWORD_EXPIRED: only changing the password is allowed. The app is told (a window event),
+ * the message shown once, and the browser goes to the change-password form unless it is there.
+ */
+function handlePasswordExpired(message: string | undefined): void {
+  window.dispatchEvent(new CustomEvent(PASSWORD_EXPIRED_EVENT, { detail: { message } }));
+  if (!passwordExpiredShown) {
+    passwordExpiredShown = true;
+    toaster.create({ type: 'error', title: 'Password expired', description: message ?? 'Your password has expired. Choose a new password to continue.' });
+  }
+  if (`${window.location.pathname}${window.location.search}` !== CHANGE_PASSWORD_PATH) window.location.assign(CHANGE_PASSWORD_PATH);
 }
 
 interface RequestOptions<T> {
@@ -100,9 +134,11 @@ async function send(
   if (!response.ok) {
     const text = (await response.text()) || response.statusText;
     // 410: the account was deleted (or is being deleted, in another tab): this session is over too.
-    if (response.status === 401 || response.status === 410) handleUnauthorized();
     const body = errorBody(text);
-    throw new ApiError(response.status, `${response.status}: ${text}`, body.message, body.fieldErrors);
+    const sessionEnded = response.status === 401 && (body.code === securityErrorCodes.sessionExpired || body.code === securityErrorCodes.sessionReplaced);
+    if (response.status === 401 || response.status === 410) handleUnauthorized(sessionEnded ? body.message : undefined);
+    if (response.status === 403 && body.code === securityErrorCodes.passwordExpired) handlePasswordExpired(body.message);
+    throw new ApiError(response.status, `${response.status}: ${text}`, body.message, body.fieldErrors, body.code);
   }
   return response;
 }

@@ -24,4 +24,6 @@ export const queryKeys = {
   mailSend: (sendId: string) => ['/api/mail-sends', sendId] as const,
   /** The user's e-mail templates (the same key as the Email Templates page's list). */
   emailTemplates: ['/api/email-templates'] as const,
+  /** The Security Center's settings: the settings card saves them, the overview shows two-factor on or off. */
+  securitySettings: ['/api/security/settings'] as const,
 };

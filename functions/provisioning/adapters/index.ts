@@ -1,7 +1,7 @@
 import type { OutboundOptions } from '../../core/outbound';
 import type { IntegrationRecord } from '../../integrations/integration-record';
 import type { Pacing } from '../provision-accounts';
-import type { ProvisioningAdapter } from '../provisioning-port';
+import type { AccountPolicy, ProvisioningAdapter } from '../provisioning-port';
 import { platformClient, type PlatformClient } from '../platform-client';
 import { directoryAccessOf, provisioningSupport } from '../../../shared/schemas/provisioning';
 import { ldapAdapter } from './ldap';
@@ -16,7 +16,7 @@ import { scimAdapter } from './scim';
  */
 export const adapterFactory =
   (outbound: OutboundOptions) =>
-  (integration: IntegrationRecord, credentials: Record<string, string>): ProvisioningAdapter => {
+  (integration: IntegrationRecord, credentials: Record<string, string>, policy: AccountPolicy = {}): ProvisioningAdapter => {
     const settings = integration.apiConfig?.provisioning;
     // Settings edited under a running job (a required one removed): each account fails with the
     // reason, which the user can act on and then Retry failed, instead of a crashing chunk.
@@ -26,7 +26,7 @@ export const adapterFactory =
     };
     // Active Directory / LDAP: an on-premises directory spoken to over LDAP, not HTTP.
     if (integration.platform === 'active_directory' && directoryAccessOf(integration.baseUrl) === 'ldap') {
-      return settings?.ldap ? ldapAdapter({ baseUrl: integration.baseUrl, credentials }, { ...settings.ldap, undo: settings.undo }, outbound) : refusal();
+      return settings?.ldap ? ldapAdapter({ baseUrl: integration.baseUrl, credentials }, { ...settings.ldap, undo: settings.undo }, outbound, policy) : refusal();
     }
     const client = platformClient(
       { platform: integration.platform, apiType: integration.apiType, baseUrl: integration.baseUrl, authMethod: integration.authMethod, credentials, apiConfig: integration.apiConfig ?? {} },
@@ -36,13 +36,13 @@ export const adapterFactory =
       case 'custom':
         return scimAdapter(client, { undo: settings?.undo });
       case 'okta':
-        return oktaAdapter(client, { undo: settings?.undo, login: settings?.oktaLogin });
+        return oktaAdapter(client, { undo: settings?.undo, login: settings?.oktaLogin }, policy);
       case 'salesforce':
         return settings?.salesforce ? salesforceAdapter(client, settings.salesforce) : refusal(client);
       case 'active_directory':
         // http(s): Microsoft Graph (Entra ID); ldap(s):// went to the LDAP adapter above.
         if (directoryAccessOf(integration.baseUrl) === 'graph' && settings?.entraDomain) {
-          return microsoftGraphAdapter(client, { domain: settings.entraDomain, undo: settings.undo });
+          return microsoftGraphAdapter(client, { domain: settings.entraDomain, undo: settings.undo }, policy);
         }
         return refusal(client);
       default:
@@ -55,10 +55,11 @@ export const adapterFactory =
 const refusingAdapter = (client: PlatformClient | undefined, reason: string): ProvisioningAdapter => {
   const refusal = { kind: 'failed', retryable: false, message: reason } as const;
   return {
-    capabilities: async () => ({ batchSize: 1, undo: 'deactivate' }),
+    capabilities: async () => ({ batchSize: 1, undo: 'deactivate', mustChangePassword: { supported: false, reason } }),
     find: async () => refusal,
     create: async (people) => people.map(() => refusal),
     undo: async () => refusal,
+    setPassword: async () => refusal,
     close: () => client?.close(),
   };
 };

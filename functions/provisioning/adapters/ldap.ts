@@ -4,7 +4,7 @@ import type { LdapSettings } from '../../../shared/schemas/integrations';
 import type { ConnectionTarget } from '../../integrations/connection-test';
 import { ldapFailure, openLdap, type LdapOptions, type LdapSession } from '../../integrations/ldap-connection';
 import type { CallFailure } from '../platform-client';
-import type { ExternalAccount, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import type { AccountPolicy, ExternalAccount, MustChangeSupport, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
 
 /**
  * An on-premises directory over LDAP (the `active_directory` platform with an ldap:// or ldaps://
@@ -52,7 +52,10 @@ const first = (value: Entry[string] | undefined): string | undefined => {
 };
 const all = (value: Entry[string] | undefined): string[] => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v))));
 
-export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credentials'>, settings: LdapAdapterSettings, options: LdapOptions = {}): ProvisioningAdapter {
+/** AD's "user must change password at next logon": pwdLastSet 0 (the only value besides -1 a client may write). */
+export const AD_MUST_CHANGE_PWD_LAST_SET = '0';
+
+export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credentials'>, settings: LdapAdapterSettings, options: LdapOptions = {}, policy: AccountPolicy = {}): ProvisioningAdapter {
   const ad = settings.directory === 'active_directory';
   const nameAttribute = ad ? 'sAMAccountName' : 'uid';
   const undoAction: ProvisioningCapabilities['undo'] = ad && settings.undo !== 'delete' ? 'deactivate' : 'delete';
@@ -104,6 +107,37 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   };
 
   const find: ProvisioningAdapter['find'] = ({ username }) => lookup(nameAttribute, username);
+
+  /**
+   * Whether the directory can mark an account "must change the password": AD always (pwdLastSet
+   * 0); OpenLDAP only with the password policy overlay (ppolicy), which defines the operational
+   * attribute pwdReset. Read once per invocation from the subschema.
+   */
+  let mustChange: Promise<MustChangeSupport> | undefined;
+  const mustChangeSupport = () =>
+    (mustChange ??= (async (): Promise<MustChangeSupport> => {
+      if (ad) return { supported: true, how: 'Active Directory asks for a new password at the first logon (pwdLastSet 0).' };
+      const noPolicy: MustChangeSupport = {
+        supported: false,
+        reason: 'This OpenLDAP directory has no password policy overlay (ppolicy), so it cannot require a password change at first sign-in.',
+      };
+      const ldap = await connected();
+      if (isFailure(ldap)) return noPolicy;
+      try {
+        const { searchEntries } = await ldap.client.search('cn=Subschema', { scope: 'base', filter: '(objectClass=subschema)', attributes: ['attributeTypes'] });
+        const types = all(searchEntries[0]?.attributeTypes);
+        return types.some((t) => /NAME\s+'pwdReset'/i.test(t))
+          ? { supported: true, how: "The directory's password policy (ppolicy) asks for a new password at the first sign-in (pwdReset TRUE)." }
+          : noPolicy;
+      } catch {
+        return noPolicy;
+      }
+    })());
+  /** The attributes that mark an entry "must change", when the policy asks and the directory can. */
+  const mustChangeAttributes = async (): Promise<Attribute[]> => {
+    if (!policy.requirePasswordChange || !(await mustChangeSupport()).supported) return [];
+    return [ad ? new Attribute({ type: 'pwdLastSet', values: [AD_MUST_CHANGE_PWD_LAST_SET] }) : new Attribute({ type: 'pwdReset', values: ['TRUE'] })];
+  };
 
   const entryOf = (person: ProvisioningPerson, secure: boolean): { dn: string; attributes: Attribute[] } | CallFailure => {
     const text = (type: string, ...values: string[]) => new Attribute({ type, values: values.filter((v) => v !== '') });
@@ -175,7 +209,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
     const entry = entryOf(person, ldap.secure);
     if ('kind' in entry) return entry;
     try {
-      await ldap.client.add(entry.dn, entry.attributes);
+      await ldap.client.add(entry.dn, [...entry.attributes, ...(await mustChangeAttributes())]);
       return { kind: 'created', externalId: entry.dn };
     } catch (error) {
       if (error instanceof AlreadyExistsError) return resolveExisting(person, entry.dn);
@@ -185,7 +219,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   };
 
   return {
-    capabilities: async () => ({ batchSize: 1, undo: undoAction }),
+    capabilities: async () => ({ batchSize: 1, undo: undoAction, mustChangePassword: await mustChangeSupport() }),
 
     find,
 
@@ -204,6 +238,24 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         }
         await setDisabled(ldap, externalId, true);
         return { kind: 'undone', action: 'deactivated' };
+      } catch (error) {
+        if (error instanceof NoSuchObjectError) return { kind: 'gone' };
+        return ldapFailure(error, options.timeoutMs);
+      }
+    },
+
+    /** An administrator's password reset: userPassword ({SSHA}) on OpenLDAP, unicodePwd on AD (encrypted connections only). */
+    async setPassword(externalId, person): Promise<SetPasswordOutcome> {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      if (ad && !ldap.secure) return { kind: 'failed', retryable: false, message: 'Active Directory takes a password (unicodePwd) only over an encrypted connection: use an ldaps:// URL.' };
+      const password = ad
+        ? new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] })
+        : new Attribute({ type: 'userPassword', values: [sshaPassword(person.password)] });
+      try {
+        const changes = [password, ...(await mustChangeAttributes())].map((modification) => new Change({ operation: 'replace', modification }));
+        await ldap.client.modify(externalId, changes);
+        return { kind: 'updated' };
       } catch (error) {
         if (error instanceof NoSuchObjectError) return { kind: 'gone' };
         return ldapFailure(error, options.timeoutMs);

@@ -1,4 +1,4 @@
-import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import type { AccountPolicy, ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
 import { failureOf, isCallFailure, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /**
@@ -30,7 +30,11 @@ export const userPrincipalNameOf = (person: Pick<ProvisioningPerson, 'username'>
 /** mailNickname may not hold spaces or @ ( ) \ [ ] " ; : < > , and is at most 64 characters. */
 const mailNicknameOf = (username: string) => username.replace(/[\s@()\\[\]";:<>,]/g, '').slice(0, 64) || 'user';
 
-export const graphUser = (person: ProvisioningPerson, settings: GraphSettings) => ({
+/**
+ * passwordProfile.forceChangePasswordNextSignIn follows the user's Require password change
+ * setting: on, Entra ID asks for a new password at the first sign-in.
+ */
+export const graphUser = (person: ProvisioningPerson, settings: GraphSettings, policy: AccountPolicy = {}) => ({
   accountEnabled: true,
   displayName: `${person.firstName} ${person.lastName}`.trim() || person.username,
   mailNickname: mailNicknameOf(person.username),
@@ -38,7 +42,7 @@ export const graphUser = (person: ProvisioningPerson, settings: GraphSettings) =
   mail: person.email,
   givenName: person.firstName,
   surname: person.lastName,
-  passwordProfile: { password: person.password, forceChangePasswordNextSignIn: true },
+  passwordProfile: { password: person.password, forceChangePasswordNextSignIn: policy.requirePasswordChange === true },
 });
 
 const externalOf = (user: GraphUser | undefined): ExternalAccount | undefined => {
@@ -70,7 +74,7 @@ const odataString = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const lowerCased = (headers: unknown): Record<string, string> =>
   Object.fromEntries(Object.entries(headers && typeof headers === 'object' ? (headers as Record<string, unknown>) : {}).map(([name, value]) => [name.toLowerCase(), String(value)]));
 
-export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSettings): ProvisioningAdapter {
+export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSettings, policy: AccountPolicy = {}): ProvisioningAdapter {
   const undoSetting = settings.undo ?? 'deactivate';
 
   const find: ProvisioningAdapter['find'] = async (person) => {
@@ -109,7 +113,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
   };
 
   const createOne = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
-    const answer = await client.call({ method: 'POST', path: '/users', body: graphUser(person, settings) });
+    const answer = await client.call({ method: 'POST', path: '/users', body: graphUser(person, settings, policy) });
     if (isCallFailure(answer)) return answer;
     return outcomeOf(person, answer);
   };
@@ -120,7 +124,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
    */
   const createBatch = async (people: readonly ProvisioningPerson[]): Promise<ProvisioningOutcome[]> => {
     const body = {
-      requests: people.map((person, i) => ({ id: String(i + 1), method: 'POST', url: '/users', headers: { 'Content-Type': 'application/json' }, body: graphUser(person, settings) })),
+      requests: people.map((person, i) => ({ id: String(i + 1), method: 'POST', url: '/users', headers: { 'Content-Type': 'application/json' }, body: graphUser(person, settings, policy) })),
     };
     const answer = await client.call({ method: 'POST', path: '/$batch', body });
     if (isCallFailure(answer)) return people.map(() => answer);
@@ -143,7 +147,11 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
   };
 
   return {
-    capabilities: async () => ({ batchSize: GRAPH_BATCH_MAX, undo: undoSetting }),
+    capabilities: async () => ({
+      batchSize: GRAPH_BATCH_MAX,
+      undo: undoSetting,
+      mustChangePassword: { supported: true, how: 'Entra ID asks for a new password at the first sign-in (passwordProfile.forceChangePasswordNextSignIn).' },
+    }),
 
     find,
 
@@ -159,6 +167,19 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) return { kind: 'gone' };
       if (answer.status >= 200 && answer.status < 300) return { kind: 'undone', action: undoSetting === 'delete' ? 'deleted' : 'deactivated' };
+      return failureOf(answer);
+    },
+
+    /** PATCH /users/{id} with a new passwordProfile (an administrator's reset; the must-change flag as the setting says). */
+    async setPassword(externalId, person): Promise<SetPasswordOutcome> {
+      const answer = await client.call({
+        method: 'PATCH',
+        path: `/users/${encodeURIComponent(externalId)}`,
+        body: { passwordProfile: { password: person.password, forceChangePasswordNextSignIn: policy.requirePasswordChange === true } },
+      });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
       return failureOf(answer);
     },
 

@@ -1,4 +1,4 @@
-import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import type { AccountPolicy, ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
 import { failureOf, isCallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /**
@@ -64,7 +64,14 @@ const oktaFailure = (answer: PlatformAnswer) => {
 /** A filter value in double quotes (Okta's filter expressions take JSON-style string literals). */
 const quoted = (value: string) => JSON.stringify(value);
 
-export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {}): ProvisioningAdapter {
+/**
+ * The create call: activated with the generated password; with Require password change, Okta's
+ * `nextLogin=changePassword` (only with activate=true) creates the user with that password
+ * expired, so Okta asks for a new one at the first sign-in.
+ */
+export const oktaCreatePath = (policy: AccountPolicy) => `/api/v1/users?activate=true${policy.requirePasswordChange ? '&nextLogin=changePassword' : ''}`;
+
+export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {}, policy: AccountPolicy = {}): ProvisioningAdapter {
   const undoSetting = settings.undo ?? 'delete';
 
   const find: ProvisioningAdapter['find'] = async (person) => {
@@ -90,7 +97,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
   };
 
   const createOne = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
-    const answer = await client.call({ method: 'POST', path: '/api/v1/users?activate=true', body: oktaUser(person, settings) });
+    const answer = await client.call({ method: 'POST', path: oktaCreatePath(policy), body: oktaUser(person, settings) });
     if (isCallFailure(answer)) return answer;
     if (answer.status >= 200 && answer.status < 300) {
       const created = externalOf(answer.json as OktaUser);
@@ -113,7 +120,11 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
   };
 
   return {
-    capabilities: async () => ({ batchSize: 1, undo: undoSetting }),
+    capabilities: async () => ({
+      batchSize: 1,
+      undo: undoSetting,
+      mustChangePassword: { supported: true, how: "Okta creates the user with the password expired (nextLogin=changePassword): Okta asks for a new one at the first sign-in." },
+    }),
 
     find,
 
@@ -140,6 +151,18 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {})
       if (deleted.status === 404) return { kind: 'gone' };
       if (deleted.status >= 200 && deleted.status < 300) return { kind: 'undone', action: 'deleted' };
       return oktaFailure(deleted);
+    },
+
+    /**
+     * An administrator's password update (POST /api/v1/users/{id}, partial update of
+     * credentials.password): Okta sets it without the old one, checked against its password policy.
+     */
+    async setPassword(externalId, person): Promise<SetPasswordOutcome> {
+      const answer = await client.call({ method: 'POST', path: `/api/v1/users/${encodeURIComponent(externalId)}`, body: { credentials: { password: { value: person.password } } } });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
+      return oktaFailure(answer);
     },
 
     close: () => client.close(),

@@ -1,5 +1,5 @@
 import type { SalesforceSettings } from '../../../shared/schemas/integrations';
-import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
 import { mapBounded } from '../pacing';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
@@ -151,7 +151,16 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
   };
 
   return {
-    capabilities: async () => ({ batchSize: SALESFORCE_BATCH, undo: 'deactivate' }),
+    capabilities: async () => ({
+      batchSize: SALESFORCE_BATCH,
+      undo: 'deactivate',
+      // POST /sobjects/User/{id}/password sets a password with no "change at next login"; only
+      // Salesforce's own reset (DELETE) expires it, with a password Salesforce makes and e-mails.
+      mustChangePassword: {
+        supported: false,
+        reason: "Salesforce's API sets a password without a way to require a change at first sign-in (only Salesforce's own reset does, with a password it makes itself).",
+      },
+    }),
 
     async find({ username }) {
       const found = await lookup(salesforceUsername(username, settings));
@@ -191,6 +200,15 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) return { kind: 'gone' };
       if (answer.status >= 200 && answer.status < 300) return { kind: 'undone', action: 'deactivated' };
+      return salesforceFailure(answer);
+    },
+
+    /** Reset Passwords: the same sObject User Password call as after a creation (204). */
+    async setPassword(externalId, person): Promise<SetPasswordOutcome> {
+      const answer = await client.call({ method: 'POST', path: `${base}/sobjects/User/${encodeURIComponent(externalId)}/password`, body: { NewPassword: person.password } });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
       return salesforceFailure(answer);
     },
 

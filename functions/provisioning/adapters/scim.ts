@@ -1,4 +1,4 @@
-import type { ExternalAccount, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, UndoOutcome } from '../provisioning-port';
+import type { ExternalAccount, MustChangeSupport, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /**
@@ -49,8 +49,17 @@ const scimTypeOf = (json: unknown): string | undefined => {
   return typeof value === 'string' ? value : undefined;
 };
 
+/**
+ * RFC 7643 defines no "must change the password at first sign-in" attribute, and a provider's
+ * ServiceProviderConfig has no way to advertise one: the flag is never sent to a SCIM provider.
+ */
+export const SCIM_MUST_CHANGE: MustChangeSupport = {
+  supported: false,
+  reason: 'SCIM 2.0 has no standard way to require a password change at first sign-in, so the platform was not asked to.',
+};
+
 export function scimAdapter(client: PlatformClient, settings: ScimSettings = {}): ProvisioningAdapter {
-  let capabilities: Promise<ProvisioningCapabilities & { maxPayloadSize: number }> | undefined;
+  let capabilities: Promise<ProvisioningCapabilities & { maxPayloadSize: number; changePassword: boolean }> | undefined;
 
   const find: ProvisioningAdapter['find'] = async ({ username }) => {
     const answer = await client.call({ method: 'GET', path: `/Users?filter=${encodeURIComponent(`userName eq ${quoted(username)}`)}&count=2` });
@@ -134,18 +143,23 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     (capabilities ??= (async () => {
         const answer = await client.call({ method: 'GET', path: '/ServiceProviderConfig' });
         const undo = settings.undo ?? 'deactivate';
-        if (isCallFailure(answer) || answer.status < 200 || answer.status >= 300) return { batchSize: 1, undo, maxPayloadSize: 0 };
-        const bulk = (answer.json as { bulk?: { supported?: unknown; maxOperations?: unknown; maxPayloadSize?: unknown } } | undefined)?.bulk;
+        // Unknown (no config): try the PATCH; the provider's answer says the rest.
+        if (isCallFailure(answer) || answer.status < 200 || answer.status >= 300) return { batchSize: 1, undo, maxPayloadSize: 0, mustChangePassword: SCIM_MUST_CHANGE, changePassword: true };
+        const config = answer.json as { bulk?: { supported?: unknown; maxOperations?: unknown; maxPayloadSize?: unknown }; changePassword?: { supported?: unknown } } | undefined;
+        const bulk = config?.bulk;
         const supported = bulk?.supported === true && Number(bulk.maxOperations) > 1;
         return {
           batchSize: supported ? Math.min(SCIM_BULK_MAX, Number(bulk.maxOperations)) : 1,
           undo,
           maxPayloadSize: supported ? Number(bulk.maxPayloadSize) || 0 : 0,
+          mustChangePassword: SCIM_MUST_CHANGE,
+          // RFC 7643 5: changePassword.supported says whether the password may be changed by PATCH.
+          changePassword: config?.changePassword?.supported !== false,
         };
       })());
 
   return {
-    capabilities: () => config().then(({ batchSize, undo }) => ({ batchSize, undo })),
+    capabilities: () => config().then(({ batchSize, undo, mustChangePassword }) => ({ batchSize, undo, mustChangePassword })),
 
     find,
     findByEmail,
@@ -181,6 +195,23 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
       if (answer.status === 404) return { kind: 'gone' };
       if (answer.status >= 200 && answer.status < 300) return { kind: 'undone', action: settings.undo === 'delete' ? 'deleted' : 'deactivated' };
       return { ...failureOf(answer), message: platformMessage(answer) };
+    },
+
+    /** PATCH replace of the password (RFC 7644 3.5.2), where the provider's changePassword allows it. */
+    async setPassword(externalId, person): Promise<SetPasswordOutcome> {
+      if (!(await config()).changePassword) {
+        return { kind: 'failed', retryable: false, message: 'The SCIM provider does not allow password changes (its ServiceProviderConfig says changePassword is not supported).' };
+      }
+      const answer = await client.call({
+        method: 'PATCH',
+        path: `/Users/${encodeURIComponent(externalId)}`,
+        body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'password', value: person.password }] },
+        contentType: SCIM_JSON,
+      });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
+      return failureOf(answer);
     },
 
     close: () => client.close(),

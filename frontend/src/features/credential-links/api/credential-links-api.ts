@@ -7,11 +7,19 @@ import type { CredentialLinkState, CredentialLinkStatus, RevealedCredentials } f
 export type LinkOutcome =
   | { kind: 'state'; state: CredentialLinkState }
   | { kind: 'revealed'; credentials: RevealedCredentials }
-  /** Used, expired or removed: from GET, or from a POST that lost (someone else, or the clock, was first). */
+  /** Used, expired or removed: from the state, or from a reveal that lost (someone else, or the clock, was first). */
   | { kind: 'closed'; status: Exclude<CredentialLinkStatus, 'ready'>; projectName?: string }
   | { kind: 'invalid' };
 
-const linkPath = (token: string) => `/api/credential-links/${encodeURIComponent(token)}`;
+/** Both routes take the token in the body (never in a URL: access logs record paths). */
+const postToken = (path: string, token: string) =>
+  fetch(`/api/credential-links/${path}`, {
+    method: 'POST',
+    headers: { accept: 'application/json', 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+    credentials: 'omit',
+    referrerPolicy: 'no-referrer',
+  });
 
 const isClosedStatus = (value: unknown): value is Exclude<CredentialLinkStatus, 'ready'> => value === 'used' || value === 'expired' || value === 'removed';
 
@@ -26,17 +34,17 @@ async function outcomeOf(response: Response, ok: (body: unknown) => LinkOutcome)
   throw new Error(`${response.status}: ${(body as { message?: string } | undefined)?.message ?? response.statusText}`);
 }
 
-/** GET: what the link is now. Spends nothing. */
+/** What the link is now. Spends nothing. */
 export async function fetchLinkState(token: string): Promise<LinkOutcome> {
-  const response = await fetch(linkPath(token), { headers: { accept: 'application/json' }, credentials: 'omit', referrerPolicy: 'no-referrer' });
+  const response = await postToken('state', token);
   return outcomeOf(response, (body) => {
     const state = body as CredentialLinkState;
     return state.status === 'ready' ? { kind: 'state', state } : { kind: 'closed', status: state.status, ...(state.projectName ? { projectName: state.projectName } : {}) };
   });
 }
 
-/** POST .../reveal: the credentials, once. */
+/** The credentials, once. */
 export async function revealCredentials(token: string): Promise<LinkOutcome> {
-  const response = await fetch(`${linkPath(token)}/reveal`, { method: 'POST', headers: { accept: 'application/json' }, credentials: 'omit', referrerPolicy: 'no-referrer' });
+  const response = await postToken('reveal', token);
   return outcomeOf(response, (body) => ({ kind: 'revealed', credentials: body as RevealedCredentials }));
 }

@@ -1,7 +1,7 @@
 import { Alert, Box, Button, Card, Center, Clipboard, Code, HStack, Heading, IconButton, Link, Spinner, Stack, Text } from '@chakra-ui/react';
 import { CheckIcon, CopyIcon, ExternalLinkIcon, KeyRoundIcon } from 'lucide-react';
 import { useCallback, useEffect, useState, type ReactNode } from 'react';
-import { useParams } from 'react-router';
+import { useLocation, useParams } from 'react-router';
 import { BrandLogo } from '../../../components/brand-logo';
 import { formatDate } from '../../../lib/format-date';
 import { fetchLinkState, revealCredentials, type LinkOutcome } from '../api/credential-links-api';
@@ -9,12 +9,15 @@ import { fetchLinkState, revealCredentials, type LinkOutcome } from '../api/cred
 type PageState = { kind: 'loading' } | { kind: 'error'; retry: () => void } | LinkOutcome;
 
 /**
- * /credentials/:token, the page a one-time credential link opens (public: no sign-in, outside
- * the app's shell). Loading it only reads the link's state (mail scanners open links too); the
+ * /credentials#<token>, the page a one-time credential link opens (public: no sign-in, outside
+ * the app's shell). The token is the URL's fragment, which the browser never sends to a server;
+ * links mailed before that change (/credentials/<token>) still open. Loading it only reads the link's state (mail scanners open links too); the
  * holder presses 'Show my credentials' to reveal them, once.
  */
 export function CredentialLinkPage() {
-  const { token = '' } = useParams();
+  const { hash } = useLocation();
+  const { token: legacyToken = '' } = useParams();
+  const token = hash.replace(/^#/, '') || legacyToken;
   const [state, setState] = useState<PageState>({ kind: 'loading' });
   const [revealing, setRevealing] = useState(false);
 

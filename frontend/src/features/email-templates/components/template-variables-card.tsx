@@ -10,6 +10,7 @@ const variableHelp: Record<TemplateVariable, string> = {
   companyName: 'Your company name',
   brandLogo: 'Your brand logo (from the Brand Logo URL)',
   credentialLink: 'A one-time link to the credentials (when sent with a one-time link)',
+  passwordChangeNotice: 'A sentence saying a new password will be asked for at first sign-in (empty unless Require password change is on)',
 };
 
 /** The longest token's width, so the descriptions line up. */

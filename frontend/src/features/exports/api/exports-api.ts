@@ -9,8 +9,8 @@ export const exportHistoryQueryKey = queryKeys.exportHistory;
 /** While an export waits or runs, the history is read this often (and not at all otherwise). */
 export const EXPORT_POLL_MS = 2000;
 /**
- * Download links are presigned for 15 minutes and minted on each read: a history older than this
- * is read again when the window regains focus, and before a download is started from it.
+ * A history older than this is read again when the window regains focus (a file may have expired
+ * meanwhile; download links are minted per download, not kept in the list).
  */
 export const HISTORY_FRESH_MS = 10 * 60 * 1000;
 
@@ -23,7 +23,7 @@ export function useExportHistoryQuery() {
     queryKey: exportHistoryQueryKey,
     queryFn: () => apiRequest<ExportView[]>('/api/exports/history'),
     refetchInterval: (query) => (query.state.data?.some(isExportRunning) ? EXPORT_POLL_MS : false),
-    // Unlike the app's defaults (never stale, no focus refetch): the links in it expire.
+    // Unlike the app's defaults (never stale, no focus refetch): files expire after 7 days.
     staleTime: HISTORY_FRESH_MS,
     refetchOnWindowFocus: true,
     // A lost poll is not the export failing: keep asking.

@@ -1,6 +1,6 @@
 import { Badge, Box, Button, Card, Flex, Heading, HStack, Spinner, Stack, Text } from '@chakra-ui/react';
 import { DownloadIcon, FileDownIcon, RotateCwIcon } from 'lucide-react';
-import { useEffect, useRef, type MouseEvent } from 'react';
+import { useEffect, useRef } from 'react';
 import { EXPORT_FILE_DAYS, type ExportView } from '@shared/schemas/export';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
@@ -8,24 +8,13 @@ import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate, formatDateTime } from '../../../lib/format-date';
 import { toaster } from '../../../lib/toaster';
 import { useStartAccountDataExport } from '../../../lib/account-data-export';
-import { HISTORY_FRESH_MS, isExportRunning, useExportHistoryQuery, useStartExport } from '../api/exports-api';
+import { useDownloadExport } from '../../../lib/export-download';
+import { isExportRunning, useExportHistoryQuery, useStartExport } from '../api/exports-api';
 import { formatFileSize } from '../lib/format-file-size';
 import { formatBadgeNames, formatNames } from '../lib/format-names';
 import { ExportStatusBadge } from './export-status-badge';
 
 const accounts = (count: number) => `${count.toLocaleString()} ${count === 1 ? 'account' : 'accounts'}`;
-
-/** Follows a link the way a click on it would (the file comes from another origin). */
-function followLink(href: string): void {
-  const link = document.createElement('a');
-  link.href = href;
-  link.download = '';
-  link.rel = 'noopener';
-  link.style.display = 'none';
-  document.body.append(link);
-  link.click();
-  link.remove();
-}
 
 /** Spec 8's promise ('You'll be notified when it's ready'): a toast when a watched export is done. */
 function useReadyToast(history: ExportView[] | undefined): void {
@@ -50,16 +39,6 @@ function useReadyToast(history: ExportView[] | undefined): void {
 export function ExportHistory() {
   const history = useExportHistoryQuery();
   useReadyToast(history.data);
-
-  // Links are presigned for 15 minutes: an old read is refreshed before its link is followed.
-  const download = async (event: MouseEvent<HTMLAnchorElement>, entry: ExportView) => {
-    if (Date.now() - history.dataUpdatedAt < HISTORY_FRESH_MS) return;
-    event.preventDefault();
-    const fresh = await history.refetch();
-    const url = fresh.data?.find((candidate) => candidate.id === entry.id)?.downloadUrl;
-    if (url) followLink(url);
-    else toaster.create({ type: 'error', title: 'Download unavailable', description: 'This export can no longer be downloaded.' });
-  };
 
   return (
     <Stack as="section" aria-labelledby="export-history-title" gap="4">
@@ -99,7 +78,7 @@ export function ExportHistory() {
           ) : null}
           <Stack as="ul" aria-label="Export history" gap="3" listStyleType="none">
             {history.data.map((entry) => (
-              <ExportHistoryItem key={entry.id} entry={entry} onDownload={download} />
+              <ExportHistoryItem key={entry.id} entry={entry} />
             ))}
           </Stack>
         </>
@@ -108,13 +87,8 @@ export function ExportHistory() {
   );
 }
 
-function ExportHistoryItem({
-  entry,
-  onDownload,
-}: {
-  entry: ExportView;
-  onDownload: (event: MouseEvent<HTMLAnchorElement>, entry: ExportView) => Promise<void>;
-}) {
+function ExportHistoryItem({ entry }: { entry: ExportView }) {
+  const download = useDownloadExport();
   const againProject = useStartExport();
   const againAccountData = useStartAccountDataExport();
   const again = entry.kind === 'account-data' ? againAccountData : againProject;
@@ -124,7 +98,7 @@ function ExportHistoryItem({
   };
   const completed = entry.status === 'completed';
   const failed = entry.status === 'failed';
-  const downloadable = completed && !entry.expired && !!entry.downloadUrl;
+  const downloadable = completed && !entry.expired;
   const facts = [
     completed && entry.rowCount !== undefined ? accounts(entry.rowCount) : undefined,
     completed && entry.sizeBytes !== undefined ? formatFileSize(entry.sizeBytes) : undefined,
@@ -173,11 +147,16 @@ function ExportHistoryItem({
           </Stack>
           {downloadable ? (
             <Box flexShrink="0">
-              <Button asChild size="sm" colorPalette="blue" w={{ base: 'full', md: 'auto' }}>
-                <a href={entry.downloadUrl} download rel="noopener" onClick={(event) => void onDownload(event, entry)}>
-                  <DownloadIcon aria-hidden="true" />
-                  Download
-                </a>
+              <Button
+                size="sm"
+                colorPalette="blue"
+                w={{ base: 'full', md: 'auto' }}
+                loading={download.isPending}
+                loadingText="Preparing..."
+                onClick={() => download.mutate(entry.id)}
+              >
+                <DownloadIcon aria-hidden="true" />
+                Download
               </Button>
             </Box>
           ) : failed || entry.expired ? (

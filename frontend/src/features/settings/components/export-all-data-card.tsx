@@ -6,6 +6,7 @@ import { Link as RouterLink } from 'react-router';
 import type { ExportView } from '@shared/schemas/export';
 import { useStartAccountDataExport } from '../../../lib/account-data-export';
 import { apiRequest } from '../../../lib/api-client';
+import { useDownloadExport } from '../../../lib/export-download';
 import { formatDateTime } from '../../../lib/format-date';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
@@ -19,7 +20,6 @@ function useLatestAccountDataExport(): ExportView | undefined {
     queryKey: queryKeys.exportHistory,
     queryFn: () => apiRequest<ExportView[]>('/api/exports/history'),
     refetchInterval: (query) => (query.state.data?.some((entry) => entry.kind === 'account-data' && running(entry)) ? POLL_MS : false),
-    // Download links are presigned for 15 minutes and minted on each read.
     staleTime: 60_000,
     refetchOnWindowFocus: true,
   });
@@ -35,7 +35,8 @@ export function ExportAllDataCard() {
   const latest = useLatestAccountDataExport();
   useReadyToast(latest);
   const busy = start.isPending || (latest !== undefined && running(latest));
-  const downloadable = latest?.status === 'completed' && !latest.expired && latest.downloadUrl;
+  const download = useDownloadExport();
+  const downloadable = latest?.status === 'completed' && !latest.expired;
 
   return (
     <Card.Root variant="outline">
@@ -54,11 +55,9 @@ export function ExportAllDataCard() {
               Export All Data
             </Button>
             {downloadable ? (
-              <Button asChild variant="outline">
-                <a href={latest.downloadUrl} download rel="noopener">
-                  <DownloadIcon aria-hidden="true" />
-                  Download
-                </a>
+              <Button variant="outline" loading={download.isPending} loadingText="Preparing..." onClick={() => download.mutate(latest.id)}>
+                <DownloadIcon aria-hidden="true" />
+                Download
               </Button>
             ) : null}
           </HStack>

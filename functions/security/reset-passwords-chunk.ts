@@ -1,0 +1,366 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
+import { defaultPasswordSettings, passwordSettingsSchema } from '../../shared/schemas/bulk';
+import type { AccountResetResult } from '../../shared/schemas/reset-passwords';
+import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { secretContext, type Cipher } from '../core/encryption';
+import { keys } from '../core/keys';
+import type { IntegrationRecord } from '../integrations/integration-record';
+import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
+import { CHUNK_BUDGET_MS, LEASE_RETRY_SECONDS, MAX_REQUEUES, RATE_LIMIT_ATTEMPTS, releaseLease, SERVER_ERROR_ATTEMPTS, takeLease, type Pacing } from '../provisioning/provision-accounts';
+import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
+import type { AccountPolicy, ProvisioningAdapter, SetPasswordOutcome } from '../provisioning/provisioning-port';
+import { finishReset, failReset, readReset, resetKey } from './reset-passwords';
+
+/**
+ * One chunk of a Reset Passwords job (a shard's accounts between two rows), on the provisioning
+ * queue. Per account, in two steps, so a redelivery never resets an account twice and never
+ * loses the password that works:
+ * 1. a new password is generated (the project's generator rules) and stored encrypted beside the
+ *    current one (`resetPasswordCiphertext`), the account marked with the job (`passwordResetRun`,
+ *    `passwordResetStatus` pending), conditional on not being marked yet: a later delivery finds it
+ *    marked and uses the password stored, it does not make another;
+ * 2. an account on a platform (Synced) gets it there (the adapter's setPassword, paced and retried
+ *    like provisioning); when the platform took it, or the account is on no platform, it becomes
+ *    the account's password (`updated` / `local`); when the platform refused, the account keeps
+ *    its previous password, here and there (`failed`, with the platform's words).
+ * The chunk's tally is counted from its accounts and added to the job in the transaction that
+ * writes its done marker, once: done + failed + pending = total at every moment.
+ */
+export interface ResetChunkDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  queue: ProvisioningQueue;
+  now: () => Date;
+  cipher: () => Promise<Cipher>;
+  randomBytes: RandomBytes;
+  integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
+  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>, policy?: AccountPolicy) => ProvisioningAdapter;
+  pacingOf: (integration: IntegrationRecord) => Pacing;
+  workers: number;
+  retry?: RetryPolicy;
+  sleep?: Sleep;
+  clock?: () => number;
+  random?: (max: number) => number;
+  budgetMs?: number;
+}
+
+const PENDING = 'pending';
+
+/** The chunk's accounts this job has not finished: not reached yet, or given a new password not yet applied. */
+async function unfinishedAccounts(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage) {
+  const userId = message.userId;
+  const projectId = String(job.projectId);
+  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
+  const accounts: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        FilterExpression: 'attribute_not_exists(passwordResetRun) OR passwordResetRun <> :run OR passwordResetStatus = :pending',
+        ExpressionAttributeValues: {
+          ':pk': partition,
+          ':first': keys.account(userId, projectId, message.fromRow).SK,
+          ':last': keys.account(userId, projectId, message.toRow).SK,
+          ':run': message.jobId,
+          ':pending': PENDING,
+        },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    accounts.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return accounts;
+}
+
+export const resetChunk =
+  (deps: ResetChunkDeps) =>
+  async (message: ResetChunkMessage): Promise<void> => {
+    const { userId, jobId } = message;
+    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.passwordResetChunk(userId, jobId, message.chunk), ConsistentRead: true }));
+    if (seen) return finishReset(deps, userId, jobId);
+    const job = await readReset(deps, userId, jobId);
+    if (!job || job.status !== 'running') return;
+    // One delivery of a chunk at a time (the provisioning chunks' lease: job ids are unique).
+    const holder = randomUUID();
+    if (!(await takeLease(deps, message, holder))) {
+      await deps.queue.send([message], LEASE_RETRY_SECONDS);
+      return;
+    }
+    try {
+      await resetLeased(deps, message, job);
+    } finally {
+      await releaseLease(deps, message, holder);
+    }
+  };
+
+/** Writes an account's result: its new password (updated, local) or the previous one kept (failed). Once per job. */
+async function recordResult(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, jobId: string, account: Record<string, unknown>, result: AccountResetResult, reason?: string) {
+  const applied = result !== 'failed';
+  try {
+    await withRetry('Recording a password reset', deps.retry ?? workerRetry, isThrottling, () =>
+      deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: { PK: account.PK, SK: account.SK },
+          UpdateExpression: applied
+            ? 'SET passwordCiphertext = :password, passwordResetStatus = :result, passwordResetAt = :at REMOVE resetPasswordCiphertext, passwordResetError'
+            : 'SET passwordResetStatus = :result, passwordResetError = :reason, passwordResetAt = :at REMOVE resetPasswordCiphertext',
+          ConditionExpression: 'passwordResetRun = :run AND passwordResetStatus = :pending',
+          ExpressionAttributeValues: {
+            ':result': result,
+            ':at': deps.now().toISOString(),
+            ':run': jobId,
+            ':pending': PENDING,
+            ...(applied ? { ':password': account.resetPasswordCiphertext } : { ':reason': (reason ?? 'The platform did not take the new password.').slice(0, 500) }),
+          },
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job: Record<string, unknown>): Promise<void> {
+  const { userId, jobId } = message;
+  const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
+  if (!project) return failReset(deps, userId, jobId, 'The project was deleted.');
+  const accounts = await unfinishedAccounts(deps, job, message);
+  if ((message.requeues ?? 0) > MAX_REQUEUES) {
+    await failAll(deps, job, accounts, 'The platform kept asking us to wait (HTTP 429) for too long: the password was not changed. Reset the project again later.');
+    return markResetChunkDone(deps, job, message);
+  }
+  if (accounts.length === 0) return markResetChunkDone(deps, job, message);
+
+  const cipher = await deps.cipher();
+  // The project's own generator rules (stored since projects keep them; older ones: the defaults).
+  const rules = passwordSettingsSchema.safeParse(project.passwordSettings);
+  const nextPassword = createPasswordGenerator(rules.success ? rules.data : defaultPasswordSettings, deps.randomBytes);
+
+  // 1. A new password for each account this job has not reached, stored beside the current one.
+  const pending: Record<string, unknown>[] = [];
+  await mapBounded(accounts, 16, async (account) => {
+    if (account.passwordResetRun === jobId && account.passwordResetStatus === PENDING) {
+      if (typeof account.resetPasswordCiphertext === 'string') pending.push(account);
+      // Marked by a failing delivery that stopped before its result: it fails as that one meant to.
+      else await recordResult(deps, jobId, account, 'failed', 'The reset stopped on our side after repeated errors: the password was not changed. Reset the project again.');
+      return;
+    }
+    const ciphertext = cipher.encrypt(nextPassword(), secretContext.account(userId, String(account.id)));
+    try {
+      await withRetry('Storing a new password', deps.retry ?? workerRetry, isThrottling, () =>
+        deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: { PK: account.PK, SK: account.SK },
+            UpdateExpression: 'SET resetPasswordCiphertext = :password, passwordResetRun = :run, passwordResetStatus = :pending REMOVE passwordResetError',
+            ConditionExpression: 'attribute_not_exists(passwordResetRun) OR passwordResetRun <> :run',
+            ExpressionAttributeValues: { ':password': ciphertext, ':run': jobId, ':pending': PENDING },
+          }),
+        ),
+      );
+      pending.push({ ...account, resetPasswordCiphertext: ciphertext, passwordResetRun: jobId, passwordResetStatus: PENDING });
+    } catch (error) {
+      // Marked by another delivery in between: the next delivery reads what it stored.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  });
+
+  // 2. Accounts on no platform take the new password at once; the Synced ones get it there first.
+  const onPlatform = pending.filter((a) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '');
+  await mapBounded(
+    pending.filter((a) => !onPlatform.includes(a)),
+    16,
+    (account) => recordResult(deps, jobId, account, 'local'),
+  );
+  const later = onPlatform.length ? await resetOnPlatform(deps, job, project, cipher, onPlatform) : undefined;
+  if (later !== undefined) {
+    // The rest in a new delivery: the accounts done are not read again, the pending keep their new password.
+    await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(later / 1000)));
+    return;
+  }
+  await markResetChunkDone(deps, job, message);
+}
+
+const failAll = (deps: ResetChunkDeps, job: Record<string, unknown>, accounts: Record<string, unknown>[], reason: string) =>
+  mapBounded(accounts, 16, async (account) => {
+    if (account.passwordResetRun !== job.id) {
+      // Not reached: marked with the job and failed at once, its password untouched.
+      try {
+        await deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: { PK: account.PK, SK: account.SK },
+            UpdateExpression: 'SET passwordResetRun = :run, passwordResetStatus = :pending',
+            ConditionExpression: 'attribute_not_exists(passwordResetRun) OR passwordResetRun <> :run',
+            ExpressionAttributeValues: { ':run': job.id, ':pending': PENDING },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+    }
+    await recordResult(deps, String(job.id), account, 'failed', reason);
+  });
+
+/**
+ * Sets the pending passwords on the platform of the project's integration, paced as provisioning
+ * is; records each result. Returns a delay (ms) when the rest must go to a later delivery.
+ */
+async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown>, project: Record<string, unknown>, cipher: Cipher, accounts: Record<string, unknown>[]): Promise<number | undefined> {
+  const userId = String(job.userId);
+  const jobId = String(job.id);
+  const integration = typeof project.integrationId === 'string' ? await deps.integration(userId, project.integrationId) : undefined;
+  if (!integration) {
+    await failAll(deps, job, accounts, 'The integration these accounts were provisioned to was deleted, so their platform could not be updated: the previous password is kept.');
+    return undefined;
+  }
+  let credentials: Record<string, string>;
+  try {
+    credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
+  } catch {
+    await failAll(deps, job, accounts, "The integration's credentials cannot be read, so the platform was not updated: the previous password is kept. Enter them again in the integration, then reset again.");
+    return undefined;
+  }
+  const clock = deps.clock ?? Date.now;
+  const sleep = deps.sleep ?? realSleep;
+  const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
+  const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
+  const pacing = deps.pacingOf(integration);
+  const share = Math.max(1, deps.workers);
+  const concurrency = Math.max(1, Math.floor(pacing.concurrency / share));
+  const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, concurrency, clock, sleep);
+  const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange: job.requirePasswordChange === true });
+  let later: number | undefined;
+  try {
+    await mapBounded(accounts, concurrency, async (account) => {
+      let serverErrors = 0;
+      let rateLimits = 0;
+      for (;;) {
+        if (later !== undefined || clock() >= deadline) {
+          later ??= 0;
+          return;
+        }
+        await bucket.take();
+        let password: string;
+        try {
+          password = cipher.decrypt(String(account.resetPasswordCiphertext), secretContext.account(userId, String(account.id)));
+        } catch {
+          return recordResult(deps, jobId, account, 'failed', 'The new password could not be read back, so it was not sent: the previous password is kept.');
+        }
+        const outcome: SetPasswordOutcome = await adapter.setPassword(String(account.externalAccountId), { username: String(account.username), password });
+        if (outcome.kind === 'updated') return recordResult(deps, jobId, account, 'updated');
+        if (outcome.kind === 'gone') return recordResult(deps, jobId, account, 'failed', 'The account is no longer on the platform (removed there?), so its password was not changed there: the previous password is kept.');
+        let waitMs: number | undefined;
+        if (outcome.retryable && outcome.rateLimited && ++rateLimits < RATE_LIMIT_ATTEMPTS) waitMs = outcome.retryAfterMs ?? 1000;
+        else if (outcome.retryable && !outcome.rateLimited && ++serverErrors < SERVER_ERROR_ATTEMPTS) waitMs = outcome.retryAfterMs ?? backoffMs(serverErrors, random);
+        if (waitMs === undefined) {
+          // The platform's words, never the password (a platform may repeat the request).
+          const words = outcome.message.split(password).join('[password]');
+          return recordResult(deps, jobId, account, 'failed', `Platform not updated: ${words}. The previous password is kept.`);
+        }
+        if (clock() + waitMs >= deadline) {
+          later = Math.max(later ?? 0, waitMs);
+          return;
+        }
+        bucket.holdFor(waitMs);
+      }
+    });
+  } finally {
+    adapter.close();
+  }
+  return later;
+}
+
+/** What the job did to the chunk's accounts, counted from the accounts (strongly consistent). */
+async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage) {
+  const userId = message.userId;
+  const projectId = String(job.projectId);
+  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
+  const counts = { updated: 0, local: 0, failed: 0 };
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        FilterExpression: 'passwordResetRun = :run',
+        ProjectionExpression: 'passwordResetStatus',
+        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK, ':run': message.jobId },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const status = item.passwordResetStatus as keyof typeof counts;
+      if (status in counts) counts[status]++;
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return counts;
+}
+
+/** The chunk's tally added to the job with its done marker, in one transaction (once), then the job's end checked. */
+export async function markResetChunkDone(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ResetChunkMessage): Promise<void> {
+  const at = deps.now().toISOString();
+  const tally = await chunkTally(deps, job, message);
+  try {
+    await withRetry('Recording a password reset chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
+      deps.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Put: {
+                TableName: deps.tableName,
+                Item: { ...keys.passwordResetChunk(message.userId, message.jobId, message.chunk), entityType: 'PasswordResetChunk', chunk: message.chunk, ...tally, doneAt: at },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: resetKey(message.userId, message.jobId),
+                UpdateExpression: 'ADD chunksDone :one, done :done, updatedOnPlatform :updated, #failed :failed SET updatedAt = :at',
+                ExpressionAttributeNames: { '#failed': 'failed' },
+                ExpressionAttributeValues: { ':one': 1, ':done': tally.updated + tally.local, ':updated': tally.updated, ':failed': tally.failed, ':at': at },
+              },
+            },
+          ],
+        }),
+      ),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
+  }
+  await finishReset(deps, message.userId, message.jobId);
+}
+
+/**
+ * Dead-letter worker: a reset chunk that failed every delivery (our side). Its unfinished accounts
+ * keep their previous password and count as failed with the reason, so the job ends and adds up.
+ */
+export const recordDeadResetChunk =
+  (deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
+  async (message: ResetChunkMessage): Promise<void> => {
+    const job = await readReset(deps, message.userId, message.jobId);
+    if (!job) return;
+    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.passwordResetChunk(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
+    if (!seen) {
+      const accounts = await unfinishedAccounts(deps, job, message);
+      await failAll(deps as ResetChunkDeps, job, accounts, 'The reset stopped on our side after repeated errors: the password was not changed. Reset the project again.');
+      await markResetChunkDone(deps, job, message);
+      return;
+    }
+    await finishReset(deps, message.userId, message.jobId);
+  };
+
+/** A reset-start message that failed every delivery: the job fails and frees the project. */
+export const recordDeadResetStart = (deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now'>) => (userId: string, jobId: string) =>
+  failReset(deps, userId, jobId, 'The reset could not be started. Please try again.');

@@ -1,0 +1,330 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isIdShaped } from '../../shared/schemas/ids';
+import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus } from '../../shared/schemas/reset-passwords';
+import { shardsOf } from '../accounts/account-partitions';
+import { ConflictError, NotFoundError } from '../core/errors';
+import { keys } from '../core/keys';
+import { chunkPlan, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
+import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
+import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
+
+/**
+ * Reset Passwords (POST /api/security/reset-passwords): every account of one project gets a new
+ * password, as a job on the provisioning queue, planned in the same chunks as a provisioning run
+ * (chunkPlan). The project is locked for it (activePasswordReset): no provisioning run, credential
+ * send or second reset starts while it runs, and it does not start while one of those (or the
+ * bulk job creating the project's accounts) runs. The chunks: reset-passwords-chunk.ts.
+ */
+export interface ResetDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  queue: ProvisioningQueue;
+  now: () => Date;
+}
+
+export const resetKey = (userId: string, jobId: string) => keys.passwordReset(userId, jobId);
+
+export async function readReset(deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, jobId: string): Promise<Record<string, unknown> | undefined> {
+  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: resetKey(userId, jobId), ConsistentRead: true }));
+  return Item;
+}
+
+export function resetView(item: Record<string, unknown>): PasswordResetJob {
+  const total = Number(item.total ?? 0);
+  const done = Number(item.done ?? 0);
+  const failed = Number(item.failed ?? 0);
+  return {
+    id: String(item.id),
+    projectId: String(item.projectId),
+    projectName: String(item.projectName ?? ''),
+    status: item.status as PasswordResetStatus,
+    total,
+    done,
+    updatedOnPlatform: Number(item.updatedOnPlatform ?? 0),
+    failed,
+    pending: Math.max(0, total - done - failed),
+    ...(typeof item.integrationName === 'string' ? { integrationName: item.integrationName } : {}),
+    ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
+    createdAt: String(item.createdAt),
+    updatedAt: String(item.updatedAt),
+    ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
+  };
+}
+
+const BULK_RUNNING = 'The accounts of this project are still being created. Wait for that to finish, then reset their passwords.';
+const PROVISIONING_RUNNING = 'This project is being provisioned. Wait for that run to finish, then reset its passwords.';
+const SEND_RUNNING = 'Credentials of this project are being e-mailed. Wait for that send to finish, then reset its passwords.';
+const RESET_RUNNING = 'The passwords of this project are being reset already. Wait for that to finish.';
+
+/** Why the project cannot be reset now, or undefined (reads the project and its bulk job). */
+function busyReason(project: Record<string, unknown>, bulkJob: Record<string, unknown> | undefined): string | undefined {
+  if (typeof project.activePasswordReset === 'string') return RESET_RUNNING;
+  if (typeof project.activeProvisioningJob === 'string') return PROVISIONING_RUNNING;
+  if (typeof project.activeMailSend === 'string') return SEND_RUNNING;
+  if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') return BULK_RUNNING;
+  return undefined;
+}
+
+export interface StartResetDeps extends ResetDeps {
+  newId: (now: Date) => string;
+  events: SecurityEventDeps;
+  /** The integration's name, for the job's view (the project's accounts were provisioned to it). */
+  integrationName: (userId: string, integrationId: string) => Promise<string | undefined>;
+}
+
+/**
+ * Starts a reset of the project's accounts: 404 for a project that is not the caller's, 409 while
+ * something else works on its accounts; otherwise the lock and the job in one transaction, the
+ * start message queued, and the security event (high, with an alert) recorded.
+ */
+export const startPasswordReset =
+  (deps: StartResetDeps) =>
+  async (userId: string, projectId: string, origin: RequestOrigin): Promise<PasswordResetJob> => {
+    const { Item: project } = isIdShaped(projectId)
+      ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
+      : { Item: undefined };
+    if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
+    const busy = busyReason(project, bulkJob);
+    if (busy) throw new ConflictError(busy);
+    const total = Number(project.accountCount ?? 0);
+    if (total === 0) throw new ConflictError('This project has no accounts: there is no password to reset.');
+    const integrationName = typeof project.integrationId === 'string' && Number(project.syncedCount ?? 0) > 0 ? await deps.integrationName(userId, project.integrationId) : undefined;
+
+    // New passwords set on a platform are marked "must change" as new accounts would be (the setting now).
+    const requirePasswordChange = await requirePasswordChangeOf(deps, userId);
+    const now = deps.now();
+    const at = now.toISOString();
+    const jobId = deps.newId(now);
+    const item = {
+      ...resetKey(userId, jobId),
+      requirePasswordChange,
+      entityType: 'PasswordReset',
+      id: jobId,
+      userId,
+      projectId,
+      projectName: String(project.name),
+      ...(integrationName ? { integrationName } : {}),
+      status: 'queued',
+      total,
+      done: 0,
+      updatedOnPlatform: 0,
+      failed: 0,
+      chunks: 0,
+      chunksDone: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    try {
+      await deps.db.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.project(userId, projectId),
+                UpdateExpression: 'SET activePasswordReset = :job, passwordResetId = :job',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activePasswordReset) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeMailSend)',
+                ExpressionAttributeValues: { ':job': jobId },
+              },
+            },
+            { Put: { TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ],
+        }),
+      );
+    } catch (error) {
+      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
+        // Something took the project between the read and the write: say what.
+        const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
+        throw new ConflictError((now && busyReason(now, undefined)) ?? RESET_RUNNING);
+      }
+      throw error;
+    }
+    try {
+      await deps.queue.send([{ type: 'reset-start', userId, jobId }]);
+    } catch (error) {
+      await failReset(deps, userId, jobId, 'The reset could not be queued. Please try again.');
+      throw error;
+    }
+    await recordSecurityEvent(deps.events, {
+      userId,
+      type: 'account_passwords_reset',
+      severity: 'high',
+      description: `Passwords reset for the ${total} ${total === 1 ? 'account' : 'accounts'} of project "${String(project.name)}"`,
+      ...origin,
+      at: now,
+      source: `reset:${jobId}`,
+      alert: {
+        title: 'Account passwords reset',
+        detail: `New passwords are being generated for the ${total} ${total === 1 ? 'account' : 'accounts'} of "${String(project.name)}". If this was not you, sign in and check your Security page.`,
+      },
+    });
+    return resetView(item);
+  };
+
+/** GET /api/security/reset-passwords/{id}: the job, and once it is over, the accounts the platform refused. */
+export const getPasswordReset =
+  (deps: Pick<ResetDeps, 'db' | 'tableName'>) =>
+  async (userId: string, jobId: string): Promise<PasswordResetJob> => {
+    const item = isIdShaped(jobId) ? await readReset(deps, userId, jobId) : undefined;
+    if (!item || item.entityType !== 'PasswordReset') throw new NotFoundError('Password reset not found');
+    const view = resetView(item);
+    if ((view.status === 'completed' || view.status === 'failed') && view.failed > 0) view.failures = await resetFailures(deps, item);
+    return view;
+  };
+
+/** The accounts of the job the platform refused, with the reason (at most RESET_FAILURES_SHOWN). */
+async function resetFailures(deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<PasswordResetJob['failures']>> {
+  const failures: NonNullable<PasswordResetJob['failures']> = [];
+  const shards = Number(job.shards ?? 1);
+  for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), shards)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          FilterExpression: 'passwordResetRun = :run AND passwordResetStatus = :failed',
+          ProjectionExpression: 'username, email, passwordResetError',
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ':run': job.id, ':failed': 'failed' },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const account of page.Items ?? []) {
+        failures.push({ username: String(account.username), email: String(account.email), reason: String(account.passwordResetError ?? '') });
+        if (failures.length >= RESET_FAILURES_SHOWN) return failures;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return failures;
+}
+
+/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
+async function maxRowOf(deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number): Promise<number> {
+  const lasts = await Promise.all(
+    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
+      const { Items } = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
+          ScanIndexForward: false,
+          Limit: 1,
+          ProjectionExpression: '#row',
+          ExpressionAttributeNames: { '#row': 'row' },
+          ConsistentRead: true,
+        }),
+      );
+      return Number(Items?.[0]?.row ?? 0);
+    }),
+  );
+  return Math.max(0, ...lasts);
+}
+
+/** The reset's chunks: a run's chunk plan, as reset-chunk messages. */
+export const resetChunks = (userId: string, jobId: string, shards: number, maxRow: number): ResetChunkMessage[] =>
+  chunkPlan(userId, jobId, shards, maxRow).map((chunk) => ({ ...chunk, type: 'reset-chunk' }));
+
+/**
+ * A reset-start message: count the accounts, fix the chunk plan (a conditional write: a
+ * redelivered start plans the same) and queue the chunks once.
+ */
+export const planReset =
+  (deps: ResetDeps) =>
+  async (userId: string, jobId: string): Promise<void> => {
+    let job = await readReset(deps, userId, jobId);
+    if (!job) return;
+    if (job.status === 'queued') {
+      const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
+      if (!project) return failReset(deps, userId, jobId, 'The project was deleted.');
+      const shards = shardsOf(project);
+      const total = Number(project.accountCount ?? 0);
+      const maxRow = total > 0 ? await maxRowOf(deps, userId, String(job.projectId), shards) : 0;
+      const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;
+      const at = deps.now().toISOString();
+      try {
+        await deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: resetKey(userId, jobId),
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at',
+            ConditionExpression: '#status = :queued',
+            ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
+            ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at },
+          }),
+        );
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      job = await readReset(deps, userId, jobId);
+      if (!job) return;
+    }
+    if (job.status !== 'running') return;
+    if (Number(job.chunks) === 0) return finishReset(deps, userId, jobId);
+    if (job.chunksQueued === true) return;
+    await deps.queue.send(resetChunks(userId, jobId, Number(job.shards), Number(job.maxRow)));
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: resetKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
+  };
+
+async function releaseProject(deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string): Promise<void> {
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.project(userId, projectId),
+        UpdateExpression: 'REMOVE activePasswordReset',
+        ConditionExpression: 'activePasswordReset = :job',
+        ExpressionAttributeValues: { ':job': jobId },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/** Ends a reset as failed with the reason and frees the project. Accounts not reached keep their passwords. */
+export async function failReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
+  const at = deps.now().toISOString();
+  const { Attributes: before } = await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: resetKey(userId, jobId),
+      UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
+      ReturnValues: 'ALL_OLD',
+    }),
+  ).catch((error: unknown) => {
+    if (error instanceof ConditionalCheckFailedException) return { Attributes: undefined };
+    throw error;
+  });
+  if (before) await releaseProject(deps, userId, String(before.projectId), jobId);
+}
+
+/** A reset whose chunks are all done completes and frees the project. Every chunk delivery calls it. */
+export async function finishReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
+  const job = await readReset(deps, userId, jobId);
+  if (!job) return;
+  if (job.status === 'running' && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
+    const at = deps.now().toISOString();
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: resetKey(userId, jobId),
+          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
+          ConditionExpression: '#status = :running',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  }
+  const latest = await readReset(deps, userId, jobId);
+  if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), jobId);
+}

@@ -1,0 +1,96 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { Integration } from '../../shared/schemas/integrations';
+import type { ProvisioningJob } from '../../shared/schemas/provisioning';
+import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
+import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { axeViolations, useTheme } from '../support/a11y';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+
+/**
+ * Reset Passwords from the Security page, as a person does it: a project of three accounts on the
+ * Local SCIM directory, the quick action, the confirmation that says what will happen, the
+ * progress and the result counts; light and dark.
+ */
+describe('Reset Passwords in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let user: ApiUser;
+  let project: Project;
+  const tag = `${Date.now() % 100_000}`;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    user = await apiUser({ firstName: 'Reset', lastName: 'Tester' });
+    await upgradeToPro(user);
+    const integration = await user.json<Integration>('/api/integrations', {
+      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+    });
+    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
+      body: { projectName: `Onboarding ${tag}`, csvData: people(3, `Reset${tag}`), apiIntegrationId: integration.id, createExternalAccounts: true },
+    });
+    project = created.project;
+    for (const deadline = Date.now() + 20_000; ; ) {
+      const run = await user.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`);
+      if (run.status === 'completed') break;
+      if (Date.now() > deadline) throw new Error(`provisioning still ${run.status}`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
+    await browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-reset-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+  });
+
+  const passwords = async () => (await user.json<ListPage<AccountView>>(`/api/projects/${project.id}/accounts?limit=10&showPasswords=true`)).items.map((a) => a.password);
+
+  it('asks first, saying what will happen, then shows the progress and the counts; the passwords are new', async () => {
+    const before = await passwords();
+    await page.goto(`${app}/security`);
+    await page.getByRole('button', { name: 'Reset Passwords' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Reset Passwords' });
+    await dialog.waitFor();
+    await expect.poll(() => dialog.getByLabel('Project').inputValue()).toBe(project.id);
+    await dialog.getByText('Every one of the 3 accounts in').waitFor();
+    await dialog.getByText('The 3 accounts provisioned to a platform get the new password there too.').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('reset-passwords-confirm-light') });
+
+    await dialog.getByRole('button', { name: 'Reset passwords' }).click();
+    await dialog.getByText('Completed').waitFor({ timeout: 20_000 });
+    await dialog.getByRole('status').filter({ hasText: '3 reset, 0 failed, 0 pending of 3' }).waitFor();
+    const results = dialog.getByLabel('Reset results');
+    await expect.poll(() => results.innerText()).toContain('Updated on Local SCIM directory');
+    expect(await results.innerText()).toMatch(/New passwords\s*3/);
+    await dialog.getByRole('link', { name: 'the project' }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('reset-passwords-done-light') });
+
+    const after = await passwords();
+    after.forEach((password, i) => expect(password).not.toBe(before[i]));
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+  });
+
+  it('dark: the confirmation and the result read', async () => {
+    await useTheme(page, 'dark');
+    await page.goto(`${app}/security`);
+    await page.getByRole('button', { name: 'Reset Passwords' }).click();
+    const dialog = page.getByRole('alertdialog', { name: 'Reset Passwords' });
+    await dialog.getByText('Every one of the 3 accounts in').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('reset-passwords-confirm-dark') });
+    await dialog.getByRole('button', { name: 'Reset passwords' }).click();
+    await dialog.getByText('Completed').waitFor({ timeout: 20_000 });
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: screenshotPath('reset-passwords-done-dark') });
+  });
+});
