@@ -10,11 +10,13 @@
  *  7. Provisioning of 10,000 accounts to real SCIM servers beside a bare client (bench/provisioning.ts).
  *  8. Credential e-mails: 10,000 to the SES emulator beside a bare SendEmail loop, pacing at
  *     14/s, redelivery and suppression (bench/mail.ts).
+ *  9. GET /api/analytics p95 for a user with 100 accounts and one with 1,000,000 (bench/analytics.ts:
+ *     the large user's counters are written as the bulk path writes them, said in the output).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
- * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning) and 50000 (mail), plus TEST_PORT_SHIFT.
+ * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail) and 35000 (analytics), plus TEST_PORT_SHIFT.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -30,6 +32,7 @@ import { exportsBench } from './exports';
 import { generationBench } from './generation';
 import { provisioningBench } from './provisioning';
 import { mailBench } from './mail';
+import { analyticsBench } from './analytics';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { lambdaBundling } from '../lib/bundling';
@@ -180,7 +183,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

@@ -6,7 +6,7 @@
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Route groups: one Lambda each, code in functions/<group>/handler.ts. */
-export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends', 'security'] as const;
+export const routeGroups = ['auth', 'user', 'bulk', 'projects', 'accounts', 'dashboard', 'subscription', 'exports', 'export-history', 'billing', 'integrations', 'email-templates', 'provisioning', 'credential-links', 'email-suppressions', 'mail-sends', 'security', 'analytics'] as const;
 export type RouteGroup = (typeof routeGroups)[number];
 
 export interface RouteDefinition {
@@ -102,6 +102,8 @@ export const routes: readonly RouteDefinition[] = [
   // Reset Passwords: new passwords for a project's accounts, as a job on the provisioning queue.
   { method: 'POST', path: '/api/security/reset-passwords', group: 'security', auth: 'jwt' },
   { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security', auth: 'jwt' },
+  // Analytics from the user's counters (docs/analytics.md): the same few items for any number of accounts.
+  { method: 'GET', path: '/api/analytics', group: 'analytics', auth: 'jwt' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
@@ -263,7 +265,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
   // search that shows passwords is recorded as a security event (and the gate's).
   accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
-  dashboard: { table: [...read, ...gateWrite] },
+  // Reads the analytics counters (the change labels), filling them once for a user whose projects
+  // predate them (a transaction of Updates).
+  dashboard: { table: [...read, ...gateWrite, 'UpdateItem'] },
   subscription: { table: ['GetItem', ...gateWrite] },
   // Records export requests and queues them.
   exports: { table: readWrite, sendTo: ['exports'] },
@@ -296,6 +300,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Reset Passwords: the project's lock and the job in one transaction, queued on the provisioning
   // queue (its worker makes the passwords); reading a job lists its refused accounts (Query).
   security: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], sendTo: ['mail', 'provisioning'], encryptionKey: true },
+  // Reads the user's counters (a total item, 12 month items, past expiration dates), the settings
+  // (timezone) and the latest activity; fills the counters once from the project items (Updates).
+  analytics: { table: [...read, ...gateWrite, 'UpdateItem'] },
 };
 
 /**

@@ -27,6 +27,7 @@ const handlerModules: Record<RouteGroup, () => Promise<{ handler: RouteHandler }
   'email-suppressions': () => import('../../functions/email-suppressions/handler'),
   'mail-sends': () => import('../../functions/mail-sends/handler'),
   security: () => import('../../functions/security/handler'),
+  analytics: () => import('../../functions/analytics/handler'),
 };
 
 /** API Gateway's payload limit. */

@@ -19,6 +19,8 @@ export const bulkChunkMessageSchema = z.object({
   }),
   /** The user's accounts before the job (0: no username lookups needed). */
   existingAccounts: z.number(),
+  /** The user's timezone when the job started: its rows are counted in the user's months (none: read from the settings). */
+  timeZone: z.optional(z.string()),
   chunk: z.number(),
   /** The project's account shards (messages queued before sharding have none: 1). */
   shards: z.optional(z.number()),

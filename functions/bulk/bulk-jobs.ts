@@ -1,5 +1,6 @@
 import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { counterUpdates, type CounterChange } from '../analytics/counters';
 import type { BulkJob, PasswordSettings } from '../../shared/schemas/bulk';
 import { keys } from '../core/keys';
 import { projectItem, type ProjectRecord } from '../projects/project-item';
@@ -27,6 +28,10 @@ export interface BulkJobStarter {
     passwordSettings: PasswordSettings;
     lockOwner: string;
     now: Date;
+    /** The user's timezone: the chunks count their rows in the user's month (functions/analytics/counters.ts). */
+    timeZone: string;
+    /** What the job counts when it starts (the project, the rows refused up front), in the project's own put. */
+    counters: { month: string; change: CounterChange };
   }): Promise<BulkJob>;
 }
 
@@ -40,7 +45,7 @@ export function sqsBulkJobStarter(
   recordUnqueued?: (message: BulkChunkMessage) => Promise<void>,
 ): BulkJobStarter {
   return {
-    async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now }) {
+    async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters }) {
       const createdAt = now.toISOString();
       const bodies = chunkBodies(rows, (chunk, chunkRows) => ({
         userId,
@@ -52,6 +57,7 @@ export function sqsBulkJobStarter(
         passwordSettings,
         existingAccounts,
         shards: project.accountShards ?? 1,
+        timeZone,
         chunk,
         rows: chunkRows,
       }));
@@ -65,7 +71,12 @@ export function sqsBulkJobStarter(
         createdAt,
         updatedAt: createdAt,
       };
-      await db.send(new PutCommand({ TableName: tableName, Item: projectItem(project) }));
+      // The project and its counters in one write: a project is counted exactly when it exists.
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: { TableName: tableName, Item: projectItem(project) } }, ...counterUpdates(tableName, userId, counters.month, counters.change)],
+        }),
+      );
       await db.send(
         new PutCommand({
           TableName: tableName,

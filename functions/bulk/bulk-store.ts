@@ -13,6 +13,7 @@ import { isThrottling, isTransactionConflict, requestRetry, withRetry, type Retr
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
 import { shardsOf } from '../accounts/account-partitions';
+import { counterUpdates, type CounterChange } from '../analytics/counters';
 import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, type Usage } from '../usage/plan-usage';
 
 export type Item = Record<string, unknown> & { PK: string; SK: string };
@@ -26,8 +27,11 @@ export interface BulkStore {
   reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<void>;
   /** Gives back counters (rows that were not created) and, when owner is set, the lock. */
   release(userId: string, change: { projects: number; accounts: number }, lockOwner?: string): Promise<void>;
-  /** A creation finished: record its processing time and give the lock back. */
-  finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number }): Promise<void>;
+  /**
+   * A creation finished: record its processing time, count it on the analytics counters (in the
+   * same transaction: counted exactly when it is recorded) and give the lock back.
+   */
+  finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number; counters?: { month: string; change: CounterChange } }): Promise<void>;
   /**
    * Usernames of the user's accounts that start with any of the bases: strongly consistent reads
    * of the base table's username items (never an index: see claimUsernames).
@@ -186,28 +190,30 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
     },
 
     async finish(userId, done) {
+      const counters = done.counters ? counterUpdates(tableName, userId, done.counters.month, done.counters.change) : [];
+      const record = (withLock: boolean) =>
+        db.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: tableName,
+                  Key: keys.user(userId),
+                  UpdateExpression: `ADD processingMs :ms, processedAccounts :n${withLock ? ' REMOVE bulkLock' : ''}`,
+                  ...(withLock ? { ConditionExpression: 'bulkLock.#owner = :owner', ExpressionAttributeNames: { '#owner': 'owner' } } : {}),
+                  ExpressionAttributeValues: { ':ms': done.processingMs, ':n': done.accounts, ...(withLock ? { ':owner': done.lockOwner } : {}) },
+                },
+              },
+              ...counters,
+            ],
+          }),
+        );
       try {
-        await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.user(userId),
-            UpdateExpression: 'ADD processingMs :ms, processedAccounts :n REMOVE bulkLock',
-            ConditionExpression: 'bulkLock.#owner = :owner',
-            ExpressionAttributeNames: { '#owner': 'owner' },
-            ExpressionAttributeValues: { ':ms': done.processingMs, ':n': done.accounts, ':owner': done.lockOwner },
-          }),
-        );
+        await withRetry('Recording a creation', retry, (e) => isThrottling(e) || isTransactionConflict(e), () => record(true));
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
         // The lock had expired and was taken over: keep the statistics, leave the lock alone.
-        await db.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: keys.user(userId),
-            UpdateExpression: 'ADD processingMs :ms, processedAccounts :n',
-            ExpressionAttributeValues: { ':ms': done.processingMs, ':n': done.accounts },
-          }),
-        );
+        await withRetry('Recording a creation', retry, (e) => isThrottling(e) || isTransactionConflict(e), () => record(false));
       }
     },
 

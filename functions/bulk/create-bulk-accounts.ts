@@ -9,6 +9,7 @@ import { accountShardsFor } from '../accounts/account-partitions';
 import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
+import { monthOf } from '../analytics/counters';
 import type { BulkStore, Item } from './bulk-store';
 import { checkCsvText, checkRows } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
@@ -29,6 +30,8 @@ export interface CreateBulkAccountsDeps {
   integration: (userId: string, integrationId: string) => Promise<{ platform: IntegrationPlatform; apiType: string } | undefined>;
   /** Starts provisioning the project's accounts to the integration (createExternalAccounts); `waitForAccounts` while a job creates them. */
   provision?: (userId: string, projectId: string, integrationId: string, waitForAccounts: boolean) => Promise<{ id: string }>;
+  /** The user's timezone preference: the analytics counters count work in the user's months (functions/analytics/counters.ts). */
+  timeZone: (userId: string) => Promise<string>;
   /** Starts e-mailing the new accounts' holders their credentials (sendCredentials); `waitForAccounts` while a job creates them. */
   sendCredentials?: (userId: string, projectId: string, options: NonNullable<BulkCreateInput['sendCredentials']>, waitForAccounts: boolean) => Promise<{ id: string }>;
 }
@@ -89,7 +92,7 @@ export const createBulkAccounts =
     // However many rows fail, the answer must fit Lambda's 6 MB: it lists the first few and says how many (errorResponse).
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
-    const usage = await deps.store.usage(userId);
+    const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);
     if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
     if (input.sendCredentials) assertCredentialEmails(usage.plan);
     if (input.createExternalAccounts && !input.apiIntegrationId) {
@@ -131,6 +134,8 @@ export const createBulkAccounts =
         passwordSettings: input.passwordSettings,
         createdAt,
         updatedAt: createdAt,
+        // Counted on the analytics counters when created: the lazy fill from project items skips it.
+        statsCounted: true,
       };
       const summaryBase = {
         total,
@@ -154,6 +159,9 @@ export const createBulkAccounts =
           passwordSettings: input.passwordSettings,
           lockOwner: projectId,
           now: started,
+          timeZone,
+          // The project and the rows refused up front count now; the chunks count their own rows.
+          counters: { month: monthOf(started, timeZone), change: { projects: 1, rowsSettled: rejected.length, rowsFailed: rejected.length, ...(input.expirationDate ? { expiresOn: input.expirationDate } : {}) } },
         });
         const provisioning = await startProvisioningOf(deps, userId, input, projectId, true);
         const mail = await startSendOf(deps, userId, input, projectId, true);
@@ -202,7 +210,15 @@ export const createBulkAccounts =
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
       await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
-      await deps.store.finish(userId, { lockOwner: projectId, accounts: valid.length, processingMs: finished.getTime() - started.getTime() });
+      await deps.store.finish(userId, {
+        lockOwner: projectId,
+        accounts: valid.length,
+        processingMs: finished.getTime() - started.getTime(),
+        counters: {
+          month: monthOf(finished, timeZone),
+          change: { projects: 1, accounts: valid.length, rowsSettled: total, rowsFailed: rejected.length, ...(input.expirationDate ? { expiresOn: input.expirationDate } : {}) },
+        },
+      });
       const provisioning = await startProvisioningOf(deps, userId, input, projectId, false);
       const mail = await startSendOf(deps, userId, input, projectId, false);
       const shown = { ...project, ...(provisioning.provisioningJobId ? { integrationId: input.apiIntegrationId, provisioningJobId: provisioning.provisioningJobId } : {}), ...(mail.mailSendId ? { mailSendId: mail.mailSendId } : {}) };

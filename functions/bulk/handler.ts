@@ -16,6 +16,7 @@ import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoBulkStore } from './bulk-store';
+import { userTimeZone } from '../analytics/counters';
 import { recordUnqueuedChunk } from './process-chunk';
 import { createBulkAccounts } from './create-bulk-accounts';
 import { inflateRows } from './compressed-rows';
@@ -47,6 +48,7 @@ const send = startSend({
 });
 const create = createBulkAccounts({
   store,
+  timeZone: (userId) => userTimeZone(db, tableName, userId),
   cipher: appCipher,
   randomBytes,
   now: () => new Date(),

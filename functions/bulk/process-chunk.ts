@@ -8,6 +8,7 @@ import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
+import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
 import { UsernameTakenError, type BulkStore } from './bulk-store';
 import type { BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
@@ -291,6 +292,9 @@ interface ChunkCounts {
 async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: ChunkCounts, reason?: string) {
   const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
   const failed = counts.failedRows.length;
+  // The analytics counters are added to in the marker's transaction: a redelivered chunk adds nothing.
+  const timeZone = message.timeZone ?? (await userTimeZone(deps.db, deps.tableName, message.userId));
+  const counters = counterUpdates(deps.tableName, message.userId, monthOf(deps.now(), timeZone), { accounts: counts.done, rowsSettled: counts.done + failed, rowsFailed: failed });
   try {
     await withRetry('Recording a chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () => {
       const now = deps.now().toISOString();
@@ -343,6 +347,7 @@ async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: C
                   },
                 ]
               : []),
+            ...counters,
           ],
         }),
       );

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -185,6 +185,15 @@ export const keys = {
   userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`, `${userPk(userId)}#SECURITY`, `${userPk(userId)}#SESSIONS`],
   /** Every partition of a project beside its first account partition: the other shards and the rejected rows. */
   projectPartitions: (userId: string, projectId: string, shards = 1) => [...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)), `${userPk(userId)}#PROJECT#${projectId}#REJECTED`],
+
+  /**
+   * The user's analytics counters (functions/analytics), kept up to date with ADD by the writes
+   * that do the work: one item of totals, one per month (YYYY-MM in the user's timezone) and one
+   * per project expiration date, so analytics reads a bounded number of small items.
+   */
+  statsTotal: (userId: string) => ({ PK: userPk(userId), SK: 'STATS#TOTAL' }) as const,
+  statsMonth: (userId: string, month: string) => ({ PK: userPk(userId), SK: `STATS#MONTH#${month}` }) as const,
+  statsExpiry: (userId: string, date: string) => ({ PK: userPk(userId), SK: `STATS#EXPIRES#${date}` }) as const,
 
   stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
   /** ... and a Stripe customer's user id, written at checkout completion. */

@@ -2,21 +2,27 @@ import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/
 import type { ActivityItem, DashboardStats } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
 import type { ProjectStore } from '../projects/project-store';
+import { growthRate, readCounters } from '../analytics/analytics';
 
 export const RECENT_ACTIVITY_LIMIT = 10;
 
 /**
  * GET /api/dashboard/stats, from the user's counters and projects:
  * totalAccounts (stored accounts), activeProjects (active and not past their expiration date),
- * successRate (rows created of rows submitted), avgProcessingTime (measured seconds per account).
+ * successRate (rows created of rows submitted), avgProcessingTime (measured seconds per account:
+ * a creation's wall time from the request to its last row, summed, over the accounts it created);
+ * the change labels from the analytics counters (functions/analytics).
  */
 export const dashboardStats =
   (deps: { db: DynamoDBDocumentClient; tableName: string; projects: ProjectStore; now: () => Date }) =>
   async (userId: string): Promise<DashboardStats> => {
-    const [{ Item: user }, projects] = await Promise.all([
+    const [{ Item: user }, projects, counters] = await Promise.all([
       deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ProjectionExpression: 'accountCount, processingMs, processedAccounts' })),
       deps.projects.list(userId),
+      // The change labels: this month against last, from the same counters as GET /api/analytics.
+      readCounters(deps, userId),
     ]);
+    const thisMonth = counters.months.at(-1)!;
     const today = deps.now().toISOString().slice(0, 10);
     let created = 0;
     let failed = 0;
@@ -33,6 +39,9 @@ export const dashboardStats =
       activeProjects,
       successRate: created + failed === 0 ? 0 : Math.round((created / (created + failed)) * 1000) / 10,
       avgProcessingTime: processedAccounts === 0 ? 0 : Math.round((Number(user?.processingMs ?? 0) / processedAccounts / 1000) * 1000) / 1000,
+      accountsGrowthRate: growthRate(counters),
+      accountsThisMonth: thisMonth.accounts,
+      newProjectsThisMonth: thisMonth.projects,
     };
   };
 

@@ -11,6 +11,8 @@ export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCoun
   userId: string;
   /** Partitions its accounts are spread over (functions/accounts/account-partitions.ts); none: 1. */
   accountShards?: number;
+  /** Counted on the analytics counters when it was created (projects from before the counters are filled in once, functions/analytics). */
+  statsCounted?: boolean;
   /** The generator rules its passwords were made with: Reset Passwords makes new ones the same way. */
   passwordSettings?: PasswordSettings;
 }

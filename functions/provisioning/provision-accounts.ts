@@ -8,6 +8,7 @@ import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
+import { counterUpdates } from '../analytics/counters';
 import { failJob, finishRun, jobKey, pauseJob, readJob, type ProvisioningJobDeps } from './provisioning-jobs';
 import type { ChunkMessage } from './provisioning-message';
 import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
@@ -474,6 +475,8 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
                 ExpressionAttributeValues: { ':synced': project.synced, ':failed': project.failed, ':removed': project.removed },
               },
             },
+            // Accounts on each platform (analytics' top platforms), counted once with the marker.
+            ...(typeof job.platform === 'string' ? counterUpdates(deps.tableName, message.userId, '', { synced: { platform: job.platform, count: project.synced } }) : []),
           ],
         }),
       ),

@@ -89,6 +89,11 @@ export interface DashboardStats {
   successRate: number;
   /** Average seconds per account over completed creations (measured), 0 when none. */
   avgProcessingTime: number;
+  /** Accounts created this month against last month, percent (one decimal); null when last month had none. From the analytics counters, months in the user's timezone. */
+  accountsGrowthRate: number | null;
+  accountsThisMonth: number;
+  /** Projects created this month. */
+  newProjectsThisMonth: number;
 }
 
 export interface ActivityItem {

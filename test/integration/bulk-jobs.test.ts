@@ -146,6 +146,7 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string, options: {
   const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
   const create = createBulkAccounts({
     store: dynamoBulkStore(db, 'bulkonboard'),
+    timeZone: async () => 'UTC',
     cipher: async () => aesGcmCipher(key),
     randomBytes,
     now: () => new Date(),

@@ -12,6 +12,7 @@ import type { ExportView } from '../../shared/schemas/export';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/schemas/project';
 import type { NotificationList } from '../../shared/schemas/notifications';
+import type { Analytics } from '../../shared/schemas/analytics';
 import type { UserSettings } from '../../shared/schemas/user-settings';
 import type { SecurityEventPage } from '../../shared/schemas/security';
 import type { SecurityOverview } from '../../shared/schemas/security-overview';
@@ -212,6 +213,18 @@ const expectations: Record<string, Expectation> = {
       expect(owners.totalAccounts).toBe((await ownTotals(a.user)).accounts);
       expect(owners.totalAccounts).not.toBe(stats.totalAccounts);
       expect(owners.successRate).toBeLessThan(100);
+    },
+  },
+  'GET /api/analytics': {
+    ownerFirst: 'markers',
+    answer: async (response, { a, b }) => {
+      const figures = await ok<Analytics>(response);
+      const own = await ownTotals(b);
+      // B's figures are B's own counters: none of A's accounts, projects or activity.
+      expect(figures).toMatchObject({ totalAccounts: own.accounts, completionRate: 100, topPlatforms: [] });
+      expect(figures.monthlyTrends.reduce((sum, m) => sum + m.projects, 0)).toBe(own.projects);
+      expect(JSON.stringify(figures.recentActivity)).not.toContain(a.projectName);
+      expect((await a.user.json<Analytics>('/api/analytics')).totalAccounts).toBe((await ownTotals(a.user)).accounts);
     },
   },
   'GET /api/dashboard/recent-activity': {

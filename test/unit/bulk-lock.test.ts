@@ -31,6 +31,7 @@ function harness(options: { writeFails?: boolean } = {}) {
   let id = 0;
   const create = createBulkAccounts({
     store,
+    timeZone: async () => 'UTC',
     cipher: async () => aesGcmCipher(randomBytes(32)),
     randomBytes,
     now: () => NOW,

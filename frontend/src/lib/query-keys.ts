@@ -10,6 +10,8 @@ export const queryKeys = {
     ['/api/projects', projectId, 'accounts', { showPasswords }] as const,
   dashboardStats: ['/api/dashboard/stats'] as const,
   recentActivity: ['/api/dashboard/recent-activity'] as const,
+  /** Analytics: from the same counters as the dashboard's change labels, refreshed with it. */
+  analytics: ['/api/analytics'] as const,
   accountSearch: ['/api/accounts/search'] as const,
   bulkJob: (jobId: string) => ['/api/bulk-jobs', jobId] as const,
   /** A provisioning run: the Bulk Creator and the project page both follow one. */

@@ -37,11 +37,12 @@ export type BulkCreateResponse = BulkCreateDone | BulkCreateStarted;
 
 export const isJobStarted = (response: BulkCreateResponse): response is BulkCreateStarted => 'job' in response;
 
-/** Everything a creation changes: projects, dashboard, usage, search. */
+/** Everything a creation changes: projects, dashboard, analytics, usage, search. */
 export function invalidateAfterBulkCreate(queryClient: QueryClient): void {
   for (const queryKey of [
     queryKeys.projects,
     queryKeys.dashboardStats,
+    queryKeys.analytics,
     queryKeys.recentActivity,
     queryKeys.subscriptionStatus,
     queryKeys.accountSearch,

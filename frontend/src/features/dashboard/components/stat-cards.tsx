@@ -7,6 +7,7 @@ import { useDashboardStatsQuery } from '../api/dashboard-api';
 
 const count = new Intl.NumberFormat();
 const percent = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
+const signed = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1, signDisplay: 'exceptZero' });
 
 /** Seconds with the precision that matters: 0.012s, 0.42s, 3.5s. */
 const formatSeconds = (seconds: number) =>
@@ -16,8 +17,8 @@ interface StatDefinition {
   label: string;
   icon: ReactNode;
   value: (stats: DashboardStats) => string;
-  /** What the number covers (never an invented trend). */
-  help: string;
+  /** What the number covers, or its change computed from the analytics counters (never an invented trend). */
+  help: (stats: DashboardStats) => string;
 }
 
 const statDefinitions: StatDefinition[] = [
@@ -25,25 +26,29 @@ const statDefinitions: StatDefinition[] = [
     label: 'Total Accounts',
     icon: <UsersIcon size={18} />,
     value: (stats) => count.format(stats.totalAccounts),
-    help: 'Stored accounts',
+    // Growth this month against last month (months in the user's timezone).
+    help: (stats) =>
+      stats.accountsGrowthRate === null
+        ? `${count.format(stats.accountsThisMonth)} this month`
+        : `${signed.format(stats.accountsGrowthRate)}% this month`,
   },
   {
     label: 'Active Projects',
     icon: <FolderKanbanIcon size={18} />,
     value: (stats) => count.format(stats.activeProjects),
-    help: 'Active and not expired',
+    help: (stats) => `${count.format(stats.newProjectsThisMonth)} new this month`,
   },
   {
     label: 'Success Rate',
     icon: <TrendingUpIcon size={18} />,
     value: (stats) => `${percent.format(stats.successRate)}%`,
-    help: 'Rows created of rows submitted',
+    help: () => 'Rows created of rows submitted',
   },
   {
     label: 'Processing Time',
     icon: <ClockIcon size={18} />,
     value: (stats) => formatSeconds(stats.avgProcessingTime),
-    help: 'Avg per account',
+    help: () => 'Avg per account',
   },
 ];
 
@@ -74,7 +79,7 @@ export function StatCards() {
                     {stats.data ? value(stats.data) : '0'}
                   </Skeleton>
                 </Stat.ValueText>
-                <Stat.HelpText as="dd">{help}</Stat.HelpText>
+                <Stat.HelpText as="dd">{stats.data ? help(stats.data) : '\u00a0'}</Stat.HelpText>
               </Stat.Root>
               <Box color="fg.muted" aria-hidden="true" hideBelow="sm" flexShrink="0">
                 {icon}
