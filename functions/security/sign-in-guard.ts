@@ -52,6 +52,12 @@ export interface SignInGuardStore {
   isUsedTotp(guard: SignInGuard, emailHash: string, code: string, now: Date): boolean;
   /** For the trigger: the guard as it is (no write). */
   read(emailHash: string): Promise<SignInGuard | undefined>;
+  /**
+   * For the trigger: the address belongs to this user (a sign-in succeeded, perhaps straight at
+   * Cognito), so the user's own maxLoginAttempts, events and alerts apply to its failures from
+   * now on. Leaves the count and any lock as they are.
+   */
+  nameUser(emailHash: string, userId: string, now: Date): Promise<void>;
 }
 
 const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
@@ -187,5 +193,23 @@ export function dynamoSignInGuardStore(db: DynamoDBDocumentClient, tableName: st
       }
     },
     isUsedTotp: isUsedTotpCode,
+    async nameUser(emailHash, userId, now) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.signInGuard(emailHash),
+            UpdateExpression: 'SET entityType = :type, userId = :user, failures = if_not_exists(failures, :zero), expiresAt = if_not_exists(expiresAt, :expires)',
+            ConditionExpression: 'attribute_not_exists(userId) OR userId <> :user',
+            ExpressionAttributeValues: { ':type': 'SignInGuard', ':user': userId, ':zero': 0, ':expires': expiry(true, now) },
+          }),
+        );
+      } catch (error) {
+        if (isConditionFailure(error)) return;
+        throw error;
+      }
+      // As in succeed: account deletion deletes the guard through this reference.
+      await db.send(new PutCommand({ TableName: tableName, Item: globalReferenceItem(userId, keys.signInGuard(emailHash)) }));
+    },
   };
 }

@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   PASSWORD_CHANGED_AT_ATTRIBUTE,
   securitySettingsWithDefaults,
-  SESSIONS_NOT_BEFORE_ATTRIBUTE,
   type SecuritySettings,
 } from '../../shared/schemas/security';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { moveSessionsNotBefore } from './sign-in-password-age';
 import { SECURITY_SETTINGS_ATTRIBUTE } from './security-settings';
 import type { RequestOrigin } from './security-events';
 
@@ -37,6 +36,8 @@ export interface SignInAccountStore {
   account(userId: string): Promise<SignInAccount | undefined>;
   /** Sessions signed in before `authTime` (epoch seconds) no longer count (the account gate refuses them). */
   setSessionsNotBefore(userId: string, authTime: number): Promise<void>;
+  /** The security setting twoFactorEnabled made false (Cognito signed the user in without a code). */
+  setTwoFactorOff(userId: string): Promise<void>;
   saveSession(userId: string, refreshToken: string, authTime: number, origin: RequestOrigin, now: Date): Promise<string>;
   /** Every stored session of the user but `exceptSessionId`, tokens decrypted (one that no longer decrypts is skipped). */
   otherSessions(userId: string, exceptSessionId: string): Promise<StoredSession[]>;
@@ -59,21 +60,21 @@ export function dynamoSignInAccountStore(db: DynamoDBDocumentClient, tableName: 
       const passwordSetAt = [Item[PASSWORD_CHANGED_AT_ATTRIBUTE], Item.createdAt].find((value): value is string => typeof value === 'string');
       return { settings: securitySettingsWithDefaults(Item[SECURITY_SETTINGS_ATTRIBUTE]), ...(passwordSetAt ? { passwordSetAt } : {}) };
     },
-    async setSessionsNotBefore(userId, authTime) {
+    setSessionsNotBefore: (userId, authTime) => moveSessionsNotBefore(db, tableName, userId, authTime),
+    async setTwoFactorOff(userId) {
       try {
         await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.user(userId),
-            UpdateExpression: 'SET #n = :t',
-            // Never moved back: a sign-in answered late must not revive a session a newer one replaced.
-            ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(#n) OR #n < :t)',
-            ExpressionAttributeNames: { '#n': SESSIONS_NOT_BEFORE_ATTRIBUTE },
-            ExpressionAttributeValues: { ':t': authTime },
+            UpdateExpression: 'SET #s.twoFactorEnabled = :off',
+            ConditionExpression: 'attribute_exists(#s)',
+            ExpressionAttributeNames: { '#s': SECURITY_SETTINGS_ATTRIBUTE },
+            ExpressionAttributeValues: { ':off': false },
           }),
         );
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
       }
     },
     async saveSession(userId, refreshToken, authTime, origin, now) {

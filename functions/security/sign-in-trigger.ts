@@ -6,7 +6,7 @@ import { logger } from '../core/logger';
 import { sqsMailSender } from '../mail/sqs-mail-queue';
 import { recordSecurityEvent, type SecurityEventDeps } from './security-events';
 import { emailHashOf, isLocked, pendingOriginOf, type SignInGuardStore, dynamoSignInGuardStore } from './sign-in-guard';
-import { dynamoPasswordAgeStore, type PasswordAgeStore } from './sign-in-password-age';
+import { dynamoPasswordAgeStore, type PasswordAgeStore, type SessionCutoffStore } from './sign-in-password-age';
 
 /*
  * The user pool's post-authentication and post-confirmation trigger (one function; the local
@@ -19,9 +19,15 @@ import { dynamoPasswordAgeStore, type PasswordAgeStore } from './sign-in-passwor
  * - Post confirmation of a forgotten password: the password's age starts again and the reset is
  *   recorded (with an alert). A sign-up's confirmation does nothing here.
  */
+/**
+ * A sign-in straight at Cognito moves sessionsNotBefore to the trigger's clock less this much:
+ * Cognito stamps the new token's auth_time after the trigger, and the two clocks are not one.
+ */
+export const DIRECT_SIGN_IN_SLACK_SECONDS = 2;
+
 export interface SignInTriggerDeps {
-  guards: Pick<SignInGuardStore, 'read'>;
-  accounts: PasswordAgeStore;
+  guards: Pick<SignInGuardStore, 'read' | 'nameUser'>;
+  accounts: PasswordAgeStore & SessionCutoffStore;
   events: SecurityEventDeps;
   now: () => Date;
 }
@@ -59,6 +65,24 @@ export const signInTrigger =
         at: now,
         ...(origin ?? {}),
       });
+      // Whatever the path, the address now names its user: later failures count against the
+      // user's own limit and raise the user's events and alerts (the API's route names it too,
+      // but only for sign-ins through it).
+      if (email && guard?.userId !== userId) {
+        await deps.guards.nameUser(emailHashOf(email), userId, now).catch((error: unknown) => {
+          logger.warn('Sign-in guard not named in the Cognito trigger', { error: error instanceof Error ? error.message : String(error) });
+        });
+      }
+      // Straight at Cognito (no origin noted by the API's route, which replaces sessions itself
+      // with the token's exact auth_time): with concurrent sessions off, this sign-in still ends
+      // the others. A failure here must not fail the sign-in: it is logged.
+      if (!origin) {
+        try {
+          if (!(await deps.accounts.concurrentSessionsAllowed(userId))) await deps.accounts.setSessionsNotBefore(userId, Math.floor(now.getTime() / 1000) - DIRECT_SIGN_IN_SLACK_SECONDS);
+        } catch (error) {
+          logger.error('Other sessions not ended after a sign-in straight at Cognito', { error: error instanceof Error ? error.message : String(error) });
+        }
+      }
     } else if (event.triggerSource === 'PostConfirmation_ConfirmForgotPassword') {
       // The password is reset in Cognito already: a failure here must not tell the user otherwise.
       await deps.accounts.setPasswordChangedAt(userId, now.toISOString()).catch((error: unknown) => {

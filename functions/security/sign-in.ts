@@ -122,6 +122,7 @@ export function signInUseCases(deps: SignInDeps) {
       return failed(emailHash, 'totp-reused', origin, now);
     }
     const account = await deps.accounts.account(sub);
+    if (account?.settings.twoFactorEnabled && totpCode === undefined) await twoFactorSwitchedOffOutside(sub, authTime, origin, now);
     const sessionId = await deps.accounts.saveSession(sub, tokens.refreshToken, authTime, origin, now);
     if (account && !account.settings.allowConcurrentSessions) await signOutOthers(sub, sessionId, authTime, origin, now);
     const passwordExpired = Boolean(account?.passwordSetAt && now.getTime() - Date.parse(account.passwordSetAt) > account.settings.passwordExpiryDays * DAY_MS);
@@ -137,6 +138,28 @@ export function signInUseCases(deps: SignInDeps) {
       });
     }
     return { status: 'signedIn', tokens, passwordExpired };
+  }
+
+  /**
+   * The setting says two-factor is on, yet Cognito signed the user in without a code: TOTP was
+   * switched off outside the app (an access token can call Cognito's SetUserMFAPreference
+   * itself; docs/threat-model.md). The setting is made to match Cognito again and the user alerted.
+   */
+  async function twoFactorSwitchedOffOutside(userId: string, authTime: number, origin: RequestOrigin, now: Date) {
+    await deps.accounts.setTwoFactorOff(userId);
+    await recordSecurityEvent(deps.events, {
+      userId,
+      type: 'two_factor_disabled',
+      description: 'Two-factor authentication was found off in Cognito at sign-in, though it was on in the app (switched off outside the app)',
+      severity: 'high',
+      at: now,
+      source: `two_factor_off_outside:${authTime}`,
+      ...origin,
+      alert: {
+        title: 'Two-factor authentication is off',
+        detail: 'Your account signed in without a code from your authenticator app: two-factor authentication was switched off outside BulkOnboard. If this was not you, change your password and turn two-factor authentication on again.',
+      },
+    });
   }
 
   async function signOutOthers(userId: string, sessionId: string, authTime: number, origin: RequestOrigin, now: Date) {

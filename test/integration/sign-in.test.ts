@@ -198,6 +198,22 @@ describe('sign-in with a TOTP code', () => {
     client.destroy();
   });
 
+  it('on in the app but off in Cognito (switched off outside the app): the sign-in raises a high alert and the setting follows Cognito', async () => {
+    const user = await apiUser();
+    // As if the user had turned it on through the app and someone then called Cognito's
+    // SetUserMFAPreference with a stolen access token.
+    await testDb().send(
+      new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET securitySettings = :s', ExpressionAttributeValues: { ':s': { twoFactorEnabled: true } } }),
+    );
+    await signedIn(user.email, user.password);
+    expect((await eventsOf(user.sub)).find((e) => e.type === 'two_factor_disabled')).toMatchObject({ severity: 'high', description: expect.stringContaining('outside the app') });
+    expect(await user.json<{ twoFactorEnabled: boolean }>('/api/security/settings')).toMatchObject({ twoFactorEnabled: false });
+    const { Items = [] } = await testDb().send(
+      new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.notificationsOf(user.sub).PK }, ConsistentRead: true }),
+    );
+    expect(Items.map((n) => n.title)).toContain('Two-factor authentication is off');
+  });
+
   it('wrong codes lock the account like wrong passwords', async () => {
     const { user, secret } = await withTotp();
     await putSettings(user, { maxLoginAttempts: 3 });
@@ -284,6 +300,35 @@ describe('concurrent sessions', () => {
     const secondAuthTime = JSON.parse(Buffer.from(second.accessToken.split('.')[1]!, 'base64url').toString()).auth_time as number;
     expect((await userItemOf(user.sub)).sessionsNotBefore).toBe(secondAuthTime);
     expect((await eventsOf(user.sub)).find((e) => e.type === 'sessions_revoked')).toMatchObject({ severity: 'medium', description: expect.stringContaining('1 other session') });
+  });
+
+  it('off: a sign-in straight at Cognito (not through the app) ends the earlier sessions too, through the trigger', async () => {
+    const user = await apiUser();
+    const first = await signedIn(user.email, user.password);
+    await putSettings(withToken(user, first.accessToken), { allowConcurrentSessions: false });
+    // Older than the trigger's slack (DIRECT_SIGN_IN_SLACK_SECONDS).
+    await new Promise((r) => setTimeout(r, 3100));
+    const client = cognitoClient();
+    const direct = await client
+      .send(new InitiateAuthCommand({ ClientId: stack().userPool.userPoolClientId, AuthFlow: 'USER_PASSWORD_AUTH', AuthParameters: { USERNAME: user.email, PASSWORD: user.password } }))
+      .finally(() => client.destroy());
+    const refused = await withToken(user, first.accessToken).call('/api/security/settings');
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toMatchObject({ code: 'SESSION_REPLACED' });
+    expect((await withToken(user, direct.AuthenticationResult!.AccessToken!).call('/api/security/settings')).status).toBe(200);
+  });
+
+  it("a sign-in straight at Cognito names the guard's user: the user's own limit, events and alert apply from the first failure", async () => {
+    const user = await apiUser();
+    // apiUser() signed in straight at Cognito only: the trigger has named the address.
+    expect(await guardOf(user.email)).toMatchObject({ userId: user.sub, failures: 0 });
+    await putSettings(user, { maxLoginAttempts: 3 });
+    expect((await signIn(user.email, 'Wrong-Passw0rd!')).status).toBe(401);
+    expect((await signIn(user.email, 'Wrong-Passw0rd!')).status).toBe(401);
+    expect((await signIn(user.email, 'Wrong-Passw0rd!')).status).toBe(423);
+    const types = await typesOf(user.sub);
+    expect(types.filter((t) => t === 'failed_login')).toHaveLength(3);
+    expect(types).toContain('lockout');
   });
 
   it('on (the default): the first session keeps refreshing', async () => {
