@@ -125,6 +125,13 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
         const login = (JSON.parse(`"${match[1]}"`) as string).toLowerCase();
         return send(res, 200, [...users.values()].filter((u) => u.profile.login.toLowerCase() === login));
       }
+      const expire = /^\/api\/v1\/users\/([^/]+)\/lifecycle\/expire_password$/.exec(url.pathname);
+      if (req.method === 'POST' && expire) {
+        const found = user(expire[1]!);
+        if (!found) return notFound(expire[1]!);
+        found.status = 'PASSWORD_EXPIRED';
+        return send(res, 200, found);
+      }
       const lifecycle = /^\/api\/v1\/users\/([^/]+)\/lifecycle\/deactivate$/.exec(url.pathname);
       if (req.method === 'POST' && lifecycle) {
         const found = user(lifecycle[1]!);

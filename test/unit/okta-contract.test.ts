@@ -47,8 +47,12 @@ describe("contract: a loopback server that plays Okta's documented shapes, not t
     expect(fake.received[0]!.url).toBe('/api/v1/users?activate=true&nextLogin=changePassword');
     expect(fake.users.get(id)?.status).toBe('PASSWORD_EXPIRED');
 
+    fake.users.get(id)!.status = 'ACTIVE';
     expect(await okta.setPassword(id, { username: 'janedoe2026-1', password: 'Reset-Pw-1!y' })).toEqual({ kind: 'updated' });
-    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}`, authorization: `SSWS ${TOKEN}`, body: { credentials: { password: { value: 'Reset-Pw-1!y' } } } });
+    expect(fake.received.at(-2)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}`, authorization: `SSWS ${TOKEN}`, body: { credentials: { password: { value: 'Reset-Pw-1!y' } } } });
+    // Require password change: the reset password is expired too, so Okta asks for a new one.
+    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}/lifecycle/expire_password` });
+    expect(fake.users.get(id)?.status).toBe('PASSWORD_EXPIRED');
     expect(fake.passwords.get(id)).toBe('Reset-Pw-1!y');
     // Okta's policy refusing the new password: failed with Okta's words, not retried; a user gone: gone.
     expect(await okta.setPassword(id, { username: 'janedoe2026-1', password: 'short' })).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('Password requirements were not met') });

@@ -1,3 +1,4 @@
+import { logger } from '../../core/logger';
 import type { AccountPolicy, ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
 import { failureOf, isCallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
@@ -156,13 +157,24 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
     /**
      * An administrator's password update (POST /api/v1/users/{id}, partial update of
      * credentials.password): Okta sets it without the old one, checked against its password policy.
+     * With Require password change on, the new password is then expired
+     * (POST .../lifecycle/expire_password: status PASSWORD_EXPIRED, Okta asks for a new one at the
+     * next sign-in). The password is set either way: an expiry Okta refuses is logged, and the
+     * account counts as updated (its new password works).
      */
     async setPassword(externalId, person): Promise<SetPasswordOutcome> {
-      const answer = await client.call({ method: 'POST', path: `/api/v1/users/${encodeURIComponent(externalId)}`, body: { credentials: { password: { value: person.password } } } });
+      const path = `/api/v1/users/${encodeURIComponent(externalId)}`;
+      const answer = await client.call({ method: 'POST', path, body: { credentials: { password: { value: person.password } } } });
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) return { kind: 'gone' };
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
-      return oktaFailure(answer);
+      if (answer.status < 200 || answer.status >= 300) return oktaFailure(answer);
+      if (policy.requirePasswordChange) {
+        const expired = await client.call({ method: 'POST', path: `${path}/lifecycle/expire_password` });
+        if (isCallFailure(expired) || expired.status < 200 || expired.status >= 300) {
+          logger.warn('Okta: password set but not expired', { status: isCallFailure(expired) ? expired.message : expired.status });
+        }
+      }
+      return { kind: 'updated' };
     },
 
     close: () => client.close(),
