@@ -17,6 +17,43 @@ export const shardsOf = (project: Record<string, unknown> | undefined): number =
   return Number.isInteger(shards) && shards >= 1 && shards <= MAX_ACCOUNT_SHARDS ? shards : 1;
 };
 
+/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
+export async function maxAccountRow(db: DynamoDBDocumentClient, tableName: string, userId: string, projectId: string, shards: number): Promise<number> {
+  const lasts = await Promise.all(
+    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
+      const { Items } = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
+          ScanIndexForward: false,
+          Limit: 1,
+          ProjectionExpression: '#row',
+          ExpressionAttributeNames: { '#row': 'row' },
+          ConsistentRead: true,
+        }),
+      );
+      return Number(Items?.[0]?.row ?? 0);
+    }),
+  );
+  return Math.max(0, ...lasts);
+}
+
+/**
+ * A job's chunks over a project's accounts: each shard's rows 1..maxRow in ranges of about
+ * `accountsPerChunk` accounts of that shard (a shard holds every shards-th row), numbered in
+ * order. The same arguments always give the same chunks, so a plan that runs twice queues the
+ * same messages.
+ */
+export function rowRanges(shards: number, maxRow: number, accountsPerChunk: number): { chunk: number; shard: number; fromRow: number; toRow: number }[] {
+  const width = accountsPerChunk * shards;
+  const ranges: { chunk: number; shard: number; fromRow: number; toRow: number }[] = [];
+  for (let shard = 0; shard < shards; shard++) {
+    for (let fromRow = 1; fromRow <= maxRow; fromRow += width) ranges.push({ chunk: ranges.length, shard, fromRow, toRow: Math.min(maxRow, fromRow + width - 1) });
+  }
+  return ranges;
+}
+
 /**
  * One page of a project's accounts in file order, after the row whose sort key is `afterSk`
  * (none: from the start). With one shard it is a plain Query. With several, each shard is asked

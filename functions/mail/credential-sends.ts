@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { builtInTemplate } from '../../shared/email/default-template';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -15,7 +15,7 @@ import {
 import { ConflictError, NotFoundError } from '../core/errors';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
-import { shardsOf } from '../accounts/account-partitions';
+import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitions';
 import { assertCredentialEmails } from '../usage/plan-usage';
 import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
 
@@ -233,36 +233,7 @@ export const startSend =
  */
 export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number): CredentialsChunkMessage[] {
   if (accountRow !== undefined) return [{ type: 'credentials', userId, sendId, chunk: 0, shard: accountRow % Math.max(1, shards), fromRow: accountRow, toRow: accountRow }];
-  const width = MAIL_CHUNK_ACCOUNTS * shards;
-  const chunks: CredentialsChunkMessage[] = [];
-  for (let shard = 0; shard < shards; shard++) {
-    for (let fromRow = 1; fromRow <= maxRow; fromRow += width) {
-      chunks.push({ type: 'credentials', userId, sendId, chunk: chunks.length, shard, fromRow, toRow: Math.min(maxRow, fromRow + width - 1) });
-    }
-  }
-  return chunks;
-}
-
-/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
-async function maxRowOf(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number): Promise<number> {
-  const lasts = await Promise.all(
-    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
-      const { Items } = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
-          ScanIndexForward: false,
-          Limit: 1,
-          ProjectionExpression: '#row',
-          ExpressionAttributeNames: { '#row': 'row' },
-          ConsistentRead: true,
-        }),
-      );
-      return Number(Items?.[0]?.row ?? 0);
-    }),
-  );
-  return Math.max(0, ...lasts);
+  return rowRanges(shards, maxRow, MAIL_CHUNK_ACCOUNTS).map((range) => ({ type: 'credentials', userId, sendId, ...range }));
 }
 
 /**
@@ -292,7 +263,7 @@ export const planSend =
       const scope = send.scope as SendScope;
       const total = scopeCount(scope, project);
       const shards = shardsOf(project);
-      const maxRow = total > 0 && scope !== 'account' ? await maxRowOf(deps, userId, projectId, shards) : 0;
+      const maxRow = total > 0 && scope !== 'account' ? await maxAccountRow(deps.db, deps.tableName, userId, projectId, shards) : 0;
       const chunks = total > 0 ? chunkPlan(userId, sendId, shards, maxRow, scope === 'account' ? Number(send.accountRow) : undefined).length : 0;
       const at = deps.now().toISOString();
       try {

@@ -13,7 +13,7 @@ import type { IntegrationPlatform } from '../../shared/schemas/integrations';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
-import { shardsOf } from '../accounts/account-partitions';
+import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitions';
 import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
@@ -110,36 +110,7 @@ export async function requirePasswordChangeOf(deps: Pick<ProvisioningJobDeps, 'd
  * same chunks, so a start or resume that runs twice queues the same messages (a chunk is done once).
  */
 export function chunkPlan(userId: string, jobId: string, shards: number, maxRow: number): ChunkMessage[] {
-  const width = PROVISIONING_CHUNK_ACCOUNTS * shards;
-  const chunks: ChunkMessage[] = [];
-  for (let shard = 0; shard < shards; shard++) {
-    for (let fromRow = 1; fromRow <= maxRow; fromRow += width) {
-      chunks.push({ type: 'chunk', userId, jobId, chunk: chunks.length, shard, fromRow, toRow: Math.min(maxRow, fromRow + width - 1) });
-    }
-  }
-  return chunks;
-}
-
-/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
-async function maxRowOf(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number): Promise<number> {
-  const lasts = await Promise.all(
-    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
-      const { Items } = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
-          ScanIndexForward: false,
-          Limit: 1,
-          ProjectionExpression: '#row',
-          ExpressionAttributeNames: { '#row': 'row' },
-          ConsistentRead: true,
-        }),
-      );
-      return Number(Items?.[0]?.row ?? 0);
-    }),
-  );
-  return Math.max(0, ...lasts);
+  return rowRanges(shards, maxRow, PROVISIONING_CHUNK_ACCOUNTS).map((range) => ({ type: 'chunk', userId, jobId, ...range }));
 }
 
 export interface StartDeps extends ProvisioningJobDeps {
@@ -270,7 +241,7 @@ export const planRun =
       const counts = syncCounts(project, Number(project.accountCount ?? 0));
       const total = sourceCount(job.mode as ProvisioningMode, counts);
       const shards = shardsOf(project);
-      const maxRow = total > 0 ? await maxRowOf(deps, userId, projectId, shards) : 0;
+      const maxRow = total > 0 ? await maxAccountRow(deps.db, deps.tableName, userId, projectId, shards) : 0;
       const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;
       const at = deps.now().toISOString();
       try {

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus } from '../../shared/schemas/reset-passwords';
-import { shardsOf } from '../accounts/account-partitions';
+import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { chunkPlan, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
@@ -201,28 +201,6 @@ async function resetFailures(deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Rec
   return failures;
 }
 
-/** The highest row number among a project's accounts (0: none), from the last item of each shard. */
-async function maxRowOf(deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number): Promise<number> {
-  const lasts = await Promise.all(
-    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
-      const { Items } = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
-          ScanIndexForward: false,
-          Limit: 1,
-          ProjectionExpression: '#row',
-          ExpressionAttributeNames: { '#row': 'row' },
-          ConsistentRead: true,
-        }),
-      );
-      return Number(Items?.[0]?.row ?? 0);
-    }),
-  );
-  return Math.max(0, ...lasts);
-}
-
 /** The reset's chunks: a run's chunk plan, as reset-chunk messages. */
 export const resetChunks = (userId: string, jobId: string, shards: number, maxRow: number): ResetChunkMessage[] =>
   chunkPlan(userId, jobId, shards, maxRow).map((chunk) => ({ ...chunk, type: 'reset-chunk' }));
@@ -241,7 +219,7 @@ export const planReset =
       if (!project) return failReset(deps, userId, jobId, 'The project was deleted.');
       const shards = shardsOf(project);
       const total = Number(project.accountCount ?? 0);
-      const maxRow = total > 0 ? await maxRowOf(deps, userId, String(job.projectId), shards) : 0;
+      const maxRow = total > 0 ? await maxAccountRow(deps.db, deps.tableName, userId, String(job.projectId), shards) : 0;
       const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;
       const at = deps.now().toISOString();
       try {
