@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SYNC_ROW_LIMIT } from '../../shared/bulk-limits';
 import { keys } from '../core/keys';
+import { withStates } from './account-states';
 
 /**
  * How many partitions a project's accounts are spread over. A partition takes at most 1,000 WCU/s
@@ -92,9 +93,11 @@ export async function accountsPageInOrder(
     .flatMap((p) => p.items)
     .filter((item) => bound === undefined || String(item.SK) <= bound)
     .sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1));
-  const items = merged.slice(0, limit);
-  const more = pages.some((p) => p.more) || merged.length > items.length;
-  return { items, ...(more && items.length ? { lastSk: String(items[items.length - 1]!.SK) } : {}) };
+  const page = merged.slice(0, limit);
+  const more = pages.some((p) => p.more) || merged.length > page.length;
+  // What the delivery jobs recorded (provisioning, e-mail) lives in state blocks beside the accounts.
+  const items = await withStates(db, tableName, target, page, options);
+  return { items, ...(more && page.length ? { lastSk: String(page[page.length - 1]!.SK) } : {}) };
 }
 
 /**

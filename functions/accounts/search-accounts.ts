@@ -6,6 +6,8 @@ import { keys } from '../core/keys';
 import type { IndexName } from '../core/table-definition';
 import { accountView, readableAccountPassword } from './account-item';
 import { searchTerm } from './search-terms';
+import { shardsOf } from './account-partitions';
+import { withStatesByKey } from './account-states';
 
 export const SEARCH_LIMIT = 50;
 
@@ -60,10 +62,18 @@ export const searchAccounts =
       const stored = full.get(`${String(item.PK)}|${String(item.SK)}`);
       if (stored) found.push(stored);
     }
+    const withState = await withStatesByKey(deps.db, deps.tableName, userId, found, await projectShards(deps.db, deps.tableName, userId, found));
     const cipher = showPasswords ? await deps.cipher() : undefined;
-    const items = found.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item)));
+    const items = withState.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item)));
     return { items, count: items.length, hasMore };
   };
+
+/** The shard count of each project among the accounts (one BatchGetItem): the state blocks' keys follow from it. */
+async function projectShards(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[]): Promise<Map<string, number>> {
+  const projectIds = [...new Set(accounts.map((account) => String(account.projectId)))];
+  const projects = await accountsByKey(db, tableName, projectIds.map((projectId) => keys.project(userId, projectId)));
+  return new Map(projectIds.map((projectId) => [projectId, shardsOf(projects.get(`${keys.project(userId, projectId).PK}|${keys.project(userId, projectId).SK}`))]));
+}
 
 /** Items by key (BatchGetItem, at most 100 keys a call), unprocessed keys read again with full jitter. */
 async function accountsByKey(db: DynamoDBDocumentClient, tableName: string, itemKeys: { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown>>> {

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats', 'AccountStates'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -52,6 +52,11 @@ export const keys = {
   /** Every partition of a project's accounts. */
   accountPartitions: (userId: string, projectId: string, shards = 1) => Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)),
   accountId: (projectId: string, row: number) => `${projectId}.${rowKey(row)}`,
+  /** Query: the state blocks of a project's accounts (functions/accounts/account-states.ts). */
+  accountStatesOf: (userId: string, projectId: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#STATE` }) as const,
+  /** One state block: a channel's entries for the rows of one shard from `fromRow` on. */
+  accountStateBlock: (userId: string, projectId: string, channel: string, fromRow: number, shard: number) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#STATE`, SK: `${channel}#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}` }) as const,
 
   /**
    * Index keys that make an account findable by prefix of first name, last name, e-mail and
@@ -183,8 +188,12 @@ export const keys = {
   globalReferencesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'GLOBALREF#' }) as const,
   /** Every partition of a user beside USER#<id> that is not per project (those follow from the project items). */
   userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`, `${userPk(userId)}#SECURITY`, `${userPk(userId)}#SESSIONS`],
-  /** Every partition of a project beside its first account partition: the other shards and the rejected rows. */
-  projectPartitions: (userId: string, projectId: string, shards = 1) => [...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)), `${userPk(userId)}#PROJECT#${projectId}#REJECTED`],
+  /** Every partition of a project beside its first account partition: the other shards, the rejected rows and the accounts' state blocks. */
+  projectPartitions: (userId: string, projectId: string, shards = 1) => [
+    ...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)),
+    `${userPk(userId)}#PROJECT#${projectId}#REJECTED`,
+    `${accountPartition(userId, projectId, 0)}#STATE`,
+  ],
 
   /**
    * The user's analytics counters (functions/analytics), kept up to date with ADD by the writes

@@ -1,0 +1,112 @@
+import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { accountItem } from '../../functions/accounts/account-item';
+import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
+import { StateBlockConflict, StateBlockWriter, STATE_BLOCK_ROWS, stateBlockKey, withStatesByKey } from '../../functions/accounts/account-states';
+import { keys } from '../../functions/core/keys';
+import { testDb } from '../support/api';
+
+const TABLE = 'bulkonboard';
+
+/** A project of `count` accounts over `shards` partitions, written straight to the table. */
+async function storedProject(userId: string, projectId: string, count: number, shards: number) {
+  const db = testDb();
+  const items = Array.from({ length: count }, (_, i) =>
+    accountItem(
+      {
+        id: keys.accountId(projectId, i + 1),
+        userId,
+        projectId,
+        projectName: 'States',
+        row: i + 1,
+        firstName: 'State',
+        lastName: `Person${i + 1}`,
+        email: `state.${i + 1}@example.com`,
+        username: `state${i + 1}`,
+        passwordCiphertext: 'not-read-here',
+        accountType: 'user',
+        isActive: true,
+        externalStatus: 'pending',
+        createdAt: new Date().toISOString(),
+      },
+      shards,
+    ),
+  );
+  for (let i = 0; i < items.length; i += 25) await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+  return items;
+}
+
+describe('account state blocks (what provisioning runs and credential sends record, beside the accounts)', () => {
+  it('an entry replaces its channel’s attributes in every read of the accounts; blocks are written whole and few', async () => {
+    const db = testDb();
+    const userId = `states-${Date.now()}`;
+    const projectId = 'p1';
+    const shards = 3;
+    await storedProject(userId, projectId, 400, shards);
+    const target = { userId, projectId, shards };
+
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    expect((await prov.load(1, 400)).size).toBe(0);
+    for (let row = 1; row <= 400; row += 2) prov.set(row, row % 10 === 1 ? { externalStatus: 'failed', externalError: 'Refused by the platform', provisionRun: 'run1' } : { externalStatus: 'success', externalAccountId: `ext-${row}`, provisionRun: 'run1' });
+    const mail = new StateBlockWriter({ db, tableName: TABLE }, target, 'MAIL');
+    await mail.load(1, 400);
+    mail.set(2, { emailStatus: 'sent', emailMessageId: 'm-2' });
+    await Promise.all([prov.flush(), mail.flush()]);
+
+    // Every account read in file order, through pages, carries its state; the others are as stored.
+    const seen: Record<string, unknown>[] = [];
+    let after: string | undefined;
+    do {
+      const page = await accountsPageInOrder(db, TABLE, target, 70, after, { consistent: true });
+      seen.push(...page.items);
+      after = page.lastSk;
+    } while (after);
+    expect(seen.map((a) => a.row)).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    for (const account of seen) {
+      const row = Number(account.row);
+      if (row % 2 === 0) expect(account.externalStatus).toBe('pending');
+      else if (row % 10 === 1) expect(account).toMatchObject({ externalStatus: 'failed', externalError: 'Refused by the platform' });
+      else expect(account).toMatchObject({ externalStatus: 'success', externalAccountId: `ext-${row}` });
+    }
+    expect(seen[1]).toMatchObject({ emailStatus: 'sent', emailMessageId: 'm-2', externalStatus: 'pending' });
+
+    // A later run's entry replaces the whole channel: no stale error is left behind.
+    const retry = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    const loaded = await retry.load(1, 400);
+    expect(loaded.get(11)).toMatchObject({ externalStatus: 'failed' });
+    retry.set(11, { externalStatus: 'success', externalAccountId: 'ext-11', provisionRun: 'run2' });
+    await retry.flush();
+    const [eleventh] = (await accountsPageInOrder(db, TABLE, target, 1, keys.account(userId, projectId, 10, shards).SK, { consistent: true })).items;
+    expect(eleventh).toMatchObject({ row: 11, externalStatus: 'success', externalAccountId: 'ext-11' });
+    expect(eleventh).not.toHaveProperty('externalError');
+
+    // By key (a search's hits from several projects).
+    const hits = [
+      (await db.send(new GetCommand({ TableName: TABLE, Key: keys.account(userId, projectId, 3, shards) }))).Item!,
+      (await db.send(new GetCommand({ TableName: TABLE, Key: keys.account(userId, projectId, 4, shards) }))).Item!,
+    ];
+    const overlaid = await withStatesByKey(db, TABLE, userId, hits, new Map([[projectId, shards]]));
+    expect(overlaid.map((a) => a.externalStatus)).toEqual(['success', 'pending']);
+
+    // 200 entries of one channel over 3 shards: one block per shard per STATE_BLOCK_ROWS*shards rows.
+    const block = await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(userId, projectId, 'PROV', 1, shards), ConsistentRead: true }));
+    expect(Object.keys(block.Item!.rows as object).length).toBeLessThanOrEqual(STATE_BLOCK_ROWS);
+  });
+
+  it('a writer whose blocks another delivery changed since it read them stops instead of overwriting', async () => {
+    const db = testDb();
+    const userId = `states-conflict-${Date.now()}`;
+    const target = { userId, projectId: 'p1', shards: 1 };
+    await storedProject(userId, 'p1', 10, 1);
+    const first = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    const second = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await first.load(1, 10);
+    await second.load(1, 10);
+    second.set(1, { externalStatus: 'success', externalAccountId: 'second' });
+    await second.flush();
+    first.set(1, { externalStatus: 'success', externalAccountId: 'first' });
+    await expect(first.flush()).rejects.toBeInstanceOf(StateBlockConflict);
+    const [account] = (await accountsPageInOrder(db, TABLE, target, 1, undefined, { consistent: true })).items;
+    expect(account!.externalAccountId).toBe('second');
+  });
+});
