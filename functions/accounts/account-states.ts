@@ -1,6 +1,4 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 
 /**
@@ -13,7 +11,8 @@ import { keys } from '../core/keys';
  * holds the state of up to STATE_BLOCK_ROWS accounts of one shard, written whole by the one
  * delivery that holds the chunk (the chunk lease), conditional on the block's version, so a
  * chunk of 250 accounts costs a handful of writes and a lapsed lease can never overwrite newer
- * state. Every reader of accounts overlays the blocks (`withStates`): the block's entry for an
+ * state (the writer: account-state-writer.ts). Every reader of accounts overlays the blocks
+ * (`withStates`; a search's hits: account-states-by-key.ts): the block's entry for an
  * account replaces that channel's attributes of the item, so what the API, exports and the
  * workers see is the same truth.
  *
@@ -50,9 +49,9 @@ export const rowOf = (account: Record<string, unknown>): number => (typeof accou
 
 /** row -> entry, per channel. */
 export type AccountStates = Record<StateChannel, Map<number, StateEntry>>;
-const emptyStates = (): AccountStates => ({ PROV: new Map(), MAIL: new Map() });
+export const emptyStates = (): AccountStates => ({ PROV: new Map(), MAIL: new Map() });
 
-function addBlock(states: AccountStates, item: Record<string, unknown>): void {
+export function addBlock(states: AccountStates, item: Record<string, unknown>): void {
   const channel = item.channel as StateChannel;
   const rows = item.rows as Record<string, StateEntry> | undefined;
   if (!states[channel] || !rows) return;
@@ -122,162 +121,4 @@ export async function withStates(
   const rows = accounts.map(rowOf);
   const states = await readStates(db, tableName, target, Math.min(...rows), Math.max(...rows), options);
   return accounts.map((account) => overlayState(account, states));
-}
-
-/**
- * Accounts of any projects of one user (a search's hits) with their states: the blocks are read
- * by key (BatchGetItem), which needs each project's shard count.
- */
-export async function withStatesByKey(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[], shardsOfProject: Map<string, number>): Promise<Record<string, unknown>[]> {
-  const blockKeys = new Map<string, { PK: string; SK: string }>();
-  for (const account of accounts) {
-    const projectId = String(account.projectId);
-    for (const channel of stateChannels) {
-      const key = stateBlockKey(userId, projectId, channel, rowOf(account), shardsOfProject.get(projectId) ?? 1);
-      blockKeys.set(`${key.PK}|${key.SK}`, key);
-    }
-  }
-  const byProject = new Map<string, AccountStates>();
-  const pending = [...blockKeys.values()];
-  for (let i = 0; i < pending.length; i += 100) {
-    let batch: Record<string, unknown>[] = pending.slice(i, i + 100);
-    await withRetry('Reading account states', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedStateKeys, async () => {
-      const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch } } }));
-      for (const item of Responses?.[tableName] ?? []) {
-        const projectId = String(item.projectId);
-        if (!byProject.has(projectId)) byProject.set(projectId, emptyStates());
-        addBlock(byProject.get(projectId)!, item);
-      }
-      batch = UnprocessedKeys?.[tableName]?.Keys ?? [];
-      if (batch.length) throw new UnprocessedStateKeys();
-    });
-  }
-  return accounts.map((account) => {
-    const states = byProject.get(String(account.projectId));
-    return states ? overlayState(account, states) : account;
-  });
-}
-
-class UnprocessedStateKeys extends Error {}
-
-/** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
-export class StateBlockConflict extends Error {
-  constructor() {
-    super('An account state block was written by another delivery');
-  }
-}
-
-/**
- * The state blocks of one chunk, held by the delivery that holds the chunk's lease: `load` reads
- * them (strongly consistent), `set` changes entries in memory, `flush` writes the changed blocks,
- * each conditional on the version it read, one write of a block at a time. Callers flush as
- * results arrive (what is written survives a crash) and always before the chunk counts as done.
- */
-export class StateBlockWriter {
-  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; dirty: boolean }>();
-  private flushing: Promise<void> = Promise.resolve();
-
-  constructor(
-    private readonly deps: { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy },
-    private readonly target: { userId: string; projectId: string; shards: number },
-    private readonly channel: StateChannel,
-  ) {}
-
-  /** Reads the blocks of rows from..to (and returns their states, for the overlay). */
-  async load(fromRow: number, toRow: number): Promise<Map<number, StateEntry>> {
-    const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.db.send(
-        new QueryCommand({
-          TableName: this.deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-          ExpressionAttributeValues: {
-            ':pk': PK,
-            ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
-            ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        this.blocks.set(String(item.SK), {
-          key: { PK: String(item.PK), SK: String(item.SK) },
-          shard: Number(item.shard),
-          fromRow: Number(item.fromRow),
-          rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
-          version: Number(item.version ?? 0),
-          dirty: false,
-        });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-    const entries = new Map<number, StateEntry>();
-    for (const block of this.blocks.values()) for (const [row, entry] of Object.entries(block.rows)) entries.set(Number(row), entry);
-    return entries;
-  }
-
-  get(row: number): StateEntry | undefined {
-    return this.blockOf(row)?.rows[String(row)];
-  }
-
-  set(row: number, entry: StateEntry): void {
-    const shards = Math.max(1, this.target.shards);
-    const key = stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, shards);
-    let block = this.blocks.get(key.SK);
-    if (!block) {
-      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, dirty: false };
-      this.blocks.set(key.SK, block);
-    }
-    block.rows[String(row)] = entry;
-    block.dirty = true;
-  }
-
-  /** Writes every changed block (after any flush already running). Throws StateBlockConflict when another writer got in. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(() => this.writeDirty());
-    return this.flushing;
-  }
-
-  private blockOf(row: number) {
-    return this.blocks.get(stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, this.target.shards).SK);
-  }
-
-  private async writeDirty(): Promise<void> {
-    const dirty = [...this.blocks.values()].filter((block) => block.dirty);
-    await Promise.all(
-      dirty.map(async (block) => {
-        block.dirty = false;
-        const version = block.version + 1;
-        try {
-          await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
-            this.deps.db.send(
-              new PutCommand({
-                TableName: this.deps.tableName,
-                Item: {
-                  ...block.key,
-                  entityType: 'AccountStates',
-                  userId: this.target.userId,
-                  projectId: this.target.projectId,
-                  channel: this.channel,
-                  shard: block.shard,
-                  fromRow: block.fromRow,
-                  rows: { ...block.rows },
-                  version,
-                },
-                ConditionExpression: block.version === 0 ? 'attribute_not_exists(PK)' : 'version = :version',
-                ...(block.version === 0 ? {} : { ExpressionAttributeValues: { ':version': block.version } }),
-              }),
-            ),
-          );
-          block.version = version;
-        } catch (error) {
-          block.dirty = true;
-          if (error instanceof ConditionalCheckFailedException) throw new StateBlockConflict();
-          throw error;
-        }
-      }),
-    );
-  }
 }

@@ -7,7 +7,7 @@ import type { IndexName } from '../core/table-definition';
 import { accountView, readableAccountPassword } from './account-item';
 import { searchTerm } from './search-terms';
 import { shardsOf } from './account-partitions';
-import { withStatesByKey } from './account-states';
+import { withStatesByKey } from './account-states-by-key';
 
 export const SEARCH_LIMIT = 50;
 

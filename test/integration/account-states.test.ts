@@ -2,7 +2,9 @@ import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { accountItem } from '../../functions/accounts/account-item';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
-import { StateBlockConflict, StateBlockWriter, STATE_BLOCK_ROWS, stateBlockKey, withStatesByKey } from '../../functions/accounts/account-states';
+import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
+import { STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
+import { withStatesByKey } from '../../functions/accounts/account-states-by-key';
 import { keys } from '../../functions/core/keys';
 import { testDb } from '../support/api';
 
@@ -24,7 +26,7 @@ async function storedProject(userId: string, projectId: string, count: number, s
         email: `state.${i + 1}@example.com`,
         username: `state${i + 1}`,
         passwordCiphertext: 'not-read-here',
-        accountType: 'user',
+        accountType: 'Standard User',
         isActive: true,
         externalStatus: 'pending',
         createdAt: new Date().toISOString(),

@@ -1,0 +1,127 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { keys } from '../core/keys';
+import { blockStart, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+
+/** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
+export class StateBlockConflict extends Error {
+  constructor() {
+    super('An account state block was written by another delivery');
+  }
+}
+
+/**
+ * The state blocks of one chunk, held by the delivery that holds the chunk's lease: `load` reads
+ * them (strongly consistent), `set` changes entries in memory, `flush` writes the changed blocks,
+ * each conditional on the version it read, one write of a block at a time. Callers flush as
+ * results arrive (what is written survives a crash) and always before the chunk counts as done.
+ */
+export class StateBlockWriter {
+  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; dirty: boolean }>();
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly deps: { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy },
+    private readonly target: { userId: string; projectId: string; shards: number },
+    private readonly channel: StateChannel,
+  ) {}
+
+  /** Reads the blocks of rows from..to (and returns their states, for the overlay). */
+  async load(fromRow: number, toRow: number): Promise<Map<number, StateEntry>> {
+    const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.deps.db.send(
+        new QueryCommand({
+          TableName: this.deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+          ExpressionAttributeValues: {
+            ':pk': PK,
+            ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
+            ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) {
+        this.blocks.set(String(item.SK), {
+          key: { PK: String(item.PK), SK: String(item.SK) },
+          shard: Number(item.shard),
+          fromRow: Number(item.fromRow),
+          rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
+          version: Number(item.version ?? 0),
+          dirty: false,
+        });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    const entries = new Map<number, StateEntry>();
+    for (const block of this.blocks.values()) for (const [row, entry] of Object.entries(block.rows)) entries.set(Number(row), entry);
+    return entries;
+  }
+
+  get(row: number): StateEntry | undefined {
+    return this.blockOf(row)?.rows[String(row)];
+  }
+
+  set(row: number, entry: StateEntry): void {
+    const shards = Math.max(1, this.target.shards);
+    const key = stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, shards);
+    let block = this.blocks.get(key.SK);
+    if (!block) {
+      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, dirty: false };
+      this.blocks.set(key.SK, block);
+    }
+    block.rows[String(row)] = entry;
+    block.dirty = true;
+  }
+
+  /** Writes every changed block (after any flush already running). Throws StateBlockConflict when another writer got in. */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.catch(() => undefined).then(() => this.writeDirty());
+    return this.flushing;
+  }
+
+  private blockOf(row: number) {
+    return this.blocks.get(stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, this.target.shards).SK);
+  }
+
+  private async writeDirty(): Promise<void> {
+    const dirty = [...this.blocks.values()].filter((block) => block.dirty);
+    await Promise.all(
+      dirty.map(async (block) => {
+        block.dirty = false;
+        const version = block.version + 1;
+        try {
+          await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
+            this.deps.db.send(
+              new PutCommand({
+                TableName: this.deps.tableName,
+                Item: {
+                  ...block.key,
+                  entityType: 'AccountStates',
+                  userId: this.target.userId,
+                  projectId: this.target.projectId,
+                  channel: this.channel,
+                  shard: block.shard,
+                  fromRow: block.fromRow,
+                  rows: { ...block.rows },
+                  version,
+                },
+                ConditionExpression: block.version === 0 ? 'attribute_not_exists(PK)' : 'version = :version',
+                ...(block.version === 0 ? {} : { ExpressionAttributeValues: { ':version': block.version } }),
+              }),
+            ),
+          );
+          block.version = version;
+        } catch (error) {
+          block.dirty = true;
+          if (error instanceof ConditionalCheckFailedException) throw new StateBlockConflict();
+          throw error;
+        }
+      }),
+    );
+  }
+}
