@@ -341,7 +341,7 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },
   // Erases one user: reads the user's partitions, deletes their items (and the global items they
   // name), the user's export files, the Cognito user, and ends billing (the Stripe secret).
-  'account-deletion-worker': { table: ['GetItem', 'Query', 'DeleteItem', 'BatchWriteItem'], exportBucketDelete: true, deleteUsers: true, stripeSecret: true },
+  'account-deletion-worker': { table: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], exportBucketDelete: true, deleteUsers: true, stripeSecret: true },
 };
 
 /**

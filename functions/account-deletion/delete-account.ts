@@ -19,15 +19,48 @@ export interface DeleteAccountDeps {
 }
 
 /**
- * A bulk creation still holds the user's lock: its worker would go on writing accounts after
- * their partitions were emptied. The delivery fails and SQS brings it back after the visibility
- * timeout (the gate already stops new creations; the lock expires even if its job died).
+ * A bulk creation still holds the user's lock, or a provisioning run, credential send or password
+ * reset still has a chunk in the hands of a worker (its lease): that worker would go on writing
+ * after the partitions were emptied. The delivery fails and SQS brings it back after the
+ * visibility timeout (the gate already stops new work; a lease lapses even if its worker died).
  */
 export class AccountBusyError extends Error {
-  constructor(readonly until: number) {
-    super(`A bulk creation holds the account until ${new Date(until).toISOString()}; the deletion waits for it`);
+  constructor(
+    readonly until: number,
+    readonly by: 'bulk creation' | 'delivery' = 'bulk creation',
+  ) {
+    super(`A ${by === 'bulk creation' ? 'bulk creation' : 'provisioning run, credential send or password reset'} holds the account until ${new Date(until).toISOString()}; the deletion waits for it`);
     this.name = 'AccountBusyError';
   }
+}
+
+/** Why the user's unfinished delivery jobs stopped (what their pages would say, were they still read). */
+export const STOPPED_FOR_DELETION = 'Stopped: the account is being deleted.';
+
+/** A delivery job's item (not one of its chunks): a provisioning run, a credential send, a password reset. */
+const deliveryJob = /^(PROVJOB|MAILSEND|PWRESET)#[^#]+$/;
+const finished = new Set(['completed', 'failed']);
+
+/**
+ * Before anything is erased: every unfinished delivery job is marked failed, so no worker takes
+ * another of its chunks (each reads its job first); then a chunk a worker holds now (a
+ * provisioning or reset lease, a mail chunk's `until`) is waited for. Answers the latest lease end
+ * still ahead (0: none).
+ */
+async function stopDeliveries(store: ErasureStore, userId: string, now: Date): Promise<number> {
+  let busyUntil = 0;
+  for await (const page of store.items(keys.user(userId).PK)) {
+    for (const item of page) {
+      const sk = String(item.SK);
+      if (deliveryJob.test(sk) && typeof item.status === 'string' && !finished.has(item.status)) {
+        await store.stopJob({ PK: String(item.PK), SK: sk }, item.status, STOPPED_FOR_DELETION, now);
+      }
+      const leased = sk.startsWith('PROVLEASE#') || (sk.startsWith('MAILSEND#') && sk.includes('#CHUNK#') && item.doneAt === undefined);
+      const until = Number(item.until ?? 0);
+      if (leased && until > now.getTime()) busyUntil = Math.max(busyUntil, until);
+    }
+  }
+  return busyUntil;
 }
 
 /** Passes over the table until one finds nothing left (a worker that was still writing is outlasted). */
@@ -41,7 +74,9 @@ export type DeletionOutcome = 'deleted' | 'already-deleted' | 'not-requested';
  * message after the end finds nothing to do:
  * 1. The user item must say the deletion was requested (a live account is never touched); no
  *    user item means an earlier run finished. A bulk creation that still holds the user's lock
- *    is waited for (AccountBusyError: SQS delivers again later).
+ *    is waited for (AccountBusyError: SQS delivers again later). Unfinished provisioning runs,
+ *    credential sends and password resets are stopped (failed, with the reason) and a chunk a
+ *    worker still holds is waited for the same way.
  * 2. Billing ends: the customer's subscriptions are canceled now and the customer deleted.
  * 3. The user's objects in the export bucket are deleted (every prefix of user-objects.ts).
  * 4. The table, until a pass finds nothing: each project's partitions (every account shard, the
@@ -62,6 +97,9 @@ export const deleteAccount =
 
     const lockUntil = Number((profile.bulkLock as { until?: unknown } | undefined)?.until ?? 0);
     if (lockUntil > deps.now().getTime()) throw new AccountBusyError(lockUntil);
+
+    const leasedUntil = await stopDeliveries(deps.store, userId, deps.now());
+    if (leasedUntil > 0) throw new AccountBusyError(leasedUntil, 'delivery');
 
     const customerId = typeof profile.stripeCustomerId === 'string' ? profile.stripeCustomerId : undefined;
     if (customerId) await (await deps.billing()).deleteCustomer(customerId);

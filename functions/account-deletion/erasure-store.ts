@@ -1,4 +1,5 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 
 export type ItemKey = { PK: string; SK: string };
@@ -15,6 +16,8 @@ export interface ErasureStore {
   deletePartition(pk: string): Promise<number>;
   /** Deletes one item (the user item, last). */
   deleteItem(key: ItemKey): Promise<void>;
+  /** Sets a job item's status to failed with the reason, if its status is still `from`; false when it moved on. */
+  stopJob(key: ItemKey, from: string, reason: string, at: Date): Promise<boolean>;
 }
 
 const BATCH = 25;
@@ -70,6 +73,25 @@ export function dynamoErasureStore(db: DynamoDBDocumentClient, tableName: string
 
     async deleteItem(key) {
       await db.send(new DeleteCommand({ TableName: tableName, Key: key }));
+    },
+
+    async stopJob(key, from, reason, at) {
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: 'SET #status = :failed, reason = :reason, updatedAt = :at',
+            ConditionExpression: '#status = :from',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at.toISOString(), ':from': from },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (error instanceof ConditionalCheckFailedException) return false;
+        throw error;
+      }
     },
   };
 }

@@ -9,7 +9,7 @@ import { AdminGetUserCommand, CognitoIdentityProviderClient } from '@aws-sdk/cli
 import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ExportView } from '../../shared/exports';
 import type { Project } from '../../shared/schemas/project';
-import { AccountBusyError, deleteAccount, type DeleteAccountDeps } from '../../functions/account-deletion/delete-account';
+import { AccountBusyError, deleteAccount, STOPPED_FOR_DELETION, type DeleteAccountDeps } from '../../functions/account-deletion/delete-account';
 import { dynamoDeletionRequestStore } from '../../functions/account-deletion/deletion-request-store';
 import { dynamoErasureStore } from '../../functions/account-deletion/erasure-store';
 import { globalReferenceItem } from '../../functions/account-deletion/global-reference';
@@ -225,6 +225,37 @@ describe('Delete Account', () => {
     expect((await listBucket()).filter((key) => key.includes(user.sub))).toEqual([]);
     // Three deletion runs over a project with files: 17 s on a quiet CI machine.
   }, 120_000);
+});
+
+describe('Account deletion beside running deliveries', () => {
+  it('stops unfinished provisioning runs, credential sends and resets, and waits for a chunk a worker still holds', async () => {
+    const user = await apiUser();
+    const db = testDb();
+    const put = (Item: Record<string, unknown>) => db.send(new PutCommand({ TableName: TABLE, Item }));
+    await put({ ...keys.provisioningJob(user.sub, 'run1'), entityType: 'ProvisioningJob', status: 'running' });
+    await put({ ...keys.provisioningJob(user.sub, 'run0'), entityType: 'ProvisioningJob', status: 'completed' });
+    await put({ ...keys.mailSend(user.sub, 'send1'), entityType: 'MailSend', status: 'queued' });
+    await put({ ...keys.passwordReset(user.sub, 'reset1'), entityType: 'PasswordReset', status: 'running' });
+    // A provisioning worker holds chunk 0 of run1 for another minute.
+    await put({ ...keys.provisioningLease(user.sub, 'run1', 0), entityType: 'ProvisioningLease', holder: 'worker', until: Date.now() + 60_000 });
+    await dynamoDeletionRequestStore(db, TABLE).markDeleting(user.sub, new Date());
+
+    const busy = await deleteAccount(realDeps())({ userId: user.sub }).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(AccountBusyError);
+    expect((busy as AccountBusyError).by).toBe('delivery');
+    const status = async (key: { PK: string; SK: string }) => (await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }))).Item;
+    // No worker takes another chunk of them (each reads its job first); a finished one is left as it was.
+    expect(await status(keys.provisioningJob(user.sub, 'run1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
+    expect(await status(keys.mailSend(user.sub, 'send1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
+    expect(await status(keys.passwordReset(user.sub, 'reset1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
+    expect(await status(keys.provisioningJob(user.sub, 'run0'))).toMatchObject({ status: 'completed' });
+    expect(await status(keys.user(user.sub))).toBeDefined();
+
+    // The worker lets go of its chunk (or its lease lapses): the deletion goes through.
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.provisioningLease(user.sub, 'run1', 0), UpdateExpression: 'SET #until = :past', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':past': Date.now() - 1 } }));
+    expect(await deleteAccount(realDeps())({ userId: user.sub })).toBe('deleted');
+    expect(itemsOf(await scanTable(), [user.sub])).toEqual([]);
+  });
 });
 
 function realDeps(): DeleteAccountDeps {
