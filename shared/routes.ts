@@ -119,7 +119,7 @@ export interface QueueDefinition {
   name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events' | 'account-deletion';
   worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker' | 'account-deletion-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
-  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker';
+  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker' | 'account-deletion-dead-letter-worker';
   batchSize: number;
   /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
   maxConcurrency: number;
@@ -149,8 +149,8 @@ export const queues: readonly QueueDefinition[] = [
   { name: 'mail-events', worker: 'mail-events-worker', batchSize: 10, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 30 },
   // One user's account erased per message (functions/account-deletion/delete-account.ts). A run
   // that stops (timeout, a service down) resumes on the next delivery; one that fails every
-  // delivery stays in the DLQ (its alarm) with the user still refused, to be redriven.
-  { name: 'account-deletion', worker: 'account-deletion-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
+  // delivery is put back on the queue by the dead-letter worker 15 minutes later, logged as an error.
+  { name: 'account-deletion', worker: 'account-deletion-worker', deadLetterWorker: 'account-deletion-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -342,6 +342,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Erases one user: reads the user's partitions, deletes their items (and the global items they
   // name), the user's export files, the Cognito user, and ends billing (the Stripe secret).
   'account-deletion-worker': { table: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], exportBucketDelete: true, deleteUsers: true, stripeSecret: true },
+  // A deletion that failed every delivery: reads the user item and queues the deletion again.
+  'account-deletion-dead-letter-worker': { table: ['GetItem'], sendTo: ['account-deletion'] },
 };
 
 /**

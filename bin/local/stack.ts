@@ -33,6 +33,7 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'provisioning-dead-letter-worker': () => import('../../functions/workers/provisioning-dead-letter-worker'),
   'mail-events-worker': () => import('../../functions/workers/mail-events-worker'),
   'account-deletion-worker': () => import('../../functions/workers/account-deletion-worker'),
+  'account-deletion-dead-letter-worker': () => import('../../functions/workers/account-deletion-dead-letter-worker'),
 };
 
 export interface LocalStackOptions {

@@ -4,11 +4,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { GetQueueAttributesCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { AdminGetUserCommand, CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
 import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ExportView } from '../../shared/exports';
 import type { Project } from '../../shared/schemas/project';
+import { redriveDeletion } from '../../functions/account-deletion/redrive-deletion';
+import { sqsDeletionQueue } from '../../functions/account-deletion/deletion-queue';
 import { AccountBusyError, deleteAccount, STOPPED_FOR_DELETION, type DeleteAccountDeps } from '../../functions/account-deletion/delete-account';
 import { dynamoDeletionRequestStore } from '../../functions/account-deletion/deletion-request-store';
 import { dynamoErasureStore } from '../../functions/account-deletion/erasure-store';
@@ -255,6 +257,31 @@ describe('Account deletion beside running deliveries', () => {
     await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.provisioningLease(user.sub, 'run1', 0), UpdateExpression: 'SET #until = :past', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':past': Date.now() - 1 } }));
     expect(await deleteAccount(realDeps())({ userId: user.sub })).toBe('deleted');
     expect(itemsOf(await scanTable(), [user.sub])).toEqual([]);
+  });
+});
+
+describe('A deletion that failed every delivery', () => {
+  it('goes back on the queue (counted) while the user is still waiting to be erased, and is dropped once erased', async () => {
+    const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials });
+    // A queue of this test's own: the stack's deletion worker would take the message from the real one.
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `deletion-redrive-${Date.now()}` }));
+    try {
+      const user = await apiUser();
+      await dynamoDeletionRequestStore(testDb(), TABLE).markDeleting(user.sub, new Date());
+      const redrive = redriveDeletion({ profile: (userId) => dynamoErasureStore(testDb(), TABLE).profile(userId), queue: sqsDeletionQueue(sqs, QueueUrl!), delaySeconds: 1 });
+      expect(await redrive({ userId: user.sub, redrives: 2 })).toBe('redriven');
+      const received = await until('the message back on the queue', async () => (await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }))).Messages?.[0]);
+      expect(JSON.parse(received.Body!)).toEqual({ userId: user.sub, redrives: 3 });
+
+      expect(await deleteAccount(realDeps())({ userId: user.sub })).toBe('deleted');
+      expect(await redrive({ userId: user.sub })).toBe('nothing-left');
+      // A live account (deletion never requested) is never queued for deletion either.
+      const live = await apiUser();
+      expect(await redrive({ userId: live.sub })).toBe('nothing-left');
+    } finally {
+      await sqs.send(new DeleteQueueCommand({ QueueUrl }));
+      sqs.destroy();
+    }
   });
 });
 
