@@ -7,8 +7,8 @@
  *    10,000 users to the same kind of server at the same concurrency (the integration's 8 calls
  *    in flight). Once to a server that advertises /Bulk (what the adapter then uses) and once to
  *    one that does not (single POST /Users, the same requests as the bare client).
- *  - What DynamoDB Local takes for the 10,000 conditional status writes alone (per-account truth
- *    costs one conditional write per account; on the emulator that sets the floor).
+ *  - What DynamoDB Local takes for the 10,000 results written alone (the worker's recordOutcomes
+ *    into the project's state blocks: a conditional write per block of 50 accounts, not per account).
  *  - The same 10,000 against a server that answers 429 (Retry-After: 1) to 20% and 500 to 5% of
  *    calls: counts of synced, failed, duplicates on the server and lost accounts.
  *  - Peak RSS of one provisioning-worker invocation (a 250-account chunk), in a child process.
@@ -21,7 +21,9 @@ import { startLocalStack } from '../bin/local/stack';
 import { fork } from 'node:child_process';
 import type { ScimServerOptions, ScimUserSummary } from '../bin/local/scim-server';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { accountShardsFor, rowRanges } from '../functions/accounts/account-partitions';
+import { StateBlockWriter } from '../functions/accounts/account-states';
 import { recordOutcomes } from '../functions/provisioning/provision-accounts';
 import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
@@ -151,20 +153,24 @@ export async function provisioningBench(): Promise<void> {
     const projects = { bulk: await project('b'), single: await project('s'), faulty: await project('f') };
     const integrations = { bulk: await integration('With bulk', withBulk), single: await integration('Single POSTs', single), faulty: await integration('Faulty', faulty) };
 
-    // What DynamoDB Local takes for the status writes alone: the worker's own recordOutcomes
-    // (one conditional UpdateItem per account, 16 in flight per chunk of 250 as the worker does, 2 workers),
-    // on scratch items of the same shape.
-    const scratch = Array.from({ length: COUNT }, (_, i) => ({ PK: `BENCH#STATUS#${i % 16}`, SK: `ACCOUNT#${String(i).padStart(6, '0')}`, externalStatus: 'pending', firstName: 'Scratch', lastName: `Person${i}`, email: `scratch.${i}@example.com` }));
-    for (let i = 0; i < scratch.length; i += 25) {
-      await db.send(new BatchWriteCommand({ RequestItems: { bulkonboard: scratch.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
-    }
+    // What DynamoDB Local takes for the status writes alone: the worker's own recordOutcomes into
+    // a scratch project's PROV state blocks (the chunks a 10,000-account project gets: 10 shards,
+    // 250 accounts each, 2 chunks at once as 2 workers do), each chunk's blocks loaded first, and
+    // its results recorded 8 at a time (the calls in flight), each group awaited: a flush per 8
+    // results, more writes than a /Bulk run makes.
+    const scratch = { userId: 'bench-states', projectId: 'scratch', shards: accountShardsFor(COUNT) };
     const writesStart = performance.now();
-    const scratchChunks = Array.from({ length: Math.ceil(COUNT / PROVISIONING_CHUNK_ACCOUNTS) }, (_, i) => scratch.slice(i * PROVISIONING_CHUNK_ACCOUNTS, (i + 1) * PROVISIONING_CHUNK_ACCOUNTS));
-    await mapBounded(scratchChunks, 2, (chunk) =>
-      recordOutcomes({ db, tableName: 'bulkonboard', now: () => new Date() }, { id: 'bench', mode: 'provision' }, chunk.map((account) => ({ account, outcome: { kind: 'created', externalId: `ext-${account.SK}` } }))),
-    );
+    await mapBounded(rowRanges(scratch.shards, COUNT, PROVISIONING_CHUNK_ACCOUNTS), 2, async (range) => {
+      const states = new StateBlockWriter({ db, tableName: 'bulkonboard' }, scratch, 'PROV');
+      await states.load(range.fromRow, range.toRow);
+      const accounts: Record<string, unknown>[] = [];
+      for (let row = range.fromRow; row <= range.toRow; row++) if (row % scratch.shards === range.shard) accounts.push({ row, externalStatus: 'pending' });
+      for (let i = 0; i < accounts.length; i += concurrency) {
+        await recordOutcomes({ now: () => new Date() }, { id: 'bench', mode: 'provision' }, states, accounts.slice(i, i + concurrency).map((account) => ({ account, outcome: { kind: 'created', externalId: `ext-${String(account.row)}` } })));
+      }
+    });
     const writesMs = performance.now() - writesStart;
-    console.log(`  the status writes alone: ${COUNT.toLocaleString('en-US')} conditional updates (the worker's recordOutcomes, 2 chunks at once) on DynamoDB Local ${seconds(writesMs)}`);
+    console.log(`  the status writes alone: ${COUNT.toLocaleString('en-US')} results through the worker's recordOutcomes into state blocks (chunks of ${PROVISIONING_CHUNK_ACCOUNTS}, 2 at once, a flush per ${concurrency} results) on DynamoDB Local ${seconds(writesMs)}`);
 
     for (const [kind, server] of [['bulk', withBulk], ['single', single]] as const) {
       const bareMs = await bare(server, kind, concurrency);

@@ -24,7 +24,7 @@ async function storedProject(userId: string, projectId: string, count: number, s
         email: `state.${i + 1}@example.com`,
         username: `state${i + 1}`,
         passwordCiphertext: 'not-read-here',
-        accountType: 'user',
+        accountType: 'Standard User',
         isActive: true,
         externalStatus: 'pending',
         createdAt: new Date().toISOString(),
