@@ -3,7 +3,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
-import { channelAttributes, overlayState, rowOf, StateBlockWriter, type StateEntry } from '../accounts/account-states';
+import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, StateBlockWriter, type StateEntry } from '../accounts/account-states';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -217,7 +217,7 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     const { left: accounts, states } = await loadChunk(deps, job, message);
     if ((message.requeues ?? 0) > MAX_REQUEUES) {
       // The platform kept this chunk waiting for hours: its accounts fail with the reason (Retry failed takes them again).
-      await recordOutcomes(deps, job, states, accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' } })));
+      recordOutcomes(deps, job, states, accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' } })));
       return markChunkDone(deps, job, message, states);
     }
     if (accounts.length === 0) return markChunkDone(deps, job, message, states);
@@ -272,19 +272,15 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     });
     let recorded = 0;
     // Results are written as they arrive, without holding up the next platform call: the writes
-    // run beside the calls (the writer writes a block at a time, what arrived meanwhile goes in
-    // its next write) and are all awaited before the chunk counts as done.
-    const writes: Promise<void>[] = [];
-    let writeError: unknown;
+    // run beside the calls and are all awaited before the chunk counts as done.
+    const recorder = new OutcomeRecorder(deps, job, states, clock);
     const flush = () => {
-      const fresh = finals.slice(recorded);
+      recorder.add(finals.slice(recorded));
       recorded = finals.length;
-      if (fresh.length) writes.push(recordOutcomes(deps, job, states, fresh).catch((error: unknown) => void (writeError ??= error)));
     };
     const written = async () => {
       flush();
-      await Promise.all(writes);
-      if (writeError) throw writeError;
+      await recorder.written();
     };
     let authFailuresInRow = 0;
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
@@ -301,7 +297,7 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
         const rateLimits = new Map<Record<string, unknown>, number>();
         const refusals = new Map<Record<string, unknown>, number>();
         // A write that failed (another delivery wrote the blocks: this one's lease lapsed) ends the calls.
-        while (waiting.length && !stop && !writeError) {
+        while (waiting.length && !stop && !recorder.failed) {
           if (clock() >= deadline) {
             stop = { kind: 'later', delayMs: 0 };
             return;
@@ -399,15 +395,14 @@ async function recordPasswordChange(deps: Pick<ProvisionDeps, 'db' | 'tableName'
 }
 
 /**
- * Each account's new state, set in the chunk's PROV state blocks and written (`flush`): only an
- * account still in the run's source status and not handled by this run changes, marked with the
- * run's id (`provisionRun`), so the chunk's tally is counted from the entries. An entry replaces
- * all the provisioning attributes of the account, so it carries forward what stays (the platform
- * id after an undo or a failure). Throws StateBlockConflict when another delivery wrote the
- * blocks since this one read them (its lease lapsed): nothing of this delivery is written over
- * that one's, and the message is delivered again.
+ * Each account's new state, set in the chunk's PROV state blocks (in memory: the caller writes
+ * them, `StateBlockWriter.flush`, or through an OutcomeRecorder): only an account still in the
+ * run's source status and not handled by this run changes, marked with the run's id
+ * (`provisionRun`), so the chunk's tally is counted from the entries. An entry replaces all the
+ * provisioning attributes of the account, so it carries forward what stays (the platform id after
+ * an undo or a failure).
  */
-export function recordOutcomes(deps: Pick<ProvisionDeps, 'now'>, job: Record<string, unknown>, states: StateBlockWriter, finals: readonly Final[]): Promise<void> {
+export function recordOutcomes(deps: Pick<ProvisionDeps, 'now'>, job: Record<string, unknown>, states: StateBlockWriter, finals: readonly Final[]): void {
   const mode = job.mode as ProvisioningMode;
   const from = sourceStatusOf[mode];
   const run = String(job.id);
@@ -428,7 +423,57 @@ export function recordOutcomes(deps: Pick<ProvisionDeps, 'now'>, job: Record<str
       provisionRun: run,
     });
   }
-  return states.flush();
+}
+
+/** Results not yet written after which the chunk's blocks are written: about one block's worth. */
+export const WRITE_EVERY_RESULTS = STATE_BLOCK_ROWS;
+/** The longest a result waits for its write while others keep arriving. */
+export const WRITE_EVERY_MS = 1000;
+
+/**
+ * Records a delivery's results as they arrive and writes the chunk's blocks beside the platform
+ * calls, about a block's worth of results (or a second) at a time: a block write costs DynamoDB
+ * about what several account updates did, so one per result would cost more than it saves. A
+ * delivery that dies loses the results not written yet; the next delivery calls the platform for
+ * those people again and the adapter's lookup links them (nobody is created twice). `failed` is
+ * set once a write failed: a StateBlockConflict means another delivery wrote the blocks since
+ * this one read them (its lease lapsed), so it must stop; `written()` throws it, and SQS delivers
+ * the message again.
+ */
+export class OutcomeRecorder {
+  failed: unknown;
+  private unwritten = 0;
+  private lastWrite: number;
+  private readonly writes: Promise<void>[] = [];
+
+  constructor(
+    private readonly deps: Pick<ProvisionDeps, 'now'>,
+    private readonly job: Record<string, unknown>,
+    private readonly states: StateBlockWriter,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.lastWrite = clock();
+  }
+
+  add(finals: readonly Final[]): void {
+    if (!finals.length) return;
+    recordOutcomes(this.deps, this.job, this.states, finals);
+    this.unwritten += finals.length;
+    if (this.unwritten >= WRITE_EVERY_RESULTS || this.clock() - this.lastWrite >= WRITE_EVERY_MS) this.write();
+  }
+
+  /** Writes what is left and waits for every write; throws the first write's error. */
+  async written(): Promise<void> {
+    this.write();
+    await Promise.all(this.writes);
+    if (this.failed) throw this.failed;
+  }
+
+  private write(): void {
+    this.unwritten = 0;
+    this.lastWrite = this.clock();
+    this.writes.push(this.states.flush().catch((error: unknown) => void (this.failed ??= error)));
+  }
 }
 
 /** What this run did to the chunk's accounts, counted from its entries (read strongly consistent, then written by this delivery). */
@@ -520,7 +565,7 @@ export const recordDeadChunk =
     if (!seen) {
       // A delivery still writing these blocks makes this one's write fail (StateBlockConflict): it is delivered again.
       const { left, states } = await loadChunk(deps, job, message);
-      await recordOutcomes(
+      recordOutcomes(
         deps,
         job,
         states,

@@ -3,13 +3,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { StateBlockConflict, stateBlockKey } from '../../functions/accounts/account-states';
+import { STATE_BLOCK_ROWS, StateBlockConflict, StateBlockWriter, stateBlockKey } from '../../functions/accounts/account-states';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
 import { recordOf } from '../../functions/integrations/integration-record';
 import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
-import { provisionChunk, type ProvisionDeps } from '../../functions/provisioning/provision-accounts';
+import { OutcomeRecorder, provisionChunk, WRITE_EVERY_RESULTS, type ProvisionDeps } from '../../functions/provisioning/provision-accounts';
 import { chunkPlan, planRun, readJob, startProvisioning } from '../../functions/provisioning/provisioning-jobs';
 import type { ProvisioningAdapter } from '../../functions/provisioning/provisioning-port';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
@@ -143,5 +143,29 @@ describe('provisioning results in state blocks', () => {
     expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', synced: 5, failed: 0 });
     const { Item: again } = await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(user.sub, projectId, 'PROV', 1, Number(job.shards)), ConsistentRead: true }));
     expect(again).toMatchObject({ version: 1 });
+  });
+
+  it('results arriving a few at a time are written about a block at a time, not once per arrival', async () => {
+    const db = testDb();
+    const target = { userId: `recorder-${Date.now()}`, projectId: 'p1', shards: 1 };
+    const states = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await states.load(1, 250);
+    // A clock that stands still: only the count of results not written yet decides.
+    const recorder = new OutcomeRecorder({ now: () => new Date() }, { id: 'run1', mode: 'provision' }, states, () => 0);
+    for (let row = 1; row <= 250; row += 8) {
+      const rows = Array.from({ length: Math.min(8, 251 - row) }, (_, i) => row + i);
+      recorder.add(rows.map((r) => ({ account: { row: r, externalStatus: 'pending' }, outcome: { kind: 'created', externalId: `ext-${r}` } })));
+      await new Promise((r) => setImmediate(r));
+    }
+    await recorder.written();
+    const blocks = await Promise.all(
+      Array.from({ length: 250 / STATE_BLOCK_ROWS }, async (_, i) => (await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(target.userId, target.projectId, 'PROV', i * STATE_BLOCK_ROWS + 1, 1), ConsistentRead: true }))).Item!),
+    );
+    for (const block of blocks) expect(Object.values(block.rows as object)).toHaveLength(STATE_BLOCK_ROWS);
+    // 32 arrivals of 8; a write per WRITE_EVERY_RESULTS results and one at the end, each write
+    // taking the blocks changed since: at most two writes of each block, not one per arrival.
+    const writes = blocks.reduce((sum, block) => sum + Number(block.version), 0);
+    expect(writes).toBeLessThanOrEqual(Math.ceil(250 / WRITE_EVERY_RESULTS) * 2 + 1);
+    expect(Math.max(...blocks.map((block) => Number(block.version)))).toBeLessThanOrEqual(2);
   });
 });
