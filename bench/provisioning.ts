@@ -171,7 +171,7 @@ export async function provisioningBench(): Promise<void> {
     const writesStart = performance.now();
     await mapBounded(rowRanges(scratch.shards, COUNT, PROVISIONING_CHUNK_ACCOUNTS), 2, async (range) => {
       const states = new StateBlockWriter({ db, tableName: 'bulkonboard' }, scratch, 'PROV');
-      await states.load(range.fromRow, range.toRow);
+      await states.load(range.fromRow, range.toRow, range.shard);
       const recorder = new OutcomeRecorder({ now: () => new Date() }, { id: 'bench', mode: 'provision' }, states);
       const accounts: Record<string, unknown>[] = [];
       for (let row = range.fromRow; row <= range.toRow; row++) if (row % scratch.shards === range.shard) accounts.push({ row, externalStatus: 'pending' });

@@ -111,7 +111,7 @@ async function loadChunk(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'retry'>
       } while (start);
       return items;
     })(),
-    states.load(message.fromRow, message.toRow),
+    states.load(message.fromRow, message.toRow, message.shard),
   ]);
   const overlay = { PROV: entries, MAIL: new Map<number, StateEntry>() };
   const left = accounts.map((account) => overlayState(account, overlay)).filter((account) => isLeft(provisioningState(account), from, jobId));
@@ -143,9 +143,12 @@ export const provisionChunk =
   (deps: ProvisionDeps) =>
   async (message: ChunkMessage): Promise<void> => {
     const { userId, jobId } = message;
-    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true }));
+    // Both reads at once: every delivery makes them, and a run has one delivery per 250 accounts.
+    const [{ Item: seen }, job] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true })),
+      readJob(deps, userId, jobId),
+    ]);
     if (seen) return finishRun(deps, userId, jobId);
-    const job = await readJob(deps, userId, jobId);
     if (!job || (job.status !== 'running' && job.status !== 'resuming')) return;
 
     // One delivery of a chunk at a time: a copy (a resume that queued it again while it ran, a

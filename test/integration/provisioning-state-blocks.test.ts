@@ -168,4 +168,16 @@ describe('provisioning results in state blocks', () => {
     expect(writes).toBeLessThanOrEqual(Math.ceil(250 / WRITE_EVERY_RESULTS) * 2 + 1);
     expect(Math.max(...blocks.map((block) => Number(block.version)))).toBeLessThanOrEqual(2);
   });
+
+  it('a chunk loads only its own shard’s blocks of its rows', async () => {
+    const db = testDb();
+    const target = { userId: `shards-${Date.now()}`, projectId: 'p1', shards: 3 };
+    const all = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await all.load(1, 450);
+    for (let row = 1; row <= 450; row++) all.set(row, { externalStatus: 'success', provisionRun: 'run1' });
+    await all.flush();
+    const one = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    const entries = await one.load(1, 450, 1);
+    expect([...entries.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 150 }, (_, i) => i * 3 + 1));
+  });
 });
