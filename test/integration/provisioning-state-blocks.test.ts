@@ -9,7 +9,7 @@ import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
 import { recordOf } from '../../functions/integrations/integration-record';
 import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
-import { OutcomeRecorder, provisionChunk, WRITE_EVERY_RESULTS, type ProvisionDeps } from '../../functions/provisioning/provision-accounts';
+import { MAX_REQUEUES, OutcomeRecorder, provisionChunk, recordDeadChunk, WRITE_EVERY_RESULTS, type ProvisionDeps } from '../../functions/provisioning/provision-accounts';
 import { chunkPlan, planRun, readJob, startProvisioning } from '../../functions/provisioning/provisioning-jobs';
 import type { ProvisioningAdapter } from '../../functions/provisioning/provisioning-port';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
@@ -50,42 +50,46 @@ const scimUsers = async (userName: string) => {
   return ((await response.json()) as { Resources: { id: string }[] }).Resources;
 };
 
+/** A run of a new project of `count` accounts to the stack's SCIM directory, started and planned (one chunk), and the worker's deps. */
+async function plannedRun(count: number, tag: string) {
+  const db = testDb();
+  const integration = await user.json<Integration>('/api/integrations', {
+    body: { name: `Blocks directory ${tag}`, platform: 'custom', baseUrl: stack().scim.url, authMethod: 'bearer_token', authConfig: { token: stack().scim.token }, apiConfig: {} },
+  });
+  const created = await user.json<{ project: Project; accounts: AccountView[] }>('/api/bulk-create', { body: { projectName: `State blocks ${tag}`, csvData: people(count, `Blocks${tag}`) } });
+  const projectId = created.project.id;
+  const queue = sqsProvisioningQueue(sqs, queueUrl);
+  const integrationOf = async (userId: string, id: string) => {
+    const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.integration(userId, id), ConsistentRead: true }));
+    return Item ? recordOf(Item) : undefined;
+  };
+  const run = await startProvisioning({ db, tableName: TABLE, queue, now: () => new Date(), newId: timeOrderedId, plan: dynamoPlanReader(db, TABLE), integration: integrationOf })(user.sub, projectId, {
+    integrationId: integration.id,
+    mode: 'provision',
+  });
+  await planRun({ db, tableName: TABLE, queue, now: () => new Date() })(user.sub, run.id);
+  const job = (await readJob({ db, tableName: TABLE }, user.sub, run.id))!;
+  const [message, ...more] = chunkPlan(user.sub, run.id, Number(job.shards), Number(job.maxRow));
+  expect(more).toHaveLength(0);
+  const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack().dataDir, 'encryption.key'), 'utf8')));
+  const factory = adapterFactory({ allowedOrigins: [new URL(stack().scim.url).origin] });
+  const deps = (now: () => Date, adapterFor: ProvisionDeps['adapterFor'] = factory): ProvisionDeps => ({
+    db,
+    tableName: TABLE,
+    queue,
+    now,
+    cipher: async () => cipher,
+    integration: integrationOf,
+    adapterFor,
+    pacingOf,
+    workers: 1,
+  });
+  return { db, projectId, run, job, message: message!, deps, factory };
+}
+
 describe('provisioning results in state blocks', () => {
   it('a delivery whose lease lapsed cannot write over the newer delivery’s results; the pages and search show the blocks', async () => {
-    const db = testDb();
-    const integration = await user.json<Integration>('/api/integrations', {
-      body: { name: 'Blocks directory', platform: 'custom', baseUrl: stack().scim.url, authMethod: 'bearer_token', authConfig: { token: stack().scim.token }, apiConfig: {} },
-    });
-    const created = await user.json<{ project: Project; accounts: AccountView[] }>('/api/bulk-create', { body: { projectName: 'State blocks', csvData: people(5, 'Blocks') } });
-    const projectId = created.project.id;
-
-    const queue = sqsProvisioningQueue(sqs, queueUrl);
-    const integrationOf = async (userId: string, id: string) => {
-      const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.integration(userId, id), ConsistentRead: true }));
-      return Item ? recordOf(Item) : undefined;
-    };
-    const run = await startProvisioning({ db, tableName: TABLE, queue, now: () => new Date(), newId: timeOrderedId, plan: dynamoPlanReader(db, TABLE), integration: integrationOf })(user.sub, projectId, {
-      integrationId: integration.id,
-      mode: 'provision',
-    });
-    await planRun({ db, tableName: TABLE, queue, now: () => new Date() })(user.sub, run.id);
-    const job = (await readJob({ db, tableName: TABLE }, user.sub, run.id))!;
-    const [message, ...more] = chunkPlan(user.sub, run.id, Number(job.shards), Number(job.maxRow));
-    expect(more).toHaveLength(0);
-
-    const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack().dataDir, 'encryption.key'), 'utf8')));
-    const factory = adapterFactory({ allowedOrigins: [new URL(stack().scim.url).origin] });
-    const deps = (now: () => Date, adapterFor: ProvisionDeps['adapterFor'] = factory): ProvisionDeps => ({
-      db,
-      tableName: TABLE,
-      queue,
-      now,
-      cipher: async () => cipher,
-      integration: integrationOf,
-      adapterFor,
-      pacingOf,
-      workers: 1,
-    });
+    const { db, projectId, run, job, message, deps, factory } = await plannedRun(5, 'Lease');
     // The second delivery comes after the first one's lease (150 s) lapsed.
     const later = new Date(Date.now() + 151_000);
     const second = provisionChunk(deps(() => later));
@@ -100,7 +104,7 @@ describe('provisioning results in state blocks', () => {
             capabilities: () => real.capabilities(),
             find: (person) => real.find(person),
             create: async (people) => {
-              await (secondDone ??= second(message!));
+              await (secondDone ??= second(message));
               return real.create(people);
             },
             undo: (id) => real.undo(id),
@@ -111,7 +115,7 @@ describe('provisioning results in state blocks', () => {
         },
       ),
     );
-    await expect(first(message!)).rejects.toBeInstanceOf(StateBlockConflict);
+    await expect(first(message)).rejects.toBeInstanceOf(StateBlockConflict);
 
     // The second delivery's results stand, counted once; nobody was created twice.
     expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', total: 5, synced: 5, failed: 0, pending: 0 });
@@ -139,10 +143,32 @@ describe('provisioning results in state blocks', () => {
     expect((Array.isArray(listed) ? listed : listed.items).find((p) => p.id === projectId)).toMatchObject({ syncedCount: 5, syncFailedCount: 0, syncPendingCount: 0 });
 
     // SQS delivers the first one's message again: the chunk is done, nothing changes.
-    await provisionChunk(deps(() => new Date()))(message!);
+    await provisionChunk(deps(() => new Date()))(message);
     expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', synced: 5, failed: 0 });
     const { Item: again } = await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(user.sub, projectId, 'PROV', 1, Number(job.shards)), ConsistentRead: true }));
     expect(again).toMatchObject({ version: 1 });
+  });
+
+  it('a chunk the platform kept waiting too long, and a dead-lettered chunk, fail their accounts with the reason through the blocks; counts add up', async () => {
+    const waited = await plannedRun(3, 'Waited');
+    await provisionChunk(waited.deps(() => new Date()))({ ...waited.message, requeues: MAX_REQUEUES + 1 });
+    expect(await user.json(`/api/provisioning-jobs/${waited.run.id}`)).toMatchObject({ status: 'completed', total: 3, synced: 0, failed: 3, pending: 0 });
+    for (const account of (await user.json<Page<AccountView>>(`/api/projects/${waited.projectId}/accounts?limit=100`)).items) {
+      expect(account).toMatchObject({ externalStatus: 'failed', externalError: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' });
+      expect(await scimUsers(account.username)).toHaveLength(0);
+    }
+
+    const dead = await plannedRun(3, 'Dead');
+    await recordDeadChunk(dead.deps(() => new Date()))(dead.message);
+    expect(await user.json(`/api/provisioning-jobs/${dead.run.id}`)).toMatchObject({ status: 'completed', total: 3, synced: 0, failed: 3, pending: 0 });
+    const listed = (await user.json<Project[] | { items: Project[] }>('/api/projects')) as Project[] | { items: Project[] };
+    expect((Array.isArray(listed) ? listed : listed.items).find((p) => p.id === dead.projectId)).toMatchObject({ accountCount: 3, syncedCount: 0, syncFailedCount: 3, syncPendingCount: 0 });
+    for (const account of (await user.json<Page<AccountView>>(`/api/projects/${dead.projectId}/accounts?limit=100`)).items) {
+      expect(account).toMatchObject({ externalStatus: 'failed', externalError: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' });
+    }
+    // Delivered to the dead-letter worker again: nothing changes.
+    await recordDeadChunk(dead.deps(() => new Date()))(dead.message);
+    expect(await user.json(`/api/provisioning-jobs/${dead.run.id}`)).toMatchObject({ status: 'completed', synced: 0, failed: 3 });
   });
 
   it('results arriving a few at a time are written about a block at a time, not once per arrival', async () => {
