@@ -27,8 +27,11 @@ export class StateBlockWriter {
     private readonly channel: StateChannel,
   ) {}
 
-  /** Reads the blocks of rows from..to (and returns their states, for the overlay). */
-  async load(fromRow: number, toRow: number): Promise<Map<number, StateEntry>> {
+  /**
+   * Reads the blocks of rows from..to (and returns their states, for the overlay); with `shard`,
+   * only that shard's blocks (a chunk's: the others of the range belong to other chunks).
+   */
+  async load(fromRow: number, toRow: number, shard?: number): Promise<Map<number, StateEntry>> {
     const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
     let start: Record<string, unknown> | undefined;
     do {
@@ -40,7 +43,9 @@ export class StateBlockWriter {
             ':pk': PK,
             ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
             ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+            ...(shard === undefined ? {} : { ':shard': shard }),
           },
+          ...(shard === undefined ? {} : { FilterExpression: '#shard = :shard', ExpressionAttributeNames: { '#shard': 'shard' } }),
           ConsistentRead: true,
           ExclusiveStartKey: start,
         }),

@@ -3,6 +3,8 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
+import { StateBlockWriter } from '../accounts/account-state-writer';
+import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -58,42 +60,83 @@ const readablePassword = (cipher: Cipher, account: Record<string, unknown>): str
   }
 };
 
-/** The accounts of a chunk still in the run's source status (strongly consistent: the last delivery's writes count). */
-async function chunkAccounts(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: ChunkMessage, from: string, jobId: string) {
-  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
-  const accounts: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        // Not the ones this run handled already: a retry's new failure (or an undo's) keeps the
-        // source status, and must not be called again by a later delivery.
-        FilterExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
-        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK, ':from': from, ':run': jobId },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    accounts.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return accounts;
+/** The account attributes a run records (its channel's), from an entry or the account item. */
+const provisioningState = (account: Record<string, unknown>): StateEntry => {
+  const state: StateEntry = {};
+  for (const attribute of channelAttributes.PROV) {
+    const value = account[attribute];
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') state[attribute] = value;
+  }
+  return state;
+};
+
+/** Still to do in this run: in the run's source status and not handled by this run already. */
+const isLeft = (state: StateEntry, from: string, jobId: string) => (state.externalStatus ?? 'pending') === from && state.provisionRun !== jobId;
+
+/** A chunk's accounts with their provisioning state, and the writer of that state (its PROV blocks). */
+interface ChunkStates {
+  /** The chunk's accounts still in the run's source status, not handled by this run (their state overlaid). */
+  left: Record<string, unknown>[];
+  states: StateBlockWriter;
 }
+
+/**
+ * Reads a chunk's accounts and its PROV state blocks (both strongly consistent: the last
+ * delivery's writes count) and keeps the accounts still to do. The filter runs here, after the
+ * overlay: the account items keep the status they were created with, the blocks say where each
+ * stands. Not the ones this run handled already: a retry's new failure (or an undo's) keeps the
+ * source status, and must not be called again by a later delivery.
+ */
+async function loadChunk(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'retry'>, job: Record<string, unknown>, message: ChunkMessage): Promise<ChunkStates> {
+  const { userId, jobId } = message;
+  const projectId = String(job.projectId);
+  const from = sourceStatusOf[job.mode as ProvisioningMode];
+  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
+  const states = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: shardsOfRun(job) }, 'PROV');
+  const [accounts, entries] = await Promise.all([
+    (async () => {
+      const items: Record<string, unknown>[] = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await deps.db.send(
+          new QueryCommand({
+            TableName: deps.tableName,
+            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+            ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return items;
+    })(),
+    states.load(message.fromRow, message.toRow, message.shard),
+  ]);
+  const overlay = { PROV: entries, MAIL: new Map<number, StateEntry>() };
+  const left = accounts.map((account) => overlayState(account, overlay)).filter((account) => isLeft(provisioningState(account), from, jobId));
+  return { left, states };
+}
+
+/** The shard count the run was planned with (the project's): the blocks' keys depend on it. */
+const shardsOfRun = (job: Record<string, unknown>): number => Math.max(1, Number(job.shards ?? 1) || 1);
 
 /**
  * Provisioning worker, one chunk of a run:
  * 1. A chunk already done (redelivery) only re-checks the run's completion. A run that is paused,
  *    failed or completed takes no calls (a resume queues its unfinished chunks again).
- * 2. Read the chunk's accounts still in the run's source status (pending, or failed for a retry):
- *    an account an earlier delivery provisioned is not called again.
+ * 2. Read the chunk's accounts and its PROV state blocks (functions/accounts/account-states.ts),
+ *    keep those still in the run's source status (pending, or failed for a retry): an account an
+ *    earlier delivery provisioned is not called again.
  * 3. Create them on the platform, in the adapter's batches, paced (token bucket, calls in flight
  *    bounded), 429 waited out exactly as the platform says, 5xx and timeouts retried with full
  *    jitter; a name the platform holds is looked up and linked when it is the same person.
- * 4. Record each account's status (conditional on its source status, marked with the run), then
- *    the chunk's tally, counted from its accounts, on the run and the project in the transaction
- *    that marks the chunk done: counts stay exact however often a chunk is delivered.
+ * 4. Record each account's state in the chunk's blocks as results arrive (only from its source
+ *    status, marked with the run; each block written conditional on the version read, so a
+ *    delivery whose lease lapsed cannot write over a newer one: it throws and is delivered
+ *    again), then the chunk's tally, counted from the entries, on the run and the project in the
+ *    transaction that marks the chunk done: counts stay exact however often a chunk is delivered.
  * 5. Refused credentials (AUTH_FAILURES_TO_PAUSE in a row) pause the run; the accounts not reached
  *    stay pending. Work beyond the time budget goes back on the queue.
  */
@@ -101,9 +144,12 @@ export const provisionChunk =
   (deps: ProvisionDeps) =>
   async (message: ChunkMessage): Promise<void> => {
     const { userId, jobId } = message;
-    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true }));
+    // Both reads at once: every delivery makes them, and a run has one delivery per 250 accounts.
+    const [{ Item: seen }, job] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true })),
+      readJob(deps, userId, jobId),
+    ]);
     if (seen) return finishRun(deps, userId, jobId);
-    const job = await readJob(deps, userId, jobId);
     if (!job || (job.status !== 'running' && job.status !== 'resuming')) return;
 
     // One delivery of a chunk at a time: a copy (a resume that queued it again while it ran, a
@@ -159,8 +205,6 @@ export async function releaseLease(deps: Pick<ProvisionDeps, 'db' | 'tableName'>
 async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<void> {
     const { userId, jobId } = message;
     const mode = job.mode as ProvisioningMode;
-    const from = sourceStatusOf[mode];
-    const projectId = String(job.projectId);
     const integration = await deps.integration(userId, String(job.integrationId));
     if (!integration) return failJob(deps, userId, jobId, 'The integration was deleted: the accounts not provisioned stay pending.');
     // A key that cannot be fetched now (throttling, network) throws: SQS delivers again. Only a
@@ -174,15 +218,13 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     }
     const support = provisioningSupport(integration);
     if (!support.supported) return failJob(deps, userId, jobId, support.reason);
+    const { left: accounts, states } = await loadChunk(deps, job, message);
     if ((message.requeues ?? 0) > MAX_REQUEUES) {
       // The platform kept this chunk waiting for hours: its accounts fail with the reason (Retry failed takes them again).
-      const left = await chunkAccounts(deps, userId, projectId, message, from, jobId);
-      await recordOutcomes(deps, job, left.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' } })));
-      return markChunkDone(deps, job, message);
+      recordOutcomes(deps, job, states, accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' } })));
+      return markChunkDone(deps, job, message, states);
     }
-
-    const accounts = await chunkAccounts(deps, userId, projectId, message, from, jobId);
-    if (accounts.length === 0) return markChunkDone(deps, job, message);
+    if (accounts.length === 0) return markChunkDone(deps, job, message, states);
     const clock = deps.clock ?? Date.now;
     const sleep = deps.sleep ?? realSleep;
     const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
@@ -235,17 +277,14 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     let recorded = 0;
     // Results are written as they arrive, without holding up the next platform call: the writes
     // run beside the calls and are all awaited before the chunk counts as done.
-    const writes: Promise<void>[] = [];
-    let writeError: unknown;
+    const recorder = new OutcomeRecorder(deps, job, states, clock);
     const flush = () => {
-      const fresh = finals.slice(recorded);
+      recorder.add(finals.slice(recorded));
       recorded = finals.length;
-      if (fresh.length) writes.push(recordOutcomes(deps, job, fresh).catch((error: unknown) => void (writeError ??= error)));
     };
     const written = async () => {
       flush();
-      await Promise.all(writes);
-      if (writeError) throw writeError;
+      await recorder.written();
     };
     let authFailuresInRow = 0;
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
@@ -261,7 +300,8 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
         const serverErrors = new Map<Record<string, unknown>, number>();
         const rateLimits = new Map<Record<string, unknown>, number>();
         const refusals = new Map<Record<string, unknown>, number>();
-        while (waiting.length && !stop) {
+        // A write that failed (another delivery wrote the blocks: this one's lease lapsed) ends the calls.
+        while (waiting.length && !stop && !recorder.failed) {
           if (clock() >= deadline) {
             stop = { kind: 'later', delayMs: 0 };
             return;
@@ -343,7 +383,7 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
       await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(stopped.delayMs / 1000)));
       return;
     }
-    await markChunkDone(deps, job, message);
+    await markChunkDone(deps, job, message, states);
 }
 
 /** What the run did with Require password change: the platform's answer, written once per run (every chunk agrees). */
@@ -358,85 +398,113 @@ async function recordPasswordChange(deps: Pick<ProvisionDeps, 'db' | 'tableName'
   );
 }
 
-/** Account status writes in flight per chunk. */
-const RECORD_PARALLEL = 16;
-
 /**
- * Each account's new status, conditional on the run's source status and marked with the run's
- * id (`provisionRun`), so the chunk's tally can be counted from the accounts themselves. An
- * account another delivery recorded first fails its condition and is left as it is.
+ * Each account's new state, set in the chunk's PROV state blocks (in memory: the caller writes
+ * them, `StateBlockWriter.flush`, or through an OutcomeRecorder): only an account still in the
+ * run's source status and not handled by this run changes, marked with the run's id
+ * (`provisionRun`), so the chunk's tally is counted from the entries. An entry replaces all the
+ * provisioning attributes of the account, so it carries forward what stays (the platform id after
+ * an undo or a failure).
  */
-export async function recordOutcomes(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, finals: readonly Final[]): Promise<void> {
+export function recordOutcomes(deps: Pick<ProvisionDeps, 'now'>, job: Record<string, unknown>, states: StateBlockWriter, finals: readonly Final[]): void {
   const mode = job.mode as ProvisioningMode;
   const from = sourceStatusOf[mode];
+  const run = String(job.id);
   const at = deps.now().toISOString();
-  await mapBounded(finals, RECORD_PARALLEL, async ({ account, outcome }) => {
+  for (const { account, outcome } of finals) {
+    const row = rowOf(account);
+    const before = states.get(row) ?? provisioningState(account);
+    if (!isLeft(before, from, run)) continue;
     const ok = outcome.kind === 'created' || outcome.kind === 'linked';
     // A failed undo leaves the account on the platform: still Synced, with the reason.
     const to = ok ? doneStatusOf[mode] : mode === 'undo' ? 'success' : 'failed';
-    const keepId = ok && mode !== 'undo';
-    try {
-      await withRetry('Recording a provisioning result', deps.retry ?? workerRetry, isThrottling, () =>
-        deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: { PK: account.PK, SK: account.SK },
-            UpdateExpression: ok
-              ? `SET externalStatus = :to, ${keepId ? 'externalAccountId = :external, ' : ''}provisionedAt = :at, provisionRun = :run REMOVE externalError`
-              : 'SET externalStatus = :to, externalError = :error, provisionedAt = :at, provisionRun = :run',
-            ConditionExpression: 'externalStatus = :from AND (attribute_not_exists(provisionRun) OR provisionRun <> :run)',
-            ExpressionAttributeValues: ok
-              ? { ':to': to, ...(keepId ? { ':external': (outcome as { externalId: string }).externalId } : {}), ':at': at, ':run': job.id, ':from': from }
-              : { ':to': to, ':error': (outcome as { message: string }).message.slice(0, 500), ':at': at, ':run': job.id, ':from': from },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  });
+    const externalId = ok && mode !== 'undo' ? (outcome as { externalId: string }).externalId : before.externalAccountId;
+    states.set(row, {
+      externalStatus: to,
+      ...(typeof externalId === 'string' ? { externalAccountId: externalId } : {}),
+      ...(ok ? {} : { externalError: (outcome as { message: string }).message.slice(0, 500) }),
+      provisionedAt: at,
+      provisionRun: run,
+    });
+  }
 }
 
-/** What this run did to the chunk's accounts, counted from the accounts (strongly consistent). */
-async function chunkTally(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ChunkMessage) {
-  const partition = keys.accountPartitions(message.userId, String(job.projectId), message.shard + 1)[message.shard]!;
+/** Results not yet written after which the chunk's blocks are written: about one block's worth. */
+export const WRITE_EVERY_RESULTS = STATE_BLOCK_ROWS;
+/** The longest a result waits for its write while others keep arriving. */
+export const WRITE_EVERY_MS = 1000;
+
+/**
+ * Records a delivery's results as they arrive and writes the chunk's blocks beside the platform
+ * calls, about a block's worth of results (or a second) at a time: a block write costs DynamoDB
+ * about what several account updates did, so one per result would cost more than it saves. A
+ * delivery that dies loses the results not written yet; the next delivery calls the platform for
+ * those people again and the adapter's lookup links them (nobody is created twice). `failed` is
+ * set once a write failed: a StateBlockConflict means another delivery wrote the blocks since
+ * this one read them (its lease lapsed), so it must stop; `written()` throws it, and SQS delivers
+ * the message again.
+ */
+export class OutcomeRecorder {
+  failed: unknown;
+  private unwritten = 0;
+  private lastWrite: number;
+  private readonly writes: Promise<void>[] = [];
+
+  constructor(
+    private readonly deps: Pick<ProvisionDeps, 'now'>,
+    private readonly job: Record<string, unknown>,
+    private readonly states: StateBlockWriter,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.lastWrite = clock();
+  }
+
+  add(finals: readonly Final[]): void {
+    if (!finals.length) return;
+    recordOutcomes(this.deps, this.job, this.states, finals);
+    this.unwritten += finals.length;
+    if (this.unwritten >= WRITE_EVERY_RESULTS || this.clock() - this.lastWrite >= WRITE_EVERY_MS) this.write();
+  }
+
+  /** Writes what is left and waits for every write; throws the first write's error. */
+  async written(): Promise<void> {
+    this.write();
+    await Promise.all(this.writes);
+    if (this.failed) throw this.failed;
+  }
+
+  private write(): void {
+    this.unwritten = 0;
+    this.lastWrite = this.clock();
+    this.writes.push(this.states.flush().catch((error: unknown) => void (this.failed ??= error)));
+  }
+}
+
+/** What this run did to the chunk's accounts, counted from its entries (read strongly consistent, then written by this delivery). */
+function chunkTally(job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter) {
+  const shards = shardsOfRun(job);
   const counts = { success: 0, failed: 0, removed: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        FilterExpression: 'provisionRun = :run',
-        ProjectionExpression: 'externalStatus',
-        ExpressionAttributeValues: {
-          ':pk': partition,
-          ':first': keys.account(message.userId, String(job.projectId), message.fromRow).SK,
-          ':last': keys.account(message.userId, String(job.projectId), message.toRow).SK,
-          ':run': job.id,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const status = item.externalStatus as keyof typeof counts;
-      if (status in counts) counts[status]++;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for (let row = message.fromRow; row <= message.toRow; row++) {
+    if (row % shards !== message.shard) continue;
+    const entry = states.get(row);
+    if (!entry || entry.provisionRun !== job.id) continue;
+    const status = entry.externalStatus as keyof typeof counts;
+    if (status in counts) counts[status]++;
+  }
   return counts;
 }
 
 /**
- * A chunk is done: its tally (counted from its accounts) is added to the run's and the project's
+ * A chunk is done: its tally (counted from its accounts' entries, all written) is added to the run's and the project's
  * counts in the same transaction that writes its done marker, once (the marker's condition). So
  * synced + failed + pending = accounts always holds on the run and the project; the counts follow
  * the accounts chunk by chunk (a chunk of 100 at most behind per worker).
  */
-export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ChunkMessage): Promise<void> {
+export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter): Promise<void> {
   const at = deps.now().toISOString();
-  const tally = await chunkTally(deps, job, message);
+  // Nothing counts before it is written (a flush already running included).
+  await states.flush();
+  const tally = chunkTally(job, message, states);
   // The run counts what it did (for an undo, 'synced' counts the accounts removed). The project:
   // from pending, synced and failed both grow; from failed (a retry), a success moves one from
   // failed to synced and a new failure stays failed; an undo moves synced to removed.
@@ -499,13 +567,15 @@ export const recordDeadChunk =
     if (!job) return;
     const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
     if (!seen) {
-      const accounts = await chunkAccounts(deps, message.userId, String(job.projectId), message, sourceStatusOf[job.mode as ProvisioningMode], message.jobId);
-      await recordOutcomes(
+      // A delivery still writing these blocks makes this one's write fail (StateBlockConflict): it is delivered again.
+      const { left, states } = await loadChunk(deps, job, message);
+      recordOutcomes(
         deps,
         job,
-        accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' } })),
+        states,
+        left.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' } })),
       );
-      await markChunkDone(deps, job, message);
+      await markChunkDone(deps, job, message, states);
       return;
     }
     await finishRun(deps, message.userId, message.jobId);

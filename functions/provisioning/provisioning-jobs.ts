@@ -431,6 +431,9 @@ export async function releaseProject(deps: Pick<ProvisioningJobDeps, 'db' | 'tab
 export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
   const job = await readJob(deps, userId, jobId);
   if (!job) return;
+  // The run as it stands after this call: read again only when another call changed it meanwhile
+  // (every chunk's delivery ends here, so the common case costs one read).
+  let latest: Record<string, unknown> | undefined = job;
   if ((job.status === 'running' || job.status === 'resuming') && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
     const at = deps.now().toISOString();
     try {
@@ -444,11 +447,12 @@ export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableNam
           ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':resuming': 'resuming', ':at': at },
         }),
       );
+      latest = { ...job, status: 'completed' };
       await notifyRunEnded(deps, { ...job, userId, id: jobId }, 'completed', at);
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      latest = await readJob(deps, userId, jobId);
     }
   }
-  const latest = await readJob(deps, userId, jobId);
   if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), jobId);
 }

@@ -7,6 +7,8 @@ import type { AccountResetResult } from '../../shared/schemas/reset-passwords';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { shardsOf } from '../accounts/account-partitions';
+import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
 import { CHUNK_BUDGET_MS, LEASE_RETRY_SECONDS, MAX_REQUEUES, RATE_LIMIT_ATTEMPTS, releaseLease, SERVER_ERROR_ATTEMPTS, takeLease, type Pacing } from '../provisioning/provision-accounts';
@@ -132,7 +134,12 @@ async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job
   const { userId, jobId } = message;
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
   if (!project) return failReset(deps, userId, jobId, 'The project was deleted.');
-  const accounts = await unfinishedAccounts(deps, job, message);
+  // Where each account stands on the platform (Synced, its id there) is in the project's PROV
+  // state blocks, not on the account items: overlaid before anything reads it.
+  const accounts = await withStates(deps.db, deps.tableName, { userId, projectId: String(job.projectId), shards: shardsOf(project) }, await unfinishedAccounts(deps, job, message), {
+    consistent: true,
+    channels: ['PROV'],
+  });
   if ((message.requeues ?? 0) > MAX_REQUEUES) {
     await failAll(deps, job, accounts, 'The platform kept asking us to wait (HTTP 429) for too long: the password was not changed. Reset the project again later.');
     return markResetChunkDone(deps, job, message);
