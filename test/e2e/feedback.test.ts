@@ -182,7 +182,9 @@ describe('feedback in Chromium', () => {
       expect(first.status).toBe(202);
       await secondDialog.getByRole('button', { name: 'Generate Accounts' }).click();
 
-      await secondDialog.getByText('Queued — waiting for other jobs to finish').waitFor();
+      await secondDialog.getByText('Queued — waiting for its turn').waitFor();
+      // And why: the other user's chunks ahead of it on the shared queue (GET /api/bulk-jobs/{id} waitReason).
+      await secondDialog.getByText(/^Queued behind about \d+ chunks? of other jobs on the shared bulk queue\./).waitFor();
       await secondDialog.getByText('1,001 rows waiting to start').waitFor();
       await secondDialog.getByText('Your accounts will be created when the job starts.').waitFor();
       expect(await secondDialog.getByText('0 of 1,001 rows processed').count()).toBe(0);
