@@ -30,7 +30,7 @@ export interface ChunkDeps {
    * Puts a chunk body on the bulk queue: a recorded chunk releases its job's next waiting one
    * (releaseNext). Needed by whoever records chunks of a running job (the workers).
    */
-  bulkQueue?: (body: string) => Promise<void>;
+  bulkQueue?: (body: string, userId: string) => Promise<void>;
 }
 
 /** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
@@ -398,7 +398,7 @@ async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage): Promise<
     await recordChunk(deps, next, { done: 0, failedRows: next.rows }, String(job.reason ?? JOB_STOPPED));
   } else {
     if (!deps.bulkQueue) throw new Error(`Chunk ${next.chunk} of job ${next.jobId} is due on the bulk queue, but no queue was given`);
-    await deps.bulkQueue(body);
+    await deps.bulkQueue(body, next.userId);
   }
   await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: key }));
 }

@@ -27,17 +27,25 @@ export function queueWaitReason(chunksAhead: number | undefined): QueueWait {
 /**
  * The bulk queue's messages (waiting and in flight) less the job's own on it: at most `ownQueued`
  * (its window) while it is queued. A queue that does not answer gives the sentence without a count:
- * the status read never fails for it.
+ * the status read never fails for it. `visibleIncludesInFlight`: the local SQS emulator's
+ * ApproximateNumberOfMessages counts the in-flight messages as well (SQS counts only the visible
+ * ones), so there they are not added twice.
  */
-export async function sqsQueueWait(sqs: SQSClient, queueUrl: string, ownQueued: number): Promise<QueueWait> {
+export async function sqsQueueWait(sqs: SQSClient, queueUrl: string, ownQueued: number, visibleIncludesInFlight = process.env.SQS_VISIBLE_COUNT_INCLUDES_IN_FLIGHT === 'true'): Promise<QueueWait> {
   try {
     const { Attributes = {} } = await sqs.send(
       new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }),
     );
-    const onQueue = Number(Attributes.ApproximateNumberOfMessages ?? 0) + Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0);
-    return queueWaitReason(Math.max(0, onQueue - ownQueued));
+    const counts = { visible: Number(Attributes.ApproximateNumberOfMessages ?? 0), inFlight: Number(Attributes.ApproximateNumberOfMessagesNotVisible ?? 0) };
+    return queueWaitReason(otherChunks(counts, ownQueued, visibleIncludesInFlight));
   } catch (error) {
     logger.warn('Reading the bulk queue depth failed', { error: error instanceof Error ? error.message : String(error) });
     return queueWaitReason(undefined);
   }
+}
+
+/** Messages on the queue (waiting and in flight) that are not the job's own. */
+export function otherChunks(counts: { visible: number; inFlight: number }, ownQueued: number, visibleIncludesInFlight: boolean): number {
+  const onQueue = visibleIncludesInFlight ? Math.max(counts.visible, counts.inFlight) : counts.visible + counts.inFlight;
+  return Math.max(0, onQueue - ownQueued);
 }

@@ -117,6 +117,10 @@ describe('fair turns on the shared bulk queue', () => {
     const b = await small.call('/api/bulk-create', { body: { projectName: 'Small import', csvData: people(1500, 'Small') } });
     expect(b.status).toBe(202);
     const bJob = ((await b.json()) as { job: BulkJob }).job;
+    // The answer says at once why it waits: A's window of chunks is ahead of it.
+    expect(bJob).toMatchObject({ status: 'queued', chunksAhead: expect.any(Number) as number });
+    expect(bJob.chunksAhead).toBeGreaterThan(0);
+    expect(bJob.waitReason).toMatch(/^Queued behind about \d+ chunks? of other jobs on the shared bulk queue\./);
 
     // While B waits, its status says so and why: A's chunks are ahead of it on the queue.
     const waiting = await small.json<BulkJob>(`/api/bulk-jobs/${bJob.id}`);
