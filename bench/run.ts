@@ -12,11 +12,13 @@
  *     14/s, redelivery and suppression (bench/mail.ts).
  *  9. GET /api/analytics p95 for a user with 100 accounts and one with 1,000,000 (bench/analytics.ts:
  *     the large user's counters are written as the bulk path writes them, said in the output).
+ * 10. Fair bulk queue: a 100-row creation and a 1,500-row job while another user's 50,000-row
+ *     job runs, beside the same on an idle stack, and the ratio (bench/fair.ts).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
- * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail) and 35000 (analytics), plus TEST_PORT_SHIFT.
+ * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics) and 15000 (fair), plus TEST_PORT_SHIFT.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,6 +35,7 @@ import { generationBench } from './generation';
 import { provisioningBench } from './provisioning';
 import { mailBench } from './mail';
 import { analyticsBench } from './analytics';
+import { fairBench } from './fair';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { lambdaBundling } from '../lib/bundling';
@@ -183,7 +186,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

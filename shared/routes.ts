@@ -322,10 +322,13 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
-  'bulk-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'], encryptionKey: true },
+  // A recorded chunk puts its job's next waiting chunk on the bulk queue and deletes its waiting
+  // item (fair turns between jobs: functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job; the job it fails
-  // queues its project-completion e-mail, as a job the bulk worker ends does.
-  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem'], sendTo: ['mail'] },
+  // queues its project-completion e-mail, as a job the bulk worker ends does. It releases the
+  // next waiting chunk like the bulk worker (a dead chunk whose accounts were all stored).
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
   'export-dead-letter-worker': { table: ['UpdateItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket.

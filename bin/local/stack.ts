@@ -209,6 +209,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       OUTBOUND_ALLOWED_ORIGINS: outboundAllowedOrigins.join(','),
       LOCAL_SCIM_URL: scim.url,
       LOCAL_SCIM_TOKEN: scim.token,
+      // local-aws-sqs counts in-flight messages in ApproximateNumberOfMessages too (SQS: only the
+      // visible ones); a queued bulk job's "chunks ahead" must not count them twice (functions/bulk/queue-wait.ts).
+      SQS_VISIBLE_COUNT_INCLUDES_IN_FLIGHT: 'true',
       POWERTOOLS_SERVICE_NAME: 'bulkonboard-local',
       POWERTOOLS_LOG_LEVEL: process.env.LOG_LEVEL ?? 'WARN',
     });

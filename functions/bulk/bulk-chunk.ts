@@ -22,6 +22,12 @@ export const bulkChunkMessageSchema = z.object({
   /** The user's timezone when the job started: its rows are counted in the user's months (none: read from the settings). */
   timeZone: z.optional(z.string()),
   chunk: z.number(),
+  /**
+   * Chunks of the job on the queue at once (bulk-jobs.ts CHUNK_WINDOW): once recorded, this chunk
+   * releases chunk `chunk + window`, which waits in DynamoDB until then. Messages queued before
+   * windows existed have none: every chunk of their job was queued at the start.
+   */
+  window: z.optional(z.number()),
   /** The project's account shards (messages queued before sharding have none: 1). */
   shards: z.optional(z.number()),
   /** Rows with their username slot: base and occurrence index within the file. */

@@ -1,5 +1,8 @@
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { gzipSync } from 'node:zlib';
+import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queues } from '../../shared/routes';
+import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
 import type { BulkJob, PasswordSettings } from '../../shared/schemas/bulk';
 import { keys } from '../core/keys';
@@ -17,6 +20,14 @@ export const CHUNK_ROWS = 500;
 export const CHUNK_MAX_BYTES = 200 * 1024;
 export const BATCH_MAX_BYTES = 250 * 1024;
 const SQS_BATCH_ENTRIES = 10;
+/**
+ * Chunks of one job on the bulk queue at once: as many as the queue has workers, so a job alone
+ * keeps every worker busy, while a job started later is queued behind at most this many chunks of
+ * each job before it instead of behind all of them (a 50,000-row job has 100). The job's other
+ * chunks wait in DynamoDB; each recorded chunk puts the next one on the queue (process-chunk.ts
+ * releaseNext), behind what other jobs queued meanwhile, so running jobs take turns chunk by chunk.
+ */
+export const CHUNK_WINDOW = queues.find((q) => q.name === 'bulk')?.maxConcurrency ?? 3;
 
 export interface BulkJobStarter {
   start(job: {
@@ -35,7 +46,10 @@ export interface BulkJobStarter {
   }): Promise<BulkJob>;
 }
 
-/** Writes the job and its project, then puts the rows on the bulk queue in chunks. */
+/**
+ * Writes the job and its project, then puts the rows on the bulk queue in chunks: the first
+ * CHUNK_WINDOW on the queue, the others (gzipped) in DynamoDB until a chunk of the job releases them.
+ */
 export function sqsBulkJobStarter(
   db: DynamoDBDocumentClient,
   tableName: string,
@@ -59,8 +73,11 @@ export function sqsBulkJobStarter(
         shards: project.accountShards ?? 1,
         timeZone,
         chunk,
+        window: CHUNK_WINDOW,
         rows: chunkRows,
       }));
+      const queuedNow = bodies.slice(0, CHUNK_WINDOW);
+      const waiting = bodies.slice(CHUNK_WINDOW);
       const job: BulkJob = {
         id: project.id,
         projectId: project.id,
@@ -77,19 +94,21 @@ export function sqsBulkJobStarter(
           TransactItems: [{ Put: { TableName: tableName, Item: projectItem(project) } }, ...counterUpdates(tableName, userId, counters.month, counters.change)],
         }),
       );
+      // The waiting chunks before the job: a job item exists only when all of its chunks do.
+      await writeWaiting(db, tableName, waiting.map(({ chunk, body }) => ({ ...keys.bulkJobWaitingChunk(userId, job.id, chunk), entityType: 'BulkJobWaitingChunk', body: gzipSync(body) })));
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: bodies.length, lockOwner, startedAt: now.getTime(), projectName: project.name },
+          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: bodies.length, window: CHUNK_WINDOW, lockOwner, startedAt: now.getTime(), projectName: project.name },
         }),
       );
       // Which chunks the queue did not take: the whole batch when the call failed, else its Failed entries.
       const unqueued: { chunk: number; body: string }[] = [];
       let sendError: unknown;
       await Promise.all(
-        batchesOf(bodies).map(async (batch) => {
+        batchesOf(queuedNow).map(async (batch) => {
           try {
-            const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ chunk, body }) => ({ Id: String(chunk), MessageBody: body })) }));
+            const { Failed } = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch.map(({ chunk, body }) => ({ Id: String(chunk), MessageBody: body, MessageGroupId: userId })) }));
             const failedIds = new Set((Failed ?? []).map((entry) => entry.Id));
             unqueued.push(...batch.filter(({ chunk }) => failedIds.has(String(chunk))));
           } catch (error) {
@@ -99,8 +118,9 @@ export function sqsBulkJobStarter(
         }),
       );
       if (unqueued.length && recordUnqueued) {
-        // Every row stays accounted for: the refused chunks' rows are failed on the job now, the
-        // chunks that were queued see a failed job and record theirs as failed too.
+        // Every row stays accounted for: the refused chunks' rows are failed on the job now (and
+        // the chunks waiting behind them with them), the chunks that were queued see a failed job
+        // and record theirs (and those they release) as failed too.
         for (const { body } of unqueued) await recordUnqueued(JSON.parse(body) as BulkChunkMessage);
         return job;
       }
@@ -121,6 +141,34 @@ export function sqsBulkJobStarter(
       return job;
     },
   };
+}
+
+/**
+ * Puts one chunk body on the bulk queue: how a recorded chunk releases its job's next one
+ * (process-chunk.ts). The user is the message group: on AWS that makes the standard queue a fair
+ * queue (SQS delivers a quiet tenant's messages first while another's hold most of the workers),
+ * on top of the window; the local emulator ignores groups on standard queues, the window does not
+ * depend on them.
+ */
+export const sqsBulkQueue = (sqs: SQSClient, queueUrl: string) => async (body: string, userId: string): Promise<void> => {
+  await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: userId }));
+};
+
+/**
+ * PutItem each (8 at a time, throttling tried again within the request's budget). Not
+ * BatchWriteItem: this module is bundled into every function that batches SQS messages
+ * (core/sqs-batch-send.ts), and none of them may write in batches.
+ */
+async function writeWaiting(db: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
+  const queue = [...items].reverse();
+  await Promise.all(
+    Array.from({ length: Math.min(8, queue.length) }, async () => {
+      for (let item = queue.pop(); item; item = queue.pop()) {
+        const Item = item;
+        await withRetry('Storing a waiting chunk', requestRetry, isThrottling, () => db.send(new PutCommand({ TableName: tableName, Item })));
+      }
+    }),
+  );
 }
 
 type ChunkRow = BulkChunkMessage['rows'][number];

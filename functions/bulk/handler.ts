@@ -9,7 +9,8 @@ import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { dynamoIntegrationStore } from '../integrations/integration-store';
-import { sqsBulkJobStarter } from './bulk-jobs';
+import { CHUNK_ROWS, CHUNK_WINDOW, sqsBulkJobStarter, sqsBulkQueue } from './bulk-jobs';
+import { sqsQueueWait } from './queue-wait';
 import { startProvisioning } from '../provisioning/provisioning-jobs';
 import { startSend } from '../mail/credential-sends';
 import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
@@ -53,7 +54,7 @@ const create = createBulkAccounts({
   randomBytes,
   now: () => new Date(),
   newId: timeOrderedId,
-  jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId })),
+  jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
   integration: (userId, id) => integrations.get(userId, id),
   provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
   sendCredentials: (userId, projectId, options, waitForAccounts) => send(userId, projectId, { ...options, scope: 'all', overrideSuppression: false }, { waitForAccounts }),
@@ -68,7 +69,11 @@ export const handler = httpHandler({
       const key = idempotencyKeyOf(event.headers);
       const work = async (): Promise<StoredAnswer> => {
         const result = await create(userId, inflateRows(body));
-        if (result.kind === 'queued') return { statusCode: 202, body: { project: result.project, job: result.job, summary: result.summary } };
+        if (result.kind === 'queued') {
+          // Why it waits, from the start: the dialog shows it before its first poll.
+          const wait = result.job.status === 'queued' ? await sqsQueueWait(sqs(), requireEnv('BULK_QUEUE_URL'), Math.min(CHUNK_WINDOW, Math.ceil(result.job.total / CHUNK_ROWS))) : {};
+          return { statusCode: 202, body: { project: result.project, job: { ...result.job, ...wait }, summary: result.summary } };
+        }
         return { statusCode: 200, body: { project: result.project, accounts: result.accounts, summary: result.summary } };
       };
       if (!key) {
@@ -96,6 +101,8 @@ export const handler = httpHandler({
         ...(typeof Item.completedAt === 'string' ? { completedAt: Item.completedAt } : {}),
         ...(typeof Item.reason === 'string' ? { reason: Item.reason } : {}),
       };
+      // Still waiting for a worker: say so, and why, instead of a silent 0%.
+      if (job.status === 'queued') return { ...job, ...(await sqsQueueWait(sqs(), requireEnv('BULK_QUEUE_URL'), Math.min(Number(Item.window ?? Item.chunks ?? 0), Number(Item.chunks ?? 0)))) };
       return job;
     },
   }),

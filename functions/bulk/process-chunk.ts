@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { gunzipSync } from 'node:zlib';
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { queues } from '../../shared/routes';
@@ -10,7 +11,7 @@ import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
 import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
 import { UsernameTakenError, type BulkStore } from './bulk-store';
-import type { BulkChunkMessage } from './bulk-chunk';
+import { bulkChunkMessageSchema, type BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
 import { bulkJobFinished } from '../notifications/events';
 import type { QueueMail } from '../mail/sqs-mail-queue';
@@ -25,6 +26,11 @@ export interface ChunkDeps {
   retry?: RetryPolicy;
   /** Queues the project-completion e-mail when the job ends (the bulk worker and the dead-letter worker alike). */
   mail?: QueueMail;
+  /**
+   * Puts a chunk body on the bulk queue: a recorded chunk releases its job's next waiting one
+   * (releaseNext). Needed by whoever records chunks of a running job (the workers).
+   */
+  bulkQueue?: (body: string, userId: string) => Promise<void>;
 }
 
 /** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
@@ -50,9 +56,9 @@ export const processChunk =
       deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true })),
       deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true })),
     ]);
-    // Already recorded: the delivery that recorded it may have failed while completing the job,
-    // so completion is checked again (otherwise the job could stay 'running' for ever).
-    if (seen) return finishIfComplete(deps, message);
+    // Already recorded: the delivery that recorded it may have failed while releasing the next
+    // chunk or completing the job, so both are done again (otherwise the job could stay 'running' for ever).
+    if (seen) return settle(deps, message);
     if (job?.status === 'failed') {
       // The job stopped (another chunk failed): no account of it may appear after its lock was released.
       await releaseLock(deps, message.userId, job);
@@ -135,8 +141,8 @@ const JOB_STOPPED = 'Not created: the job stopped.';
 export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMessage): Promise<void> => {
   const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
   const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true }));
-  // Recorded, only its completion step kept failing: finish the job, fail nothing.
-  if (seen) return finishIfComplete(deps, message);
+  // Recorded, only its release or completion step kept failing: do them, fail nothing.
+  if (seen) return settle(deps, message);
   // Count what exists: accounts an earlier delivery stored are done (their place stays counted);
   // only the rows with no account are failed.
   const stored = await storedRows(deps, message);
@@ -240,7 +246,9 @@ async function releaseLock(deps: ChunkDeps, userId: string, job: Record<string, 
 /**
  * The usernames outside the job's project do not change while the job holds the user's lock, so a
  * worker container reads them once per job and reuses them for every chunk it processes (all of
- * them when that is cheaper than asking per name).
+ * them when that is cheaper than asking per name). Jobs take turns on the queue (releaseNext), so
+ * a container sees chunks of a few jobs in turn: it keeps the last JOBS_CACHED jobs' sets instead
+ * of reading one again each time the turn comes back to it.
  */
 const takenByJob = new Map<string, Promise<Set<string>>>();
 function takenForJob(store: BulkStore, message: BulkChunkMessage): Promise<Set<string>> {
@@ -251,11 +259,14 @@ function takenForJob(store: BulkStore, message: BulkChunkMessage): Promise<Set<s
   if (!taken) {
     taken = store.takenUsernames(message.userId, [], message.existingAccounts, message.projectId, { readAll: true });
     taken.catch(() => takenByJob.delete(message.jobId));
-    takenByJob.clear(); // one job at a time per container is plenty
+    // The oldest first (a Map keeps insertion order): a few sets of at most 250,000 names each.
+    while (takenByJob.size >= JOBS_CACHED) takenByJob.delete(takenByJob.keys().next().value!);
     takenByJob.set(message.jobId, taken);
   }
   return taken;
 }
+/** Jobs whose usernames a worker container keeps: about the jobs sharing the queue at once. */
+const JOBS_CACHED = 4;
 /** Up to this many existing accounts, a container reads all their usernames once per job. */
 const FULL_READ_LIMIT = 250_000;
 
@@ -355,7 +366,41 @@ async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: C
   } catch (error) {
     if (!isDuplicate(error)) throw error;
   }
+  await settle(deps, message);
+}
+
+/** After a chunk is recorded (by this delivery or an earlier one): release the job's next chunk, then end the job if it is complete. */
+async function settle(deps: ChunkDeps, message: BulkChunkMessage): Promise<void> {
+  await releaseNext(deps, message);
   await finishIfComplete(deps, message);
+}
+
+/**
+ * Fair turns on the shared bulk queue: a job keeps at most `window` chunks on it, the others wait
+ * in DynamoDB (bulk-jobs.ts). Chunk c, once recorded, releases chunk c + window: one fixed
+ * successor, so a redelivered chunk releases nothing new, and a chunk is never left waiting (its
+ * item goes only after the queue took it; a delivery that dies in between leaves it for the next
+ * delivery of chunk c, which may queue it twice: its marker makes the second one a no-op).
+ * The released chunk joins the queue behind the chunks other jobs queued meanwhile.
+ * A stopped (failed) job's waiting chunks skip the queue: recorded as not created here, each
+ * releasing the next, so done + failed still reaches the total and the reserved places go back.
+ */
+async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage): Promise<void> {
+  if (!message.window) return;
+  const key = keys.bulkJobWaitingChunk(message.userId, message.jobId, message.chunk + message.window);
+  const { Item: waiting } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }));
+  if (!waiting) return; // the job has no such chunk, or it was released already
+  const body = gunzipSync(waiting.body as Uint8Array).toString('utf8');
+  const next = bulkChunkMessageSchema.parse(JSON.parse(body));
+  const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
+  if (!job) return; // the job is gone (its user was deleted)
+  if (job.status === 'failed') {
+    await recordChunk(deps, next, { done: 0, failedRows: next.rows }, String(job.reason ?? JOB_STOPPED));
+  } else {
+    if (!deps.bulkQueue) throw new Error(`Chunk ${next.chunk} of job ${next.jobId} is due on the bulk queue, but no queue was given`);
+    await deps.bulkQueue(body, next.userId);
+  }
+  await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: key }));
 }
 
 /**

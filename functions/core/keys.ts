@@ -93,6 +93,8 @@ export const keys = {
 
   bulkJob: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}` }) as const,
   bulkJobChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** A chunk waiting for its turn on the bulk queue (functions/bulk/bulk-jobs.ts): its own prefix, so chunk queries never read it. */
+  bulkJobWaitingChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#WAITING#${rowKey(chunk)}` }) as const,
 
   /** A provisioning run (functions/provisioning) and the marker of each of its finished chunks. */
   provisioningJob: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PROVJOB#${jobId}` }) as const,

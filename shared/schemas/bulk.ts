@@ -200,4 +200,8 @@ export interface BulkJob {
   completedAt?: string;
   /** Why a failed job stopped (a failed job has released the user's lock). */
   reason?: string;
+  /** A queued job: chunks of other jobs ahead of it on the shared bulk queue (approximate). */
+  chunksAhead?: number;
+  /** A queued job: why it waits, in words (shown instead of "0 of N rows"). */
+  waitReason?: string;
 }

@@ -161,11 +161,12 @@ describe('feedback in Chromium', () => {
     expect(text.match(/\bFree\b/g)).toHaveLength(1);
   });
 
-  it('says a job waiting behind other jobs is queued, not "0 of N rows, 0%"', async () => {
-    // A Pro user with a job of 6,000 rows fills the bulk queue...
-    const busy = await apiUser({ firstName: 'Busy', lastName: 'Importer' });
-    await upgradeToPro(busy);
-    // ...while a second Pro user has a file of 1,001 rows ready to go (a background job too).
+  it('says a job waiting behind other jobs is queued and why, not "0 of N rows, 0%"', async () => {
+    // Two Pro users with jobs of 3,000 rows each fill the bulk queue (each keeps 3 of its chunks on
+    // it: jobs take turns, so the next job waits about two rounds of chunks, not for both jobs)...
+    const busy = await Promise.all([apiUser({ firstName: 'Busy', lastName: 'Importer' }), apiUser({ firstName: 'Busier', lastName: 'Importer' })]);
+    await Promise.all(busy.map((b) => upgradeToPro(b)));
+    // ...while a third Pro user has a file of 1,001 rows ready to go (a background job too).
     const waiting = await apiUser({ firstName: 'Patient', lastName: 'Importer' });
     await upgradeToPro(waiting);
     const second = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -178,16 +179,28 @@ describe('feedback in Chromium', () => {
       await secondDialog.getByText('1,001 valid', { exact: true }).waitFor();
       await secondDialog.getByLabel('Project name').fill('Behind the others');
 
-      const first = await busy.call('/api/bulk-create', { body: { projectName: 'Big one', csvData: people(6000, 'Busy') } });
-      expect(first.status).toBe(202);
+      for (const [i, b] of busy.entries()) {
+        const first = await b.call('/api/bulk-create', { body: { projectName: `Big one ${i}`, csvData: people(3000, `Busy${i}`) } });
+        expect(first.status).toBe(202);
+      }
       await secondDialog.getByRole('button', { name: 'Generate Accounts' }).click();
 
-      await secondDialog.getByText('Queued — waiting for other jobs to finish').waitFor();
+      await secondDialog.getByText('Queued — waiting for its turn').waitFor();
+      // And why: the other users' chunks ahead of it on the shared queue (the job's waitReason).
+      const reason = secondDialog.getByTestId('bulk-wait-reason');
+      await reason.waitFor();
+      expect(await reason.innerText()).toMatch(/^Queued behind about \d+ chunks of other jobs on the shared bulk queue\. Jobs take turns chunk by chunk/);
       await secondDialog.getByText('1,001 rows waiting to start').waitFor();
       await secondDialog.getByText('Your accounts will be created when the job starts.').waitFor();
       expect(await secondDialog.getByText('0 of 1,001 rows processed').count()).toBe(0);
       expect(await secondDialog.getByText('0%').count()).toBe(0);
       await second.screenshot({ path: screenshotPath('feedback-job-queued') });
+      // The same in the dark theme (switched in place: a reload would close the dialog).
+      await second.evaluate(() => {
+        document.documentElement.classList.replace('light', 'dark');
+        document.documentElement.style.colorScheme = 'dark';
+      });
+      await second.screenshot({ path: screenshotPath('feedback-job-queued-dark') });
       // Its turn comes: real progress, then the result.
       await secondDialog.getByText('1,001 accounts created', { exact: false }).waitFor({ timeout: 110_000 });
     } finally {

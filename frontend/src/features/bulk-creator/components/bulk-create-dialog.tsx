@@ -203,7 +203,7 @@ export function BulkCreateDialog({
               ) : stage === 'processing' ? (
                 job && started ? (
                   <Stack gap="3">
-                    <JobProgress status={job.status} done={job.done} failed={job.failedCount} total={job.total} />
+                    <JobProgress status={job.status} done={job.done} failed={job.failedCount} total={job.total} {...(job.waitReason ? { waitReason: job.waitReason } : {})} />
                     <ProvisioningOutcome summary={started.summary} />
                     <MailOutcome summary={started.summary} />
                     {progressLost ? (
@@ -308,11 +308,11 @@ function SimulatedProgress() {
 }
 
 /** A background job's real progress, or that it has not started yet. */
-function JobProgress({ status, done, failed, total }: { status: BulkJob['status']; done: number; failed: number; total: number }) {
+function JobProgress({ status, done, failed, total, waitReason }: { status: BulkJob['status']; done: number; failed: number; total: number; waitReason?: string }) {
   const processed = done + failed;
   const percent = total > 0 ? (processed / total) * 100 : 0;
   if (status === 'queued') {
-    return <BulkProcessingStage queued percent={0} detail={`${plural(total, 'row', 'rows')} waiting to start`} />;
+    return <BulkProcessingStage queued percent={0} detail={`${plural(total, 'row', 'rows')} waiting to start`} {...(waitReason ? { waitReason } : {})} />;
   }
   return (
     <BulkProcessingStage

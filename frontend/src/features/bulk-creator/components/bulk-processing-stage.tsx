@@ -10,17 +10,22 @@ const steps = [
 
 /**
  * The progress bar and checklist while accounts are being created. A job still queued behind
- * others has made no progress to show: it says so, with a bar that moves without a number, rather
- * than a '0%' that reads as stuck.
+ * others has made no progress to show: it says so, and why (the server's `waitReason`: how busy
+ * the shared queue is), with a bar that moves without a number, rather than a '0%' that reads as stuck.
  */
-export function BulkProcessingStage({ percent, detail, queued = false }: { percent: number; detail?: string; queued?: boolean }) {
+export function BulkProcessingStage({ percent, detail, queued = false, waitReason }: { percent: number; detail?: string; queued?: boolean; waitReason?: string }) {
   const rounded = Math.round(percent);
   return (
     <Stack gap="5" py="4">
       <Stack gap="1" textAlign="center">
         <Text fontWeight="semibold" fontSize="lg" role="status">
-          {queued ? 'Queued — waiting for other jobs to finish' : 'Creating accounts...'}
+          {queued ? 'Queued — waiting for its turn' : 'Creating accounts...'}
         </Text>
+        {queued && waitReason ? (
+          <Text fontSize="sm" data-testid="bulk-wait-reason">
+            {waitReason}
+          </Text>
+        ) : null}
         <Text fontSize="sm" color="fg.muted">
           {queued
             ? 'It starts on its own. You can close this window: the accounts appear in Projects when done.'

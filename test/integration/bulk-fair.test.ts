@@ -1,0 +1,198 @@
+import { createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, inject } from 'vitest';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob } from '../../shared/schemas/bulk';
+import { CHUNK_WINDOW, sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
+import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
+import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
+import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
+import { aesGcmCipher } from '../../functions/core/encryption';
+import { timeOrderedId } from '../../functions/core/ids';
+import { keys } from '../../functions/core/keys';
+import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+
+const stack = inject('stack');
+const TABLE = 'bulkonboard';
+const sqsClient = () => new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+
+/** Polls until `done` holds, or fails at the deadline (no fixed sleeps). */
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const ended = (job: BulkJob) => job.status === 'completed' || job.status === 'failed';
+
+/** Accounts stored in every shard a project may have. */
+async function countAccounts(userId: string, projectId: string): Promise<number> {
+  let count = 0;
+  for (const pk of keys.accountPartitions(userId, projectId, MAX_ACCOUNT_SHARDS)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await testDb().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, Select: 'COUNT', ExclusiveStartKey: start }));
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return count;
+}
+
+/** The job's chunks still waiting in DynamoDB for their turn on the queue. */
+async function waitingChunks(userId: string, jobId: string): Promise<number> {
+  const { Count = 0 } = await testDb().send(
+    new QueryCommand({
+      TableName: TABLE,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': `${keys.bulkJob(userId, jobId).SK}#WAITING#` },
+      Select: 'COUNT',
+      ConsistentRead: true,
+    }),
+  );
+  return Count;
+}
+
+const userItem = async (userId: string) => (await testDb().send(new GetCommand({ TableName: TABLE, Key: keys.user(userId), ConsistentRead: true }))).Item ?? {};
+
+/**
+ * A job started the way POST /api/bulk-create starts it, with its first chunks on a queue no worker
+ * reads: the test delivers them itself (twice, altered). The chunks they release go to the real
+ * bulk queue (the workers' own), as in production.
+ */
+async function parkedJob(user: ApiUser, rows: number, prefix: string) {
+  const db = testDb();
+  const sqs = sqsClient();
+  const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `fair-${prefix}-${Date.now()}` }));
+  const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+  const create = createBulkAccounts({
+    store: dynamoBulkStore(db, TABLE),
+    timeZone: async () => 'UTC',
+    cipher: async () => aesGcmCipher(key),
+    randomBytes,
+    now: () => new Date(),
+    newId: timeOrderedId,
+    jobs: sqsBulkJobStarter(db, TABLE, sqs, QueueUrl!),
+    integration: async () => undefined,
+  });
+  const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: `Parked ${prefix}`, csvData: people(rows, prefix) }));
+  if (result.kind !== 'queued') throw new Error('expected a job');
+  const bodies: BulkChunkMessage[] = [];
+  const deadline = Date.now() + 20_000;
+  while (bodies.length < CHUNK_WINDOW && Date.now() < deadline) {
+    const { Messages = [] } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }));
+    for (const m of Messages) {
+      bodies.push(JSON.parse(m.Body!) as BulkChunkMessage);
+      await sqs.send(new DeleteMessageCommand({ QueueUrl, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
+  bodies.sort((a, b) => a.chunk - b.chunk);
+  return { job: result.job, bodies };
+}
+
+/** Puts chunk bodies on the real bulk queue, all at once. */
+async function deliver(...bodies: BulkChunkMessage[]) {
+  const sqs = sqsClient();
+  await Promise.all(bodies.map((body) => sqs.send(new SendMessageCommand({ QueueUrl: stack.queueUrls.bulk, MessageBody: JSON.stringify(body) }))));
+}
+
+describe('fair turns on the shared bulk queue', () => {
+  it("a 1,500-row job started after another user's 20,000-row job finishes long before it, and says why it waits while queued", async () => {
+    const [large, small] = await Promise.all([apiUser({ firstName: 'Large', lastName: 'Importer' }), apiUser({ firstName: 'Small', lastName: 'Importer' })]);
+    await Promise.all([upgradeToPro(large), upgradeToPro(small)]);
+
+    const a = await large.call('/api/bulk-create', { body: { projectName: 'Large import', csvData: people(20_000, 'Large') } });
+    expect(a.status).toBe(202);
+    const aJob = ((await a.json()) as { job: BulkJob }).job;
+    // Only a window of A's 40 chunks is on the queue; the rest wait in DynamoDB.
+    expect(await waitingChunks(large.sub, aJob.id)).toBeGreaterThan(30);
+
+    const b = await small.call('/api/bulk-create', { body: { projectName: 'Small import', csvData: people(1500, 'Small') } });
+    expect(b.status).toBe(202);
+    const bJob = ((await b.json()) as { job: BulkJob }).job;
+    // The answer says at once why it waits: A's window of chunks is ahead of it.
+    expect(bJob).toMatchObject({ status: 'queued', chunksAhead: expect.any(Number) as number });
+    expect(bJob.chunksAhead).toBeGreaterThan(0);
+    expect(bJob.waitReason).toMatch(/^Queued behind about \d+ chunks? of other jobs on the shared bulk queue\./);
+
+    // While B waits, its status says so and why: A's chunks are ahead of it on the queue.
+    const waiting = await small.json<BulkJob>(`/api/bulk-jobs/${bJob.id}`);
+    if (waiting.status === 'queued') {
+      expect(waiting.chunksAhead).toBeGreaterThan(0);
+      expect(waiting.waitReason).toMatch(/^Queued behind about \d+ chunks? of other jobs on the shared bulk queue\./);
+    } else {
+      // Picked up already (a fast machine): then it is running, not silently waiting.
+      expect(waiting.status).not.toBe('failed');
+    }
+    // Another user's job is not B's to read.
+    expect((await small.call(`/api/bulk-jobs/${aJob.id}`)).status).toBe(404);
+
+    const bDone = await until('B to end', () => small.json<BulkJob>(`/api/bulk-jobs/${bJob.id}`), ended);
+    const aThen = await large.json<BulkJob>(`/api/bulk-jobs/${aJob.id}`);
+    expect(bDone).toMatchObject({ status: 'completed', total: 1500, done: 1500, failedCount: 0 });
+    expect(bDone.waitReason).toBeUndefined();
+    // A still has work left when B is done: B did not wait for A's 40 chunks.
+    expect(aThen.status).not.toBe('completed');
+    expect(aThen.done + aThen.failedCount).toBeLessThan(aThen.total / 2);
+    expect(await countAccounts(small.sub, bJob.id)).toBe(1500);
+
+    const aDone = await until('A to end', () => large.json<BulkJob>(`/api/bulk-jobs/${aJob.id}`), ended, 240_000);
+    expect(aDone).toMatchObject({ status: 'completed', total: 20_000, done: 20_000, failedCount: 0 });
+    expect(await countAccounts(large.sub, aJob.id)).toBe(20_000);
+    await until('no chunk left waiting', () => waitingChunks(large.sub, aJob.id), (n) => n === 0, 10_000);
+    await until('both locks released', async () => [await userItem(large.sub), await userItem(small.sub)], (items) => items.every((item) => !('bulkLock' in item)));
+    expect(await userItem(large.sub)).toMatchObject({ accountCount: 20_000 });
+    expect(await userItem(small.sub)).toMatchObject({ accountCount: 1500 });
+  }, 300_000);
+
+  it('a chunk delivered twice releases its successor and writes its accounts once: every row counted once', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // 2,600 rows: 6 chunks, 3 on the queue and 3 waiting for them.
+    const { job, bodies } = await parkedJob(user, 2600, 'Twice');
+    expect(bodies.map((b) => b.chunk)).toEqual([0, 1, 2]);
+    expect(await waitingChunks(user.sub, job.id)).toBe(3);
+    // Every queued chunk twice at once (SQS may deliver a message more than once).
+    await deliver(...bodies, ...bodies);
+    const done = await until('the job to end', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), ended);
+    expect(done).toMatchObject({ status: 'completed', total: 2600, done: 2600, failedCount: 0 });
+    await until('no chunk left waiting', () => waitingChunks(user.sub, job.id), (n) => n === 0, 10_000);
+    // Once more after the end: nothing to release, nothing written, nothing counted again.
+    await deliver(bodies[0]!);
+    await until('the late delivery to be handled', async () => {
+      const { Attributes } = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl: stack.queueUrls.bulk, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
+      return Number(Attributes?.ApproximateNumberOfMessages) + Number(Attributes?.ApproximateNumberOfMessagesNotVisible);
+    }, (n) => n === 0, 30_000);
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'completed', done: 2600, failedCount: 0 });
+    expect(await countAccounts(user.sub, job.id)).toBe(2600);
+    await until('the lock released', () => userItem(user.sub), (item) => !('bulkLock' in item));
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 2600, processedAccounts: 2600 });
+  }, 120_000);
+
+  it('a job that fails records its waiting chunks as not created: every row accounted for, the places given back', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const { job, bodies } = await parkedJob(user, 2600, 'Stops');
+    const impossible = { ...bodies[0]!.passwordSettings, includeUppercase: false, includeLowercase: false, includeNumbers: false, includeSpecialChars: false };
+    await deliver({ ...bodies[0]!, passwordSettings: impossible });
+    await until('the job to fail', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'failed' && j.failedCount > 0, 20_000);
+    // Chunk 0 released chunk 3: the job had failed, so its rows were recorded as not created.
+    await deliver(bodies[1]!, bodies[2]!);
+    const end = await until('every row accounted for', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.done + j.failedCount === j.total);
+    expect(end).toMatchObject({ status: 'failed', reason: PASSWORD_NO_CLASS_MESSAGE, done: 0, failedCount: 2600, total: 2600 });
+    // A waiting chunk's item goes right after its rows are recorded.
+    await until('no chunk left waiting', () => waitingChunks(user.sub, job.id), (n) => n === 0, 10_000);
+    expect(await countAccounts(user.sub, job.id)).toBe(0);
+    expect(await userItem(user.sub)).toMatchObject({ accountCount: 0 });
+    expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
+    const report = await user.call(`/api/projects/${job.projectId}/rejected-rows`);
+    expect((await report.text()).trim().split('\r\n')).toHaveLength(2601);
+  }, 120_000);
+});
