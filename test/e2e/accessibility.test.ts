@@ -30,13 +30,18 @@ const proScreens: Screen[] = [
  */
 describe('accessibility (axe-core) in Chromium', () => {
   let browser: Browser;
-  let page: Page;
+  /**
+   * A page per theme, each in its own browser context (its own localStorage, so its own theme),
+   * checked side by side: light and dark go through the same screens at the same time, in two
+   * renderer processes, instead of one after the other.
+   */
+  const pages = {} as Record<(typeof themes)[number], Page>;
   let user: ApiUser;
   let projectId: string;
 
   beforeAll(async () => {
     browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+    for (const theme of themes) pages[theme] = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     user = await apiUser({ firstName: 'Axe', lastName: 'Checker' });
     // Something on every screen: a project with accounts, an export in the history.
     const created = await user.json<{ project: { id: string } }>('/api/bulk-create', {
@@ -50,26 +55,43 @@ describe('accessibility (axe-core) in Chromium', () => {
   });
   afterEach(async (context) => {
     if (context.task.result?.state === 'fail') {
-      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+      for (const theme of themes) {
+        await pages[theme].screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}-${theme}`) }).catch(() => undefined);
+      }
     }
   });
 
+  /** Every screen in both themes (each theme on its own page, the two at once); the light ones listed first. */
   async function violationsOn(screens: Screen[]): Promise<string[]> {
-    const found: string[] = [];
-    for (const theme of themes) {
-      await useTheme(page, theme);
-      for (const screen of screens) found.push(...(await checkScreen(page, app, screen, theme)));
-    }
-    return found;
+    const perTheme = await Promise.allSettled(
+      themes.map(async (theme) => {
+        const page = pages[theme];
+        await useTheme(page, theme);
+        const found: string[] = [];
+        for (const screen of screens) found.push(...(await checkScreen(page, app, screen, theme)));
+        return found;
+      }),
+    );
+    // Both pages have stopped before a failure is reported, so the next test starts from rest.
+    return perTheme.flatMap((result) => {
+      if (result.status === 'rejected') throw result.reason;
+      return result.value;
+    });
   }
 
   it('finds no violation on the signed-out screens', async () => {
-    await page.goto(app);
+    await Promise.all(themes.map((theme) => pages[theme].goto(app)));
     expect(await violationsOn(signedOutScreens)).toEqual([]);
   });
 
   it("finds no violation on a free user's screens, the bulk dialog open", async () => {
-    await signInThroughApp(page, app, user);
+    // Signed in once through the app's sign-in screen (with its first run); the other page signs
+    // in with the tokens the app stored, as a second tab of the same browser profile would.
+    await signInThroughApp(pages.light, app, user);
+    const storageState = await pages.light.context().storageState();
+    await pages.dark.context().close();
+    pages.dark = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState })).newPage();
+    await pages.dark.goto(app);
     expect(await violationsOn(signedInScreens(projectId))).toEqual([]);
   });
 
@@ -99,7 +121,7 @@ describe('accessibility (axe-core) in Chromium', () => {
   });
 
   it('finds no violation at phone width, where tables scroll and the navigation is a drawer', async () => {
-    await page.setViewportSize({ width: 390, height: 844 });
+    for (const theme of themes) await pages[theme].setViewportSize({ width: 390, height: 844 });
     const phoneScreens: Screen[] = [
       { name: 'dashboard (phone)', path: '/' },
       { name: 'project detail (phone)', path: `/projects/${encodeURIComponent(projectId)}` },

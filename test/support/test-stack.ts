@@ -24,6 +24,9 @@ declare module 'vitest' {
   }
 }
 
+/** E-mails a second the test stacks send credential e-mails at (all mail workers together). */
+const TEST_MAIL_SEND_RATE = 200;
+
 /**
  * Starts a fresh local stack for a test project on its own ports and data folder (DynamoDB in
  * memory), so tests never touch the `npm start` data and can run beside it.
@@ -36,6 +39,11 @@ export async function startTestStack(project: TestProject, name: string, portOff
   fs.rmSync(dataDir, { recursive: true, force: true });
   const fakePlatformOrigin = `http://127.0.0.1:${portOffset + 4010}`;
   const fakeDirectoryOrigin = `ldap://127.0.0.1:${portOffset + 4389}`;
+  // Credential e-mails are paced to MAIL_SEND_RATE (default 14 a second, SES's starting quota): a
+  // 1,001-account send would sit 72 s in timers. The test stacks send as an account with a raised
+  // quota does; the pacing itself (spacing, shares per worker, throttling) is tested in
+  // test/unit/mail-pacing.test.ts. A rate set in the environment still wins.
+  process.env.MAIL_SEND_RATE ??= String(TEST_MAIL_SEND_RATE);
   const stack = await startLocalStack({
     ports: portsFromEnv({}, portOffset),
     outboundAllowedOrigins: [fakePlatformOrigin, fakeDirectoryOrigin],
