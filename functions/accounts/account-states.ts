@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 
@@ -106,8 +106,27 @@ export function overlayState(account: Record<string, unknown>, states: AccountSt
     if (result === account) result = { ...account };
     for (const attribute of channelAttributes[channel]) delete result[attribute];
     Object.assign(result, entry);
+    if (channel === 'MAIL') Object.assign(result, mailEventOverlay(account, entry));
   }
   return result;
+}
+
+/**
+ * SES's events about an e-mail a send recorded in a MAIL block land on the account item itself
+ * (emailEventMessageId, emailEventStatus, emailEventAt, emailEventError: functions/mail-events),
+ * never in the block a running send holds. They decide the status of the entry's e-mail when
+ * they are about that e-mail (the entry's emailMessageId); an event about an older e-mail of the
+ * account changes nothing.
+ */
+export const mailEventAttributes = ['emailEventMessageId', 'emailEventStatus', 'emailEventAt', 'emailEventError', 'emailEventSendId'] as const;
+
+function mailEventOverlay(account: Record<string, unknown>, entry: StateEntry): Record<string, unknown> {
+  if (typeof entry.emailMessageId !== 'string' || account.emailEventMessageId !== entry.emailMessageId || typeof account.emailEventStatus !== 'string') return {};
+  return {
+    emailStatus: account.emailEventStatus,
+    ...(typeof account.emailEventAt === 'string' ? { emailStatusAt: account.emailEventAt } : {}),
+    ...(typeof account.emailEventError === 'string' ? { emailError: account.emailEventError } : {}),
+  };
 }
 
 /** Accounts of one project (any rows, any shards) with their states overlaid. */
@@ -183,39 +202,57 @@ export class StateBlockWriter {
     private readonly channel: StateChannel,
   ) {}
 
-  /** Reads the blocks of rows from..to (and returns their states, for the overlay). */
-  async load(fromRow: number, toRow: number): Promise<Map<number, StateEntry>> {
+  /**
+   * Reads the blocks of rows from..to (and returns their states, for the overlay). `shard`: only
+   * that shard's blocks (a chunk's own), read by key instead of every shard's blocks of the range.
+   */
+  async load(fromRow: number, toRow: number, shard?: number): Promise<Map<number, StateEntry>> {
     const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
+    const width = STATE_BLOCK_ROWS * Math.max(1, this.target.shards);
     let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.db.send(
-        new QueryCommand({
-          TableName: this.deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-          ExpressionAttributeValues: {
-            ':pk': PK,
-            ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
-            ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
+    if (shard !== undefined) {
+      const starts: number[] = [];
+      for (let first = blockStart(fromRow, this.target.shards); first <= toRow; first += width) starts.push(first);
+      const items = await Promise.all(
+        starts.map(
+          async (first) =>
+            (await this.deps.db.send(new GetCommand({ TableName: this.deps.tableName, Key: keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, first, shard), ConsistentRead: true }))).Item,
+        ),
       );
-      for (const item of page.Items ?? []) {
-        this.blocks.set(String(item.SK), {
-          key: { PK: String(item.PK), SK: String(item.SK) },
-          shard: Number(item.shard),
-          fromRow: Number(item.fromRow),
-          rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
-          version: Number(item.version ?? 0),
-          dirty: false,
-        });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+      for (const item of items) if (item) this.keep(item);
+    } else {
+      do {
+        const page = await this.deps.db.send(
+          new QueryCommand({
+            TableName: this.deps.tableName,
+            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+            ExpressionAttributeValues: {
+              ':pk': PK,
+              ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
+              ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+            },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) this.keep(item);
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }
     const entries = new Map<number, StateEntry>();
     for (const block of this.blocks.values()) for (const [row, entry] of Object.entries(block.rows)) entries.set(Number(row), entry);
     return entries;
+  }
+
+  private keep(item: Record<string, unknown>): void {
+    this.blocks.set(String(item.SK), {
+      key: { PK: String(item.PK), SK: String(item.SK) },
+      shard: Number(item.shard),
+      fromRow: Number(item.fromRow),
+      rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
+      version: Number(item.version ?? 0),
+      dirty: false,
+    });
   }
 
   get(row: number): StateEntry | undefined {
