@@ -200,6 +200,8 @@ export const sendChunk =
  * failed with INTERRUPTED_MESSAGE (use Resend), never sends them twice.
  */
 export const CLAIM_GROUP = 2 * MAIL_SEND_CONCURRENCY;
+/** How long an answer of SES may wait in memory before its block is written (what a crash would lose: see INTERRUPTED_MESSAGE). */
+export const RESULT_FLUSH_MS = 500;
 
 const RESULTS = ['sent', 'failed', 'suppressed'] as const;
 type Result = (typeof RESULTS)[number];
@@ -245,12 +247,23 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     });
     return next;
   };
+  // Results are written RESULT_FLUSH_MS after the first one not yet written (a claim's write
+  // takes them along sooner): at the paced rate one block write carries several answers.
+  let timer: NodeJS.Timeout | undefined;
+  const flushLater = () => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      void flushSoon().catch(() => undefined);
+    }, RESULT_FLUSH_MS);
+  };
   const record = (account: Record<string, unknown>, result: Result, detail: { messageId?: string; error?: string }) => {
     writer.set(rowOf(account), resultEntry(writer.get(rowOf(account))!, result, { ...detail, sentAt: at() }));
-    void flushSoon().catch(() => undefined);
+    flushLater();
   };
   /** Every change written (the last flush after every result); a write that failed stops the delivery. */
   const written = async () => {
+    clearTimeout(timer);
+    timer = undefined;
     await flushSoon().catch(() => undefined);
     if (flushError) throw flushError;
   };
