@@ -177,20 +177,27 @@ export const sendChunk =
   (deps: SendChunkDeps) =>
   async (message: CredentialsChunkMessage): Promise<void> => {
     const { userId, sendId } = message;
-    const { Item: marker } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.mailSendChunk(userId, sendId, message.chunk), ConsistentRead: true }));
+    // Read together: a chunk's fixed round trips are a large part of its time.
+    const [{ Item: marker }, send] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.mailSendChunk(userId, sendId, message.chunk), ConsistentRead: true })),
+      readSend(deps, userId, sendId),
+    ]);
     if (marker?.doneAt) return finishSend(deps, userId, sendId);
-    const send = await readSend(deps, userId, sendId);
     if (!send || send.status !== 'running') return;
     const holder = randomUUID();
     if (!(await takeLease(deps, message, holder))) {
       await deps.queue.send([message], LEASE_RETRY_SECONDS);
       return;
     }
+    let outcome: 'done' | 'requeued';
     try {
-      await sendLeased(deps, message, send);
-    } finally {
+      outcome = await sendLeased(deps, message, send);
+    } catch (error) {
       await releaseLease(deps, message, holder);
+      throw error;
     }
+    // The chunk is recorded: its lease is given back while the send checks whether it is complete.
+    await Promise.all([releaseLease(deps, message, holder), outcome === 'done' ? finishSend(deps, userId, sendId) : undefined]);
   };
 
 /**
@@ -219,13 +226,19 @@ function resultEntry(claimed: StateEntry, result: Result, detail: { messageId?: 
 const mailStateOf = (account: Record<string, unknown>): StateEntry =>
   Object.fromEntries(channelAttributes.MAIL.filter((name) => account[name] !== undefined).map((name) => [name, account[name] as string | number | boolean]));
 
-async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>): Promise<void> {
+/** One leased delivery of a chunk: 'done' once the chunk is marked done, 'requeued' when its rest went back on the queue. */
+async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>): Promise<'done' | 'requeued'> {
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const items = await chunkAccounts(deps, userId, projectId, message);
   const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
-  const loaded = await writer.load(message.fromRow, message.toRow, message.shard);
+  // The accounts, their blocks, the suppression list and the key, read at once.
+  const [items, loaded, suppressed, cipher] = await Promise.all([
+    chunkAccounts(deps, userId, projectId, message),
+    writer.load(message.fromRow, message.toRow, message.shard),
+    suppressionsOf(deps, userId),
+    send.delivery === 'password' ? deps.cipher() : undefined,
+  ]);
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
   const accounts = items.map((item) => overlayState(item, { PROV: new Map(), MAIL: loaded }));
 
@@ -287,11 +300,11 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.' }));
     }
     await written();
-    return markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer));
+    await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
+    return 'done';
   }
 
   const todo = accounts.filter((a) => inScope(send, a));
-  const suppressed = todo.length ? await suppressionsOf(deps, userId) : new Map<string, string>();
   const override = send.overrideSuppression === true;
   const toSend: Record<string, unknown>[] = [];
   for (const account of todo) {
@@ -299,7 +312,6 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     if (reason && !override) writer.set(rowOf(account), resultEntry(fresh(account), 'suppressed', { error: reason }));
     else toSend.push(account);
   }
-  const cipher = send.delivery === 'password' && toSend.length ? await deps.cipher() : undefined;
   const clock = deps.clock ?? Date.now;
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
@@ -429,9 +441,10 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   if (stopped) {
     // The rest of the chunk in a new delivery (the accounts this send handled are not taken again).
     await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(throttledFor / 1000)));
-    return;
+    return 'requeued';
   }
-  await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer));
+  await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
+  return 'done';
 }
 
 /**
@@ -523,7 +536,14 @@ async function eventStates(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: 
  * account counted was moved from the status it had (mailSendFrom) to its result, so the project's
  * counters and the accounts never sent to add up to its accounts.
  */
-export async function markChunkDone(deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, send: Record<string, unknown>, message: CredentialsChunkMessage, tally: ChunkTally): Promise<void> {
+export async function markChunkDone(
+  deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>,
+  send: Record<string, unknown>,
+  message: CredentialsChunkMessage,
+  tally: ChunkTally,
+  /** finish: false when the caller completes the send itself (finishSend). */
+  options: { finish?: boolean } = {},
+): Promise<void> {
   const at = deps.now().toISOString();
   const { results, project } = tally;
   const moves = [...project.entries()].filter(([, by]) => by !== 0);
@@ -575,7 +595,7 @@ export async function markChunkDone(deps: Pick<SendChunkDeps, 'db' | 'tableName'
     // Done already by another delivery.
     if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
   }
-  await finishSend(deps, message.userId, message.sendId);
+  if (options.finish !== false) await finishSend(deps, message.userId, message.sendId);
 }
 
 /** Whether a credentials message names a chunk. */
