@@ -110,6 +110,7 @@ interface SendEmailRequest {
   Destination?: { ToAddresses?: string[]; CcAddresses?: string[]; BccAddresses?: string[] };
   Content?: { Simple?: { Subject?: { Data?: string } }; Template?: { TemplateContent?: { Subject?: string } } };
   ConfigurationSetName?: string;
+  EmailTags?: { Name?: string; Value?: string }[];
 }
 
 /** The AcceptedMail of a v2 SendEmail request (as parsed) and the emulator's answer; undefined for anything else. */
@@ -131,6 +132,7 @@ export function acceptedMailOf(request: unknown, responseBody: string, at: Date)
     bcc: sent.Destination?.BccAddresses ?? [],
     subject: sent.Content?.Simple?.Subject?.Data ?? sent.Content?.Template?.TemplateContent?.Subject ?? '',
     configurationSet: sent.ConfigurationSetName,
+    ...(sent.EmailTags?.length ? { tags: Object.fromEntries(sent.EmailTags.filter((t) => t.Name && t.Value !== undefined).map((t) => [t.Name!, t.Value!])) } : {}),
     at,
   };
 }

@@ -25,6 +25,8 @@ export interface AcceptedMail {
   bcc?: readonly string[];
   subject: string;
   configurationSet?: string;
+  /** SendEmail's EmailTags (name -> value): SES publishes them with every event of the message. */
+  tags?: Record<string, string>;
   at: Date;
 }
 
@@ -65,7 +67,12 @@ export function sesEventsOf(mail: AcceptedMail, now: Date): { send: SesEventReco
     destination,
     headersTruncated: false,
     commonHeaders: { from: [mail.from], to: [...mail.to], messageId: mail.messageId, subject: mail.subject },
-    tags: mail.configurationSet ? { 'ses:configuration-set': [mail.configurationSet], 'ses:source-ip': ['127.0.0.1'] } : { 'ses:source-ip': ['127.0.0.1'] },
+    // As SES publishes them: its own tags and each of SendEmail's EmailTags, name -> [value].
+    tags: {
+      ...(mail.configurationSet ? { 'ses:configuration-set': [mail.configurationSet] } : {}),
+      'ses:source-ip': ['127.0.0.1'],
+      ...Object.fromEntries(Object.entries(mail.tags ?? {}).map(([name, value]) => [name, [value]])),
+    },
   };
   const at = now.toISOString();
   const byOutcome = (outcome: SimulatorOutcome) => destination.filter((address) => simulatorOutcome(address) === outcome);

@@ -1,8 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
-import { blockStart, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
 
 /** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
 export class StateBlockConflict extends Error {
@@ -28,43 +28,57 @@ export class StateBlockWriter {
   ) {}
 
   /**
-   * Reads the blocks of rows from..to (and returns their states, for the overlay); with `shard`,
-   * only that shard's blocks (a chunk's: the others of the range belong to other chunks).
+   * Reads the blocks of rows from..to (and returns their states, for the overlay). `shard`: only
+   * that shard's blocks (a chunk's own: the others of the range belong to other chunks), read by
+   * key instead of every shard's blocks of the range.
    */
   async load(fromRow: number, toRow: number, shard?: number): Promise<Map<number, StateEntry>> {
     const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
+    const width = STATE_BLOCK_ROWS * Math.max(1, this.target.shards);
     let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.db.send(
-        new QueryCommand({
-          TableName: this.deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-          ExpressionAttributeValues: {
-            ':pk': PK,
-            ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
-            ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
-            ...(shard === undefined ? {} : { ':shard': shard }),
-          },
-          ...(shard === undefined ? {} : { FilterExpression: '#shard = :shard', ExpressionAttributeNames: { '#shard': 'shard' } }),
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
+    if (shard !== undefined) {
+      const starts: number[] = [];
+      for (let first = blockStart(fromRow, this.target.shards); first <= toRow; first += width) starts.push(first);
+      const items = await Promise.all(
+        starts.map(
+          async (first) =>
+            (await this.deps.db.send(new GetCommand({ TableName: this.deps.tableName, Key: keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, first, shard), ConsistentRead: true }))).Item,
+        ),
       );
-      for (const item of page.Items ?? []) {
-        this.blocks.set(String(item.SK), {
-          key: { PK: String(item.PK), SK: String(item.SK) },
-          shard: Number(item.shard),
-          fromRow: Number(item.fromRow),
-          rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
-          version: Number(item.version ?? 0),
-          dirty: false,
-        });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+      for (const item of items) if (item) this.keep(item);
+    } else {
+      do {
+        const page = await this.deps.db.send(
+          new QueryCommand({
+            TableName: this.deps.tableName,
+            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+            ExpressionAttributeValues: {
+              ':pk': PK,
+              ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
+              ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+            },
+            ConsistentRead: true,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) this.keep(item);
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }
     const entries = new Map<number, StateEntry>();
     for (const block of this.blocks.values()) for (const [row, entry] of Object.entries(block.rows)) entries.set(Number(row), entry);
     return entries;
+  }
+
+  private keep(item: Record<string, unknown>): void {
+    this.blocks.set(String(item.SK), {
+      key: { PK: String(item.PK), SK: String(item.SK) },
+      shard: Number(item.shard),
+      fromRow: Number(item.fromRow),
+      rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
+      version: Number(item.version ?? 0),
+      dirty: false,
+    });
   }
 
   get(row: number): StateEntry | undefined {

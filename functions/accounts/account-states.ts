@@ -105,8 +105,27 @@ export function overlayState(account: Record<string, unknown>, states: AccountSt
     if (result === account) result = { ...account };
     for (const attribute of channelAttributes[channel]) delete result[attribute];
     Object.assign(result, entry);
+    if (channel === 'MAIL') Object.assign(result, mailEventOverlay(account, entry));
   }
   return result;
+}
+
+/**
+ * SES's events about an e-mail a send recorded in a MAIL block land on the account item itself
+ * (emailEventMessageId, emailEventStatus, emailEventAt, emailEventError: functions/mail-events),
+ * never in the block a running send holds. They decide the status of the entry's e-mail when
+ * they are about that e-mail (the entry's emailMessageId); an event about an older e-mail of the
+ * account changes nothing.
+ */
+export const mailEventAttributes = ['emailEventMessageId', 'emailEventStatus', 'emailEventAt', 'emailEventError', 'emailEventSendId'] as const;
+
+function mailEventOverlay(account: Record<string, unknown>, entry: StateEntry): Record<string, unknown> {
+  if (typeof entry.emailMessageId !== 'string' || account.emailEventMessageId !== entry.emailMessageId || typeof account.emailEventStatus !== 'string') return {};
+  return {
+    emailStatus: account.emailEventStatus,
+    ...(typeof account.emailEventAt === 'string' ? { emailStatusAt: account.emailEventAt } : {}),
+    ...(typeof account.emailEventError === 'string' ? { emailError: account.emailEventError } : {}),
+  };
 }
 
 /** Accounts of one project (any rows, any shards) with their states overlaid. */

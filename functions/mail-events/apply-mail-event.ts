@@ -2,9 +2,15 @@ import type { EmailStatus } from '../../shared/schemas/email-status';
 import type { SuppressionReason } from '../../shared/schemas/email-suppressions';
 import { outcomeOf, type SesEvent } from './ses-event';
 
-/** The keys.mailMessage item the sender wrote once SES accepted the mail: SES events name only its id. */
+/**
+ * The account an e-mail was for. Credential e-mails carry it in their SES tags (userId,
+ * projectId, row, shards, sendId: `tagged`, its state in the MAIL state block); e-mails sent
+ * before the tags were recorded by a keys.mailMessage item (its state on the account item).
+ */
 export interface MailMessageRecord {
   messageId: string;
+  /** From the tags: the send, and where the account's MAIL state block is. */
+  tagged?: { sendId: string; row: number; shards: number };
   userId: string;
   projectId: string;
   accountId: string;
@@ -40,7 +46,8 @@ export interface StatusMove {
 }
 
 export interface MailEventStore {
-  findMessage(messageId: string): Promise<MailMessageRecord | undefined>;
+  /** The account of a message: from the event's tags, else from its keys.mailMessage item. */
+  findMessage(messageId: string, event?: SesEvent): Promise<MailMessageRecord | undefined>;
   readAccount(message: MailMessageRecord): Promise<AccountEmailState | undefined>;
   /**
    * One transaction: the account from `from` to `to` (only if it is still in `from` and still
@@ -96,7 +103,7 @@ export const applyMailEvent =
     const preview = outcomeOf(event, undefined, deps.now);
     if (preview.kind === 'ignore') return 'ignored';
 
-    const message = await deps.store.findMessage(messageId);
+    const message = await deps.store.findMessage(messageId, event);
     if (!message) {
       deps.log.info('SES event for an unknown message: dropped', { messageId, eventType: event.eventType ?? event.notificationType });
       return 'unknown-message';
@@ -107,10 +114,12 @@ export const applyMailEvent =
       ? { email: message.email.trim().toLowerCase(), reason: outcome.suppress.reason, detail: outcome.suppress.detail, createdAt: deps.now().toISOString(), projectId: message.projectId }
       : undefined;
 
-    // Nearly every event finds its account as the sender left it, 'sent': the move is tried on
-    // that guess first (no read), and the account is read only when the guess was wrong (a
-    // duplicate, a late event, a newer e-mail, a bounce after the delivery).
-    let guess: EmailStatus | undefined = 'sent';
+    // Nearly every event of a recorded message finds its account as the sender left it, 'sent':
+    // the move is tried on that guess first (no read), and the account is read only when the
+    // guess was wrong (a duplicate, a late event, a newer e-mail, a bounce after the delivery). A
+    // tagged message's state is read first: its block must still be about this e-mail (a later
+    // send may have claimed the account), and the read is of one entry.
+    let guess: EmailStatus | undefined = message.tagged ? undefined : 'sent';
     for (let attempt = 1; attempt <= ATTEMPTS + 1; attempt++) {
       let from: EmailStatus;
       if (guess) {

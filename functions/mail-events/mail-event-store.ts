@@ -1,8 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { emailCounterAttribute } from '../../shared/schemas/email-status';
+import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
+import { isIdShaped } from '../../shared/schemas/ids';
+import { stateBlockKey } from '../accounts/account-states';
+import { MAX_ACCOUNT_SHARDS } from '../accounts/account-partitions';
 import { keys } from '../core/keys';
-import type { AccountEmailState, MailEventStore, MailMessageRecord, SuppressionEntry } from './apply-mail-event';
+import type { AccountEmailState, MailEventStore, MailMessageRecord, StatusMove, SuppressionEntry } from './apply-mail-event';
+import type { SesEvent } from './ses-event';
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 
@@ -30,9 +34,98 @@ function suppressionUpdate(tableName: string, userId: string, entry: Suppression
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
-export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: string): MailEventStore {
+/**
+ * The account a credential e-mail was for, from its SES tags (functions/mail/send-credentials.ts
+ * mailTags); undefined when the tags do not name one (an e-mail sent before the tags, or another
+ * kind of e-mail).
+ */
+export function taggedMessage(messageId: string, event: SesEvent | undefined): MailMessageRecord | undefined {
+  const tag = (name: string) => event?.mail.tags?.[name]?.[0];
+  const [userId, projectId, sendId, row, shards] = [tag('userId'), tag('projectId'), tag('sendId'), Number(tag('row')), Number(tag('shards'))];
+  if (!userId || !/^[A-Za-z0-9_-]{1,128}$/.test(userId) || !projectId || !isIdShaped(projectId) || !sendId || !isIdShaped(sendId)) return undefined;
+  if (!Number.isInteger(row) || row < 1 || !Number.isInteger(shards) || shards < 1 || shards > MAX_ACCOUNT_SHARDS) return undefined;
+  const account = keys.account(userId, projectId, row, shards);
   return {
-    async findMessage(messageId) {
+    messageId,
+    tagged: { sendId, row, shards },
+    userId,
+    projectId,
+    accountId: keys.accountId(projectId, row),
+    accountPK: account.PK,
+    accountSK: account.SK,
+    email: event?.mail.destination?.[0] ?? '',
+  };
+}
+
+const isStatus = (value: unknown): value is EmailStatus => (emailStatuses as readonly unknown[]).includes(value);
+
+export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: string): MailEventStore {
+  /**
+   * A tagged e-mail's state as every reader sees it: its MAIL entry (one entry of the block read,
+   * strongly consistent), SES's events on the account item over it. An entry about another
+   * e-mail (a later send claimed the account) answers that e-mail; this send's claim without a
+   * result yet answers 'queued' (the event waits on the queue).
+   */
+  async function readTaggedAccount(message: MailMessageRecord): Promise<AccountEmailState | undefined> {
+    const { sendId, row, shards } = message.tagged!;
+    const [{ Item: block }, { Item: account }] = await Promise.all([
+      db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: stateBlockKey(message.userId, message.projectId, 'MAIL', row, shards),
+          ConsistentRead: true,
+          ProjectionExpression: '#rows.#row',
+          ExpressionAttributeNames: { '#rows': 'rows', '#row': String(row) },
+        }),
+      ),
+      db.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { PK: message.accountPK, SK: message.accountSK },
+          ConsistentRead: true,
+          ProjectionExpression: 'PK, emailEventMessageId, emailEventStatus',
+        }),
+      ),
+    ]);
+    const entry = (block?.rows as Record<string, Record<string, unknown>> | undefined)?.[String(row)];
+    if (!account || !entry) return undefined;
+    if (entry.emailMessageId === message.messageId) {
+      return { emailMessageId: message.messageId, emailStatus: account.emailEventMessageId === message.messageId && isStatus(account.emailEventStatus) ? account.emailEventStatus : 'sent' };
+    }
+    if (entry.mailSend === sendId && entry.mailClaim === 'sending') return { emailMessageId: message.messageId, emailStatus: 'queued' };
+    return { emailMessageId: str(entry.emailMessageId), emailStatus: isStatus(entry.emailStatus) ? entry.emailStatus : undefined };
+  }
+
+  /**
+   * A tagged e-mail's status move, on the account item's own event attributes (never in the
+   * block: a running send holds it, and its version check would stop that send). The first
+   * event of an e-mail (from 'sent') only if none of this e-mail and none of a later send is
+   * there; the next ones only from the status the last one left.
+   */
+  function eventUpdate(message: MailMessageRecord, move: StatusMove) {
+    const first = move.from === 'sent';
+    return {
+      TableName: tableName,
+      Key: { PK: message.accountPK, SK: message.accountSK },
+      UpdateExpression: `SET emailEventMessageId = :messageId, emailEventSendId = :send, emailEventStatus = :to, emailEventAt = :at${move.error === undefined ? ' REMOVE emailEventError' : ', emailEventError = :error'}`,
+      ConditionExpression: first
+        ? 'attribute_exists(PK) AND (attribute_not_exists(emailEventMessageId) OR (emailEventMessageId <> :messageId AND emailEventSendId <= :send))'
+        : 'emailEventMessageId = :messageId AND emailEventStatus = :from',
+      ExpressionAttributeValues: {
+        ':messageId': message.messageId,
+        ':send': message.tagged!.sendId,
+        ':to': move.to,
+        ':at': move.at,
+        ...(first ? {} : { ':from': move.from }),
+        ...(move.error === undefined ? {} : { ':error': move.error }),
+      },
+    };
+  }
+
+  return {
+    async findMessage(messageId, event) {
+      const tagged = taggedMessage(messageId, event);
+      if (tagged) return tagged;
       // Strongly consistent: the sender wrote it just before; an eventually consistent miss would drop the event for good.
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.mailMessage(messageId), ConsistentRead: true }));
       if (!Item) return undefined;
@@ -52,6 +145,7 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
     },
 
     async readAccount(message) {
+      if (message.tagged) return readTaggedAccount(message);
       const { Item } = await db.send(
         new GetCommand({
           TableName: tableName,
@@ -64,9 +158,10 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
     },
 
     async moveStatus(message, move) {
-      const items: TransactItems = [
-        {
-          Update: {
+      // An e-mail recorded on the account item (before state blocks) moves the item's own status.
+      const accountUpdate = message.tagged
+        ? eventUpdate(message, move)
+        : {
             TableName: tableName,
             Key: { PK: message.accountPK, SK: message.accountSK },
             UpdateExpression: `SET emailStatus = :to, emailStatusAt = :at${move.error === undefined ? '' : ', emailError = :error'}`,
@@ -78,8 +173,9 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
               ':messageId': message.messageId,
               ...(move.error === undefined ? {} : { ':error': move.error }),
             },
-          },
-        },
+          };
+      const items: TransactItems = [
+        { Update: accountUpdate },
         {
           // The project's counters (shared/schemas/email-status.ts): one count from the old
           // status to the new. Never creates a project that is gone.

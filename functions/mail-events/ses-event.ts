@@ -20,6 +20,8 @@ export const sesEventSchema = z.object({
     messageId: z.string().check(z.minLength(1)),
     timestamp: z.optional(z.string()),
     destination: z.optional(z.array(z.string())),
+    /** The message's tags (SendEmail's EmailTags, and SES's own `ses:*` ones): name -> values. */
+    tags: z.optional(z.record(z.string(), z.array(z.string()))),
   }),
   bounce: z.optional(
     z.object({

@@ -17,8 +17,12 @@ export type SendOutcome =
   | { kind: 'unknown'; message: string };
 
 export interface CredentialMailer {
+  /** `tags`: the e-mail's SES message tags (published with each of its events). */
   send(email: RenderedEmail & { to: string }, tags: Record<string, string>): Promise<SendOutcome>;
 }
+
+/** What SES allows in a message tag's value (SESv2 MessageTag). */
+const TAG_VALUE = /^[A-Za-z0-9_-]{1,256}$/;
 
 const THROTTLED = new Set(['TooManyRequestsException', 'ThrottlingException', 'Throttling']);
 /** Errors of a connection that never reached SES (nothing was sent). */
@@ -46,7 +50,10 @@ export function sesCredentialMailer(client: SESv2Client, from: string, configura
             FromEmailAddress: from,
             Destination: { ToAddresses: [email.to] },
             ConfigurationSetName: configurationSet,
-            EmailTags: Object.entries(tags).map(([Name, Value]) => ({ Name, Value: Value.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 256) })),
+            // SES takes only [A-Za-z0-9_-], at most 256 characters: a value that is not such is left out, never altered (the events worker reads the tags as keys).
+            EmailTags: Object.entries(tags)
+              .filter(([, Value]) => TAG_VALUE.test(Value))
+              .map(([Name, Value]) => ({ Name, Value })),
             Content: {
               Simple: {
                 Subject: { Data: email.subject, Charset: 'UTF-8' },

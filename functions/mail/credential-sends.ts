@@ -334,7 +334,8 @@ async function releaseProject(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userI
 export async function finishSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string): Promise<void> {
   const send = await readSend(deps, userId, sendId);
   if (!send) return;
-  if (send.status === 'running' && Number(send.chunksDone ?? 0) >= Number(send.chunks ?? 0)) {
+  let status = send.status;
+  if (status === 'running' && Number(send.chunksDone ?? 0) >= Number(send.chunks ?? 0)) {
     const at = deps.now().toISOString();
     try {
       await deps.db.send(
@@ -347,10 +348,12 @@ export async function finishSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'n
           ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
         }),
       );
+      status = 'completed';
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      status = (await readSend(deps, userId, sendId))?.status;
     }
   }
-  const latest = await readSend(deps, userId, sendId);
-  if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), sendId);
+  // A send still running has nothing more to do here (one read: most chunks are not the last).
+  if (status === 'completed' || status === 'failed') await releaseProject(deps, userId, String(send.projectId), sendId);
 }

@@ -1,11 +1,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { PASSWORD_CHANGE_NOTICE } from '../../shared/schemas/email-templates';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { compileEmail, type RenderedEmail, type RenderTools, type TemplateValues } from '../../shared/email/render-email';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
 import type { SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
+import { StateBlockWriter } from '../accounts/account-state-writer';
+import { channelAttributes, overlayState, rowOf, type StateEntry } from '../accounts/account-states';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -31,8 +33,6 @@ export const MAX_REQUEUES = 30;
 /** How long a delivery holds its chunk: longer than the mail worker's timeout, so a live holder never loses it. */
 const LEASE_MS = 75_000;
 const LEASE_RETRY_SECONDS = 75;
-/** The MailMessage item is kept 30 days (SES events come within minutes; complaints within days). */
-const MAIL_MESSAGE_TTL_SECONDS = 30 * 86_400;
 
 export const INTERRUPTED_MESSAGE =
   'Sending was interrupted, and it is not known whether this e-mail left. It was not sent again so that nobody gets it twice: use Resend if the holder did not receive it.';
@@ -155,138 +155,220 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
  * Mail worker, one chunk of a send:
  * 1. A chunk already done (redelivery) only re-checks the send's completion; one delivery of a
  *    chunk at a time (a lease on the chunk's item), a copy waits on the queue.
- * 2. Accounts this send claimed but never recorded (a delivery that died between its claim and
- *    SES's answer) are recorded failed with INTERRUPTED_MESSAGE, not sent again: at most once.
+ * 2. The chunk's accounts are read with their MAIL state blocks (functions/accounts/
+ *    account-states.ts: what sends recorded per account lives there, not on the account items);
+ *    the lease makes this delivery the blocks' one writer. Accounts this send claimed but never
+ *    recorded (a delivery that died between its claim and SES's answer) are recorded failed with
+ *    INTERRUPTED_MESSAGE, not sent again: at most once.
  * 3. Each account in the send's scope: a suppressed address is recorded 'suppressed' with the
- *    reason (unless the send overrides it); otherwise the account is claimed by a conditional
- *    write keyed by the send (status 'queued', claim 'sending') BEFORE SES is called, so no other
- *    delivery calls SES for it; then rendered and sent, paced (a token bucket per worker at its
- *    share of MAIL_SEND_RATE), a throttled answer waited out and sent again; the result is
- *    recorded ('sent' with SES's message id, and the MailMessage item; or 'failed' with SES's words).
- * 4. The chunk's tally, counted from its accounts, moves the project's e-mail counters and the
+ *    reason (unless the send overrides it); the others are claimed CLAIM_GROUP at a time (status
+ *    'queued', claim 'sending': one write of the group's blocks) BEFORE SES is called for any of
+ *    them, the next group's claim written while this group's e-mails go out; then each is
+ *    rendered and sent, paced (its worker's share of MAIL_SEND_RATE), a throttled answer waited
+ *    out and sent again; SES's answers are recorded ('sent' with the message id, or 'failed' with
+ *    SES's words) as they come, the blocks written in the background, and all of them before the
+ *    delivery ends. Each SendEmail carries tags naming the account (userId, projectId, row,
+ *    shards, sendId): SES's events find the account by them (functions/mail-events).
+ * 4. The chunk's tally, counted from its blocks, moves the project's e-mail counters and the
  *    send's counts in the transaction that marks the chunk done, once.
+ * A block written by another delivery meanwhile (this one's lease lapsed) stops this delivery
+ * with StateBlockConflict: the message is delivered again and the other one's state stands.
  */
 export const sendChunk =
   (deps: SendChunkDeps) =>
   async (message: CredentialsChunkMessage): Promise<void> => {
     const { userId, sendId } = message;
-    const { Item: marker } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.mailSendChunk(userId, sendId, message.chunk), ConsistentRead: true }));
+    // Read together: a chunk's fixed round trips are a large part of its time.
+    const [{ Item: marker }, send] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.mailSendChunk(userId, sendId, message.chunk), ConsistentRead: true })),
+      readSend(deps, userId, sendId),
+    ]);
     if (marker?.doneAt) return finishSend(deps, userId, sendId);
-    const send = await readSend(deps, userId, sendId);
     if (!send || send.status !== 'running') return;
     const holder = randomUUID();
     if (!(await takeLease(deps, message, holder))) {
       await deps.queue.send([message], LEASE_RETRY_SECONDS);
       return;
     }
+    let outcome: 'done' | 'requeued';
     try {
-      await sendLeased(deps, message, send);
-    } finally {
+      outcome = await sendLeased(deps, message, send);
+    } catch (error) {
       await releaseLease(deps, message, holder);
+      throw error;
     }
+    // The chunk is recorded: its lease is given back while the send checks whether it is complete.
+    await Promise.all([releaseLease(deps, message, holder), outcome === 'done' ? finishSend(deps, userId, sendId) : undefined]);
   };
 
-async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>): Promise<void> {
+/**
+ * Accounts claimed with one write of their blocks before SES is called for any of them (twice
+ * the e-mails in flight: the next group's claim is written while this one's go out). A delivery
+ * that dies loses at most these: their claims say 'sending', the next delivery records them
+ * failed with INTERRUPTED_MESSAGE (use Resend), never sends them twice.
+ */
+export const CLAIM_GROUP = 2 * MAIL_SEND_CONCURRENCY;
+/** How long an answer of SES may wait in memory before its block is written (what a crash would lose: see INTERRUPTED_MESSAGE). */
+export const RESULT_FLUSH_MS = 500;
+
+const RESULTS = ['sent', 'failed', 'suppressed'] as const;
+type Result = (typeof RESULTS)[number];
+
+/** The MAIL entry of an account this send recorded (it replaces the channel's attributes: nothing of an earlier e-mail stays). */
+function resultEntry(claimed: StateEntry, result: Result, detail: { messageId?: string; sentAt?: string; error?: string }): StateEntry {
+  const entry: StateEntry = { emailStatus: result, mailSend: String(claimed.mailSend), mailSendFrom: String(claimed.mailSendFrom), mailSendResult: result };
+  if (typeof claimed.mailSendFromMessage === 'string') entry.mailSendFromMessage = claimed.mailSendFromMessage;
+  if (result === 'sent') Object.assign(entry, { emailMessageId: detail.messageId!, emailSentAt: detail.sentAt! });
+  else entry.emailError = (detail.error ?? 'SES refused the e-mail.').slice(0, 500);
+  return entry;
+}
+
+/** An account's MAIL attributes as every reader sees them (the entry, else the item's own). */
+const mailStateOf = (account: Record<string, unknown>): StateEntry =>
+  Object.fromEntries(channelAttributes.MAIL.filter((name) => account[name] !== undefined).map((name) => [name, account[name] as string | number | boolean]));
+
+/** One leased delivery of a chunk: 'done' once the chunk is marked done, 'requeued' when its rest went back on the queue. */
+async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>): Promise<'done' | 'requeued'> {
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const accounts = await chunkAccounts(deps, userId, projectId, message);
+  const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
+  // The accounts, their blocks, the suppression list and the key, read at once.
+  const [items, loaded, suppressed, cipher] = await Promise.all([
+    chunkAccounts(deps, userId, projectId, message),
+    writer.load(message.fromRow, message.toRow, message.shard),
+    suppressionsOf(deps, userId),
+    send.delivery === 'password' ? deps.cipher() : undefined,
+  ]);
+  // Each account as the API shows it: the block's entry over the item (and SES's events over that).
+  const accounts = items.map((item) => overlayState(item, { PROV: new Map(), MAIL: loaded }));
 
-  const writes: Promise<unknown>[] = [];
-  let writeError: unknown;
-  const background = (write: Promise<unknown>) => writes.push(write.catch((error: unknown) => void (writeError ??= error)));
-  const written = async () => {
-    await Promise.all(writes);
-    if (writeError) throw writeError;
-  };
-  const record = (account: Record<string, unknown>, result: 'sent' | 'failed', detail: { messageId?: string; error?: string }) =>
-    withRetry('Recording a credential e-mail', deps.retry ?? workerRetry, isThrottling, async () => {
-      const sentAt = at();
-      try {
-        await deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: { PK: account.PK, SK: account.SK },
-            UpdateExpression:
-              result === 'sent'
-                ? 'SET emailStatus = :sent, emailMessageId = :id, emailSentAt = :at, mailSendResult = :sent REMOVE mailClaim, emailError'
-                : 'SET emailStatus = :failed, emailError = :error, mailSendResult = :failed REMOVE mailClaim',
-            ConditionExpression: 'mailSend = :send AND mailClaim = :sending',
-            ExpressionAttributeValues:
-              result === 'sent'
-                ? { ':sent': 'sent', ':id': detail.messageId, ':at': sentAt, ':send': sendId, ':sending': 'sending' }
-                : { ':failed': 'failed', ':error': (detail.error ?? 'SES refused the e-mail.').slice(0, 500), ':send': sendId, ':sending': 'sending' },
-          }),
-        );
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException) return;
-        throw error;
-      }
-      // Written once the account says 'sent': SES events find the account through it.
-      if (result === 'sent' && detail.messageId) {
-        await deps.db.send(
-          new PutCommand({
-            TableName: deps.tableName,
-            Item: {
-              ...keys.mailMessage(detail.messageId),
-              entityType: 'MailMessage',
-              userId,
-              projectId,
-              accountId: String(account.id),
-              accountPK: String(account.PK),
-              accountSK: String(account.SK),
-              email: String(account.email),
-              sendId,
-              sentAt,
-              expiresAt: Math.floor(deps.now().getTime() / 1000) + MAIL_MESSAGE_TTL_SECONDS,
-            },
-          }),
-        );
-      }
+  // One write of the changed blocks at a time; calls while one waits to start share it.
+  let stopped = false;
+  let flushError: unknown;
+  let waiting: Promise<void> | undefined;
+  let chain: Promise<void> = Promise.resolve();
+  const flushSoon = (): Promise<void> => {
+    if (waiting) return waiting;
+    const next = chain.then(() => {
+      waiting = undefined;
+      return writer.flush();
     });
+    waiting = next;
+    chain = next.catch((error: unknown) => {
+      flushError ??= error;
+      stopped = true;
+    });
+    return next;
+  };
+  // Results are written RESULT_FLUSH_MS after the first one not yet written (a claim's write
+  // takes them along sooner): at the paced rate one block write carries several answers.
+  let timer: NodeJS.Timeout | undefined;
+  const flushLater = () => {
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      void flushSoon().catch(() => undefined);
+    }, RESULT_FLUSH_MS);
+  };
+  const record = (account: Record<string, unknown>, result: Result, detail: { messageId?: string; error?: string }) => {
+    writer.set(rowOf(account), resultEntry(writer.get(rowOf(account))!, result, { ...detail, sentAt: at() }));
+    flushLater();
+  };
+  /** Every change written (the last flush after every result); a write that failed stops the delivery. */
+  const written = async () => {
+    clearTimeout(timer);
+    timer = undefined;
+    await flushSoon().catch(() => undefined);
+    if (flushError) throw flushError;
+  };
 
   // 2. Claimed by an earlier delivery of this send that died before recording SES's answer.
   for (const account of accounts) {
-    if (account.mailSend === sendId && account.mailClaim === 'sending') background(record(account, 'failed', { error: INTERRUPTED_MESSAGE }));
+    if (account.mailSend === sendId && account.mailClaim === 'sending') {
+      writer.set(rowOf(account), resultEntry(writer.get(rowOf(account)) ?? mailStateOf(account), 'failed', { error: INTERRUPTED_MESSAGE }));
+    }
   }
+  const fresh = (account: Record<string, unknown>): StateEntry => ({
+    mailSend: sendId,
+    mailSendFrom: statusOf(account),
+    // The e-mail the old status was about: SES's events about it may still move it until the claim is written (chunkTally).
+    ...(typeof account.emailMessageId === 'string' ? { mailSendFromMessage: account.emailMessageId } : {}),
+  });
 
   if ((message.requeues ?? 0) > MAX_REQUEUES) {
     // SES kept this chunk waiting for hours: its accounts not reached fail with the reason.
     for (const account of accounts.filter((a) => inScope(send, a))) {
-      background(recordWithoutSending(deps, send, account, 'failed', 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.'));
+      writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.' }));
     }
     await written();
-    return markChunkDone(deps, send, message);
+    await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
+    return 'done';
   }
 
   const todo = accounts.filter((a) => inScope(send, a));
-  const suppressed = todo.length ? await suppressionsOf(deps, userId) : new Map<string, string>();
   const override = send.overrideSuppression === true;
-  const cipher = send.delivery === 'password' && todo.length ? await deps.cipher() : undefined;
+  const toSend: Record<string, unknown>[] = [];
+  for (const account of todo) {
+    const reason = suppressed.get(String(account.email).trim().toLowerCase());
+    if (reason && !override) writer.set(rowOf(account), resultEntry(fresh(account), 'suppressed', { error: reason }));
+    else toSend.push(account);
+  }
   const clock = deps.clock ?? Date.now;
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
   const deadline = clock() + (deps.budgetMs ?? MAIL_CHUNK_BUDGET_MS);
   const rate = deps.rate();
   const bucket = pacerFor(rate, deps.workers, clock, sleep);
-  let stopped = false;
   let throttledFor = 0;
   // The send's template, sanitised and its text part converted once for the whole chunk.
   let compiled: ((values: TemplateValues) => RenderedEmail) | undefined;
 
-  await mapBounded(todo, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account) => {
+  // 3. Claims, a group at a time: an account is sent only once its claim is written. What a
+  // claim replaced is kept: a claim never used (the delivery stopped first) is given back.
+  const before = new Map<number, StateEntry>();
+  const attempted = new Set<number>();
+  const claims = new Map<number, Promise<void>>();
+  const claimGroup = (group: number): Promise<void> => {
+    let claimed = claims.get(group);
+    if (!claimed) {
+      for (const account of toSend.slice(group * CLAIM_GROUP, (group + 1) * CLAIM_GROUP)) {
+        before.set(rowOf(account), writer.get(rowOf(account)) ?? mailStateOf(account));
+        writer.set(rowOf(account), { ...fresh(account), emailStatus: 'queued', mailClaim: 'sending' });
+      }
+      claimed = flushSoon();
+      claims.set(group, claimed);
+    }
+    return claimed;
+  };
+
+  // An error in one e-mail's step (not an answer of SES: those are outcomes) stops the delivery,
+  // but only after what the others got is written; the e-mail it was on keeps its claim.
+  let taskError: unknown;
+  await mapBounded(toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
+    try {
+      await sendOne(account, index);
+    } catch (error) {
+      taskError ??= error;
+      stopped = true;
+    }
+  });
+  async function sendOne(account: Record<string, unknown>, index: number): Promise<void> {
     if (stopped || clock() >= deadline) {
       stopped = true;
       return;
     }
-    const email = String(account.email);
-    const reason = suppressed.get(email.trim().toLowerCase());
-    if (reason && !override) {
-      background(recordWithoutSending(deps, send, account, 'suppressed', reason));
-      return;
+    const group = Math.floor(index / CLAIM_GROUP);
+    try {
+      await claimGroup(group);
+    } catch {
+      return; // The blocks could not be written (flushError): nothing of this group is sent.
     }
-    const claimed = await claim(deps, send, account);
-    if (!claimed) return;
+    // The next group's claim is written while this group's e-mails go out.
+    if (index % CLAIM_GROUP === CLAIM_GROUP / 2 && (group + 1) * CLAIM_GROUP < toSend.length) void claimGroup(group + 1).catch(() => undefined);
+    if (stopped) return;
+    const row = rowOf(account);
+    attempted.add(row);
+    const email = String(account.email);
     let rendered;
     try {
       let password: string | undefined;
@@ -300,7 +382,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
         try {
           password = accountPassword(cipher!, account);
         } catch {
-          background(record(account, 'failed', { error: 'The stored password of this account cannot be read, so nothing was sent.' }));
+          record(account, 'failed', { error: 'The stored password of this account cannot be read, so nothing was sent.' });
           return;
         }
       }
@@ -319,20 +401,21 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       });
     } catch (error) {
       logger.error('Credential e-mail not rendered', { sendId, accountId: String(account.id), error: error instanceof Error ? error.message : String(error) });
-      background(record(account, 'failed', { error: `The e-mail could not be prepared: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) }));
+      record(account, 'failed', { error: `The e-mail could not be prepared: ${error instanceof Error ? error.message : String(error)}`.slice(0, 300) });
       return;
     }
+    const tags = mailTags({ userId, projectId, row, shards: Number(send.shards ?? 1), sendId });
     let outcome: SendOutcome;
     for (let throttles = 0, failures = 0; ; ) {
       await bucket.take();
-      outcome = await deps.mailer.send({ ...rendered, to: email }, { sendId, projectId });
+      outcome = await deps.mailer.send({ ...rendered, to: email }, tags);
       if (outcome.kind === 'throttled' && ++throttles < THROTTLE_ATTEMPTS) {
         const wait = backoffMs(throttles, random, 1000, 30_000) + 250;
         throttledFor = Math.max(throttledFor, wait);
         if (clock() + wait >= deadline) {
           // Not sent, and no time left to wait here: the claim is given back and a later delivery sends it.
           stopped = true;
-          background(unclaim(deps, send, account));
+          attempted.delete(row);
           return;
         }
         // SES's rate is the account's: every call of this worker waits, not only this one.
@@ -345,17 +428,33 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       }
       break;
     }
-    if (outcome.kind === 'sent') background(record(account, 'sent', { messageId: outcome.messageId }));
-    else if (outcome.kind === 'unknown') background(record(account, 'failed', { error: `SES did not confirm the e-mail (${outcome.message}); it was not sent again so that nobody gets it twice. Use Resend if it did not arrive.` }));
-    else background(record(account, 'failed', { error: outcome.kind === 'throttled' ? `SES kept refusing: ${outcome.message}` : outcome.message }));
-  });
+    if (outcome.kind === 'sent') record(account, 'sent', { messageId: outcome.messageId });
+    else if (outcome.kind === 'unknown') record(account, 'failed', { error: `SES did not confirm the e-mail (${outcome.message}); it was not sent again so that nobody gets it twice. Use Resend if it did not arrive.` });
+    else record(account, 'failed', { error: outcome.kind === 'throttled' ? `SES kept refusing: ${outcome.message}` : outcome.message });
+  }
+  // Claims this delivery wrote but never used (it stopped first): the accounts are as they were.
+  for (const [row, state] of before) {
+    if (!attempted.has(row) && writer.get(row)?.mailClaim === 'sending' && writer.get(row)?.mailSend === sendId) writer.set(row, state);
+  }
+  // Every answer SES gave is written before the lease is given back or the chunk counts as done.
   await written();
+  if (taskError) throw taskError;
   if (stopped) {
     // The rest of the chunk in a new delivery (the accounts this send handled are not taken again).
     await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(throttledFor / 1000)));
-    return;
+    return 'requeued';
   }
-  await markChunkDone(deps, send, message);
+  await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
+  return 'done';
+}
+
+/**
+ * The tags of a credential e-mail (SES publishes them with every event of it, `mail.tags`): the
+ * account it was for, found by key without any record of the message. SES allows only
+ * [A-Za-z0-9_-] in tag values (ids, row and shard numbers are such).
+ */
+export function mailTags(target: { userId: string; projectId: string; row: number; shards: number; sendId: string }): Record<string, string> {
+  return { userId: target.userId, projectId: target.projectId, row: String(target.row), shards: String(target.shards), sendId: target.sendId };
 }
 
 /**
@@ -370,117 +469,66 @@ export function pacerFor(rate: number, workers: number, clock: () => number, sle
   return new EvenPacer(rate > 0 ? Math.ceil((1000 * Math.max(1, workers)) / rate) + 1 : 0, clock, sleep);
 }
 
+interface ChunkTally {
+  results: Record<Result, number>;
+  project: Map<EmailStatus, number>;
+}
+
 /**
- * Claims an account for this send before SES is called: conditional on the status it was read in
- * and on no claim of this send, so exactly one delivery sends it. A status changed meanwhile (an
- * SES event) is read again and, still in scope, claimed from there.
+ * What this send did to the chunk's accounts, counted from its blocks as written. Each account
+ * moves from the status it had when claimed (mailSendFrom) to its result; an SES event about the
+ * e-mail that status was about (mailSendFromMessage) may have moved it on (sent -> delivered)
+ * before the claim was written, on the account item: such accounts are read again (once per
+ * chunk, only when there are any), so the counters move from where the event left them.
  */
-async function claim(deps: SendChunkDeps, send: Record<string, unknown>, first: Record<string, unknown>): Promise<boolean> {
-  let account = first;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    if (!inScope(send, account)) return false;
-    const from = statusOf(account);
-    try {
-      await withRetry('Claiming a credential e-mail', deps.retry ?? workerRetry, isThrottling, () =>
-        deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: { PK: account.PK, SK: account.SK },
-            // emailError stays until the result replaces it (a claim given back keeps the reason it had).
-            UpdateExpression: 'SET emailStatus = :queued, mailSend = :send, mailSendFrom = :from, mailClaim = :sending REMOVE mailSendResult',
-            ConditionExpression: `(attribute_not_exists(mailSend) OR mailSend <> :send) AND ${from === 'none' ? 'attribute_not_exists(emailStatus)' : 'emailStatus = :from'}`,
-            ExpressionAttributeValues: { ':queued': 'queued', ':send': send.id, ':from': from, ':sending': 'sending' },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: { PK: account.PK, SK: account.SK }, ConsistentRead: true }));
-      if (!Item) return false;
-      account = Item;
-    }
-  }
-  return false;
-}
-
-/** Gives back a claim SES never answered with an e-mail sent (throttled past the delivery's budget): the account is as it was. */
-async function unclaim(deps: SendChunkDeps, send: Record<string, unknown>, account: Record<string, unknown>): Promise<void> {
-  const from = statusOf(account);
-  try {
-    await withRetry('Giving back a credential e-mail claim', deps.retry ?? workerRetry, isThrottling, () =>
-      deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: { PK: account.PK, SK: account.SK },
-          UpdateExpression: `${from === 'none' ? 'REMOVE emailStatus, ' : 'SET emailStatus = :from REMOVE '}mailSend, mailSendFrom, mailClaim`,
-          ConditionExpression: 'mailSend = :send AND mailClaim = :sending',
-          ExpressionAttributeValues: { ':send': send.id, ':sending': 'sending', ...(from === 'none' ? {} : { ':from': from }) },
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
-/** An account's result without an SES call (suppressed, or given up): one conditional write from the status it was read in. */
-async function recordWithoutSending(deps: SendChunkDeps, send: Record<string, unknown>, account: Record<string, unknown>, result: 'suppressed' | 'failed', reason: string): Promise<void> {
-  const from = statusOf(account);
-  try {
-    await withRetry('Recording a credential e-mail', deps.retry ?? workerRetry, isThrottling, () =>
-      deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: { PK: account.PK, SK: account.SK },
-          UpdateExpression: 'SET emailStatus = :result, emailError = :reason, mailSend = :send, mailSendFrom = :from, mailSendResult = :result REMOVE mailClaim',
-          ConditionExpression: `(attribute_not_exists(mailSend) OR mailSend <> :send) AND ${from === 'none' ? 'attribute_not_exists(emailStatus)' : 'emailStatus = :from'}`,
-          ExpressionAttributeValues: { ':result': result, ':reason': reason.slice(0, 500), ':send': send.id, ':from': from },
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
-/** What this send did to the chunk's accounts, counted from the accounts (strongly consistent). */
-async function chunkTally(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: Record<string, unknown>, message: CredentialsChunkMessage) {
-  const projectId = String(send.projectId);
-  const partition = keys.accountPartitions(message.userId, projectId, message.shard + 1)[message.shard]!;
-  const results = { sent: 0, failed: 0, suppressed: 0 };
+async function chunkTally(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: Record<string, unknown>, message: CredentialsChunkMessage, items: Record<string, unknown>[], writer: StateBlockWriter): Promise<ChunkTally> {
+  const results: Record<Result, number> = { sent: 0, failed: 0, suppressed: 0 };
   const project = new Map<EmailStatus, number>();
   const move = (status: string, by: number) => {
     if ((emailStatuses as readonly string[]).includes(status)) project.set(status as EmailStatus, (project.get(status as EmailStatus) ?? 0) + by);
   };
+  const counted = items
+    .map((item) => ({ item, state: writer.get(rowOf(item)) ?? mailStateOf(item) }))
+    .filter(({ state }) => state.mailSend === send.id && (RESULTS as readonly unknown[]).includes(state.mailSendResult));
+  const movable = counted.some(({ state }) => typeof state.mailSendFromMessage === 'string' && (state.mailSendFrom === 'sent' || state.mailSendFrom === 'delivered'));
+  const latest = movable ? await eventStates(deps, send, message) : new Map<number, Record<string, unknown>>();
+  for (const { item, state } of counted) {
+    const result = state.mailSendResult as Result;
+    results[result]++;
+    move(result, 1);
+    let from = String(state.mailSendFrom);
+    const now = latest.get(rowOf(item));
+    if (now && typeof state.mailSendFromMessage === 'string') {
+      if (now.emailEventMessageId === state.mailSendFromMessage && typeof now.emailEventStatus === 'string') from = now.emailEventStatus;
+      else if (now.emailMessageId === state.mailSendFromMessage && typeof now.emailStatus === 'string') from = now.emailStatus;
+    }
+    move(from, -1);
+  }
+  return { results, project };
+}
+
+/** The chunk's accounts' event attributes (and their own e-mail status, for e-mails recorded on the items before state blocks), strongly consistent. */
+async function eventStates(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: Record<string, unknown>, message: CredentialsChunkMessage): Promise<Map<number, Record<string, unknown>>> {
+  const projectId = String(send.projectId);
+  const partition = keys.accountPartitions(message.userId, projectId, message.shard + 1)[message.shard]!;
+  const found = new Map<number, Record<string, unknown>>();
   let start: Record<string, unknown> | undefined;
   do {
     const page = await deps.db.send(
       new QueryCommand({
         TableName: deps.tableName,
         KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        FilterExpression: 'mailSend = :send AND attribute_exists(mailSendResult)',
-        ProjectionExpression: 'mailSendFrom, mailSendResult',
-        ExpressionAttributeValues: {
-          ':pk': partition,
-          ':first': keys.account(message.userId, projectId, message.fromRow).SK,
-          ':last': keys.account(message.userId, projectId, message.toRow).SK,
-          ':send': send.id,
-        },
+        ProjectionExpression: 'SK, #row, emailEventMessageId, emailEventStatus, emailMessageId, emailStatus',
+        ExpressionAttributeNames: { '#row': 'row' },
+        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(message.userId, projectId, message.fromRow).SK, ':last': keys.account(message.userId, projectId, message.toRow).SK },
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) {
-      const result = String(item.mailSendResult) as keyof typeof results;
-      if (!(result in results)) continue;
-      results[result]++;
-      move(result, 1);
-      move(String(item.mailSendFrom), -1);
-    }
+    for (const item of page.Items ?? []) found.set(rowOf(item), item);
     start = page.LastEvaluatedKey;
   } while (start);
-  return { results, project };
+  return found;
 }
 
 /**
@@ -489,9 +537,16 @@ async function chunkTally(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: R
  * account counted was moved from the status it had (mailSendFrom) to its result, so the project's
  * counters and the accounts never sent to add up to its accounts.
  */
-export async function markChunkDone(deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, send: Record<string, unknown>, message: CredentialsChunkMessage): Promise<void> {
+export async function markChunkDone(
+  deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>,
+  send: Record<string, unknown>,
+  message: CredentialsChunkMessage,
+  tally: ChunkTally,
+  /** finish: false when the caller completes the send itself (finishSend). */
+  options: { finish?: boolean } = {},
+): Promise<void> {
   const at = deps.now().toISOString();
-  const { results, project } = await chunkTally(deps, send, message);
+  const { results, project } = tally;
   const moves = [...project.entries()].filter(([, by]) => by !== 0);
   try {
     await withRetry('Recording a credential e-mail chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
@@ -541,7 +596,7 @@ export async function markChunkDone(deps: Pick<SendChunkDeps, 'db' | 'tableName'
     // Done already by another delivery.
     if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
   }
-  await finishSend(deps, message.userId, message.sendId);
+  if (options.finish !== false) await finishSend(deps, message.userId, message.sendId);
 }
 
 /** Whether a credentials message names a chunk. */

@@ -5,6 +5,10 @@ import { applyMailEvent, MessageNotRecordedYetError, type MailEventStore, type M
 import { mailEventMessageSchema, outcomeOf, sesEventOf, type SesEvent } from '../../functions/mail-events/ses-event';
 import { acceptedMailOf } from '../../bin/local/emulators';
 import { sesEventsOf, simulatorOutcome, snsEnvelope, type AcceptedMail } from '../../bin/local/ses-events';
+import { taggedMessage } from '../../functions/mail-events/mail-event-store';
+import { mailTags } from '../../functions/mail/send-credentials';
+import { overlayState } from '../../functions/accounts/account-states';
+import { keys } from '../../functions/core/keys';
 
 /** SES's documented Bounce record (event publishing to SNS), fields as the documentation lists them. */
 const documentedBounce = {
@@ -215,5 +219,45 @@ describe('e-mail status transitions (only forward)', () => {
       expect(state.account.emailStatus).toBe(status);
       expect(state.moves).toEqual([]);
     }
+  });
+});
+
+describe('credential e-mails found by their SES tags', () => {
+  const later = new Date('2026-01-01T00:00:01.000Z');
+  const tags = mailTags({ userId: 'a1b2c3d4-0000-4000-8000-000000000001', projectId: '01900000-0000-7000-8000-000000000002', row: 7, shards: 3, sendId: '01900000-0000-7000-8000-000000000003' });
+  const published = (mailTagsOf?: Record<string, string>) =>
+    parseBody(snsEnvelope(sesEventsOf({ messageId: 'm7', from: 'f@x.test', to: ['holder@example.com'], subject: 'S', configurationSet: 'cs', at: later, tags: mailTagsOf }, later).outcomes[0]!, later));
+
+  it('the local stack publishes the tags SendEmail had (mail.tags, name -> [value]) and the worker finds the account by them', () => {
+    const event = published(tags);
+    expect(event.mail.tags).toMatchObject({ 'ses:configuration-set': ['cs'], row: ['7'], shards: ['3'], sendId: [tags.sendId] });
+    expect(taggedMessage('m7', event)).toEqual({
+      messageId: 'm7',
+      tagged: { sendId: tags.sendId, row: 7, shards: 3 },
+      userId: tags.userId,
+      projectId: tags.projectId,
+      accountId: keys.accountId(tags.projectId!, 7),
+      ...Object.fromEntries(Object.entries(keys.account(tags.userId!, tags.projectId!, 7, 3)).map(([k, v]) => [`account${k}`, v])),
+      email: 'holder@example.com',
+    });
+    const fromEmulator = acceptedMailOf({ Destination: { ToAddresses: ['t@x.test'] }, EmailTags: Object.entries(tags).map(([Name, Value]) => ({ Name, Value })) }, '{"MessageId":"abc"}', later);
+    expect(fromEmulator?.tags).toEqual(tags);
+  });
+
+  it('an e-mail without the tags, or with tags that name no account, is looked up by its message record instead', () => {
+    expect(taggedMessage('m7', published())).toBeUndefined();
+    for (const bad of [{ row: '0' }, { row: 'x' }, { shards: '17' }, { projectId: 'p#1' }, { sendId: '' }] as Record<string, string>[]) expect(taggedMessage('m7', published({ ...tags, ...bad })), JSON.stringify(bad)).toBeUndefined();
+  });
+
+  it("an event recorded on the account item decides the status of the MAIL entry's own e-mail, never of another one", () => {
+    const item = { PK: 'P', SK: 'ACCOUNT#000007', row: 7, emailStatus: 'sent', emailMessageId: 'old', emailEventMessageId: 'm7', emailEventStatus: 'bounced', emailEventAt: '2026-01-01T00:00:00.000Z', emailEventError: 'smtp; 550' };
+    const states = (entry: Record<string, string>) => ({ PROV: new Map(), MAIL: new Map([[7, entry]]) });
+    expect(overlayState(item, states({ emailStatus: 'sent', emailMessageId: 'm7', emailSentAt: 'x' }))).toMatchObject({ emailStatus: 'bounced', emailError: 'smtp; 550', emailStatusAt: '2026-01-01T00:00:00.000Z', emailMessageId: 'm7' });
+    const newer = overlayState(item, states({ emailStatus: 'sent', emailMessageId: 'm8' }));
+    expect(newer).toMatchObject({ emailStatus: 'sent', emailMessageId: 'm8' });
+    expect(newer).not.toHaveProperty('emailError');
+    expect(overlayState(item, states({ emailStatus: 'queued', mailClaim: 'sending' }))).toMatchObject({ emailStatus: 'queued' });
+    // No entry: the item's own status (an e-mail recorded before state blocks).
+    expect(overlayState(item, { PROV: new Map(), MAIL: new Map() })).toMatchObject({ emailStatus: 'sent', emailMessageId: 'old' });
   });
 });
