@@ -70,6 +70,8 @@ describe('DynamoDB grants are used by the code', () => {
     'mail-worker': ['PutItem', 'UpdateItem'],
     // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.
     'credential-links': ['PutItem'],
+    // account-states.ts and account-partitions.ts also hold the account readers; the events worker uses their block keys and shard bound.
+    'mail-events-worker': ['Query'],
   };
 
   it.each(functions.map((fn) => [fn.name, fn] as const))('%s: every command its code holds is granted', async (name, { entry, access }) => {
