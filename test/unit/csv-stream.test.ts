@@ -44,6 +44,16 @@ describe('csvRecordStream', () => {
     );
   });
 
+  it('waits for the rest of a line after a quoted field that spans lines, and for a quote cut in two', () => {
+    for (const [text, cuts] of [
+      ['"a\nb",cd,e\nf\n', [7]],
+      ['"a\nb"  ,c\n"x""y"\n', [5, 1]],
+      ['a,"b\n""c""",d\ne\n', [9, 2]],
+    ] as const) {
+      expect(streamed(text, cuts)).toEqual(whole(text));
+    }
+  });
+
   it('holds a quote that never closes no longer than MAX_QUOTED_RECORD_CHARS: the line is malformed, reading goes on', () => {
     const filler = `${'x'.repeat(99)}\n`.repeat(Math.ceil(MAX_QUOTED_RECORD_CHARS / 100) + 10);
     const text = `a,b,c\n"open,b,c\n${filler}d,e,f\n`;
