@@ -33,6 +33,8 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'provisioning-dead-letter-worker': () => import('../../functions/workers/provisioning-dead-letter-worker'),
   'mail-events-worker': () => import('../../functions/workers/mail-events-worker'),
   'account-deletion-worker': () => import('../../functions/workers/account-deletion-worker'),
+  'bulk-upload-worker': () => import('../../functions/workers/bulk-upload-worker'),
+  'bulk-upload-dead-letter-worker': () => import('../../functions/workers/bulk-upload-dead-letter-worker'),
 };
 
 export interface LocalStackOptions {
