@@ -423,9 +423,10 @@ async function recordQueued(deps: BulkUploadDeps, userId: string, uploadId: stri
   const sets = ['#status = :queued', 'updatedAt = :iso'];
   const names: Record<string, string> = { '#status': 'status' };
   if (result) {
-    Object.assign(values, { ':project': result.project, ':job': result.job, ':summary': result.summary, ':total': item.total, ':valid': item.validCount, ':failedCount': item.failedCount, ':rows': item.rowsRead, ':bytes': item.bytesRead });
-    sets.push('project = :project', 'job = :job', 'summary = :summary', '#total = :total', 'validCount = :valid', 'failedCount = :failedCount', 'rowsRead = :rows', 'bytesRead = :bytes');
-    names['#total'] = 'total';
+    Object.assign(values, { ':project': result.project, ':job': result.job, ':summary': result.summary, ':failed': result.summary.failed, ':total': item.total, ':valid': item.validCount, ':failedCount': item.failedCount, ':rows': item.rowsRead, ':bytes': item.bytesRead });
+    sets.push('#project = :project', '#job = :job', '#summary = :summary', 'failed = :failed', '#total = :total', 'validCount = :valid', 'failedCount = :failedCount', 'rowsRead = :rows', 'bytesRead = :bytes');
+    // Reserved words in DynamoDB's expressions: by placeholder.
+    Object.assign(names, { '#project': 'project', '#job': 'job', '#summary': 'summary', '#total': 'total' });
   }
   await deps.db.send(
     new UpdateCommand({
