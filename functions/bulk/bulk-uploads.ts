@@ -4,8 +4,7 @@ import { peopleCsvStream } from '../../shared/csv/read-people';
 import { rejectedRowsCsv } from '../../shared/csv/read-people';
 import { UTF8_BOM } from '../../shared/csv/write-csv';
 import { isIdShaped } from '../../shared/schemas/ids';
-import type { BulkCreateInput, BulkCreateSummary, BulkJob } from '../../shared/schemas/bulk';
-import type { Project } from '../../shared/schemas/project';
+import type { BulkCreateInput } from '../../shared/schemas/bulk';
 import {
   UPLOAD_CSV_MAX_BYTES,
   UPLOAD_MAX_ROWS,
@@ -14,7 +13,6 @@ import {
   type BulkUpload,
   type BulkUploadForm,
   type BulkUploadOptions,
-  type BulkUploadStatus,
 } from '../../shared/schemas/bulk-upload';
 import { ConflictError, HttpError, NotFoundError, PayloadTooLargeError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
@@ -23,6 +21,9 @@ import { sortCsvRow } from './check-rows';
 import type { CreateBulkAccountsResult, PreparedCreation } from './create-bulk-accounts';
 import { inlineFailed, rejectedRowItems, reportParts, reportRows, type RejectedRow } from './rejected-rows';
 import type { Item } from './bulk-store';
+import { failUpload, recordQueued, uploadKey, type UploadItem } from './upload-endings';
+
+export { recordDeadUpload, uploadKey } from './upload-endings';
 
 /**
  * Bulk creation from a file uploaded straight to S3 (docs/bulk-files.md):
@@ -38,10 +39,6 @@ import type { Item } from './bulk-store';
  * for a start that creates); the bucket's lifecycle rule on `uploads/` removes any left behind.
  */
 
-/** The object's key: under the user, named by the upload. */
-export const uploadKey = (userId: string, uploadId: string): string => `uploads/${userId}/${uploadId}.csv`;
-/** Seconds a browser has to begin the upload it asked for (S3 checks the policy's expiry at the POST's start). */
-export const UPLOAD_FORM_SECONDS = 600;
 /** An upload item (and a checked file's report) lives this long (the table's TTL); a created project keeps its own report. */
 export const UPLOAD_ITEM_DAYS = 7;
 /**
@@ -74,27 +71,6 @@ export interface BulkUploadDeps {
 export interface UploadMessage {
   userId: string;
   uploadId: string;
-}
-
-interface UploadItem extends Record<string, unknown> {
-  id: string;
-  status: BulkUploadStatus;
-  checkOnly?: boolean;
-  options?: BulkUploadOptions;
-  bytes?: number;
-  bytesRead?: number;
-  rowsRead?: number;
-  total?: number;
-  validCount?: number;
-  failedCount?: number;
-  failed?: BulkUpload['failed'];
-  project?: Project;
-  job?: BulkJob;
-  summary?: BulkCreateSummary;
-  reason?: string;
-  readingSince?: number;
-  createdAt: string;
-  updatedAt: string;
 }
 
 const expiresAt = (now: Date) => Math.floor(now.getTime() / 1000) + UPLOAD_ITEM_DAYS * 24 * 3600;
@@ -139,20 +115,6 @@ export const createUploadForm =
 
 /** GET /api/bulk-uploads/{id}. */
 export const readUploadState = (deps: Pick<BulkUploadDeps, 'db' | 'tableName'>) => async (userId: string, uploadId: string): Promise<BulkUpload> => viewOf(await getUpload(deps, userId, uploadId));
-
-/** Ends an upload that cannot go on: its reason, nothing created, the file deleted. */
-async function failUpload(deps: BulkUploadDeps, userId: string, uploadId: string, reason: string): Promise<void> {
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: keys.bulkUpload(userId, uploadId),
-      UpdateExpression: 'SET #status = :failed, reason = :reason, updatedAt = :now REMOVE readingSince',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':now': deps.now().toISOString() },
-    }),
-  );
-  await deps.objects.remove(uploadKey(userId, uploadId));
-}
 
 /**
  * POST /api/bulk-uploads/{id}/start: the file must have arrived and be within the limit (a larger
@@ -417,43 +379,3 @@ async function writeParts(deps: BulkUploadDeps, parts: readonly Item[]) {
   for (const part of parts) await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: part }));
 }
 
-/** The job started: the upload points at it (project, job, summary), and the file is deleted. */
-async function recordQueued(deps: BulkUploadDeps, userId: string, uploadId: string, item: UploadItem, result: Extract<CreateBulkAccountsResult, { kind: 'queued' }> | undefined) {
-  const values: Record<string, unknown> = { ':queued': 'queued', ':iso': deps.now().toISOString() };
-  const sets = ['#status = :queued', 'updatedAt = :iso'];
-  const names: Record<string, string> = { '#status': 'status' };
-  if (result) {
-    Object.assign(values, { ':project': result.project, ':job': result.job, ':summary': result.summary, ':failed': result.summary.failed, ':total': item.total, ':valid': item.validCount, ':failedCount': item.failedCount, ':rows': item.rowsRead, ':bytes': item.bytesRead });
-    sets.push('#project = :project', '#job = :job', '#summary = :summary', 'failed = :failed', '#total = :total', 'validCount = :valid', 'failedCount = :failedCount', 'rowsRead = :rows', 'bytesRead = :bytes');
-    // Reserved words in DynamoDB's expressions: by placeholder.
-    Object.assign(names, { '#project': 'project', '#job': 'job', '#summary': 'summary', '#total': 'total' });
-  }
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: keys.bulkUpload(userId, uploadId),
-      // The project lives on: so does the upload that points at it (its TTL goes).
-      UpdateExpression: `SET ${sets.join(', ')} REMOVE readingSince, expiresAt`,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    }),
-  );
-  await deps.objects.remove(uploadKey(userId, uploadId));
-}
-
-/**
- * The bulk-uploads dead-letter worker: a reading that failed every delivery (timeouts, a service
- * down) ends with a message instead of staying 'reading'; a job it started is left to finish.
- */
-export const recordDeadUpload =
-  (deps: BulkUploadDeps) =>
-  async ({ userId, uploadId }: UploadMessage): Promise<void> => {
-    const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkUpload(userId, uploadId), ConsistentRead: true }));
-    if (!Item || (Item.status !== 'started' && Item.status !== 'reading')) return;
-    const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, uploadId), ConsistentRead: true }));
-    if (job) {
-      await recordQueued(deps, userId, uploadId, Item as UploadItem, undefined);
-      return;
-    }
-    await failUpload(deps, userId, uploadId, 'The file could not be read. Please try again.');
-  };

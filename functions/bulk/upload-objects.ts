@@ -1,7 +1,10 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { UPLOAD_CSV_MAX_BYTES } from '../../shared/schemas/bulk-upload';
-import { UPLOAD_FORM_SECONDS, type UploadObjects } from './bulk-uploads';
+import type { UploadObjects } from './bulk-uploads';
+
+/** Seconds a browser has to begin the upload it asked for (S3 checks the policy's expiry at the POST's start). */
+export const UPLOAD_FORM_SECONDS = 600;
 
 const missing = (error: unknown) => {
   // Without s3:ListBucket (not granted) S3 answers a missing key with 403, not 404.

@@ -47,8 +47,8 @@ export const csvMessages = {
     `The file has ${rows.toLocaleString('en-US')} rows; the limit is ${limit.toLocaleString('en-US')} per file.`,
   /** A streamed file stops being read at the first row over the limit. */
   moreRowsThan: (limit: number) => `The file has more than ${limit.toLocaleString('en-US')} rows; the limit is ${limit.toLocaleString('en-US')} per file.`,
-  tooLarge: (bytes: number) =>
-    `The file is ${(Math.ceil((bytes / MB) * 10) / 10).toLocaleString('en-US')} MB; the limit is ${CSV_MAX_BYTES / MB} MB.`,
+  tooLarge: (bytes: number, limit: number = CSV_MAX_BYTES) =>
+    `The file is ${(Math.ceil((bytes / MB) * 10) / 10).toLocaleString('en-US')} MB; the limit is ${limit / MB} MB.`,
   duplicateEmail: (firstRow: number) => `Duplicate email (also in row ${firstRow})`,
 } as const;
 
@@ -289,11 +289,14 @@ export function peopleCsvStream(options: { maxRows: number; onRow: (row: CsvRow)
 /** Types browsers give CSV files; Windows often says application/vnd.ms-excel, which the name check covers. */
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/x-csv'];
 
-/** Checks a chosen file before reading it: type text/csv or a name ending .csv, and at most CSV_MAX_BYTES. */
-export function checkCsvFile(file: { name: string; type: string; size: number }): string | undefined {
+/**
+ * Checks a chosen file before reading it: type text/csv or a name ending .csv, and at most
+ * `maxBytes` (CSV_MAX_BYTES; the bulk dialog takes larger files through an upload to S3).
+ */
+export function checkCsvFile(file: { name: string; type: string; size: number }, maxBytes: number = CSV_MAX_BYTES): string | undefined {
   const type = file.type.split(';')[0]!.trim().toLowerCase();
   if (!CSV_TYPES.includes(type) && !file.name.toLowerCase().endsWith('.csv')) return csvMessages.notCsv;
-  if (file.size > CSV_MAX_BYTES) return csvMessages.tooLarge(file.size);
+  if (file.size > maxBytes) return csvMessages.tooLarge(file.size, maxBytes);
   return undefined;
 }
 
