@@ -12,6 +12,7 @@
  *     14/s, redelivery and suppression (bench/mail.ts).
  *  9. GET /api/analytics p95 for a user with 100 accounts and one with 1,000,000 (bench/analytics.ts:
  *     the large user's counters are written as the bulk path writes them, said in the output).
+ * 10. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 55000).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
@@ -33,6 +34,7 @@ import { generationBench } from './generation';
 import { provisioningBench } from './provisioning';
 import { mailBench } from './mail';
 import { analyticsBench } from './analytics';
+import { uploadBench } from './upload';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { lambdaBundling } from '../lib/bundling';
@@ -183,7 +185,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, upload: uploadBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {
