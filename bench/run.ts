@@ -12,7 +12,7 @@
  *     14/s, redelivery and suppression (bench/mail.ts).
  *  9. GET /api/analytics p95 for a user with 100 accounts and one with 1,000,000 (bench/analytics.ts:
  *     the large user's counters are written as the bulk path writes them, said in the output).
- * 10. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 55000).
+ * 10. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 12500).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as

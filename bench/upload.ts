@@ -26,7 +26,7 @@ export async function uploadBench(): Promise<void> {
   console.log('\n== 250,000 rows uploaded to S3 and created (DynamoDB Local in memory)');
   const dataDir = path.join(projectRoot, '.test-data', 'bench-upload');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 55_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, 12_500 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
     const user = await createTestUser(stack.urls.cognito, stack.userPool);
