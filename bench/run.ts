@@ -14,6 +14,7 @@
  *     the large user's counters are written as the bulk path writes them, said in the output).
  * 10. Fair bulk queue: a 100-row creation and a 1,500-row job while another user's 50,000-row
  *     job runs, beside the same on an idle stack, and the ratio (bench/fair.ts).
+ * 11. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 12500).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
@@ -36,6 +37,7 @@ import { provisioningBench } from './provisioning';
 import { mailBench } from './mail';
 import { analyticsBench } from './analytics';
 import { fairBench } from './fair';
+import { uploadBench } from './upload';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { lambdaBundling } from '../lib/bundling';
@@ -186,7 +188,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

@@ -11,7 +11,7 @@ import {
 } from 'aws-cdk-lib/aws-cognito';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Key } from 'aws-cdk-lib/aws-kms';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, HttpMethods, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ConfigurationSet, ConfigurationSetEventDestination, DkimIdentity, EasyDkimSigningKeyLength, EmailIdentity, EmailSendingEvent, EventDestination, Identity, type CfnConfigurationSet } from 'aws-cdk-lib/aws-ses';
@@ -138,8 +138,15 @@ export class StatefulStack extends Stack {
         { id: 'expire-exports', prefix: 'exports/', expiration: Duration.days(7) },
         // Photo uploads nobody confirmed (PUT /api/user/photo copies the checked ones out).
         { id: 'expire-pending-photos', prefix: 'profile-photos/pending/', expiration: Duration.days(1) },
+        // Uploaded CSV files are deleted when their reading ends; this removes any left behind
+        // (an upload never started, a checked file never created, a worker that died).
+        { id: 'expire-csv-uploads', prefix: 'uploads/', expiration: Duration.days(1) },
         { id: 'abort-incomplete-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
+      // The bulk dialog uploads large CSV files with XMLHttpRequest to show the upload's progress,
+      // which a cross-origin POST may only do after a CORS preflight. POST only: what may be
+      // written is decided by the presigned policy (one key, at most 50 MB), not by the origin.
+      cors: [{ allowedMethods: [HttpMethods.POST], allowedOrigins: ['*'], allowedHeaders: ['*'], maxAge: 3600 }],
       serverAccessLogsBucket: accessLogs,
       serverAccessLogsPrefix: 'export-bucket/',
       removalPolicy: RemovalPolicy.RETAIN,

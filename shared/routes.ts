@@ -44,6 +44,12 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
   { method: 'GET', path: '/api/projects/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
+  // Files too large for a request (docs/bulk-files.md): a presigned POST to S3, then the reading
+  // started (or only the check), its progress and report, and a checked file's rejected rows.
+  { method: 'POST', path: '/api/bulk-uploads', group: 'bulk', auth: 'jwt' },
+  { method: 'POST', path: '/api/bulk-uploads/{id}/start', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/bulk-uploads/{id}', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/bulk-uploads/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
@@ -116,10 +122,10 @@ export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): strin
  * that fill them (bulk creation, exports) and get their worker with that feature.
  */
 export interface QueueDefinition {
-  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events' | 'account-deletion';
-  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker' | 'account-deletion-worker';
+  name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events' | 'account-deletion' | 'bulk-uploads';
+  worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker' | 'account-deletion-worker' | 'bulk-upload-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
-  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker' | 'account-deletion-dead-letter-worker';
+  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker' | 'bulk-upload-dead-letter-worker' | 'account-deletion-dead-letter-worker';
   batchSize: number;
   /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
   maxConcurrency: number;
@@ -151,6 +157,10 @@ export const queues: readonly QueueDefinition[] = [
   // that stops (timeout, a service down) resumes on the next delivery; one that fails every
   // delivery is put back on the queue by the dead-letter worker 15 minutes later, logged as an error.
   { name: 'account-deletion', worker: 'account-deletion-worker', deadLetterWorker: 'account-deletion-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
+  // One uploaded CSV per message (functions/bulk/bulk-uploads.ts): read as a stream (50 MB and
+  // 250,000 rows in seconds) within the worker's 150 s, then its rows handed to the bulk queue
+  // as a job. A reading that fails every delivery is ended with a message by the dead-letter worker.
+  { name: 'bulk-uploads', worker: 'bulk-upload-worker', deadLetterWorker: 'bulk-upload-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
 ];
 
 /** Environment variable through which a function learns a queue's URL, e.g. MAIL_QUEUE_URL. */
@@ -232,6 +242,11 @@ export interface FunctionAccess {
   exportBucket?: 'read' | 'readWrite';
   /** Profile photos (profile-photos/<user>/ in the export bucket): 'read' signs links to them, 'readWrite' also takes uploads and deletes. */
   profilePhotos?: 'read' | 'readWrite';
+  /**
+   * Uploaded CSV files (uploads/<user>/ in the export bucket): 'sign' signs the upload form, looks
+   * at an upload's size and deletes one refused; 'read' reads and deletes them (the worker).
+   */
+  csvUploads?: 'sign' | 'read';
   /** May list and delete the objects under the per-user prefixes of the export bucket (account deletion). */
   exportBucketDelete?: boolean;
   /** May delete users of the user pool (AdminDeleteUser; USER_POOL_ID). */
@@ -258,7 +273,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // The deletion is recorded as a security event with an alert (PutItem, the mail queue).
   user: { table: ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'], profilePhotos: 'readWrite', sendTo: ['account-deletion', 'mail'] },
   // Creates projects and accounts (passwords encrypted) and queues large creations.
-  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], encryptionKey: true },
+  // Signs uploads of large CSV files (presigned POST), checks their size and queues their reading.
+  bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail', 'bulk-uploads'], encryptionKey: true, csvUploads: 'sign' },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
   // records each reveal and download as a security event (PutItem, also the gate's).
   projects: { table: [...read, ...gateWrite], encryptionKey: true },
@@ -339,6 +355,12 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'] },
+  // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
+  // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
+  // bulk queue, provisioning and credential sends asked for), then deletes the file.
+  'bulk-upload-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], csvUploads: 'read' },
+  // Ends a reading that failed every delivery (the upload failed, its file deleted).
+  'bulk-upload-dead-letter-worker': { table: ['GetItem', 'UpdateItem'], csvUploads: 'read' },
   // Finds an SES event's message, moves its account's e-mail status and the project's counters
   // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
   'mail-events-worker': { table: ['GetItem', 'UpdateItem'] },

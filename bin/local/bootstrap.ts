@@ -10,7 +10,7 @@ import {
   type AttributeDefinition,
   type GlobalSecondaryIndexDescription,
 } from '@aws-sdk/client-dynamodb';
-import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, HeadBucketCommand, PutBucketCorsCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   CognitoIdentityProviderClient,
@@ -132,6 +132,8 @@ export async function ensureBucket(port: number, bucket = resourceNames.exportBu
   } catch {
     await client.send(new CreateBucketCommand({ Bucket: bucket }));
   }
+  // As the CDK bucket's CORS rule: the bulk dialog's upload (XMLHttpRequest, for its progress) is preflighted.
+  await client.send(new PutBucketCorsCommand({ Bucket: bucket, CORSConfiguration: { CORSRules: [{ AllowedMethods: ['POST'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAgeSeconds: 3600 }] } }));
   client.destroy();
 }
 

@@ -34,6 +34,8 @@ const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'mail-events-worker': () => import('../../functions/workers/mail-events-worker'),
   'account-deletion-worker': () => import('../../functions/workers/account-deletion-worker'),
   'account-deletion-dead-letter-worker': () => import('../../functions/workers/account-deletion-dead-letter-worker'),
+  'bulk-upload-worker': () => import('../../functions/workers/bulk-upload-worker'),
+  'bulk-upload-dead-letter-worker': () => import('../../functions/workers/bulk-upload-dead-letter-worker'),
 };
 
 export interface LocalStackOptions {

@@ -1,4 +1,4 @@
-import { readPeopleCsv } from '../../shared/csv/read-people';
+import { readPeopleCsv, type CsvRow } from '../../shared/csv/read-people';
 import { personSchema, type FailedRow, type Person } from '../../shared/schemas/bulk';
 import { ValidationError } from '../core/errors';
 import type { RejectedRow } from './rejected-rows';
@@ -43,20 +43,32 @@ export function checkRows(rows: readonly { firstName: string; lastName: string; 
   return { valid, failed, rejected };
 }
 
+/** One row of the shared CSV reader as the creation takes it: a person to create, or a rejected row with its problems. */
+export function sortCsvRow(row: CsvRow): { valid: CheckedRow } | { rejected: RejectedRow } {
+  const { issues, email, firstName, lastName } = row;
+  if (issues.length === 0) return { valid: { row: row.row, firstName, lastName, email } };
+  return {
+    rejected: {
+      row: row.row,
+      ...(issues[0]?.field ? { field: issues[0].field } : {}),
+      ...(email ? { email: email.slice(0, 254) } : {}),
+      message: issues.map((issue) => issue.message).join('; '),
+      firstName,
+      lastName,
+    },
+  };
+}
+
 /** The same, for a CSV file sent as text: read with the shared reader; rows are the file's lines. */
 export function checkCsvText(text: string): { valid: CheckedRow[]; failed: FailedRow[]; rejected: RejectedRow[]; total: number } {
   const result = readPeopleCsv(text);
   if (result.fileError) throw new ValidationError(result.fileError);
-  const failed: FailedRow[] = result.invalid.map(({ row, email, issues }) => ({
-    row,
-    ...(issues[0]?.field ? { field: issues[0].field } : {}),
-    ...(email ? { email: email.slice(0, 254) } : {}),
-    message: issues.map((issue) => issue.message).join('; '),
-  }));
-  return {
-    total: result.rows.length,
-    valid: result.valid.map(({ row, firstName, lastName, email }) => ({ row, firstName, lastName, email })),
-    failed,
-    rejected: failed.map((row, i) => ({ ...row, firstName: result.invalid[i]!.firstName, lastName: result.invalid[i]!.lastName })),
-  };
+  const valid: CheckedRow[] = [];
+  const rejected: RejectedRow[] = [];
+  for (const row of result.rows) {
+    const sorted = sortCsvRow(row);
+    if ('valid' in sorted) valid.push(sorted.valid);
+    else rejected.push(sorted.rejected);
+  }
+  return { total: result.rows.length, valid, failed: rejected.map(({ firstName: _f, lastName: _l, ...failed }) => failed), rejected };
 }

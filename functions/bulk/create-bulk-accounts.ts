@@ -11,10 +11,10 @@ import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '.
 import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
 import type { BulkStore, Item } from './bulk-store';
-import { checkCsvText, checkRows } from './check-rows';
+import { checkCsvText, checkRows, type CheckedRow } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
-import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
+import { failedRowsOf, inlineFailed, rejectedRowItems, type RejectedRow } from './rejected-rows';
 import { isIdShaped } from '../../shared/schemas/ids';
 import type { IntegrationPlatform } from '../../shared/schemas/integrations';
 import { provisioningSupport } from '../../shared/schemas/provisioning';
@@ -63,6 +63,16 @@ export type CreateBulkAccountsResult =
   | { kind: 'created'; project: Project; accounts: CreatedAccount[]; summary: BulkCreateSummary }
   | { kind: 'queued'; project: Project; job: BulkJob; summary: BulkCreateSummary };
 
+/** What an uploaded file's reader has settled before the creation (functions/bulk/bulk-uploads.ts). */
+export interface PreparedCreation {
+  /** The file's rows, read and checked with the shared rules already (a stream): not read again. */
+  checked?: { valid: CheckedRow[]; rejected: RejectedRow[]; total: number };
+  /** The project's (and job's) id: the upload's, so a second delivery of its start finds the job it began. */
+  projectId?: string;
+  /** A job however few rows: nobody waits on the answer that would show the passwords. */
+  asJob?: boolean;
+}
+
 /** How long a bulk creation that becomes a job may hold the user's username lock before others may take it. */
 export const LOCK_TTL_MS = 15 * 60 * 1000;
 /**
@@ -86,9 +96,10 @@ export const SYNC_LOCK_TTL_MS = 60 * 1000;
  */
 export const createBulkAccounts =
   (deps: CreateBulkAccountsDeps) =>
-  async (userId: string, input: BulkCreateInput): Promise<CreateBulkAccountsResult> => {
+  async (userId: string, input: BulkCreateInput, prepared: PreparedCreation = {}): Promise<CreateBulkAccountsResult> => {
     const { valid, rejected, total } =
-      input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 };
+      prepared.checked ?? (input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 });
+    const asJob = valid.length > SYNC_ROW_LIMIT || prepared.asJob === true;
     // However many rows fail, the answer must fit Lambda's 6 MB: it lists the first few and says how many (errorResponse).
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
@@ -107,11 +118,11 @@ export const createBulkAccounts =
     assertFitsPlan(usage, valid.length);
 
     const started = deps.now();
-    const projectId = deps.newId(started);
+    const projectId = prepared.projectId ?? deps.newId(started);
     await deps.store.reserve(userId, usage, valid.length, {
       owner: projectId,
       now: started.getTime(),
-      until: started.getTime() + (valid.length > SYNC_ROW_LIMIT ? LOCK_TTL_MS : SYNC_LOCK_TTL_MS),
+      until: started.getTime() + (asJob ? LOCK_TTL_MS : SYNC_LOCK_TTL_MS),
     });
 
     let written = false;
@@ -145,7 +156,7 @@ export const createBulkAccounts =
       };
       const report = rejectedRowItems(userId, projectId, rejected);
 
-      if (valid.length > SYNC_ROW_LIMIT) {
+      if (asJob) {
         // Spread over several partitions: the workers write many chunks at once.
         project.accountShards = accountShardsFor(valid.length);
         written = true;

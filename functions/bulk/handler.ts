@@ -1,25 +1,20 @@
-import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { bulkCreateBodySchema, type BulkJob } from '../../shared/schemas/bulk';
-import { dynamo, sqs } from '../core/clients';
+import { bulkUploadStartSchema } from '../../shared/schemas/bulk-upload';
+import { dynamo, s3, sqs } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { NotFoundError } from '../core/errors';
 import { httpHandler, Response, route } from '../core/http';
 import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
-import { dynamoIntegrationStore } from '../integrations/integration-store';
-import { CHUNK_ROWS, CHUNK_WINDOW, sqsBulkJobStarter, sqsBulkQueue } from './bulk-jobs';
+import { CHUNK_ROWS, CHUNK_WINDOW } from './bulk-jobs';
 import { sqsQueueWait } from './queue-wait';
-import { startProvisioning } from '../provisioning/provisioning-jobs';
-import { startSend } from '../mail/credential-sends';
-import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
-import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
-import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoBulkStore } from './bulk-store';
-import { userTimeZone } from '../analytics/counters';
-import { recordUnqueuedChunk } from './process-chunk';
-import { createBulkAccounts } from './create-bulk-accounts';
+import { appCreateBulkAccounts } from './app-creation';
+import { createUploadForm, readUploadState, startUpload, uploadRejectedRows } from './bulk-uploads';
+import { s3UploadObjects } from './upload-objects';
 import { inflateRows } from './compressed-rows';
 import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from './idempotency';
 import { rejectedRowsReport } from './rejected-rows';
@@ -27,38 +22,23 @@ import { rejectedRowsReport } from './rejected-rows';
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
 const store = dynamoBulkStore(db, tableName);
-const integrations = dynamoIntegrationStore(db, tableName);
-const provision = startProvisioning({
+const create = appCreateBulkAccounts(db, tableName, store);
+const uploadsQueueUrl = requireEnv('BULK_UPLOADS_QUEUE_URL');
+const uploads = {
   db,
   tableName,
-  queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')),
+  objects: s3UploadObjects(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),
   newId: timeOrderedId,
-  plan: dynamoPlanReader(db, tableName),
-  integration: (userId, id) => integrations.get(userId, id),
-});
-const send = startSend({
-  db,
-  tableName,
-  queue: sqsCredentialsQueue(sqs(), requireEnv('MAIL_QUEUE_URL')),
-  now: () => new Date(),
-  newId: timeOrderedId,
-  plan: dynamoPlanReader(db, tableName),
-  // The mail worker issues one-time links (functions/credential-links).
-  linksAvailable: true,
-});
-const create = createBulkAccounts({
-  store,
-  timeZone: (userId) => userTimeZone(db, tableName, userId),
-  cipher: appCipher,
-  randomBytes,
-  now: () => new Date(),
-  newId: timeOrderedId,
-  jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
-  integration: (userId, id) => integrations.get(userId, id),
-  provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
-  sendCredentials: (userId, projectId, options, waitForAccounts) => send(userId, projectId, { ...options, scope: 'all', overrideSuppression: false }, { waitForAccounts }),
-});
+  queue: async (message: { userId: string; uploadId: string }) => {
+    await sqs().send(new SendMessageCommand({ QueueUrl: uploadsQueueUrl, MessageBody: JSON.stringify(message) }));
+  },
+};
+const csvResponse = ({ filename, body }: { filename: string; body: string }) =>
+  new Response(200, body, {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="${filename.replace(/"/g, '')}"; filename*=UTF-8''${encodeURIComponent(filename)}`,
+  });
 const once = idempotent({ db, tableName, cipher: appCipher, now: () => new Date(), writeAll: (items) => store.writeAll(items) });
 const rejectedRows = rejectedRowsReport({ db, tableName });
 
@@ -106,6 +86,13 @@ export const handler = httpHandler({
       return job;
     },
   }),
+  'POST /api/bulk-uploads': route({ run: async ({ userId }) => new Response(201, await createUploadForm(uploads)(userId)) }),
+  'POST /api/bulk-uploads/{id}/start': route({
+    body: bulkUploadStartSchema,
+    run: async ({ userId, pathParameters, body }) => new Response(202, await startUpload(uploads)(userId, pathParameters.id ?? '', body)),
+  }),
+  'GET /api/bulk-uploads/{id}': route({ run: ({ userId, pathParameters }) => readUploadState(uploads)(userId, pathParameters.id ?? '') }),
+  'GET /api/bulk-uploads/{id}/rejected-rows': route({ run: async ({ userId, pathParameters }) => csvResponse(await uploadRejectedRows(uploads)(userId, pathParameters.id ?? '')) }),
   'GET /api/projects/{id}/rejected-rows': route({
     run: async ({ userId, pathParameters }) => {
       const id = pathParameters.id ?? '';

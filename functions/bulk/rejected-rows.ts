@@ -65,6 +65,19 @@ async function queryAll(db: DynamoDBDocumentClient, input: ConstructorParameters
   return items;
 }
 
+/** The parts of a report kept under `id` (a project's, or an uploaded file's checked first). */
+export const reportParts = (deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, id: string) =>
+  queryAll(deps.db, { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rejectedRowsOf(userId, id).PK }, ConsistentRead: true });
+
+/** A report's parts back to rows, in order. */
+export function reportRows(parts: readonly Record<string, unknown>[]): CsvRow[] {
+  const rows: CsvRow[] = [];
+  for (const part of parts) {
+    for (const [row, firstName, lastName, email, message] of JSON.parse(String(part.rows)) as Cells[]) rows.push({ row, firstName, lastName, email, raw: [], issues: [{ message }] });
+  }
+  return rows;
+}
+
 /**
  * GET /api/projects/{id}/rejected-rows: every row of the project that was not created, as CSV
  * (the shared rejected-rows writer: formulas neutralised; BOM for spreadsheets, like the export). Rows refused up front come from the
@@ -76,12 +89,7 @@ export const rejectedRowsReport =
     const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ProjectionExpression: '#name', ExpressionAttributeNames: { '#name': 'name' } }));
     if (!project) throw new NotFoundError('Project not found');
     const [parts, chunks] = await Promise.all([
-      queryAll(deps.db, {
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': keys.rejectedRowsOf(userId, projectId).PK },
-        ConsistentRead: true,
-      }),
+      reportParts(deps, userId, projectId),
       // A job's id is its project's id.
       queryAll(deps.db, {
         TableName: deps.tableName,
@@ -92,10 +100,9 @@ export const rejectedRowsReport =
         ConsistentRead: true,
       }),
     ]);
-    const rows: CsvRow[] = [];
+    const rows = reportRows(parts);
     const add = (row: number, firstName: string, lastName: string, email: string, message: string) =>
       rows.push({ row, firstName, lastName, email, raw: [], issues: [{ message }] });
-    for (const part of parts) for (const [row, first, last, email, message] of JSON.parse(String(part.rows)) as Cells[]) add(row, first, last, email, message);
     for (const chunk of chunks) {
       const message = typeof chunk.reason === 'string' ? chunk.reason : NOT_STORED_MESSAGE;
       for (const r of (chunk.failedRows ?? []) as { row: number; firstName: string; lastName: string; email: string }[]) add(r.row, r.firstName, r.lastName, r.email, message);

@@ -17,6 +17,7 @@ const envSchema = z.object({
   EXPORTS_QUEUE_URL: url,
   PROVISIONING_QUEUE_URL: url,
   ACCOUNT_DELETION_QUEUE_URL: url,
+  BULK_UPLOADS_QUEUE_URL: url,
   SES_FROM_ADDRESS: z.optional(z.email()),
   SES_CONFIGURATION_SET: name,
   USER_POOL_ID: name,

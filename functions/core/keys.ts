@@ -96,6 +96,9 @@ export const keys = {
   /** A chunk waiting for its turn on the bulk queue (functions/bulk/bulk-jobs.ts): its own prefix, so chunk queries never read it. */
   bulkJobWaitingChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#WAITING#${rowKey(chunk)}` }) as const,
 
+  /** A CSV uploaded to S3 for a bulk creation (functions/bulk/bulk-uploads.ts): options, progress, report. */
+  bulkUpload: (userId: string, uploadId: string) => ({ PK: userPk(userId), SK: `BULKUPLOAD#${uploadId}` }) as const,
+
   /** A provisioning run (functions/provisioning) and the marker of each of its finished chunks. */
   provisioningJob: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PROVJOB#${jobId}` }) as const,
   provisioningChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROVJOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,

@@ -172,6 +172,22 @@ export class AppFunction extends Construct {
       ]);
     }
 
+    if (access.csvUploads) {
+      // Uploaded CSV files (uploads/<user>/<upload id>.csv): signing the upload form needs
+      // PutObject (the POST is made with the signer's rights); the size is a HeadObject (GetObject).
+      const actions = access.csvUploads === 'sign' ? ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'] : ['s3:GetObject', 's3:DeleteObject'];
+      const stack = Stack.of(this);
+      const bucketArn = `arn:${stack.partition}:s3:::${exportBucketName(this.settings.prefix, stack.account, stack.region)}`;
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [`${bucketArn}/uploads/*`] }));
+      fn.addEnvironment('EXPORT_BUCKET', exportBucket.bucketName);
+      acknowledgeWildcards(this, [
+        {
+          finding: /^Resource::.*\/uploads\/\*$/,
+          reason: 'Each uploaded CSV gets a new key (uploads/<user>/<upload id>.csv); the grant covers that prefix of the bucket and only object actions.',
+        },
+      ]);
+    }
+
     if (access.exportBucketDelete) {
       // Only the per-user prefixes (functions/account-deletion/user-objects.ts): list them, delete their objects.
       const stack = Stack.of(this);

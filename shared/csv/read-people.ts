@@ -1,5 +1,5 @@
 import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST, personSchema } from '../schemas/bulk';
-import { readCsvRecords } from './read-records';
+import { csvRecordStream, readCsvRecords, type CsvRecordHandler } from './read-records';
 import { toCsv } from './write-csv';
 
 /**
@@ -45,8 +45,10 @@ export const csvMessages = {
   badQuotes: 'Unclosed or misplaced quote ("): put the whole value in quotes and double each quote inside it',
   tooManyRows: (rows: number, limit: number) =>
     `The file has ${rows.toLocaleString('en-US')} rows; the limit is ${limit.toLocaleString('en-US')} per file.`,
-  tooLarge: (bytes: number) =>
-    `The file is ${(Math.ceil((bytes / MB) * 10) / 10).toLocaleString('en-US')} MB; the limit is ${CSV_MAX_BYTES / MB} MB.`,
+  /** A streamed file stops being read at the first row over the limit. */
+  moreRowsThan: (limit: number) => `The file has more than ${limit.toLocaleString('en-US')} rows; the limit is ${limit.toLocaleString('en-US')} per file.`,
+  tooLarge: (bytes: number, limit: number = CSV_MAX_BYTES) =>
+    `The file is ${(Math.ceil((bytes / MB) * 10) / 10).toLocaleString('en-US')} MB; the limit is ${limit / MB} MB.`,
   duplicateEmail: (firstRow: number) => `Duplicate email (also in row ${firstRow})`,
 } as const;
 
@@ -164,27 +166,18 @@ function badQuoteRecord(row: number, cells: string[], columns: Record<PersonFiel
 }
 
 /**
- * Reads people from CSV text: a header (any order, common spellings) or the columns first name,
- * last name, e-mail; blank lines skipped; values trimmed; each row checked with the spec's
- * messages; a repeated e-mail (case-insensitive) flagged on every occurrence after the first; a
- * line with a malformed quote rejected on its own, the lines after it read as usual.
- * Every non-blank record after the header is one row, valid or invalid.
+ * The rules of a people file, record by record (header, blank lines, columns, each row's checks,
+ * repeated e-mails), shared by the whole-text reader and the streaming one. `onRow` gets each data
+ * row while the file is within `maxRows`; past it, `stopAtLimit` stops the reading (a stream),
+ * otherwise the rows are only counted (the message then says how many).
  */
-export function readPeopleCsv(text: string, options: { maxRows?: number } = {}): CsvReadResult {
-  const maxRows = options.maxRows ?? MAX_ROWS_PER_REQUEST;
-  // One line end everywhere, so a file mixing them is read line by line all the same.
-  const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
-
+function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimit: () => void, stopAtLimit: boolean) {
   let seenFirstRecord = false;
   let header = false;
   let columns: Record<PersonField, number> | undefined = { firstName: 0, lastName: 1, email: 2 };
   let dataRows = 0;
-  const rows: CsvRow[] = [];
-  const firstRowOfEmail = new Map<string, number>();
-
-  // Records are handed over one at a time, so a file of millions of tiny lines is counted
-  // without being held in memory; false stops at a header without the needed columns.
-  readCsvRecords(source, detectDelimiter(source), (cells, line, badQuote) => {
+  let firstRowOfEmail = new Map<string, number>();
+  const onRecord: CsvRecordHandler = (cells, line, badQuote) => {
     if (isBlank(cells)) return true;
     if (!seenFirstRecord) {
       seenFirstRecord = true;
@@ -196,17 +189,42 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
     }
     dataRows++;
     if (dataRows <= maxRows) {
-      rows.push(badQuote ? badQuoteRecord(line, cells, columns!) : checkRecord(line, cells, columns!, firstRowOfEmail));
-    } else if (rows.length > 0) {
-      rows.length = 0;
-      firstRowOfEmail.clear();
+      onRow(badQuote ? badQuoteRecord(line, cells, columns!) : checkRecord(line, cells, columns!, firstRowOfEmail));
+      return true;
     }
-    return true;
-  });
+    if (dataRows === maxRows + 1) {
+      onOverLimit();
+      firstRowOfEmail = new Map();
+    }
+    return !stopAtLimit;
+  };
+  const outcome = (): { header: boolean; dataRows: number; fileError?: string } => {
+    if (!columns) return { header, dataRows, fileError: csvMessages.missingColumns };
+    if (dataRows === 0) return { header, dataRows, fileError: csvMessages.noData };
+    if (dataRows > maxRows) return { header, dataRows, fileError: stopAtLimit ? csvMessages.moreRowsThan(maxRows) : csvMessages.tooManyRows(dataRows, maxRows) };
+    return { header, dataRows };
+  };
+  return { onRecord, outcome };
+}
 
-  if (!columns) return fileFailure(csvMessages.missingColumns, header);
-  if (dataRows === 0) return fileFailure(csvMessages.noData, header);
-  if (dataRows > maxRows) return fileFailure(csvMessages.tooManyRows(dataRows, maxRows), header);
+/**
+ * Reads people from CSV text: a header (any order, common spellings) or the columns first name,
+ * last name, e-mail; blank lines skipped; values trimmed; each row checked with the spec's
+ * messages; a repeated e-mail (case-insensitive) flagged on every occurrence after the first; a
+ * line with a malformed quote rejected on its own, the lines after it read as usual.
+ * Every non-blank record after the header is one row, valid or invalid.
+ */
+export function readPeopleCsv(text: string, options: { maxRows?: number } = {}): CsvReadResult {
+  const maxRows = options.maxRows ?? MAX_ROWS_PER_REQUEST;
+  // One line end everywhere, so a file mixing them is read line by line all the same.
+  const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
+  const rows: CsvRow[] = [];
+  // Records are handed over one at a time, so a file of millions of tiny lines is counted
+  // without being held in memory; false stops at a header without the needed columns.
+  const people = peopleRecords(maxRows, (row) => rows.push(row), () => (rows.length = 0), false);
+  readCsvRecords(source, detectDelimiter(source), people.onRecord);
+  const { header, fileError } = people.outcome();
+  if (fileError) return fileFailure(fileError, header);
   return {
     rows,
     valid: rows.filter((row) => row.issues.length === 0),
@@ -215,14 +233,70 @@ export function readPeopleCsv(text: string, options: { maxRows?: number } = {}):
   };
 }
 
+/** Characters a streamed file is looked at before its delimiter is chosen (detectDelimiter reads as many). */
+const DELIMITER_SAMPLE_CHARS = 16 * 1024;
+
+/**
+ * The same reading for text that arrives in pieces (an uploaded file's stream): the same rows,
+ * line numbers and messages as readPeopleCsv gives for the whole text, handed to `onRow` one at
+ * a time and never kept here, so memory stays flat whatever the file's size. The reading stops
+ * at the first row over `maxRows` (or at a header without the needed columns); `end()` says how
+ * it went.
+ */
+export function peopleCsvStream(options: { maxRows: number; onRow: (row: CsvRow) => void }) {
+  const people = peopleRecords(options.maxRows, options.onRow, () => undefined, true);
+  let records: ReturnType<typeof csvRecordStream> | undefined;
+  let sample = '';
+  let started = false;
+  let carriageReturn = false;
+  let stopped = false;
+  const feed = (text: string, last: boolean) => {
+    if (!records) {
+      sample += text;
+      if (sample.length < DELIMITER_SAMPLE_CHARS && !last) return;
+      records = csvRecordStream(detectDelimiter(sample), people.onRecord);
+      text = sample;
+      sample = '';
+    }
+    if (text && !records.push(text)) stopped = true;
+  };
+  return {
+    /** A piece of the text; false once the reading has stopped (the rest need not be read). */
+    push(piece: string): boolean {
+      if (stopped) return false;
+      let text = piece;
+      if (!started && text) {
+        started = true;
+        if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      }
+      // Line ends as readPeopleCsv makes them; a '\r' at a piece's end waits for the next piece's first character.
+      if (carriageReturn) text = `\r${text}`;
+      carriageReturn = text.endsWith('\r');
+      if (carriageReturn) text = text.slice(0, -1);
+      feed(text.replace(/\r\n?/g, '\n'), false);
+      return !stopped;
+    },
+    end(): { header: boolean; dataRows: number; fileError?: string } {
+      if (!stopped) {
+        feed(carriageReturn ? '\n' : '', true);
+        records?.end();
+      }
+      return people.outcome();
+    },
+  };
+}
+
 /** Types browsers give CSV files; Windows often says application/vnd.ms-excel, which the name check covers. */
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/x-csv'];
 
-/** Checks a chosen file before reading it: type text/csv or a name ending .csv, and at most CSV_MAX_BYTES. */
-export function checkCsvFile(file: { name: string; type: string; size: number }): string | undefined {
+/**
+ * Checks a chosen file before reading it: type text/csv or a name ending .csv, and at most
+ * `maxBytes` (CSV_MAX_BYTES; the bulk dialog takes larger files through an upload to S3).
+ */
+export function checkCsvFile(file: { name: string; type: string; size: number }, maxBytes: number = CSV_MAX_BYTES): string | undefined {
   const type = file.type.split(';')[0]!.trim().toLowerCase();
   if (!CSV_TYPES.includes(type) && !file.name.toLowerCase().endsWith('.csv')) return csvMessages.notCsv;
-  if (file.size > CSV_MAX_BYTES) return csvMessages.tooLarge(file.size);
+  if (file.size > maxBytes) return csvMessages.tooLarge(file.size, maxBytes);
   return undefined;
 }
 

@@ -91,7 +91,7 @@ describe('stateful stack', () => {
       }
     });
 
-    it('export bucket: SSE-S3, export files (exports/) expire after 7 days and profile photos do not, incomplete uploads aborted after 1, access logged, retained', () => {
+    it('export bucket: SSE-S3, export files (exports/) expire after 7 days and profile photos do not, CSV uploads (uploads/) after 1 day, incomplete uploads aborted after 1, access logged, retained', () => {
       const exportBucket = stateful.findResources('AWS::S3::Bucket', {
         Properties: { LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ Id: 'expire-exports' })]) } },
       }) as Resources;
@@ -104,12 +104,15 @@ describe('stateful stack', () => {
           Rules: [
             { Id: 'expire-exports', Status: 'Enabled', Prefix: 'exports/', ExpirationInDays: 7 },
             { Id: 'expire-pending-photos', Status: 'Enabled', Prefix: 'profile-photos/pending/', ExpirationInDays: 1 },
+            { Id: 'expire-csv-uploads', Status: 'Enabled', Prefix: 'uploads/', ExpirationInDays: 1 },
             { Id: 'abort-incomplete-uploads', Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } },
           ],
         },
         LoggingConfiguration: { DestinationBucketName: { Ref: expect.stringMatching(/^AccessLogsBucket/) as unknown } },
       });
-      expect(bucket!.Properties.CorsConfiguration).toBeUndefined();
+      // Only the bulk dialog's upload POST (XMLHttpRequest, for its progress) is let through CORS:
+      // no GET, PUT or DELETE, so no page elsewhere can read or change an object.
+      expect(bucket!.Properties.CorsConfiguration).toEqual({ CorsRules: [{ AllowedMethods: ['POST'], AllowedOrigins: ['*'], AllowedHeaders: ['*'], MaxAge: 3600 }] });
     });
   });
 

@@ -227,7 +227,7 @@ describe('functions', () => {
       // Only with -c stripePriceId (see 'STRIPE_PRICE_ID' below); cdk.json may set it for a real deploy.
       expect(present('STRIPE_PRICE_ID')).toBe(access.stripeSecret === true && built.settings.stripePriceId !== undefined);
       for (const queue of queues) expect(present(queueUrlEnv(queue.name)), queue.name).toBe(access.sendTo?.includes(queue.name) ?? false);
-      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined || access.profilePhotos !== undefined || access.exportBucketDelete === true);
+      expect(present('EXPORT_BUCKET')).toBe(access.exportBucket !== undefined || access.profilePhotos !== undefined || access.exportBucketDelete === true || access.csvUploads !== undefined);
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
       expect(present('SES_CONFIGURATION_SET')).toBe(access.sendEmail === true);
       if (access.sendEmail) expect(variables.SES_FROM_ADDRESS).toBe('no-reply@bulkonboard.test');
@@ -253,6 +253,8 @@ describe('functions', () => {
         ...(access.profilePhotos === 'read' ? ['s3:GetObject'] : []),
         ...(access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
         ...(access.exportBucketDelete ? ['s3:ListBucket', 's3:DeleteObject'] : []),
+        ...(access.csvUploads === 'sign' ? ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'] : []),
+        ...(access.csvUploads === 'read' ? ['s3:GetObject', 's3:DeleteObject'] : []),
         ...(access.deleteUsers ? ['cognito-idp:AdminDeleteUser'] : []),
         ...(access.sendEmail ? ['ses:SendEmail', 'ses:SendRawEmail'] : []),
       ];
@@ -439,12 +441,12 @@ describe('functions', () => {
     },
   );
 
-  it('workers hold at most twenty-one concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
+  it('workers hold at most twenty-five concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
     const caps = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => (r.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
     expect(caps).toHaveLength(workers.length);
     // Every event source is capped: one without a cap could scale to the account's limit.
     expect(caps.every((cap) => typeof cap === 'number')).toBe(true);
-    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(21);
+    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(25);
   });
 
   it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {

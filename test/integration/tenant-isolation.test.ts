@@ -6,6 +6,7 @@ import { keys } from '../../functions/core/keys';
 import { timeOrderedId } from '../../functions/core/ids';
 import { routes, routeKey, type RouteDefinition } from '../../shared/routes';
 import type { BulkJob, CreatedAccount } from '../../shared/schemas/bulk';
+import type { BulkUpload, BulkUploadForm } from '../../shared/schemas/bulk-upload';
 import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import type { ExportView } from '../../shared/schemas/export';
@@ -38,6 +39,8 @@ interface Owner {
   jobId: string;
   jobProjectName: string;
   exportId: string;
+  /** A's uploaded file, checked first (one row refused): its report is kept. */
+  uploadId: string;
   /** A's notification of the finished job (unread). */
   notificationId: string;
   /** A's provisioning run (written as the start step writes one). */
@@ -185,6 +188,22 @@ const expectations: Record<string, Expectation> = {
     answer: 404,
   },
   'GET /api/bulk-jobs/{id}': { id: (a) => a.jobId, answer: 404 },
+  'POST /api/bulk-uploads': {
+    // B's own form, for a key under B's prefix only.
+    answer: async (response, { a, b }) => {
+      const form = await ok<BulkUploadForm>(response, 201);
+      expect(form.fields.key).toBe(`uploads/${b.sub}/${form.id}.csv`);
+      expect(JSON.stringify(form)).not.toContain(a.user.sub);
+    },
+  },
+  'POST /api/bulk-uploads/{id}/start': {
+    id: (a) => a.uploadId,
+    body: () => ({ projectName: `Not B's ${token()}` }),
+    answer: 404,
+    ownerAfter: async ({ a }) => expect(await a.user.json<BulkUpload>(`/api/bulk-uploads/${a.uploadId}`)).toMatchObject({ status: 'checked', failedCount: 1 }),
+  },
+  'GET /api/bulk-uploads/{id}': { id: (a) => a.uploadId, answer: 404 },
+  'GET /api/bulk-uploads/{id}/rejected-rows': { id: (a) => a.uploadId, answer: 404 },
   'GET /api/projects': {
     answer: async (response) => expect((await ok<Project[]>(response)).length).toBeGreaterThanOrEqual(1),
   },
@@ -468,6 +487,13 @@ async function createOwner(): Promise<Owner> {
     202,
   );
   await waitUntil('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+  const form = await ok<BulkUploadForm>(await user.call('/api/bulk-uploads', { method: 'POST' }), 201);
+  const file = new FormData();
+  for (const [name, value] of Object.entries(form.fields)) file.append(name, value);
+  file.append('file', new Blob([`First Name,Last Name,Email\nUpload${tag},Row,upload${tag}@example.com\nRefused${tag},Row,not-an-email\n`]), 'people.csv');
+  expect((await fetch(form.url, { method: 'POST', body: file })).status).toBeLessThan(300);
+  await ok(await user.call(`/api/bulk-uploads/${form.id}/start`, { body: { projectName: `A upload ${tag}`, checkOnly: true } }), 202);
+  await waitUntil('the upload check', () => user.json<BulkUpload>(`/api/bulk-uploads/${form.id}`), (upload) => upload.status === 'checked');
   const started = await ok<ExportView>(await user.call('/api/exports', { body: { projectId: created.project.id, format: 'csv' } }), 202);
   await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
   const notified = await waitUntil('the job notification', () => user.json<NotificationList>('/api/notifications'), (list) => list.notifications.some((n) => n.kind === 'bulk-job-completed'));
@@ -526,6 +552,7 @@ async function createOwner(): Promise<Owner> {
     jobId: queued.job.id,
     jobProjectName,
     exportId: started.id,
+    uploadId: form.id,
     notificationId,
     provisioningJobId,
     mailSendId,
@@ -535,7 +562,7 @@ async function createOwner(): Promise<Owner> {
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, notificationId, provisioningJobId, mailSendId, passwordResetId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

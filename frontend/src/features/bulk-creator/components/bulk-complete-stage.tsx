@@ -64,7 +64,8 @@ export function RejectedRowsDownload({
   const download = useRejectedRowsDownload();
   const total = rejectedCount(summary) + failedInJob;
   if (total === 0) return null;
-  const complete = failedInJob === 0 && summary.failed.length >= rejectedCount(summary);
+  // No rows sent (an uploaded file, read on the server): only the server's report has their names.
+  const complete = failedInJob === 0 && summary.failed.length >= rejectedCount(summary) && sentRows.length > 0;
   return (
     <Stack gap="1" align="flex-start">
       {complete ? null : (

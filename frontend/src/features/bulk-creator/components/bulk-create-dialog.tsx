@@ -1,13 +1,14 @@
-import { Alert, Button, CloseButton, Dialog, Portal, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Box, Button, CloseButton, Dialog, HStack, Portal, Progress, Stack, Text } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { DownloadIcon } from 'lucide-react';
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { useUserSettings } from '../../../lib/user-settings-api';
 import { useQueryClient } from '@tanstack/react-query';
 import type { CsvRow } from '@shared/csv/read-people';
 import type { BulkCreateSummary, BulkJob } from '@shared/schemas/bulk';
+import type { BulkUpload } from '@shared/schemas/bulk-upload';
 import type { SubscriptionStatus } from '@shared/schemas/project';
 import { ProvisioningProgress } from '../../../components/provisioning-progress';
 import { useExportProject } from '../../../lib/projects-api';
@@ -25,16 +26,19 @@ import {
   type BulkCreateDone,
   type BulkCreateStarted,
 } from '../api/bulk-create-api';
+import { useBulkUploadQuery, useStartUploadMutation, useUploadMutation, useUploadReportDownload, type UploadProgress } from '../api/bulk-upload-api';
 import { useSimulatedProgress } from '../hooks/use-simulated-progress';
+import { RowProblemsList } from './row-problems-list';
 import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-csv';
 import { readCsvFile, type CsvFile } from '../lib/read-csv-file';
-import { toBulkCreateRequest, uploadFormDefaultsWith, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
+import { toBulkCreateRequest, toUploadStartRequest, uploadFormDefaultsWith, uploadFormSchema, type UploadFormInput, type UploadFormValues } from '../lib/upload-form';
 import { BulkProcessingStage } from './bulk-processing-stage';
 import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, RejectedRowsDownload } from './bulk-complete-stage';
 import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
 
 type Outcome =
   | { kind: 'done'; response: BulkCreateDone; sentRows: CsvRow[] }
+  /** sentRows empty: an uploaded file, whose row numbers are the file's lines already (the server read it). */
   | { kind: 'job'; response: BulkCreateStarted; sentRows: CsvRow[] };
 
 const OVER_PLAN_ID = 'bulk-over-plan-reason';
@@ -66,21 +70,50 @@ export function BulkCreateDialog({
   });
   const [file, setFile] = useState<CsvFile | undefined>(initialFile);
   const [reading, setReading] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome>();
+  const [sentOutcome, setOutcome] = useState<Outcome>();
   const [showPasswords, setShowPasswords] = useState(false);
   const readToken = useRef(0);
   const create = useBulkCreateMutation();
   const exportProject = useExportProject();
+  // A file over the request's size goes to S3 and is read there (docs/bulk-files.md).
+  const upload = useUploadMutation();
+  const startAgain = useStartUploadMutation();
+  const [uploadProgress, setUploadProgress] = useState<UploadProgress>();
+  const [uploadStarted, setUploadStarted] = useState<BulkUpload>();
+  const lastValues = useRef<UploadFormValues>(undefined);
+  const uploadQuery = useBulkUploadQuery(uploadStarted);
+  const uploadState = uploadStarted ? uploadQuery.data : undefined;
+  // An uploaded file's job, once its reading started one; row numbers are the file's lines (no rows were sent).
+  const uploadOutcome = useMemo<Outcome | undefined>(() => {
+    if (uploadState?.status !== 'queued' || !uploadState.project || !uploadState.job) return undefined;
+    const summary = uploadState.summary ?? { total: uploadState.total ?? 0, successful: 0, failed: uploadState.failed ?? [], failedCount: uploadState.failedCount ?? 0 };
+    return { kind: 'job', response: { project: uploadState.project, job: uploadState.job, summary }, sentRows: [] };
+  }, [uploadState]);
+  const outcome = sentOutcome ?? uploadOutcome;
 
   const started = outcome?.kind === 'job' ? outcome.response : undefined;
   const jobQuery = useBulkJobQuery(started?.job);
   const job = started ? jobQuery.data : undefined;
   const jobDone = !!job && jobFinished(job);
 
-  const stage = create.isPending || (started && !jobDone) ? 'processing' : outcome ? 'complete' : 'upload';
+  const readingFile = uploadState?.status === 'started' || uploadState?.status === 'reading';
+  // The report of a 'check first', or of a file none of whose rows (or too many for the plan) can be created.
+  const report = uploadState?.status === 'checked' || uploadState?.status === 'failed' ? uploadState : undefined;
+  const uploadStage = upload.isPending ? 'uploading' : readingFile ? 'reading' : report ? 'report' : undefined;
+  const stage = uploadStage ?? (create.isPending || (started && !jobDone) ? 'processing' : outcome ? 'complete' : 'upload');
   // Progress that cannot be read must not trap the user: the job goes on without this window.
-  const progressLost = !!started && jobQuery.isError;
-  const busy = stage === 'processing' && !progressLost;
+  const progressLost = (!!started && jobQuery.isError) || (readingFile && uploadQuery.isError);
+  const busy = (stage === 'processing' || stage === 'uploading' || stage === 'reading') && !progressLost;
+
+  // The reading ended with a job: it is followed as any job is (rows written).
+  const uploadStatus = uploadState?.status;
+  useEffect(() => {
+    if (uploadStatus !== 'queued') return;
+    onCreated();
+    invalidateAfterBulkCreate(queryClient);
+    // Once per reading that started a job.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [uploadStatus]);
 
   // A background job has ended: say so once and refresh what it changed.
   const jobStatus = job?.status;
@@ -120,11 +153,17 @@ export function BulkCreateDialog({
       return;
     }
     const rows = file?.result.valid ?? [];
-    if (rows.length === 0) {
+    if (rows.length === 0 && !file?.partial) {
       toaster.create({ type: 'error', title: 'No CSV data', description: 'Please upload a CSV file with user data.' });
       return;
     }
     void form.handleSubmit((values) => {
+      if (file?.route === 'upload' && file.file) {
+        lastValues.current = values;
+        setUploadProgress(undefined);
+        upload.mutate({ file: file.file, request: toUploadStartRequest(values, values.checkFirst), onProgress: setUploadProgress }, { onSuccess: setUploadStarted });
+        return;
+      }
       create.mutate(toBulkCreateRequest(values, rows), {
         onSuccess: (response) => {
           onCreated();
@@ -149,8 +188,12 @@ export function BulkCreateDialog({
 
   const projectName = useWatch({ control: form.control, name: 'projectName' }) ?? '';
   // More rows than the plan allows: the server would refuse them all, so Generate stays off.
-  const overPlan = subscription && file ? planWarningFor(subscription, file.result.valid.length) !== undefined : false;
-  const canSubmit = projectName.trim() !== '' && (file?.result.valid.length ?? 0) > 0 && !create.isPending && !reading && !overPlan;
+  const overPlan = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length) !== undefined : false;
+  const canSubmit = projectName.trim() !== '' && ((file?.result.valid.length ?? 0) > 0 || !!file?.partial) && !create.isPending && !upload.isPending && !reading && !overPlan;
+  const createChecked = () => {
+    if (!report || !lastValues.current) return;
+    startAgain.mutate({ id: report.id, request: toUploadStartRequest(lastValues.current, false) }, { onSuccess: setUploadStarted });
+  };
   const project = outcome?.response.project;
 
   const downloadCsv = () => {
@@ -183,6 +226,10 @@ export function BulkCreateDialog({
               <Dialog.Description>
                 {stage === 'upload'
                   ? 'Upload a CSV file of people and choose how their accounts are made.'
+                  : stage === 'uploading' || stage === 'reading'
+                    ? 'Your file is uploaded, then every row is read and checked on the server.'
+                    : stage === 'report'
+                      ? 'Every row of your file was checked.'
                   : stage === 'processing'
                     ? job?.status === 'queued'
                       ? 'Your accounts will be created when the job starts.'
@@ -191,7 +238,31 @@ export function BulkCreateDialog({
               </Dialog.Description>
             </Dialog.Header>
             <Dialog.Body>
-              {stage === 'upload' ? (
+              {stage === 'uploading' ? (
+                <FileProgress
+                  title="Uploading the file..."
+                  percent={uploadProgress && uploadProgress.total > 0 ? (uploadProgress.loaded / uploadProgress.total) * 100 : 0}
+                  detail={`${megabytes(uploadProgress?.loaded ?? 0)} of ${megabytes(uploadProgress?.total ?? file?.size ?? 0)} MB uploaded`}
+                  label="Upload progress"
+                />
+              ) : stage === 'reading' && uploadState ? (
+                <Stack gap="3">
+                  <FileProgress
+                    title={uploadState.status === 'started' ? 'Uploaded — waiting to be read' : 'Reading the file...'}
+                    percent={uploadState.bytes ? (uploadState.bytesRead / uploadState.bytes) * 100 : 0}
+                    detail={`${uploadState.rowsRead.toLocaleString()} rows read`}
+                    label="Reading progress"
+                  />
+                  {progressLost ? (
+                    <Alert.Root status="warning">
+                      <Alert.Indicator />
+                      <Alert.Description>The file&apos;s progress cannot be read right now (still trying). You can close this window: the accounts appear in Projects.</Alert.Description>
+                    </Alert.Root>
+                  ) : null}
+                </Stack>
+              ) : stage === 'report' && report ? (
+                <FileReport report={report} />
+              ) : stage === 'upload' ? (
                 <BulkUploadStage
                   form={form}
                   file={file}
@@ -254,7 +325,18 @@ export function BulkCreateDialog({
                 />
               ) : null}
             </Dialog.Body>
-            {stage === 'upload' ? (
+            {stage === 'report' && report ? (
+              <Dialog.Footer flexWrap="wrap">
+                <Button variant="outline" onClick={() => setUploadStarted(undefined)}>
+                  Back
+                </Button>
+                {report.status === 'checked' && (report.validCount ?? 0) > 0 ? (
+                  <Button colorPalette="blue" onClick={createChecked} loading={startAgain.isPending}>
+                    Create {plural(report.validCount ?? 0, 'account', 'accounts')}
+                  </Button>
+                ) : null}
+              </Dialog.Footer>
+            ) : stage === 'upload' ? (
               <Dialog.Footer flexWrap="wrap">
                 {overPlan ? (
                   <Text id={OVER_PLAN_ID} fontSize="sm" fontWeight="medium" me="auto">
@@ -269,7 +351,7 @@ export function BulkCreateDialog({
                   form={UPLOAD_FORM_ID}
                   colorPalette="blue"
                   disabled={!canSubmit}
-                  loading={create.isPending}
+                  loading={create.isPending || upload.isPending}
                   aria-describedby={overPlan ? OVER_PLAN_ID : undefined}
                 >
                   Generate Accounts
@@ -298,6 +380,80 @@ export function BulkCreateDialog({
         </Dialog.Positioner>
       </Portal>
     </Dialog.Root>
+  );
+}
+
+const megabytes = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
+
+/** An uploaded file's real progress: its bytes sent, then its bytes and rows read on the server. */
+function FileProgress({ title, percent, detail, label }: { title: string; percent: number; detail: string; label: string }) {
+  return (
+    <Stack gap="4" py="4">
+      <Text fontWeight="semibold" fontSize="lg" textAlign="center" role="status">
+        {title}
+      </Text>
+      <Progress.Root value={Math.min(100, Math.round(percent))} max={100} colorPalette="blue" size="lg" aria-label={label}>
+        <HStack justify="space-between" mb="1">
+          <Progress.Label fontSize="sm">{detail}</Progress.Label>
+          <Progress.ValueText />
+        </HStack>
+        <Progress.Track borderRadius="full">
+          <Progress.Range />
+        </Progress.Track>
+      </Progress.Root>
+    </Stack>
+  );
+}
+
+/** What the server found in every row of an uploaded file: counts, the problems with their lines, the rejected rows. */
+function FileReport({ report }: { report: BulkUpload }) {
+  const download = useUploadReportDownload();
+  const failed = report.failed ?? [];
+  const failedCount = report.failedCount ?? 0;
+  return (
+    <Stack gap="4" data-testid="file-report">
+      {report.status === 'failed' && report.reason ? (
+        <Alert.Root status="error">
+          <Alert.Indicator />
+          <Alert.Description>
+            {report.reason} Nothing was created{report.total === undefined ? ': choose another file with Back.' : '.'}
+          </Alert.Description>
+        </Alert.Root>
+      ) : null}
+      {report.total === undefined ? null : (
+      <HStack gap="2" wrap="wrap">
+        <Text fontWeight="medium">{plural(report.total, 'row', 'rows')} read</Text>
+        <Badge colorPalette="green" variant="subtle">
+          {(report.validCount ?? 0).toLocaleString()} can be created
+        </Badge>
+        {failedCount ? (
+          <Badge colorPalette="red" variant="subtle">
+            {failedCount.toLocaleString()} with problems
+          </Badge>
+        ) : null}
+      </HStack>
+      )}
+      {report.total === undefined ? null : failedCount ? (
+        <Box>
+          <RowProblemsList label="Rows with problems" problems={failed.map((row) => ({ label: `Row ${row.row}`, field: row.field, message: row.message }))} />
+          <Stack gap="1" mt="2" align="flex-start">
+            {failed.length < failedCount ? (
+              <Text fontSize="sm" color="fg.muted">
+                The list shows the first {failed.length.toLocaleString()} of {failedCount.toLocaleString()} rows with problems; the download has them all.
+              </Text>
+            ) : null}
+            {report.rejectedRowsUrl ? (
+              <Button size="xs" variant="outline" loading={download.isPending} onClick={() => download.mutate({ url: report.rejectedRowsUrl!, name: 'upload' })}>
+                <DownloadIcon aria-hidden="true" />
+                Download rejected rows
+              </Button>
+            ) : null}
+          </Stack>
+        </Box>
+      ) : (
+        <Text fontSize="sm">Every row can be created.</Text>
+      )}
+    </Stack>
   );
 }
 

@@ -1,6 +1,6 @@
-import { Alert, Button, Input, NativeSelect, Separator, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
+import { Alert, Button, Checkbox, Input, NativeSelect, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
 import type { FormEventHandler } from 'react';
-import type { UseFormReturn } from 'react-hook-form';
+import { Controller, type UseFormReturn } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { UNLIMITED, planLimits } from '@shared/plans';
 import { accountTypes } from '@shared/schemas/bulk';
@@ -37,7 +37,8 @@ export function BulkUploadStage({
     register,
     formState: { errors },
   } = form;
-  const planWarning = subscription && file ? planWarningFor(subscription, file.result.valid.length) : undefined;
+  // A file read only in part: the server counts its rows (and says when the plan refuses them).
+  const planWarning = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length) : undefined;
 
   return (
     <form id={UPLOAD_FORM_ID} onSubmit={onSubmit} noValidate>
@@ -78,6 +79,24 @@ export function BulkUploadStage({
             label={file ? 'Choose another CSV file' : 'Drag and drop your CSV file here, or click to browse'}
           />
           {file ? <CsvFileSummary file={file} /> : null}
+          {file?.route === 'upload' ? (
+            <Stack gap="1">
+              <Controller
+                control={form.control}
+                name="checkFirst"
+                render={({ field }) => (
+                  <Checkbox.Root colorPalette="blue" name={field.name} checked={!!field.value} onCheckedChange={(details) => field.onChange(details.checked === true)}>
+                    <Checkbox.HiddenInput onBlur={field.onBlur} />
+                    <Checkbox.Control />
+                    <Checkbox.Label>Check every row first (nothing is created until you confirm)</Checkbox.Label>
+                  </Checkbox.Root>
+                )}
+              />
+              <Text fontSize="xs" color="fg.muted">
+                A large file is uploaded and read on the server: you see the upload, then the rows read, then the rows written.
+              </Text>
+            </Stack>
+          ) : null}
           {planWarning ? (
             <Alert.Root status="warning">
               <Alert.Indicator />

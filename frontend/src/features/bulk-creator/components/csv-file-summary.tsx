@@ -11,7 +11,9 @@ const baseName = (fileName: string) => fileName.replace(/\.csv$/i, '');
 
 /** What the chosen file holds: valid and invalid counts, a preview, the problems, the rejected rows. */
 export function CsvFileSummary({ file }: { file: CsvFile }) {
-  const { valid, invalid } = file.result;
+  const { valid } = file.result;
+  // Of a file read only in part, the problems of its opening lines are the server's to report (all of them).
+  const invalid = file.partial ? [] : file.result.invalid;
   return (
     <Stack gap="4">
       <HStack gap="2" wrap="wrap">
@@ -19,9 +21,15 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
         <Text fontWeight="medium" wordBreak="break-all">
           {file.name}
         </Text>
-        <Badge colorPalette="green" variant="subtle">
-          {count(valid.length)} valid
-        </Badge>
+        {file.partial ? (
+          <Badge colorPalette="blue" variant="subtle">
+            {(file.size / (1024 * 1024)).toFixed(1)} MB: rows counted on the server
+          </Badge>
+        ) : (
+          <Badge colorPalette="green" variant="subtle">
+            {count(valid.length)} valid
+          </Badge>
+        )}
         {invalid.length ? (
           <Badge colorPalette="red" variant="subtle">
             {count(invalid.length)} invalid
@@ -32,7 +40,7 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
       {valid.length ? (
         <Box>
           <Text fontSize="sm" fontWeight="semibold" mb="2">
-            Preview (first {Math.min(PREVIEW_ROWS, valid.length)} of {count(valid.length)})
+            {file.partial ? `Preview (the file's first ${Math.min(PREVIEW_ROWS, valid.length)} valid rows)` : `Preview (first ${Math.min(PREVIEW_ROWS, valid.length)} of ${count(valid.length)})`}
           </Text>
           {/* On a phone the preview scrolls sideways: ScrollTable makes it reachable by keyboard. */}
           <ScrollTable label="Preview of the accounts to create" borderWidth="1px" borderRadius="md">

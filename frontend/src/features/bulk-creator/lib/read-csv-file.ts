@@ -1,15 +1,29 @@
 import { checkCsvFile, csvMessages, readPeopleCsv, type CsvReadResult } from '@shared/csv/read-people';
+import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST } from '@shared/schemas/bulk';
+import { UPLOAD_CSV_MAX_BYTES, UPLOAD_MAX_ROWS } from '@shared/schemas/bulk-upload';
 import { assignUsernames, usernameYear } from '@shared/generation/username';
 import { toaster } from '../../../lib/toaster';
 
 export const PREVIEW_ROWS = 3;
+/** Of a file too large to read here, the opening this many bytes is read for the preview. */
+export const PREVIEW_BYTES = 256 * 1024;
 
-/** A chosen CSV, read: its rows and the usernames the server will give the first valid ones. */
+/**
+ * A chosen CSV, read: its rows and the usernames the server will give the first valid ones.
+ * One path per size (docs/bulk-files.md): up to MAX_ROWS_PER_REQUEST rows and CSV_MAX_BYTES the
+ * rows travel in the request ('request'); larger files, up to UPLOAD_MAX_ROWS and
+ * UPLOAD_CSV_MAX_BYTES, are uploaded to S3 and read there ('upload').
+ */
 export interface CsvFile {
   name: string;
   size: number;
   result: CsvReadResult;
   previewUsernames: string[];
+  route: 'request' | 'upload';
+  /** Only the file's opening was read (over CSV_MAX_BYTES): the server reads and checks every row. */
+  partial: boolean;
+  /** The file itself, for the upload. */
+  file?: File;
 }
 
 const plural = (count: number, one: string, many: string) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
@@ -20,7 +34,7 @@ const plural = (count: number, one: string, many: string) => `${count.toLocaleSt
  * `now` dates the preview's usernames (a parameter so tests can pick New Year's Eve).
  */
 export async function readCsvFile(file: File, now: Date = new Date()): Promise<CsvFile | undefined> {
-  const problem = checkCsvFile(file);
+  const problem = checkCsvFile(file, UPLOAD_CSV_MAX_BYTES);
   if (problem) {
     toaster.create({
       type: 'error',
@@ -30,15 +44,19 @@ export async function readCsvFile(file: File, now: Date = new Date()): Promise<C
     return undefined;
   }
 
+  // Over CSV_MAX_BYTES only the opening is read here, up to its last whole line (a character cut
+  // at the end is dropped with it): the preview; the server reads the whole file.
+  const partial = file.size > CSV_MAX_BYTES;
   let text: string;
   try {
-    text = await file.text();
+    text = partial ? await file.slice(0, PREVIEW_BYTES).text() : await file.text();
+    if (partial) text = text.slice(0, text.lastIndexOf('\n') + 1);
   } catch {
     toaster.create({ type: 'error', title: 'File could not be read', description: 'Please choose the file again.' });
     return undefined;
   }
 
-  const result = readPeopleCsv(text);
+  const result = readPeopleCsv(text, { maxRows: UPLOAD_MAX_ROWS });
   if (result.fileError) {
     toaster.create({
       type: 'error',
@@ -49,7 +67,14 @@ export async function readCsvFile(file: File, now: Date = new Date()): Promise<C
   }
 
   const { valid, invalid } = result;
-  if (valid.length === 0) {
+  const route = partial || result.rows.length > MAX_ROWS_PER_REQUEST ? 'upload' : 'request';
+  if (partial) {
+    toaster.create({
+      type: 'info',
+      title: 'Large file',
+      description: `${(file.size / (1024 * 1024)).toFixed(1)} MB: the first rows are shown here; every row is checked on the server after the upload.`,
+    });
+  } else if (valid.length === 0) {
     toaster.create({
       type: 'warning',
       title: 'No valid rows',
@@ -68,5 +93,5 @@ export async function readCsvFile(file: File, now: Date = new Date()): Promise<C
   // Usernames as the server makes them (same functions, the same UTC year); a name already used
   // in one of your earlier projects gets its suffix on the server.
   const previewUsernames = assignUsernames(valid.slice(0, PREVIEW_ROWS), usernameYear(now));
-  return { name: file.name, size: file.size, result, previewUsernames };
+  return { name: file.name, size: file.size, result, previewUsernames, route, partial, ...(route === 'upload' ? { file } : {}) };
 }

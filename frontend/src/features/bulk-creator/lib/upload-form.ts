@@ -3,6 +3,7 @@ import { bulkCreateRequestSchema, defaultPasswordSettings, PASSWORD_MAX_LENGTH, 
 import type { Preferences } from '@shared/schemas/user-settings';
 import { calendarDatePlusDays } from '../../../lib/format-date';
 import type { CsvRow } from '@shared/csv/read-people';
+import type { BulkUploadStartRequest } from '@shared/schemas/bulk-upload';
 import { LINK_EXPIRY_DAYS_DEFAULT, LINK_EXPIRY_DAYS_MAX, credentialDeliveries } from '@shared/schemas/mail-send';
 
 /** The server's words when provisioning is asked for without a target (functions/bulk). */
@@ -23,6 +24,8 @@ export const uploadFormSchema = bulkCreateRequestSchema
     credentialTemplateId: z.string().default(''),
     credentialDelivery: z.enum(credentialDeliveries).default('password'),
     linkExpiresInDays: z.number().default(LINK_EXPIRY_DAYS_DEFAULT),
+    /** A file uploaded to S3: read and check every row first, create only when the user confirms. */
+    checkFirst: z.boolean().default(false),
   })
   .superRefine((values, ctx) => {
     if (values.createExternalAccounts && !values.apiIntegrationId) ctx.addIssue({ code: 'custom', path: ['apiIntegrationId'], message: CHOOSE_TARGET });
@@ -48,6 +51,7 @@ export const uploadFormDefaults: UploadFormInput = {
   credentialTemplateId: '',
   credentialDelivery: 'password',
   linkExpiresInDays: LINK_EXPIRY_DAYS_DEFAULT,
+  checkFirst: false,
 };
 
 /**
@@ -88,4 +92,10 @@ export function toBulkCreateRequest(values: UploadFormValues, rows: readonly Csv
         }
       : {}),
   };
+}
+
+/** The start of an uploaded file's reading: the same options, the rows in the file, and 'check first'. */
+export function toUploadStartRequest(values: UploadFormValues, checkOnly: boolean): BulkUploadStartRequest {
+  const { csvData: _rows, ...options } = toBulkCreateRequest(values, []);
+  return { ...options, checkOnly };
 }

@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { sqs } from '../core/clients';
+import { appCipher } from '../core/encryption';
+import { requireEnv } from '../core/env';
+import { timeOrderedId } from '../core/ids';
+import { dynamoIntegrationStore } from '../integrations/integration-store';
+import { startProvisioning } from '../provisioning/provisioning-jobs';
+import { startSend } from '../mail/credential-sends';
+import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
+import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
+import { dynamoPlanReader } from '../usage/plan-store';
+import { userTimeZone } from '../analytics/counters';
+import { sqsBulkJobStarter, sqsBulkQueue } from './bulk-jobs';
+import type { BulkStore } from './bulk-store';
+import { recordUnqueuedChunk } from './process-chunk';
+import { createBulkAccounts } from './create-bulk-accounts';
+
+/**
+ * The bulk creation as the app runs it, wired to its services: POST /api/bulk-create and the
+ * bulk-upload worker (an uploaded file's rows) create through this one use case.
+ */
+export function appCreateBulkAccounts(db: DynamoDBDocumentClient, tableName: string, store: BulkStore) {
+  const integrations = dynamoIntegrationStore(db, tableName);
+  const provision = startProvisioning({
+    db,
+    tableName,
+    queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')),
+    now: () => new Date(),
+    newId: timeOrderedId,
+    plan: dynamoPlanReader(db, tableName),
+    integration: (userId, id) => integrations.get(userId, id),
+  });
+  const send = startSend({
+    db,
+    tableName,
+    queue: sqsCredentialsQueue(sqs(), requireEnv('MAIL_QUEUE_URL')),
+    now: () => new Date(),
+    newId: timeOrderedId,
+    plan: dynamoPlanReader(db, tableName),
+    // The mail worker issues one-time links (functions/credential-links).
+    linksAvailable: true,
+  });
+  return createBulkAccounts({
+    store,
+    timeZone: (userId) => userTimeZone(db, tableName, userId),
+    cipher: appCipher,
+    randomBytes,
+    now: () => new Date(),
+    newId: timeOrderedId,
+    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
+    integration: (userId, id) => integrations.get(userId, id),
+    provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
+    sendCredentials: (userId, projectId, options, waitForAccounts) => send(userId, projectId, { ...options, scope: 'all', overrideSuppression: false }, { waitForAccounts }),
+  });
+}
