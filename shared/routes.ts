@@ -358,7 +358,7 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
   // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
   // bulk queue, provisioning and credential sends asked for), then deletes the file.
-  'bulk-upload-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], csvUploads: 'read' },
+  'bulk-upload-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], csvUploads: 'read', encryptionKey: true },
   // Ends a reading that failed every delivery (the upload failed, its file deleted).
   'bulk-upload-dead-letter-worker': { table: ['GetItem', 'UpdateItem'], csvUploads: 'read' },
   // Finds an SES event's message, moves its account's e-mail status and the project's counters

@@ -10,4 +10,6 @@ export const userObjectPrefixes = (userId: string): string[] => [
   // Profile photos (functions/users/profile-photo.ts): the kept one, and uploads not confirmed yet.
   photoPrefix(userId),
   pendingPhotoPrefix(userId),
+  // Uploaded CSV files (functions/bulk/upload-endings.ts uploadKey): one still being read, or kept by 'check first'.
+  `uploads/${userId}/`,
 ];

@@ -192,8 +192,8 @@ export class AppFunction extends Construct {
       // Only the per-user prefixes (functions/account-deletion/user-objects.ts): list them, delete their objects.
       const stack = Stack.of(this);
       const bucketArn = `arn:${stack.partition}:s3:::${exportBucketName(this.settings.prefix, stack.account, stack.region)}`;
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn], conditions: { StringLike: { 's3:prefix': ['exports/*', 'profile-photos/*'] } } }));
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [`${bucketArn}/exports/*`, `${bucketArn}/profile-photos/*`] }));
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucketArn], conditions: { StringLike: { 's3:prefix': ['exports/*', 'profile-photos/*', 'uploads/*'] } } }));
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['s3:DeleteObject'], resources: [`${bucketArn}/exports/*`, `${bucketArn}/profile-photos/*`, `${bucketArn}/uploads/*`] }));
       fn.addEnvironment('EXPORT_BUCKET', exportBucket.bucketName);
       acknowledgeWildcards(this, [
         {
@@ -203,6 +203,10 @@ export class AppFunction extends Construct {
         {
           finding: /^Resource::.*\/profile-photos\/\*$/,
           reason: "Account deletion deletes a user's photos (profile-photos/<user>/ and profile-photos/pending/<user>/); only DeleteObject on that prefix.",
+        },
+        {
+          finding: /^Resource::.*\/uploads\/\*$/,
+          reason: "Account deletion deletes a user's uploaded CSV files (uploads/<user>/); only DeleteObject on that prefix.",
         },
       ]);
     }

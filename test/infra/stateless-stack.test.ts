@@ -381,15 +381,16 @@ describe('functions', () => {
     expect(allowedActions('user')).not.toContain('ses:SendEmail');
   });
 
-  it('the account-deletion worker lists and deletes only under exports/ and profile-photos/, deletes only users of the pool', () => {
+  it('the account-deletion worker lists and deletes only under exports/, profile-photos/ and uploads/, deletes only users of the pool', () => {
     const statements = allStatements()
       .filter(({ roles }) => roles.includes(roleOf('account-deletion-worker')))
       .map(({ statement }) => statement);
     const list = statements.find((statement) => actionsOf(statement).includes('s3:ListBucket'))!;
-    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['exports/*', 'profile-photos/*'] } });
+    expect(list.Condition).toEqual({ StringLike: { 's3:prefix': ['exports/*', 'profile-photos/*', 'uploads/*'] } });
     const remove = statements.find((statement) => actionsOf(statement).includes('s3:DeleteObject'))!;
     expect(JSON.stringify(remove.Resource)).toContain('/exports/*');
     expect(JSON.stringify(remove.Resource)).toContain('/profile-photos/*');
+    expect(JSON.stringify(remove.Resource)).toContain('/uploads/*');
     const users = statements.find((statement) => actionsOf(statement).includes('cognito-idp:AdminDeleteUser'))!;
     expect(actionsOf(users)).toEqual(['cognito-idp:AdminDeleteUser']);
     expect(refersTo(users.Resource, statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
