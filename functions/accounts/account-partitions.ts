@@ -41,6 +41,41 @@ export async function maxAccountRow(db: DynamoDBDocumentClient, tableName: strin
 }
 
 /**
+ * The account items of one job chunk: one shard's rows fromRow..toRow, strongly consistent (the
+ * last delivery's writes count), with an optional filter or projection (their names and values
+ * beside the range's). Every chunked job (provisioning, credential sends, password resets) reads
+ * its chunk through this.
+ */
+export async function chunkAccountItems(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  chunk: { userId: string; projectId: string; shard: number; fromRow: number; toRow: number },
+  query: { filter?: string; projection?: string; names?: Record<string, string>; values?: Record<string, unknown> } = {},
+): Promise<Record<string, unknown>[]> {
+  const { userId, projectId } = chunk;
+  const partition = keys.accountPartitions(userId, projectId, chunk.shard + 1)[chunk.shard]!;
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        ...(query.filter ? { FilterExpression: query.filter } : {}),
+        ...(query.projection ? { ProjectionExpression: query.projection } : {}),
+        ...(query.names ? { ExpressionAttributeNames: query.names } : {}),
+        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, chunk.fromRow).SK, ':last': keys.account(userId, projectId, chunk.toRow).SK, ...query.values },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+/**
  * A job's chunks over a project's accounts: each shard's rows 1..maxRow in ranges of about
  * `accountsPerChunk` accounts of that shard (a shard holds every shards-th row), numbered in
  * order. The same arguments always give the same chunks, so a plan that runs twice queues the

@@ -11,6 +11,7 @@ import { channelAttributes, overlayState, rowOf, type StateEntry } from '../acco
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
@@ -70,25 +71,8 @@ function inScope(send: Record<string, unknown>, account: Record<string, unknown>
 }
 
 /** Every account of a chunk's row range (strongly consistent: the last delivery's writes count). */
-async function chunkAccounts(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: CredentialsChunkMessage) {
-  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
-  const accounts: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    accounts.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return accounts;
-}
+const chunkAccounts = (deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: CredentialsChunkMessage) =>
+  chunkAccountItems(deps.db, deps.tableName, { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow });
 
 /** The user's suppression list: address -> why. */
 async function suppressionsOf(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string): Promise<Map<string, string>> {
@@ -510,24 +494,14 @@ async function chunkTally(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: R
 /** The chunk's accounts' event attributes (and their own e-mail status, for e-mails recorded on the items before state blocks), strongly consistent. */
 async function eventStates(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: Record<string, unknown>, message: CredentialsChunkMessage): Promise<Map<number, Record<string, unknown>>> {
   const projectId = String(send.projectId);
-  const partition = keys.accountPartitions(message.userId, projectId, message.shard + 1)[message.shard]!;
   const found = new Map<number, Record<string, unknown>>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        ProjectionExpression: 'SK, #row, emailEventMessageId, emailEventStatus, emailMessageId, emailStatus',
-        ExpressionAttributeNames: { '#row': 'row' },
-        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(message.userId, projectId, message.fromRow).SK, ':last': keys.account(message.userId, projectId, message.toRow).SK },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) found.set(rowOf(item), item);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await chunkAccountItems(
+    deps.db,
+    deps.tableName,
+    { userId: message.userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
+    { projection: 'SK, #row, emailEventMessageId, emailEventStatus, emailMessageId, emailStatus', names: { '#row': 'row' } },
+  );
+  for (const item of items) found.set(rowOf(item), item);
   return found;
 }
 

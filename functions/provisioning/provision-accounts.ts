@@ -1,6 +1,6 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
@@ -8,6 +8,7 @@ import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEnt
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { counterUpdates } from '../analytics/counters';
@@ -91,27 +92,9 @@ async function loadChunk(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'retry'>
   const { userId, jobId } = message;
   const projectId = String(job.projectId);
   const from = sourceStatusOf[job.mode as ProvisioningMode];
-  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
   const states = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: shardsOfRun(job) }, 'PROV');
   const [accounts, entries] = await Promise.all([
-    (async () => {
-      const items: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await deps.db.send(
-          new QueryCommand({
-            TableName: deps.tableName,
-            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-            ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return items;
-    })(),
+    chunkAccountItems(deps.db, deps.tableName, { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }),
     states.load(message.fromRow, message.toRow, message.shard),
   ]);
   const overlay = { PROV: entries, MAIL: new Map<number, StateEntry>() };

@@ -1,13 +1,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { defaultPasswordSettings, passwordSettingsSchema } from '../../shared/schemas/bulk';
 import type { AccountResetResult } from '../../shared/schemas/reset-passwords';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
-import { shardsOf } from '../accounts/account-partitions';
+import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
@@ -55,29 +55,12 @@ const PENDING = 'pending';
 async function unfinishedAccounts(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage) {
   const userId = message.userId;
   const projectId = String(job.projectId);
-  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
-  const accounts: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        FilterExpression: 'attribute_not_exists(passwordResetRun) OR passwordResetRun <> :run OR passwordResetStatus = :pending',
-        ExpressionAttributeValues: {
-          ':pk': partition,
-          ':first': keys.account(userId, projectId, message.fromRow).SK,
-          ':last': keys.account(userId, projectId, message.toRow).SK,
-          ':run': message.jobId,
-          ':pending': PENDING,
-        },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    accounts.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const accounts = await chunkAccountItems(
+    deps.db,
+    deps.tableName,
+    { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
+    { filter: 'attribute_not_exists(passwordResetRun) OR passwordResetRun <> :run OR passwordResetStatus = :pending', values: { ':run': message.jobId, ':pending': PENDING } },
+  );
   return accounts;
 }
 
@@ -290,27 +273,17 @@ async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown
 async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage) {
   const userId = message.userId;
   const projectId = String(job.projectId);
-  const partition = keys.accountPartitions(userId, projectId, message.shard + 1)[message.shard]!;
   const counts = { updated: 0, local: 0, failed: 0 };
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        FilterExpression: 'passwordResetRun = :run',
-        ProjectionExpression: 'passwordResetStatus',
-        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, message.fromRow).SK, ':last': keys.account(userId, projectId, message.toRow).SK, ':run': message.jobId },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const status = item.passwordResetStatus as keyof typeof counts;
-      if (status in counts) counts[status]++;
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await chunkAccountItems(
+    deps.db,
+    deps.tableName,
+    { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
+    { filter: 'passwordResetRun = :run', projection: 'passwordResetStatus', values: { ':run': message.jobId } },
+  );
+  for (const item of items) {
+    const status = item.passwordResetStatus as keyof typeof counts;
+    if (status in counts) counts[status]++;
+  }
   return counts;
 }
 
