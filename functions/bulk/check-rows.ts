@@ -47,10 +47,14 @@ export function checkRows(rows: readonly { firstName: string; lastName: string; 
 export function sortCsvRow(row: CsvRow): { valid: CheckedRow } | { rejected: RejectedRow } {
   const { issues, email, firstName, lastName } = row;
   if (issues.length === 0) return { valid: { row: row.row, firstName, lastName, email } };
+  // The report puts the field's name before the message: only true when every problem is about that
+  // one field. Problems with several fields are listed by their own messages, which name them.
+  const field = issues[0]?.field;
+  const oneField = field && issues.every((issue) => issue.field === field) ? field : undefined;
   return {
     rejected: {
       row: row.row,
-      ...(issues[0]?.field ? { field: issues[0].field } : {}),
+      ...(oneField ? { field: oneField } : {}),
       ...(email ? { email: email.slice(0, 254) } : {}),
       message: issues.map((issue) => issue.message).join('; '),
       firstName,

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { createUsernameAllocator, baseUsername } from '../../shared/generation/username';
 import { usernameSlots, usernamesFor } from '../../functions/bulk/usernames';
-import { checkRows } from '../../functions/bulk/check-rows';
+import { checkRows, sortCsvRow } from '../../functions/bulk/check-rows';
 import { assertFitsPlan, subscriptionStatus } from '../../functions/usage/plan-usage';
 import { safeFilename } from '../../functions/projects/export-project-csv';
 import { timeOrderedId } from '../../functions/core/ids';
@@ -54,6 +54,23 @@ describe('checkRows', () => {
       { row: 3, field: 'email', email: 'A@Example.com', message: 'Duplicate email (also in row 1)' },
       { row: 4, field: 'email', email: 'no', message: 'Valid email is required' },
     ]);
+  });
+
+  it("names a file row's field only when every problem is about that field", () => {
+    const two = sortCsvRow({
+      row: 9,
+      firstName: 'Ann',
+      lastName: '',
+      email: 'nope',
+      raw: ['Ann', '', 'nope'],
+      issues: [
+        { field: 'lastName', message: 'Last name is required' },
+        { field: 'email', message: 'Valid email is required' },
+      ],
+    });
+    expect(two).toEqual({ rejected: { row: 9, email: 'nope', message: 'Last name is required; Valid email is required', firstName: 'Ann', lastName: '' } });
+    const one = sortCsvRow({ row: 3, firstName: 'Bo', lastName: '', email: 'bo@example.com', raw: ['Bo', '', 'bo@example.com'], issues: [{ field: 'lastName', message: 'Last name is required' }] });
+    expect(one).toMatchObject({ rejected: { row: 3, field: 'lastName', message: 'Last name is required' } });
   });
 });
 

@@ -3,6 +3,7 @@ import { FileSpreadsheetIcon, KeyboardIcon } from 'lucide-react';
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { ACCOUNT_CSV_HEADER, toCsv, UTF8_BOM } from '@shared/csv/write-csv';
+import { UPLOAD_MAX_ROWS } from '@shared/schemas/bulk-upload';
 import { PageHeader } from '../../../components/page-header';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { effectivePlanOf, isPaymentFailed } from '../../../lib/plan-status';
@@ -130,7 +131,7 @@ function CreatorTabs({
             <CsvDropZone onFile={onFile} busy={reading} />
             <Flex justify="space-between" align="center" gap="3" wrap="wrap">
               <Text fontSize="sm" color="fg.muted">
-                Up to 50,000 rows per file. Invalid rows are listed before anything is created.
+                Up to {UPLOAD_MAX_ROWS.toLocaleString('en-US')} rows per file. Invalid rows are listed before anything is created.
               </Text>
               <Button variant="ghost" size="sm" onClick={downloadTemplate}>
                 Download template

@@ -1,6 +1,7 @@
 import { Box, Spinner, Stack, Text } from '@chakra-ui/react';
 import { UploadIcon } from 'lucide-react';
 import { useRef, useState, type KeyboardEvent } from 'react';
+import { UPLOAD_CSV_MAX_BYTES } from '@shared/schemas/bulk-upload';
 
 /** Drag a CSV here or click (Enter/Space) to choose one. Rejecting a bad file is the caller's job. */
 export function CsvDropZone({
@@ -72,7 +73,7 @@ export function CsvDropZone({
             {busy ? 'Reading file...' : label}
           </Text>
           <Text fontSize="xs" color="fg.muted">
-            CSV with First Name, Last Name and Email columns, up to 10MB
+            CSV with First Name, Last Name and Email columns, up to {UPLOAD_CSV_MAX_BYTES / (1024 * 1024)} MB
           </Text>
         </Stack>
       </Box>
