@@ -1,10 +1,8 @@
 /// <reference lib="dom" />
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
 import { LAMBDA_EVENT_MAX_BYTES } from '../../bin/local/gateway';
 import { SYNC_EXPORT_MAX_ACCOUNTS, exportCenterMessage } from '../../shared/schemas/project';
-import { createTestUser } from '../support/cognito-users';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { proUserInChromium, screenshotPath } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -16,42 +14,21 @@ const largeCsv = () =>
   ['First Name,Last Name,Email', ...Array.from({ length: ROWS }, (_, i) => `${pad(`Bartholomew${i}`, 100)},${pad(`Featherstonehaugh${i}`, 100)},${pad(`person.${i}.`, 100)}@example.com`)].join('\n');
 
 describe('A large CSV in Chromium', () => {
-  let browser: Browser;
-  let page: Page;
-  let token = '';
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    const user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Large', lastName: 'File' });
-    token = user.accessToken;
-    const api = (path: string, method = 'GET') => fetch(`${app}${path}`, { method, headers: { authorization: `Bearer ${user.accessToken}` } });
-    await api('/api/auth/user');
-    // Pro, the way a person gets it: checkout, then pay on the local test checkout.
-    const { checkoutUrl } = (await (await api('/api/subscription/create-checkout', 'POST')).json()) as { checkoutUrl: string };
-    expect((await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath('failed-large-file') }).catch(() => undefined);
-  });
+  const session = proUserInChromium('large-file', { firstName: 'Large', lastName: 'File' });
 
   it('sends 20,000 rows that are over 6 MB as JSON (gzipped) and creates every account in a background job', async () => {
     const csv = largeCsv();
     const rowsAsJson = JSON.stringify(csv.split('\n').slice(1).map((line) => Object.fromEntries(line.split(',').map((v, i) => [['firstName', 'lastName', 'email'][i], v]))));
     expect(Buffer.byteLength(rowsAsJson)).toBeGreaterThan(LAMBDA_EVENT_MAX_BYTES);
 
-    await page.goto(`${app}/bulk-creator`);
-    await page.getByRole('button', { name: 'Drag and drop your CSV file here, or click to browse' }).waitFor();
-    await page.getByLabel('Upload CSV').setInputFiles({ name: 'large.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+    await session.page.goto(`${app}/bulk-creator`);
+    await session.page.getByRole('button', { name: 'Drag and drop your CSV file here, or click to browse' }).waitFor();
+    await session.page.getByLabel('Upload CSV').setInputFiles({ name: 'large.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    const dialog = session.page.getByRole('dialog', { name: 'Bulk Create Accounts' });
     await dialog.getByText('20,000 valid').waitFor({ timeout: 30_000 });
     await dialog.getByLabel('Project name').fill('Large import');
     const [request] = await Promise.all([
-      page.waitForRequest((r) => r.url().endsWith('/api/bulk-create') && r.method() === 'POST'),
+      session.page.waitForRequest((r) => r.url().endsWith('/api/bulk-create') && r.method() === 'POST'),
       dialog.getByRole('button', { name: 'Generate Accounts' }).click(),
     ]);
     const sent = request.postData() ?? '';
@@ -59,13 +36,13 @@ describe('A large CSV in Chromium', () => {
     expect(JSON.parse(sent)).toHaveProperty('csvDataGzip');
 
     await dialog.getByText('20,000 accounts created').waitFor({ timeout: 90_000 });
-    await page.screenshot({ path: screenshotPath('bulk-large-file-complete') });
+    await session.page.screenshot({ path: screenshotPath('bulk-large-file-complete') });
   });
 
   it("sends the 20,000-account project's CSV to the Export Center instead of one answer", async () => {
-    const projects = (await (await fetch(`${app}/api/projects`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string; name: string }[];
+    const projects = (await (await fetch(`${app}/api/projects`, { headers: { authorization: `Bearer ${session.user.accessToken}` } })).json()) as { id: string; name: string }[];
     const project = projects.find((p) => p.name === 'Large import')!;
-    const response = await fetch(`${app}/api/projects/${project.id}/export`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } });
+    const response = await fetch(`${app}/api/projects/${project.id}/export`, { headers: { authorization: `Bearer ${session.user.accessToken}`, 'accept-encoding': 'gzip' } });
     // Over SYNC_EXPORT_MAX_ACCOUNTS: no CSV in the answer (it would take longer than the function's
     // 10 s and pass Lambda's 6 MB); the web app then starts an export (test/e2e/large-project-export.test.ts).
     expect(response.status).toBe(409);

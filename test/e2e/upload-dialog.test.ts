@@ -1,12 +1,11 @@
 /// <reference lib="dom" />
 import fs from 'node:fs';
 import Papa from 'papaparse';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { CSV_MAX_BYTES } from '../../shared/schemas/bulk';
 import { axeViolations, describeViolations, settle } from '../support/a11y';
-import { createTestUser } from '../support/cognito-users';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { proUserInChromium, screenshotPath } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -28,13 +27,11 @@ const notesCsv = () => {
 };
 
 describe('The upload dialog in Chromium: a file read on the server, checked first, then created', () => {
-  let browser: Browser;
-  let page: Page;
-  let token = '';
+  const session = proUserInChromium('upload-dialog', { firstName: 'Upload', lastName: 'Dialog' });
   const csv = Buffer.from(notesCsv());
 
   const projects = async () =>
-    (await (await fetch(`${app}/api/projects`, { headers: { authorization: `Bearer ${token}` } })).json()) as { id: string; name: string; accountCount: number }[];
+    (await (await fetch(`${app}/api/projects`, { headers: { authorization: `Bearer ${session.user.accessToken}` } })).json()) as { id: string; name: string; accountCount: number }[];
 
   /** Chooses the file, asks for the check first, and waits for the server's report. */
   async function checkFile(on: Page, projectName: string) {
@@ -51,34 +48,16 @@ describe('The upload dialog in Chromium: a file read on the server, checked firs
     return { dialog, report };
   }
 
-  beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
-    const user = await createTestUser(stack.urls.cognito, stack.userPool, { firstName: 'Upload', lastName: 'Dialog' });
-    token = user.accessToken;
-    const api = (path: string, method = 'GET') => fetch(`${app}${path}`, { method, headers: { authorization: `Bearer ${user.accessToken}` } });
-    await api('/api/auth/user');
-    const { checkoutUrl } = (await (await api('/api/subscription/create-checkout', 'POST')).json()) as { checkoutUrl: string };
-    expect((await fetch(`${checkoutUrl}/pay`, { method: 'POST', redirect: 'manual' })).status).toBe(303);
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath('failed-upload-dialog') }).catch(() => undefined);
-  });
-
   it('reports every row with its line, names a field only where one field is wrong, and offers the rejected rows', async () => {
     expect(csv.byteLength).toBeGreaterThan(CSV_MAX_BYTES);
-    const { dialog, report } = await checkFile(page, 'Notes import');
+    const { dialog, report } = await checkFile(session.page, 'Notes import');
     await report.getByText('198 can be created').waitFor();
     await report.getByText('2 with problems').waitFor();
     const problems = report.getByRole('list', { name: 'Rows with problems' });
     const items = problems.getByRole('listitem');
     await expect.poll(() => items.allInnerTexts()).toEqual(['Row 9 Last name is required; Valid email is required', 'Row 20 Email: Duplicate email (also in row 2)']);
 
-    const [rejected] = await Promise.all([page.waitForEvent('download'), report.getByRole('button', { name: 'Download rejected rows' }).click()]);
+    const [rejected] = await Promise.all([session.page.waitForEvent('download'), report.getByRole('button', { name: 'Download rejected rows' }).click()]);
     const rows = Papa.parse<string[]>(fs.readFileSync((await rejected.path())!, 'utf8').replace(/^\uFEFF/, '')).data.filter((r) => r.length > 1);
     expect(rows.slice(1).map((r) => [r[0], r[3]])).toEqual([
       ['9', 'nope'],
@@ -87,20 +66,20 @@ describe('The upload dialog in Chromium: a file read on the server, checked firs
     // Nothing is created until the user confirms.
     expect((await projects()).map((p) => p.name)).not.toContain('Notes import');
 
-    await settle(page);
-    expect(describeViolations('upload report (light, desktop)', await axeViolations(page))).toEqual([]);
-    await page.screenshot({ path: screenshotPath('upload-dialog-report-light') });
+    await settle(session.page);
+    expect(describeViolations('upload report (light, desktop)', await axeViolations(session.page))).toEqual([]);
+    await session.page.screenshot({ path: screenshotPath('upload-dialog-report-light') });
 
     await dialog.getByRole('button', { name: 'Create 198 accounts' }).click();
     await dialog.getByText('198 accounts created').waitFor({ timeout: 90_000 });
-    await page.screenshot({ path: screenshotPath('upload-dialog-complete-light') });
+    await session.page.screenshot({ path: screenshotPath('upload-dialog-complete-light') });
     const project = (await projects()).find((p) => p.name === 'Notes import')!;
     expect(project.accountCount).toBe(198);
   });
 
   it('reads the same report at phone width in dark, and Back creates nothing', async () => {
-    const storageState = await page.context().storageState();
-    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 }, storageState })).newPage();
+    const storageState = await session.page.context().storageState();
+    const phone = await (await session.browser.newContext({ viewport: { width: 390, height: 844 }, storageState })).newPage();
     await phone.goto(app);
     await phone.evaluate(() => localStorage.setItem('theme', 'dark'));
     await phone.reload();

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { projectRoot } from '../../bin/local/settings';
+import { apiUser, upgradeToPro, type ApiUser } from './api';
 
 /** Debian's Chromium, headless, with the flags this sandboxed, offline machine needs. */
 export async function launchChromium(): Promise<Browser> {
@@ -81,4 +83,27 @@ export async function passFirstRun(page: Page): Promise<void> {
     await welcome.waitFor({ state: 'hidden' });
   }
   await dashboard.waitFor();
+}
+
+/**
+ * A describe block's Chromium with one page signed in as a new Pro user (paid through the local
+ * checkout, as a person upgrades): launched before its tests, closed after, and a screenshot of the
+ * page named `failed-<name>` when a test fails. Read `page` and `user` inside the tests.
+ */
+export function proUserInChromium(name: string, names: { firstName: string; lastName: string }, viewport = { width: 1280, height: 900 }) {
+  const session = {} as { browser: Browser; page: Page; user: ApiUser };
+  beforeAll(async () => {
+    session.browser = await launchChromium();
+    session.page = await (await session.browser.newContext({ viewport, acceptDownloads: true })).newPage();
+    session.user = await apiUser(names);
+    await upgradeToPro(session.user);
+    await signInThroughApp(session.page, inject('stack').urls.app, session.user);
+  });
+  afterAll(async () => {
+    await session.browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') await session.page?.screenshot({ path: screenshotPath(`failed-${name}`) }).catch(() => undefined);
+  });
+  return session;
 }
