@@ -239,6 +239,7 @@ export interface FunctionAccess {
   table?: readonly TableAction[];
   /** Queues it sends to. */
   sendTo?: readonly QueueDefinition['name'][];
+  /** Export files (exports/<user>/): 'read' signs download links; 'readWrite' also writes them and deletes one whose export ended meanwhile. */
   exportBucket?: 'read' | 'readWrite';
   /** Profile photos (profile-photos/<user>/ in the export bucket): 'read' signs links to them, 'readWrite' also takes uploads and deletes. */
   profilePhotos?: 'read' | 'readWrite';
@@ -347,7 +348,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash).
   'export-dead-letter-worker': { table: ['UpdateItem'] },
-  // Streams a project's accounts (passwords decrypted) into a file in the export bucket.
+  // Streams a project's accounts (passwords decrypted) into a file in the export bucket; deletes
+  // that file again when the export was stopped or erased meanwhile (account deletion).
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.

@@ -37,8 +37,11 @@ export class AccountBusyError extends Error {
 /** Why the user's unfinished delivery jobs stopped (what their pages would say, were they still read). */
 export const STOPPED_FOR_DELETION = 'Stopped: the account is being deleted.';
 
-/** A delivery job's item (not one of its chunks): a provisioning run, a credential send, a password reset. */
-const deliveryJob = /^(PROVJOB|MAILSEND|PWRESET)#[^#]+$/;
+/**
+ * A job's item (not one of its chunks) that a worker may be carrying out: a provisioning run, a
+ * credential send, a password reset, an export (whose worker, stopped, deletes the file it wrote).
+ */
+const deliveryJob = /^(PROVJOB|MAILSEND|PWRESET|EXPORT)#[^#]+$/;
 const finished = new Set(['completed', 'failed']);
 
 /**
@@ -75,8 +78,9 @@ export type DeletionOutcome = 'deleted' | 'already-deleted' | 'not-requested';
  * 1. The user item must say the deletion was requested (a live account is never touched); no
  *    user item means an earlier run finished. A bulk creation that still holds the user's lock
  *    is waited for (AccountBusyError: SQS delivers again later). Unfinished provisioning runs,
- *    credential sends and password resets are stopped (failed, with the reason) and a chunk a
- *    worker still holds is waited for the same way.
+ *    credential sends, password resets and exports are stopped (failed, with the reason) and a
+ *    chunk a worker still holds is waited for the same way. An export's worker is not waited for:
+ *    finding its export stopped or erased when it ends, it deletes the file it wrote.
  * 2. Billing ends: the customer's subscriptions are canceled now and the customer deleted.
  * 3. The user's objects in the export bucket are deleted (every prefix of user-objects.ts).
  * 4. The table, until a pass finds nothing: each project's partitions (every account shard, the

@@ -13,6 +13,8 @@ export interface FileUpload {
 /** The export bucket: streamed uploads and presigned download links. */
 export interface ExportFiles {
   upload(file: { key: string; body: Readable; contentType: string; contentDisposition: string }): FileUpload;
+  /** Deletes a file written for an export that was stopped or deleted meanwhile. */
+  remove(key: string): Promise<void>;
   downloadUrl(key: string, contentDisposition: string, expiresInSeconds: number): Promise<string>;
 }
 

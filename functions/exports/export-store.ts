@@ -17,7 +17,11 @@ export interface ExportStore {
    * undefined when it is finished (completed, failed) or gone.
    */
   start(userId: string, exportId: string, now: Date): Promise<Record<string, unknown> | undefined>;
-  complete(userId: string, exportId: string, result: { rowCount: number; sizeBytes: number; now: Date }): Promise<void>;
+  /**
+   * processing -> completed. Answers false when the export is no longer processing: stopped
+   * (its account is being deleted) or gone (deleted with its account); its file must not stay.
+   */
+  complete(userId: string, exportId: string, result: { rowCount: number; sizeBytes: number; now: Date }): Promise<boolean>;
   /** -> failed with `error`, unless completed (or, with `onlyUnfinished`, already failed with its own reason). */
   fail(userId: string, exportId: string, error: string, now: Date, options?: { onlyUnfinished?: boolean }): Promise<void>;
 }
@@ -72,16 +76,22 @@ export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string)
     },
 
     async complete(userId, exportId, { rowCount, sizeBytes, now }) {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.export(userId, exportId),
-          UpdateExpression: 'SET #status = :completed, rowCount = :rows, sizeBytes = :size, completedAt = :now, updatedAt = :now REMOVE #error',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':rows': rowCount, ':size': sizeBytes, ':now': now.toISOString() },
-        }),
-      );
+      try {
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.export(userId, exportId),
+            UpdateExpression: 'SET #status = :completed, rowCount = :rows, sizeBytes = :size, completedAt = :now, updatedAt = :now REMOVE #error',
+            ConditionExpression: 'attribute_exists(PK) AND #status = :processing',
+            ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+            ExpressionAttributeValues: { ':completed': 'completed', ':processing': 'processing', ':rows': rowCount, ':size': sizeBytes, ':now': now.toISOString() },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionFailure(error)) return false;
+        throw error;
+      }
     },
 
     async fail(userId, exportId, error, now, options = {}) {

@@ -36,7 +36,7 @@ export interface RunExportDeps {
   projects: Pick<ProjectStore, 'get'>;
   accountPages: AccountPages;
   cipher: () => Promise<Cipher>;
-  files: Pick<ExportFiles, 'upload'>;
+  files: Pick<ExportFiles, 'upload' | 'remove'>;
   now: () => Date;
   writers?: Record<ExportFormat, ExportWriter>;
   /** Tells the user the file is ready (the bell); never fails the export. */
@@ -85,7 +85,8 @@ export const runExport =
         contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
       });
       const at = deps.now();
-      await deps.exports.complete(userId, exportId, { rowCount, sizeBytes, now: at });
+      const key = exportObjectKey(userId, exportId, format);
+      if (!(await completeOrRemove(deps, userId, exportId, key, { rowCount, sizeBytes, now: at }))) return;
       await deps.notifyReady?.({ userId, exportId, projectName, format, rowCount, at });
     } catch (error) {
       const permanent = error instanceof PermanentExportError;
@@ -110,12 +111,31 @@ async function runAccountDataExport(deps: RunExportDeps, { userId, exportId }: E
       contentType: exportContentTypes.zip,
       contentDisposition: attachmentDisposition(exportFilename('', 'zip', 'account-data', createdAt)),
     });
-    await deps.exports.complete(userId, exportId, { rowCount, sizeBytes, now: deps.now() });
+    await completeOrRemove(deps, userId, exportId, exportObjectKey(userId, exportId, 'zip'), { rowCount, sizeBytes, now: deps.now() });
   } catch (error) {
     const permanent = error instanceof PermanentExportError;
     if (!permanent && attempt.number < attempt.max) throw error;
     await deps.exports.fail(userId, exportId, `${EXPORT_FAILED} ${reasonOf(error)}`, deps.now());
   }
+}
+
+/**
+ * Marks the export completed; when it stopped being one to complete while its file was written
+ * (its account is being deleted, or it was deleted with it), deletes the file instead: an erased
+ * account's passwords must not stay in the bucket until the lifecycle rule. Answers whether this
+ * delivery completed it.
+ */
+async function completeOrRemove(
+  deps: Pick<RunExportDeps, 'exports' | 'files'>,
+  userId: string,
+  exportId: string,
+  key: string,
+  result: { rowCount: number; sizeBytes: number; now: Date },
+): Promise<boolean> {
+  if (await deps.exports.complete(userId, exportId, result)) return true;
+  // Another delivery of the same message completed it with the same file at the same key: keep it.
+  if ((await deps.exports.get(userId, exportId))?.status !== 'completed') await deps.files.remove(key);
+  return false;
 }
 
 const reasonOf = (error: unknown): string => {

@@ -142,7 +142,8 @@ export class AppFunction extends Construct {
       // Explicit object actions instead of grantRead/grantReadWrite (which add s3:List*, s3:DeleteObject*, ...).
       const actions =
         access.exportBucket === 'readWrite'
-          ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload']
+          ? // DeleteObject: the file of an export stopped or erased while it was written (run-export.ts).
+            ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject']
           : ['s3:GetObject'];
       // Only the export files (exports/<user>/<export id>.<ext>), whose names are made per export.
       const stack = Stack.of(this);

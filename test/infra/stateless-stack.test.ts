@@ -249,7 +249,7 @@ describe('functions', () => {
         ...((access.sendTo ?? []).length ? ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'] : []),
         ...(isWorker ? ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : []),
         ...(access.exportBucket === 'read' ? ['s3:GetObject'] : []),
-        ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload'] : []),
+        ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'] : []),
         ...(access.profilePhotos === 'read' ? ['s3:GetObject'] : []),
         ...(access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
         ...(access.exportBucketDelete ? ['s3:ListBucket', 's3:DeleteObject'] : []),

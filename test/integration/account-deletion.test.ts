@@ -230,7 +230,7 @@ describe('Delete Account', () => {
 });
 
 describe('Account deletion beside running deliveries', () => {
-  it('stops unfinished provisioning runs, credential sends and resets, and waits for a chunk a worker still holds', async () => {
+  it('stops unfinished provisioning runs, credential sends, resets and exports, and waits for a chunk a worker still holds', async () => {
     const user = await apiUser();
     const db = testDb();
     const put = (Item: Record<string, unknown>) => db.send(new PutCommand({ TableName: TABLE, Item }));
@@ -238,6 +238,8 @@ describe('Account deletion beside running deliveries', () => {
     await put({ ...keys.provisioningJob(user.sub, 'run0'), entityType: 'ProvisioningJob', status: 'completed' });
     await put({ ...keys.mailSend(user.sub, 'send1'), entityType: 'MailSend', status: 'queued' });
     await put({ ...keys.passwordReset(user.sub, 'reset1'), entityType: 'PasswordReset', status: 'running' });
+    await put({ ...keys.export(user.sub, 'export1'), entityType: 'Export', status: 'processing' });
+    await put({ ...keys.export(user.sub, 'export0'), entityType: 'Export', status: 'completed' });
     // A provisioning worker holds chunk 0 of run1 for another minute.
     await put({ ...keys.provisioningLease(user.sub, 'run1', 0), entityType: 'ProvisioningLease', holder: 'worker', until: Date.now() + 60_000 });
     await dynamoDeletionRequestStore(db, TABLE).markDeleting(user.sub, new Date());
@@ -250,7 +252,9 @@ describe('Account deletion beside running deliveries', () => {
     expect(await status(keys.provisioningJob(user.sub, 'run1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
     expect(await status(keys.mailSend(user.sub, 'send1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
     expect(await status(keys.passwordReset(user.sub, 'reset1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
+    expect(await status(keys.export(user.sub, 'export1'))).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
     expect(await status(keys.provisioningJob(user.sub, 'run0'))).toMatchObject({ status: 'completed' });
+    expect(await status(keys.export(user.sub, 'export0'))).toMatchObject({ status: 'completed' });
     expect(await status(keys.user(user.sub))).toBeDefined();
 
     // The worker lets go of its chunk (or its lease lapses): the deletion goes through.

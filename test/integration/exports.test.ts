@@ -2,12 +2,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import type { CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { EXPORT_COLUMNS, PRO_FORMAT_MESSAGE, type ExportView } from '../../shared/schemas/export';
 import { UTF8_BOM, neutraliseFormula } from '../../shared/csv/write-csv';
+import { STOPPED_FOR_DELETION } from '../../functions/account-deletion/delete-account';
+import { dynamoErasureStore } from '../../functions/account-deletion/erasure-store';
+import { keys } from '../../functions/core/keys';
 import { dynamoAccountDataSource } from '../../functions/exports/account-data/account-data-source';
 import { dynamoAccountPages } from '../../functions/exports/account-pages';
 import { attachmentDisposition, exportObjectKey, newExportRecord } from '../../functions/exports/export-item';
@@ -238,6 +242,46 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     // A late duplicate delivery changes nothing.
     await runExport(deps({ files: s3ExportFiles(failingClient(), BUCKET) }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 });
     expect(await statusOf(record.id)).toMatchObject({ status: 'completed', attempts: 2 });
+  });
+
+  it("deletes the file it wrote when the export was stopped (account deletion) or erased meanwhile, and keeps another delivery's completed one", async () => {
+    const db = testDb();
+    for (const end of ['stopped', 'erased'] as const) {
+      const record = await newExport();
+      const key = exportObjectKey(user.sub, record.id, 'csv');
+      const notified: string[] = [];
+      // The account's deletion reaches the export while its worker is writing the file.
+      const accountPages = dynamoAccountPages(db, TABLE);
+      const during: RunExportDeps['accountPages'] = (userId, projectId) =>
+        (async function* () {
+          for await (const page of accountPages(userId, projectId)) {
+            if (end === 'stopped') await dynamoErasureStore(db, TABLE).stopJob(keys.export(user.sub, record.id), 'processing', STOPPED_FOR_DELETION, new Date());
+            else await db.send(new DeleteCommand({ TableName: TABLE, Key: keys.export(user.sub, record.id) }));
+            yield page;
+          }
+        })();
+      await runExport(deps({ accountPages: during, notifyReady: async ({ exportId }) => void notified.push(exportId) }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 });
+      expect(await objectExists(key)).toBe(false);
+      expect(notified).toEqual([]);
+      const item = await dynamoExportStore(db, TABLE).get(user.sub, record.id);
+      if (end === 'stopped') expect(item).toMatchObject({ status: 'failed', reason: STOPPED_FOR_DELETION });
+      else expect(item).toBeUndefined();
+    }
+
+    // Two deliveries of one message at once: the one that ends second leaves the first one's file.
+    const record = await newExport();
+    const key = exportObjectKey(user.sub, record.id, 'csv');
+    const accountPages = dynamoAccountPages(db, TABLE);
+    const overtaken: RunExportDeps['accountPages'] = (userId, projectId) =>
+      (async function* () {
+        for await (const page of accountPages(userId, projectId)) {
+          await runExport(deps())({ userId: user.sub, exportId: record.id }, { number: 2, max: 3 });
+          yield page;
+        }
+      })();
+    await runExport(deps({ accountPages: overtaken }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 });
+    expect(await statusOf(record.id)).toMatchObject({ status: 'completed', rowCount: hostileRows.length });
+    expect(await objectExists(key)).toBe(true);
   });
 
   it('fails at once, without retry, when the project is gone or a password cannot be read', async () => {
