@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { planLimits, UNLIMITED } from '../../shared/plans';
-import { ConflictError, NotFoundError, PlanLimitError } from '../core/errors';
+import { ConflictError, GoneError, NotFoundError, PlanLimitError } from '../core/errors';
+import { DELETION_REQUESTED_AT } from '../core/account-gate';
 import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
@@ -113,6 +114,10 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       // The plan and status read by usage() must still hold: a webhook in between changes the limits.
       const stored = usage.stored ?? {};
       const conditions = [
+        // A user item that is gone (erased) or whose deletion was requested takes no new project:
+        // the deletion worker checked the lock before erasing, and would not see this one.
+        'attribute_exists(PK)',
+        `attribute_not_exists(${DELETION_REQUESTED_AT})`,
         stored.plan === undefined ? 'attribute_not_exists(subscriptionPlan)' : 'subscriptionPlan = :plan',
         stored.status === undefined ? 'attribute_not_exists(subscriptionStatus)' : 'subscriptionStatus = :status',
         '(attribute_not_exists(bulkLock) OR bulkLock.#until < :now)',
@@ -143,6 +148,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         if (!error.Item) throw new NotFoundError('User not found');
+        if (error.Item[DELETION_REQUESTED_AT] !== undefined) throw new GoneError();
         // Say which condition failed, from the item as it was.
         const old = (error.Item ?? {}) as Record<string, { N?: string; S?: string; M?: Record<string, { N?: string }> }>;
         const projects = Number(old.projectCount?.N ?? 0);

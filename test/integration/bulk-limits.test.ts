@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Project, SubscriptionStatus } from '../../shared/schemas/project';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
-import { PlanLimitError } from '../../functions/core/errors';
+import { GoneError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
 import { apiUser, people, testDb } from '../support/api';
 import { keys } from '../../functions/core/keys';
 import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
@@ -99,6 +99,26 @@ describe('the conditional reservation itself, raced (no lock in the way)', () =>
     const { won, stored } = await race(140);
     expect(won).toBe(2);
     expect(stored).toMatchObject({ projectCount: 2, accountCount: 280 });
+  });
+});
+
+describe('the reservation for a user who is gone or being deleted', () => {
+  it('creates nothing for a user whose deletion was requested (410) or whose item is gone (404)', async () => {
+    const user = await apiUser();
+    const db = testDb();
+    const store = dynamoBulkStore(db, 'bulkonboard');
+    const usage = await store.usage(user.sub);
+    const now = Date.now();
+    const profile = async () => (await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), ConsistentRead: true }))).Item;
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET deletionRequestedAt = :at', ExpressionAttributeValues: { ':at': new Date(now).toISOString() } }));
+    await expect(store.reserve(user.sub, usage, 10, { owner: 'late-worker', now, until: now + 60_000 })).rejects.toBeInstanceOf(GoneError);
+    expect(await profile()).not.toHaveProperty('bulkLock');
+    expect((await profile())?.projectCount ?? 0).toBe(0);
+
+    // Erased: the reservation must not bring a stub user item back.
+    await db.send(new DeleteCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub) }));
+    await expect(store.reserve(user.sub, usage, 10, { owner: 'later-worker', now, until: now + 60_000 })).rejects.toBeInstanceOf(NotFoundError);
+    expect(await profile()).toBeUndefined();
   });
 });
 
