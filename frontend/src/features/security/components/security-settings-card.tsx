@@ -1,4 +1,4 @@
-import { Button, Card, HStack, Input, Separator, SimpleGrid, Stack, Switch, Text } from '@chakra-ui/react';
+import { Button, Card, HStack, Input, Separator, SimpleGrid, Stack } from '@chakra-ui/react';
 import { useRef, useState } from 'react';
 import {
   MAX_LOGIN_ATTEMPTS,
@@ -8,6 +8,7 @@ import {
   type SecuritySettings,
 } from '@shared/schemas/security';
 import { FormField } from '../../../components/form-field';
+import { SettingSwitch } from '../../../components/setting-switch';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { serverFieldErrors } from '../../../lib/api-client';
@@ -91,6 +92,7 @@ function SecuritySettingsForm({ saved }: { saved: SecuritySettings }) {
       <Card.Body>
         <Stack gap="5">
           <SettingSwitch
+            idPrefix="security"
             name="twoFactorEnabled"
             label="Two-factor authentication"
             description={saved.twoFactorEnabled ? 'On: signing in asks for a code from your authenticator app.' : 'Ask for a code from an authenticator app at every sign-in.'}
@@ -100,7 +102,7 @@ function SecuritySettingsForm({ saved }: { saved: SecuritySettings }) {
           {switchFields.map(({ key, label, description }) => (
             <Stack key={key} gap="5">
               <Separator />
-              <SettingSwitch name={key} label={label} description={description} checked={draft[key]} onChange={(checked) => setDraft((current) => ({ ...current, [key]: checked }))} />
+              <SettingSwitch idPrefix="security" name={key} label={label} description={description} checked={draft[key]} onChange={(checked) => setDraft((current) => ({ ...current, [key]: checked }))} />
             </Stack>
           ))}
           <Separator />
@@ -120,30 +122,5 @@ function SecuritySettingsForm({ saved }: { saved: SecuritySettings }) {
       </Card.Body>
       {twoFactorAction ? <TwoFactorDialog action={twoFactorAction} setup={setup} onClose={closeTwoFactor} /> : null}
     </Card.Root>
-  );
-}
-
-function SettingSwitch({ name, label, description, checked, onChange }: { name: string; label: string; description: string; checked: boolean; onChange: (checked: boolean) => void }) {
-  return (
-    <Switch.Root
-      colorPalette="blue"
-      name={name}
-      checked={checked}
-      onCheckedChange={(details) => onChange(details.checked)}
-      display="flex"
-      w="full"
-      justifyContent="space-between"
-      alignItems="center"
-      gap="4"
-    >
-      <Stack gap="0.5">
-        <Switch.Label fontWeight="medium">{label}</Switch.Label>
-        <Text fontSize="sm" color="fg.muted" id={`security-${name}-description`}>
-          {description}
-        </Text>
-      </Stack>
-      <Switch.HiddenInput role="switch" aria-describedby={`security-${name}-description`} />
-      <Switch.Control flexShrink="0" />
-    </Switch.Root>
   );
 }

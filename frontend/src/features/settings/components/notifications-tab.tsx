@@ -1,7 +1,8 @@
-import { Alert, Button, Card, HStack, Separator, Stack, Switch, Text } from '@chakra-ui/react';
+import { Alert, Button, Card, HStack, Separator, Stack } from '@chakra-ui/react';
 import { Fragment, useState } from 'react';
 import type { NotificationSettings } from '@shared/schemas/user-settings';
 import { ListSkeleton } from '../../../components/list-skeleton';
+import { SettingSwitch } from '../../../components/setting-switch';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { useUpdateUserSettings, useUserSettings } from '../../../lib/user-settings-api';
@@ -43,26 +44,14 @@ function NotificationsForm({ saved }: { saved: NotificationSettings }) {
           {switches.map(({ key, label, description }, index) => (
             <Fragment key={key}>
               {index > 0 ? <Separator /> : null}
-              <Switch.Root
-                colorPalette="blue"
+              <SettingSwitch
+                idPrefix="notification"
                 name={key}
+                label={label}
+                description={description}
                 checked={values[key]}
-                onCheckedChange={(details) => setValues((current) => ({ ...current, [key]: details.checked }))}
-                display="flex"
-                w="full"
-                justifyContent="space-between"
-                alignItems="center"
-                gap="4"
-              >
-                <Stack gap="0.5">
-                  <Switch.Label fontWeight="medium">{label}</Switch.Label>
-                  <Text fontSize="sm" color="fg.muted" id={`notification-${key}-description`}>
-                    {description}
-                  </Text>
-                </Stack>
-                <Switch.HiddenInput role="switch" aria-describedby={`notification-${key}-description`} />
-                <Switch.Control flexShrink="0" />
-              </Switch.Root>
+                onChange={(checked) => setValues((current) => ({ ...current, [key]: checked }))}
+              />
             </Fragment>
           ))}
           <HStack justify="flex-end">
