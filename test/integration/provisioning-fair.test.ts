@@ -93,4 +93,31 @@ describe('fair turns on the provisioning queue', () => {
     expect(aDone.waitReason).toBeUndefined();
     expect(Number((await runItem(a.sub, aRun.id)).chunksDone)).toBe(aChunks);
   }, 420_000);
+
+  it('a paused run of several windows resumes with its due chunks and goes on to the end, chunk releasing chunk', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const wrong = await user.json<Integration>('/api/integrations', {
+      method: 'POST',
+      body: { name: 'Wrong token', platform: 'custom', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: { token: 'not-the-token' }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+    });
+    const created = await user.json<{ project: Project; job: BulkJob }>('/api/bulk-create', { body: { projectName: 'Paused windows', csvData: people(1300, 'FairPause') } });
+    await until('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${created.job.id}`), (job) => job.status === 'completed');
+    const run = await user.json<ProvisioningJob>(`/api/projects/${created.project.id}/provision`, { method: 'POST', body: { integrationId: wrong.id } });
+    const paused = await until('the run paused', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'paused');
+    expect(paused).toMatchObject({ total: 1300, synced: 0, failed: 0, pending: 1300 });
+    const item = await runItem(user.sub, run.id);
+    expect(Number(item.chunks)).toBeGreaterThan(2 * PROVISIONING_WINDOW);
+    expect(Number(item.chunksDone ?? 0)).toBe(0);
+
+    const edited = await user.call(`/api/integrations/${wrong.id}`, {
+      method: 'PUT',
+      body: { name: 'Right token', platform: 'custom', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: { token: scim().token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+    });
+    expect(edited.status).toBe(200);
+    expect((await user.json<Integration>(`/api/integrations/${wrong.id}/test`, { method: 'POST' })).lastTestStatus).toBe('success');
+    const done = await until('the resumed run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'completed' || job.status === 'failed', 180_000, 250);
+    expect(done).toMatchObject({ status: 'completed', total: 1300, synced: 1300, failed: 0, pending: 0 });
+    expect(Number((await runItem(user.sub, run.id)).chunksDone)).toBe(Number(item.chunks));
+  }, 300_000);
 });
