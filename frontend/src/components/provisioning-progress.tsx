@@ -1,7 +1,7 @@
 import { Alert, Badge, Box, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { Link as RouterLink } from 'react-router';
 import type { ProvisioningJob, ProvisioningStatus } from '@shared/schemas/provisioning';
-import { countsText, jobSyncCounts, provisioningStatusLabels, settledPercent } from '../lib/provisioning-progress';
+import { countsText, jobSyncCounts, provisioningStatusLabels, settledPercent, shownStatus } from '../lib/provisioning-progress';
 
 const statusPalette: Record<ProvisioningStatus, string> = {
   waiting: 'gray',
@@ -22,8 +22,8 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
   const counts = jobSyncCounts(job);
   const percent = settledPercent(counts);
   // No worker has it yet (the shared queue is busy with other runs): said so, with the server's reason.
-  const queued = job.waitReason !== undefined;
-  const notStarted = job.status === 'waiting' || job.status === 'queued' || queued;
+  const status = shownStatus(job);
+  const notStarted = status === 'waiting' || status === 'queued';
   const label = job.mode === 'undo' ? `Undo on ${job.integrationName}` : `Provisioning to ${job.integrationName}`;
   const share = (part: number) => (counts.total > 0 ? `${(part / counts.total) * 100}%` : '0%');
   return (
@@ -32,8 +32,8 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
         <Text fontWeight="semibold" wordBreak="break-word">
           {label}
         </Text>
-        <Badge colorPalette={queued ? 'gray' : (statusPalette[job.status] ?? 'gray')} variant="subtle">
-          {queued ? provisioningStatusLabels.queued : (provisioningStatusLabels[job.status] ?? job.status)}
+        <Badge colorPalette={statusPalette[status] ?? 'gray'} variant="subtle">
+          {provisioningStatusLabels[status] ?? status}
         </Badge>
       </HStack>
       {/* Synced and failed side by side: one colour for both would read as all done, or all failed. */}
