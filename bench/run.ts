@@ -12,8 +12,9 @@
  *     14/s, redelivery and suppression (bench/mail.ts).
  *  9. GET /api/analytics p95 for a user with 100 accounts and one with 1,000,000 (bench/analytics.ts:
  *     the large user's counters are written as the bulk path writes them, said in the output).
- * 10. Fair bulk queue: a 100-row creation and a 1,500-row job while another user's 50,000-row
- *     job runs, beside the same on an idle stack, and the ratio (bench/fair.ts).
+ * 10. Fair bulk queue: a 100-row uploaded (queued) job, a 100-row creation answered at once and a
+ *     1,500-row job while another user's 250,000-row uploaded job runs, beside the same on an
+ *     idle stack, and the ratios (bench/fair.ts).
  * 11. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 12500).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).

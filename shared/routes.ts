@@ -356,7 +356,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'provisioning-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
-  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'] },
+  // Sends: a recorded chunk puts its run's next waiting chunk on the queue (chunk-window.ts).
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'] },
   // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
   // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
   // bulk queue, provisioning and credential sends asked for), then deletes the file.

@@ -26,7 +26,7 @@ export function provisioningRuntime() {
     db,
     tableName,
     integrations,
-    // Made on first send: the dead-letter worker never sends and is given no queue URL.
+    // Made on first send: a function that never sends needs no queue URL.
     queue: lazyQueue(() => sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'))),
     now: () => new Date(),
     outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },

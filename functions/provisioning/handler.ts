@@ -9,6 +9,9 @@ import { timeOrderedId } from '../core/ids';
 import { dynamoPlanReader } from '../usage/plan-store';
 import { provisioningRuntime } from './deps';
 import { jobView, readJob, startProvisioning } from './provisioning-jobs';
+import { sqs } from '../core/clients';
+import { requireEnv } from '../core/env';
+import { sqsRunWait } from './run-wait';
 
 const runtime = provisioningRuntime();
 const start = startProvisioning({
@@ -40,7 +43,8 @@ export const handler = httpHandler({
       const id = pathParameters.id ?? '';
       const job = isIdShaped(id) ? await readJob(runtime, userId, id) : undefined;
       if (!job || job.entityType !== 'ProvisioningJob') throw new NotFoundError('Provisioning run not found');
-      return jobView(job);
+      // Not picked up yet: why it waits (the shared queue's other runs), instead of a silent 0.
+      return { ...jobView(job), ...(await sqsRunWait(sqs(), requireEnv('PROVISIONING_QUEUE_URL'), job)) };
     },
   }),
 });

@@ -12,7 +12,7 @@ import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { counterUpdates } from '../analytics/counters';
-import { failJob, finishRun, jobKey, pauseJob, readJob, type ProvisioningJobDeps } from './provisioning-jobs';
+import { failJob, finishRun, jobKey, markPickedUp, pauseJob, readJob, releaseNext, type ProvisioningJobDeps } from './provisioning-jobs';
 import type { ChunkMessage } from './provisioning-message';
 import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
 import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from './pacing';
@@ -132,7 +132,11 @@ export const provisionChunk =
       deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true })),
       readJob(deps, userId, jobId),
     ]);
-    if (seen) return finishRun(deps, userId, jobId);
+    // Done already: the delivery that did it may have died before releasing the next chunk or ending the run.
+    if (seen) {
+      if (job) await releaseNext(deps, job, message.chunk, seen);
+      return finishRun(deps, userId, jobId);
+    }
     if (!job || (job.status !== 'running' && job.status !== 'resuming')) return;
 
     // One delivery of a chunk at a time: a copy (a resume that queued it again while it ran, a
@@ -143,6 +147,8 @@ export const provisionChunk =
       return;
     }
     try {
+      // Its status stops saying "queued" (runWait): a worker has the run now.
+      if (job.pickedUpAt === undefined) await markPickedUp(deps, userId, jobId);
       await provisionLeased(deps, message, job);
     } finally {
       await releaseLease(deps, message, holder);
@@ -483,7 +489,7 @@ function chunkTally(job: Record<string, unknown>, message: ChunkMessage, states:
  * synced + failed + pending = accounts always holds on the run and the project; the counts follow
  * the accounts chunk by chunk (a chunk of 100 at most behind per worker).
  */
-export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter): Promise<void> {
+export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>, job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter): Promise<void> {
   const at = deps.now().toISOString();
   // Nothing counts before it is written (a flush already running included).
   await states.flush();
@@ -497,6 +503,8 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
   const project = undo
     ? { synced: -tally.removed, failed: 0, removed: tally.removed }
     : { synced: tally.success, failed: job.mode === 'retry' ? -tally.success : tally.failed, removed: 0 };
+  // Undefined when an earlier delivery wrote the marker: releaseNext reads it.
+  let marker: Record<string, unknown> | undefined;
   try {
     await withRetry('Recording a provisioning chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
       deps.db.send(
@@ -532,9 +540,12 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
         }),
       ),
     );
+    // Written here: the next chunk is not released yet.
+    marker = { released: false };
   } catch (error) {
     if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
   }
+  await releaseNext(deps, job, message.chunk, marker);
   await finishRun(deps, message.userId, message.jobId);
 }
 
@@ -561,6 +572,7 @@ export const recordDeadChunk =
       await markChunkDone(deps, job, message, states);
       return;
     }
+    await releaseNext(deps, job, message.chunk, seen);
     await finishRun(deps, message.userId, message.jobId);
   };
 

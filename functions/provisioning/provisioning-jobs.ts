@@ -20,6 +20,7 @@ import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
 import { provisioningFinished } from '../notifications/events';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
+import { dueChunks, firstChunks, PROVISIONING_WINDOW, windowOf } from './chunk-window';
 
 /** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
 const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
@@ -249,10 +250,10 @@ export const planRun =
           new UpdateCommand({
             TableName: deps.tableName,
             Key: jobKey(userId, jobId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at REMOVE reason',
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, #window = :window, startedAt = :at, updatedAt = :at REMOVE reason',
             ConditionExpression: '#status IN (:waiting, :queued)',
-            ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
-            ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
+            ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#window': 'window' },
+            ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':window': PROVISIONING_WINDOW, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
           }),
         );
       } catch (error) {
@@ -264,11 +265,15 @@ export const planRun =
     if (job.status !== 'running') return;
     if (Number(job.chunks) === 0) return finishRun(deps, userId, jobId);
     if (job.chunksQueued === true) return;
-    await deps.queue.send(chunkPlan(userId, jobId, Number(job.shards), Number(job.maxRow)));
+    // Its first window of chunks: each one done puts the next on the queue (releaseNext).
+    await deps.queue.send(firstChunks(chunkPlan(userId, jobId, Number(job.shards), Number(job.maxRow)), windowOf(job)));
     await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: jobKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
   };
 
-/** The chunks of a run that have no done marker yet. */
+/**
+ * The chunks of a run to queue again on a resume: those with no done marker yet that were due on
+ * the queue (chunk-window.ts dueChunks: a window of them; the others follow as those finish).
+ */
 export async function unfinishedChunks(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<ChunkMessage[]> {
   const userId = String(job.userId);
   const jobId = String(job.id);
@@ -288,7 +293,56 @@ export async function unfinishedChunks(deps: Pick<ProvisioningJobDeps, 'db' | 't
     for (const item of page.Items ?? []) done.add(Number(item.chunk));
     start = page.LastEvaluatedKey;
   } while (start);
-  return chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0)).filter((c) => !done.has(c.chunk));
+  return dueChunks(chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0)), done, windowOf(job));
+}
+
+/**
+ * Fair turns on the shared provisioning queue (chunk-window.ts): a run keeps at most its window of
+ * chunks on the queue, and chunk c, once done (by any path: provisioned, failed after
+ * MAX_REQUEUES, the dead-letter worker), puts chunk c + window on it, behind what other runs
+ * queued meanwhile. One fixed successor per chunk; the done marker records that it was released
+ * (`released`, set after the queue took it), so a redelivered chunk releases nothing new, and a
+ * delivery that dies in between leaves it for the next delivery of chunk c, which may queue it
+ * twice: a copy is harmless (its lease, then its done marker, stop it). A run that is not going
+ * on releases nothing: a paused one's resume queues the due chunks again (unfinishedChunks), a
+ * failed or completed one has nothing left to do.
+ * `marker`: chunk c's done marker when the caller holds it ({ released: false } right after writing it).
+ */
+export async function releaseNext(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'queue'>, job: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
+  const window = windowOf(job);
+  if (!window || (job.status !== 'running' && job.status !== 'resuming')) return;
+  const userId = String(job.userId);
+  const jobId = String(job.id);
+  const next = chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0))[chunk + window];
+  if (!next) return;
+  const key = keys.provisioningChunk(userId, jobId, chunk);
+  const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
+  if (!done || done.released === true) return;
+  await deps.queue.send([next]);
+  try {
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: key, UpdateExpression: 'SET released = :yes', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':yes': true } }));
+  } catch (error) {
+    // The run was deleted meanwhile (its user's deletion): nothing to mark.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
+
+/**
+ * The first time a chunk of the run is picked up by a worker: from then on its status says
+ * running, not queued (runWait). Written once per run (the caller checks the run it read).
+ */
+export async function markPickedUp(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: jobKey(userId, jobId),
+      UpdateExpression: 'SET pickedUpAt = if_not_exists(pickedUpAt, :at)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':at': deps.now().toISOString() },
+    }),
+  ).catch((error: unknown) => {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  });
 }
 
 /** Every run of one of the user's integrations (strongly consistent; chunk markers left out). */

@@ -88,6 +88,13 @@ export interface ProvisioningJob {
    * why not (a platform that has no such flag).
    */
   passwordChange?: { applied: boolean; detail: string };
+  /**
+   * While no worker has picked the run up yet (queued, or planned with none of its chunks
+   * started): other runs' chunks ahead of it on the shared provisioning queue (approximate), and
+   * the sentence saying so (functions/provisioning/run-wait.ts).
+   */
+  chunksAhead?: number;
+  waitReason?: string;
 }
 
 export const PAUSED_CREDENTIALS = "Paused: the integration's credentials were refused. Edit the integration and test it; provisioning resumes when the test succeeds.";

@@ -9,6 +9,7 @@ import {
   projectSyncCounts,
   provisioningTargets,
   settledPercent,
+  shownStatus,
   syncCounts,
 } from '../../frontend/src/lib/provisioning-progress';
 import { CHOOSE_TARGET, toBulkCreateRequest, uploadFormSchema } from '../../frontend/src/features/bulk-creator/lib/upload-form';
@@ -100,5 +101,14 @@ describe('the upload form with a provisioning target', () => {
     const request = toBulkCreateRequest(unticked, rows);
     expect(request).not.toHaveProperty('apiIntegrationId');
     expect(request).not.toHaveProperty('createExternalAccounts');
+  });
+});
+
+describe("a run's badge while it waits on the shared queue", () => {
+  it('says Queued while the server gives a reason to wait, its own status otherwise', () => {
+    expect(shownStatus({ status: 'running', waitReason: 'Queued behind about 2 chunks of other runs on the shared provisioning queue.' })).toBe('queued');
+    expect(shownStatus({ status: 'queued', waitReason: 'Queued: starting as soon as a worker picks it up.' })).toBe('queued');
+    expect(shownStatus({ status: 'running' })).toBe('running');
+    expect(shownStatus({ status: 'paused' })).toBe('paused');
   });
 });

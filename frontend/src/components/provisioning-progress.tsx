@@ -1,7 +1,7 @@
 import { Alert, Badge, Box, HStack, Link, Stack, Text } from '@chakra-ui/react';
 import { Link as RouterLink } from 'react-router';
 import type { ProvisioningJob, ProvisioningStatus } from '@shared/schemas/provisioning';
-import { countsText, jobSyncCounts, provisioningStatusLabels, settledPercent } from '../lib/provisioning-progress';
+import { countsText, jobSyncCounts, provisioningStatusLabels, settledPercent, shownStatus } from '../lib/provisioning-progress';
 
 const statusPalette: Record<ProvisioningStatus, string> = {
   waiting: 'gray',
@@ -15,12 +15,15 @@ const statusPalette: Record<ProvisioningStatus, string> = {
 /**
  * A provisioning run's progress, apart from the accounts' creation: "Provisioning to <name>: N
  * synced, N failed, N pending of T" (an undo: "Undo on <name>: N removed, ..."), a bar of the
- * accounts settled, and why it waits, paused (with the way to the integration) or failed.
+ * accounts settled, and why it waits (for its accounts, or on the shared queue behind other
+ * runs: the server's waitReason), paused (with the way to the integration) or failed.
  */
 export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** Its progress cannot be read right now. */ lost?: boolean }) {
   const counts = jobSyncCounts(job);
   const percent = settledPercent(counts);
-  const notStarted = job.status === 'waiting' || job.status === 'queued';
+  // No worker has it yet (the shared queue is busy with other runs): said so, with the server's reason.
+  const status = shownStatus(job);
+  const notStarted = status === 'waiting' || status === 'queued';
   const label = job.mode === 'undo' ? `Undo on ${job.integrationName}` : `Provisioning to ${job.integrationName}`;
   const share = (part: number) => (counts.total > 0 ? `${(part / counts.total) * 100}%` : '0%');
   return (
@@ -29,8 +32,8 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
         <Text fontWeight="semibold" wordBreak="break-word">
           {label}
         </Text>
-        <Badge colorPalette={statusPalette[job.status] ?? 'gray'} variant="subtle">
-          {provisioningStatusLabels[job.status] ?? job.status}
+        <Badge colorPalette={statusPalette[status] ?? 'gray'} variant="subtle">
+          {provisioningStatusLabels[status] ?? status}
         </Badge>
       </HStack>
       {/* Synced and failed side by side: one colour for both would read as all done, or all failed. */}
@@ -58,6 +61,11 @@ export function ProvisioningProgress({ job, lost }: { job: ProvisioningJob; /** 
         <Text fontSize="sm" color={job.passwordChange.applied ? 'fg.muted' : 'fg.warning'}>
           {job.passwordChange.applied ? 'New accounts must change their password at first sign-in. ' : 'Require password change is on, but not applied here: '}
           {job.passwordChange.detail}
+        </Text>
+      ) : null}
+      {job.waitReason ? (
+        <Text fontSize="sm" color="fg.muted" data-testid="provisioning-wait-reason">
+          {job.waitReason}
         </Text>
       ) : null}
       {job.status === 'paused' ? (

@@ -48,6 +48,12 @@ export const provisioningFinished = (status: ProvisioningStatus | undefined): bo
 /** A run whose accounts are being reached now, or soon: the page keeps following it. */
 export const provisioningActive = (status: ProvisioningStatus | undefined): boolean => !!status && !provisioningFinished(status);
 
+/**
+ * The status a run's badge shows: 'queued' while the server says it waits on the shared queue
+ * (its waitReason: no worker has picked it up yet, though its chunks are planned), else its own.
+ */
+export const shownStatus = (job: Pick<ProvisioningJob, 'status' | 'waitReason'>): ProvisioningStatus => (job.waitReason !== undefined && job.status === 'running' ? 'queued' : job.status);
+
 export const provisioningStatusLabels: Record<ProvisioningStatus, string> = {
   waiting: 'Waiting',
   queued: 'Queued',

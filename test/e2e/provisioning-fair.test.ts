@@ -1,0 +1,104 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { BulkJob } from '../../shared/schemas/bulk';
+import type { Integration } from '../../shared/schemas/integrations';
+import type { Project } from '../../shared/schemas/project';
+import type { ProvisioningJob } from '../../shared/schemas/provisioning';
+import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+
+const csv = (rows: [string, string, string][]) => ['First Name,Last Name,Email', ...rows.map((row) => row.join(','))].join('\r\n');
+
+/** Polls until `done` holds, or fails at the deadline. */
+async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function directory(who: ApiUser, name: string): Promise<Integration> {
+  return who.json<Integration>('/api/integrations', {
+    method: 'POST',
+    // Two calls in flight for all workers: a chunk of 250 takes seconds, as on a real platform.
+    body: { name, platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' }, provisioning: { concurrency: 2 } },
+  });
+}
+
+/**
+ * Fair turns on the shared provisioning queue, as a user sees them: while another user's
+ * 3,000-account run holds the queue's workers, a 3-person bulk creation onto a platform shows its
+ * run as Queued with the reason (other runs' chunks ahead of it), then Completed, without waiting
+ * for the other run to end.
+ */
+describe('a provisioning run waiting on the shared queue, in Chromium', () => {
+  let browser: Browser;
+  let page: Page;
+  let other: ApiUser;
+  let user: ApiUser;
+  const tag = `${Date.now() % 100_000}`;
+
+  beforeAll(async () => {
+    other = await apiUser();
+    user = await apiUser({ firstName: 'Queued', lastName: 'Tester' });
+    await upgradeToPro(other);
+    await upgradeToPro(user);
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async (context) => {
+    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+  });
+
+  it("shows the run as Queued with the reason while another user's large run goes, then Completed", async () => {
+    const mine = await directory(user, `Queue directory ${tag}`);
+    // The other user's large run: 3,000 accounts (12 chunks of 250), started and planned.
+    const theirs = await directory(other, `Large directory ${tag}`);
+    const large = await other.json<{ project: Project; job: BulkJob }>('/api/bulk-create', { method: 'POST', body: { projectName: `Large ${tag}`, csvData: people(3000, `Large${tag}`) } });
+    await until('the large bulk job', () => other.json<BulkJob>(`/api/bulk-jobs/${large.job.id}`), (job) => job.status === 'completed');
+
+    await page.goto(`${app}/bulk-creator`);
+    await page.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
+    const rows: [string, string, string][] = [
+      ['Queued', `First${tag}`, `queued.first${tag}@example.com`],
+      ['Queued', `Second${tag}`, `queued.second${tag}@example.com`],
+      ['Queued', `Third${tag}`, `queued.third${tag}@example.com`],
+    ];
+    await page.getByLabel('Upload CSV').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv(rows)) });
+    const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+    await dialog.getByText('3 valid').waitFor();
+    await dialog.getByLabel('Project name').fill(`Queued ${tag}`);
+    const section = dialog.getByRole('group', { name: 'Create accounts on a platform' });
+    await section.getByText('Also create these accounts on the platform of an integration').click();
+    await section.getByRole('combobox', { name: 'Integration' }).selectOption(mine.id);
+
+    const run = await other.json<ProvisioningJob>(`/api/projects/${large.project.id}/provision`, { method: 'POST', body: { integrationId: theirs.id } });
+    await until('the large run picked up', () => other.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'running' && job.waitReason === undefined);
+
+    await dialog.getByRole('button', { name: 'Generate Accounts' }).click();
+    await dialog.getByText('3 accounts created').waitFor();
+    const progress = dialog.getByRole('group', { name: `Provisioning to Queue directory ${tag}` });
+    const reason = progress.getByTestId('provisioning-wait-reason');
+    await reason.waitFor({ timeout: 30_000 });
+    expect(await reason.innerText()).toMatch(/^Queued( behind about \d+ chunks? of other runs on the shared provisioning queue\. Runs take turns chunk by chunk, so this one starts as soon as a worker is free\.|: )/);
+    await progress.getByText('Queued', { exact: true }).waitFor();
+    await page.screenshot({ path: screenshotPath('provisioning-queued-behind-other-runs') });
+
+    await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor({ timeout: 60_000 });
+    await progress.getByText('Completed').waitFor();
+    expect(await reason.count()).toBe(0);
+    // It did not wait for the other run to end.
+    expect((await other.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`)).status).toBe('running');
+  }, 240_000);
+});
