@@ -16,7 +16,7 @@ import { keys } from '../core/keys';
 import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitions';
 import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
-import type { ChunkMessage, ProvisioningQueue } from './provisioning-message';
+import type { ChunkMessage, ProvisioningMessage, ProvisioningQueue } from './provisioning-message';
 import { provisioningFinished } from '../notifications/events';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
@@ -314,15 +314,27 @@ export async function releaseNext(deps: Pick<ProvisioningJobDeps, 'db' | 'tableN
   const userId = String(job.userId);
   const jobId = String(job.id);
   const next = chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0))[chunk + window];
-  if (!next) return;
-  const key = keys.provisioningChunk(userId, jobId, chunk);
-  const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
+  if (next) await releaseOnce(deps, keys.provisioningChunk(userId, jobId, chunk), next, marker);
+}
+
+/**
+ * Puts `next` on the queue once for the done chunk whose marker is at `markerKey` (the marker's
+ * `released`, set after the queue took it); `marker`, when the caller holds it, saves the read.
+ * Shared by provisioning runs and password resets, which take turns on the same queue.
+ */
+export async function releaseOnce(
+  deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'queue'>,
+  markerKey: { PK: string; SK: string },
+  next: ProvisioningMessage,
+  marker?: Record<string, unknown>,
+): Promise<void> {
+  const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: markerKey, ConsistentRead: true }))).Item;
   if (!done || done.released === true) return;
   await deps.queue.send([next]);
   try {
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: key, UpdateExpression: 'SET released = :yes', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':yes': true } }));
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: markerKey, UpdateExpression: 'SET released = :yes', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':yes': true } }));
   } catch (error) {
-    // The run was deleted meanwhile (its user's deletion): nothing to mark.
+    // The job was deleted meanwhile (its user's deletion): nothing to mark.
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }

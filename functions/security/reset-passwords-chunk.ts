@@ -14,7 +14,7 @@ import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../pr
 import { CHUNK_BUDGET_MS, LEASE_RETRY_SECONDS, MAX_REQUEUES, RATE_LIMIT_ATTEMPTS, releaseLease, SERVER_ERROR_ATTEMPTS, takeLease, type Pacing } from '../provisioning/provision-accounts';
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import type { AccountPolicy, ProvisioningAdapter, SetPasswordOutcome } from '../provisioning/provisioning-port';
-import { finishReset, failReset, readReset, resetKey } from './reset-passwords';
+import { finishReset, failReset, readReset, releaseNextReset, resetKey } from './reset-passwords';
 
 /**
  * One chunk of a Reset Passwords job (a shard's accounts between two rows), on the provisioning
@@ -68,9 +68,15 @@ export const resetChunk =
   (deps: ResetChunkDeps) =>
   async (message: ResetChunkMessage): Promise<void> => {
     const { userId, jobId } = message;
-    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.passwordResetChunk(userId, jobId, message.chunk), ConsistentRead: true }));
-    if (seen) return finishReset(deps, userId, jobId);
-    const job = await readReset(deps, userId, jobId);
+    const [{ Item: seen }, job] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.passwordResetChunk(userId, jobId, message.chunk), ConsistentRead: true })),
+      readReset(deps, userId, jobId),
+    ]);
+    // Done already: the delivery that did it may have died before releasing the next chunk or ending the job.
+    if (seen) {
+      if (job) await releaseNextReset(deps, job, message.chunk, seen);
+      return finishReset(deps, userId, jobId);
+    }
     if (!job || job.status !== 'running') return;
     // One delivery of a chunk at a time (the provisioning chunks' lease: job ids are unique).
     const holder = randomUUID();
@@ -287,10 +293,12 @@ async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: R
   return counts;
 }
 
-/** The chunk's tally added to the job with its done marker, in one transaction (once), then the job's end checked. */
-export async function markResetChunkDone(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, job: Record<string, unknown>, message: ResetChunkMessage): Promise<void> {
+/** The chunk's tally added to the job with its done marker, in one transaction (once); then the next chunk released and the job's end checked. */
+export async function markResetChunkDone(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>, job: Record<string, unknown>, message: ResetChunkMessage): Promise<void> {
   const at = deps.now().toISOString();
   const tally = await chunkTally(deps, job, message);
+  // Undefined when an earlier delivery wrote the marker: releaseNextReset reads it.
+  let marker: Record<string, unknown> | undefined;
   try {
     await withRetry('Recording a password reset chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
       deps.db.send(
@@ -316,9 +324,12 @@ export async function markResetChunkDone(deps: Pick<ResetChunkDeps, 'db' | 'tabl
         }),
       ),
     );
+    // Written here: the next chunk is not released yet.
+    marker = { released: false };
   } catch (error) {
     if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
   }
+  await releaseNextReset(deps, job, message.chunk, marker);
   await finishReset(deps, message.userId, message.jobId);
 }
 
@@ -338,6 +349,7 @@ export const recordDeadResetChunk =
       await markResetChunkDone(deps, job, message);
       return;
     }
+    await releaseNextReset(deps, job, message.chunk, seen);
     await finishReset(deps, message.userId, message.jobId);
   };
 

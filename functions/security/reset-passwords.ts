@@ -5,7 +5,8 @@ import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus }
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
-import { chunkPlan, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
+import { chunkPlan, releaseOnce, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
+import { firstChunks, PROVISIONING_WINDOW, windowOf } from '../provisioning/chunk-window';
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 
@@ -206,8 +207,22 @@ export const resetChunks = (userId: string, jobId: string, shards: number, maxRo
   chunkPlan(userId, jobId, shards, maxRow).map((chunk) => ({ ...chunk, type: 'reset-chunk' }));
 
 /**
+ * Fair turns on the shared provisioning queue, as for provisioning runs (provisioning-jobs.ts
+ * releaseNext): a done chunk c of a running reset puts chunk c + window on the queue, once.
+ * A reset planned before windows (no `window`) queued every chunk already.
+ */
+export async function releaseNextReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'queue'>, job: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
+  const window = windowOf(job);
+  if (!window || job.status !== 'running') return;
+  const userId = String(job.userId);
+  const jobId = String(job.id);
+  const next = resetChunks(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0))[chunk + window];
+  if (next) await releaseOnce(deps, keys.passwordResetChunk(userId, jobId, chunk), next, marker);
+}
+
+/**
  * A reset-start message: count the accounts, fix the chunk plan (a conditional write: a
- * redelivered start plans the same) and queue the chunks once.
+ * redelivered start plans the same) and queue its first window of chunks once.
  */
 export const planReset =
   (deps: ResetDeps) =>
@@ -227,10 +242,10 @@ export const planReset =
           new UpdateCommand({
             TableName: deps.tableName,
             Key: resetKey(userId, jobId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at',
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, #window = :window, startedAt = :at, updatedAt = :at',
             ConditionExpression: '#status = :queued',
-            ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
-            ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at },
+            ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#window': 'window' },
+            ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':window': PROVISIONING_WINDOW, ':at': at },
           }),
         );
       } catch (error) {
@@ -242,7 +257,9 @@ export const planReset =
     if (job.status !== 'running') return;
     if (Number(job.chunks) === 0) return finishReset(deps, userId, jobId);
     if (job.chunksQueued === true) return;
-    await deps.queue.send(resetChunks(userId, jobId, Number(job.shards), Number(job.maxRow)));
+    // Its first window of chunks (it shares the provisioning queue's fair turns): each one done puts
+    // the next on the queue (releaseNextReset).
+    await deps.queue.send(firstChunks(resetChunks(userId, jobId, Number(job.shards), Number(job.maxRow)), windowOf(job)));
     await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: resetKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
   };
 
