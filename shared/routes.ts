@@ -333,9 +333,12 @@ export const cognitoTriggerAccess: FunctionAccess = { table: ['GetItem', 'PutIte
 export type WorkerName = NonNullable<QueueDefinition['worker'] | QueueDefinition['deadLetterWorker']>;
 
 export const workerAccess: Record<WorkerName, FunctionAccess> = {
-  // Welcome and notification e-mails; credential sends: plans their chunks, claims and records
-  // each account (passwords decrypted to render them; one-time links issued: PutItem in a
-  // transaction), writes the MailMessage items and the counts, queues chunks again.
+  // Welcome and notification e-mails; credential sends: plans their chunks, leases each chunk
+  // (its MailSendChunk item), claims and records each account in the project's MAIL state blocks
+  // (PutItem; passwords decrypted to render them; one-time links issued: PutItem in a
+  // transaction), marks the chunk done with the send's counts and the project's e-mail counters
+  // in one transaction, queues chunks again. No item per e-mail: SES's events find the account
+  // by the e-mail's tags.
   'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).

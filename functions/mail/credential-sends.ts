@@ -16,6 +16,7 @@ import { ConflictError, NotFoundError } from '../core/errors';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
 import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitions';
+import { STATE_BLOCK_ROWS } from '../accounts/account-states';
 import { assertCredentialEmails } from '../usage/plan-usage';
 import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
 
@@ -26,7 +27,10 @@ import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
  * (functions/mail/send-credentials.ts). One send per project at a time. docs/email.md.
  */
 
-/** Accounts per chunk message: one shard's rows in a range that holds about this many. */
+/**
+ * Accounts per chunk message (one shard's rows in a range that holds about this many) unless the
+ * plan sizes them (PlanSendDeps.chunkAccounts), and for sends planned before chunks were sized.
+ */
 export const MAIL_CHUNK_ACCOUNTS = 100;
 /** How long a send waits for its bulk job's accounts before it gives up. */
 export const WAITING_LIMIT_MS = 30 * 60 * 1000;
@@ -43,6 +47,16 @@ export interface StartSendDeps extends SendJobDeps {
   plan: (userId: string) => Promise<PlanId>;
   /** Whether one-time links can be issued here (functions/mail/credential-link-port.ts). */
   linksAvailable: boolean;
+}
+
+export interface PlanSendDeps extends SendJobDeps {
+  /**
+   * Accounts per chunk for a send of `total` accounts (a multiple of STATE_BLOCK_ROWS: a state
+   * block belongs to one chunk). Each chunk costs a delivery's fixed round trips and its tail, so
+   * the mail worker makes them as large as its time budget at the paced rate allows
+   * (mailChunkAccounts in send-credentials.ts). Default MAIL_CHUNK_ACCOUNTS.
+   */
+  chunkAccounts?: (total: number) => number;
 }
 
 export const sendKey = (userId: string, sendId: string) => keys.mailSend(userId, sendId);
@@ -231,10 +245,16 @@ export const startSend =
  * accounts of that shard; one account's send is one chunk of its row. The same plan always gives
  * the same chunks, so a plan that runs twice queues the same messages (a chunk is done once).
  */
-export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number): CredentialsChunkMessage[] {
+export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number, accountsPerChunk = MAIL_CHUNK_ACCOUNTS): CredentialsChunkMessage[] {
   if (accountRow !== undefined) return [{ type: 'credentials', userId, sendId, chunk: 0, shard: accountRow % Math.max(1, shards), fromRow: accountRow, toRow: accountRow }];
-  return rowRanges(shards, maxRow, MAIL_CHUNK_ACCOUNTS).map((range) => ({ type: 'credentials', userId, sendId, ...range }));
+  return rowRanges(shards, maxRow, accountsPerChunk).map((range) => ({ type: 'credentials', userId, sendId, ...range }));
 }
+
+/** A chunk size as planned: a whole number of state blocks (STATE_BLOCK_ROWS), else the default. */
+const chunkAccountsOf = (value: unknown): number => {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= STATE_BLOCK_ROWS && n % STATE_BLOCK_ROWS === 0 ? n : MAIL_CHUNK_ACCOUNTS;
+};
 
 /**
  * A send's first message: once the project's accounts exist (its bulk job ended), count the
@@ -242,7 +262,7 @@ export function chunkPlan(userId: string, sendId: string, shards: number, maxRow
  * is fixed by a conditional write, and chunks queued twice are done once.
  */
 export const planSend =
-  (deps: SendJobDeps) =>
+  (deps: PlanSendDeps) =>
   async (userId: string, sendId: string): Promise<void> => {
     let send = await readSend(deps, userId, sendId);
     if (!send) return;
@@ -264,17 +284,29 @@ export const planSend =
       const total = scopeCount(scope, project);
       const shards = shardsOf(project);
       const maxRow = total > 0 && scope !== 'account' ? await maxAccountRow(deps.db, deps.tableName, userId, projectId, shards) : 0;
-      const chunks = total > 0 ? chunkPlan(userId, sendId, shards, maxRow, scope === 'account' ? Number(send.accountRow) : undefined).length : 0;
+      // Fixed here with the plan (stored on the send): a plan that runs again queues the same chunks.
+      const chunkAccounts = chunkAccountsOf(deps.chunkAccounts?.(total) ?? MAIL_CHUNK_ACCOUNTS);
+      const chunks = total > 0 ? chunkPlan(userId, sendId, shards, maxRow, scope === 'account' ? Number(send.accountRow) : undefined, chunkAccounts).length : 0;
       const at = deps.now().toISOString();
       try {
         await deps.db.send(
           new UpdateCommand({
             TableName: deps.tableName,
             Key: sendKey(userId, sendId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at',
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, chunkAccounts = :chunkAccounts, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at',
             ConditionExpression: '#status IN (:waiting, :queued)',
             ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
-            ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
+            ExpressionAttributeValues: {
+              ':running': 'running',
+              ':total': total,
+              ':chunks': chunks,
+              ':chunkAccounts': chunkAccounts,
+              ':shards': shards,
+              ':maxRow': maxRow,
+              ':at': at,
+              ':waiting': 'waiting',
+              ':queued': 'queued',
+            },
           }),
         );
       } catch (error) {
@@ -292,7 +324,7 @@ export const planSend =
 
 /** The chunk messages of a planned send. */
 export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>
-  chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined);
+  chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined, chunkAccountsOf(send.chunkAccounts));
 
 /** Ends a send as failed with the reason and gives the project's lock back. Accounts not reached keep their status. */
 export async function failSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string, reason: string): Promise<void> {

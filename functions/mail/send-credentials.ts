@@ -7,7 +7,7 @@ import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../sh
 import type { SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { channelAttributes, overlayState, rowOf, type StateEntry } from '../accounts/account-states';
+import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -16,7 +16,7 @@ import { logger } from '../core/logger';
 import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
-import { failSend, finishSend, readSend, sendKey, type SendJobDeps } from './credential-sends';
+import { failSend, finishSend, MAIL_CHUNK_ACCOUNTS, readSend, sendKey, type SendJobDeps } from './credential-sends';
 import type { CredentialsChunkMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
@@ -138,7 +138,7 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
 /**
  * Mail worker, one chunk of a send:
  * 1. A chunk already done (redelivery) only re-checks the send's completion; one delivery of a
- *    chunk at a time (a lease on the chunk's item), a copy waits on the queue.
+ *    chunk at a time (a lease on the chunk's item, taken while step 2 reads), a copy waits on the queue.
  * 2. The chunk's accounts are read with their MAIL state blocks (functions/accounts/
  *    account-states.ts: what sends recorded per account lives there, not on the account items);
  *    the lease makes this delivery the blocks' one writer. Accounts this send claimed but never
@@ -170,19 +170,19 @@ export const sendChunk =
     if (marker?.doneAt) return finishSend(deps, userId, sendId);
     if (!send || send.status !== 'running') return;
     const holder = randomUUID();
-    if (!(await takeLease(deps, message, holder))) {
-      await deps.queue.send([message], LEASE_RETRY_SECONDS);
-      return;
-    }
-    let outcome: 'done' | 'requeued';
+    let outcome: 'done' | 'requeued' | 'held';
     try {
-      outcome = await sendLeased(deps, message, send);
+      outcome = await sendLeased(deps, message, send, holder);
     } catch (error) {
       await releaseLease(deps, message, holder);
       throw error;
     }
-    // The chunk is recorded: its lease is given back while the send checks whether it is complete.
-    await Promise.all([releaseLease(deps, message, holder), outcome === 'done' ? finishSend(deps, userId, sendId) : undefined]);
+    // Another delivery holds the chunk: this copy waits on the queue.
+    if (outcome === 'held') return deps.queue.send([message], LEASE_RETRY_SECONDS);
+    // A chunk marked done needs no lease given back (no lease is taken on a done chunk): the
+    // send checks whether it is complete. The rest of a chunk went back on the queue: its lease
+    // is given back so that the next delivery can take it at once.
+    await (outcome === 'done' ? finishSend(deps, userId, sendId) : releaseLease(deps, message, holder));
   };
 
 /**
@@ -212,18 +212,31 @@ const mailStateOf = (account: Record<string, unknown>): StateEntry =>
   Object.fromEntries(channelAttributes.MAIL.filter((name) => account[name] !== undefined).map((name) => [name, account[name] as string | number | boolean]));
 
 /** One leased delivery of a chunk: 'done' once the chunk is marked done, 'requeued' when its rest went back on the queue. */
-async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>): Promise<'done' | 'requeued'> {
+async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>, holder: string): Promise<'done' | 'requeued' | 'held'> {
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
   const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
-  // The accounts, their blocks, the suppression list and the key, read at once.
-  const [items, loaded, suppressed, cipher] = await Promise.all([
-    chunkAccounts(deps, userId, projectId, message),
-    writer.load(message.fromRow, message.toRow, message.shard),
-    suppressionsOf(deps, userId),
-    send.delivery === 'password' ? deps.cipher() : undefined,
-  ]);
+  // The lease, the accounts, their blocks, the suppression list and the key, at once (one round
+  // trip fewer per chunk). Blocks read before the lease was taken are safe: each block is written
+  // only if its version is still the one read, so a delivery that wrote meanwhile stops this one
+  // (StateBlockConflict) before anything is claimed or sent.
+  const leased = takeLease(deps, message, holder);
+  let read;
+  try {
+    read = await Promise.all([
+      chunkAccounts(deps, userId, projectId, message),
+      writer.load(message.fromRow, message.toRow, message.shard),
+      suppressionsOf(deps, userId),
+      send.delivery === 'password' ? deps.cipher() : undefined,
+    ]);
+  } catch (error) {
+    // Settled before the caller gives the lease back (else a lease written after that would stand).
+    await leased.catch(() => false);
+    throw error;
+  }
+  if (!(await leased)) return 'held';
+  const [items, loaded, suppressed, cipher] = read;
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
   const accounts = items.map((item) => overlayState(item, { PROV: new Map(), MAIL: loaded }));
 
@@ -450,7 +463,34 @@ export function mailTags(target: { userId: string; projectId: string; row: numbe
  */
 export function pacerFor(rate: number, workers: number, clock: () => number, sleep: Sleep): EvenPacer {
   // Unpaced, a throttled answer still holds every call of the worker.
-  return new EvenPacer(rate > 0 ? Math.ceil((1000 * Math.max(1, workers)) / rate) + 1 : 0, clock, sleep);
+  return new EvenPacer(sendSpacingMs(rate, workers), clock, sleep);
+}
+
+/** The least time between two sends of one worker invocation (0: unpaced). */
+export const sendSpacingMs = (rate: number, workers: number): number => (rate > 0 ? Math.ceil((1000 * Math.max(1, workers)) / rate) + 1 : 0);
+
+/** The largest chunk of a send (unpaced, 8 SendEmail calls in flight: a few seconds of a delivery). */
+export const MAX_MAIL_CHUNK_ACCOUNTS = 500;
+/** The share of a delivery's budget (MAIL_CHUNK_BUDGET_MS) a chunk takes at the paced rate: the rest is for a slow SES and throttled waits. */
+const PACED_BUDGET_SHARE = 0.75;
+/** Chunks per worker at least, for a send large enough: every worker has work to the end of the send. */
+const CHUNKS_PER_WORKER = 4;
+
+/**
+ * Accounts per chunk of a send of `total` accounts (the plan's chunkAccounts). Every chunk costs
+ * its delivery's fixed round trips (lease, accounts and blocks, claim, tally, done) and a tail
+ * (its last e-mails in flight with no new one started): with 100 a chunk, 10,000 e-mails at
+ * full speed spent a third of their time there. So a chunk is as large as fits in three
+ * quarters of the delivery's budget at the worker's paced rate (200 at 14/s over 2 workers),
+ * at most MAX_MAIL_CHUNK_ACCOUNTS, small enough that each worker gets CHUNKS_PER_WORKER chunks,
+ * never below MAIL_CHUNK_ACCOUNTS; whole state blocks (one writer per block).
+ */
+export function mailChunkAccounts(total: number, rate: number, workers: number): number {
+  const spacing = sendSpacingMs(rate, workers);
+  const byBudget = spacing > 0 ? (MAIL_CHUNK_BUDGET_MS * PACED_BUDGET_SHARE) / spacing : Number.POSITIVE_INFINITY;
+  const bySpread = total / (CHUNKS_PER_WORKER * Math.max(1, workers));
+  const size = Math.floor(Math.min(MAX_MAIL_CHUNK_ACCOUNTS, byBudget, bySpread) / STATE_BLOCK_ROWS) * STATE_BLOCK_ROWS;
+  return Math.max(MAIL_CHUNK_ACCOUNTS, size);
 }
 
 interface ChunkTally {

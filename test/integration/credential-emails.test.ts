@@ -298,11 +298,11 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
   });
 
   /** A send started and planned as the route and the first message do; its chunk messages. */
-  async function plannedSend(projectId: string, body: unknown) {
+  async function plannedSend(projectId: string, body: unknown, chunkAccounts?: number) {
     queued.length = 0;
     const start = startSend({ ...deps, newId: timeOrderedId, plan: async () => 'pro', linksAvailable: false });
     const send = await start(user.sub, projectId, sendCredentialsSchema.parse(body));
-    await planSend(deps)(user.sub, send.id);
+    await planSend({ ...deps, ...(chunkAccounts ? { chunkAccounts: () => chunkAccounts } : {}) })(user.sub, send.id);
     return { send, chunks: queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number') };
   }
 
@@ -321,6 +321,69 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     const counts = (await projectOf(user, created.project.id)).emailCounts;
     expect(accepted(counts)).toBe(12);
     expect(counts).toMatchObject({ notSent: 0 });
+  });
+
+  it('chunks sized by the plan (200 accounts) cover every account once, and each chunk delivered twice at once sends each e-mail once', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Large chunks', csvData: people(250, 'Large') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' }, 200);
+    expect(chunks.map((c) => [c.fromRow, c.toRow])).toEqual([
+      [1, 200],
+      [201, 250],
+    ]);
+    expect((await readSend(deps, user.sub, send.id))?.chunkAccounts).toBe(200);
+    const run = sendChunk(deps);
+    await Promise.all(chunks.flatMap((chunk) => [run(chunk), run(chunk)]));
+    for (const copy of queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number').slice(chunks.length)) await run(copy);
+    const perAddress = new Map<string, number>();
+    for (const mail of await mailStore()) for (const to of mail.destination.to) if (to.startsWith('large')) perAddress.set(to, (perAddress.get(to) ?? 0) + 1);
+    expect(perAddress.size).toBe(250);
+    expect([...perAddress.values()].every((n) => n === 1)).toBe(true);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', total: 250, sent: 250, failed: 0 });
+    expect(accepted((await projectOf(user, created.project.id)).emailCounts)).toBe(250);
+  });
+
+  it('a delivery that read the chunk before another one recorded e-mails (its lease taken after that one gave the chunk back) sends none of them again: it stops, and the next delivery sends the rest once', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Stale reads', csvData: people(40, 'Stale') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' });
+    // Delivery A: its lease request is held back until delivery B has run; its reads are not.
+    let releaseLease!: () => void;
+    const leaseHeld = new Promise<void>((resolve) => (releaseLease = resolve));
+    const leaseKey = keys.mailSendChunk(user.sub, send.id, chunks[0]!.chunk);
+    let reads = 0;
+    let inFlight = 0;
+    const slowLease = {
+      send: async (command: { input: { Key?: { SK?: string } } }) => {
+        if (command instanceof UpdateCommand && command.input.Key?.SK === leaseKey.SK) {
+          await leaseHeld;
+          return deps.db.send(command as never);
+        }
+        inFlight++;
+        try {
+          return await deps.db.send(command as never);
+        } finally {
+          inFlight--;
+          reads++;
+        }
+      },
+    } as unknown as SendChunkDeps['db'];
+    const a = sendChunk({ ...deps, db: slowLease })(chunks[0]!);
+    // A's reads (the chunk's marker and send, then its accounts, block and the suppression list: nothing claimed yet) are done before B starts.
+    await expect.poll(() => inFlight === 0 && reads >= 5, { timeout: 10_000, interval: 20 }).toBe(true);
+    // Delivery B sends 5 e-mails, then SES throttles it past its budget: it records the 5, gives the lease back and requeues the rest.
+    let calls = 0;
+    const throttledAfterFive: CredentialMailer = {
+      send: async (email, tags) => (++calls <= 5 ? deps.mailer.send(email, tags) : { kind: 'throttled', message: 'Maximum sending rate exceeded.' }),
+    };
+    await sendChunk({ ...deps, mailer: throttledAfterFive, concurrency: 1, budgetMs: 1500, random: () => 0 })(chunks[0]!);
+    const requeued = queued.filter((m): m is CredentialsChunkMessage => m.chunk === chunks[0]!.chunk && m.requeues === 1);
+    expect(requeued).toHaveLength(1);
+    releaseLease();
+    // A takes the lease now, with what it read before B's writes: its claim finds B's block changed.
+    await expect(a).rejects.toThrow('An account state block was written by another delivery');
+    await sendChunk(deps)(requeued[0]!);
+    for (let i = 0; i < 40; i++) expect(await mailsTo(`stale${i}@example.com`)).toHaveLength(1);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', total: 40, sent: 40, failed: 0 });
+    expect(accepted((await projectOf(user, created.project.id)).emailCounts)).toBe(40);
   });
 
   it('a delivery that died after SES took an e-mail does not send it again: the account fails with the reason; Resend failed sends it and a refusal keeps SES\'s words', async () => {

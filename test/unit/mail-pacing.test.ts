@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { pacerFor } from '../../functions/mail/send-credentials';
+import { chunkPlan, MAIL_CHUNK_ACCOUNTS } from '../../functions/mail/credential-sends';
+import { MAIL_CHUNK_BUDGET_MS, mailChunkAccounts, MAX_MAIL_CHUNK_ACCOUNTS, pacerFor, sendSpacingMs } from '../../functions/mail/send-credentials';
+import { STATE_BLOCK_ROWS } from '../../functions/accounts/account-states';
 
 /**
  * The mail workers' pacing at SES's default 14 e-mails a second over the mail queue's two
@@ -53,5 +55,42 @@ describe('mail pacing across workers', () => {
     pacer.holdFor(1500);
     await pacer.take();
     expect(now).toBe(1500);
+  });
+});
+
+describe('the size of a send\'s chunks', () => {
+  it('is as large as three quarters of a delivery\'s budget at the paced rate allows, whole state blocks, within the bounds', () => {
+    // 14/s over 2 workers: a send every 144 ms per worker; 200 accounts take 28.8 s of the 40 s budget.
+    expect(mailChunkAccounts(10_000, 14, 2)).toBe(200);
+    expect(200 * sendSpacingMs(14, 2)).toBeLessThanOrEqual(0.75 * MAIL_CHUNK_BUDGET_MS);
+    // Unpaced: the largest chunk; a slow rate: never below the default.
+    expect(mailChunkAccounts(10_000, 0, 2)).toBe(MAX_MAIL_CHUNK_ACCOUNTS);
+    expect(mailChunkAccounts(10_000, 2, 2)).toBe(MAIL_CHUNK_ACCOUNTS);
+    for (const [total, rate] of [[10_000, 14], [10_000, 0], [1_000_000, 50], [3_000, 0], [1, 0], [7_777, 31]] as const) {
+      const size = mailChunkAccounts(total, rate, 2);
+      expect(size % STATE_BLOCK_ROWS).toBe(0);
+      expect(size).toBeGreaterThanOrEqual(MAIL_CHUNK_ACCOUNTS);
+      expect(size).toBeLessThanOrEqual(MAX_MAIL_CHUNK_ACCOUNTS);
+    }
+  });
+
+  it('leaves every worker several chunks of a send: a small send keeps the default', () => {
+    expect(mailChunkAccounts(300, 0, 2)).toBe(MAIL_CHUNK_ACCOUNTS);
+    expect(mailChunkAccounts(2_400, 0, 2)).toBe(300);
+    expect(chunkPlan('u', 's', 1, 2_400, undefined, mailChunkAccounts(2_400, 0, 2))).toHaveLength(8);
+  });
+
+  it('plans every row of every shard once, in ranges of one shard', () => {
+    for (const [shards, maxRow, size] of [[1, 10_000, 500], [10, 10_000, 500], [3, 1_234, 200], [16, 50_001, 300]] as const) {
+      const chunks = chunkPlan('u', 's', shards, maxRow, undefined, size);
+      const seen = new Map<number, number>();
+      for (const chunk of chunks) {
+        expect(chunk.fromRow).toBeLessThanOrEqual(chunk.toRow);
+        for (let row = chunk.fromRow; row <= chunk.toRow; row++) if (row % shards === chunk.shard) seen.set(row, (seen.get(row) ?? 0) + 1);
+      }
+      expect(seen.size).toBe(maxRow);
+      expect([...seen.values()].every((n) => n === 1)).toBe(true);
+      expect(chunks.map((c) => c.chunk)).toEqual(chunks.map((_, i) => i));
+    }
   });
 });
