@@ -19,6 +19,8 @@ import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitio
 import { STATE_BLOCK_ROWS } from '../accounts/account-states';
 import { assertCredentialEmails } from '../usage/plan-usage';
 import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
+import { queues } from '../../shared/routes';
+import { firstChunks, windowOf } from '../provisioning/chunk-window';
 
 /**
  * Credentials sends: a job like a provisioning run (functions/provisioning/provisioning-jobs.ts is
@@ -293,14 +295,15 @@ export const planSend =
           new UpdateCommand({
             TableName: deps.tableName,
             Key: sendKey(userId, sendId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, chunkAccounts = :chunkAccounts, shards = :shards, maxRow = :maxRow, startedAt = :at, updatedAt = :at',
+            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, chunkAccounts = :chunkAccounts, shards = :shards, maxRow = :maxRow, #window = :window, startedAt = :at, updatedAt = :at',
             ConditionExpression: '#status IN (:waiting, :queued)',
-            ExpressionAttributeNames: { '#status': 'status', '#total': 'total' },
+            ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#window': 'window' },
             ExpressionAttributeValues: {
               ':running': 'running',
               ':total': total,
               ':chunks': chunks,
               ':chunkAccounts': chunkAccounts,
+              ':window': MAIL_WINDOW,
               ':shards': shards,
               ':maxRow': maxRow,
               ':at': at,
@@ -318,9 +321,41 @@ export const planSend =
     if (send.status !== 'running') return;
     if (Number(send.chunks) === 0) return finishSend(deps, userId, sendId);
     if (send.chunksQueued === true) return;
-    await deps.queue.send(planOf(send));
+    // Its first window of chunks: each one done puts the next on the queue (releaseNextChunk).
+    await deps.queue.send(firstChunks(planOf(send), windowOf(send)));
     await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: sendKey(userId, sendId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
   };
+
+/**
+ * Chunks of one send on the shared mail queue at once: as many as the queue has workers. Another
+ * user's five e-mails, queued after a 10,000-mail send (minutes at SES's rate), then wait behind
+ * at most this many chunks instead of all of them (the provisioning queue's turns,
+ * functions/provisioning/chunk-window.ts).
+ */
+export const MAIL_WINDOW = queues.find((q) => q.name === 'mail')?.maxConcurrency ?? 2;
+
+/**
+ * A done chunk c of a running send puts chunk c + window on the queue, once: the chunk's item
+ * records `released` after the queue took it, so a redelivered done chunk releases nothing new
+ * (one that died in between may queue it twice: the copy finds it leased or done). `marker`:
+ * the chunk item when the caller holds it. A send planned before windows queued every chunk.
+ */
+export async function releaseNextChunk(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'queue'>, send: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
+  const window = windowOf(send);
+  if (!window || send.status !== 'running') return;
+  const next = planOf(send).find((c) => c.chunk === chunk + window);
+  if (!next) return;
+  const key = keys.mailSendChunk(String(send.userId), String(send.id), chunk);
+  const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
+  if (!done?.doneAt || done.released === true) return;
+  await deps.queue.send([next]);
+  try {
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: key, UpdateExpression: 'SET released = :yes', ConditionExpression: 'attribute_exists(doneAt)', ExpressionAttributeValues: { ':yes': true } }));
+  } catch (error) {
+    // Erased meanwhile (the user's deletion): nothing to mark.
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
 
 /** The chunk messages of a planned send. */
 export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>

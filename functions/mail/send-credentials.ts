@@ -16,7 +16,7 @@ import { logger } from '../core/logger';
 import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
-import { failSend, finishSend, MAIL_CHUNK_ACCOUNTS, readSend, sendKey, type SendJobDeps } from './credential-sends';
+import { failSend, finishSend, MAIL_CHUNK_ACCOUNTS, readSend, releaseNextChunk, sendKey, type SendJobDeps } from './credential-sends';
 import type { CredentialsChunkMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
@@ -167,7 +167,11 @@ export const sendChunk =
       deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.mailSendChunk(userId, sendId, message.chunk), ConsistentRead: true })),
       readSend(deps, userId, sendId),
     ]);
-    if (marker?.doneAt) return finishSend(deps, userId, sendId);
+    // Done already: the delivery that did it may have died before releasing the next chunk or ending the send.
+    if (marker?.doneAt) {
+      if (send) await releaseNextChunk(deps, send, message.chunk, marker);
+      return finishSend(deps, userId, sendId);
+    }
     if (!send || send.status !== 'running') return;
     const holder = randomUUID();
     let outcome: 'done' | 'requeued' | 'held';
@@ -552,7 +556,7 @@ async function eventStates(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: 
  * counters and the accounts never sent to add up to its accounts.
  */
 export async function markChunkDone(
-  deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>,
+  deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>,
   send: Record<string, unknown>,
   message: CredentialsChunkMessage,
   tally: ChunkTally,
@@ -562,6 +566,8 @@ export async function markChunkDone(
   const at = deps.now().toISOString();
   const { results, project } = tally;
   const moves = [...project.entries()].filter(([, by]) => by !== 0);
+  // Undefined when another delivery marked it done: releaseNextChunk reads the chunk item.
+  let marker: Record<string, unknown> | undefined;
   try {
     await withRetry('Recording a credential e-mail chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
       deps.db.send(
@@ -602,6 +608,8 @@ export async function markChunkDone(
         }),
       ),
     );
+    // Marked done here: the next chunk is not released yet.
+    marker = { doneAt: at, released: false };
   } catch (error) {
     if (!(error instanceof TransactionCanceledException)) throw error;
     const reasons = error.CancellationReasons ?? [];
@@ -610,6 +618,7 @@ export async function markChunkDone(
     // Done already by another delivery.
     if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
   }
+  await releaseNextChunk(deps, send, message.chunk, marker);
   if (options.finish !== false) await finishSend(deps, message.userId, message.sendId);
 }
 

@@ -6,7 +6,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
-import { startSend, planSend, readSend, sendView } from '../../functions/mail/credential-sends';
+import { MAIL_WINDOW, planOf, startSend, planSend, readSend, sendView } from '../../functions/mail/credential-sends';
 import { INTERRUPTED_MESSAGE, mailTags, sendChunk, type SendChunkDeps } from '../../functions/mail/send-credentials';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { sesEventsOf, snsEnvelope, type SesEventRecord } from '../../bin/local/ses-events';
@@ -303,8 +303,31 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     const start = startSend({ ...deps, newId: timeOrderedId, plan: async () => 'pro', linksAvailable: false });
     const send = await start(user.sub, projectId, sendCredentialsSchema.parse(body));
     await planSend({ ...deps, ...(chunkAccounts ? { chunkAccounts: () => chunkAccounts } : {}) })(user.sub, send.id);
-    return { send, chunks: queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number') };
+    // Every chunk of the plan (the queue was given its first window: MAIL_WINDOW).
+    return { send, chunks: planOf((await readSend(deps, user.sub, send.id))!) };
   }
+  const queuedChunks = () => queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number').map((m) => m.chunk);
+
+  it("takes turns on the shared mail queue: a window of the send's chunks, each chunk done releasing the next once", async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Turns', csvData: people(250, 'Turns') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' }, 50);
+    expect(chunks).toHaveLength(5);
+    expect(MAIL_WINDOW).toBe(2);
+    expect(queuedChunks()).toEqual([0, 1]);
+    const run = sendChunk(deps);
+    await run(chunks[0]!);
+    expect(queuedChunks()).toEqual([0, 1, 2]);
+    // Redelivered once done: nothing released twice.
+    await run(chunks[0]!);
+    expect(queuedChunks()).toEqual([0, 1, 2]);
+    for (const chunk of chunks.slice(1)) await run(chunk);
+    expect(queuedChunks()).toEqual([0, 1, 2, 3, 4]);
+    const perAddress = new Map<string, number>();
+    for (const mail of await mailStore()) for (const to of mail.destination.to) if (to.startsWith('turns')) perAddress.set(to, (perAddress.get(to) ?? 0) + 1);
+    expect(perAddress.size).toBe(250);
+    expect([...perAddress.values()].every((n) => n === 1)).toBe(true);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', total: 250, sent: 250, failed: 0 });
+  });
 
   it('the same chunk delivered three times (two at once) sends each e-mail once and counts it once', async () => {
     const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Replayed', csvData: people(12, 'Replay') } });
