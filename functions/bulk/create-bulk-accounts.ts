@@ -2,7 +2,7 @@ import { createPasswordGenerator, type RandomBytes } from '../../shared/generati
 import { rejectedRowsPath, SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { secretContext, type Cipher } from '../core/encryption';
-import { NotFoundError, ValidationError, WriteInterruptedError } from '../core/errors';
+import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
@@ -10,7 +10,7 @@ import { projectItem, projectView, type ProjectRecord } from '../projects/projec
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
-import type { BulkStore, Item } from './bulk-store';
+import { LOCK_TTL_MS, type BulkStore, type Item } from './bulk-store';
 import { checkCsvText, checkRows, type CheckedRow } from './check-rows';
 import { usernameSlots, usernamesFor } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
@@ -73,14 +73,17 @@ export interface PreparedCreation {
   asJob?: boolean;
 }
 
-/** How long a bulk creation that becomes a job may hold the user's username lock before others may take it. */
-export const LOCK_TTL_MS = 15 * 60 * 1000;
+/** How long a job may hold the user's username lock before others may take it (its chunks extend it). */
+export { LOCK_TTL_MS } from './bulk-store';
 /**
  * The same for one answered at once: the request's own life (Lambda stops it after 10 s, API
  * Gateway after 30 s) and a margin. A request that dies holding the lock then blocks its user for
  * a minute at most, not for a job's quarter of an hour.
  */
 export const SYNC_LOCK_TTL_MS = 60 * 1000;
+/** A request claims its names only this long before its lock lapses at the latest. */
+const SYNC_FENCE_MARGIN_MS = 20 * 1000;
+const SYNC_TOO_SLOW = 'Creating the accounts took too long and was stopped before anything was written. Please try again.';
 
 /**
  * POST /api/bulk-create.
@@ -218,6 +221,9 @@ export const createBulkAccounts =
       ];
       // The names become these accounts' own before anything else is written: a name another
       // account holds fails the request (409, counters given back) instead of being shared.
+      // Only while the lock is surely this request's: once it lapses, a job may take it and write
+      // its names without conditions, having read the names before these (process-chunk.ts).
+      if (deps.now().getTime() > started.getTime() + SYNC_LOCK_TTL_MS - SYNC_FENCE_MARGIN_MS) throw new ServiceUnavailableError(SYNC_TOO_SLOW);
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
       await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
