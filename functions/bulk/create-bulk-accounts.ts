@@ -12,7 +12,7 @@ import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
 import { LOCK_TTL_MS, type BulkStore, type Item } from './bulk-store';
 import { checkCsvText, checkRows, type CheckedRow } from './check-rows';
-import { usernameSlots, usernamesFor } from './usernames';
+import { usernameSlots, usernamesFor, withUsernameSlots } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 import { failedRowsOf, inlineFailed, rejectedRowItems, type RejectedRow } from './rejected-rows';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -132,7 +132,6 @@ export const createBulkAccounts =
     try {
       // Accounts from before username items existed count as taken too (once per user).
       await deps.store.adoptStoredUsernames(userId, usage.accountCount);
-      const slots = usernameSlots(valid, started.getUTCFullYear());
       const createdAt = started.toISOString();
       const project: ProjectRecord = {
         id: projectId,
@@ -168,7 +167,8 @@ export const createBulkAccounts =
         const job = await deps.jobs.start({
           userId,
           project,
-          rows: valid.map((person, i) => ({ ...person, ...slots[i]! })),
+          // Each row's slot as it is chunked: no second copy of every row.
+          rows: withUsernameSlots(valid, started.getUTCFullYear()),
           existingAccounts: usage.accountCount,
           passwordSettings: input.passwordSettings,
           lockOwner: projectId,
@@ -182,6 +182,7 @@ export const createBulkAccounts =
         return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning, ...mail } };
       }
 
+      const slots = usernameSlots(valid, started.getUTCFullYear());
       const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], usage.accountCount, projectId);
       const usernames = usernamesFor(slots, taken);
       const cipher = await deps.cipher();
