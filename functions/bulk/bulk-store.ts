@@ -24,7 +24,7 @@ export interface BulkStore {
    * Atomically adds one project and `accounts` accounts to the user's counters, only if the plan
    * still allows it and no other bulk creation holds the user's username lock; takes the lock.
    */
-  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<void>;
+  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<{ accountsBefore: number }>;
   /** Gives back counters (rows that were not created) and, when owner is set, the lock. */
   release(userId: string, change: { projects: number; accounts: number }, lockOwner?: string): Promise<void>;
   /**
@@ -138,7 +138,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         values[':maxBefore'] = limits.accountsTotal - accounts;
       }
       try {
-        await db.send(
+        const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.user(userId),
@@ -147,8 +147,11 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
             ExpressionAttributeNames: { '#until': 'until' },
             ExpressionAttributeValues: values,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            // The count as the lock was taken: one read before it may miss a creation that ended in between.
+            ReturnValues: 'UPDATED_NEW',
           }),
         );
+        return { accountsBefore: Number(Attributes?.accountCount ?? accounts) - accounts };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         if (!error.Item) throw new NotFoundError('User not found');

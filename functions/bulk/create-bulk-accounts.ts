@@ -122,7 +122,9 @@ export const createBulkAccounts =
 
     const started = deps.now();
     const projectId = prepared.projectId ?? deps.newId(started);
-    await deps.store.reserve(userId, usage, valid.length, {
+    // The user's accounts when the lock was taken: whether any name can be taken already (a job
+    // whose user had none reads no names; it must not miss one written after usage() read the count).
+    const { accountsBefore } = await deps.store.reserve(userId, usage, valid.length, {
       owner: projectId,
       now: started.getTime(),
       until: started.getTime() + (asJob ? LOCK_TTL_MS : SYNC_LOCK_TTL_MS),
@@ -131,7 +133,7 @@ export const createBulkAccounts =
     let written = false;
     try {
       // Accounts from before username items existed count as taken too (once per user).
-      await deps.store.adoptStoredUsernames(userId, usage.accountCount);
+      await deps.store.adoptStoredUsernames(userId, accountsBefore);
       const createdAt = started.toISOString();
       const project: ProjectRecord = {
         id: projectId,
@@ -169,7 +171,7 @@ export const createBulkAccounts =
           project,
           // Each row's slot as it is chunked: no second copy of every row.
           rows: withUsernameSlots(valid, started.getUTCFullYear()),
-          existingAccounts: usage.accountCount,
+          existingAccounts: accountsBefore,
           passwordSettings: input.passwordSettings,
           lockOwner: projectId,
           now: started,
@@ -183,7 +185,7 @@ export const createBulkAccounts =
       }
 
       const slots = usernameSlots(valid, started.getUTCFullYear());
-      const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], usage.accountCount, projectId);
+      const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], accountsBefore, projectId);
       const usernames = usernamesFor(slots, taken);
       const cipher = await deps.cipher();
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);

@@ -129,7 +129,7 @@ describe('bulk jobs (more than 1,000 rows)', () => {
  * its chunks on a queue no worker reads, so a test can deliver the real chunk bodies itself: in
  * any order, twice, altered, or to the dead-letter worker.
  */
-async function parkedJob(user: ApiUser, rows: number, prefix: string, options: { refuse?: number[] } = {}) {
+async function parkedJob(user: ApiUser, rows: number, prefix: string, options: { refuse?: number[]; usageReadBefore?: { accountCount: number } } = {}) {
   const db = testDb();
   const sqs = sqsClient();
   // The queue as the starter sees it: SendMessageBatch reports the refused chunks as Failed entries.
@@ -144,8 +144,11 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string, options: {
   } as unknown as SQSClient;
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `parked-${prefix}-${Date.now()}` }));
   const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+  const store = dynamoBulkStore(db, 'bulkonboard');
+  // The counts as read a moment earlier (another creation ended in between).
+  const stale = options.usageReadBefore;
   const create = createBulkAccounts({
-    store: dynamoBulkStore(db, 'bulkonboard'),
+    store: stale ? { ...store, usage: async (userId) => ({ ...(await store.usage(userId)), ...stale }) } : store,
     timeZone: async () => 'UTC',
     cipher: async () => aesGcmCipher(key),
     randomBytes,
@@ -475,6 +478,21 @@ describe('two creations a moment apart', () => {
     expect(second.accounts[0]!.username).toBe(`olgaberg${year}-2`);
     expect((await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, `olgaberg${year}`), ConsistentRead: true }))).Item).toMatchObject({ username: `olgaberg${year}` });
   }, 60_000);
+});
+
+describe('a job whose user had no account when its request read the counts', () => {
+  it('still reads the names of accounts created before it took the lock, and repeats none', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // Created after the job's request read 0 accounts, before it took the lock.
+    const earlier = await user.json<{ accounts: { username: string }[] }>('/api/bulk-create', { body: { projectName: 'Earlier', csvData: people(5, 'Race') } });
+    const { job, bodies } = await parkedJob(user, 1200, 'Race', { usageReadBefore: { accountCount: 0 } });
+    expect(bodies[0]!.existingAccounts).toBe(5);
+    await deliver(...bodies);
+    expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    const names = [...(await usernamesByRow(user.sub, job.projectId)).values(), ...earlier.accounts.map((a) => a.username)];
+    expect(new Set(names).size).toBe(1205);
+  }, 120_000);
 });
 
 describe('two jobs of one user whose names collide', () => {

@@ -16,7 +16,10 @@ function harness(options: { writeFails?: boolean; now?: () => Date } = {}) {
   const claimed: unknown[] = [];
   const store = {
     usage: async () => ({ plan: 'pro', projectCount: 0, accountCount: 0, stored: { projectCount: 0, accountCount: 0 } }),
-    reserve: async (_userId: string, _usage: unknown, _accounts: number, lock: { until: number; now: number }) => void locks.push(lock),
+    reserve: async (_userId: string, _usage: unknown, _accounts: number, lock: { until: number; now: number }) => {
+      locks.push(lock);
+      return { accountsBefore: 0 };
+    },
     release: async (...args: unknown[]) => void released.push(args),
     finish: async () => undefined,
     takenUsernames: async () => new Set<string>(),
