@@ -21,8 +21,6 @@ import type { BulkJob } from '../shared/schemas/bulk';
 import type { BulkUpload, BulkUploadForm } from '../shared/schemas/bulk-upload';
 
 const ROWS = Number(process.env.BENCH_UPLOAD_ROWS ?? 250_000);
-/** V8's old generation for the worker's 512 MB (lib/constructs/app-function.ts): a quarter of the memory. */
-const LAMBDA_OLD_SPACE_MB = 128;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export async function uploadBench(): Promise<void> {
@@ -62,10 +60,8 @@ export async function uploadBench(): Promise<void> {
     const lines = ['First Name,Last Name,Email'];
     for (let i = 0; i < ROWS; i++) lines.push(`First${i},Upload,u${i}@example.com`);
     const file = `${lines.join('\n')}\n`;
-    // Started before the clock, like a warm Lambda container: it waits for the start message. With
-    // the old-generation heap V8 gives a 512 MB Lambda (Node sizes it from the container's memory
-    // limit, a quarter of it); here it would size it from the machine's and collect far later.
-    const child = spawn(process.execPath, [`--max-old-space-size=${LAMBDA_OLD_SPACE_MB}`, '--import', 'tsx', path.join(projectRoot, 'bench', 'upload-worker-process.ts')], { cwd: projectRoot, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Started before the clock, like a warm Lambda container: it waits for the start message.
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'upload-worker-process.ts')], { cwd: projectRoot, env: process.env, stdio: ['ignore', 'pipe', 'pipe'] });
     worker = child;
     let workerOut = '';
     let workerErr = '';
@@ -102,7 +98,7 @@ export async function uploadBench(): Promise<void> {
     console.log(
       `  ${ROWS} rows (${(file.length / 1048576).toFixed(1)} MB): uploaded in ${seconds(uploaded)}, read and queued at ${seconds(read)}, all stored in ${seconds(total)} (job ${job.status}, ${job.done} done, ${job.failedCount} failed); ` +
         `BatchWrite of ${ROWS} ready items ${seconds(baseline)}; ratio ${(total / baseline).toFixed(2)}x (target <= 1.5x); ` +
-        `upload worker peak RSS ${workerRun.peakRssMb} MB (its own process incl. tsx, ${workerRun.importedRssMb} MB after import, heap as on a 512 MB Lambda: --max-old-space-size=${LAMBDA_OLD_SPACE_MB}; target < 256 MB)`,
+        `upload worker peak RSS ${workerRun.peakRssMb} MB (its own process incl. tsx, ${workerRun.importedRssMb} MB after import; target < 256 MB)`,
     );
     console.log(`  peak RSS of the bench process (stack, bulk workers, baseline items): ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`);
   } finally {
