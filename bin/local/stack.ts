@@ -54,6 +54,8 @@ export interface LocalStackOptions {
    * addresses, as on AWS. OUTBOUND_ALLOWED_ORIGINS in the environment does the same for npm start.
    */
   outboundAllowedOrigins?: readonly string[];
+  /** Queue workers this process does not run: a bench runs one in a process of its own to measure it alone (bench/upload.ts). */
+  externalWorkers?: readonly WorkerName[];
 }
 
 export interface LocalStack {
@@ -231,6 +233,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(q.deadLetterWorker ? [{ worker: q.deadLetterWorker, queueUrl: queueUrlMap[`${q.name}-dlq`]!, batchSize: 1, concurrency: 1 }] : []),
     ]);
     for (const { worker, queueUrl, batchSize, concurrency } of consumers) {
+      if (options.externalWorkers?.includes(worker)) continue;
       running.push(
         startPoller({
           name: worker,

@@ -33,7 +33,8 @@ export interface BulkJobStarter {
   start(job: {
     userId: string;
     project: ProjectRecord;
-    rows: (CheckedRow & UsernameSlot)[];
+    /** Read once, in order: a file's rows may be produced as they are chunked (memory: docs/bulk-files.md). */
+    rows: Iterable<CheckedRow & UsernameSlot>;
     /** The user's accounts before this job: 0 means no username can clash with an older one. */
     existingAccounts: number;
     passwordSettings: PasswordSettings;
@@ -61,7 +62,7 @@ export function sqsBulkJobStarter(
   return {
     async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters }) {
       const createdAt = now.toISOString();
-      const bodies = chunkBodies(rows, (chunk, chunkRows) => ({
+      const chunks = chunkBodiesOf(rows, (chunk, chunkRows) => ({
         userId,
         jobId: project.id,
         projectId: project.id,
@@ -76,13 +77,22 @@ export function sqsBulkJobStarter(
         window: CHUNK_WINDOW,
         rows: chunkRows,
       }));
-      const queuedNow = bodies.slice(0, CHUNK_WINDOW);
-      const waiting = bodies.slice(CHUNK_WINDOW);
+      // The first window stays as text for the queue; every later chunk is gzipped as soon as it
+      // is made, so a 250,000-row job never holds all of its message bodies as text at once.
+      const queuedNow: { chunk: number; body: string }[] = [];
+      const waiting: { chunk: number; body: Buffer }[] = [];
+      let total = 0;
+      for (const made of chunks) {
+        total += made.rows;
+        if (made.chunk < CHUNK_WINDOW) queuedNow.push({ chunk: made.chunk, body: made.body });
+        else waiting.push({ chunk: made.chunk, body: gzipSync(made.body) });
+      }
+      const chunkCount = queuedNow.length + waiting.length;
       const job: BulkJob = {
         id: project.id,
         projectId: project.id,
         status: 'queued',
-        total: rows.length,
+        total,
         done: 0,
         failedCount: 0,
         createdAt,
@@ -95,11 +105,11 @@ export function sqsBulkJobStarter(
         }),
       );
       // The waiting chunks before the job: a job item exists only when all of its chunks do.
-      await writeWaiting(db, tableName, waiting.map(({ chunk, body }) => ({ ...keys.bulkJobWaitingChunk(userId, job.id, chunk), entityType: 'BulkJobWaitingChunk', body: gzipSync(body) })));
+      await writeWaiting(db, tableName, waiting.map(({ chunk, body }) => ({ ...keys.bulkJobWaitingChunk(userId, job.id, chunk), entityType: 'BulkJobWaitingChunk', body })));
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: bodies.length, window: CHUNK_WINDOW, lockOwner, startedAt: now.getTime(), projectName: project.name },
+          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: chunkCount, window: CHUNK_WINDOW, lockOwner, startedAt: now.getTime(), projectName: project.name },
         }),
       );
       // Which chunks the queue did not take: the whole batch when the call failed, else its Failed entries.
@@ -174,26 +184,30 @@ async function writeWaiting(db: DynamoDBDocumentClient, tableName: string, items
 type ChunkRow = BulkChunkMessage['rows'][number];
 
 /** The job's rows as message bodies: at most CHUNK_ROWS rows and CHUNK_MAX_BYTES each. */
-export function chunkBodies(rows: readonly (CheckedRow & UsernameSlot)[], message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage): { chunk: number; body: string }[] {
+export function chunkBodies(rows: Iterable<CheckedRow & UsernameSlot>, message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage): { chunk: number; body: string }[] {
+  return [...chunkBodiesOf(rows, message)].map(({ chunk, body }) => ({ chunk, body }));
+}
+
+/** The same, one body at a time as the rows come (only one chunk's rows held). */
+export function* chunkBodiesOf(rows: Iterable<CheckedRow & UsernameSlot>, message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage): Generator<{ chunk: number; body: string; rows: number }> {
   const envelope = Buffer.byteLength(JSON.stringify(message(0, [])));
-  const bodies: { chunk: number; body: string }[] = [];
+  let chunk = 0;
   let current: ChunkRow[] = [];
   let size = envelope;
-  const flush = () => {
-    const chunk = bodies.length;
-    bodies.push({ chunk, body: JSON.stringify(message(chunk, current)) });
+  const made = () => {
+    const body = { chunk: chunk++, body: JSON.stringify(message(chunk - 1, current)), rows: current.length };
     current = [];
     size = envelope;
+    return body;
   };
   for (const { row, firstName, lastName, email, base, k } of rows) {
     const item: ChunkRow = { row, firstName, lastName, email, base, k };
     const itemSize = Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (current.length && (current.length >= CHUNK_ROWS || size + itemSize > CHUNK_MAX_BYTES)) flush();
+    if (current.length && (current.length >= CHUNK_ROWS || size + itemSize > CHUNK_MAX_BYTES)) yield made();
     current.push(item);
     size += itemSize;
   }
-  if (current.length) flush();
-  return bodies;
+  if (current.length) yield made();
 }
 
 /** Message bodies grouped for SendMessageBatch: at most 10 entries and BATCH_MAX_BYTES each. */

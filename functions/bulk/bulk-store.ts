@@ -25,7 +25,7 @@ export interface BulkStore {
    * Atomically adds one project and `accounts` accounts to the user's counters, only if the plan
    * still allows it and no other bulk creation holds the user's username lock; takes the lock.
    */
-  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<void>;
+  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<{ accountsBefore: number }>;
   /** Gives back counters (rows that were not created) and, when owner is set, the lock. */
   release(userId: string, change: { projects: number; accounts: number }, lockOwner?: string): Promise<void>;
   /**
@@ -50,6 +50,14 @@ export interface BulkStore {
    * so their names count as taken. Marks the user item `usernameItems` when done.
    */
   adoptStoredUsernames(userId: string, accountCount: number): Promise<void>;
+  /**
+   * A job's chunk, before it writes usernames without conditions (process-chunk.ts): the user's
+   * lock must be this job's. Extends it to `until` while it still is the owner's; takes it again
+   * when it lapsed and nobody else holds it; throws LockHeldError when another creation holds it.
+   * Returns when this tenure of the lock began (`since`: the reserve's `now`, or the moment it was
+   * taken back): a tenure that began at the job's start has never left the job.
+   */
+  renewLock(userId: string, owner: string, lock: { now: number; until: number }): Promise<{ since: number | undefined }>;
   /**
    * Gives each account its username for good: conditional writes on the base table's username
    * items. Throws UsernameTakenError (nothing of the groups that held them written) when another
@@ -122,7 +130,8 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         stored.status === undefined ? 'attribute_not_exists(subscriptionStatus)' : 'subscriptionStatus = :status',
         '(attribute_not_exists(bulkLock) OR bulkLock.#until < :now)',
       ];
-      const values: Record<string, unknown> = { ':now': lock.now, ':one': 1, ':n': accounts, ':lock': { owner: lock.owner, until: lock.until } };
+      // `since` tells this tenure of the lock from any later one of the same owner (renewLock).
+      const values: Record<string, unknown> = { ':now': lock.now, ':one': 1, ':n': accounts, ':lock': { owner: lock.owner, until: lock.until, since: lock.now } };
       if (stored.plan !== undefined) values[':plan'] = stored.plan;
       if (stored.status !== undefined) values[':status'] = stored.status;
       if (limits.projects !== UNLIMITED) {
@@ -134,7 +143,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         values[':maxBefore'] = limits.accountsTotal - accounts;
       }
       try {
-        await db.send(
+        const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.user(userId),
@@ -143,8 +152,11 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
             ExpressionAttributeNames: { '#until': 'until' },
             ExpressionAttributeValues: values,
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            // The count as the lock was taken: one read before it may miss a creation that ended in between.
+            ReturnValues: 'UPDATED_NEW',
           }),
         );
+        return { accountsBefore: Number(Attributes?.accountCount ?? accounts) - accounts };
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         if (!error.Item) throw new NotFoundError('User not found');
@@ -193,6 +205,56 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       if (sets.length) {
         await db.send(new UpdateCommand({ TableName: tableName, Key: keys.user(userId), UpdateExpression: sets.join(' '), ExpressionAttributeValues: values }));
       }
+    },
+
+    async renewLock(userId, owner, lock) {
+      /** Extends the lock while it is the owner's (even if it had lapsed: nobody else took it, so no name changed meanwhile). */
+      const extend = async (): Promise<{ since: number | undefined } | undefined> => {
+        try {
+          const { Attributes } = await withRetry('Renewing the username lock', retry, isThrottling, () =>
+            db.send(
+              new UpdateCommand({
+                TableName: tableName,
+                Key: keys.user(userId),
+                UpdateExpression: 'SET bulkLock.#until = :until',
+                ConditionExpression: 'bulkLock.#owner = :owner',
+                ExpressionAttributeNames: { '#owner': 'owner', '#until': 'until' },
+                ExpressionAttributeValues: { ':owner': owner, ':until': lock.until },
+                ReturnValues: 'ALL_NEW',
+              }),
+            ),
+          );
+          const since = (Attributes?.bulkLock as { since?: unknown } | undefined)?.since;
+          return { since: typeof since === 'number' ? since : undefined };
+        } catch (error) {
+          if (error instanceof ConditionalCheckFailedException) return undefined;
+          throw error;
+        }
+      };
+      const held = await extend();
+      if (held) return held;
+      try {
+        // Another creation held it meanwhile (and gave it back, or it lapsed): a new tenure.
+        await withRetry('Taking the username lock again', retry, isThrottling, () =>
+          db.send(
+            new UpdateCommand({
+              TableName: tableName,
+              Key: keys.user(userId),
+              UpdateExpression: 'SET bulkLock = :lock',
+              ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(bulkLock) OR bulkLock.#until < :now)',
+              ExpressionAttributeNames: { '#until': 'until' },
+              ExpressionAttributeValues: { ':lock': { owner, until: lock.until, since: lock.now }, ':now': lock.now },
+            }),
+          ),
+        );
+        return { since: lock.now };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      }
+      // Another chunk of the same job may have taken it back a moment before: then it is the owner's.
+      const taken = await extend();
+      if (taken) return taken;
+      throw new LockHeldError();
     },
 
     async finish(userId, done) {
@@ -275,7 +337,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
                 new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ProjectionExpression: 'id, username', ConsistentRead: true, ExclusiveStartKey: start }),
               );
               for (const account of page.Items ?? []) {
-                if (typeof account.username === 'string') claims.set(account.username, { ...keys.username(userId, account.username), entityType: 'Username', username: account.username, projectId, accountId: String(account.id) });
+                if (typeof account.username === 'string') claims.set(account.username, usernameItem(userId, { username: account.username, projectId, accountId: String(account.id) }));
               }
               start = page.LastEvaluatedKey;
             } while (start);
@@ -302,7 +364,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
                 TransactItems: group.map((claim) => ({
                   Put: {
                     TableName: tableName,
-                    Item: { ...keys.username(userId, claim.username), entityType: 'Username', ...claim },
+                    Item: usernameItem(userId, claim),
                     ConditionExpression: 'attribute_not_exists(PK) OR accountId = :account',
                     ExpressionAttributeValues: { ':account': claim.accountId },
                   },
@@ -337,6 +399,24 @@ export interface UsernameClaim {
   username: string;
   projectId: string;
   accountId: string;
+}
+
+/** The base-table item that holds one of the user's usernames for one account. */
+export const usernameItem = (userId: string, claim: UsernameClaim): Item => ({ ...keys.username(userId, claim.username), entityType: 'Username', ...claim });
+
+/** How long a bulk creation that becomes a job may hold the user's username lock before others may take it (each chunk extends it). */
+export const LOCK_TTL_MS = 15 * 60 * 1000;
+
+/**
+ * Another bulk creation of the user holds the username lock: a chunk of a job that lost it (it
+ * lapsed while the job waited) writes nothing and is delivered again later (SQS), when it may
+ * take the lock back.
+ */
+export class LockHeldError extends Error {
+  constructor() {
+    super('Another bulk creation of this user holds the username lock: the chunk waits for it.');
+    this.name = 'LockHeldError';
+  }
 }
 
 /** Names another account claimed first: nothing of the group that held them was written. */

@@ -2,7 +2,7 @@ import { createPasswordGenerator, type RandomBytes } from '../../shared/generati
 import { rejectedRowsPath, SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { secretContext, type Cipher } from '../core/encryption';
-import { NotFoundError, ValidationError, WriteInterruptedError } from '../core/errors';
+import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
@@ -10,9 +10,9 @@ import { projectItem, projectView, type ProjectRecord } from '../projects/projec
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
-import type { BulkStore, Item } from './bulk-store';
+import { LOCK_TTL_MS, type BulkStore, type Item } from './bulk-store';
 import { checkCsvText, checkRows, type CheckedRow } from './check-rows';
-import { usernameSlots, usernamesFor } from './usernames';
+import { usernameSlots, usernamesFor, withUsernameSlots } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 import { failedRowsOf, inlineFailed, rejectedRowItems, type RejectedRow } from './rejected-rows';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -73,14 +73,17 @@ export interface PreparedCreation {
   asJob?: boolean;
 }
 
-/** How long a bulk creation that becomes a job may hold the user's username lock before others may take it. */
-export const LOCK_TTL_MS = 15 * 60 * 1000;
+/** How long a job may hold the user's username lock before others may take it (its chunks extend it). */
+export { LOCK_TTL_MS } from './bulk-store';
 /**
  * The same for one answered at once: the request's own life (Lambda stops it after 10 s, API
  * Gateway after 30 s) and a margin. A request that dies holding the lock then blocks its user for
  * a minute at most, not for a job's quarter of an hour.
  */
 export const SYNC_LOCK_TTL_MS = 60 * 1000;
+/** A request claims its names only this long before its lock lapses at the latest. */
+const SYNC_FENCE_MARGIN_MS = 20 * 1000;
+const SYNC_TOO_SLOW = 'Creating the accounts took too long and was stopped before anything was written. Please try again.';
 
 /**
  * POST /api/bulk-create.
@@ -119,7 +122,9 @@ export const createBulkAccounts =
 
     const started = deps.now();
     const projectId = prepared.projectId ?? deps.newId(started);
-    await deps.store.reserve(userId, usage, valid.length, {
+    // The user's accounts when the lock was taken: whether any name can be taken already (a job
+    // whose user had none reads no names; it must not miss one written after usage() read the count).
+    const { accountsBefore } = await deps.store.reserve(userId, usage, valid.length, {
       owner: projectId,
       now: started.getTime(),
       until: started.getTime() + (asJob ? LOCK_TTL_MS : SYNC_LOCK_TTL_MS),
@@ -128,8 +133,7 @@ export const createBulkAccounts =
     let written = false;
     try {
       // Accounts from before username items existed count as taken too (once per user).
-      await deps.store.adoptStoredUsernames(userId, usage.accountCount);
-      const slots = usernameSlots(valid, started.getUTCFullYear());
+      await deps.store.adoptStoredUsernames(userId, accountsBefore);
       const createdAt = started.toISOString();
       const project: ProjectRecord = {
         id: projectId,
@@ -165,8 +169,9 @@ export const createBulkAccounts =
         const job = await deps.jobs.start({
           userId,
           project,
-          rows: valid.map((person, i) => ({ ...person, ...slots[i]! })),
-          existingAccounts: usage.accountCount,
+          // Each row's slot as it is chunked: no second copy of every row.
+          rows: withUsernameSlots(valid, started.getUTCFullYear()),
+          existingAccounts: accountsBefore,
           passwordSettings: input.passwordSettings,
           lockOwner: projectId,
           now: started,
@@ -179,7 +184,8 @@ export const createBulkAccounts =
         return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning, ...mail } };
       }
 
-      const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], usage.accountCount, projectId);
+      const slots = usernameSlots(valid, started.getUTCFullYear());
+      const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], accountsBefore, projectId);
       const usernames = usernamesFor(slots, taken);
       const cipher = await deps.cipher();
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
@@ -218,6 +224,9 @@ export const createBulkAccounts =
       ];
       // The names become these accounts' own before anything else is written: a name another
       // account holds fails the request (409, counters given back) instead of being shared.
+      // Only while the lock is surely this request's: once it lapses, a job may take it and write
+      // its names without conditions, having read the names before these (process-chunk.ts).
+      if (deps.now().getTime() > started.getTime() + SYNC_LOCK_TTL_MS - SYNC_FENCE_MARGIN_MS) throw new ServiceUnavailableError(SYNC_TOO_SLOW);
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
       await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);

@@ -10,7 +10,7 @@ import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
 import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
-import { UsernameTakenError, type BulkStore } from './bulk-store';
+import { LOCK_TTL_MS, UsernameTakenError, usernameItem, type BulkStore } from './bulk-store';
 import { bulkChunkMessageSchema, type BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
 import { bulkJobFinished } from '../notifications/events';
@@ -77,7 +77,20 @@ export const processChunk =
     // Only the first chunks find the job queued: the others would send an update whose condition fails.
     if (job?.status === 'queued') await markRunning(deps, message);
 
-    const usernames = usernamesFor(message.rows, await takenForJob(deps.store, message));
+    // The user's lock, extended for this chunk. While the job holds it without a break since its
+    // start, no other creation read or wrote a name: the names read at the job's start (or none,
+    // for a user without accounts) are still all the taken ones, and this chunk's names, chosen
+    // against them, need no condition. A lock the job took back after another creation held it
+    // (it lapsed while the chunks waited) is a new tenure: names read fresh, claimed conditionally.
+    const renewedAt = deps.now().getTime();
+    const lockOwner = typeof job?.lockOwner === 'string' ? job.lockOwner : undefined;
+    const tenure = lockOwner ? await deps.store.renewLock(message.userId, lockOwner, { now: renewedAt, until: renewedAt + LOCK_TTL_MS }) : undefined;
+    // The job's startedAt is the moment its creation took the lock (one `started` for both).
+    const unbroken = tenure !== undefined && tenure.since !== undefined && tenure.since === job?.startedAt;
+    const taken = tenure && !unbroken
+      ? await deps.store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], COUNT_UNKNOWN, message.projectId)
+      : await takenForJob(deps.store, message);
+    const usernames = usernamesFor(message.rows, taken);
     const cipher = await deps.cipher();
     const items = message.rows.map((row, i) => {
       const id = keys.accountId(message.projectId, row.row);
@@ -98,10 +111,20 @@ export const processChunk =
         createdAt: message.createdAt,
       }, message.shards ?? 1);
     });
-    // Each name becomes its account's own on the base table (conditional writes) before that
-    // account is written: a name held by another account is never given twice. In groups of one
-    // transaction, pipelined: a group's accounts are written while the next group's names are
-    // claimed (claiming first, then writing all, costs the sum of both).
+    // Each name becomes its account's own on the base table before that account is written: an
+    // account never exists without its name's item (a dead chunk's stored rows count as done).
+    // Under the job's unbroken lock the name items are plain puts, batched with BatchWriteItem (a
+    // third of the cost of the conditional transactions, docs/bulk-files.md), sent only while the
+    // renewed lock has most of its life left (LOCK_FENCE_MS); otherwise they are conditional
+    // writes, refused when another account holds a name. In groups, pipelined: a group's accounts
+    // are written while the next group's names are.
+    const fence = renewedAt + LOCK_FENCE_MS;
+    const claimNames = async (group: typeof items) => {
+      const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) }));
+      if (!unbroken) return deps.store.claimUsernames(message.userId, claims);
+      if (deps.now().getTime() > fence) throw new Error(`Chunk ${message.chunk} of job ${message.jobId} ran past its lock's fence: delivered again, it renews the lock first`);
+      return deps.store.writeAll(claims.map((claim) => usernameItem(message.userId, claim)), { parallel: 2 });
+    };
     const groups: (typeof items)[] = [];
     for (let i = 0; i < items.length; i += CLAIM_GROUP) groups.push(items.slice(i, i + CLAIM_GROUP));
     let next = 0;
@@ -109,7 +132,7 @@ export const processChunk =
       await Promise.all(
         Array.from({ length: Math.min(PIPELINE, groups.length) }, async () => {
           for (let group = groups[next++]; group; group = groups[next++]) {
-            await deps.store.claimUsernames(message.userId, group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) })));
+            await claimNames(group);
             // Several chunks are written at once (the queue's maxConcurrency): a few calls each
             // keep the table's total write concurrency bounded.
             await deps.store.writeAll(group, { parallel: 2 });
@@ -128,6 +151,14 @@ export const processChunk =
 /** Accounts per username transaction (at most 100 actions), and groups in flight per chunk. */
 const CLAIM_GROUP = 100;
 const PIPELINE = 3;
+/**
+ * A chunk sends its unconditional name writes only this long after renewing the lock: a third of
+ * the lock's life, so every write it sent has landed long before another creation could take the
+ * lock (a worker's own timeout, 5 minutes at most, ends it sooner still).
+ */
+export const LOCK_FENCE_MS = LOCK_TTL_MS / 3;
+/** An account count that makes takenUsernames ask per base: after a break in the lock, the job's count says nothing. */
+const COUNT_UNKNOWN = Number.MAX_SAFE_INTEGER;
 
 const BULK_ATTEMPTS = queues.find((q) => q.name === 'bulk')?.maxReceiveCount ?? 3;
 const JOB_STOPPED = 'Not created: the job stopped.';
@@ -245,10 +276,10 @@ async function releaseLock(deps: ChunkDeps, userId: string, job: Record<string, 
 
 /**
  * The usernames outside the job's project do not change while the job holds the user's lock, so a
- * worker container reads them once per job and reuses them for every chunk it processes (all of
- * them when that is cheaper than asking per name). Jobs take turns on the queue (releaseNext), so
- * a container sees chunks of a few jobs in turn: it keeps the last JOBS_CACHED jobs' sets instead
- * of reading one again each time the turn comes back to it.
+ * worker container reads them once per job (in its unbroken tenure of the lock) and reuses them
+ * for every chunk it processes (all of them when that is cheaper than asking per name). Jobs take
+ * turns on the queue (releaseNext), so a container sees chunks of a few jobs in turn: it keeps the
+ * last JOBS_CACHED jobs' sets instead of reading one again each time the turn comes back to it.
  */
 const takenByJob = new Map<string, Promise<Set<string>>>();
 function takenForJob(store: BulkStore, message: BulkChunkMessage): Promise<Set<string>> {

@@ -9,13 +9,18 @@ export interface UsernameSlot {
 
 /** Bases and occurrence indexes for a file's rows, in order (pure, O(n)). */
 export function usernameSlots(people: readonly { firstName: string; lastName: string }[], year: number): UsernameSlot[] {
+  return [...withUsernameSlots(people, year)].map(({ base, k }) => ({ base, k }));
+}
+
+/** The same, each row with its slot, one at a time (nothing per row kept but the count per base). */
+export function* withUsernameSlots<T extends { firstName: string; lastName: string }>(people: Iterable<T>, year: number): Generator<T & UsernameSlot> {
   const seen = new Map<string, number>();
-  return people.map((person) => {
+  for (const person of people) {
     const base = baseUsername(person.firstName, person.lastName, year);
     const k = seen.get(base) ?? 0;
     seen.set(base, k + 1);
-    return { base, k };
-  });
+    yield { ...person, base, k };
+  }
 }
 
 /**

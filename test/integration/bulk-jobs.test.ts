@@ -8,9 +8,9 @@ import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob, type Bul
 import type { Page, AccountView, Project } from '../../shared/schemas/project';
 import type { NotificationList } from '../../shared/schemas/notifications';
 import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
-import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
+import { dynamoBulkStore, LockHeldError } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
-import { recordDeadChunk, recordUnqueuedChunk } from '../../functions/bulk/process-chunk';
+import { processChunk, recordDeadChunk, recordUnqueuedChunk } from '../../functions/bulk/process-chunk';
 import type { MailMessage } from '../../functions/mail/mail-message';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { aesGcmCipher } from '../../functions/core/encryption';
@@ -129,7 +129,7 @@ describe('bulk jobs (more than 1,000 rows)', () => {
  * its chunks on a queue no worker reads, so a test can deliver the real chunk bodies itself: in
  * any order, twice, altered, or to the dead-letter worker.
  */
-async function parkedJob(user: ApiUser, rows: number, prefix: string, options: { refuse?: number[] } = {}) {
+async function parkedJob(user: ApiUser, rows: number, prefix: string, options: { refuse?: number[]; usageReadBefore?: { accountCount: number } } = {}) {
   const db = testDb();
   const sqs = sqsClient();
   // The queue as the starter sees it: SendMessageBatch reports the refused chunks as Failed entries.
@@ -144,8 +144,11 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string, options: {
   } as unknown as SQSClient;
   const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `parked-${prefix}-${Date.now()}` }));
   const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+  const store = dynamoBulkStore(db, 'bulkonboard');
+  // The counts as read a moment earlier (another creation ended in between).
+  const stale = options.usageReadBefore;
   const create = createBulkAccounts({
-    store: dynamoBulkStore(db, 'bulkonboard'),
+    store: stale ? { ...store, usage: async (userId) => ({ ...(await store.usage(userId)), ...stale }) } : store,
     timeZone: async () => 'UTC',
     cipher: async () => aesGcmCipher(key),
     randomBytes,
@@ -475,4 +478,67 @@ describe('two creations a moment apart', () => {
     expect(second.accounts[0]!.username).toBe(`olgaberg${year}-2`);
     expect((await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, `olgaberg${year}`), ConsistentRead: true }))).Item).toMatchObject({ username: `olgaberg${year}` });
   }, 60_000);
+});
+
+describe('a job whose user had no account when its request read the counts', () => {
+  it('still reads the names of accounts created before it took the lock, and repeats none', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // Created after the job's request read 0 accounts, before it took the lock.
+    const earlier = await user.json<{ accounts: { username: string }[] }>('/api/bulk-create', { body: { projectName: 'Earlier', csvData: people(5, 'Race') } });
+    const { job, bodies } = await parkedJob(user, 1200, 'Race', { usageReadBefore: { accountCount: 0 } });
+    expect(bodies[0]!.existingAccounts).toBe(5);
+    await deliver(...bodies);
+    expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    const names = [...(await usernamesByRow(user.sub, job.projectId)).values(), ...earlier.accounts.map((a) => a.username)];
+    expect(new Set(names).size).toBe(1205);
+  }, 120_000);
+});
+
+describe('two jobs of one user whose names collide', () => {
+  it('never share a username: a job whose lock lapsed and was taken waits, then takes it back and reads the names again', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const db = testDb();
+    const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+    const chunkWorker = processChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), cipher: async () => aesGcmCipher(key), randomBytes, now: () => new Date(), newId: timeOrderedId });
+    // Job A takes the lock; its chunks wait (as if the queue were busy) until the lock lapses.
+    const first = await parkedJob(user, 1200, 'Clash');
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET bulkLock.#until = :past', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':past': 0 } }));
+    // Job B, the same people again (the same names), may start now.
+    const second = await parkedJob(user, 1200, 'Clash');
+
+    // B's chunk holds the lock for good: each chunk extends it.
+    const before = (await userItem(user.sub)).bulkLock as { owner: string; until: number };
+    expect(before.owner).toBe(second.job.id);
+    await chunkWorker(second.bodies[0]!);
+    const extended = (await userItem(user.sub)).bulkLock as { owner: string; until: number };
+    expect(extended.owner).toBe(second.job.id);
+    expect(extended.until).toBeGreaterThan(before.until);
+
+    // A's chunk while B holds the lock: refused before anything is written (SQS delivers it again later).
+    await expect(chunkWorker(first.bodies[0]!)).rejects.toBeInstanceOf(LockHeldError);
+    expect(await countAccounts(user.sub, first.job.projectId)).toBe(0);
+
+    await deliver(...second.bodies.slice(1));
+    expect(await waitForJob(user, second.job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    // B is done and gave the lock back: A takes it again and gives its rows the next free names.
+    await deliver(...first.bodies);
+    expect(await waitForJob(user, first.job.id)).toMatchObject({ status: 'completed', done: 1200 });
+
+    const names = [...(await usernamesByRow(user.sub, first.job.projectId)).values(), ...(await usernamesByRow(user.sub, second.job.projectId)).values()];
+    expect(names).toHaveLength(2400);
+    expect(new Set(names).size).toBe(2400);
+    const year = new Date().getUTCFullYear();
+    expect((await usernamesByRow(user.sub, second.job.projectId)).get(1)).toBe(`clash0tester${year}`);
+    expect((await usernamesByRow(user.sub, first.job.projectId)).get(1)).toBe(`clash0tester${year}-2`);
+    // Every name is held by its own account on the base table.
+    for (const projectId of [first.job.projectId, second.job.projectId]) {
+      for (const [row, username] of [...(await usernamesByRow(user.sub, projectId)).entries()].slice(0, 50)) {
+        const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, username), ConsistentRead: true }));
+        expect(Item).toMatchObject({ username, accountId: keys.accountId(projectId, row) });
+      }
+    }
+    expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
+  }, 180_000);
 });
