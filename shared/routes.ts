@@ -138,11 +138,12 @@ export const queues: readonly QueueDefinition[] = [
   // One message per invocation: a credentials chunk (100 accounts) is sent within a 40 s budget
   // (the worker's timeout is 60 s: a sixth of 360), paced to 1/maxConcurrency of MAIL_SEND_RATE each.
   { name: 'mail', worker: 'mail-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
-  // A chunk of 500 rows per message; a job's chunks are written by several workers at once.
+  // A chunk of 500 rows per message; a job's chunks are written by several workers at once (all
+  // but one: the fourth is kept for a job started later, functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
   // Five receives (AWS's advice for a Lambda event source, at least 5): a chunk stopped by a
   // throttling spell that outlasted its in-process retries is given 25 minutes (5 x 300 s) before
   // its job fails; docs/deploy.md, Queue retries.
-  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 3, maxReceiveCount: 5, visibilityTimeoutSeconds: 300 },
+  { name: 'bulk', worker: 'bulk-worker', deadLetterWorker: 'bulk-dead-letter-worker', batchSize: 1, maxConcurrency: 4, maxReceiveCount: 5, visibilityTimeoutSeconds: 300 },
   // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
   { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
   // A chunk of ~250 accounts per message, created on the platform within a 100 s budget (the
