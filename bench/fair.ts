@@ -24,6 +24,7 @@ import { benchPortShift } from './ports';
 import { startLocalStack } from '../bin/local/stack';
 import { createTestUser } from '../test/support/cognito-users';
 import { keys } from '../functions/core/keys';
+import { queues } from '../shared/routes';
 import type { BulkJob } from '../shared/schemas/bulk';
 import type { BulkUpload, BulkUploadForm } from '../shared/schemas/bulk-upload';
 import { CHUNK_WINDOW } from '../functions/bulk/bulk-jobs';
@@ -31,6 +32,7 @@ import { CHUNK_WINDOW } from '../functions/bulk/bulk-jobs';
 const LARGE_ROWS = 250_000;
 /** Each small case is timed this many times per phase; the median is printed (the machine may be shared). */
 const RUNS = 3;
+const BULK_WORKERS = queues.find((q) => q.name === 'bulk')?.maxConcurrency ?? 0;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const people = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ firstName: `${tag}${i}`, lastName: 'Fair', email: `${tag}${i}@example.com`.toLowerCase() }));
 const csvOf = (n: number, tag: string) => `First Name,Last Name,Email\n${people(n, tag).map((p) => `${p.firstName},${p.lastName},${p.email}`).join('\n')}\n`;
@@ -189,7 +191,7 @@ export async function fairBench(): Promise<void> {
     // What a small job waits for: every worker holds one of the large job's chunks (its window), so
     // it starts when one of them ends, then shares the workers with it.
     const rate = ((largeThen.done + largeThen.failedCount - largeAtStart.done - largeAtStart.failedCount) / busyMs) * 1000;
-    console.log(`  the large job wrote ${rate.toFixed(0)} rows/s meanwhile with every bulk worker (${CHUNK_WINDOW}): one of its 500-row chunks takes about ${seconds((500 * CHUNK_WINDOW * 1000) / Math.max(1, rate))} (what a small job may wait before a worker is free)`);
+    console.log(`  the large job wrote ${rate.toFixed(0)} rows/s meanwhile on its window of ${CHUNK_WINDOW} of the ${BULK_WORKERS} bulk workers: one of its 500-row chunks takes about ${seconds((500 * CHUNK_WINDOW * 1000) / Math.max(1, rate))} (what a small job would wait if no worker were free)`);
     console.log(`  the bench process (API handlers, workers and the large job's upload reader in one Node process): idle ${idleDelay}; busy ${busyDelay}`);
     // The first and the last sentence each showed (the count goes down as the chunks ahead are written).
     const said = (reasons: string[]) => {

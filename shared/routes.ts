@@ -125,7 +125,7 @@ export interface QueueDefinition {
   name: 'mail' | 'bulk' | 'exports' | 'provisioning' | 'mail-events' | 'account-deletion' | 'bulk-uploads';
   worker?: 'mail-worker' | 'bulk-worker' | 'export-worker' | 'provisioning-worker' | 'mail-events-worker' | 'account-deletion-worker' | 'bulk-upload-worker';
   /** Consumes the dead-letter queue, so what could not be processed is recorded, never lost. */
-  deadLetterWorker?: 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker' | 'bulk-upload-dead-letter-worker' | 'account-deletion-dead-letter-worker';
+  deadLetterWorker?: 'mail-dead-letter-worker' | 'bulk-dead-letter-worker' | 'export-dead-letter-worker' | 'provisioning-dead-letter-worker' | 'bulk-upload-dead-letter-worker' | 'account-deletion-dead-letter-worker';
   batchSize: number;
   /** Concurrent worker invocations at most (Lambda's maximumConcurrency; the local poller's loops). */
   maxConcurrency: number;
@@ -137,7 +137,9 @@ export interface QueueDefinition {
 export const queues: readonly QueueDefinition[] = [
   // One message per invocation: a credentials chunk (100 accounts) is sent within a 40 s budget
   // (the worker's timeout is 60 s: a sixth of 360), paced to 1/maxConcurrency of MAIL_SEND_RATE each.
-  { name: 'mail', worker: 'mail-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
+  // A credentials chunk that failed every delivery is given up by the dead-letter worker (its
+  // accounts fail with the reason, the send ends): functions/mail/send-credentials.ts.
+  { name: 'mail', worker: 'mail-worker', deadLetterWorker: 'mail-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once (all
   // but one: the fourth is kept for a job started later, functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
   // Five receives (AWS's advice for a Lambda event source, at least 5): a chunk stopped by a
@@ -341,6 +343,10 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // in one transaction, queues chunks again. No item per e-mail: SES's events find the account
   // by the e-mail's tags.
   'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
+  // Gives up a credentials chunk that failed every delivery: the chunk's reads (passwords are
+  // decrypted for the send's template), its accounts' MAIL blocks and counts written as the mail
+  // worker writes them, its successor queued. Never sends an e-mail (no SES grant).
+  'mail-dead-letter-worker': { table: readWrite, sendTo: ['mail'], encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   // A recorded chunk puts its job's next waiting chunk on the bulk queue and deletes its waiting

@@ -26,6 +26,7 @@ type WorkerModule = { handler: (...args: never[]) => unknown };
 const workerModules: Record<WorkerName, () => Promise<WorkerModule>> = {
   'mail-worker': () => import('../../functions/workers/mail-worker'),
   'bulk-worker': () => import('../../functions/workers/bulk-worker'),
+  'mail-dead-letter-worker': () => import('../../functions/workers/mail-dead-letter-worker'),
   'bulk-dead-letter-worker': () => import('../../functions/workers/bulk-dead-letter-worker'),
   'export-dead-letter-worker': () => import('../../functions/workers/export-dead-letter-worker'),
   'export-worker': () => import('../../functions/workers/export-worker'),

@@ -16,6 +16,8 @@ export const credentialsMessageSchema = z.object({
   fromRow: z.optional(z.number()),
   toRow: z.optional(z.number()),
   requeues: z.optional(z.number()),
+  /** Set by the dead-letter worker: the chunk failed every delivery; its accounts not reached fail with the reason. */
+  givenUp: z.optional(z.boolean()),
 });
 export type CredentialsMessage = z.infer<typeof credentialsMessageSchema>;
 export type CredentialsChunkMessage = CredentialsMessage & { chunk: number; shard: number; fromRow: number; toRow: number };

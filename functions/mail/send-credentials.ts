@@ -17,7 +17,7 @@ import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../prov
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { failSend, finishSend, MAIL_CHUNK_ACCOUNTS, readSend, releaseNextChunk, sendKey, type SendJobDeps } from './credential-sends';
-import type { CredentialsChunkMessage } from './mail-message';
+import type { CredentialsChunkMessage, CredentialsMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
 export const DEFAULT_MAIL_SEND_RATE = 14;
@@ -31,6 +31,8 @@ export const THROTTLE_ATTEMPTS = 12;
 export const SERVER_ERROR_ATTEMPTS = 4;
 /** Deliveries of one chunk put back on the queue before its accounts not reached fail. */
 export const MAX_REQUEUES = 30;
+/** The reason of an account whose chunk failed every delivery (recordDeadCredentials). */
+export const STOPPED_ON_OUR_SIDE = 'Not sent: sending stopped on our side after repeated errors. Use Resend failed.';
 /** How long a delivery holds its chunk: longer than the mail worker's timeout, so a live holder never loses it. */
 const LEASE_MS = 75_000;
 const LEASE_RETRY_SECONDS = 75;
@@ -296,10 +298,12 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     ...(typeof account.emailMessageId === 'string' ? { mailSendFromMessage: account.emailMessageId } : {}),
   });
 
-  if ((message.requeues ?? 0) > MAX_REQUEUES) {
-    // SES kept this chunk waiting for hours: its accounts not reached fail with the reason.
+  if (message.givenUp || (message.requeues ?? 0) > MAX_REQUEUES) {
+    // Failed every delivery (the dead-letter worker), or SES kept this chunk waiting for hours:
+    // its accounts not reached fail with the reason, so the send ends and adds up.
+    const reason = message.givenUp ? STOPPED_ON_OUR_SIDE : 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.';
     for (const account of accounts.filter((a) => inScope(send, a))) {
-      writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.' }));
+      writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: reason }));
     }
     await written();
     await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
@@ -624,3 +628,19 @@ export async function markChunkDone(
 
 /** Whether a credentials message names a chunk. */
 export const isChunkMessage = (message: { chunk?: number }): message is CredentialsChunkMessage => typeof message.chunk === 'number';
+
+/**
+ * The mail queue's dead-letter worker, for a credentials message that failed every delivery. A
+ * chunk is given up: delivered once more with `givenUp`, its accounts not reached fail with
+ * STOPPED_ON_OUR_SIDE (one an earlier delivery claimed fails as interrupted), the chunk is done,
+ * its successor released, and the send ends and adds up instead of staying 'queued' for ever. A
+ * send's first message that never got through fails the send if it never started.
+ */
+export const recordDeadCredentials = (deps: SendChunkDeps) => {
+  const chunk = sendChunk(deps);
+  return async (message: CredentialsMessage): Promise<void> => {
+    if (isChunkMessage(message)) return chunk({ ...message, givenUp: true });
+    const send = await readSend(deps, message.userId, message.sendId);
+    if (send && (send.status === 'waiting' || send.status === 'queued')) await failSend(deps, message.userId, message.sendId, 'The send could not be started. Please try again.');
+  };
+};

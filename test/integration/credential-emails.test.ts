@@ -7,7 +7,7 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
 import { MAIL_WINDOW, planOf, startSend, planSend, readSend, sendView } from '../../functions/mail/credential-sends';
-import { INTERRUPTED_MESSAGE, mailTags, sendChunk, type SendChunkDeps } from '../../functions/mail/send-credentials';
+import { INTERRUPTED_MESSAGE, mailTags, recordDeadCredentials, sendChunk, STOPPED_ON_OUR_SIDE, type SendChunkDeps } from '../../functions/mail/send-credentials';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { sesEventsOf, snsEnvelope, type SesEventRecord } from '../../bin/local/ses-events';
 import { sesCredentialMailer, type CredentialMailer } from '../../functions/mail/credential-mailer';
@@ -306,6 +306,19 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     // Every chunk of the plan (the queue was given its first window: MAIL_WINDOW).
     return { send, chunks: planOf((await readSend(deps, user.sub, send.id))!) };
   }
+  /** A delivery of the chunk that dies right after SES took its second e-mail, before recording it. */
+  async function diesAfterSecondEmail(chunk: CredentialsChunkMessage) {
+    let calls = 0;
+    const real = deps.mailer;
+    const crashing: CredentialMailer = {
+      async send(email, tags) {
+        const outcome = await real.send(email, tags);
+        if (++calls === 2) throw new Error('worker killed');
+        return outcome;
+      },
+    };
+    await expect(sendChunk({ ...deps, mailer: crashing, concurrency: 1 })(chunk)).rejects.toThrow('worker killed');
+  }
   const queuedChunks = () => queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number').map((m) => m.chunk);
 
   it("takes turns on the shared mail queue: a window of the send's chunks, each chunk done releasing the next once", async () => {
@@ -409,20 +422,41 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     expect(accepted((await projectOf(user, created.project.id)).emailCounts)).toBe(40);
   });
 
+  it('a chunk that failed every delivery is given up by the dead-letter worker: its accounts fail with the reason, the next chunk goes on, the send ends and adds up', async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Dead letter', csvData: people(120, 'Dead') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' }, 50);
+    expect(chunks).toHaveLength(3);
+    // Every delivery of chunk 0 dies right after SES took its second e-mail (before recording it).
+    await diesAfterSecondEmail(chunks[0]!);
+    await recordDeadCredentials(deps)(chunks[0]!);
+    // Nothing sent twice, nobody else of the chunk sent; its successor (chunk 2) released.
+    expect((await Promise.all([0, 1, 2].map((i) => mailsTo(`dead${i}@example.com`)))).map((m) => m.length)).toEqual([1, 1, 0]);
+    expect(queuedChunks()).toEqual([0, 1, 2]);
+    for (const chunk of chunks.slice(1)) await sendChunk(deps)(chunk);
+    expect(sendView((await readSend(deps, user.sub, send.id))!)).toMatchObject({ status: 'completed', total: 120, sent: 71, failed: 49, pending: 0 });
+    const accounts = await accountsOf(user, created.project.id);
+    const failed = accounts.filter((a) => a.emailStatus === 'failed');
+    expect(failed.filter((a) => a.emailError === INTERRUPTED_MESSAGE)).toHaveLength(1);
+    expect(failed.filter((a) => a.emailError === STOPPED_ON_OUR_SIDE)).toHaveLength(48);
+    const counts = (await projectOf(user, created.project.id)).emailCounts;
+    expect(accepted(counts)).toBe(71);
+    expect(counts).toMatchObject({ failed: 49, notSent: 0 });
+
+    // A send whose first message failed every delivery, before it planned anything, fails and frees the project.
+    // Started as the route starts it, its first message kept here (not on the stack's queue, whose worker would plan it).
+    const started = await startSend({ ...deps, newId: timeOrderedId, plan: async () => 'pro', linksAvailable: false })(user.sub, created.project.id, sendCredentialsSchema.parse({ scope: 'failed' }));
+    expect(started.status).toBe('queued');
+    await recordDeadCredentials(deps)({ type: 'credentials', userId: user.sub, sendId: started.id });
+    expect(sendView((await readSend(deps, user.sub, started.id))!)).toMatchObject({ status: 'failed' });
+    const { Item: project } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, created.project.id), ConsistentRead: true }));
+    expect(project?.activeMailSend).toBeUndefined();
+  });
+
   it('a delivery that died after SES took an e-mail does not send it again: the account fails with the reason; Resend failed sends it and a refusal keeps SES\'s words', async () => {
     const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Interrupted', csvData: people(3, 'Crash') } });
     const { send, chunks } = await plannedSend(created.project.id, { scope: 'all' });
-    let calls = 0;
-    const real = deps.mailer;
     // The worker dies right after SES accepted its second e-mail (before recording it).
-    const crashing: CredentialMailer = {
-      async send(email, tags) {
-        const outcome = await real.send(email, tags);
-        if (++calls === 2) throw new Error('worker killed');
-        return outcome;
-      },
-    };
-    await expect(sendChunk({ ...deps, mailer: crashing, concurrency: 1 })(chunks[0]!)).rejects.toThrow('worker killed');
+    await diesAfterSecondEmail(chunks[0]!);
     await sendChunk(deps)(chunks[0]!);
     const total = (await Promise.all([0, 1, 2].map((i) => mailsTo(`crash${i}@example.com`)))).map((m) => m.length);
     expect(total).toEqual([1, 1, 1]);
