@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { projectRoot } from '../../bin/local/settings';
+import { portsFromEnv, projectRoot } from '../../bin/local/settings';
 import type { StackProcessMessage, StackProcessOptions, StackReady } from './stack-process';
 
 /** What a test worker needs to reach the stack that the global setup started. */
@@ -28,11 +28,27 @@ const TEST_MAIL_SEND_RATE = 200;
 
 /**
  * A second lane's ports sit this far above the first one's. Worktrees shift by whole thousands
- * (TEST_PORT_SHIFT) and the stack's ports end in 000, 005, 010, 229, 250, 324, 389/390 and 569,
- * so lanes 100 apart meet neither another lane's ports nor another worktree's.
+ * (TEST_PORT_SHIFT) and a stack's ports end in 000, 005, 010, 229/230, 250, 324, 389/390 and
+ * 569, so lanes 100 apart meet neither another lane's ports nor another worktree's
+ * (test/unit/test-stack-ports.test.ts).
  */
 const LANE_PORT_STEP = 100;
-const MAX_LANES = 9;
+export const MAX_LANES = 9;
+
+/** The port offset of a project's lane (0 is the first) in a worktree shifted by TEST_PORT_SHIFT. */
+export const lanePortOffset = (projectOffset: number, shift: number, lane: number) => projectOffset + shift + lane * LANE_PORT_STEP;
+
+/**
+ * Every port a test stack at this offset uses: the stack's own, the fake platform and directory
+ * origins it allows (slapd's ldaps:// on the next port), and the second Cognito emulator of
+ * test/integration/cognito-codes.test.ts on the Cognito port + 1.
+ */
+export function testStackPorts(portOffset: number): number[] {
+  const ports = portsFromEnv({}, portOffset);
+  return [...Object.values(ports), ports.cognito + 1, portOffset + FAKE_PLATFORM_PORT, portOffset + FAKE_DIRECTORY_PORT, portOffset + FAKE_DIRECTORY_PORT + 1];
+}
+const FAKE_PLATFORM_PORT = 4010;
+const FAKE_DIRECTORY_PORT = 4389;
 
 /** How long a stack may take to stop before its process is killed. */
 const STOP_TIMEOUT_MS = 30_000;
@@ -47,7 +63,6 @@ const STOP_TIMEOUT_MS = 30_000;
 export async function startTestStacks(project: TestProject, name: string, portOffset: number, web: 'static' | 'none') {
   // TEST_PORT_SHIFT moves a second checkout's test stacks (a git worktree) off the first one's ports.
   const shift = Number(process.env.TEST_PORT_SHIFT ?? 0);
-  portOffset += Number.isInteger(shift) ? shift : 0;
   const lanes = project.config.maxWorkers;
   if (!Number.isInteger(lanes) || lanes < 1 || lanes > MAX_LANES) {
     throw new Error(`The ${name} project runs ${lanes} workers; its test stacks support 1 to ${MAX_LANES}`);
@@ -58,7 +73,7 @@ export async function startTestStacks(project: TestProject, name: string, portOf
   // test/unit/mail-pacing.test.ts. A rate set in the environment still wins.
   process.env.MAIL_SEND_RATE ??= String(TEST_MAIL_SEND_RATE);
   const started = await Promise.allSettled(
-    Array.from({ length: lanes }, (_, i) => startStackProcess(lanes === 1 ? name : `${name}-${i + 1}`, portOffset + i * LANE_PORT_STEP, web)),
+    Array.from({ length: lanes }, (_, i) => startStackProcess(lanes === 1 ? name : `${name}-${i + 1}`, lanePortOffset(portOffset, Number.isInteger(shift) ? shift : 0, i), web)),
   );
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const stop = () => Promise.all(running.map((s) => s.stop())).then(() => undefined);
@@ -76,8 +91,8 @@ export async function startTestStacks(project: TestProject, name: string, portOf
 async function startStackProcess(name: string, portOffset: number, web: 'static' | 'none') {
   const dataDir = path.join(projectRoot, '.test-data', name);
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const fakePlatformOrigin = `http://127.0.0.1:${portOffset + 4010}`;
-  const fakeDirectoryOrigin = `ldap://127.0.0.1:${portOffset + 4389}`;
+  const fakePlatformOrigin = `http://127.0.0.1:${portOffset + FAKE_PLATFORM_PORT}`;
+  const fakeDirectoryOrigin = `ldap://127.0.0.1:${portOffset + FAKE_DIRECTORY_PORT}`;
   const options: StackProcessOptions = { name, portOffset, dataDir, web, outboundAllowedOrigins: [fakePlatformOrigin, fakeDirectoryOrigin] };
   const child = fork(path.join(import.meta.dirname, 'stack-process.ts'), {
     cwd: projectRoot,
