@@ -28,8 +28,8 @@ const TEST_MAIL_SEND_RATE = 200;
 
 /**
  * A second lane's ports sit this far above the first one's. Worktrees shift by whole thousands
- * (TEST_PORT_SHIFT) and a stack's ports end in 000, 005, 010, 229/230, 250, 324, 389/390 and
- * 569, so lanes 100 apart meet neither another lane's ports nor another worktree's
+ * (TEST_PORT_SHIFT) and a stack's ports end in 000, 005, 010, 077, 229/230, 250, 324, 389/390
+ * and 569, so lanes 100 apart meet neither another lane's ports nor another worktree's
  * (test/unit/test-stack-ports.test.ts).
  */
 const LANE_PORT_STEP = 100;
@@ -40,13 +40,23 @@ export const lanePortOffset = (projectOffset: number, shift: number, lane: numbe
 
 /**
  * Every port a test stack at this offset uses: the stack's own, the fake platform and directory
- * origins it allows (slapd's ldaps:// on the next port), and the second Cognito emulator of
- * test/integration/cognito-codes.test.ts on the Cognito port + 1.
+ * origins it allows (slapd's ldaps:// on the next port), the second Cognito emulator of
+ * test/integration/cognito-codes.test.ts on the Cognito port + 1 and the DynamoDB Local of
+ * test/integration/dynamodb-start.test.ts.
  */
 export function testStackPorts(portOffset: number): number[] {
   const ports = portsFromEnv({}, portOffset);
-  return [...Object.values(ports), ports.cognito + 1, portOffset + FAKE_PLATFORM_PORT, portOffset + FAKE_DIRECTORY_PORT, portOffset + FAKE_DIRECTORY_PORT + 1];
+  return [
+    ...Object.values(ports),
+    ports.cognito + 1,
+    ports.dynamodb + DYNAMODB_START_PROBE_PORT_GAP,
+    portOffset + FAKE_PLATFORM_PORT,
+    portOffset + FAKE_DIRECTORY_PORT,
+    portOffset + FAKE_DIRECTORY_PORT + 1,
+  ];
 }
+/** test/integration/dynamodb-start.test.ts starts a DynamoDB Local of its own this far above the stack's. */
+export const DYNAMODB_START_PROBE_PORT_GAP = 77;
 const FAKE_PLATFORM_PORT = 4010;
 const FAKE_DIRECTORY_PORT = 4389;
 
