@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files the integration and e2e projects run at once. Each worker gets a test stack of its
+ * own (test/support/test-stack.ts, test/support/stack-lane.ts), so two files never share one; the
+ * tests mostly wait on the stack, the queues and Chromium, so two lanes fit two cores.
+ */
+const STACK_LANES = 2;
+
 export default defineConfig({
   test: {
     projects: [
@@ -28,9 +35,10 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
+          setupFiles: ['test/support/stack-lane.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
+          maxWorkers: STACK_LANES,
         },
       },
       {
@@ -39,9 +47,10 @@ export default defineConfig({
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
           globalSetup: ['test/e2e/global-setup.ts'],
+          setupFiles: ['test/support/stack-lane.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          maxWorkers: STACK_LANES,
         },
       },
     ],

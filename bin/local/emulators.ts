@@ -57,8 +57,12 @@ const closeServer = (server: Server, name: string): Stoppable => ({
     }),
 });
 
-/** DynamoDB Local (Java child process). In memory when dataDir is undefined. */
-export async function startDynamoDb(port: number, dataDir: string | undefined): Promise<Stoppable> {
+/**
+ * DynamoDB Local (Java child process). In memory when dataDir is undefined. The JVM can take a
+ * while on a busy machine (several test stacks start at once): 60 s before giving up, and then
+ * the half-started JVM is killed, or it would hold the port for the next start.
+ */
+export async function startDynamoDb(port: number, dataDir: string | undefined, startTimeoutMs = 60_000): Promise<Stoppable> {
   assertJava();
   if (dataDir) fs.mkdirSync(dataDir, { recursive: true });
   const child = spawnDynamoDbLocal({ port, path: dataDir ? path.resolve(dataDir) : null, sharedDb: true, stdio: 'pipe' });
@@ -68,8 +72,13 @@ export async function startDynamoDb(port: number, dataDir: string | undefined): 
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`DynamoDB Local exited (code ${code}):\n${output.slice(-2000)}`))),
   );
-  await Promise.race([waitForPort(port, 'DynamoDB Local'), exited]);
   exited.catch(() => undefined);
+  try {
+    await Promise.race([waitForPort(port, 'DynamoDB Local', startTimeoutMs), exited]);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
   return stopChild(child, 'DynamoDB Local');
 }
 

@@ -1,7 +1,7 @@
 import type { TestProject } from 'vitest/node';
-import { startTestStack } from '../support/test-stack';
+import { startTestStacks } from '../support/test-stack';
 
 export default async function setup(project: TestProject) {
-  const stack = await startTestStack(project, 'integration', 10_000, 'none');
-  return () => stack.stop();
+  const stacks = await startTestStacks(project, 'integration', 10_000, 'none');
+  return () => stacks.stop();
 }
