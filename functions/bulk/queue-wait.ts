@@ -15,12 +15,21 @@ export interface QueueWait {
  * job, and jobs take turns: the count says how busy the queue is, not how long the wait is.
  */
 export function queueWaitReason(chunksAhead: number | undefined): QueueWait {
-  if (chunksAhead === undefined) return { waitReason: 'Queued: waiting for a free worker on the shared bulk queue.' };
+  return turnWaitReason(chunksAhead, { queue: 'bulk', others: 'jobs' });
+}
+
+/**
+ * The sentence for anything that takes turns chunk by chunk on a shared queue (bulk jobs here,
+ * provisioning runs in functions/provisioning/run-wait.ts): how many chunks of others are ahead.
+ */
+export function turnWaitReason(chunksAhead: number | undefined, { queue, others }: { queue: string; others: string }): QueueWait {
+  if (chunksAhead === undefined) return { waitReason: `Queued: waiting for a free worker on the shared ${queue} queue.` };
   if (chunksAhead <= 0) return { chunksAhead: 0, waitReason: 'Queued: starting as soon as a worker picks it up.' };
   const chunks = chunksAhead === 1 ? '1 chunk' : `${chunksAhead} chunks`;
+  const Others = others.charAt(0).toUpperCase() + others.slice(1);
   return {
     chunksAhead,
-    waitReason: `Queued behind about ${chunks} of other jobs on the shared bulk queue. Jobs take turns chunk by chunk, so this one starts as soon as a worker is free.`,
+    waitReason: `Queued behind about ${chunks} of other ${others} on the shared ${queue} queue. ${Others} take turns chunk by chunk, so this one starts as soon as a worker is free.`,
   };
 }
 

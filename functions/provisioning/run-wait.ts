@@ -1,6 +1,6 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../core/logger';
-import { otherChunks } from '../bulk/queue-wait';
+import { otherChunks, turnWaitReason } from '../bulk/queue-wait';
 import { windowOf } from './chunk-window';
 
 /** What GET /api/provisioning-jobs/{id} adds to a run no worker has picked up yet. */
@@ -17,13 +17,7 @@ export interface RunWait {
  * take turns: the count says how busy the queue is, not how long the wait is.
  */
 export function runWaitReason(chunksAhead: number | undefined): RunWait {
-  if (chunksAhead === undefined) return { waitReason: 'Queued: waiting for a free worker on the shared provisioning queue.' };
-  if (chunksAhead <= 0) return { chunksAhead: 0, waitReason: 'Queued: starting as soon as a worker picks it up.' };
-  const chunks = chunksAhead === 1 ? '1 chunk' : `${chunksAhead} chunks`;
-  return {
-    chunksAhead,
-    waitReason: `Queued behind about ${chunks} of other runs on the shared provisioning queue. Runs take turns chunk by chunk, so this one starts as soon as a worker is free.`,
-  };
+  return turnWaitReason(chunksAhead, { queue: 'provisioning', others: 'runs' });
 }
 
 /**

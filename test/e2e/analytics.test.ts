@@ -8,19 +8,10 @@ import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { until } from '../support/until';
 
 const stack = inject('stack');
 const app = stack.urls.app;
-
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen`);
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
 
 /** A card's value and help text once loaded (a skeleton shows first), as the page shows them. */
 async function card(page: Page, label: string, expected: string): Promise<string> {
@@ -98,7 +89,7 @@ describe('Analytics in Chromium', () => {
     const provisioned = await user.json<{ summary: { provisioningJobId?: string } }>('/api/bulk-create', {
       body: { projectName: 'Directory wave', csvData: people(3, `Wave${Date.now()}`), apiIntegrationId: integration.id, createExternalAccounts: true },
     });
-    await waitUntil('the run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${provisioned.summary.provisioningJobId}`), (run) => run.status === 'completed');
+    await until('the run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${provisioned.summary.provisioningJobId}`), (run) => run.status === 'completed');
     // What the page must show, computed the slow way from the projects the user created.
     const projects = await user.json<Project[]>('/api/projects');
     const accounts = projects.reduce((sum, p) => sum + p.accountCount, 0);

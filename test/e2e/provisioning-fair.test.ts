@@ -7,22 +7,12 @@ import type { Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { until } from '../support/until';
 
 const stack = inject('stack');
 const app = stack.urls.app;
 
 const csv = (rows: [string, string, string][]) => ['First Name,Last Name,Email', ...rows.map((row) => row.join(','))].join('\r\n');
-
-/** Polls until `done` holds, or fails at the deadline. */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 async function directory(who: ApiUser, name: string): Promise<Integration> {
   return who.json<Integration>('/api/integrations', {

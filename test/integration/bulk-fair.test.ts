@@ -14,21 +14,11 @@ import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
 import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { until } from '../support/until';
 
 const stack = inject('stack');
 const TABLE = 'bulkonboard';
 const sqsClient = () => new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-
-/** Polls until `done` holds, or fails at the deadline (no fixed sleeps). */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const ended = (job: BulkJob) => job.status === 'completed' || job.status === 'failed';
 

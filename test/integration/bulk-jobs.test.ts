@@ -18,6 +18,7 @@ import { timeOrderedId } from '../../functions/core/ids';
 import { apiUser, upgradeToPro, people, testDb, type ApiUser } from '../support/api';
 import { keys } from '../../functions/core/keys';
 import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
+import { until } from '../support/until';
 
 const stack = inject('stack');
 type Queued = { project: Project; job: BulkJob; summary: BulkCreateSummary };
@@ -46,7 +47,6 @@ async function countAccounts(userId: string, projectId: string): Promise<number>
   }
   return count;
 }
-
 
 /**
  * As if a chunk's recording never happened (every delivery died or conflicted after writing its
@@ -180,17 +180,6 @@ const sqsClient = () => new SQSClient({ region: 'us-east-1', endpoint: stack.url
 async function deliver(...bodies: BulkChunkMessage[]) {
   const sqs = sqsClient();
   await Promise.all(bodies.map((body) => sqs.send(new SendMessageCommand({ QueueUrl: stack.queueUrls.bulk, MessageBody: JSON.stringify(body) }))));
-}
-
-/** Polls until `done` holds, or fails at the deadline (no fixed sleeps). */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** The bulk queue has nothing waiting and nothing in flight. */

@@ -17,21 +17,12 @@ import { queueWeeklyDigest } from '../../functions/schedules/queue-weekly-digest
 import { dynamoUserRepository } from '../../functions/users/user-repository';
 import { readSettings } from '../../functions/users/settings-reader';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { until } from '../support/until';
 
 const stack = inject('stack');
 const tag = () => randomUUID().slice(0, 8);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const local = { region: 'us-east-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
-
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not happen`);
-    await sleep(200);
-  }
-}
 
 interface StoredMail {
   destination: { to: string[] };
@@ -50,7 +41,7 @@ async function finishedJob(user: ApiUser, projectName: string): Promise<BulkJob>
   const response = await user.call('/api/bulk-create', { body: { projectName, csvData: people(1001, `Job${tag()}`) } });
   expect(response.status).toBe(202);
   const { job } = (await response.json()) as { job: BulkJob };
-  return waitUntil('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed');
+  return until('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed');
 }
 
 describe('GET and PUT /api/user/settings', () => {
@@ -126,11 +117,11 @@ describe('notifications', () => {
     const name = `<img src=x onerror=alert(1)> Job ${tag()}`;
     const job = await finishedJob(user, name);
     expect(job.status).toBe('completed');
-    const list = await waitUntil('the notification', () => notifications(user), (l) => l.notifications.some((n) => n.kind === 'bulk-job-completed'));
+    const list = await until('the notification', () => notifications(user), (l) => l.notifications.some((n) => n.kind === 'bulk-job-completed'));
     const note = list.notifications.find((n) => n.kind === 'bulk-job-completed')!;
     expect(note).toMatchObject({ title: `Project "${name}" is ready`, body: '1,001 accounts created.', link: `/projects/${job.projectId}`, read: false });
     expect(list.unreadCount).toBe(1);
-    const mails = await waitUntil('the completion e-mail', () => mailsTo(user.email), (m) => m.length > 0 && m.some((x) => x.subject.includes('is ready')));
+    const mails = await until('the completion e-mail', () => mailsTo(user.email), (m) => m.length > 0 && m.some((x) => x.subject.includes('is ready')));
     const mail = mails.find((m) => m.subject.includes('is ready'))!;
     expect(mail.subject).toBe(`Your project "${name}" is ready`);
     expect(mail.body.html).not.toContain('<img');
@@ -144,9 +135,9 @@ describe('notifications', () => {
     const { project } = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Export me ${tag()}`, csvData: people(3) } });
     for (let i = 0; i < 2; i++) {
       const started = await user.json<ExportView>('/api/exports', { body: { projectId: project.id, format: 'csv' } });
-      await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (h) => h.some((e) => e.id === started.id && e.status === 'completed'));
+      await until('the export', () => user.json<ExportView[]>('/api/exports/history'), (h) => h.some((e) => e.id === started.id && e.status === 'completed'));
     }
-    const list = await waitUntil('two notifications', () => notifications(user), (l) => l.notifications.filter((n) => n.kind === 'export-ready').length === 2);
+    const list = await until('two notifications', () => notifications(user), (l) => l.notifications.filter((n) => n.kind === 'export-ready').length === 2);
     expect(list.unreadCount).toBe(2);
     const [newest, older] = list.notifications;
     expect(newest!.createdAt >= older!.createdAt).toBe(true);
@@ -176,7 +167,7 @@ describe('notifications', () => {
     const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
       body: { projectName: `Provisioned ${tag()}`, csvData: people(3, `Prov${tag()}`), apiIntegrationId: integration.id, createExternalAccounts: true },
     });
-    const list = await waitUntil('the run notification', () => notifications(user), (l) => l.notifications.some((n) => n.kind === 'provisioning-finished'));
+    const list = await until('the run notification', () => notifications(user), (l) => l.notifications.some((n) => n.kind === 'provisioning-finished'));
     expect(list.notifications.filter((n) => n.kind === 'provisioning-finished')).toEqual([
       expect.objectContaining({ title: `Provisioning of "${created.project.name}" finished`, body: '3 accounts created on Local SCIM directory.', link: `/projects/${created.project.id}` }),
     ]);
@@ -241,7 +232,7 @@ describe('notifications', () => {
     const list = await notifications(user);
     expect(list.notifications.filter((n) => n.kind === 'security-alert')).toHaveLength(1);
     expect(list.notifications[0]).toMatchObject({ title: 'Sign-in from a new device', link: '/security' });
-    await waitUntil('the alert e-mail', () => mailsTo(user.email), (m) => m.some((x) => x.subject.startsWith('Security alert')));
+    await until('the alert e-mail', () => mailsTo(user.email), (m) => m.some((x) => x.subject.startsWith('Security alert')));
     await sleep(1500); // a second e-mail, if any, would be here by now
     const alerts = (await mailsTo(user.email)).filter((m) => m.subject.startsWith('Security alert'));
     expect(alerts).toHaveLength(1);
@@ -281,7 +272,7 @@ describe('notifications', () => {
     expect(first.queued).toContain(pro.sub);
     expect(first.queued).not.toContain(proOff.sub);
     expect(first.queued).not.toContain(free.sub);
-    const mails = await waitUntil('the digest', () => mailsTo(pro.email), (m) => m.some((x) => x.subject.startsWith('Your BulkOnboard week')));
+    const mails = await until('the digest', () => mailsTo(pro.email), (m) => m.some((x) => x.subject.startsWith('Your BulkOnboard week')));
     const digest = mails.find((m) => m.subject.startsWith('Your BulkOnboard week'))!;
     expect(digest.subject).toBe('Your BulkOnboard week: 1 new project with 4 accounts this week.');
     expect(digest.body.html).toContain('Digest &#38; &#60;co&#62;');

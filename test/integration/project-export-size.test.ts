@@ -6,19 +6,10 @@ import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ExportView } from '../../shared/schemas/export';
 import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS, type Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser, exportDownloadUrl } from '../support/api';
+import { until } from '../support/until';
 
 const TABLE = 'bulkonboard';
 const ROWS = SYNC_EXPORT_MAX_ACCOUNTS + 1;
-
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 /**
  * A project above SYNC_EXPORT_MAX_ACCOUNTS is not downloaded at once (10 s, 6 MB Lambda): the

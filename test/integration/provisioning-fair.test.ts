@@ -7,6 +7,7 @@ import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { until } from '../support/until';
 
 /**
  * Fair turns on the shared provisioning queue (issue 15, part 5): one user's large run keeps a
@@ -15,17 +16,6 @@ import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/
  * own workers and SCIM directory, as in use.
  */
 const scim = () => inject('stack').scim;
-
-/** Polls until `done` holds, or fails at the deadline (no fixed sleeps). */
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, ms = 120_000, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}: ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
 
 async function directory(who: ApiUser, name: string): Promise<Integration> {
   const response = await who.call('/api/integrations', {

@@ -18,6 +18,7 @@ import type { UserSettings } from '../../shared/schemas/user-settings';
 import type { SecurityEventPage } from '../../shared/schemas/security';
 import type { SecurityOverview } from '../../shared/schemas/security-overview';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser, exportDownloadUrl } from '../support/api';
+import { until } from '../support/until';
 
 /**
  * Tenant isolation, driven by the route table: every `jwt` route of shared/routes.ts is called by
@@ -120,7 +121,7 @@ const expectations: Record<string, Expectation> = {
     as: 'doomed',
     answer: async (response, { doomed }) => {
       expect(await ok(response, 202)).toEqual({ status: 'deleting' });
-      await waitUntil(
+      await until(
         "the doomed user's deletion",
         async () => (await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${doomed.sub}`, SK: 'PROFILE' }, ConsistentRead: true }))).Item,
         (item) => item === undefined,
@@ -277,7 +278,7 @@ const expectations: Record<string, Expectation> = {
   'POST /api/exports/account-data': {
     answer: async (response, { a, b }) => {
       const started = await ok<ExportView>(response, 202);
-      await waitUntil('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
+      await until('the data export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
       const zip = await JSZip.loadAsync(Buffer.from(await (await fetch(await exportDownloadUrl(b, started.id))).arrayBuffer()));
       const contents = await Promise.all(Object.values(zip.files).map((file) => file.async('string')));
       expect(contents.length).toBeGreaterThan(5);
@@ -461,16 +462,6 @@ const expectations: Record<string, Expectation> = {
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
 
-async function waitUntil<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what} did not finish`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 /** A as a Pro user with one of everything the API can address by id. */
 async function createOwner(): Promise<Owner> {
   const firstName = `Owner${token()}`;
@@ -486,17 +477,17 @@ async function createOwner(): Promise<Owner> {
     await user.call('/api/bulk-create', { body: { projectName: jobProjectName, csvData: [...people(1001, `Ajob${tag}`), { firstName: `Refused${tag}`, lastName: 'Row', email: 'not-an-email' }] } }),
     202,
   );
-  await waitUntil('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+  await until('the bulk job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
   const form = await ok<BulkUploadForm>(await user.call('/api/bulk-uploads', { method: 'POST' }), 201);
   const file = new FormData();
   for (const [name, value] of Object.entries(form.fields)) file.append(name, value);
   file.append('file', new Blob([`First Name,Last Name,Email\nUpload${tag},Row,upload${tag}@example.com\nRefused${tag},Row,not-an-email\n`]), 'people.csv');
   expect((await fetch(form.url, { method: 'POST', body: file })).status).toBeLessThan(300);
   await ok(await user.call(`/api/bulk-uploads/${form.id}/start`, { body: { projectName: `A upload ${tag}`, checkOnly: true } }), 202);
-  await waitUntil('the upload check', () => user.json<BulkUpload>(`/api/bulk-uploads/${form.id}`), (upload) => upload.status === 'checked');
+  await until('the upload check', () => user.json<BulkUpload>(`/api/bulk-uploads/${form.id}`), (upload) => upload.status === 'checked');
   const started = await ok<ExportView>(await user.call('/api/exports', { body: { projectId: created.project.id, format: 'csv' } }), 202);
-  await waitUntil('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
-  const notified = await waitUntil('the job notification', () => user.json<NotificationList>('/api/notifications'), (list) => list.notifications.some((n) => n.kind === 'bulk-job-completed'));
+  await until('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
+  const notified = await until('the job notification', () => user.json<NotificationList>('/api/notifications'), (list) => list.notifications.some((n) => n.kind === 'bulk-job-completed'));
   const notificationId = notified.notifications.find((n) => n.kind === 'bulk-job-completed')!.id;
   const integrationName = `A integration ${tag}`;
   const integration = await ok<Integration>(await user.call('/api/integrations', { body: okta(integrationName) }), 201);
