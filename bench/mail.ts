@@ -29,7 +29,7 @@ import { appCipher } from '../functions/core/encryption';
 import { resetEnvForTests } from '../functions/core/env';
 import { timeOrderedId } from '../functions/core/ids';
 import { mapBounded } from '../functions/provisioning/pacing';
-import { planSend, readSend, sendView, startSend } from '../functions/mail/credential-sends';
+import { planOf, planSend, readSend, sendView, startSend } from '../functions/mail/credential-sends';
 import { MAIL_SEND_CONCURRENCY, sendChunk } from '../functions/mail/send-credentials';
 import { sesCredentialMailer } from '../functions/mail/credential-mailer';
 import { serverRenderTools } from '../functions/mail/render-tools';
@@ -209,12 +209,13 @@ export async function mailBench(): Promise<void> {
     };
     const started = await startSend({ ...deps, newId: timeOrderedId, plan: async () => 'pro', linksAvailable: false })(user.sub, replay, sendCredentialsSchema.parse({ scope: 'all' }));
     await planSend(deps)(user.sub, started.id);
-    const chunks = queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number');
+    // Every chunk of the plan (the queue was given its first window; each done chunk releases the next).
+    const chunks = planOf((await readSend(deps, user.sub, started.id))!);
     const run = sendChunk(deps);
     await Promise.all(chunks.flatMap((chunk) => [run(chunk), run(chunk)]));
     await Promise.all(chunks.map((chunk) => run(chunk)));
-    // Copies that found their chunk held went back on the queue: delivered too.
-    for (const copy of queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number').slice(chunks.length)) await run(copy);
+    // What the queue was given (the first window, released chunks, copies that found their chunk held): delivered too.
+    for (const copy of queued.filter((m): m is CredentialsChunkMessage => typeof m.chunk === 'number')) await run(copy);
     const mails = await store();
     const perAddress = new Map<string, number>();
     for (const mail of mails) for (const to of mail.destination.to) perAddress.set(to, (perAddress.get(to) ?? 0) + 1);
