@@ -21,6 +21,7 @@ import { assertCredentialEmails } from '../usage/plan-usage';
 import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
 import { queues } from '../../shared/routes';
 import { firstChunks, windowOf } from '../provisioning/chunk-window';
+import { failDeliveryJob, finishDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
 
 /**
  * Credentials sends: a job like a provisioning run (functions/provisioning/provisioning-jobs.ts is
@@ -361,37 +362,12 @@ export async function releaseNextChunk(deps: Pick<SendJobDeps, 'db' | 'tableName
 export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>
   chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined, chunkAccountsOf(send.chunkAccounts));
 
+/** A send holds its project (activeMailSend) from its start until it completes or fails. */
+const credentialSends: DeliveryJobKind = { key: sendKey, lock: 'activeMailSend', working: ['running'] };
+
 /** Ends a send as failed with the reason and gives the project's lock back. Accounts not reached keep their status. */
 export async function failSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string, reason: string): Promise<void> {
-  const at = deps.now().toISOString();
-  const { Attributes: send } = await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: sendKey(userId, sendId),
-      UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  if (send) await releaseProject(deps, userId, String(send.projectId), sendId);
-}
-
-async function releaseProject(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, sendId: string): Promise<void> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.project(userId, projectId),
-        UpdateExpression: 'REMOVE activeMailSend',
-        ConditionExpression: 'activeMailSend = :send',
-        ExpressionAttributeValues: { ':send': sendId },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  await failDeliveryJob(deps, credentialSends, userId, sendId, reason, deps.now().toISOString());
 }
 
 /**
@@ -399,28 +375,5 @@ async function releaseProject(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userI
  * delivery of every chunk: a step that failed once is done by the next.
  */
 export async function finishSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string): Promise<void> {
-  const send = await readSend(deps, userId, sendId);
-  if (!send) return;
-  let status = send.status;
-  if (status === 'running' && Number(send.chunksDone ?? 0) >= Number(send.chunks ?? 0)) {
-    const at = deps.now().toISOString();
-    try {
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: sendKey(userId, sendId),
-          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
-          ConditionExpression: '#status = :running',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
-        }),
-      );
-      status = 'completed';
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      status = (await readSend(deps, userId, sendId))?.status;
-    }
-  }
-  // A send still running has nothing more to do here (one read: most chunks are not the last).
-  if (status === 'completed' || status === 'failed') await releaseProject(deps, userId, String(send.projectId), sendId);
+  await finishDeliveryJob(deps, credentialSends, userId, sendId);
 }

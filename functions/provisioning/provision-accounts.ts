@@ -1,13 +1,14 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
-import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { commitChunkDone } from '../core/delivery-jobs';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
@@ -504,47 +505,29 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
     ? { synced: -tally.removed, failed: 0, removed: tally.removed }
     : { synced: tally.success, failed: job.mode === 'retry' ? -tally.success : tally.failed, removed: 0 };
   // Undefined when an earlier delivery wrote the marker: releaseNext reads it.
-  let marker: Record<string, unknown> | undefined;
-  try {
-    await withRetry('Recording a provisioning chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
-      deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: deps.tableName,
-                Item: { ...keys.provisioningChunk(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningChunk', chunk: message.chunk, synced, failed, doneAt: at },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: jobKey(message.userId, message.jobId),
-                UpdateExpression: 'ADD chunksDone :one, #synced :synced, #failed :failed SET updatedAt = :at',
-                ExpressionAttributeNames: { '#synced': 'synced', '#failed': 'failed' },
-                ExpressionAttributeValues: { ':one': 1, ':synced': synced, ':failed': failed, ':at': at },
-              },
-            },
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: keys.project(message.userId, String(job.projectId)),
-                UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed, syncRemovedCount :removed',
-                ExpressionAttributeValues: { ':synced': project.synced, ':failed': project.failed, ':removed': project.removed },
-              },
-            },
-            // Accounts on each platform (analytics' top platforms), counted once with the marker.
-            ...(typeof job.platform === 'string' ? counterUpdates(deps.tableName, message.userId, '', { synced: { platform: job.platform, count: project.synced } }) : []),
-          ],
-        }),
-      ),
-    );
-    // Written here: the next chunk is not released yet.
-    marker = { released: false };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
-  }
+  const marker = await commitChunkDone(
+    deps,
+    'Recording a provisioning chunk',
+    { ...keys.provisioningChunk(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningChunk', chunk: message.chunk, synced, failed, doneAt: at },
+    {
+      Key: jobKey(message.userId, message.jobId),
+      UpdateExpression: 'ADD chunksDone :one, #synced :synced, #failed :failed SET updatedAt = :at',
+      ExpressionAttributeNames: { '#synced': 'synced', '#failed': 'failed' },
+      ExpressionAttributeValues: { ':one': 1, ':synced': synced, ':failed': failed, ':at': at },
+    },
+    [
+      {
+        Update: {
+          TableName: deps.tableName,
+          Key: keys.project(message.userId, String(job.projectId)),
+          UpdateExpression: 'ADD syncedCount :synced, syncFailedCount :failed, syncRemovedCount :removed',
+          ExpressionAttributeValues: { ':synced': project.synced, ':failed': project.failed, ':removed': project.removed },
+        },
+      },
+      // Accounts on each platform (analytics' top platforms), counted once with the marker.
+      ...(typeof job.platform === 'string' ? counterUpdates(deps.tableName, message.userId, '', { synced: { platform: job.platform, count: project.synced } }) : []),
+    ],
+  );
   await releaseNext(deps, job, message.chunk, marker);
   await finishRun(deps, message.userId, message.jobId);
 }

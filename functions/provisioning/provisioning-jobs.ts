@@ -21,6 +21,7 @@ import { provisioningFinished } from '../notifications/events';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
 import { dueChunks, firstChunks, PROVISIONING_WINDOW, windowOf } from './chunk-window';
+import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, releaseProjectLock, type DeliveryJobKind } from '../core/delivery-jobs';
 
 /** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
 const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
@@ -56,10 +57,10 @@ export interface ProvisioningJobDeps {
 
 export const jobKey = (userId: string, jobId: string) => keys.provisioningJob(userId, jobId);
 
-export async function readJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, jobId: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: jobKey(userId, jobId), ConsistentRead: true }));
-  return Item;
-}
+/** A run holds its project (activeProvisioningJob) from its start until it completes or fails. */
+export const provisioningRuns: DeliveryJobKind = { key: jobKey, lock: 'activeProvisioningJob', working: ['running', 'resuming'] };
+
+export const readJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, jobId: string) => readDeliveryJob(deps, provisioningRuns, userId, jobId);
 
 export function jobView(item: Record<string, unknown>): ProvisioningJob {
   const total = Number(item.total ?? 0);
@@ -458,67 +459,18 @@ export async function pauseJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName
 export async function failJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
   const at = deps.now().toISOString();
   // The state before, so only the call that failed the run tells the user (failJob may repeat).
-  const { Attributes: before } = await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: jobKey(userId, jobId),
-      UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
-  if (before) {
-    await releaseProject(deps, userId, String(before.projectId), jobId);
-    if (before.status !== 'failed') await notifyRunEnded(deps, { ...before, userId, id: jobId }, 'failed', at, reason);
-  }
+  const before = await failDeliveryJob(deps, provisioningRuns, userId, jobId, reason, at);
+  if (before && before.status !== 'failed') await notifyRunEnded(deps, { ...before, userId, id: jobId }, 'failed', at, reason);
 }
 
-export async function releaseProject(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string): Promise<void> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.project(userId, projectId),
-        UpdateExpression: 'REMOVE activeProvisioningJob',
-        ConditionExpression: 'activeProvisioningJob = :job',
-        ExpressionAttributeValues: { ':job': jobId },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
+export const releaseProject = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string) =>
+  releaseProjectLock(deps, 'activeProvisioningJob', userId, projectId, jobId);
 
 /**
  * A run whose chunks are all done ends: completed, the project's lock given back. Called by every
  * delivery of every chunk (and the dead-letter worker): a step that failed once is done by the next.
  */
 export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
-  const job = await readJob(deps, userId, jobId);
-  if (!job) return;
-  // The run as it stands after this call: read again only when another call changed it meanwhile
-  // (every chunk's delivery ends here, so the common case costs one read).
-  let latest: Record<string, unknown> | undefined = job;
-  if ((job.status === 'running' || job.status === 'resuming') && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
-    const at = deps.now().toISOString();
-    try {
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: jobKey(userId, jobId),
-          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
-          ConditionExpression: '#status IN (:running, :resuming)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':resuming': 'resuming', ':at': at },
-        }),
-      );
-      latest = { ...job, status: 'completed' };
-      await notifyRunEnded(deps, { ...job, userId, id: jobId }, 'completed', at);
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      latest = await readJob(deps, userId, jobId);
-    }
-  }
-  if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), jobId);
+  const completed = await finishDeliveryJob(deps, provisioningRuns, userId, jobId);
+  if (completed) await notifyRunEnded(deps, { ...completed.job, userId, id: jobId }, 'completed', completed.completedAt);
 }

@@ -1,12 +1,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { defaultPasswordSettings, passwordSettingsSchema } from '../../shared/schemas/bulk';
 import type { AccountResetResult } from '../../shared/schemas/reset-passwords';
-import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { commitChunkDone } from '../core/delivery-jobs';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
@@ -298,37 +299,17 @@ export async function markResetChunkDone(deps: Pick<ResetChunkDeps, 'db' | 'tabl
   const at = deps.now().toISOString();
   const tally = await chunkTally(deps, job, message);
   // Undefined when an earlier delivery wrote the marker: releaseNextReset reads it.
-  let marker: Record<string, unknown> | undefined;
-  try {
-    await withRetry('Recording a password reset chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
-      deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: deps.tableName,
-                Item: { ...keys.passwordResetChunk(message.userId, message.jobId, message.chunk), entityType: 'PasswordResetChunk', chunk: message.chunk, ...tally, doneAt: at },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: resetKey(message.userId, message.jobId),
-                UpdateExpression: 'ADD chunksDone :one, done :done, updatedOnPlatform :updated, #failed :failed SET updatedAt = :at',
-                ExpressionAttributeNames: { '#failed': 'failed' },
-                ExpressionAttributeValues: { ':one': 1, ':done': tally.updated + tally.local, ':updated': tally.updated, ':failed': tally.failed, ':at': at },
-              },
-            },
-          ],
-        }),
-      ),
-    );
-    // Written here: the next chunk is not released yet.
-    marker = { released: false };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
-  }
+  const marker = await commitChunkDone(
+    deps,
+    'Recording a password reset chunk',
+    { ...keys.passwordResetChunk(message.userId, message.jobId, message.chunk), entityType: 'PasswordResetChunk', chunk: message.chunk, ...tally, doneAt: at },
+    {
+      Key: resetKey(message.userId, message.jobId),
+      UpdateExpression: 'ADD chunksDone :one, done :done, updatedOnPlatform :updated, #failed :failed SET updatedAt = :at',
+      ExpressionAttributeNames: { '#failed': 'failed' },
+      ExpressionAttributeValues: { ':one': 1, ':done': tally.updated + tally.local, ':updated': tally.updated, ':failed': tally.failed, ':at': at },
+    },
+  );
   await releaseNextReset(deps, job, message.chunk, marker);
   await finishReset(deps, message.userId, message.jobId);
 }

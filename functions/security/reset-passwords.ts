@@ -9,6 +9,7 @@ import { chunkPlan, releaseOnce, requirePasswordChangeOf } from '../provisioning
 import { firstChunks, PROVISIONING_WINDOW, windowOf } from '../provisioning/chunk-window';
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
+import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
 
 /**
  * Reset Passwords (POST /api/security/reset-passwords): every account of one project gets a new
@@ -26,10 +27,10 @@ export interface ResetDeps {
 
 export const resetKey = (userId: string, jobId: string) => keys.passwordReset(userId, jobId);
 
-export async function readReset(deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, jobId: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: resetKey(userId, jobId), ConsistentRead: true }));
-  return Item;
-}
+/** A reset holds its project (activePasswordReset) from its start until it completes or fails. */
+const passwordResets: DeliveryJobKind = { key: resetKey, lock: 'activePasswordReset', working: ['running'] };
+
+export const readReset = (deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, jobId: string) => readDeliveryJob(deps, passwordResets, userId, jobId);
 
 export function resetView(item: Record<string, unknown>): PasswordResetJob {
   const total = Number(item.total ?? 0);
@@ -263,63 +264,12 @@ export const planReset =
     await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: resetKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
   };
 
-async function releaseProject(deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string): Promise<void> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: keys.project(userId, projectId),
-        UpdateExpression: 'REMOVE activePasswordReset',
-        ConditionExpression: 'activePasswordReset = :job',
-        ExpressionAttributeValues: { ':job': jobId },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
 /** Ends a reset as failed with the reason and frees the project. Accounts not reached keep their passwords. */
 export async function failReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
-  const at = deps.now().toISOString();
-  const { Attributes: before } = await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: resetKey(userId, jobId),
-      UpdateExpression: 'SET #status = :failed, reason = :reason, completedAt = :at, updatedAt = :at',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':failed': 'failed', ':reason': reason, ':at': at },
-      ReturnValues: 'ALL_OLD',
-    }),
-  ).catch((error: unknown) => {
-    if (error instanceof ConditionalCheckFailedException) return { Attributes: undefined };
-    throw error;
-  });
-  if (before) await releaseProject(deps, userId, String(before.projectId), jobId);
+  await failDeliveryJob(deps, passwordResets, userId, jobId, reason, deps.now().toISOString());
 }
 
 /** A reset whose chunks are all done completes and frees the project. Every chunk delivery calls it. */
 export async function finishReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
-  const job = await readReset(deps, userId, jobId);
-  if (!job) return;
-  if (job.status === 'running' && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
-    const at = deps.now().toISOString();
-    try {
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: resetKey(userId, jobId),
-          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
-          ConditionExpression: '#status = :running',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':running': 'running', ':at': at },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    }
-  }
-  const latest = await readReset(deps, userId, jobId);
-  if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProject(deps, userId, String(latest.projectId), jobId);
+  await finishDeliveryJob(deps, passwordResets, userId, jobId);
 }
