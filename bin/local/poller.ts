@@ -5,6 +5,16 @@ import type { Stoppable } from './emulators';
 
 type WorkerHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 
+/** One batch a worker was handed, with its times (Date.now()): what a bench reads to say where a job's time went. */
+export interface Delivery {
+  worker: string;
+  /** The messages' bodies and when each was sent (SentTimestamp). */
+  messages: { body: string; sentAt: number }[];
+  receivedAt: number;
+  /** The handler returned (before the delete). */
+  handledAt: number;
+}
+
 /**
  * What Lambda's SQS event source mapping does: long-poll the queue, hand a batch to the worker as
  * an SQSEvent, delete what succeeded and leave the reported failures to become visible again
@@ -19,6 +29,8 @@ export function startPoller(options: {
   concurrency?: number;
   loadHandler: () => Promise<WorkerHandler>;
   log: (message: string) => void;
+  /** Told of every batch once its handler returned (benches only). */
+  observe?: (delivery: Delivery) => void;
 }): Stoppable {
   const abort = new AbortController();
   let running = true;
@@ -50,6 +62,7 @@ export function startPoller(options: {
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
+      const receivedAt = Date.now();
 
       const records: SQSRecord[] = messages.map((m) => ({
         messageId: m.MessageId!,
@@ -79,6 +92,12 @@ export function startPoller(options: {
       } catch (error) {
         options.log(`${options.name}: invocation failed, the whole batch will be retried: ${error instanceof Error ? error.message : String(error)}`);
       }
+      options.observe?.({
+        worker: options.name,
+        messages: messages.map((m) => ({ body: m.Body ?? '', sentAt: Number(m.Attributes?.SentTimestamp ?? receivedAt) })),
+        receivedAt,
+        handledAt: Date.now(),
+      });
       const done = messages.filter((m) => !failed.has(m.MessageId!));
       if (done.length) {
         await options.client.send(
