@@ -15,6 +15,11 @@ export interface Delivery {
   handledAt: number;
 }
 
+/** A receive for one message waits at most this long for it (Lambda's poller: 20 s; stopping aborts it). */
+const LONG_POLL_SECONDS = 5;
+/** After an empty short poll (batches of more than one message). */
+const EMPTY_PAUSE_MS = 200;
+
 /**
  * What Lambda's SQS event source mapping does: long-poll the queue, hand a batch to the worker as
  * an SQSEvent, delete what succeeded and leave the reported failures to become visible again
@@ -35,6 +40,7 @@ export function startPoller(options: {
   const abort = new AbortController();
   let running = true;
   const queueArn = `arn:aws:sqs:${REGION}:000000000000:${options.queueUrl.split('/').pop()}`;
+  const longPoll = Math.min(options.batchSize, 10) === 1;
 
   const loop = async () => {
     while (running) {
@@ -44,9 +50,13 @@ export function startPoller(options: {
           new ReceiveMessageCommand({
             QueueUrl: options.queueUrl,
             MaxNumberOfMessages: Math.min(options.batchSize, 10),
-            // Short polls with a pause when empty: the emulator's long poll waits out the whole wait
-            // time even when messages arrive, where Lambda's poller would hand them over at once.
-            WaitTimeSeconds: 0,
+            // One message per batch: a long poll, as Lambda's poller does (the emulator answers it
+            // within 10 ms of a message arriving, so no pause adds to a job's time, and an idle
+            // queue costs one receive per LONG_POLL_SECONDS instead of five a second). Larger
+            // batches: short polls with a pause when empty, as the emulator's long poll waits out
+            // the whole wait time unless the batch fills, where Lambda's poller would hand over
+            // what arrived at once.
+            WaitTimeSeconds: longPoll ? LONG_POLL_SECONDS : 0,
             AttributeNames: ['All'],
             MessageAttributeNames: ['All'],
           }),
@@ -59,7 +69,7 @@ export function startPoller(options: {
         continue;
       }
       if (!messages?.length) {
-        await new Promise((r) => setTimeout(r, 200));
+        if (!longPoll) await new Promise((r) => setTimeout(r, EMPTY_PAUSE_MS));
         continue;
       }
       const receivedAt = Date.now();
