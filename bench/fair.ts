@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { benchPortShift } from './ports';
 import { startLocalStack } from '../bin/local/stack';
@@ -135,10 +135,14 @@ export async function fairBench(): Promise<void> {
       const reasons: string[] = [];
       await untilEnded(api, id, rows, reasons);
       const ended = Date.now();
+      // The job can be seen completed before its delivery returns (the ending's last steps: activity,
+      // statistics, the lock): then its chunk step ends when the poll saw it, and the last step is 0.
+      for (let waited = 0; waited < 10_000 && !deliveries.has(`chunk ${id}`); waited += 50) await pause(50);
       const [read, chunk] = [deliveries.get(`upload ${id}`), deliveries.get(`chunk ${id}`)];
+      const chunkEnded = chunk && Math.min(chunk.handledAt, ended);
       const steps =
-        read && chunk && rows <= 500
-          ? [startAnswered - began, read.receivedAt - startAnswered, chunk.messages[0]!.sentAt - read.receivedAt, chunk.receivedAt - chunk.messages[0]!.sentAt, chunk.handledAt - chunk.receivedAt, ended - chunk.handledAt]
+        read && chunk && chunkEnded && rows <= 500
+          ? [startAnswered - began, read.receivedAt - startAnswered, chunk.messages[0]!.sentAt - read.receivedAt, chunk.receivedAt - chunk.messages[0]!.sentAt, chunkEnded - chunk.receivedAt, ended - chunkEnded]
           : undefined;
       return { ms: ended - began, kind: 'uploaded file: a queued job', reasons, steps };
     };
@@ -182,9 +186,44 @@ export async function fairBench(): Promise<void> {
       }
       return times;
     };
+    // What one DynamoDB round trip costs meanwhile, a read, a write and a batch of 25 writes of
+    // the bench's own items (their own partition), each about five times a second: a chunk makes a dozen or so round
+    // trips one after another besides its batched writes.
+    const roundTrips = () => {
+      const times = { read: [] as number[], write: [] as number[], batch: [] as number[] };
+      let on = true;
+      const Key = { PK: 'BENCH#probe', SK: 'PROBE' };
+      const timed = async (list: number[], call: () => Promise<unknown>) => {
+        const began = performance.now();
+        await call();
+        list.push(performance.now() - began);
+      };
+      const probing = (async () => {
+        for (let n = 0; on; n++) {
+          await timed(times.read, () => db.send(new GetCommand({ TableName: 'bulkonboard', Key, ConsistentRead: true })));
+          await timed(times.write, () => db.send(new PutCommand({ TableName: 'bulkonboard', Item: { ...Key, n } })));
+          await timed(times.batch, () =>
+            db.send(new BatchWriteCommand({ RequestItems: { bulkonboard: Array.from({ length: 25 }, (_, i) => ({ PutRequest: { Item: { PK: 'BENCH#probe', SK: `BATCH#${i}`, n } } })) } })),
+          );
+          await pause(200);
+        }
+      })();
+      return async () => {
+        on = false;
+        await probing;
+        const summary = (list: number[]) => {
+          const sorted = list.sort((x, y) => x - y);
+          const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(0);
+          return `p50 ${at(0.5)} ms, p90 ${at(0.9)} ms`;
+        };
+        return `GetItem ${summary(times.read)}, PutItem ${summary(times.write)}, BatchWriteItem of 25 ${summary(times.batch)} (${times.read.length} each)`;
+      };
+    };
+    const idleProbe = roundTrips();
     const idleLoop = loopDelay();
     const idle = await measure('idle');
     const idleDelay = idleLoop();
+    const idleTrips = await idleProbe();
 
     const large = await proUser();
     const began = performance.now();
@@ -197,10 +236,12 @@ export async function fairBench(): Promise<void> {
       await pause(100);
     }
     const largeAtStart = await jobOf(large, largeId);
+    const busyProbe = roundTrips();
     const busyLoop = loopDelay();
     const busyBegan = performance.now();
     const busy = await measure('busy');
     const busyDelay = busyLoop();
+    const busyTrips = await busyProbe();
     const largeThen = await jobOf(large, largeId);
     const largeMs = performance.now() - began;
     const busyMs = performance.now() - busyBegan;
@@ -227,6 +268,7 @@ export async function fairBench(): Promise<void> {
     const rate = ((largeThen.done + largeThen.failedCount - largeAtStart.done - largeAtStart.failedCount) / busyMs) * 1000;
     console.log(`  the large job wrote ${rate.toFixed(0)} rows/s meanwhile on its window of ${CHUNK_WINDOW} of the ${BULK_WORKERS} bulk workers: one of its 500-row chunks takes about ${seconds((500 * CHUNK_WINDOW * 1000) / Math.max(1, rate))} (what a small job would wait if no worker were free)`);
     console.log(`  the bench process (API handlers, workers and the large job's upload reader in one Node process): idle ${idleDelay}; busy ${busyDelay}`);
+    console.log(`  one round trip to DynamoDB Local: idle ${idleTrips}; busy ${busyTrips}`);
     // The first and the last sentence each showed (the count goes down as the chunks ahead are written).
     const said = (reasons: string[]) => {
       const shown = reasons.length > 2 ? [reasons[0]!, `... ${reasons.length - 2} more ...`, reasons[reasons.length - 1]!] : reasons;
