@@ -14,7 +14,7 @@ import { startSesEventPublisher } from './ses-events';
 import { cognitoEmail, cognitoFromAddress } from './cognito-messages';
 import { cognitoAccessTokenVerifier, createGateway } from './gateway';
 import { COGNITO_TRIGGER_FUNCTION } from './lambda-invoke';
-import { startPoller } from './poller';
+import { startPoller, type Delivery } from './poller';
 import { startSchedules } from './schedules';
 import { startScimServer } from './scim-server';
 import { assertPortsFree } from './ports';
@@ -57,6 +57,8 @@ export interface LocalStackOptions {
   outboundAllowedOrigins?: readonly string[];
   /** Queue workers this process does not run: a bench runs one in a process of its own to measure it alone (bench/upload.ts). */
   externalWorkers?: readonly WorkerName[];
+  /** Told of every batch a queue worker handled, with its times (a bench's breakdown of a job's time). */
+  observeDeliveries?: (delivery: Delivery) => void;
 }
 
 export interface LocalStack {
@@ -244,6 +246,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
           concurrency,
           loadHandler: async () => (await workerModules[worker]()).handler as never,
           log,
+          observe: options.observeDeliveries,
         }),
       );
     }
