@@ -36,8 +36,11 @@ export interface BulkJobStarter {
   start(job: {
     userId: string;
     project: ProjectRecord;
-    /** Read once, in order: a file's rows may be produced as they are chunked (memory: docs/bulk-files.md). */
-    rows: Iterable<CheckedRow & UsernameSlot>;
+    /**
+     * Read once, in order, as they are chunked: an uploaded file's rows come from its second
+     * reading of the object as the chunks are written (memory: docs/bulk-files.md).
+     */
+    rows: Iterable<CheckedRow & UsernameSlot> | AsyncIterable<CheckedRow & UsernameSlot>;
     /** The user's accounts before this job: 0 means no username can clash with an older one. */
     existingAccounts: number;
     passwordSettings: PasswordSettings;
@@ -51,8 +54,10 @@ export interface BulkJobStarter {
 }
 
 /**
- * Writes the job and its project, then puts the rows on the bulk queue in chunks: the first
- * CHUNK_WINDOW on the queue, the others (gzipped) in DynamoDB until a chunk of the job releases them.
+ * Writes the project, then the job's rows in chunks as they come: the first CHUNK_WINDOW kept for
+ * the bulk queue, every later one gzipped and stored in DynamoDB at once (it waits there until a
+ * chunk of the job releases it); then the job, then the first window on the queue. Only the
+ * window and the chunks being written are held, however many rows the job has.
  */
 export function sqsBulkJobStarter(
   db: DynamoDBDocumentClient,
@@ -65,7 +70,13 @@ export function sqsBulkJobStarter(
   return {
     async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters }) {
       const createdAt = now.toISOString();
-      const chunks = chunkBodiesOf(rows, (chunk, chunkRows) => ({
+      // The project and its counters in one write: a project is counted exactly when it exists.
+      await db.send(
+        new TransactWriteCommand({
+          TransactItems: [{ Put: { TableName: tableName, Item: projectItem(project) } }, ...counterUpdates(tableName, userId, counters.month, counters.change)],
+        }),
+      );
+      const chunks = chunkBodiesOfAsync(rows, (chunk, chunkRows) => ({
         userId,
         jobId: project.id,
         projectId: project.id,
@@ -80,17 +91,24 @@ export function sqsBulkJobStarter(
         window: CHUNK_WINDOW,
         rows: chunkRows,
       }));
-      // The first window stays as text for the queue; every later chunk is gzipped as soon as it
-      // is made, so a 250,000-row job never holds all of its message bodies as text at once.
+      // The waiting chunks before the job: a job item exists only when all of its chunks do.
       const queuedNow: { chunk: number; body: string }[] = [];
-      const waiting: { chunk: number; body: Buffer }[] = [];
+      const waiting = waitingChunkWriter(db, tableName);
       let total = 0;
-      for (const made of chunks) {
-        total += made.rows;
-        if (made.chunk < CHUNK_WINDOW) queuedNow.push({ chunk: made.chunk, body: made.body });
-        else waiting.push({ chunk: made.chunk, body: gzipSync(made.body) });
+      let chunkCount = 0;
+      try {
+        for await (const made of chunks) {
+          total += made.rows;
+          chunkCount++;
+          if (made.chunk < CHUNK_WINDOW) queuedNow.push({ chunk: made.chunk, body: made.body });
+          else await waiting.write({ ...keys.bulkJobWaitingChunk(userId, project.id, made.chunk), entityType: 'BulkJobWaitingChunk', body: gzipSync(made.body) });
+        }
+      } catch (error) {
+        // Rows that failed part-way (their reading, say): the writes under way end before it is reported.
+        await waiting.drained().catch(() => undefined);
+        throw error;
       }
-      const chunkCount = queuedNow.length + waiting.length;
+      await waiting.drained();
       const job: BulkJob = {
         id: project.id,
         projectId: project.id,
@@ -101,14 +119,6 @@ export function sqsBulkJobStarter(
         createdAt,
         updatedAt: createdAt,
       };
-      // The project and its counters in one write: a project is counted exactly when it exists.
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: { TableName: tableName, Item: projectItem(project) } }, ...counterUpdates(tableName, userId, counters.month, counters.change)],
-        }),
-      );
-      // The waiting chunks before the job: a job item exists only when all of its chunks do.
-      await writeWaiting(db, tableName, waiting.map(({ chunk, body }) => ({ ...keys.bulkJobWaitingChunk(userId, job.id, chunk), entityType: 'BulkJobWaitingChunk', body })));
       await db.send(
         new PutCommand({
           TableName: tableName,
@@ -167,21 +177,40 @@ export const sqsBulkQueue = (sqs: SQSClient, queueUrl: string) => async (body: s
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: userId }));
 };
 
+/** Waiting chunks written at once at most. */
+const WAITING_WRITES = 8;
+
 /**
- * PutItem each (8 at a time, throttling tried again within the request's budget). Not
- * BatchWriteItem: this module is bundled into every function that batches SQS messages
- * (core/sqs-batch-send.ts), and none of them may write in batches.
+ * PutItem each, WAITING_WRITES at a time, as the chunks are made (throttling tried again within
+ * the request's budget): `write` waits only while that many are under way. Not BatchWriteItem:
+ * this module is bundled into every function that batches SQS messages (core/sqs-batch-send.ts),
+ * and none of them may write in batches. The first failure is thrown by the next `write` or by
+ * `drained`, after the writes under way have ended.
  */
-async function writeWaiting(db: DynamoDBDocumentClient, tableName: string, items: readonly Record<string, unknown>[]): Promise<void> {
-  const queue = [...items].reverse();
-  await Promise.all(
-    Array.from({ length: Math.min(8, queue.length) }, async () => {
-      for (let item = queue.pop(); item; item = queue.pop()) {
-        const Item = item;
-        await withRetry('Storing a waiting chunk', requestRetry, isThrottling, () => db.send(new PutCommand({ TableName: tableName, Item })));
-      }
-    }),
-  );
+function waitingChunkWriter(db: DynamoDBDocumentClient, tableName: string) {
+  const running = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  const settle = async () => {
+    await Promise.all(running);
+    if (failure) throw failure.error;
+  };
+  return {
+    async write(Item: Record<string, unknown>): Promise<void> {
+      if (failure) await settle();
+      while (running.size >= WAITING_WRITES) await Promise.race(running);
+      if (failure) await settle();
+      const put: Promise<void> = withRetry('Storing a waiting chunk', requestRetry, isThrottling, () => db.send(new PutCommand({ TableName: tableName, Item })))
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            failure ??= { error };
+          },
+        )
+        .finally(() => running.delete(put));
+      running.add(put);
+    },
+    drained: settle,
+  };
 }
 
 type ChunkRow = BulkChunkMessage['rows'][number];
@@ -191,8 +220,11 @@ export function chunkBodies(rows: Iterable<CheckedRow & UsernameSlot>, message: 
   return [...chunkBodiesOf(rows, message)].map(({ chunk, body }) => ({ chunk, body }));
 }
 
-/** The same, one body at a time as the rows come (only one chunk's rows held). */
-export function* chunkBodiesOf(rows: Iterable<CheckedRow & UsernameSlot>, message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage): Generator<{ chunk: number; body: string; rows: number }> {
+/**
+ * The rows' chunks, one at a time: `add` gives a chunk's body when a row does not fit in the
+ * current one, `end` the last (only one chunk's rows held).
+ */
+function chunker(message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage) {
   const envelope = Buffer.byteLength(JSON.stringify(message(0, [])));
   let chunk = 0;
   let current: ChunkRow[] = [];
@@ -203,14 +235,42 @@ export function* chunkBodiesOf(rows: Iterable<CheckedRow & UsernameSlot>, messag
     size = envelope;
     return body;
   };
-  for (const { row, firstName, lastName, email, base, k } of rows) {
-    const item: ChunkRow = { row, firstName, lastName, email, base, k };
-    const itemSize = Buffer.byteLength(JSON.stringify(item)) + 1;
-    if (current.length && (current.length >= CHUNK_ROWS || size + itemSize > CHUNK_MAX_BYTES)) yield made();
-    current.push(item);
-    size += itemSize;
+  return {
+    add({ row, firstName, lastName, email, base, k }: CheckedRow & UsernameSlot): { chunk: number; body: string; rows: number } | undefined {
+      const item: ChunkRow = { row, firstName, lastName, email, base, k };
+      const itemSize = Buffer.byteLength(JSON.stringify(item)) + 1;
+      const full = current.length && (current.length >= CHUNK_ROWS || size + itemSize > CHUNK_MAX_BYTES) ? made() : undefined;
+      current.push(item);
+      size += itemSize;
+      return full;
+    },
+    end: () => (current.length ? made() : undefined),
+  };
+}
+
+/** The same, one body at a time as the rows come (only one chunk's rows held). */
+export function* chunkBodiesOf(rows: Iterable<CheckedRow & UsernameSlot>, message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage): Generator<{ chunk: number; body: string; rows: number }> {
+  const chunks = chunker(message);
+  for (const row of rows) {
+    const full = chunks.add(row);
+    if (full) yield full;
   }
-  if (current.length) yield made();
+  const last = chunks.end();
+  if (last) yield last;
+}
+
+/** The same for rows that arrive over time (an uploaded file read again from S3), or an array. */
+export async function* chunkBodiesOfAsync(
+  rows: Iterable<CheckedRow & UsernameSlot> | AsyncIterable<CheckedRow & UsernameSlot>,
+  message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage,
+): AsyncGenerator<{ chunk: number; body: string; rows: number }> {
+  const chunks = chunker(message);
+  for await (const row of rows) {
+    const full = chunks.add(row);
+    if (full) yield full;
+  }
+  const last = chunks.end();
+  if (last) yield last;
 }
 
 /** Message bodies grouped for SendMessageBatch: at most 10 entries and BATCH_MAX_BYTES each. */

@@ -21,6 +21,7 @@ import { sortCsvRow } from './check-rows';
 import type { CreateBulkAccountsResult, PreparedCreation } from './create-bulk-accounts';
 import { inlineFailed, rejectedRowItems, reportParts, reportRows, type RejectedRow } from './rejected-rows';
 import type { Item } from './bulk-store';
+import { repeatedBases } from './usernames';
 import { failUpload, recordQueued, uploadKey, type UploadItem } from './upload-endings';
 
 export { recordDeadUpload, uploadKey } from './upload-endings';
@@ -32,8 +33,10 @@ export { recordDeadUpload, uploadKey } from './upload-endings';
  *  2. POST /api/bulk-uploads/{id}/start: the options (the bulk-create request without rows, and
  *     checkOnly), the object's size checked, `started`, one message on the bulk-uploads queue.
  *  3. The worker (readUpload) claims the upload, reads the object as a stream with the shared
- *     reader (rowsRead as it goes), and keeps the per-row report (`checked`) or hands the rows
- *     to the bulk job (`queued`: the job's id is the upload's; rows written are the job's).
+ *     reader (rowsRead as it goes), counting the valid rows and keeping the rejected ones, and
+ *     keeps the per-row report (`checked`) or creates the job (`queued`: the job's id is the
+ *     upload's; rows written are the job's), reading the same version of the object a second
+ *     time for the job's chunks, made and stored as the rows come: no valid row is held.
  *     A file it cannot read fails the upload with a message; nothing is created.
  * The object is deleted when its reading ends with a job or a failure (a checked file is kept
  * for a start that creates); the bucket's lifecycle rule on `uploads/` removes any left behind.
@@ -54,9 +57,18 @@ export interface UploadObjects {
   uploadForm(key: string): Promise<{ url: string; fields: Record<string, string> }>;
   /** The object's size; undefined when there is none. */
   size(key: string): Promise<number | undefined>;
-  /** The object's bytes as they arrive. */
-  read(key: string): Promise<AsyncIterable<Uint8Array>>;
+  /** The object's bytes as they arrive; with `ifMatch`, only that version of it (undefined when it was replaced since). */
+  read(key: string, ifMatch?: string): Promise<UploadObject | undefined>;
   remove(key: string): Promise<void>;
+}
+
+/** One reading of an uploaded object. */
+export interface UploadObject {
+  body: AsyncIterable<Uint8Array>;
+  /** The version read (S3's ETag). */
+  etag?: string;
+  /** Ends a reading not taken to its end (its connection closed); harmless after the end. */
+  cancel(): void;
 }
 
 export interface BulkUploadDeps {
@@ -222,21 +234,30 @@ export const readUpload =
         }
       }
       const read = await readRows(deps, userId, uploadId);
-      const total = read.valid.length + read.rejected.length;
+      const total = read.validCount + read.rejected.length;
       if (options.checkOnly) {
-        await recordChecked(deps, userId, uploadId, read.valid, read.rejected, read);
+        await recordChecked(deps, userId, uploadId, read.validCount, read.rejected, read);
         return;
+      }
+      // The second reading, for the job's chunks, opened before anything is created: the version
+      // of the file the first one checked, or the upload fails (a second POST of the form replaced it).
+      const again = await deps.objects.read(uploadKey(userId, uploadId), read.etag);
+      if (!again || again.etag !== read.etag) {
+        again?.cancel();
+        throw new UnreadableFile(uploadMessages.changed);
       }
       const { checkOnly: _checkOnly, ...request } = options;
       let result: CreateBulkAccountsResult;
       try {
-        result = await deps.create(userId, request, { checked: { valid: read.valid, rejected: read.rejected, total }, projectId: uploadId, asJob: true });
+        const rejectedRows = new Set(read.rejected.map((row) => row.row));
+        const valid = { length: read.validCount, baseMayRepeat: read.baseMayRepeat, [Symbol.asyncIterator]: () => validRowsAgain(again.body, read.validCount, rejectedRows) };
+        result = await deps.create(userId, request, { checked: { valid, rejected: read.rejected, total }, projectId: uploadId, asJob: true });
       } catch (error) {
         // Refusals the user can act on (no valid row, plan limits, another creation running, a
         // Pro option): the message, nothing created. A creation stopped part-way says so too.
         if (error instanceof HttpError) {
           // The per-row report stays readable (why none of the rows can be created, say).
-          await recordChecked(deps, userId, uploadId, read.valid, read.rejected, read, error.message);
+          await recordChecked(deps, userId, uploadId, read.validCount, read.rejected, read, error.message);
           await deps.objects.remove(uploadKey(userId, uploadId));
           return;
         }
@@ -245,9 +266,12 @@ export const readUpload =
           return;
         }
         throw error;
+      } finally {
+        // Refused before its rows were read: the second reading's connection is not left open.
+        again.cancel();
       }
       if (result.kind !== 'queued') throw new Error('An uploaded file is created as a job');
-      await recordQueued(deps, userId, uploadId, { ...claimed, total, validCount: read.valid.length, failedCount: read.rejected.length, rowsRead: total, bytesRead: read.bytesRead }, result);
+      await recordQueued(deps, userId, uploadId, { ...claimed, total, validCount: read.validCount, failedCount: read.rejected.length, rowsRead: total, bytesRead: read.bytesRead }, result);
     } catch (error) {
       if (error instanceof UnreadableFile) {
         await failUpload(deps, userId, uploadId, error.message);
@@ -291,21 +315,11 @@ async function claimReading(deps: BulkUploadDeps, userId: string, uploadId: stri
 }
 
 /**
- * Reads the object as a stream: UTF-8 decoded strictly, a file that is not text refused at its
- * first bytes, the size and the row limit held while reading (the reading stops at the first
- * byte or row over), rowsRead written about once a second.
+ * The object's text as it arrives: UTF-8 decoded strictly, a file that is not text refused at its
+ * first bytes, the size limit held while reading (the reading stops at the first byte over);
+ * `read.bytes` counts the bytes so far.
  */
-async function readRows(deps: BulkUploadDeps, userId: string, uploadId: string) {
-  const valid: CheckedRow[] = [];
-  const rejected: RejectedRow[] = [];
-  const people = peopleCsvStream({
-    maxRows: UPLOAD_MAX_ROWS,
-    onRow: (row) => {
-      const sorted = sortCsvRow(row);
-      if ('valid' in sorted) valid.push(sorted.valid);
-      else rejected.push(sorted.rejected);
-    },
-  });
+async function* textOf(body: AsyncIterable<Uint8Array>, read: { bytes: number }): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (bytes?: Uint8Array) => {
     try {
@@ -314,44 +328,109 @@ async function readRows(deps: BulkUploadDeps, userId: string, uploadId: string) 
       throw new UnreadableFile(uploadMessages.notUtf8);
     }
   };
-  let bytesRead = 0;
-  let lastProgress = deps.now().getTime();
-  const body = await deps.objects.read(uploadKey(userId, uploadId));
   for await (const bytes of body) {
-    if (bytesRead === 0) {
+    if (read.bytes === 0) {
       const problem = sniffNotCsv(bytes);
       if (problem) throw new UnreadableFile(problem);
     }
-    bytesRead += bytes.length;
-    if (bytesRead > UPLOAD_CSV_MAX_BYTES) throw new UnreadableFile(uploadMessages.tooLarge(bytesRead));
-    if (!people.push(decode(bytes))) break;
-    const now = deps.now().getTime();
-    if (now - lastProgress >= PROGRESS_EVERY_MS) {
-      lastProgress = now;
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: keys.bulkUpload(userId, uploadId),
-          UpdateExpression: 'SET rowsRead = :rows, bytesRead = :bytes, updatedAt = :iso',
-          ExpressionAttributeValues: { ':rows': valid.length + rejected.length, ':bytes': bytesRead, ':iso': new Date(now).toISOString() },
-        }),
-      );
-    }
+    read.bytes += bytes.length;
+    if (read.bytes > UPLOAD_CSV_MAX_BYTES) throw new UnreadableFile(uploadMessages.tooLarge(read.bytes));
+    yield decode(bytes);
   }
-  if (bytesRead === 0) throw new UnreadableFile(uploadMessages.notArrived);
-  people.push(decode());
+  if (read.bytes === 0) throw new UnreadableFile(uploadMessages.notArrived);
+  yield decode();
+}
+
+/**
+ * The first reading: every row checked with the shared reader, the row limit held (the reading
+ * stops at the first row over), rowsRead written about once a second. Only the count of valid
+ * rows is kept (the second reading gives them to the job), a 4-byte hash of each one's username
+ * base (which bases may repeat: the job's slots then count only those), and the rejected rows for
+ * the report.
+ */
+async function readRows(deps: BulkUploadDeps, userId: string, uploadId: string) {
+  let validCount = 0;
+  const rejected: RejectedRow[] = [];
+  const bases = repeatedBases();
+  const people = peopleCsvStream({
+    maxRows: UPLOAD_MAX_ROWS,
+    onRow: (row) => {
+      const sorted = sortCsvRow(row);
+      if ('valid' in sorted) {
+        validCount++;
+        bases.add(sorted.valid);
+      } else rejected.push(sorted.rejected);
+    },
+  });
+  const object = await deps.objects.read(uploadKey(userId, uploadId));
+  if (!object) throw new UnreadableFile(uploadMessages.notArrived);
+  const read = { bytes: 0 };
+  let lastProgress = deps.now().getTime();
+  try {
+    for await (const text of textOf(object.body, read)) {
+      if (!people.push(text)) break;
+      const now = deps.now().getTime();
+      if (now - lastProgress >= PROGRESS_EVERY_MS) {
+        lastProgress = now;
+        await deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: keys.bulkUpload(userId, uploadId),
+            UpdateExpression: 'SET rowsRead = :rows, bytesRead = :bytes, updatedAt = :iso',
+            ExpressionAttributeValues: { ':rows': validCount + rejected.length, ':bytes': read.bytes, ':iso': new Date(now).toISOString() },
+          }),
+        );
+      }
+    }
+  } finally {
+    object.cancel();
+  }
   const outcome = people.end();
   if (outcome.fileError) throw new UnreadableFile(outcome.fileError);
-  return { valid, rejected, bytesRead };
+  return { validCount, rejected, bytesRead: read.bytes, etag: object.etag, baseMayRepeat: bases.seal() };
+}
+
+/**
+ * The second reading, as the job's chunks are made: the same version of the file through the same
+ * reader and checks, its valid rows handed on as each piece of the file is read (none kept). A
+ * repeated e-mail is known from the first reading (`rejectedRows`: every row it rejected, by line),
+ * so this one keeps no e-mail per row. It must give exactly the first reading's `validCount` rows
+ * (the plan's reservation): never more.
+ */
+async function* validRowsAgain(body: AsyncIterable<Uint8Array>, validCount: number, rejectedRows: ReadonlySet<number>): AsyncGenerator<CheckedRow> {
+  const ready: CheckedRow[] = [];
+  let given = 0;
+  const people = peopleCsvStream({
+    maxRows: UPLOAD_MAX_ROWS,
+    repeats: false,
+    onRow: (row) => {
+      if (rejectedRows.has(row.row)) return;
+      const sorted = sortCsvRow(row);
+      if ('valid' in sorted) ready.push(sorted.valid);
+      else throw new Error(`Row ${row.row} of the file read again is not the row first read`);
+    },
+  });
+  const handOn = function* () {
+    given += ready.length;
+    if (given > validCount) throw new Error(`The file read again has more than the ${validCount} valid rows first read`);
+    yield* ready.splice(0);
+  };
+  for await (const text of textOf(body, { bytes: 0 })) {
+    if (!people.push(text)) break;
+    yield* handOn();
+  }
+  people.end();
+  yield* handOn();
+  if (given !== validCount) throw new Error(`The file read again has ${given} valid rows, not the ${validCount} first read`);
 }
 
 /** 'Check first': the report kept (under the upload's id, for its TTL), the counts and the first problems on the upload. */
-async function recordChecked(deps: BulkUploadDeps, userId: string, uploadId: string, valid: readonly CheckedRow[], rejected: readonly RejectedRow[], read: { bytesRead: number }, failedReason?: string) {
+async function recordChecked(deps: BulkUploadDeps, userId: string, uploadId: string, validCount: number, rejected: readonly RejectedRow[], read: { bytesRead: number }, failedReason?: string) {
   const now = deps.now();
   const ttl = expiresAt(now);
   const parts: Item[] = rejectedRowItems(userId, uploadId, rejected).map((part) => ({ ...part, expiresAt: ttl }));
   if (parts.length) await writeParts(deps, parts);
-  const total = valid.length + rejected.length;
+  const total = validCount + rejected.length;
   await deps.db.send(
     new UpdateCommand({
       TableName: deps.tableName,
@@ -363,7 +442,7 @@ async function recordChecked(deps: BulkUploadDeps, userId: string, uploadId: str
         ':checked': failedReason ? 'failed' : 'checked',
         ...(failedReason ? { ':reason': failedReason } : {}),
         ':total': total,
-        ':valid': valid.length,
+        ':valid': validCount,
         ':failedCount': rejected.length,
         ':failed': inlineFailed(rejected),
         ':bytes': read.bytesRead,

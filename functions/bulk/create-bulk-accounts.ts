@@ -12,7 +12,7 @@ import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
 import { LOCK_TTL_MS, type BulkStore, type Item } from './bulk-store';
 import { checkCsvText, checkRows, type CheckedRow } from './check-rows';
-import { usernameSlots, usernamesFor, withUsernameSlots } from './usernames';
+import { usernameSlots, usernamesFor, withUsernameSlots, withUsernameSlotsAsync } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 import { failedRowsOf, inlineFailed, rejectedRowItems, type RejectedRow } from './rejected-rows';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -65,12 +65,23 @@ export type CreateBulkAccountsResult =
 
 /** What an uploaded file's reader has settled before the creation (functions/bulk/bulk-uploads.ts). */
 export interface PreparedCreation {
-  /** The file's rows, read and checked with the shared rules already (a stream): not read again. */
-  checked?: { valid: CheckedRow[]; rejected: RejectedRow[]; total: number };
+  /**
+   * The file's rows, checked with the shared rules already: the rejected ones, the counts, and the
+   * valid ones either held or streamed (an uploaded file read again as its chunks are made: never
+   * held whole; such rows are always created as a job).
+   */
+  checked?: { valid: CheckedRow[] | StreamedRows; rejected: RejectedRow[]; total: number };
   /** The project's (and job's) id: the upload's, so a second delivery of its start finds the job it began. */
   projectId?: string;
   /** A job however few rows: nobody waits on the answer that would show the passwords. */
   asJob?: boolean;
+}
+
+/** Valid rows that arrive over time, in file order: `length` of them, read once. */
+export interface StreamedRows extends AsyncIterable<CheckedRow> {
+  readonly length: number;
+  /** Whether a row's username base may occur more than once among them (usernames.ts repeatedBases): false means once. */
+  readonly baseMayRepeat?: (person: { firstName: string; lastName: string }) => boolean;
 }
 
 /** How long a job may hold the user's username lock before others may take it (its chunks extend it). */
@@ -102,7 +113,7 @@ export const createBulkAccounts =
   async (userId: string, input: BulkCreateInput, prepared: PreparedCreation = {}): Promise<CreateBulkAccountsResult> => {
     const { valid, rejected, total } =
       prepared.checked ?? (input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 });
-    const asJob = valid.length > SYNC_ROW_LIMIT || prepared.asJob === true;
+    const asJob = valid.length > SYNC_ROW_LIMIT || prepared.asJob === true || !Array.isArray(valid);
     // However many rows fail, the answer must fit Lambda's 6 MB: it lists the first few and says how many (errorResponse).
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
@@ -170,7 +181,7 @@ export const createBulkAccounts =
           userId,
           project,
           // Each row's slot as it is chunked: no second copy of every row.
-          rows: withUsernameSlots(valid, started.getUTCFullYear()),
+          rows: Array.isArray(valid) ? withUsernameSlots(valid, started.getUTCFullYear()) : withUsernameSlotsAsync(valid, started.getUTCFullYear(), valid.baseMayRepeat),
           existingAccounts: accountsBefore,
           passwordSettings: input.passwordSettings,
           lockOwner: projectId,
@@ -184,6 +195,7 @@ export const createBulkAccounts =
         return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning, ...mail } };
       }
 
+      if (!Array.isArray(valid)) throw new Error('Streamed rows are created as a job');
       const slots = usernameSlots(valid, started.getUTCFullYear());
       const taken = await deps.store.takenUsernames(userId, [...new Set(slots.map((s) => s.base))], accountsBefore, projectId);
       const usernames = usernamesFor(slots, taken);

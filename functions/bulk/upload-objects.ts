@@ -1,5 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import type { Readable } from 'node:stream';
 import { UPLOAD_CSV_MAX_BYTES } from '../../shared/schemas/bulk-upload';
 import type { UploadObjects } from './bulk-uploads';
 
@@ -33,10 +34,18 @@ export function s3UploadObjects(client: S3Client, bucket: string): UploadObjects
         throw error;
       }
     },
-    async read(key) {
-      const object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    async read(key, ifMatch) {
+      let object;
+      try {
+        object = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key, ...(ifMatch ? { IfMatch: ifMatch } : {}) }));
+      } catch (error) {
+        // Replaced since that ETag was read (S3 checks If-Match; the local emulator does not: the caller compares the ETag too).
+        if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412) return undefined;
+        throw error;
+      }
       // In Node the body is a Readable: chunks as they arrive, never the whole file.
-      return object.Body as unknown as AsyncIterable<Uint8Array>;
+      const body = object.Body as unknown as Readable;
+      return { body, etag: object.ETag, cancel: () => body.destroy() };
     },
     async remove(key) {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));

@@ -127,8 +127,11 @@ function detectDelimiter(text: string): string {
 
 const fileFailure = (fileError: string, header = false): CsvReadResult => ({ rows: [], valid: [], invalid: [], header, fileError });
 
-/** Checks one record against the spec's rules; `firstRowOfEmail` carries the file's e-mails seen so far. */
-function checkRecord(row: number, cells: string[], columns: Record<PersonField, number>, firstRowOfEmail: Map<string, number>): CsvRow {
+/**
+ * Checks one record against the spec's rules; `firstRowOfEmail` carries the file's e-mails seen so
+ * far (none: repeats are not looked for, see peopleCsvStream).
+ */
+function checkRecord(row: number, cells: string[], columns: Record<PersonField, number>, firstRowOfEmail: Map<string, number> | undefined): CsvRow {
   const firstName = (cells[columns.firstName] ?? '').trim();
   const lastName = (cells[columns.lastName] ?? '').trim();
   const email = (cells[columns.email] ?? '').trim();
@@ -140,7 +143,7 @@ function checkRecord(row: number, cells: string[], columns: Record<PersonField, 
       if (!issues.some((known) => known.field === field)) issues.push({ field, message: issue.message });
     }
   }
-  if (!issues.some((issue) => issue.field === 'email')) {
+  if (firstRowOfEmail && !issues.some((issue) => issue.field === 'email')) {
     const key = email.toLowerCase();
     const firstRow = firstRowOfEmail.get(key);
     if (firstRow === undefined) firstRowOfEmail.set(key, row);
@@ -171,12 +174,12 @@ function badQuoteRecord(row: number, cells: string[], columns: Record<PersonFiel
  * row while the file is within `maxRows`; past it, `stopAtLimit` stops the reading (a stream),
  * otherwise the rows are only counted (the message then says how many).
  */
-function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimit: () => void, stopAtLimit: boolean) {
+function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimit: () => void, stopAtLimit: boolean, repeats = true) {
   let seenFirstRecord = false;
   let header = false;
   let columns: Record<PersonField, number> | undefined = { firstName: 0, lastName: 1, email: 2 };
   let dataRows = 0;
-  let firstRowOfEmail = new Map<string, number>();
+  let firstRowOfEmail = repeats ? new Map<string, number>() : undefined;
   const onRecord: CsvRecordHandler = (cells, line, badQuote) => {
     if (isBlank(cells)) return true;
     if (!seenFirstRecord) {
@@ -194,7 +197,7 @@ function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimi
     }
     if (dataRows === maxRows + 1) {
       onOverLimit();
-      firstRowOfEmail = new Map();
+      if (firstRowOfEmail) firstRowOfEmail = new Map();
     }
     return !stopAtLimit;
   };
@@ -241,10 +244,11 @@ const DELIMITER_SAMPLE_CHARS = 16 * 1024;
  * line numbers and messages as readPeopleCsv gives for the whole text, handed to `onRow` one at
  * a time and never kept here, so memory stays flat whatever the file's size. The reading stops
  * at the first row over `maxRows` (or at a header without the needed columns); `end()` says how
- * it went.
+ * it went. `repeats: false` skips the one rule that needs memory per row (a repeated e-mail): for
+ * a second reading of a file whose first reading found its repeats (functions/bulk/bulk-uploads.ts).
  */
-export function peopleCsvStream(options: { maxRows: number; onRow: (row: CsvRow) => void }) {
-  const people = peopleRecords(options.maxRows, options.onRow, () => undefined, true);
+export function peopleCsvStream(options: { maxRows: number; onRow: (row: CsvRow) => void; repeats?: boolean }) {
+  const people = peopleRecords(options.maxRows, options.onRow, () => undefined, true, options.repeats ?? true);
   let records: ReturnType<typeof csvRecordStream> | undefined;
   let sample = '';
   let started = false;

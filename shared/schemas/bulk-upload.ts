@@ -73,6 +73,8 @@ export const uploadMessages = {
   notArrived: 'The file did not arrive. Please upload it again.',
   notUtf8: 'The file is not UTF-8 text. Save it as "CSV UTF-8" and upload it again.',
   notText: 'The file is not a CSV text file (it looks like a zip, Excel or other binary file). Save it as CSV and upload it again.',
+  /** The object was replaced between the worker's two readings of it (a second upload to the same form). */
+  changed: 'The file changed while it was being read. Please upload it again.',
   notStartable: (status: BulkUploadStatus) =>
     status === 'started' || status === 'reading' ? 'This file is already being read.' : status === 'queued' ? 'Accounts are already being created from this file.' : 'This upload has ended. Upload the file again.',
 } as const;

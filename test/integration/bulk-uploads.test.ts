@@ -1,12 +1,14 @@
 import { describe, expect, it, inject } from 'vitest';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { BulkJob } from '../../shared/schemas/bulk';
 import { UPLOAD_CSV_MAX_BYTES, UPLOAD_MAX_ROWS, uploadMessages, type BulkUpload, type BulkUploadForm, type BulkUploadStartRequest } from '../../shared/schemas/bulk-upload';
 import { keys } from '../../functions/core/keys';
 import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
-import { uploadKey } from '../../functions/bulk/bulk-uploads';
+import { readUpload, uploadKey } from '../../functions/bulk/bulk-uploads';
+import { s3UploadObjects } from '../../functions/bulk/upload-objects';
+import { timeOrderedId } from '../../functions/core/ids';
 import { localCredentials } from '../../bin/local/bootstrap';
 import { apiUser, testDb, upgradeToPro, type ApiUser } from '../support/api';
 
@@ -200,6 +202,49 @@ describe('bulk creation from a file uploaded to S3', () => {
     // Over: nothing more may start from it.
     expect((await start(user, id)).status).toBe(409);
   }, 120_000);
+
+  it('fails a file replaced between its two readings (a second POST of its form) with a message, and creates nothing', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const id = await upload(user, csvOf(30));
+    // Started as the start route starts it, but not queued: this test's worker reads it, not the stack's.
+    await testDb().send(
+      new UpdateCommand({
+        TableName: 'bulkonboard',
+        Key: keys.bulkUpload(user.sub, id),
+        UpdateExpression: 'SET #status = :started, options = :options, checkOnly = :no',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':started': 'started', ':options': { projectName: 'Replaced', accountType: 'Standard User', checkOnly: false, passwordSettings: { minLength: 12, includeUppercase: true, includeLowercase: true, includeNumbers: true, includeSpecialChars: true, avoidAmbiguous: false } }, ':no': false },
+      }),
+    );
+    // The real bucket; the file is replaced by a second upload just before the second reading.
+    const objects = s3UploadObjects(s3, 'bulkonboard-exports');
+    let readings = 0;
+    let creations = 0;
+    const read = readUpload({
+      db: testDb(),
+      tableName: 'bulkonboard',
+      objects: {
+        ...objects,
+        async read(key, ifMatch) {
+          if (++readings === 2) await s3.send(new PutObjectCommand({ Bucket: 'bulkonboard-exports', Key: key, Body: csvOf(3000) }));
+          return objects.read(key, ifMatch);
+        },
+      },
+      now: () => new Date(),
+      newId: timeOrderedId,
+      create: async () => {
+        creations++;
+        throw new Error('a replaced file must not be created');
+      },
+    });
+    await read({ userId: user.sub, uploadId: id });
+    expect(readings).toBe(2);
+    expect(creations).toBe(0);
+    expect(await user.json<BulkUpload>(`/api/bulk-uploads/${id}`)).toMatchObject({ status: 'failed', reason: uploadMessages.changed });
+    expect(await usage(user.sub)).toEqual({ projects: 0, accounts: 0 });
+    expect(await objectExists(user.sub, id)).toBe(false);
+  }, 60_000);
 
   it("holds a free user's limits exactly as a request does: over 100 rows, nothing created", async () => {
     const user = await apiUser();

@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { batchesOf, BATCH_MAX_BYTES, CHUNK_MAX_BYTES, CHUNK_ROWS, chunkBodies } from '../../functions/bulk/bulk-jobs';
+import { batchesOf, BATCH_MAX_BYTES, CHUNK_MAX_BYTES, CHUNK_ROWS, chunkBodies, chunkBodiesOfAsync } from '../../functions/bulk/bulk-jobs';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { GUNZIPPED_MAX_BYTES, inflateRows, NOT_GZIP_MESSAGE } from '../../functions/bulk/compressed-rows';
 import { bulkCreateBodySchema } from '../../shared/schemas/bulk';
@@ -21,6 +21,19 @@ const rows = (count: number, width: number) =>
   Array.from({ length: count }, (_, i) => ({ row: i + 1, firstName: 'F'.repeat(width), lastName: 'L'.repeat(width), email: `${'e'.repeat(width)}${i}@example.com`, base: `b${i}`, k: 0 }));
 
 describe('bulk job chunks', () => {
+  it('are the same bodies when the rows arrive over time', async () => {
+    async function* arriving() {
+      for (const row of rows(1234, 50)) {
+        await Promise.resolve();
+        yield row;
+      }
+    }
+    const bodies: { chunk: number; body: string }[] = [];
+    for await (const { chunk, body } of chunkBodiesOfAsync(arriving(), message)) bodies.push({ chunk, body });
+    expect(bodies).toEqual(chunkBodies(rows(1234, 50), message));
+    expect(bodies).toHaveLength(3);
+  });
+
   it('keeps every row once, in order, in chunks of at most 500 rows and 200 KB', () => {
     for (const [count, width] of [
       [1, 5],

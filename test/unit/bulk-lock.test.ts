@@ -30,7 +30,11 @@ function harness(options: { writeFails?: boolean; now?: () => Date } = {}) {
     },
   } as unknown as BulkStore;
   const jobs: BulkJobStarter = {
-    start: async ({ project, rows, now }) => ({ id: project.id, projectId: project.id, status: 'queued', total: [...rows].length, done: 0, failedCount: 0, createdAt: now.toISOString(), updatedAt: now.toISOString() }),
+    start: async ({ project, rows, now }) => {
+      let total = 0;
+      for await (const _row of rows) total++;
+      return { id: project.id, projectId: project.id, status: 'queued', total, done: 0, failedCount: 0, createdAt: now.toISOString(), updatedAt: now.toISOString() };
+    },
   };
   let id = 0;
   const create = createBulkAccounts({

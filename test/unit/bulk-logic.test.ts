@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
 import { createUsernameAllocator, baseUsername } from '../../shared/generation/username';
-import { usernameSlots, usernamesFor } from '../../functions/bulk/usernames';
+import { repeatedBases, usernameSlots, usernamesFor, withUsernameSlotsAsync } from '../../functions/bulk/usernames';
 import { checkRows, sortCsvRow } from '../../functions/bulk/check-rows';
 import { assertFitsPlan, subscriptionStatus } from '../../functions/usage/plan-usage';
 import { safeFilename } from '../../functions/projects/export-project-csv';
@@ -27,6 +27,26 @@ describe('usernames from slots', () => {
           expect(usernamesFor(usernameSlots(people, 2026), taken)).toEqual(expected);
         },
       ),
+    );
+  });
+
+  it('are the same slots when given as rows arrive, with or without the bases a first reading found repeated', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ firstName: name, lastName: name }), { maxLength: 60 }), async (people) => {
+        const expected = usernameSlots(people, 2026);
+        const plain: { base: string; k: number }[] = [];
+        for await (const { base, k } of withUsernameSlotsAsync(people, 2026)) plain.push({ base, k });
+        expect(plain).toEqual(expected);
+        const bases = repeatedBases();
+        for (const person of people) bases.add(person);
+        const mayRepeat = bases.seal();
+        const counted: { base: string; k: number }[] = [];
+        for await (const { base, k } of withUsernameSlotsAsync(people, 2026, mayRepeat)) counted.push({ base, k });
+        expect(counted).toEqual(expected);
+        // A base that occurs twice is always among those that may repeat.
+        for (const [i, slot] of expected.entries()) if (slot.k > 0) expect(mayRepeat(people[i]!)).toBe(true);
+      }),
+      { numRuns: 500 },
     );
   });
 

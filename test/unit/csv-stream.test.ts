@@ -88,6 +88,17 @@ describe('peopleCsvStream', () => {
     );
   });
 
+  it('with repeats: false, reads the same rows but for the repeated e-mails, which it does not look for', () => {
+    const text = 'First Name,Last Name,Email\nAda,L,ada@example.com\nBob,M,ADA@example.com\nCy,N,not-an-email\n';
+    const rows: CsvRow[] = [];
+    const stream = peopleCsvStream({ maxRows: 10, repeats: false, onRow: (row) => rows.push(row) });
+    stream.push(text);
+    expect(stream.end().fileError).toBeUndefined();
+    const all = readPeopleCsv(text).rows;
+    expect(all[1]!.issues).toEqual([{ field: 'email', message: 'Duplicate email (also in row 2)' }]);
+    expect(rows).toEqual([all[0], { ...all[1], issues: [] }, all[2]]);
+  });
+
   it('chooses the delimiter from the opening of the file, as readPeopleCsv does', () => {
     const text = `First Name;Last Name;Email\n${Array.from({ length: 2000 }, (_, i) => `A${i};B;a${i}@example.com`).join('\n')}\n`;
     const got = people(text, [4096]);
