@@ -400,11 +400,19 @@ async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: C
   await settle(deps, message);
 }
 
-/** After a chunk is recorded (by this delivery or an earlier one): release the job's next chunk, then end the job if it is complete. */
+/**
+ * After a chunk is recorded (by this delivery or an earlier one): release the job's next chunk and
+ * end the job if it is complete, at once, from one consistent read of the job. The two are
+ * independent: a complete job has no chunk left waiting (each chunk was released before it could
+ * be recorded), and a job that is not complete only has its next chunk released.
+ */
 async function settle(deps: ChunkDeps, message: BulkChunkMessage): Promise<void> {
-  await releaseNext(deps, message);
-  await finishIfComplete(deps, message);
+  const job = readJob(deps, message);
+  await Promise.all([releaseNext(deps, message, job), finishIfComplete(deps, message, job)]);
 }
+
+const readJob = async (deps: ChunkDeps, message: BulkChunkMessage) =>
+  (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }))).Item;
 
 /**
  * Fair turns on the shared bulk queue: a job keeps at most `window` chunks on it, the others wait
@@ -416,14 +424,14 @@ async function settle(deps: ChunkDeps, message: BulkChunkMessage): Promise<void>
  * A stopped (failed) job's waiting chunks skip the queue: recorded as not created here, each
  * releasing the next, so done + failed still reaches the total and the reserved places go back.
  */
-async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage): Promise<void> {
+async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage, jobRead: Promise<Record<string, unknown> | undefined>): Promise<void> {
   if (!message.window) return;
   const key = keys.bulkJobWaitingChunk(message.userId, message.jobId, message.chunk + message.window);
   const { Item: waiting } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }));
   if (!waiting) return; // the job has no such chunk, or it was released already
   const body = gunzipSync(waiting.body as Uint8Array).toString('utf8');
   const next = bulkChunkMessageSchema.parse(JSON.parse(body));
-  const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
+  const job = await jobRead;
   if (!job) return; // the job is gone (its user was deleted)
   if (job.status === 'failed') {
     await recordChunk(deps, next, { done: 0, failedRows: next.rows }, String(job.reason ?? JOB_STOPPED));
@@ -441,10 +449,10 @@ async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage): Promise<
  * written twice is written once), then the statistics (once: guarded by finalizedAt in the same
  * transaction), then the lock (released only by its owner: safe to repeat).
  */
-async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage) {
+async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobRead: Promise<Record<string, unknown> | undefined>) {
   const jobKey = keys.bulkJob(message.userId, message.jobId);
-  const read = async () => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: jobKey, ConsistentRead: true }))).Item;
-  let job = await read();
+  const read = () => readJob(deps, message);
+  let job = await jobRead;
   if (!job) return;
   const done = Number(job.done ?? 0);
   const failed = Number(job.failedCount ?? 0);
