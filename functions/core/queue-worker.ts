@@ -34,3 +34,50 @@ export function queueWorker<Schema extends $ZodType>(
   };
   return middy<SQSEvent, SQSBatchResponse>().use(injectLambdaContext(logger, { resetKeys: true })).handler(handle);
 }
+
+/**
+ * queueWorker for a handler that takes the whole batch at once (the records that parse, in
+ * order): it answers an error, or nothing, for each of them. The failed records, and those that
+ * never parse, are reported as partial batch failures, exactly as queueWorker does.
+ */
+export function queueBatchWorker<Schema extends $ZodType>(
+  schema: Schema,
+  processBatch: (messages: readonly output<Schema>[], records: readonly SQSRecord[]) => Promise<readonly (Error | undefined)[]>,
+) {
+  const handle = async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    const fail = (record: SQSRecord, error: unknown) => {
+      logger.error('Record failed', {
+        messageId: record.messageId,
+        receiveCount: record.attributes?.ApproximateReceiveCount,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      batchItemFailures.push({ itemIdentifier: record.messageId });
+    };
+    const messages: output<Schema>[] = [];
+    const records: SQSRecord[] = [];
+    for (const record of event.Records) {
+      try {
+        const parsed = safeParse(schema, JSON.parse(record.body));
+        if (!parsed.success) throw new Error(`Message does not match schema: ${parsed.error.issues[0]?.message ?? ''}`);
+        messages.push(parsed.data);
+        records.push(record);
+      } catch (error) {
+        fail(record, error);
+      }
+    }
+    if (records.length) {
+      let errors: readonly (Error | undefined)[];
+      try {
+        errors = await processBatch(messages, records);
+      } catch (error) {
+        errors = records.map(() => (error instanceof Error ? error : new Error(String(error))));
+      }
+      records.forEach((record, i) => {
+        if (errors[i]) fail(record, errors[i]);
+      });
+    }
+    return { batchItemFailures };
+  };
+  return middy<SQSEvent, SQSBatchResponse>().use(injectLambdaContext(logger, { resetKeys: true })).handler(handle);
+}

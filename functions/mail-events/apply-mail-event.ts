@@ -1,5 +1,6 @@
 import type { EmailStatus } from '../../shared/schemas/email-status';
 import type { SuppressionReason } from '../../shared/schemas/email-suppressions';
+import { taggedMessage } from './mail-event-store';
 import { outcomeOf, type SesEvent } from './ses-event';
 
 /**
@@ -58,6 +59,19 @@ export interface MailEventStore {
   moveStatus(message: MailMessageRecord, move: StatusMove): Promise<'moved' | 'account-changed' | 'project-gone'>;
   /** Puts an address on the user's suppression list unless it is there already. */
   suppress(userId: string, entry: SuppressionEntry): Promise<void>;
+  /**
+   * Several tagged messages' accounts in one read (readAccount of each, strongly consistent):
+   * messageId -> state (undefined: the account or its entry is gone). Optional: without it every
+   * event is applied on its own.
+   */
+  readAccounts?(messages: readonly MailMessageRecord[]): Promise<Map<string, AccountEmailState | undefined>>;
+  /**
+   * Several moves (each a different account, none with a suppression) in one transaction: each
+   * account's update under its own condition, each project's counters moved by their sum. All or
+   * nothing: 'not-moved' when any condition failed or the transaction was cancelled (nothing is
+   * written then).
+   */
+  moveStatuses?(moves: readonly { message: MailMessageRecord; move: StatusMove }[]): Promise<'moved' | 'not-moved'>;
 }
 
 export interface MailEventLog {
@@ -156,3 +170,78 @@ export const applyMailEvent =
     }
     throw new Error(`The account of message ${messageId} kept changing; tried ${ATTEMPTS} times`);
   };
+
+/**
+ * A batch of SES events (the queue hands the worker up to 10): the plain ones (a tagged
+ * credential e-mail's Delivery, Bounce or Complaint without a suppression, one per account, its
+ * account found in the status the event leaves) are applied together, one read of all their
+ * accounts and blocks and one transaction of all their moves (each account under the same
+ * condition as alone, each project's counters moved by the sum), instead of two reads and a
+ * transaction each. Everything else, and every event of a batch whose read or transaction did
+ * not go through, is applied on its own by applyMailEvent, with the same rules. The answer of
+ * each event, in order: what it did, or the error it failed with (that record is retried).
+ */
+export const applyMailEvents = (deps: { store: MailEventStore; log: MailEventLog; now: () => Date }) => {
+  const one = applyMailEvent(deps);
+  return async (events: readonly SesEvent[]): Promise<(AppliedResult | Error)[]> => {
+    const results: (AppliedResult | Error | undefined)[] = events.map(() => undefined);
+    const alone = (i: number) =>
+      one(events[i]!).then(
+        (result) => void (results[i] = result),
+        (error: unknown) => void (results[i] = error instanceof Error ? error : new Error(String(error))),
+      );
+    // The candidates: tagged, an outcome that moves a status, no suppression, one per account.
+    const together: { index: number; message: MailMessageRecord; status: keyof typeof allowedFrom; error?: string; at: string }[] = [];
+    const rest: number[] = [];
+    const accounts = new Set<string>();
+    const { readAccounts, moveStatuses } = deps.store;
+    events.forEach((event, index) => {
+      if (outcomeOf(event, undefined, deps.now).kind === 'ignore') {
+        results[index] = 'ignored';
+        return;
+      }
+      const tagged = readAccounts && moveStatuses ? taggedRecord(event) : undefined;
+      const outcome = tagged ? outcomeOf(event, tagged.email, deps.now) : undefined;
+      const key = tagged ? `${tagged.accountPK}\n${tagged.accountSK}` : '';
+      if (!tagged || !outcome || outcome.kind === 'ignore' || outcome.suppress || accounts.has(key)) {
+        rest.push(index);
+        return;
+      }
+      accounts.add(key);
+      together.push({ index, message: tagged, status: outcome.status, error: outcome.error, at: outcome.at });
+    });
+    if (together.length < 2) rest.push(...together.splice(0).map((c) => c.index));
+    if (together.length) {
+      let moved = false;
+      try {
+        const states = await readAccounts!(together.map((c) => c.message));
+        const moves: { message: MailMessageRecord; move: StatusMove }[] = [];
+        for (const candidate of together) {
+          const state = states.get(candidate.message.messageId);
+          const current = state?.emailMessageId === candidate.message.messageId ? state.emailStatus : undefined;
+          // Only a move the event makes from where the account is; anything else (superseded,
+          // unchanged, not recorded yet, further on) is decided on its own below.
+          if (current && current !== candidate.status && allowedFrom[candidate.status].includes(current)) {
+            moves.push({ message: candidate.message, move: { from: current, to: candidate.status, error: candidate.error, at: candidate.at } });
+          } else rest.push(candidate.index);
+        }
+        if (moves.length) moved = (await moveStatuses!(moves)) === 'moved';
+        const movedIndexes = new Set(moves.map((m) => together.find((c) => c.message === m.message)!.index));
+        for (const index of movedIndexes) {
+          if (moved) results[index] = 'moved';
+          else rest.push(index);
+        }
+      } catch (error) {
+        deps.log.warn('SES events: the batch was not applied together, each is applied on its own', { events: together.length, error: error instanceof Error ? error.message : String(error) });
+        for (const candidate of together) if (results[candidate.index] === undefined && !rest.includes(candidate.index)) rest.push(candidate.index);
+      }
+    }
+    for (const index of [...new Set(rest)].sort((a, b) => a - b)) await alone(index);
+    return results.map((result) => result ?? new Error('SES event not applied'));
+  };
+};
+
+/** A tagged credential e-mail's account (the tags name it), without any read. */
+function taggedRecord(event: SesEvent): MailMessageRecord | undefined {
+  return taggedMessage(event.mail.messageId, event);
+}

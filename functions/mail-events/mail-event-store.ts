@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { stateBlockKey } from '../accounts/account-states';
@@ -67,7 +67,7 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
    * result yet answers 'queued' (the event waits on the queue).
    */
   async function readTaggedAccount(message: MailMessageRecord): Promise<AccountEmailState | undefined> {
-    const { sendId, row, shards } = message.tagged!;
+    const { row, shards } = message.tagged!;
     const [{ Item: block }, { Item: account }] = await Promise.all([
       db.send(
         new GetCommand({
@@ -87,6 +87,12 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
         }),
       ),
     ]);
+    return taggedState(message, block, account);
+  }
+
+  /** A tagged e-mail's state from its block (with at least its row's entry) and its account item's event attributes. */
+  function taggedState(message: MailMessageRecord, block: Record<string, unknown> | undefined, account: Record<string, unknown> | undefined): AccountEmailState | undefined {
+    const { sendId, row } = message.tagged!;
     const entry = (block?.rows as Record<string, Record<string, unknown>> | undefined)?.[String(row)];
     if (!account || !entry) return undefined;
     if (entry.emailMessageId === message.messageId) {
@@ -94,6 +100,24 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
     }
     if (entry.mailSend === sendId && entry.mailClaim === 'sending') return { emailMessageId: message.messageId, emailStatus: 'queued' };
     return { emailMessageId: str(entry.emailMessageId), emailStatus: isStatus(entry.emailStatus) ? entry.emailStatus : undefined };
+  }
+
+  /** The project's counters moved by one or more status moves (each -1 from, +1 to, summed). Never creates a project that is gone. */
+  function counterUpdate(userId: string, projectId: string, moves: readonly StatusMove[]) {
+    const by = new Map<EmailStatus, number>();
+    for (const move of moves) {
+      by.set(move.from, (by.get(move.from) ?? 0) - 1);
+      by.set(move.to, (by.get(move.to) ?? 0) + 1);
+    }
+    const changes = [...by.entries()].filter(([, n]) => n !== 0);
+    return {
+      TableName: tableName,
+      Key: keys.project(userId, projectId),
+      UpdateExpression: `ADD ${changes.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: Object.fromEntries(changes.map(([status], i) => [`#c${i}`, emailCounterAttribute[status]])),
+      ExpressionAttributeValues: Object.fromEntries(changes.map(([, n], i) => [`:c${i}`, n])),
+    };
   }
 
   /**
@@ -203,6 +227,67 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
 
     async suppress(userId, entry) {
       await db.send(new UpdateCommand(suppressionUpdate(tableName, userId, entry)));
+    },
+
+    async readAccounts(messages) {
+      // One BatchGetItem (strongly consistent): each message's block, projected to its rows, and
+      // its account's event attributes, as readTaggedAccount reads them one by one.
+      const names: Record<string, string> = { '#rows': 'rows', '#pk': 'PK', '#sk': 'SK' };
+      const rows = [...new Set(messages.map((m) => String(m.tagged!.row)))];
+      rows.forEach((row, i) => (names[`#r${i}`] = row));
+      const wanted = new Map<string, Record<string, string>>();
+      for (const m of messages) {
+        const block = stateBlockKey(m.userId, m.projectId, 'MAIL', m.tagged!.row, m.tagged!.shards);
+        wanted.set(`${block.PK}\n${block.SK}`, block);
+        wanted.set(`${m.accountPK}\n${m.accountSK}`, { PK: m.accountPK, SK: m.accountSK });
+      }
+      const found = new Map<string, Record<string, unknown>>();
+      let keysLeft: Record<string, unknown>[] = [...wanted.values()];
+      for (let attempt = 0; keysLeft.length; attempt++) {
+        if (attempt >= 5) throw new Error(`SES events: ${keysLeft.length} items not read (throttled)`);
+        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+        const { Responses, UnprocessedKeys } = await db.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [tableName]: {
+                Keys: keysLeft,
+                ConsistentRead: true,
+                ProjectionExpression: ['#pk', '#sk', 'emailEventMessageId', 'emailEventStatus', ...rows.map((_, i) => `#rows.#r${i}`)].join(', '),
+                ExpressionAttributeNames: names,
+              },
+            },
+          }),
+        );
+        for (const item of Responses?.[tableName] ?? []) found.set(`${String(item.PK)}\n${String(item.SK)}`, item);
+        keysLeft = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
+      }
+      const states = new Map<string, AccountEmailState | undefined>();
+      for (const m of messages) {
+        const block = stateBlockKey(m.userId, m.projectId, 'MAIL', m.tagged!.row, m.tagged!.shards);
+        states.set(m.messageId, taggedState(m, found.get(`${block.PK}\n${block.SK}`), found.get(`${m.accountPK}\n${m.accountSK}`)));
+      }
+      return states;
+    },
+
+    async moveStatuses(moves) {
+      const byProject = new Map<string, { userId: string; projectId: string; moves: StatusMove[] }>();
+      for (const { message, move } of moves) {
+        const key = `${message.userId}\n${message.projectId}`;
+        const entry = byProject.get(key) ?? { userId: message.userId, projectId: message.projectId, moves: [] };
+        entry.moves.push(move);
+        byProject.set(key, entry);
+      }
+      const items: TransactItems = [
+        ...moves.map(({ message, move }) => ({ Update: eventUpdate(message, move) })),
+        ...[...byProject.values()].map(({ userId, projectId, moves: projectMoves }) => ({ Update: counterUpdate(userId, projectId, projectMoves) })),
+      ];
+      try {
+        await db.send(new TransactWriteCommand({ TransactItems: items }));
+        return 'moved';
+      } catch (error) {
+        if (error instanceof TransactionCanceledException) return 'not-moved';
+        throw error;
+      }
     },
   };
 }

@@ -185,10 +185,10 @@ export const sendChunk =
     }
     // Another delivery holds the chunk: this copy waits on the queue.
     if (outcome === 'held') return deps.queue.send([message], LEASE_RETRY_SECONDS);
-    // A chunk marked done needs no lease given back (no lease is taken on a done chunk): the
-    // send checks whether it is complete. The rest of a chunk went back on the queue: its lease
-    // is given back so that the next delivery can take it at once.
-    await (outcome === 'done' ? finishSend(deps, userId, sendId) : releaseLease(deps, message, holder));
+    // A chunk marked done needs no lease given back (no lease is taken on a done chunk): marking
+    // it done checked whether the send is complete. The rest of a chunk went back on the queue:
+    // its lease is given back so that the next delivery can take it at once.
+    if (outcome === 'requeued') await releaseLease(deps, message, holder);
   };
 
 /**
@@ -306,7 +306,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: reason }));
     }
     await written();
-    await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
+    await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer));
     return 'done';
   }
 
@@ -368,8 +368,10 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     } catch {
       return; // The blocks could not be written (flushError): nothing of this group is sent.
     }
-    // The next group's claim is written while this group's e-mails go out.
-    if (index % CLAIM_GROUP === CLAIM_GROUP / 2 && (group + 1) * CLAIM_GROUP < toSend.length) void claimGroup(group + 1).catch(() => undefined);
+    // The next group's claim is written while this group's e-mails go out, from its first one on
+    // (started halfway through the group, the claim's write, queued behind a write of results,
+    // kept the group's next e-mails waiting: 8% of the sending slots' time under load).
+    if (index % CLAIM_GROUP === 0 && (group + 1) * CLAIM_GROUP < toSend.length) void claimGroup(group + 1).catch(() => undefined);
     if (stopped) return;
     const row = rowOf(account);
     attempted.add(row);
@@ -449,7 +451,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(throttledFor / 1000)));
     return 'requeued';
   }
-  await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), { finish: false });
+  await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer));
   return 'done';
 }
 
@@ -557,15 +559,14 @@ async function eventStates(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: 
  * A chunk is done: its tally is added to the send's counts and moved between the project's e-mail
  * counters in the transaction that marks the chunk done, once (the marker's condition). Every
  * account counted was moved from the status it had (mailSendFrom) to its result, so the project's
- * counters and the accounts never sent to add up to its accounts.
+ * counters and the accounts never sent to add up to its accounts. Then the next chunk is
+ * released and the send's completion checked, at once.
  */
 export async function markChunkDone(
   deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>,
   send: Record<string, unknown>,
   message: CredentialsChunkMessage,
   tally: ChunkTally,
-  /** finish: false when the caller completes the send itself (finishSend). */
-  options: { finish?: boolean } = {},
 ): Promise<void> {
   const at = deps.now().toISOString();
   const { results, project } = tally;
@@ -622,8 +623,9 @@ export async function markChunkDone(
     // Done already by another delivery.
     if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
   }
-  await releaseNextChunk(deps, send, message.chunk, marker);
-  if (options.finish !== false) await finishSend(deps, message.userId, message.sendId);
+  // At once: the next chunk's release and the send's completion check touch different items
+  // (a send with a chunk left to release is not complete; the last chunk releases nothing).
+  await Promise.all([releaseNextChunk(deps, send, message.chunk, marker), finishSend(deps, message.userId, message.sendId)]);
 }
 
 /** Whether a credentials message names a chunk. */

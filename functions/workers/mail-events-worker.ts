@@ -1,18 +1,36 @@
 import { dynamo } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { logger } from '../core/logger';
-import { queueWorker } from '../core/queue-worker';
-import { applyMailEvent } from '../mail-events/apply-mail-event';
+import { queueBatchWorker } from '../core/queue-worker';
+import { applyMailEvents } from '../mail-events/apply-mail-event';
 import { dynamoMailEventStore } from '../mail-events/mail-event-store';
-import { mailEventMessageSchema, sesEventOf } from '../mail-events/ses-event';
+import { mailEventMessageSchema, sesEventOf, type SesEvent } from '../mail-events/ses-event';
 
-const apply = applyMailEvent({
+const apply = applyMailEvents({
   store: dynamoMailEventStore(dynamo(), requireEnv('TABLE_NAME')),
   log: { info: (message, details) => logger.info(message, details), warn: (message, details) => logger.warn(message, details) },
   now: () => new Date(),
 });
 
-/** SES's events (configuration set -> SNS -> the mail-events queue), one account's e-mail status each. */
-export const handler = queueWorker(mailEventMessageSchema, async (message) => {
-  await apply(sesEventOf(message));
+/**
+ * SES's events (configuration set -> SNS -> the mail-events queue), one account's e-mail status
+ * each; a batch's plain events are applied together (applyMailEvents).
+ */
+export const handler = queueBatchWorker(mailEventMessageSchema, async (messages) => {
+  // A message that holds no SES event fails alone (it ends in the dead-letter queue).
+  const events = messages.map((message) => {
+    try {
+      return sesEventOf(message);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  });
+  const valid = events.filter((event): event is SesEvent => !(event instanceof Error));
+  const results = await apply(valid);
+  let next = 0;
+  return events.map((event) => {
+    if (event instanceof Error) return event;
+    const result = results[next++];
+    return result instanceof Error ? result : undefined;
+  });
 });

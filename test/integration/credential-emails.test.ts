@@ -10,6 +10,9 @@ import { MAIL_WINDOW, planOf, startSend, planSend, readSend, sendView } from '..
 import { INTERRUPTED_MESSAGE, mailTags, recordDeadCredentials, sendChunk, STOPPED_ON_OUR_SIDE, type SendChunkDeps } from '../../functions/mail/send-credentials';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { sesEventsOf, snsEnvelope, type SesEventRecord } from '../../bin/local/ses-events';
+import { applyMailEvents } from '../../functions/mail-events/apply-mail-event';
+import { dynamoMailEventStore } from '../../functions/mail-events/mail-event-store';
+import { sesEventOf } from '../../functions/mail-events/ses-event';
 import { sesCredentialMailer, type CredentialMailer } from '../../functions/mail/credential-mailer';
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import type { CredentialsChunkMessage, CredentialsMessage } from '../../functions/mail/mail-message';
@@ -519,6 +522,39 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
       ['success+tagged@simulator.amazonses.com', 'delivered'],
     ]);
     expect((await projectOf(user, projectId)).emailCounts).toMatchObject({ delivered: 1, suppressed: 1, bounced: 0, sent: 0, notSent: 0 });
+  });
+
+  it("SES's events of a batch applied together (one read, one transaction): every account moves once, the counters with them, and the same events again change nothing", async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Batched events', csvData: people(30, 'Batched') } });
+    const projectId = created.project.id;
+    const { send, chunks } = await plannedSend(projectId, { scope: 'all' });
+    for (const chunk of chunks) await sendChunk(deps)(chunk);
+    // The stack's events worker applies the Deliveries in batches of up to 10.
+    await expect.poll(async () => (await projectOf(user, projectId)).emailCounts, { timeout: 30_000, interval: 250 }).toMatchObject({ delivered: 30, sent: 0, notSent: 0 });
+    const items = (await accountsPageInOrder(testDb(), 'bulkonboard', { userId: user.sub, projectId, shards: 1 }, 100, undefined, { consistent: true })).items;
+    expect(items.map((a) => a.emailStatus)).toEqual(Array(30).fill('delivered'));
+    // Then a Transient bounce of each (no suppression: the batch path), applied here in batches of 10 as the worker gets them.
+    const requests = new Map<string, number>();
+    const counted = { send: (command: { constructor: { name: string } }) => (requests.set(command.constructor.name, (requests.get(command.constructor.name) ?? 0) + 1), testDb().send(command as never)) } as unknown as ReturnType<typeof testDb>;
+    const apply = applyMailEvents({ store: dynamoMailEventStore(counted, 'bulkonboard'), log: { info: () => undefined, warn: () => undefined }, now: () => new Date() });
+    const bounces = items.map((account) => {
+      const { outcomes } = sesEventsOf(
+        { messageId: String(account.emailMessageId), from: 'no-reply@bulkonboard.local', to: ['bounce@simulator.amazonses.com'], subject: 'S', at: new Date(), tags: mailTags({ userId: user.sub, projectId, row: Number(account.row), shards: 1, sendId: send.id }) },
+        new Date(),
+      );
+      const record = JSON.parse(JSON.stringify(outcomes[0]).replaceAll('bounce@simulator.amazonses.com', String(account.email))) as { bounce: { bounceType: string } };
+      record.bounce.bounceType = 'Transient';
+      return sesEventOf(JSON.parse(JSON.stringify(snsEnvelope(record as unknown as SesEventRecord, new Date()))));
+    });
+    for (let i = 0; i < bounces.length; i += 10) expect(await apply(bounces.slice(i, i + 10))).toEqual(Array(10).fill('moved'));
+    // Each batch of 10: one read of its accounts and blocks, one transaction (alone: 20 reads and 10 transactions).
+    expect(Object.fromEntries(requests)).toEqual({ BatchGetCommand: 3, TransactWriteCommand: 3 });
+    expect((await projectOf(user, projectId)).emailCounts).toMatchObject({ delivered: 0, bounced: 30, sent: 0, notSent: 0 });
+    // Redelivered: nothing moves again, nothing counts twice; a batch with a copy of one of its own events too.
+    for (let i = 0; i < bounces.length; i += 10) expect(await apply([...bounces.slice(i, i + 10), bounces[i]!])).toEqual(Array(11).fill('unchanged'));
+    expect((await projectOf(user, projectId)).emailCounts).toMatchObject({ delivered: 0, bounced: 30, sent: 0, notSent: 0 });
+    expect((await accountsOf(user, projectId)).map((a) => a.emailStatus)).toEqual(Array(30).fill('bounced'));
+    expect((await user.json<{ email: string }[]>('/api/email-suppressions')).map((s) => s.email).filter((e) => e.startsWith('batched'))).toEqual([]);
   });
 
   it('an e-mail SES keeps throttling past the delivery\'s budget is given back, not lost: the chunk goes back on the queue and its next delivery sends it once', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { safeParse } from 'zod/v4/core';
 import type { EmailStatus } from '../../shared/schemas/email-status';
-import { applyMailEvent, MessageNotRecordedYetError, type MailEventStore, type MailMessageRecord, type StatusMove, type SuppressionEntry } from '../../functions/mail-events/apply-mail-event';
+import { applyMailEvent, applyMailEvents, MessageNotRecordedYetError, type MailEventStore, type MailMessageRecord, type StatusMove, type SuppressionEntry } from '../../functions/mail-events/apply-mail-event';
 import { mailEventMessageSchema, outcomeOf, sesEventOf, type SesEvent } from '../../functions/mail-events/ses-event';
 import { acceptedMailOf } from '../../bin/local/emulators';
 import { sesEventsOf, simulatorOutcome, snsEnvelope, type AcceptedMail } from '../../bin/local/ses-events';
@@ -259,5 +259,90 @@ describe('credential e-mails found by their SES tags', () => {
     expect(overlayState(item, states({ emailStatus: 'queued', mailClaim: 'sending' }))).toMatchObject({ emailStatus: 'queued' });
     // No entry: the item's own status (an e-mail recorded before state blocks).
     expect(overlayState(item, { PROV: new Map(), MAIL: new Map() })).toMatchObject({ emailStatus: 'sent', emailMessageId: 'old' });
+  });
+});
+
+/**
+ * A batch over a store of several tagged accounts (message m<row> is for row <row>): the plain
+ * events go in one read and one all-or-nothing transaction; everything else alone, by the same rules.
+ */
+describe('a batch of SES events applied together', () => {
+  const ids = { userId: 'a1b2c3d4-0000-4000-8000-000000000001', projectId: '01900000-0000-7000-8000-000000000002', sendId: '01900000-0000-7000-8000-000000000003' };
+  const tagged = (eventType: string, row: number, extra: Partial<SesEvent> = {}): SesEvent => ({
+    eventType,
+    mail: { messageId: `m${row}`, destination: [`holder${row}@example.com`], tags: Object.fromEntries(Object.entries(mailTags({ ...ids, row, shards: 1 })).map(([name, value]) => [name, [value]])) },
+    ...extra,
+  });
+  const deliveryOf = (row: number) => tagged('Delivery', row, { delivery: { timestamp: '2026-01-01T00:00:01.000Z' } });
+  const bounceOf = (row: number) => tagged('Bounce', row, { bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: `holder${row}@example.com`, diagnosticCode: 'smtp; 550' }] } });
+
+  function batchStore(statuses: Record<number, EmailStatus>, options: { cancelFirstTransaction?: boolean } = {}) {
+    const accounts = new Map(Object.entries(statuses).map(([row, status]) => [`m${row}`, { emailStatus: status as EmailStatus, emailMessageId: `m${row}` }]));
+    const state = { counters: {} as Record<string, number>, suppressions: new Map<string, SuppressionEntry>(), reads: 0, batchReads: 0, transactions: 0, batchTransactions: 0 };
+    const cancel = { next: options.cancelFirstTransaction === true };
+    const canMove = (m: MailMessageRecord, move: StatusMove) => accounts.get(m.messageId)?.emailStatus === move.from;
+    const move = (m: MailMessageRecord, change: StatusMove) => {
+      accounts.get(m.messageId)!.emailStatus = change.to;
+      state.counters[change.from] = (state.counters[change.from] ?? 0) - 1;
+      state.counters[change.to] = (state.counters[change.to] ?? 0) + 1;
+      if (change.suppression && !state.suppressions.has(change.suppression.email)) state.suppressions.set(change.suppression.email, change.suppression);
+    };
+    const store: MailEventStore = {
+      findMessage: async (id, e) => taggedMessage(id, e),
+      readAccount: async (m) => {
+        state.reads++;
+        const account = accounts.get(m.messageId);
+        return account && { ...account };
+      },
+      readAccounts: async (messages) => {
+        state.batchReads++;
+        return new Map(messages.map((m) => [m.messageId, accounts.has(m.messageId) ? { ...accounts.get(m.messageId)! } : undefined]));
+      },
+      moveStatus: async (m, change) => {
+        state.transactions++;
+        if (!canMove(m, change)) return 'account-changed';
+        move(m, change);
+        return 'moved';
+      },
+      moveStatuses: async (moves) => {
+        state.batchTransactions++;
+        // All or nothing, as one transaction: a race (another copy moved one first) cancels it.
+        if (cancel.next) {
+          cancel.next = false;
+          accounts.get(moves[0]!.message.messageId)!.emailStatus = moves[0]!.move.to;
+          return 'not-moved';
+        }
+        if (!moves.every(({ message, move: change }) => canMove(message, change))) return 'not-moved';
+        for (const { message, move: change } of moves) move(message, change);
+        return 'moved';
+      },
+      suppress: async (_u, entry) => {
+        if (!state.suppressions.has(entry.email)) state.suppressions.set(entry.email, entry);
+      },
+    };
+    const apply = applyMailEvents({ store, log: { info: () => undefined, warn: () => undefined }, now: () => new Date('2026-01-02T00:00:00.000Z') });
+    return { accounts, state, apply };
+  }
+
+  it("the plain Deliveries in one read and one transaction; a Send ignored, a duplicate, a bounce with its suppression and an unrecorded e-mail each on their own", async () => {
+    const { accounts, state, apply } = batchStore({ 1: 'sent', 2: 'sent', 3: 'queued', 4: 'sent', 5: 'sent' });
+    const results = await apply([tagged('Send', 1), deliveryOf(1), deliveryOf(2), deliveryOf(1), deliveryOf(3), bounceOf(4), deliveryOf(4), deliveryOf(5)]);
+    expect(results.slice(0, 4)).toEqual(['ignored', 'moved', 'moved', 'unchanged']);
+    expect(results[4]).toBeInstanceOf(MessageNotRecordedYetError);
+    expect(results.slice(5)).toEqual(['moved', 'moved', 'moved']);
+    expect(Object.fromEntries([...accounts].map(([id, a]) => [id, a.emailStatus]))).toEqual({ m1: 'delivered', m2: 'delivered', m3: 'queued', m4: 'bounced', m5: 'delivered' });
+    // m1, m2, m4 (delivered before its bounce) and m5 together; m1 again, m3 and m4's bounce alone.
+    expect(state).toMatchObject({ batchReads: 1, batchTransactions: 1, reads: 3, transactions: 1 });
+    expect(state.counters).toEqual({ sent: -4, delivered: 3, bounced: 1 });
+    expect([...state.suppressions.keys()]).toEqual(['holder4@example.com']);
+  });
+
+  it('a transaction that does not go through moves nothing: each event is applied on its own then, and nothing counts twice', async () => {
+    const { accounts, state, apply } = batchStore({ 1: 'sent', 2: 'sent', 3: 'delivered' }, { cancelFirstTransaction: true });
+    // m1 is moved by "another copy" while the batch's transaction is cancelled; m3 is further on already.
+    expect(await apply([deliveryOf(1), deliveryOf(2), deliveryOf(3)])).toEqual(['unchanged', 'moved', 'unchanged']);
+    expect([...accounts.values()].map((a) => a.emailStatus)).toEqual(['delivered', 'delivered', 'delivered']);
+    expect(state.counters).toEqual({ sent: -1, delivered: 1 });
+    expect(state).toMatchObject({ batchReads: 1, batchTransactions: 1, reads: 3, transactions: 1 });
   });
 });
