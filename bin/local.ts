@@ -4,6 +4,7 @@
  * a local SCIM 2.0 directory, the local API gateway serving the shared route table with the
  * Lambda handlers, and Vite.
  */
+import './local/log-level';
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from './local/settings';
 import { startLocalStack } from './local/stack';

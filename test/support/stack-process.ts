@@ -7,6 +7,7 @@
  * `{ ready: { ...stack, env } }` (env: what the stack changed in process.env, for the test workers)
  * or `{ failed: message }`, and stops the stack on 'stop' or when the parent goes away.
  */
+import '../../bin/local/log-level';
 import { startLocalStack, type LocalStack } from '../../bin/local/stack';
 import { portsFromEnv } from '../../bin/local/settings';
 
