@@ -13,6 +13,7 @@ import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
 import { LOCK_TTL_MS, UsernameTakenError, usernameItem, type BulkStore } from './bulk-store';
 import { bulkChunkMessageSchema, type BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
+import { CHUNK_WINDOW } from './bulk-jobs';
 import { bulkJobFinished } from '../notifications/events';
 import type { QueueMail } from '../mail/sqs-mail-queue';
 
@@ -119,11 +120,12 @@ export const processChunk =
     // writes, refused when another account holds a name. In groups, pipelined: a group's accounts
     // are written while the next group's names are.
     const fence = renewedAt + LOCK_FENCE_MS;
+    const parallel = writesPerCall(job);
     const claimNames = async (group: typeof items) => {
       const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) }));
       if (!unbroken) return deps.store.claimUsernames(message.userId, claims);
       if (deps.now().getTime() > fence) throw new Error(`Chunk ${message.chunk} of job ${message.jobId} ran past its lock's fence: delivered again, it renews the lock first`);
-      return deps.store.writeAll(claims.map((claim) => usernameItem(message.userId, claim)), { parallel: 2 });
+      return deps.store.writeAll(claims.map((claim) => usernameItem(message.userId, claim)), { parallel });
     };
     const groups: (typeof items)[] = [];
     for (let i = 0; i < items.length; i += CLAIM_GROUP) groups.push(items.slice(i, i + CLAIM_GROUP));
@@ -134,8 +136,8 @@ export const processChunk =
           for (let group = groups[next++]; group; group = groups[next++]) {
             await claimNames(group);
             // Several chunks are written at once (the queue's maxConcurrency): a few calls each
-            // keep the table's total write concurrency bounded.
-            await deps.store.writeAll(group, { parallel: 2 });
+            // keep the table's total write concurrency bounded (writesPerCall).
+            await deps.store.writeAll(group, { parallel });
           }
         }),
       );
@@ -151,6 +153,19 @@ export const processChunk =
 /** Accounts per username transaction (at most 100 actions), and groups in flight per chunk. */
 const CLAIM_GROUP = 100;
 const PIPELINE = 3;
+/**
+ * Batch writes one job keeps in flight per group lane, over all of its chunks on the queue: a
+ * large job's CHUNK_WINDOW chunks write 2 calls each, and a job of fewer chunks gives each chunk
+ * the calls its missing chunks would have had. So every running job, small or large, has about the
+ * same share of the table's writes (a 100-row job beside another user's 250,000-row one writes
+ * its 4 batches at once instead of 2 after 2: issue 15's fair turns, bench/fair.ts).
+ */
+const JOB_WRITES_PER_LANE = 2 * CHUNK_WINDOW;
+export const writesPerCall = (job: Record<string, unknown> | undefined): number => {
+  const chunks = Number(job?.chunks);
+  const inFlight = Number.isInteger(chunks) && chunks > 0 ? Math.min(chunks, CHUNK_WINDOW) : CHUNK_WINDOW;
+  return Math.max(2, Math.floor(JOB_WRITES_PER_LANE / inFlight));
+};
 /**
  * A chunk sends its unconditional name writes only this long after renewing the lock: a third of
  * the lock's life, so every write it sent has landed long before another creation could take the

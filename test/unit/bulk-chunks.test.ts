@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { batchesOf, BATCH_MAX_BYTES, CHUNK_MAX_BYTES, CHUNK_ROWS, chunkBodies, chunkBodiesOfAsync } from '../../functions/bulk/bulk-jobs';
+import { batchesOf, BATCH_MAX_BYTES, CHUNK_MAX_BYTES, CHUNK_ROWS, CHUNK_WINDOW, chunkBodies, chunkBodiesOfAsync } from '../../functions/bulk/bulk-jobs';
+import { writesPerCall } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { GUNZIPPED_MAX_BYTES, inflateRows, NOT_GZIP_MESSAGE } from '../../functions/bulk/compressed-rows';
 import { bulkCreateBodySchema } from '../../shared/schemas/bulk';
@@ -89,5 +90,19 @@ describe('csvDataGzip', () => {
     const bomb = gzipSync(Buffer.alloc(GUNZIPPED_MAX_BYTES + 1024, 0x20)).toString('base64');
     expect(bomb.length).toBeLessThan(200_000);
     expect(() => inflateRows(body(bomb))).toThrow(expect.objectContaining({ statusCode: 413 }));
+  });
+});
+
+describe('write share per job (writesPerCall)', () => {
+  it('gives a job of fewer chunks than the window the calls its missing chunks would have had', () => {
+    // The large job: CHUNK_WINDOW chunks in flight, 2 calls each.
+    expect(writesPerCall({ chunks: 500 })).toBe(2);
+    expect(writesPerCall({ chunks: CHUNK_WINDOW })).toBe(2);
+    // A one-chunk job writes as many calls at once as the large job's whole window.
+    expect(writesPerCall({ chunks: 1 })).toBe(2 * CHUNK_WINDOW);
+    expect(writesPerCall({ chunks: 2 })).toBe(Math.max(2, Math.floor((2 * CHUNK_WINDOW) / 2)));
+    // A job item without a chunk count (an older job, or none read): the large job's share.
+    expect(writesPerCall(undefined)).toBe(2);
+    expect(writesPerCall({ chunks: 'x' })).toBe(2);
   });
 });
