@@ -28,7 +28,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
-import { build as esbuild } from 'esbuild';
+import { bundleLikeLambda } from './lambda-bundle';
 import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -42,7 +42,6 @@ import { fairBench } from './fair';
 import { uploadBench } from './upload';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
-import { lambdaBundling } from '../lib/bundling';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
 
 const out = path.join(projectRoot, 'bench', 'out');
@@ -71,25 +70,16 @@ async function lambdaBundles() {
     PROVISIONING_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/p',
     EXPORT_BUCKET: 'exports',
     SES_FROM_ADDRESS: 'a@example.com',
+    ACCOUNT_DELETION_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/d',
+    BULK_UPLOADS_QUEUE_URL: 'https://sqs.us-east-1.amazonaws.com/000000000000/u',
+    APP_URL: 'https://app.example.com',
+    USER_POOL_ID: 'us-east-1_bench',
+    USER_POOL_CLIENT_ID: 'bench',
     AWS_REGION: 'us-east-1',
   };
   for (const { name, entry } of entries) {
     const outfile = path.join(out, `${name}.mjs`);
-    await esbuild({
-      entryPoints: [path.join(projectRoot, entry)],
-      outfile,
-      bundle: true,
-      minify: true,
-      platform: 'node',
-      format: 'esm',
-      target: lambdaBundling.target,
-      mainFields: [...lambdaBundling.mainFields],
-      banner: { js: lambdaBundling.banner },
-      alias: { ...lambdaBundling.alias },
-      // Shipped in a Lambda layer, not in the bundle (lib/package-layer.ts).
-      external: [...(layerPackagesOf[name] ?? [])],
-      logLevel: 'error',
-    });
+    await bundleLikeLambda(path.join(projectRoot, entry), outfile, name);
     const size = fs.statSync(outfile).size;
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {

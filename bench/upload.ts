@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { build as esbuild } from 'esbuild';
+import { bundleLikeLambda } from './lambda-bundle';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -18,8 +18,6 @@ import { accountItem } from '../functions/accounts/account-item';
 import { dynamoBulkStore } from '../functions/bulk/bulk-store';
 import { aesGcmCipher, secretContext } from '../functions/core/encryption';
 import { keys } from '../functions/core/keys';
-import { lambdaBundling } from '../lib/bundling';
-import { layerPackagesOf } from '../lib/package-layer';
 import type { BulkJob } from '../shared/schemas/bulk';
 import type { BulkUpload, BulkUploadForm } from '../shared/schemas/bulk-upload';
 
@@ -33,20 +31,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
  */
 async function bundledWorkerProcess(): Promise<string> {
   const outfile = path.join(projectRoot, 'bench', 'out', 'upload-worker-process.mjs');
-  await esbuild({
-    entryPoints: [path.join(projectRoot, 'bench', 'upload-worker-process.ts')],
-    outfile,
-    bundle: true,
-    minify: true,
-    platform: 'node',
-    format: 'esm',
-    target: lambdaBundling.target,
-    mainFields: [...lambdaBundling.mainFields],
-    banner: { js: lambdaBundling.banner },
-    alias: { ...lambdaBundling.alias },
-    external: [...(layerPackagesOf['bulk-upload-worker'] ?? [])],
-    logLevel: 'error',
-  });
+  await bundleLikeLambda(path.join(projectRoot, 'bench', 'upload-worker-process.ts'), outfile, 'bulk-upload-worker');
   return outfile;
 }
 
