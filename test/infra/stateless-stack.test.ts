@@ -396,7 +396,7 @@ describe('functions', () => {
     expect(refersTo(users.Resource, statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
   });
 
-  it('table access names the table and, for Query, its indexes, never index/*; nothing grants Scan, and BatchGetItem only the accounts search', () => {
+  it('table access names the table and, for Query, its indexes, never index/*; nothing grants Scan, and BatchGetItem only the accounts search and the SES events worker (the blocks and accounts of a batch in one read)', () => {
     const dynamoStatements = allStatements()
       .map(({ statement }) => statement)
       .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
@@ -412,8 +412,8 @@ describe('functions', () => {
       expect(actionsOf(statement)).not.toContain('dynamodb:Scan');
     }
     const batchGetters = expectedFunctions.filter(({ access }) => access.table?.includes('BatchGetItem')).map(({ name }) => name);
-    expect(batchGetters).toEqual(['accounts']);
-    expect(dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:BatchGetItem'))).toHaveLength(1);
+    expect(batchGetters).toEqual(['accounts', 'mail-events-worker']);
+    expect(dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:BatchGetItem'))).toHaveLength(2);
   });
 
   it.each(workers.map((w) => [w.worker, w] as const))(
