@@ -53,10 +53,7 @@ export const processChunk =
   async (message: BulkChunkMessage): Promise<void> => {
     const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
     // Both reads at once: the job item is needed whenever the chunk is new, which is nearly always.
-    const [{ Item: seen }, { Item: job }] = await Promise.all([
-      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true })),
-      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true })),
-    ]);
+    const [{ Item: seen }, job] = await Promise.all([deps.db.send(new GetCommand({ TableName: deps.tableName, Key: marker, ConsistentRead: true })), readJob(deps, message)]);
     // Already recorded: the delivery that recorded it may have failed while releasing the next
     // chunk or completing the job, so both are done again (otherwise the job could stay 'running' for ever).
     if (seen) return settle(deps, message);
@@ -278,7 +275,7 @@ async function failJob(deps: ChunkDeps, message: BulkChunkMessage, reason: strin
     // failed by an earlier delivery whose lock release did not happen gives its lock back now
     // (the release is conditional on the owner: repeating it is harmless).
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
-    const { Item: job } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }));
+    const job = await readJob(deps, message);
     if (job?.status === 'failed') await releaseLock(deps, message.userId, job);
   }
   await recordChunk(deps, message, counts, reason);
@@ -426,7 +423,8 @@ async function settle(deps: ChunkDeps, message: BulkChunkMessage): Promise<void>
   await Promise.all([releaseNext(deps, message, job), finishIfComplete(deps, message, job)]);
 }
 
-const readJob = async (deps: ChunkDeps, message: BulkChunkMessage) =>
+/** The chunk's job, strongly consistent. */
+const readJob = async (deps: Pick<ChunkDeps, 'db' | 'tableName'>, message: BulkChunkMessage) =>
   (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }))).Item;
 
 /**

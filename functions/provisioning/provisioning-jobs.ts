@@ -21,7 +21,7 @@ import { provisioningFinished } from '../notifications/events';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
 import { dueChunks, firstChunks, PROVISIONING_WINDOW, windowOf } from './chunk-window';
-import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, releaseProjectLock, type DeliveryJobKind } from '../core/delivery-jobs';
+import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
 
 /** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
 const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
@@ -58,7 +58,7 @@ export interface ProvisioningJobDeps {
 export const jobKey = (userId: string, jobId: string) => keys.provisioningJob(userId, jobId);
 
 /** A run holds its project (activeProvisioningJob) from its start until it completes or fails. */
-export const provisioningRuns: DeliveryJobKind = { key: jobKey, lock: 'activeProvisioningJob', working: ['running', 'resuming'] };
+const provisioningRuns: DeliveryJobKind = { key: jobKey, lock: 'activeProvisioningJob', working: ['running', 'resuming'] };
 
 export const readJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, jobId: string) => readDeliveryJob(deps, provisioningRuns, userId, jobId);
 
@@ -462,9 +462,6 @@ export async function failJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'
   const before = await failDeliveryJob(deps, provisioningRuns, userId, jobId, reason, at);
   if (before && before.status !== 'failed') await notifyRunEnded(deps, { ...before, userId, id: jobId }, 'failed', at, reason);
 }
-
-export const releaseProject = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, jobId: string) =>
-  releaseProjectLock(deps, 'activeProvisioningJob', userId, projectId, jobId);
 
 /**
  * A run whose chunks are all done ends: completed, the project's lock given back. Called by every
