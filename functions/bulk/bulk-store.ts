@@ -10,7 +10,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { planLimits, UNLIMITED } from '../../shared/plans';
 import { ConflictError, GoneError, NotFoundError, PlanLimitError } from '../core/errors';
 import { DELETION_REQUESTED_AT } from '../core/account-gate';
-import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { isBatchRetryable, isThrottling, isTransactionConflict, requestRetry, UnprocessedItemsError, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
 import { shardsOf } from '../accounts/account-partitions';
@@ -104,7 +104,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       let pending = batch;
       // Unprocessed items (a throttled partition) come back as a smaller batch: full jitter,
       // inside the time budget, like a throttling error.
-      await withRetry(`Writing ${batch.length} items`, retry, (e) => isThrottling(e) || e instanceof UnprocessedItemsError, async () => {
+      await withRetry(`Writing ${batch.length} items`, retry, isBatchRetryable, async () => {
         const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending as never } }));
         pending = (UnprocessedItems?.[tableName] as Record<string, unknown>[] | undefined) ?? [];
         if (pending.length) throw new UnprocessedItemsError(pending.length);
@@ -426,12 +426,6 @@ export class UsernameTakenError extends ConflictError {
   }
 }
 
-class UnprocessedItemsError extends Error {
-  constructor(count: number) {
-    super(`${count} items left unprocessed (throttled)`);
-    this.name = 'UnprocessedItemsError';
-  }
-}
 
 /** A transaction holds at most 100 actions. */
 const CLAIMS_PER_TRANSACTION = 100;

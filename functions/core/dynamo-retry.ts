@@ -40,6 +40,17 @@ export const isTransactionConflict = (error: unknown): boolean =>
   (error.CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict') &&
   (error.CancellationReasons ?? []).every((r) => !r.Code || r.Code === 'None' || r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError');
 
+/** A batch call's unprocessed part (a throttled partition), thrown to retry it with withRetry. */
+export class UnprocessedItemsError extends Error {
+  constructor(count: number) {
+    super(`${count} items left unprocessed (throttled)`);
+    this.name = 'UnprocessedItemsError';
+  }
+}
+
+/** What a batch call retries: throttling, or the part of it DynamoDB left unprocessed. */
+export const isBatchRetryable = (error: unknown): boolean => isThrottling(error) || error instanceof UnprocessedItemsError;
+
 export class RetryBudgetSpentError extends Error {
   constructor(what: string, attempts: number, cause: unknown) {
     super(`${what}: still refused after ${attempts} attempts within the retry budget`, { cause });

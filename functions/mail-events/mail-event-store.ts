@@ -5,6 +5,7 @@ import { isIdShaped } from '../../shared/schemas/ids';
 import { stateBlockKey } from '../accounts/account-states';
 import { MAX_ACCOUNT_SHARDS } from '../accounts/account-partitions';
 import { keys } from '../core/keys';
+import { isBatchRetryable, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { AccountEmailState, MailEventStore, MailMessageRecord, StatusMove, SuppressionEntry } from './apply-mail-event';
 import type { SesEvent } from './ses-event';
 
@@ -59,7 +60,7 @@ export function taggedMessage(messageId: string, event: SesEvent | undefined): M
 
 const isStatus = (value: unknown): value is EmailStatus => (emailStatuses as readonly unknown[]).includes(value);
 
-export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: string): MailEventStore {
+export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: string, retry: RetryPolicy = workerRetry): MailEventStore {
   /**
    * A tagged e-mail's state as every reader sees it: its MAIL entry (one entry of the block read,
    * strongly consistent), SES's events on the account item over it. An entry about another
@@ -243,9 +244,8 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
       }
       const found = new Map<string, Record<string, unknown>>();
       let keysLeft: Record<string, unknown>[] = [...wanted.values()];
-      for (let attempt = 0; keysLeft.length; attempt++) {
-        if (attempt >= 5) throw new Error(`SES events: ${keysLeft.length} items not read (throttled)`);
-        if (attempt) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      // Keys DynamoDB left unprocessed (a throttled partition) are read again, with backoff, inside the worker's budget.
+      await withRetry('Reading the state blocks and accounts of SES events', retry, isBatchRetryable, async () => {
         const { Responses, UnprocessedKeys } = await db.send(
           new BatchGetCommand({
             RequestItems: {
@@ -260,7 +260,8 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
         );
         for (const item of Responses?.[tableName] ?? []) found.set(`${String(item.PK)}\n${String(item.SK)}`, item);
         keysLeft = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
+        if (keysLeft.length) throw new UnprocessedItemsError(keysLeft.length);
+      });
       const states = new Map<string, AccountEmailState | undefined>();
       for (const m of messages) {
         const block = stateBlockKey(m.userId, m.projectId, 'MAIL', m.tagged!.row, m.tagged!.shards);

@@ -5,7 +5,7 @@ import { applyMailEvent, applyMailEvents, MessageNotRecordedYetError, type MailE
 import { mailEventMessageSchema, outcomeOf, sesEventOf, type SesEvent } from '../../functions/mail-events/ses-event';
 import { acceptedMailOf } from '../../bin/local/emulators';
 import { sesEventsOf, simulatorOutcome, snsEnvelope, type AcceptedMail } from '../../bin/local/ses-events';
-import { taggedMessage } from '../../functions/mail-events/mail-event-store';
+import { dynamoMailEventStore, taggedMessage } from '../../functions/mail-events/mail-event-store';
 import { mailTags } from '../../functions/mail/send-credentials';
 import { overlayState } from '../../functions/accounts/account-states';
 import { keys } from '../../functions/core/keys';
@@ -344,5 +344,44 @@ describe('a batch of SES events applied together', () => {
     expect([...accounts.values()].map((a) => a.emailStatus)).toEqual(['delivered', 'delivered', 'delivered']);
     expect(state.counters).toEqual({ sent: -1, delivered: 1 });
     expect(state).toMatchObject({ batchReads: 1, batchTransactions: 1, reads: 3, transactions: 1 });
+  });
+});
+
+describe('SES events store: keys DynamoDB leaves unprocessed', () => {
+  it('reads them again (DynamoDB Local never leaves any; AWS does under throttling) and fails only when the budget is spent', async () => {
+    const account = (n: number): MailMessageRecord => ({
+      messageId: `ses-${n}`,
+      tagged: { sendId: 's', row: n, shards: 1 },
+      userId: 'u',
+      projectId: 'p',
+      accountId: `a${n}`,
+      accountPK: `USER#u#PROJECT#p`,
+      accountSK: `ACCOUNT#${n}`,
+      email: `person${n}@example.com`,
+    });
+    const requested: number[] = [];
+    let calls = 0;
+    // A document client that answers the first BatchGetItem with half of its keys unprocessed.
+    const db = {
+      send: async (command: { input: { RequestItems: Record<string, { Keys: { PK: string; SK: string }[] }> } }) => {
+        const wanted = command.input.RequestItems.t!.Keys;
+        requested.push(wanted.length);
+        calls++;
+        const [now, later] = calls === 1 ? [wanted.slice(0, 2), wanted.slice(2)] : [wanted, []];
+        return {
+          Responses: { t: now.filter((k) => k.SK.startsWith('ACCOUNT#')).map((k) => ({ ...k, emailEventMessageId: `ses-${k.SK.slice(8)}`, emailEventStatus: 'delivered' })) },
+          ...(later.length ? { UnprocessedKeys: { t: { Keys: later } } } : {}),
+        };
+      },
+    };
+    const fast = { budgetMs: 1_000, baseMs: 1, capMs: 2 };
+    const store = dynamoMailEventStore(db as never, 't', fast);
+    const states = await store.readAccounts!([account(1), account(2)]);
+    // Their one state block (rows 1 and 2) and 2 accounts asked first, the 1 left unprocessed asked again.
+    expect(requested).toEqual([3, 1]);
+    expect([...states.keys()]).toEqual(['ses-1', 'ses-2']);
+
+    const stuck = dynamoMailEventStore({ send: async (command: { input: { RequestItems: Record<string, { Keys: unknown[] }> } }) => ({ UnprocessedKeys: { t: { Keys: command.input.RequestItems.t!.Keys } } }) } as never, 't', fast);
+    await expect(stuck.readAccounts!([account(1)])).rejects.toThrow(/still refused after \d+ attempts/);
   });
 });
