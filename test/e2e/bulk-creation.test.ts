@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { csvMessages } from '../../shared/csv/read-people';
 import { usernameYear } from '../../shared/generation/username';
 import { createTestUser } from '../support/cognito-users';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -101,7 +101,7 @@ describe('bulk creation in Chromium', () => {
     await dialog.getByText(madeSince(chosen, 'josenunez')).waitFor();
 
     const [rejected] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download rejected rows' }).click()]);
-    const rows = parseCsv((await rejected.path())!);
+    const rows = parseCsv(await savedDownload(rejected));
     expect(rows[0]).toEqual(['Row', 'First Name', 'Last Name', 'Email', 'Problem']);
     expect(rows.slice(1).map((r) => r[0])).toEqual(['6', '7', '8']);
     await page.screenshot({ path: screenshotPath('bulk-dialog-upload') });
@@ -116,7 +116,7 @@ describe('bulk creation in Chromium', () => {
     await page.screenshot({ path: screenshotPath('bulk-dialog-complete') });
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('Awkward import_accounts.csv');
-    const rows = parseCsv((await download.path())!);
+    const rows = parseCsv(await savedDownload(download));
     expect(rows[0]).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password']);
     expect(rows[1]![3]).toMatch(madeSince(generated, 'josenunez'));
     projectYear = rows[1]![3]!.slice(-4);

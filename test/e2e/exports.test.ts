@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import Papa from 'papaparse';
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser } from '../support/cognito-users';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -66,7 +66,7 @@ describe('Export Center in Chromium', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('button', { name: 'Download', exact: true }).click()]);
     expect(download.suggestedFilename()).toBe('Exportable_accounts.csv');
-    const text = fs.readFileSync((await download.path())!, 'utf8').replace(/^\uFEFF/, '');
+    const text = fs.readFileSync(await savedDownload(download), 'utf8').replace(/^\uFEFF/, '');
     const rows = Papa.parse<string[]>(text, { skipEmptyLines: true }).data;
     expect(rows[0]!.slice(0, 5)).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password']);
     expect(rows).toHaveLength(3);

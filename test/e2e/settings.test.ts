@@ -5,7 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import type { User } from '../../shared/schemas/user';
 import { apiUser, type ApiUser } from '../support/api';
 import { useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -86,7 +86,7 @@ describe('Settings in Chromium', () => {
     await page.screenshot({ path: screenshotPath('settings-security-dark') });
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Security Report' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^bulkonboard-security-report-\d{4}-\d{2}-\d{2}\.pdf$/);
-    const pdf = fs.readFileSync((await download.path())!);
+    const pdf = fs.readFileSync(await savedDownload(download));
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const text = pdf.toString('latin1');
     expect(text).toContain('BulkOnboard security report');

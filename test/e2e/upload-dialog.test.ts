@@ -5,7 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CSV_MAX_BYTES } from '../../shared/schemas/bulk';
 import { axeViolations, describeViolations, settle } from '../support/a11y';
-import { proUserInChromium, screenshotPath } from '../support/browser';
+import { proUserInChromium, savedDownload, screenshotPath } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -58,7 +58,7 @@ describe('The upload dialog in Chromium: a file read on the server, checked firs
     await expect.poll(() => items.allInnerTexts()).toEqual(['Row 9 Last name is required; Valid email is required', 'Row 20 Email: Duplicate email (also in row 2)']);
 
     const [rejected] = await Promise.all([session.page.waitForEvent('download'), report.getByRole('button', { name: 'Download rejected rows' }).click()]);
-    const rows = Papa.parse<string[]>(fs.readFileSync((await rejected.path())!, 'utf8').replace(/^\uFEFF/, '')).data.filter((r) => r.length > 1);
+    const rows = Papa.parse<string[]>(fs.readFileSync(await savedDownload(rejected), 'utf8').replace(/^\uFEFF/, '')).data.filter((r) => r.length > 1);
     expect(rows.slice(1).map((r) => [r[0], r[3]])).toEqual([
       ['9', 'nope'],
       ['20', 'person0@example.com'],

@@ -1,17 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Download, type LaunchOptions, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { projectRoot } from '../../bin/local/settings';
 import { apiUser, upgradeToPro, type ApiUser } from './api';
 
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The e2e lanes' Chromium servers (test/e2e/global-setup.ts): lane n connects to chromiumEndpoints[n - 1]. */
+    chromiumEndpoints: string[];
+  }
+}
+
 /** Debian's Chromium, headless, with the flags this sandboxed, offline machine needs. */
-export async function launchChromium(): Promise<Browser> {
+function chromiumOptions(): LaunchOptions {
   const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
   if (!fs.existsSync(executablePath)) {
     throw new Error(`Chromium not found at ${executablePath}: apt-get install -y chromium (or set CHROMIUM_PATH)`);
   }
-  return chromium.launch({
+  return {
     executablePath,
     headless: true,
     args: [
@@ -24,7 +33,30 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-component-update',
       '--disable-sync',
     ],
-  });
+  };
+}
+
+/**
+ * A Chromium for a test file. In the e2e project, a connection to its lane's Chromium, started
+ * once by the global setup (launching one costs about 2 s a file): the file gets fresh contexts
+ * of its own, and `close()` closes them and disconnects. Elsewhere, a Chromium of its own.
+ */
+export async function launchChromium(): Promise<Browser> {
+  const endpoint = inject('chromiumEndpoints')?.[Number(process.env.VITEST_POOL_ID ?? '1') - 1];
+  return endpoint ? chromium.connect(endpoint) : chromium.launch(chromiumOptions());
+}
+
+/** One Chromium server per lane, for launchChromium to connect to (the e2e global setup). */
+export async function startChromiumServers(lanes: number): Promise<{ endpoints: string[]; stop: () => Promise<void> }> {
+  const servers = await Promise.all(Array.from({ length: lanes }, () => chromium.launchServer(chromiumOptions())));
+  return { endpoints: servers.map((s) => s.wsEndpoint()), stop: () => Promise.all(servers.map((s) => s.close())).then(() => undefined) };
+}
+
+/** A finished download's file on this machine (a connected Chromium has no local path: it is saved here). */
+export async function savedDownload(download: Download): Promise<string> {
+  const file = path.join(os.tmpdir(), `e2e-download-${randomUUID()}-${download.suggestedFilename()}`);
+  await download.saveAs(file);
+  return file;
 }
 
 export const screenshotDir = path.join(projectRoot, 'screenshots');
