@@ -289,26 +289,32 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       const taken = new Set<string>();
       if (accountCount === 0 || (bases.length === 0 && !options.readAll)) return taken;
       // Accounts of the project being created do not count: a chunk run twice must see the same names.
+      // Name items and username blocks both carry the project.
       const filter = excludeProjectId ? { FilterExpression: 'projectId <> :project', values: { ':project': excludeProjectId } } : undefined;
-      // The base table's username items, read strongly consistent: a name claimed a moment ago is
-      // seen (an index read could miss it, and hand the same name out twice).
-      const collect = async (partition: string, prefix = '') => {
+      // The base table's username items and blocks, read strongly consistent: a name claimed a
+      // moment ago is seen (an index read could miss it, and hand the same name out twice).
+      const collect = async (partition: string, prefix: string | undefined, keep?: (name: string) => boolean) => {
         let start: Record<string, unknown> | undefined;
         do {
           const result = await withRetry('Reading usernames', retry, isThrottling, () =>
             db.send(
               new QueryCommand({
                 TableName: tableName,
-                KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+                KeyConditionExpression: prefix === undefined ? 'PK = :pk' : 'PK = :pk AND begins_with(SK, :prefix)',
                 ...(filter ? { FilterExpression: filter.FilterExpression } : {}),
-                ExpressionAttributeValues: { ':pk': partition, ':prefix': `USERNAME#${prefix}`, ...filter?.values },
-                ProjectionExpression: 'username',
+                ExpressionAttributeValues: { ':pk': partition, ...(prefix === undefined ? {} : { ':prefix': prefix }), ...filter?.values },
+                ProjectionExpression: 'username, #names',
+                ExpressionAttributeNames: { '#names': 'names' },
                 ConsistentRead: true,
                 ExclusiveStartKey: start,
               }),
             ),
           );
-          for (const item of result.Items ?? []) taken.add(String(item.username));
+          for (const item of result.Items ?? []) {
+            if (typeof item.username === 'string') taken.add(item.username);
+            // A block holds names of any base of its partition: only those of the bases asked for.
+            if (Array.isArray(item.names)) for (const name of item.names as unknown[]) if (typeof name === 'string' && (!keep || keep(name))) taken.add(name);
+          }
           start = result.LastEvaluatedKey;
         } while (start);
       };
@@ -316,9 +322,24 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         const queue = [...work];
         await Promise.all(Array.from({ length: 16 }, async () => { for (let next = queue.pop(); next !== undefined; next = queue.pop()) await run(next); }));
       };
-      // The cheaper plan: read every username of the user once, or one small query per name.
-      if (options.readAll || accountCount <= bases.length * 20) await inParallel(keys.allUsernamePartitions(userId), (partition) => collect(partition));
-      else await inParallel([...bases], (base) => collect(keys.usernamePartition(userId, base), base));
+      // The cheaper plan: read every username of the user once (each partition whole: its name
+      // items and its blocks), or one small query per base plus each partition's blocks once.
+      if (options.readAll || accountCount <= bases.length * 20) {
+        await inParallel(keys.allUsernamePartitions(userId), (partition) => collect(partition, undefined));
+        return taken;
+      }
+      const basesOf = new Map<string, string[]>();
+      for (const base of new Set(bases)) {
+        const partition = keys.usernamePartition(userId, base);
+        basesOf.set(partition, [...(basesOf.get(partition) ?? []), base]);
+      }
+      const reads: (() => Promise<void>)[] = [];
+      for (const [partition, partitionBases] of basesOf) {
+        // The prefix rule of the name items' begins_with, applied to the block's names.
+        reads.push(() => collect(partition, keys.usernameBlockPrefix, (name) => partitionBases.some((base) => name.startsWith(base))));
+        for (const base of partitionBases) reads.push(() => collect(partition, `USERNAME#${base}`));
+      }
+      await inParallel(reads, (read) => read());
       return taken;
     },
 
@@ -403,6 +424,55 @@ export interface UsernameClaim {
 
 /** The base-table item that holds one of the user's usernames for one account. */
 export const usernameItem = (userId: string, claim: UsernameClaim): Item => ({ ...keys.username(userId, claim.username), entityType: 'Username', ...claim });
+
+/**
+ * Size bound of one username block's names (UTF-8 bytes, with a few bytes a name for DynamoDB's
+ * list encoding): a quarter of DynamoDB's 400 KB item limit. A 500-row chunk's names in one
+ * partition stay far below it (500 names of at most ~80 characters: ~42 KB); a block that would
+ * pass it goes on in the next part.
+ */
+export const USERNAME_BLOCK_MAX_BYTES = 100 * 1024;
+
+/**
+ * A job chunk's usernames as username blocks: one item per username partition the names fall in
+ * (more parts only past the size bound), holding the names in the chunk's order. The same names
+ * give the same items, so a redelivered chunk rewrites its blocks instead of adding any.
+ */
+export function usernameBlocks(
+  userId: string,
+  chunk: { projectId: string; jobId: string; chunk: number },
+  usernames: readonly string[],
+  maxBytes = USERNAME_BLOCK_MAX_BYTES,
+): Item[] {
+  const byPartition = new Map<string, string[]>();
+  for (const name of usernames) {
+    const partition = keys.username(userId, name).PK;
+    const names = byPartition.get(partition);
+    if (names) names.push(name);
+    else byPartition.set(partition, [name]);
+  }
+  const blocks: Item[] = [];
+  for (const names of byPartition.values()) {
+    let part = 0;
+    let current: string[] = [];
+    let bytes = 0;
+    const close = () => {
+      blocks.push({ ...keys.usernameBlock(userId, names[0]!, chunk.jobId, chunk.chunk, part), entityType: 'UsernameBlock', projectId: chunk.projectId, jobId: chunk.jobId, chunk: chunk.chunk, names: current });
+      part++;
+      current = [];
+      bytes = 0;
+    };
+    for (const name of names) {
+      const size = Buffer.byteLength(name) + 4;
+      if (size > maxBytes) throw new Error(`A username of ${size} bytes cannot fit a username block`);
+      if (bytes + size > maxBytes) close();
+      current.push(name);
+      bytes += size;
+    }
+    close();
+  }
+  return blocks;
+}
 
 /** How long a bulk creation that becomes a job may hold the user's username lock before others may take it (each chunk extends it). */
 export const LOCK_TTL_MS = 15 * 60 * 1000;

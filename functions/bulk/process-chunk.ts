@@ -10,7 +10,7 @@ import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
 import { activityItem } from '../dashboard/activity';
 import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
-import { LOCK_TTL_MS, UsernameTakenError, usernameItem, type BulkStore } from './bulk-store';
+import { LOCK_TTL_MS, UsernameTakenError, usernameBlocks, type BulkStore } from './bulk-store';
 import { bulkChunkMessageSchema, type BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
 import { CHUNK_WINDOW } from './bulk-jobs';
@@ -110,19 +110,23 @@ export const processChunk =
       }, message.shards ?? 1);
     });
     // Each name becomes its account's own on the base table before that account is written: an
-    // account never exists without its name's item (a dead chunk's stored rows count as done).
-    // Under the job's unbroken lock the name items are plain puts, batched with BatchWriteItem (a
-    // third of the cost of the conditional transactions, docs/bulk-files.md), sent only while the
-    // renewed lock has most of its life left (LOCK_FENCE_MS); otherwise they are conditional
-    // writes, refused when another account holds a name. In groups, pipelined: a group's accounts
-    // are written while the next group's names are.
+    // account never exists without its name recorded (a dead chunk's stored rows count as done).
+    // Under the job's unbroken lock the chunk's names go first, as username blocks (one item per
+    // username partition instead of one per name: DynamoDB Local costs per item,
+    // docs/bulk-files.md), plain puts sent only while the renewed lock has most of its life left
+    // (LOCK_FENCE_MS); otherwise each name is a conditional write, refused when another account
+    // holds it, in groups pipelined with the accounts (a group's accounts are written while the
+    // next group's names are).
     const fence = renewedAt + LOCK_FENCE_MS;
     const parallel = writesPerCall(job);
-    const claimNames = async (group: typeof items) => {
-      const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) }));
-      if (!unbroken) return deps.store.claimUsernames(message.userId, claims);
+    if (unbroken) {
       if (deps.now().getTime() > fence) throw new Error(`Chunk ${message.chunk} of job ${message.jobId} ran past its lock's fence: delivered again, it renews the lock first`);
-      return deps.store.writeAll(claims.map((claim) => usernameItem(message.userId, claim)), { parallel });
+      await deps.store.writeAll(usernameBlocks(message.userId, message, usernames), { parallel });
+    }
+    const claimNames = async (group: typeof items) => {
+      if (unbroken) return;
+      const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) }));
+      return deps.store.claimUsernames(message.userId, claims);
     };
     const groups: (typeof items)[] = [];
     for (let i = 0; i < items.length; i += CLAIM_GROUP) groups.push(items.slice(i, i + CLAIM_GROUP));

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats', 'AccountStates'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats', 'AccountStates'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -26,6 +26,8 @@ const usernameShard = (username: string) => {
   return hash % USERNAME_PARTITIONS;
 };
 const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${usernameShard(username)}`;
+
+const USERNAME_BLOCK_PREFIX = 'USERNAMEBLOCK#';
 
 const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
 
@@ -86,6 +88,15 @@ export const keys = {
   username: (userId: string, username: string) => ({ PK: usernamePartition(userId, username), SK: `USERNAME#${username}` }) as const,
   /** Query: the partition of a base's names (`<base>`, `<base>-2` ...: begins_with on SK `USERNAME#<base>`). */
   usernamePartition: (userId: string, base: string) => usernamePartition(userId, base),
+  /**
+   * The names one chunk of a job gave in one username partition (`part`: a block that would grow
+   * past its size bound goes on in the next part), in the same partition as those names' items,
+   * so deleting the user's username partitions deletes them too. Its own prefix, not under
+   * `USERNAME#`: a base's begins_with query never reads a block by accident.
+   */
+  usernameBlock: (userId: string, username: string, jobId: string, chunk: number, part: number) =>
+    ({ PK: usernamePartition(userId, username), SK: `${USERNAME_BLOCK_PREFIX}${jobId}#${rowKey(chunk)}#${part}` }) as const,
+  usernameBlockPrefix: USERNAME_BLOCK_PREFIX,
   allUsernamePartitions: (userId: string) => Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`),
 
   activity: (userId: string, timestamp: string, id: string) => ({ PK: userPk(userId), SK: `ACTIVITY#${timestamp}#${id}` }) as const,

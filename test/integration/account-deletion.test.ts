@@ -123,6 +123,8 @@ describe('Delete Account', () => {
     const pks = new Set(doomedItems.map((i) => String(i.PK)));
     expect(shardsOf(doomedItems, bigProject.id)).toBeGreaterThan(1);
     expect([...pks].some((pk) => pk.includes('#USERNAMES#'))).toBe(true);
+    // The bulk job recorded its names as username blocks: deleting the user must remove them too.
+    expect(doomedItems.some((i) => i.entityType === 'UsernameBlock')).toBe(true);
     expect([...pks].some((pk) => pk.endsWith('#NOTIFICATIONS'))).toBe(true);
     expect(items.some((i) => i.PK === `STRIPE_CUSTOMER#${customerId}`)).toBe(true);
     expect((await listBucket()).some((key) => key.includes(doomed.sub))).toBe(true);

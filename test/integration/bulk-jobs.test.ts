@@ -521,13 +521,73 @@ describe('two jobs of one user whose names collide', () => {
     const year = new Date().getUTCFullYear();
     expect((await usernamesByRow(user.sub, second.job.projectId)).get(1)).toBe(`clash0tester${year}`);
     expect((await usernamesByRow(user.sub, first.job.projectId)).get(1)).toBe(`clash0tester${year}-2`);
-    // Every name is held by its own account on the base table.
-    for (const projectId of [first.job.projectId, second.job.projectId]) {
-      for (const [row, username] of [...(await usernamesByRow(user.sub, projectId)).entries()].slice(0, 50)) {
-        const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, username), ConsistentRead: true }));
-        expect(Item).toMatchObject({ username, accountId: keys.accountId(projectId, row) });
-      }
+    // Every name is held on the base table: B's (its lock unbroken) in its username blocks, A's
+    // (a lock taken back) by its own account's conditional name item.
+    for (const [row, username] of [...(await usernamesByRow(user.sub, first.job.projectId)).entries()].slice(0, 50)) {
+      const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, username), ConsistentRead: true }));
+      expect(Item).toMatchObject({ username, accountId: keys.accountId(first.job.projectId, row) });
     }
+    const blocks = [...(await usernameBlocksOf(user.sub)).values()];
+    expect(blocks.every((b) => b.projectId === second.job.projectId)).toBe(true);
+    expect(blocks.flatMap((b) => b.names).sort()).toEqual([...(await usernamesByRow(user.sub, second.job.projectId)).values()].sort());
     expect(await userItem(user.sub)).not.toHaveProperty('bulkLock');
+  }, 180_000);
+});
+
+/** Every username block of the user (all username partitions), by key. */
+async function usernameBlocksOf(userId: string): Promise<Map<string, { projectId: string; jobId: string; names: string[] }>> {
+  const blocks = new Map<string, { projectId: string; jobId: string; names: string[] }>();
+  for (const pk of keys.allUsernamePartitions(userId)) {
+    const { Items = [] } = await testDb().send(
+      new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': pk, ':prefix': keys.usernameBlockPrefix }, ConsistentRead: true }),
+    );
+    for (const item of Items) blocks.set(`${pk}|${String(item.SK)}`, { projectId: String(item.projectId), jobId: String(item.jobId), names: item.names as string[] });
+  }
+  return blocks;
+}
+
+describe('username blocks (a job under its unbroken lock)', () => {
+  it('hold every name of the job once; a later request and job get the next suffixes; a redelivered chunk rewrites the same blocks', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const db = testDb();
+    const year = new Date().getUTCFullYear();
+    const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+    const chunkWorker = processChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), cipher: async () => aesGcmCipher(key), randomBytes, now: () => new Date(), newId: timeOrderedId });
+
+    // Job A: its names as blocks, none as name items.
+    const first = await parkedJob(user, 1200, 'Blk');
+    await deliver(...first.bodies);
+    expect(await waitForJob(user, first.job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    const firstNames = await usernamesByRow(user.sub, first.job.projectId);
+    const afterFirst = await usernameBlocksOf(user.sub);
+    const blockNames = [...afterFirst.values()].flatMap((b) => b.names);
+    expect(blockNames.sort()).toEqual([...firstNames.values()].sort());
+    expect([...afterFirst.values()].every((b) => b.projectId === first.job.projectId && b.jobId === first.job.id)).toBe(true);
+    expect((await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.username(user.sub, `blk0tester${year}`), ConsistentRead: true }))).Item).toBeUndefined();
+
+    // A request with the same people: it reads the blocks, so its names take the next suffix.
+    const request = await user.json<{ accounts: { username: string }[] }>('/api/bulk-create', { body: { projectName: 'Blk request', csvData: people(3, 'Blk') } });
+    expect(request.accounts.map((a) => a.username)).toEqual([0, 1, 2].map((i) => `blk${i}tester${year}-2`));
+
+    // Job B, the same people again: chunk 0 processed, its record lost, processed again.
+    const second = await parkedJob(user, 1200, 'Blk');
+    await chunkWorker(second.bodies[0]!);
+    const secondBlocks = async () => new Map([...(await usernameBlocksOf(user.sub))].filter(([, b]) => b.jobId === second.job.id));
+    const once = await secondBlocks();
+    expect(once.size).toBeGreaterThan(0);
+    await forgetChunkRecord(user.sub, second.job, 0, 500);
+    await chunkWorker(second.bodies[0]!);
+    expect(await secondBlocks()).toEqual(once);
+    await deliver(...second.bodies.slice(1));
+    expect(await waitForJob(user, second.job.id)).toMatchObject({ status: 'completed', done: 1200 });
+    expect(await countAccounts(user.sub, second.job.projectId)).toBe(1200);
+    const secondNames = await usernamesByRow(user.sub, second.job.projectId);
+    expect(secondNames.get(1)).toBe(`blk0tester${year}-3`);
+    expect(secondNames.get(4)).toBe(`blk3tester${year}-2`);
+    const all = [...firstNames.values(), ...request.accounts.map((a) => a.username), ...secondNames.values()];
+    expect(all).toHaveLength(2403);
+    expect(new Set(all).size).toBe(2403);
+    expect([...(await secondBlocks()).values()].flatMap((b) => b.names).sort()).toEqual([...secondNames.values()].sort());
   }, 180_000);
 });

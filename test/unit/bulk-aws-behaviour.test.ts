@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { dynamoBulkStore, UsernameTakenError } from '../../functions/bulk/bulk-store';
+import { dynamoBulkStore, USERNAME_BLOCK_MAX_BYTES, usernameBlocks, UsernameTakenError } from '../../functions/bulk/bulk-store';
 import { processChunk } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { usernamesFor } from '../../functions/bulk/usernames';
@@ -63,7 +63,7 @@ describe('usernames are decided on the base table, never from a lagging index', 
         const found = [...items.values()].filter(
           (item) => item.PK === values[':pk'] && String(item.SK).startsWith(values[':prefix'] ?? '') && (!values[':project'] || item.projectId !== values[':project']),
         );
-        return { Items: found.map((item) => ({ username: item.username })) };
+        return { Items: found.map((item) => ({ username: item.username, names: item.names })) };
       }
       if (name === 'TransactWriteCommand') {
         const puts = input.TransactItems.map((t: any) => t.Put);
@@ -117,6 +117,27 @@ describe('usernames are decided on the base table, never from a lagging index', 
     expect(await store.takenUsernames('u1', [], 1, undefined, { readAll: true })).toEqual(new Set(['annlee2026']));
     // The same account claiming its own name again (a redelivered chunk) is fine.
     await store.claimUsernames('u1', [{ username: 'annlee2026', projectId: 'p1', accountId: 'p1.000001' }]);
+  });
+
+  it('names in username blocks count as taken for the bases asked, except those of the project being created; each partition has its blocks read once', async () => {
+    const { db, calls } = tableWithStaleIndex();
+    const store = dynamoBulkStore(db, 't', instantRetry);
+    const bases = Array.from({ length: 100 }, (_, i) => `p${i}lee2026`);
+    await store.writeAll(usernameBlocks('u1', { projectId: 'p1', jobId: 'j1', chunk: 0 }, [...bases, 'annlee2026', 'annlee2026-2', 'bob2026']));
+    const asked = ['annlee2026', ...bases.slice(0, 60)];
+    const before = calls.length;
+    // Many accounts: one query per base, and the blocks of each partition once.
+    const taken = await store.takenUsernames('u1', asked, 1_000_000, 'p2');
+    expect(taken).toEqual(new Set(['annlee2026', 'annlee2026-2', ...bases.slice(0, 60)]));
+    const queries = calls.slice(before).filter((c) => c.name === 'QueryCommand');
+    const blockReads = queries.filter((c) => c.input.ExpressionAttributeValues[':prefix'] === keys.usernameBlockPrefix).map((c) => c.input.ExpressionAttributeValues[':pk']);
+    expect(blockReads.length).toBe(new Set(asked.map((base) => keys.usernamePartition('u1', base))).size);
+    expect(new Set(blockReads).size).toBe(blockReads.length);
+    expect(queries.length).toBe(blockReads.length + asked.length);
+    // The same names for the project that wrote the blocks (its chunk delivered again): none taken.
+    expect(await store.takenUsernames('u1', asked, 1_000_000, 'p1')).toEqual(new Set());
+    // Every name, read whole partition by partition.
+    expect((await store.takenUsernames('u1', [], 1, 'p2', { readAll: true })).size).toBe(103);
   });
 });
 
@@ -314,5 +335,68 @@ describe('a job whose completion step failed once', () => {
     const before = calls.length;
     await run(message(1));
     expect(calls.slice(before).filter((c) => c.name === 'TransactWriteCommand' || c.name === 'BatchWriteCommand')).toHaveLength(0);
+  });
+});
+
+describe('a chunk under the unbroken lock of its job', () => {
+  const startedAt = Date.parse('2026-01-01T00:00:00.000Z');
+  const rows = Array.from({ length: 60 }, (_, i) => ({ row: i + 1, firstName: `P${i}`, lastName: 'Lee', email: `p${i}@example.com`, base: `p${i}lee2026`, k: 0 }));
+  const chunkOf60 = { ...message(0), rows };
+  const run = async () => {
+    const { db, calls } = scriptedDb(({ name, input }) => {
+      if (name === 'GetCommand' && isKey(input, keys.bulkJob('u1', 'job1'))) return { Item: { status: 'running', total: 60, done: 0, failedCount: 0, lockOwner: 'job1', startedAt, chunks: 1 } };
+      // The lock extended by its owner, in the tenure that began at the job's start.
+      if (name === 'UpdateCommand' && isKey(input, keys.user('u1')) && input.UpdateExpression === 'SET bulkLock.#until = :until') return { Attributes: { bulkLock: { owner: 'job1', since: startedAt } } };
+      return {};
+    });
+    const store = dynamoBulkStore(db, 't', instantRetry);
+    await processChunk({ db, tableName: 't', store, cipher: async () => aesGcmCipher(Buffer.alloc(32, 7)), randomBytes, now: () => new Date(startedAt + 60_000), newId: () => 'id', retry: instantRetry })(chunkOf60);
+    const batches = calls.filter((c) => c.name === 'BatchWriteCommand').map((c) => (c.input.RequestItems.t as any[]).map((r) => r.PutRequest.Item));
+    return { calls, batches, puts: batches.flat() };
+  };
+
+  it('writes its names as username blocks before its accounts: one item per username partition, no name items, no transactions', async () => {
+    const { calls, batches, puts } = await run();
+    const types = puts.map((item) => String(item.entityType));
+    expect(types.filter((t) => t === 'Account')).toHaveLength(60);
+    expect(types).not.toContain('Username');
+    expect(types.lastIndexOf('UsernameBlock')).toBeLessThan(types.indexOf('Account'));
+    const blocks = puts.filter((item) => item.entityType === 'UsernameBlock');
+    const usernames = puts.filter((item) => item.entityType === 'Account').map((item) => String(item.username));
+    expect(blocks.flatMap((b) => b.names).sort()).toEqual([...usernames].sort());
+    // One block per partition the names fall in, each in the partition of its names.
+    expect(new Set(blocks.map((b) => b.PK)).size).toBe(blocks.length);
+    for (const block of blocks) {
+      expect(block).toMatchObject({ projectId: 'job1', jobId: 'job1', chunk: 0, SK: expect.stringMatching(/^USERNAMEBLOCK#job1#000000#0$/) });
+      for (const name of block.names) expect(keys.username('u1', name).PK).toBe(block.PK);
+    }
+    // 60 names in at most 37 partitions: two BatchWriteItem calls instead of three of name items.
+    expect(batches.filter((batch) => batch.every((item) => item.entityType === 'UsernameBlock'))).toHaveLength(Math.ceil(blocks.length / 25));
+    expect(calls.filter((c) => c.name === 'TransactWriteCommand' && c.input.TransactItems.some((t: any) => t.Put?.Item.entityType === 'Username'))).toHaveLength(0);
+  });
+
+  it('writes the same blocks when delivered again', async () => {
+    const blocksOf = (puts: Record<string, any>[]) => puts.filter((item) => item.entityType === 'UsernameBlock');
+    expect(blocksOf((await run()).puts)).toEqual(blocksOf((await run()).puts));
+  });
+});
+
+describe('username blocks', () => {
+  it('split a partition past the size bound into parts, keeping every name once and in order', () => {
+    const names = Array.from({ length: 30 }, (_, i) => (i ? `annlee2026-${i + 1}` : 'annlee2026'));
+    const blocks = usernameBlocks('u1', { projectId: 'p1', jobId: 'j1', chunk: 3 }, names, 200);
+    expect(blocks.length).toBeGreaterThan(1);
+    expect(blocks.map((b) => b.SK)).toEqual(blocks.map((_, part) => `USERNAMEBLOCK#j1#000003#${part}`));
+    expect(blocks.flatMap((b) => b.names as string[])).toEqual(names);
+    for (const block of blocks) expect((block.names as string[]).reduce((sum, name) => sum + name.length + 4, 0)).toBeLessThanOrEqual(200);
+  });
+
+  it('keep a full chunk of the longest names of one base in one item, far below the 400 KB limit', () => {
+    const base = `${'x'.repeat(64)}2026`;
+    const names = Array.from({ length: 500 }, (_, i) => (i ? `${base}-${i + 1}` : base));
+    const blocks = usernameBlocks('u1', { projectId: 'p1', jobId: 'j1', chunk: 0 }, names);
+    expect(blocks).toHaveLength(1);
+    expect(Buffer.byteLength(JSON.stringify(blocks[0]))).toBeLessThan(USERNAME_BLOCK_MAX_BYTES);
+    expect(() => usernameBlocks('u1', { projectId: 'p1', jobId: 'j1', chunk: 0 }, ['y'.repeat(300)], 200)).toThrow(/cannot fit/);
   });
 });
