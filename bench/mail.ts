@@ -41,6 +41,30 @@ const COUNT = 10_000;
 const PACED = 300;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/**
+ * MAIL_BENCH_CPU_PROFILE=<path prefix>: the CPU profiles of this process (the workers, the SES and
+ * SQS emulators and the events worker all run here) over the bare loop and over our send, written
+ * to <prefix>-bare.cpuprofile and <prefix>-send.cpuprofile (open them in Chrome's DevTools). The
+ * figures of a profiled run are slower than the others.
+ */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  const prefix = process.env.MAIL_BENCH_CPU_PROFILE;
+  if (!prefix) return work();
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 500 });
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    fs.writeFileSync(`${prefix}-${name}.cpuprofile`, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
+
 export async function mailBench(): Promise<void> {
   console.log('\n== Credential e-mails to the local SES emulator, against a bare SendEmail loop in the same run');
   const offset = 50_000 + benchPortShift;
@@ -106,7 +130,7 @@ export async function mailBench(): Promise<void> {
     const client = new SESv2Client({ region: 'us-east-1', endpoint: stack.urls.ses, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
     const email = renderEmail(builtInTemplate('password'), { accountHolderName: 'Bare Person', email: 'bare@example.com', username: 'bareperson', password: 'Bare-password-1234', projectName: 'Bare', companyName: 'Bench Co' }, serverRenderTools);
     const bareStart = performance.now();
-    await mapBounded(
+    await profiled('bare', () => mapBounded(
       Array.from({ length: COUNT }, (_, i) => i),
       concurrency,
       async (i) => {
@@ -118,7 +142,7 @@ export async function mailBench(): Promise<void> {
           }),
         );
       },
-    );
+    ));
     const bareMs = performance.now() - bareStart;
     client.destroy();
     await clearStore();
@@ -146,7 +170,7 @@ export async function mailBench(): Promise<void> {
       { step: 'initialize', name: 'benchDynamoRequests' },
     );
     counting = true;
-    const ours = await send(big);
+    const ours = await profiled('send', () => send(big));
     counting = false;
     // Our e-mails' own events, applied by then or still waiting (they are part of the product's cost).
     const ourEventsWaiting = await eventsWaiting();

@@ -342,9 +342,7 @@ export const MAIL_WINDOW = queues.find((q) => q.name === 'mail')?.maxConcurrency
  * the chunk item when the caller holds it. A send planned before windows queued every chunk.
  */
 export async function releaseNextChunk(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'queue'>, send: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
-  const window = windowOf(send);
-  if (!window || send.status !== 'running') return;
-  const next = planOf(send).find((c) => c.chunk === chunk + window);
+  const next = successorOf(send, chunk);
   if (!next) return;
   const key = keys.mailSendChunk(String(send.userId), String(send.id), chunk);
   const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
@@ -356,6 +354,16 @@ export async function releaseNextChunk(deps: Pick<SendJobDeps, 'db' | 'tableName
     // Erased meanwhile (the user's deletion): nothing to mark.
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
+}
+
+/**
+ * The chunk a done chunk c puts on the queue (c + window), or undefined: none left, a send planned
+ * before windows (it queued every chunk), or a send no longer running.
+ */
+export function successorOf(send: Record<string, unknown>, chunk: number): CredentialsChunkMessage | undefined {
+  const window = windowOf(send);
+  if (!window || send.status !== 'running') return undefined;
+  return planOf(send).find((c) => c.chunk === chunk + window);
 }
 
 /** The chunk messages of a planned send. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chunkPlan, MAIL_CHUNK_ACCOUNTS } from '../../functions/mail/credential-sends';
-import { MAIL_CHUNK_BUDGET_MS, mailChunkAccounts, MAX_MAIL_CHUNK_ACCOUNTS, pacerFor, sendSpacingMs } from '../../functions/mail/send-credentials';
-import { STATE_BLOCK_ROWS } from '../../functions/accounts/account-states';
+import { CLAIM_GROUP, claimGroupStarts, MAIL_CHUNK_BUDGET_MS, mailChunkAccounts, MAX_MAIL_CHUNK_ACCOUNTS, pacerFor, sendSpacingMs } from '../../functions/mail/send-credentials';
+import { blockStart, STATE_BLOCK_ROWS } from '../../functions/accounts/account-states';
 
 /**
  * The mail workers' pacing at SES's default 14 e-mails a second over the mail queue's two
@@ -92,5 +92,27 @@ describe('the size of a send\'s chunks', () => {
       expect([...seen.values()].every((n) => n === 1)).toBe(true);
       expect(chunks.map((c) => c.chunk)).toEqual(chunks.map((_, i) => i));
     }
+  });
+});
+
+describe('claimGroupStarts', () => {
+  it('claims at most half a state block at a time, never across two blocks', () => {
+    // One shard: rows 1..120 (blocks 1-50, 51-100, 101-150), rows 7 and 60..64 left out (suppressed or not in scope).
+    const rows = Array.from({ length: 120 }, (_, i) => i + 1).filter((row) => row !== 7 && (row < 60 || row > 64));
+    const starts = claimGroupStarts(rows, 1);
+    expect(starts.map((i) => rows[i])).toEqual([1, 27, 51, 81, 101]);
+    // Three shards: a shard's block holds every third row over 150 rows.
+    const shardRows = Array.from({ length: 80 }, (_, i) => 2 + 3 * i);
+    expect(claimGroupStarts(shardRows, 3).map((i) => shardRows[i])).toEqual([2, 77, 152, 227]);
+    for (const [list, shards] of [[rows, 1], [shardRows, 3]] as const) {
+      const all = claimGroupStarts(list, shards);
+      all.forEach((start, g) => {
+        const group = list.slice(start, all[g + 1] ?? list.length);
+        expect(group.length).toBeGreaterThan(0);
+        expect(group.length).toBeLessThanOrEqual(CLAIM_GROUP);
+        expect(new Set(group.map((row) => blockStart(row, shards))).size).toBe(1);
+      });
+    }
+    expect(claimGroupStarts([], 1)).toEqual([]);
   });
 });
