@@ -462,9 +462,11 @@ async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage, jobRead: 
 /**
  * A job whose chunks are all recorded ends, and every step of its ending can run again: any
  * delivery of any chunk (and the dead-letter worker) calls this, so a step that failed once is
- * done by the next. Status first (the UI stops polling), then the activity entries (fixed keys:
- * written twice is written once), then the statistics (once: guarded by finalizedAt in the same
- * transaction), then the lock (released only by its owner: safe to repeat).
+ * done by the next. The lock first (released only by its owner: safe to repeat), so a user who
+ * sees the job end can start the next creation at once; then the status (the UI stops polling),
+ * then the activity entries (fixed keys: written twice is written once), then the statistics
+ * (once: guarded by finalizedAt in the same transaction). Every chunk is recorded by then, so every
+ * name of the job is written: the lock guards nothing the ending does.
  */
 async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobRead: Promise<Record<string, unknown> | undefined>) {
   const jobKey = keys.bulkJob(message.userId, message.jobId);
@@ -474,11 +476,9 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
   const done = Number(job.done ?? 0);
   const failed = Number(job.failedCount ?? 0);
   if (done + failed < Number(job.total)) return;
-  if (job.status === 'failed') {
-    // Stopped by failJob (which wrote its own activity) or finished with nothing created.
-    await releaseLock(deps, message.userId, job);
-    return;
-  }
+  await releaseLock(deps, message.userId, job);
+  // Stopped by failJob (which wrote its own activity) or finished with nothing created.
+  if (job.status === 'failed') return;
   if (job.status !== 'completed') {
     const finished = deps.now().toISOString();
     let endedHere = false;
@@ -506,7 +506,7 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
         const name = String(job.projectName ?? message.projectName);
         await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'failed', created: 0, failed, reason: 'No row could be created.', at: new Date(finished) });
       }
-      return releaseLock(deps, message.userId, job);
+      return;
     }
   }
   if (job.finalizedAt === undefined) {
@@ -552,5 +552,4 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
       if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;
     }
   }
-  await releaseLock(deps, message.userId, job);
 }
