@@ -51,6 +51,11 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 180_000,
           maxWorkers: STACK_LANES,
+          // A lane's files run one after another in one worker process: each file starts in about
+          // a second instead of about five (a fresh process loading playwright-core, the AWS SDK
+          // and the test support each time). Every file still opens its own browser contexts and
+          // users, and no e2e file changes module state (no vi.mock, no process.env writes).
+          isolate: false,
         },
       },
     ],
