@@ -178,6 +178,7 @@ export async function mailBench(): Promise<void> {
       (next) => async (args) => {
         const body = (args.request as { body?: unknown }).body;
         if (counting && typeof body === 'string') requestBytes += Buffer.byteLength(body);
+        else if (counting && body instanceof Uint8Array) requestBytes += body.byteLength;
         return next(args);
       },
       { step: 'finalizeRequest', name: 'benchDynamoBytes' },
