@@ -40,6 +40,7 @@ import { benchPortShift } from './ports';
 const COUNT = 10_000;
 const PACED = 300;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
 
 /**
  * MAIL_BENCH_CPU_PROFILE=<path prefix>: the CPU profiles of this process (the workers, the SES and
@@ -130,6 +131,7 @@ export async function mailBench(): Promise<void> {
     const client = withoutLogFilter(new SESv2Client({ region: 'us-east-1', endpoint: stack.urls.ses, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
     const email = renderEmail(builtInTemplate('password'), { accountHolderName: 'Bare Person', email: 'bare@example.com', username: 'bareperson', password: 'Bare-password-1234', projectName: 'Bare', companyName: 'Bench Co' }, serverRenderTools);
     const bareStart = performance.now();
+    const bareCpu = process.cpuUsage();
     await profiled('bare', () => mapBounded(
       Array.from({ length: COUNT }, (_, i) => i),
       concurrency,
@@ -144,6 +146,7 @@ export async function mailBench(): Promise<void> {
       },
     ));
     const bareMs = performance.now() - bareStart;
+    const bareCpuMs = cpuMs(process.cpuUsage(bareCpu));
     client.destroy();
     await clearStore();
     // The bare loop's e-mails get SES events too (dropped as unknown messages): they are drained
@@ -169,8 +172,21 @@ export async function mailBench(): Promise<void> {
       },
       { step: 'initialize', name: 'benchDynamoRequests' },
     );
+    // The bytes of those requests' bodies as sent (what the SDK serialised and signed).
+    let requestBytes = 0;
+    dynamo().middlewareStack.add(
+      (next) => async (args) => {
+        const body = (args.request as { body?: unknown }).body;
+        if (counting && typeof body === 'string') requestBytes += Buffer.byteLength(body);
+        else if (counting && body instanceof Uint8Array) requestBytes += body.byteLength;
+        return next(args);
+      },
+      { step: 'finalizeRequest', name: 'benchDynamoBytes' },
+    );
     counting = true;
+    const sendCpu = process.cpuUsage();
     const ours = await profiled('send', () => send(big));
+    const sendCpuMs = cpuMs(process.cpuUsage(sendCpu));
     counting = false;
     // Our e-mails' own events, applied by then or still waiting (they are part of the product's cost).
     const ourEventsWaiting = await eventsWaiting();
@@ -184,8 +200,11 @@ export async function mailBench(): Promise<void> {
       `  mail DynamoDB requests during the send (mail workers and the SES events worker): ${[...requests.entries()]
         .sort((a, b) => b[1] - a[1])
         .map(([name, n]) => `${name.replace(/Command$/, '')} ${n.toLocaleString('en-US')}`)
-        .join(', ')}`,
+        .join(', ')}; ${(requestBytes / 1048576).toFixed(1)} MB of request bodies`,
     );
+    // CPU time of this process (workers, emulators, pollers: not DynamoDB Local), steadier than the
+    // wall time when other work shares the machine.
+    console.log(`  mail CPU of the bench process: send ${seconds(sendCpuMs)} (${(sendCpuMs / COUNT).toFixed(2)} ms an e-mail), bare loop ${seconds(bareCpuMs)}; CPU ratio ${(sendCpuMs / bareCpuMs).toFixed(2)}x`);
 
     // Paced: 300 e-mails at 14 a second over both workers.
     process.env.MAIL_SEND_RATE = '14';

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
@@ -18,7 +18,8 @@ export class StateBlockConflict extends Error {
  * results arrive (what is written survives a crash) and always before the chunk counts as done.
  */
 export class StateBlockWriter {
-  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; dirty: boolean }>();
+  /** `changed`: the rows set since the block was last written (a block that exists is written as them only). */
+  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; dirty: boolean; changed: Set<string> }>();
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -78,6 +79,7 @@ export class StateBlockWriter {
       rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
       version: Number(item.version ?? 0),
       dirty: false,
+      changed: new Set(),
     });
   }
 
@@ -90,10 +92,11 @@ export class StateBlockWriter {
     const key = stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, shards);
     let block = this.blocks.get(key.SK);
     if (!block) {
-      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, dirty: false };
+      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, dirty: false, changed: new Set() };
       this.blocks.set(key.SK, block);
     }
     block.rows[String(row)] = entry;
+    block.changed.add(String(row));
     block.dirty = true;
   }
 
@@ -107,36 +110,56 @@ export class StateBlockWriter {
     return this.blocks.get(stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, this.target.shards).SK);
   }
 
+  /**
+   * A new block is put whole; a block that exists gets only its rows set since its last write
+   * (one UpdateItem, each row's entry replaced whole), conditional on the version read either
+   * way. A claim of 25 accounts or a few answers then no longer sign, send and store all 50 of
+   * the block's entries (what the SDK's serialising and signing cost per e-mail).
+   */
   private async writeDirty(): Promise<void> {
     const dirty = [...this.blocks.values()].filter((block) => block.dirty);
     await Promise.all(
       dirty.map(async (block) => {
         block.dirty = false;
+        const changed = [...block.changed];
+        block.changed.clear();
+        if (!changed.length && block.version > 0) return;
         const version = block.version + 1;
         try {
           await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
-            this.deps.db.send(
-              new PutCommand({
-                TableName: this.deps.tableName,
-                Item: {
-                  ...block.key,
-                  entityType: 'AccountStates',
-                  userId: this.target.userId,
-                  projectId: this.target.projectId,
-                  channel: this.channel,
-                  shard: block.shard,
-                  fromRow: block.fromRow,
-                  rows: { ...block.rows },
-                  version,
-                },
-                ConditionExpression: block.version === 0 ? 'attribute_not_exists(PK)' : 'version = :version',
-                ...(block.version === 0 ? {} : { ExpressionAttributeValues: { ':version': block.version } }),
-              }),
-            ),
+            block.version === 0
+              ? this.deps.db.send(
+                  new PutCommand({
+                    TableName: this.deps.tableName,
+                    Item: {
+                      ...block.key,
+                      entityType: 'AccountStates',
+                      userId: this.target.userId,
+                      projectId: this.target.projectId,
+                      channel: this.channel,
+                      shard: block.shard,
+                      fromRow: block.fromRow,
+                      rows: { ...block.rows },
+                      version,
+                    },
+                    ConditionExpression: 'attribute_not_exists(PK)',
+                  }),
+                )
+              : this.deps.db.send(
+                  new UpdateCommand({
+                    TableName: this.deps.tableName,
+                    Key: block.key,
+                    UpdateExpression: `SET ${changed.map((_, i) => `#rows.#r${i} = :r${i}`).join(', ')}, #version = :next`,
+                    ConditionExpression: '#version = :version',
+                    ExpressionAttributeNames: { '#rows': 'rows', '#version': 'version', ...Object.fromEntries(changed.map((row, i) => [`#r${i}`, row])) },
+                    ExpressionAttributeValues: { ':version': block.version, ':next': version, ...Object.fromEntries(changed.map((row, i) => [`:r${i}`, block.rows[row]])) },
+                  }),
+                ),
           );
           block.version = version;
         } catch (error) {
           block.dirty = true;
+          for (const row of changed) block.changed.add(row);
           if (error instanceof ConditionalCheckFailedException) throw new StateBlockConflict();
           throw error;
         }

@@ -39,7 +39,7 @@ async function storedProject(userId: string, projectId: string, count: number, s
 }
 
 describe('account state blocks (what provisioning runs and credential sends record, beside the accounts)', () => {
-  it('an entry replaces its channel’s attributes in every read of the accounts; blocks are written whole and few', async () => {
+  it('an entry replaces its channel’s attributes in every read of the accounts; a block is put whole once, then only its changed entries are written', async () => {
     const db = testDb();
     const userId = `states-${Date.now()}`;
     const projectId = 'p1';
@@ -81,6 +81,11 @@ describe('account state blocks (what provisioning runs and credential sends reco
     const [eleventh] = (await accountsPageInOrder(db, TABLE, target, 1, keys.account(userId, projectId, 10, shards).SK, { consistent: true })).items;
     expect(eleventh).toMatchObject({ row: 11, externalStatus: 'success', externalAccountId: 'ext-11' });
     expect(eleventh).not.toHaveProperty('externalError');
+    // Only row 11 was written to the existing block: its other entries stay as they were, and its version moved on.
+    const written = (await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(userId, projectId, 'PROV', 11, shards), ConsistentRead: true }))).Item!;
+    expect(written.version).toBe(2);
+    expect((written.rows as Record<string, unknown>)['11']).toEqual({ externalStatus: 'success', externalAccountId: 'ext-11', provisionRun: 'run2' });
+    expect((written.rows as Record<string, unknown>)['17']).toEqual({ externalStatus: 'success', externalAccountId: 'ext-17', provisionRun: 'run1' });
 
     // By key (a search's hits from several projects).
     const hits = [
@@ -110,5 +115,17 @@ describe('account state blocks (what provisioning runs and credential sends reco
     await expect(first.flush()).rejects.toBeInstanceOf(StateBlockConflict);
     const [account] = (await accountsPageInOrder(db, TABLE, target, 1, undefined, { consistent: true })).items;
     expect(account!.externalAccountId).toBe('second');
+
+    // The same once the block exists (a write of the changed entries only): the later reader wins, the earlier one stops.
+    const third = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    const fourth = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await third.load(1, 10);
+    await fourth.load(1, 10);
+    fourth.set(2, { externalStatus: 'failed', externalError: 'fourth' });
+    await fourth.flush();
+    third.set(3, { externalStatus: 'success', externalAccountId: 'third' });
+    await expect(third.flush()).rejects.toBeInstanceOf(StateBlockConflict);
+    const accounts = (await accountsPageInOrder(db, TABLE, target, 3, undefined, { consistent: true })).items;
+    expect(accounts.map((a) => a.externalAccountId ?? a.externalError)).toEqual(['second', 'fourth', undefined]);
   });
 });
