@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance as nodePerformance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -171,9 +171,11 @@ export async function fairBench(): Promise<void> {
     const loopDelay = () => {
       const histogram = monitorEventLoopDelay({ resolution: 10 });
       histogram.enable();
+      const utilization = nodePerformance.eventLoopUtilization();
       return () => {
         histogram.disable();
-        return `event loop delay p50 ${(histogram.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(histogram.percentile(99) / 1e6).toFixed(0)} ms, max ${(histogram.max / 1e6).toFixed(0)} ms`;
+        const busyShare = nodePerformance.eventLoopUtilization(utilization).utilization;
+        return `event loop busy ${(busyShare * 100).toFixed(0)}% of the time, delay p50 ${(histogram.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(histogram.percentile(99) / 1e6).toFixed(0)} ms, max ${(histogram.max / 1e6).toFixed(0)} ms`;
       };
     };
     /** Each case RUNS times (a new user each: one bulk creation per user at a time), in turn: the median is printed. */

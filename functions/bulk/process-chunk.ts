@@ -118,22 +118,24 @@ export const processChunk =
     // holds it, in groups pipelined with the accounts (a group's accounts are written while the
     // next group's names are).
     const fence = renewedAt + LOCK_FENCE_MS;
-    const parallel = writesPerCall(job);
+    const groups: (typeof items)[] = [];
+    for (let i = 0; i < items.length; i += CLAIM_GROUP) groups.push(items.slice(i, i + CLAIM_GROUP));
+    const lanes = Math.min(PIPELINE, groups.length);
+    const parallel = writesPerCall(job, lanes);
     if (unbroken) {
       if (deps.now().getTime() > fence) throw new Error(`Chunk ${message.chunk} of job ${message.jobId} ran past its lock's fence: delivered again, it renews the lock first`);
-      await deps.store.writeAll(usernameBlocks(message.userId, message, usernames), { parallel });
+      // The names before any account, with the calls of all the chunk's lanes.
+      await deps.store.writeAll(usernameBlocks(message.userId, message, usernames), { parallel: parallel * lanes });
     }
     const claimNames = async (group: typeof items) => {
       if (unbroken) return;
       const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) }));
       return deps.store.claimUsernames(message.userId, claims);
     };
-    const groups: (typeof items)[] = [];
-    for (let i = 0; i < items.length; i += CLAIM_GROUP) groups.push(items.slice(i, i + CLAIM_GROUP));
     let next = 0;
     try {
       await Promise.all(
-        Array.from({ length: Math.min(PIPELINE, groups.length) }, async () => {
+        Array.from({ length: lanes }, async () => {
           for (let group = groups[next++]; group; group = groups[next++]) {
             await claimNames(group);
             // Several chunks are written at once (the queue's maxConcurrency): a few calls each
@@ -155,17 +157,19 @@ export const processChunk =
 const CLAIM_GROUP = 100;
 const PIPELINE = 3;
 /**
- * Batch writes one job keeps in flight per group lane, over all of its chunks on the queue: a
- * large job's CHUNK_WINDOW chunks write 2 calls each, and a job of fewer chunks gives each chunk
- * the calls its missing chunks would have had. So every running job, small or large, has about the
- * same share of the table's writes (a 100-row job beside another user's 250,000-row one writes
- * its 4 batches at once instead of 2 after 2: issue 15's fair turns, bench/fair.ts).
+ * BatchWriteItem calls one job keeps in flight over all of its chunks on the queue: a large job's
+ * CHUNK_WINDOW chunks write one call per group lane each (PIPELINE lanes a chunk). A job of fewer
+ * chunks, and a chunk of fewer groups, gives each lane the calls the missing chunks and lanes would
+ * have had (a one-chunk 100-row job writes its 4 batches at once). So every running job, small or
+ * large, has about the same number of writes in flight: a large job's 9, not 18 as with 2 calls a
+ * lane, which left another user's small job a smaller share of the writer (issue 15's fair turns,
+ * bench/fair.ts; a large job alone writes as fast with 9, docs/bulk-files.md).
  */
-const JOB_WRITES_PER_LANE = 2 * CHUNK_WINDOW;
-export const writesPerCall = (job: Record<string, unknown> | undefined): number => {
+const JOB_WRITE_CALLS = CHUNK_WINDOW * PIPELINE;
+export const writesPerCall = (job: Record<string, unknown> | undefined, lanes = PIPELINE): number => {
   const chunks = Number(job?.chunks);
   const inFlight = Number.isInteger(chunks) && chunks > 0 ? Math.min(chunks, CHUNK_WINDOW) : CHUNK_WINDOW;
-  return Math.max(2, Math.floor(JOB_WRITES_PER_LANE / inFlight));
+  return Math.max(1, Math.floor(JOB_WRITE_CALLS / (inFlight * Math.max(1, lanes))));
 };
 /**
  * A chunk sends its unconditional name writes only this long after renewing the lock: a third of

@@ -94,15 +94,18 @@ describe('csvDataGzip', () => {
 });
 
 describe('write share per job (writesPerCall)', () => {
-  it('gives a job of fewer chunks than the window the calls its missing chunks would have had', () => {
-    // The large job: CHUNK_WINDOW chunks in flight, 2 calls each.
-    expect(writesPerCall({ chunks: 500 })).toBe(2);
-    expect(writesPerCall({ chunks: CHUNK_WINDOW })).toBe(2);
-    // A one-chunk job writes as many calls at once as the large job's whole window.
-    expect(writesPerCall({ chunks: 1 })).toBe(2 * CHUNK_WINDOW);
-    expect(writesPerCall({ chunks: 2 })).toBe(Math.max(2, Math.floor((2 * CHUNK_WINDOW) / 2)));
+  it('gives a job of fewer chunks or a chunk of fewer lanes the calls the missing ones would have had', () => {
+    // The large job: CHUNK_WINDOW chunks in flight, 3 lanes each, one call a lane.
+    expect(writesPerCall({ chunks: 500 })).toBe(1);
+    expect(writesPerCall({ chunks: CHUNK_WINDOW }, 3)).toBe(1);
+    // Its last, short chunk does not take more than its lanes' share.
+    expect(writesPerCall({ chunks: 500 }, 1)).toBe(3);
+    // A one-chunk job of 100 rows (one lane) writes as many calls at once as the large job's whole window.
+    expect(writesPerCall({ chunks: 1 }, 1)).toBe(3 * CHUNK_WINDOW);
+    expect(writesPerCall({ chunks: 1 }, 3)).toBe(CHUNK_WINDOW);
+    expect(writesPerCall({ chunks: 2 }, 3)).toBe(Math.max(1, Math.floor((3 * CHUNK_WINDOW) / 6)));
     // A job item without a chunk count (an older job, or none read): the large job's share.
-    expect(writesPerCall(undefined)).toBe(2);
-    expect(writesPerCall({ chunks: 'x' })).toBe(2);
+    expect(writesPerCall(undefined)).toBe(1);
+    expect(writesPerCall({ chunks: 'x' }, 3)).toBe(1);
   });
 });
