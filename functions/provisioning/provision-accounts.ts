@@ -277,15 +277,19 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
       await recorder.written();
     };
     let authFailuresInRow = 0;
+    /** An answer other than a refusal came back in this delivery: the credentials work. */
+    let credentialsAccepted = false;
+    /** Accounts refused before anything showed whether the credentials work. */
+    const deferred: Record<string, unknown>[] = [];
     let stop: { kind: 'auth' } | { kind: 'later'; delayMs: number } | undefined;
     try {
       // An undo is one call per account (deactivate or delete); a creation uses the platform's batches.
       const capabilities = mode === 'undo' ? undefined : await adapter.capabilities();
       if (requirePasswordChange && capabilities && job.passwordChangeApplied === undefined) await recordPasswordChange(deps, job, capabilities.mustChangePassword);
       const batchSize = capabilities?.batchSize ?? 1;
-      const batches: Record<string, unknown>[][] = [];
-      for (let i = 0; i < accounts.length; i += batchSize) batches.push(accounts.slice(i, i + batchSize));
-      await mapBounded(batches, Math.max(1, Math.floor(pacing.concurrency / share)), async (batch) => {
+      const batchesOf = (list: Record<string, unknown>[]) => Array.from({ length: Math.ceil(list.length / batchSize) }, (_, i) => list.slice(i * batchSize, (i + 1) * batchSize));
+      const lanes = Math.max(1, Math.floor(pacing.concurrency / share));
+      const lane = async (batch: Record<string, unknown>[]) => {
         let waiting = batch;
         const serverErrors = new Map<Record<string, unknown>, number>();
         const rateLimits = new Map<Record<string, unknown>, number>();
@@ -310,6 +314,7 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
           let waitMs = 0;
           outcomes.forEach((outcome, i) => {
             const account = waiting[i]!;
+            if (outcome.kind !== 'failed' || !outcome.authRefused) credentialsAccepted = true;
             if (outcome.kind !== 'failed') {
               authFailuresInRow = 0;
               finals.push({ account, outcome });
@@ -320,10 +325,15 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
               if (authFailuresInRow >= AUTH_FAILURES_TO_PAUSE) stop = { kind: 'auth' };
               const n = (refusals.get(account) ?? 0) + 1;
               refusals.set(account, n);
-              // Refused for this account alone (others go through: e.g. a protected user): it fails
-              // with the reason. Otherwise it stays pending until the credentials work.
-              if (n >= 2 && !stop) finals.push({ account, outcome });
-              else if (!stop) again.push(account);
+              if (stop) return; // paused: it stays pending until the credentials work
+              if (n < 2) again.push(account);
+              // Refused for this account alone (the platform took the credentials for another
+              // call: e.g. a protected user): it fails with the reason.
+              else if (credentialsAccepted) finals.push({ account, outcome });
+              // Nothing has shown yet whether the credentials work (a lane's first account
+              // refused twice, e.g. with one lane): tried again after the delivery's other
+              // accounts, and failed only once an answer showed that the credentials work.
+              else deferred.push(account);
               return;
             }
             if (outcome.retryable && outcome.rateLimited) {
@@ -357,7 +367,11 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
             bucket.holdFor(waitMs);
           }
         }
-      });
+      };
+      await mapBounded(batchesOf(accounts), lanes, lane);
+      // Each round refuses every deferred account again, counted in a row: it ends in a pause
+      // (AUTH_FAILURES_TO_PAUSE) unless an answer shows the credentials work, which fails them.
+      while (deferred.length && !stop && !recorder.failed) await mapBounded(batchesOf(deferred.splice(0)), lanes, lane);
     } finally {
       adapter.close();
     }

@@ -18,7 +18,7 @@ async function directory(who: ApiUser, name: string): Promise<Integration> {
   return who.json<Integration>('/api/integrations', {
     method: 'POST',
     // Two calls in flight for all workers: a chunk of 250 takes seconds, as on a real platform.
-    body: { name, platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' }, provisioning: { concurrency: 2 } },
+    body: { name, platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { concurrency: 2 } } },
   });
 }
 

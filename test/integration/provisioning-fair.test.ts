@@ -20,7 +20,7 @@ const scim = () => inject('stack').scim;
 async function directory(who: ApiUser, name: string): Promise<Integration> {
   const response = await who.call('/api/integrations', {
     // Two calls in flight for all workers: a chunk of 250 takes a while, as on a real platform.
-    body: { name, platform: 'custom', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: { token: scim().token }, apiConfig: { testPath: '/ServiceProviderConfig' }, provisioning: { concurrency: 2 } },
+    body: { name, platform: 'custom', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: { token: scim().token }, apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { concurrency: 2 } } },
   });
   expect(response.status).toBe(201);
   return (await response.json()) as Integration;
@@ -107,9 +107,10 @@ describe('fair turns on the provisioning queue', () => {
     expect(edited.status).toBe(200);
     expect((await user.json<Integration>(`/api/integrations/${wrong.id}/test`, { method: 'POST' })).lastTestStatus).toBe('success');
     const done = await until('the resumed run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'completed' || job.status === 'failed', 180_000, 250);
-    // Every chunk done and every account accounted for. Once in a CI run (two test lanes, heavy
-    // load) one of the 1,300 ended failed and was never created on the SCIM server, reason not
-    // captured then: its reason is printed now, and more than one failure fails the test.
+    // Every chunk done and every account created. In CI (two test lanes, heavy load) one of the
+    // 1,300 once ended failed (reason not captured), and later two, rows 1 and 501, with the wrong
+    // token's 401: a delivery with one call in flight failed its first account after two refusals
+    // (fixed; provisioning.test.ts, "with one call in flight"). Any failure's reason is printed.
     expect(done).toMatchObject({ status: 'completed', total: 1300, pending: 0 });
     expect(done.synced + done.failed).toBe(1300);
     if (done.failed > 0) {
@@ -122,7 +123,7 @@ describe('fair turns on the provisioning queue', () => {
       }
       console.warn(`Provisioning accounts failed after the resume: ${reasons.join(' | ')}`);
     }
-    expect(done.failed).toBeLessThanOrEqual(1);
+    expect(done).toMatchObject({ synced: 1300, failed: 0 });
     expect(Number((await runItem(user.sub, run.id)).chunksDone)).toBe(Number(item.chunks));
   }, 300_000);
 });

@@ -237,6 +237,29 @@ describe('provisioning to the local SCIM directory', () => {
     expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 5, syncPendingCount: 0 });
   });
 
+  it('with one call in flight, refused credentials still pause the run and blame no account: the first one refused twice stays pending', async () => {
+    // One lane: before, its first account was failed after its second refusal (no other call had
+    // been refused yet), and stayed failed after the resume (seen in CI: rows 1 and 501 of 1,300).
+    const response = await user.call('/api/integrations', {
+      body: { name: 'Wrong token, one call', platform: 'custom', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: { token: 'not-the-token' }, apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { concurrency: 1 } } },
+    });
+    expect(response.status).toBe(201);
+    const wrong = (await response.json()) as Integration;
+    const created = await user.json<{ project: Project; summary: { provisioningJobId: string } }>('/api/bulk-create', {
+      body: { projectName: 'Paused, one call', csvData: people(5, 'OneLane'), apiIntegrationId: wrong.id, createExternalAccounts: true },
+    });
+    const paused = await waitForRun(user, created.summary.provisioningJobId, (job) => job.status === 'paused');
+    expect(paused).toMatchObject({ reason: PAUSED_CREDENTIALS, synced: 0, failed: 0, pending: 5 });
+    const edited = await user.call(`/api/integrations/${wrong.id}`, {
+      method: 'PUT',
+      body: { name: 'Right token, one call', platform: 'custom', baseUrl: scim().url, authMethod: 'bearer_token', authConfig: { token: scim().token }, apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { concurrency: 1 } } },
+    });
+    expect(edited.status).toBe(200);
+    expect((await user.json<Integration>(`/api/integrations/${wrong.id}/test`, { method: 'POST' })).lastTestStatus).toBe('success');
+    expect(await waitForRun(user, paused.id)).toMatchObject({ status: 'completed', synced: 5, failed: 0, pending: 0 });
+    expect(await project(user, created.project.id)).toMatchObject({ syncedCount: 5, syncFailedCount: 0, syncPendingCount: 0 });
+  });
+
   it('deleting an integration ends its paused run and frees the project; moving an integration to another host needs its secret again', async () => {
     const wrong = await createIntegration(user, scim().url, 'not-the-token', 'Soon deleted');
     const created = await user.json<{ project: Project; summary: { provisioningJobId: string } }>('/api/bulk-create', {
