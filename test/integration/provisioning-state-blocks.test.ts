@@ -150,6 +150,38 @@ describe('provisioning results in state blocks', () => {
     expect(again).toMatchObject({ version: 1 });
   });
 
+  it('one call in flight, the first account refused (a protected user): it fails with the platform’s words once the others went through; the run does not pause', async () => {
+    const { run, message, deps, factory } = await plannedRun(5, 'Protected');
+    const accounts = (await user.json<Page<AccountView>>(`/api/projects/${run.projectId}/accounts?limit=100`)).items;
+    const protectedName = accounts.find((a) => a.username.startsWith('blocksprotected0'))?.username ?? accounts[0]!.username;
+    const refusedCalls: string[] = [];
+    // The stack's SCIM directory, except for one user the platform refuses with 403 (as a
+    // directory refuses a protected account to an admin who may create others).
+    const refusing: ProvisionDeps['adapterFor'] = (record, credentials, policy) => {
+      const real = factory(record, credentials, policy);
+      return {
+        ...real,
+        // A platform without SCIM bulk: one account a call, so the lane's first call is the refused account alone.
+        capabilities: async () => ({ ...(await real.capabilities()), batchSize: 1 }),
+        create: async (people) => {
+          const others = people.filter((p) => p.username !== protectedName);
+          const answers = others.length ? await real.create(others) : [];
+          return people.map((p) => {
+            if (p.username !== protectedName) return answers.shift()!;
+            refusedCalls.push(p.username);
+            return { kind: 'failed', retryable: false, authRefused: true, message: 'HTTP 403: This user may not be changed by this client' };
+          });
+        },
+      };
+    };
+    await provisionChunk({ ...deps(() => new Date(), refusing), pacingOf: () => ({ concurrency: 1 }) })(message);
+    expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', total: 5, synced: 4, failed: 1, pending: 0 });
+    const after = (await user.json<Page<AccountView>>(`/api/projects/${run.projectId}/accounts?limit=100`)).items;
+    expect(after.find((a) => a.username === protectedName)).toMatchObject({ externalStatus: 'failed', externalError: 'HTTP 403: This user may not be changed by this client' });
+    // Refused twice first (nothing had shown the credentials work), then twice after the others.
+    expect(refusedCalls).toHaveLength(4);
+  });
+
   it('a chunk the platform kept waiting too long, and a dead-lettered chunk, fail their accounts with the reason through the blocks; counts add up', async () => {
     const waited = await plannedRun(3, 'Waited');
     await provisionChunk(waited.deps(() => new Date()))({ ...waited.message, requeues: MAX_REQUEUES + 1 });
