@@ -163,7 +163,8 @@ const PIPELINE = 3;
  * have had (a one-chunk 100-row job writes its 4 batches at once). So every running job, small or
  * large, has about the same number of writes in flight: a large job's 9, not 18 as with 2 calls a
  * lane, which left another user's small job a smaller share of the writer (issue 15's fair turns,
- * bench/fair.ts; a large job alone writes as fast with 9, docs/bulk-files.md).
+ * bench/fair.ts; alone, a large job writes about as fast with 9: some 5% slower at the median,
+ * docs/bulk-files.md).
  */
 const JOB_WRITE_CALLS = CHUNK_WINDOW * PIPELINE;
 export const writesPerCall = (job: Record<string, unknown> | undefined, lanes = PIPELINE): number => {
