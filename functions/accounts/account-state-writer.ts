@@ -18,8 +18,8 @@ export class StateBlockConflict extends Error {
  * results arrive (what is written survives a crash) and always before the chunk counts as done.
  */
 export class StateBlockWriter {
-  /** `changed`: the rows set since the block was last written (a block that exists is written as them only). */
-  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; dirty: boolean; changed: Set<string> }>();
+  /** `changed`: the rows set since the block was last written (to write; a block that exists is written as them only). */
+  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; changed: Set<string> }>();
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -78,7 +78,6 @@ export class StateBlockWriter {
       fromRow: Number(item.fromRow),
       rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
       version: Number(item.version ?? 0),
-      dirty: false,
       changed: new Set(),
     });
   }
@@ -92,12 +91,11 @@ export class StateBlockWriter {
     const key = stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, shards);
     let block = this.blocks.get(key.SK);
     if (!block) {
-      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, dirty: false, changed: new Set() };
+      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, changed: new Set() };
       this.blocks.set(key.SK, block);
     }
     block.rows[String(row)] = entry;
     block.changed.add(String(row));
-    block.dirty = true;
   }
 
   /** Writes every changed block (after any flush already running). Throws StateBlockConflict when another writer got in. */
@@ -117,13 +115,11 @@ export class StateBlockWriter {
    * the block's entries (what the SDK's serialising and signing cost per e-mail).
    */
   private async writeDirty(): Promise<void> {
-    const dirty = [...this.blocks.values()].filter((block) => block.dirty);
+    const dirty = [...this.blocks.values()].filter((block) => block.changed.size > 0);
     await Promise.all(
       dirty.map(async (block) => {
-        block.dirty = false;
         const changed = [...block.changed];
         block.changed.clear();
-        if (!changed.length && block.version > 0) return;
         const version = block.version + 1;
         try {
           await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
@@ -158,7 +154,6 @@ export class StateBlockWriter {
           );
           block.version = version;
         } catch (error) {
-          block.dirty = true;
           for (const row of changed) block.changed.add(row);
           if (error instanceof ConditionalCheckFailedException) throw new StateBlockConflict();
           throw error;

@@ -105,10 +105,13 @@ describe('account state blocks (what provisioning runs and credential sends reco
     const userId = `states-conflict-${Date.now()}`;
     const target = { userId, projectId: 'p1', shards: 1 };
     await storedProject(userId, 'p1', 10, 1);
-    const first = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
-    const second = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
-    await first.load(1, 10);
-    await second.load(1, 10);
+    /** Two deliveries' writers that both read rows 1 to 10 as they are now. */
+    const twoReaders = async () => {
+      const pair = [new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV'), new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV')] as const;
+      for (const writer of pair) await writer.load(1, 10);
+      return pair;
+    };
+    const [first, second] = await twoReaders();
     second.set(1, { externalStatus: 'success', externalAccountId: 'second' });
     await second.flush();
     first.set(1, { externalStatus: 'success', externalAccountId: 'first' });
@@ -117,10 +120,7 @@ describe('account state blocks (what provisioning runs and credential sends reco
     expect(account!.externalAccountId).toBe('second');
 
     // The same once the block exists (a write of the changed entries only): the later reader wins, the earlier one stops.
-    const third = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
-    const fourth = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
-    await third.load(1, 10);
-    await fourth.load(1, 10);
+    const [third, fourth] = await twoReaders();
     fourth.set(2, { externalStatus: 'failed', externalError: 'fourth' });
     await fourth.flush();
     third.set(3, { externalStatus: 'success', externalAccountId: 'third' });
