@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { defineConfig } from 'vitest/config';
+import { BROWSER_WAIT_MS } from './test/support/wait-limits';
 
 /**
  * Test files the integration and e2e projects run at once. Each worker gets a test stack of its
@@ -25,6 +26,7 @@ export default defineConfig({
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
           environment: 'node',
+          setupFiles: ['test/infra/setup.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
         },
@@ -48,8 +50,13 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/e2e/global-setup.ts'],
           setupFiles: ['test/support/stack-lane.ts'],
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
+          // Every wait in a test ends on its condition (a heading, a count, a status); these limits
+          // and the browser's (test/support/wait-limits.ts) only decide how long a
+          // broken screen takes to fail, so they are set for a machine running two `npm test`s at
+          // once, where a sign-in took 30 s and a screen's axe check 10 s.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          expect: { poll: { timeout: BROWSER_WAIT_MS, interval: 100 } },
           maxWorkers: STACK_LANES,
           // A lane's files run one after another in one worker process: each file starts in about
           // a second instead of about five (a fresh process loading playwright-core, the AWS SDK

@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { AssetHashType, DockerImage } from 'aws-cdk-lib';
 import { Architecture, Code, LayerVersion, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { projectRoot } from './settings';
@@ -45,35 +46,37 @@ export function dependencyClosure(packages: readonly string[], root = projectRoo
 }
 
 /**
- * Staging folders of this process's layers: the CDK reads them when the app is synthesized (after
- * the constructor), so they are removed when the process exits, not before. Without this every
- * synth (each infra test, each deploy) left a 55 MB folder in the temp directory.
+ * The layer's files are copied by the asset's local bundling straight into the cloud assembly
+ * (nodejs/node_modules/...), only when the stack is bundled: no staging folder in the temp
+ * directory, nothing copied for a synth that skips bundling. Its hash is the packages' names and
+ * versions, so an unchanged layer is not copied again into the same assembly.
  */
-const stagingFolders = new Set<string>();
-let cleanupRegistered = false;
-function stagingFolder(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'layer-'));
-  stagingFolders.add(dir);
-  if (!cleanupRegistered) {
-    cleanupRegistered = true;
-    process.once('exit', () => {
-      for (const folder of stagingFolders) fs.rmSync(folder, { recursive: true, force: true });
-    });
-  }
-  return dir;
-}
-
 export class PackageLayer extends Construct {
   readonly layer: LayerVersion;
 
   constructor(scope: Construct, id: string, props: { packages: readonly string[]; description: string }) {
     super(scope, id);
-    const staging = stagingFolder();
-    for (const [relative, dir] of dependencyClosure(props.packages)) {
-      fs.cpSync(dir, path.join(staging, 'nodejs', relative), { recursive: true, dereference: true });
-    }
+    const closure = dependencyClosure(props.packages);
+    const versions = [...closure]
+      .map(([relative, dir]) => `${relative}@${(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string }).version ?? ''}`)
+      .sort();
     this.layer = new LayerVersion(this, 'Layer', {
-      code: Code.fromAsset(staging),
+      code: Code.fromAsset(path.join(projectRoot, 'node_modules'), {
+        assetHashType: AssetHashType.CUSTOM,
+        assetHash: createHash('sha256').update(versions.join('\n')).digest('hex'),
+        bundling: {
+          image: DockerImage.fromRegistry('copy-in-process'),
+          command: ['copy', ...props.packages],
+          local: {
+            tryBundle(outputDir) {
+              for (const [relative, dir] of closure) {
+                fs.cpSync(dir, path.join(outputDir, 'nodejs', relative), { recursive: true, dereference: true });
+              }
+              return true;
+            },
+          },
+        },
+      }),
       compatibleRuntimes: [Runtime.NODEJS_24_X],
       compatibleArchitectures: [Architecture.ARM_64],
       description: props.description,

@@ -1,15 +1,14 @@
 import path from 'node:path';
-import { Duration, Stack } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Stack } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { tableDefinition } from '../../functions/core/table-definition';
 import { queueUrlEnv, type FunctionAccess } from '../../shared/routes';
 import type { AppResources } from '../app-resources';
-import { lambdaBundling } from '../bundling';
+import { writeLambdaBundle } from '../lambda-bundles';
 import { PackageLayer } from '../package-layer';
 import { acknowledgeStarResourceFor, acknowledgeWildcards } from '../nag';
 import { exportBucketName, projectRoot, type AppSettings } from '../settings';
@@ -42,7 +41,7 @@ export interface AppFunctionProps {
  * needs. What else it may touch is granted by `grantAccess`, from shared/routes.ts.
  */
 export class AppFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
   readonly name: string;
   readonly timeout: Duration;
@@ -61,13 +60,28 @@ export class AppFunction extends Construct {
     const role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(role);
 
-    this.function = new NodejsFunction(this, 'Function', {
+    const external = props.layerPackages ?? [];
+    this.function = new LambdaFunction(this, 'Function', {
       functionName: `${props.settings.prefix}-${props.name}`,
       description: props.description,
-      entry: path.join(projectRoot, props.entry),
-      handler: 'handler',
-      projectRoot,
-      depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+      // index.mjs and its source map, from the app's shared esbuild builds (lib/lambda-bundles.ts).
+      // The hash is the output's, as NodejsFunction's; skipped bundling ('aws:cdk:bundling-stacks')
+      // builds nothing. `command` only tells the functions' bundling options apart (the CDK caches
+      // staged assets by source path and options); no container ever runs.
+      code: Code.fromAsset(path.join(projectRoot, 'functions'), {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          image: DockerImage.fromRegistry('esbuild-in-process'),
+          command: ['esbuild', props.entry, ...external.map((name) => `--external:${name}`)],
+          local: {
+            tryBundle(outputDir) {
+              writeLambdaBundle(props.entry, external, outputDir);
+              return true;
+            },
+          },
+        },
+      }),
+      handler: 'index.handler',
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -75,21 +89,6 @@ export class AppFunction extends Construct {
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
       role,
-      bundling: {
-        format: OutputFormat.ESM,
-        target: lambdaBundling.target,
-        mainFields: [...lambdaBundling.mainFields],
-        banner: lambdaBundling.banner,
-        esbuildArgs: Object.fromEntries(Object.entries(lambdaBundling.alias).map(([from, to]) => [`--alias:${from}`, to])),
-        externalModules: [...(props.layerPackages ?? [])],
-        minify: true,
-        sourceMap: true,
-        // File and line numbers are enough for stack traces; the sources stay out of the zip.
-        sourcesContent: false,
-        // Bundle AWS SDK v3 instead of using the runtime's copy: versions are pinned by
-        // package-lock.json and tree shaking keeps only the clients a handler imports.
-        bundleAwsSDK: true,
-      },
       layers: props.layerPackages?.length
         ? [new PackageLayer(this, 'Packages', { packages: props.layerPackages, description: `${props.layerPackages.join(', ')} for ${props.name}` }).layer]
         : undefined,

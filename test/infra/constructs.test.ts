@@ -6,10 +6,11 @@ import { describe, expect, it } from 'vitest';
 import { constructId } from '../../lib/construct-id';
 import { AppHttpApi } from '../../lib/constructs/http-api';
 import { workerTimeout } from '../../lib/stateless-stack';
+import { testAssemblyDir } from './synth-app';
 import { routeGroups, type RouteDefinition, type RouteGroup } from '../../shared/routes';
 
 function apiWith(routes: RouteDefinition[]): Stack {
-  const stack = new Stack(new App(), 'Test');
+  const stack = new Stack(new App({ outdir: testAssemblyDir() }), 'Test');
   const userPool = new UserPool(stack, 'Pool');
   const handler = new LambdaFunction(stack, 'Fn', {
     runtime: Runtime.NODEJS_24_X,

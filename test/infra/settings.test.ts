@@ -1,12 +1,13 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { describe, expect, it } from 'vitest';
 import { exportBucketName, placeholderSesFromAddress, projectRoot, readSettings } from '../../lib/settings';
+import { testAssemblyDir } from './synth-app';
 
 const read = (context: Record<string, unknown>, env: Record<string, string | undefined> = {}) =>
-  readSettings(new App({ context }).node, env);
+  readSettings(new App({ context, outdir: testAssemblyDir() }).node, env);
 
 describe('readSettings', () => {
   it('defaults: prefix bulkonboard, address identity, INFO, termination protection, no account/region', () => {
@@ -101,6 +102,7 @@ describe('readSettings', () => {
   it('a missing web build becomes a placeholder page and a warning', () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'no-web-build-'));
     const { settings, warnings } = read({ webAssetsPath: empty, sesFromAddress: 'a@example.org' });
+    rmSync(empty, { recursive: true });
     expect(settings.webAssetsPath).toBeUndefined();
     expect(warnings.map((warning) => warning.message).join('\n')).toMatch(/npm run build/);
   });

@@ -91,7 +91,7 @@ let resources: Resources;
 let statefulResources: Resources;
 
 beforeAll(() => {
-  // Real esbuild bundling of every handler: the same synth as `npm run synth`.
+  // Real esbuild bundling of every handler (lib/lambda-bundles.ts): the same synth as `npm run synth`.
   built = buildTestApp();
   assembly = built.app.synth();
   template = Template.fromStack(built.stateless);

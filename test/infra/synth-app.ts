@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { buildApp, type BuiltApp } from '../../lib/app';
@@ -34,9 +35,24 @@ export interface SynthesizedApp extends BuiltApp {
   warnings: SettingsWarning[];
 }
 
+/** Cloud assembly folders of this test file's apps, removed after it (test/infra/setup.ts). */
+const assemblies: string[] = [];
+
+/** A cloud assembly folder of its own for a test's App (an App without one makes a temp folder it never removes). */
+export function testAssemblyDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'cdk.out-test-'));
+  assemblies.push(dir);
+  return dir;
+}
+
+export function removeTestAssemblies(): void {
+  for (const dir of assemblies.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /** Builds the app the way bin/app.ts does, from context and an explicit environment. */
 export function buildTestApp(options: SynthOptions = {}): SynthesizedApp {
   const app = new App({
+    outdir: testAssemblyDir(),
     context: {
       ...cdkJsonContext(),
       ...(options.skipBundling ? { 'aws:cdk:bundling-stacks': [] } : {}),
