@@ -4,9 +4,26 @@
  * (the compilers use one core, the tests mostly the other); then the integration and e2e tests
  * (each file against a test stack of its own worker: test/support/test-stack.ts). Stops after a
  * stage with a failure, as `a && b` would, and prints each step's time at the end.
+ *
+ * Every step gets a temp folder of this run's own (TMPDIR, which os.tmpdir() and the tools it
+ * starts read): whatever is left in it at the end fails the run, named, and is removed, so a run
+ * leaves the machine's temp folder as it found it and a test that leaks files is caught at once,
+ * even with a second `npm test` beside it.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { projectRoot } from './local/settings';
+
+const runTemp = fs.mkdtempSync(path.join(os.tmpdir(), 'bulkonboard-test-'));
+const removeRunTemp = () => fs.rmSync(runTemp, { recursive: true, force: true });
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    removeRunTemp();
+    process.exit(130);
+  });
+}
 
 interface Step {
   name: string;
@@ -36,7 +53,7 @@ function run(step: Step): Promise<Result> {
   const started = Date.now();
   return new Promise((resolve) => {
     // npm puts node_modules/.bin on the PATH of its scripts: tsx, vitest and the project's Node.
-    const child = spawn(step.command[0]!, step.command.slice(1), { cwd: projectRoot, stdio: step.buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(step.command[0]!, step.command.slice(1), { cwd: projectRoot, env: { ...process.env, TMPDIR: runTemp }, stdio: step.buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const output: Buffer[] = [];
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
@@ -60,6 +77,16 @@ for (const stage of stages) {
   results.push(...(await Promise.all(stage.map(run))));
   failed = results.some((r) => !r.ok);
   if (failed) break;
+}
+
+const left = fs.readdirSync(runTemp, { withFileTypes: true }).map((entry) => `${entry.name}${entry.isDirectory() ? '/' : ''}`);
+removeRunTemp();
+if (left.length > 0) {
+  process.stdout.write(`\n[temp folder] FAILED: the tests left ${left.length} entries in the temp folder (removed now):\n  ${left.slice(0, 20).join('\n  ')}\n`);
+  results.push({ name: 'temp folder left as found', ok: false, seconds: 0 });
+  failed = true;
+} else {
+  results.push({ name: 'temp folder left as found', ok: true, seconds: 0 });
 }
 process.stdout.write(`\n${results.map((r) => `${r.ok ? 'passed' : 'FAILED'}  ${r.seconds.toFixed(0).padStart(4)} s  ${r.name}`).join('\n')}\n`);
 process.exit(failed ? 1 : 0);

@@ -61,17 +61,9 @@ describe('accessibility (axe-core) in Chromium', () => {
     }
   });
 
-  /** Every screen in both themes (each theme on its own page, the two at once); the light ones listed first. */
-  async function violationsOn(screens: Screen[]): Promise<string[]> {
-    const perTheme = await Promise.allSettled(
-      themes.map(async (theme) => {
-        const page = pages[theme];
-        await useTheme(page, theme);
-        const found: string[] = [];
-        for (const screen of screens) found.push(...(await checkScreen(page, app, screen, theme)));
-        return found;
-      }),
-    );
+  /** A screen in both themes (each theme on its own page, the two at once); the light one listed first. */
+  async function violationsOn(screen: Screen): Promise<string[]> {
+    const perTheme = await Promise.allSettled(themes.map((theme) => checkScreen(pages[theme], app, screen, theme)));
     // Both pages have stopped before a failure is reported, so the next test starts from rest.
     return perTheme.flatMap((result) => {
       if (result.status === 'rejected') throw result.reason;
@@ -79,50 +71,70 @@ describe('accessibility (axe-core) in Chromium', () => {
     });
   }
 
-  it('finds no violation on the signed-out screens', async () => {
-    await Promise.all(themes.map((theme) => pages[theme].goto(app)));
-    expect(await violationsOn(signedOutScreens)).toEqual([]);
-  });
+  /** Sets each page's theme once (the theme menu's key in localStorage, kept by the context). */
+  const useThemes = () => Promise.all(themes.map((theme) => useTheme(pages[theme], theme)));
 
-  it("finds no violation on a free user's screens, the bulk dialog open", async () => {
-    // Signed in once through the app's sign-in screen (with its first run); the other page signs
-    // in with the tokens the app stored, as a second tab of the same browser profile would.
-    await signInThroughApp(pages.light, app, user);
-    const storageState = await pages.light.context().storageState();
-    await pages.dark.context().close();
-    pages.dark = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState })).newPage();
-    await pages.dark.goto(app);
-    expect(await violationsOn(signedInScreens(projectId))).toEqual([]);
-  });
-
-  it("finds no violation on a Pro user's integrations, template editor and subscription", async () => {
-    await upgradeToPro(user);
-    const integration = await user.call('/api/integrations', {
-      body: {
-        name: 'Okta production',
-        description: 'Staff accounts',
-        platform: 'okta',
-        apiType: 'REST',
-        baseUrl: 'https://acme.okta.com',
-        authMethod: 'api_key',
-        authConfig: { apiKey: 'okta-secret' },
-        apiConfig: {},
-      },
+  // One test per screen (both themes at once): each is a few seconds however many screens there
+  // are, so a busy machine slows a test down without bringing it near its limit.
+  describe('signed out', () => {
+    beforeAll(async () => {
+      await Promise.all(themes.map((theme) => pages[theme].goto(app)));
+      await useThemes();
     });
-    expect(integration.status).toBe(201);
-    // Tested (the address does not answer here): the list shows the failed test in error red.
-    const { id } = (await integration.json()) as { id: string };
-    expect((await user.call(`/api/integrations/${encodeURIComponent(id)}/test`, { body: {} })).status).toBe(200);
-    const template = await user.call('/api/email-templates', {
-      body: { name: 'Welcome', subject: 'Welcome, {{accountHolderName}}', htmlContent: '<p>Hello {{accountHolderName}}</p>' },
+    it.each(signedOutScreens.map((screen) => [screen.name, screen] as const))('finds no violation on %s', async (_, screen) => {
+      expect(await violationsOn(screen)).toEqual([]);
     });
-    expect(template.status).toBe(201);
-    expect(await violationsOn(proScreens)).toEqual([]);
   });
 
-  it('finds no violation at phone width, where tables scroll and the navigation is a drawer', async () => {
-    for (const theme of themes) await pages[theme].setViewportSize({ width: 390, height: 844 });
-    const phoneScreens: Screen[] = [
+  describe("a free user's screens, the bulk dialog open", () => {
+    beforeAll(async () => {
+      // Signed in once through the app's sign-in screen (with its first run); the other page signs
+      // in with the tokens the app stored, as a second tab of the same browser profile would.
+      await signInThroughApp(pages.light, app, user);
+      const storageState = await pages.light.context().storageState();
+      await pages.dark.context().close();
+      pages.dark = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, storageState })).newPage();
+      await pages.dark.goto(app);
+      await useThemes();
+    });
+    // The project's id is known only once the suite runs: the screens are named here, made there.
+    it.each(signedInScreens('{project}').map((screen) => [screen.name] as const))('finds no violation on %s', async (name) => {
+      const screen = signedInScreens(projectId).find((candidate) => candidate.name === name)!;
+      expect(await violationsOn(screen)).toEqual([]);
+    });
+  });
+
+  describe("a Pro user's integrations, template editor and subscription", () => {
+    beforeAll(async () => {
+      await upgradeToPro(user);
+      const integration = await user.call('/api/integrations', {
+        body: {
+          name: 'Okta production',
+          description: 'Staff accounts',
+          platform: 'okta',
+          apiType: 'REST',
+          baseUrl: 'https://acme.okta.com',
+          authMethod: 'api_key',
+          authConfig: { apiKey: 'okta-secret' },
+          apiConfig: {},
+        },
+      });
+      expect(integration.status).toBe(201);
+      // Tested (the address does not answer here): the list shows the failed test in error red.
+      const { id } = (await integration.json()) as { id: string };
+      expect((await user.call(`/api/integrations/${encodeURIComponent(id)}/test`, { body: {} })).status).toBe(200);
+      const template = await user.call('/api/email-templates', {
+        body: { name: 'Welcome', subject: 'Welcome, {{accountHolderName}}', htmlContent: '<p>Hello {{accountHolderName}}</p>' },
+      });
+      expect(template.status).toBe(201);
+    });
+    it.each(proScreens.map((screen) => [screen.name, screen] as const))('finds no violation on %s', async (_, screen) => {
+      expect(await violationsOn(screen)).toEqual([]);
+    });
+  });
+
+  describe('phone width, where tables scroll and the navigation is a drawer', () => {
+    const phoneScreens = (): Screen[] => [
       { name: 'dashboard (phone)', path: '/' },
       { name: 'project detail (phone)', path: `/projects/${encodeURIComponent(projectId)}` },
       { name: 'accounts (phone)', path: '/accounts' },
@@ -136,6 +148,11 @@ describe('accessibility (axe-core) in Chromium', () => {
         },
       },
     ];
-    expect(await violationsOn(phoneScreens)).toEqual([]);
+    beforeAll(async () => {
+      for (const theme of themes) await pages[theme].setViewportSize({ width: 390, height: 844 });
+    });
+    it.each(phoneScreens().map((screen) => [screen.name] as const))('finds no violation on %s', async (name) => {
+      expect(await violationsOn(phoneScreens().find((screen) => screen.name === name)!)).toEqual([]);
+    });
   });
 });

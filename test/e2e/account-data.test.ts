@@ -1,12 +1,11 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import JSZip from 'jszip';
 import Papa from 'papaparse';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser, type TestUser } from '../support/cognito-users';
-import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, downloadedBytes, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -59,7 +58,7 @@ describe('Settings > Data in Chromium', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download', exact: true }).click()]);
     expect(download.suggestedFilename()).toMatch(/^bulkonboard-data_\d{4}-\d{2}-\d{2}\.zip$/);
-    const zip = await JSZip.loadAsync(fs.readFileSync(await savedDownload(download)));
+    const zip = await JSZip.loadAsync(await downloadedBytes(download));
     const accounts = JSON.parse(await zip.file('accounts.json')!.async('string')) as { firstName: string; password: string }[];
     const shown = (await (await api(user.accessToken, `/api/projects/${project.id}/accounts?showPasswords=true`)).json()) as { items: { firstName: string; password: string }[] };
     expect(accounts.map((a) => [a.firstName, a.password])).toEqual(shown.items.map((a) => [a.firstName, a.password]));

@@ -1,12 +1,11 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import Papa from 'papaparse';
 import type { Browser, Page } from 'playwright-core';
 import { csvMessages } from '../../shared/csv/read-people';
 import { usernameYear } from '../../shared/generation/username';
 import { createTestUser } from '../support/cognito-users';
-import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, downloadedBytes, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -31,7 +30,7 @@ const awkwardCsv =
   'JOSE@example.com,Dup,Licate\r\n' +
   'empty@example.com,Nolast,\r\n';
 
-const parseCsv = (file: string) => Papa.parse<string[]>(fs.readFileSync(file, 'utf8').replace(/^\uFEFF/, ''), { skipEmptyLines: true }).data;
+const parseCsv = (bytes: Buffer) => Papa.parse<string[]>(bytes.toString('utf8').replace(/^\uFEFF/, ''), { skipEmptyLines: true }).data;
 
 describe('bulk creation in Chromium', () => {
   let browser: Browser;
@@ -101,7 +100,7 @@ describe('bulk creation in Chromium', () => {
     await dialog.getByText(madeSince(chosen, 'josenunez')).waitFor();
 
     const [rejected] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download rejected rows' }).click()]);
-    const rows = parseCsv(await savedDownload(rejected));
+    const rows = parseCsv(await downloadedBytes(rejected));
     expect(rows[0]).toEqual(['Row', 'First Name', 'Last Name', 'Email', 'Problem']);
     expect(rows.slice(1).map((r) => r[0])).toEqual(['6', '7', '8']);
     await page.screenshot({ path: screenshotPath('bulk-dialog-upload') });
@@ -116,7 +115,7 @@ describe('bulk creation in Chromium', () => {
     await page.screenshot({ path: screenshotPath('bulk-dialog-complete') });
     const [download] = await Promise.all([page.waitForEvent('download'), dialog.getByRole('button', { name: 'Download CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('Awkward import_accounts.csv');
-    const rows = parseCsv(await savedDownload(download));
+    const rows = parseCsv(await downloadedBytes(download));
     expect(rows[0]).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password']);
     expect(rows[1]![3]).toMatch(madeSince(generated, 'josenunez'));
     projectYear = rows[1]![3]!.slice(-4);

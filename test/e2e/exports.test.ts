@@ -1,10 +1,9 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import Papa from 'papaparse';
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser } from '../support/cognito-users';
-import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, downloadedBytes, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -66,7 +65,7 @@ describe('Export Center in Chromium', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('button', { name: 'Download', exact: true }).click()]);
     expect(download.suggestedFilename()).toBe('Exportable_accounts.csv');
-    const text = fs.readFileSync(await savedDownload(download), 'utf8').replace(/^\uFEFF/, '');
+    const text = (await downloadedBytes(download)).toString('utf8').replace(/^\uFEFF/, '');
     const rows = Papa.parse<string[]>(text, { skipEmptyLines: true }).data;
     expect(rows[0]!.slice(0, 5)).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password']);
     expect(rows).toHaveLength(3);

@@ -1,5 +1,4 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BatchWriteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -11,7 +10,7 @@ import { keys } from '../../functions/core/keys';
 import { recordSecurityEvent } from '../../functions/security/security-events';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, downloadedBytes, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -166,7 +165,7 @@ describe('Security Center in Chromium', () => {
     await page.goto(`${app}/security`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export Logs' }).click()]);
     expect(download.suggestedFilename()).toBe(`security-events-${new Date().toISOString().slice(0, 10)}.csv`);
-    const text = fs.readFileSync(await savedDownload(download), 'utf8').replace(/^\uFEFF/, '');
+    const text = (await downloadedBytes(download)).toString('utf8').replace(/^\uFEFF/, '');
     const rows = Papa.parse<string[]>(text.trim()).data;
     expect(rows[0]).toEqual(['Time', 'Type', 'Severity', 'Description', 'IP address', 'User agent']);
     expect(rows.slice(1).map((row) => row[3])).toEqual(events.map((event) => event.description));

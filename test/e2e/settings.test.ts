@@ -1,11 +1,10 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { User } from '../../shared/schemas/user';
 import { apiUser, type ApiUser } from '../support/api';
 import { useTheme } from '../support/a11y';
-import { launchChromium, savedDownload, screenshotPath, signInThroughApp } from '../support/browser';
+import { launchChromium, downloadedBytes, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -86,7 +85,7 @@ describe('Settings in Chromium', () => {
     await page.screenshot({ path: screenshotPath('settings-security-dark') });
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Security Report' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^bulkonboard-security-report-\d{4}-\d{2}-\d{2}\.pdf$/);
-    const pdf = fs.readFileSync(await savedDownload(download));
+    const pdf = await downloadedBytes(download);
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const text = pdf.toString('latin1');
     expect(text).toContain('BulkOnboard security report');

@@ -1,11 +1,10 @@
 /// <reference lib="dom" />
-import fs from 'node:fs';
 import Papa from 'papaparse';
 import { describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { CSV_MAX_BYTES } from '../../shared/schemas/bulk';
 import { axeViolations, describeViolations, settle } from '../support/a11y';
-import { proUserInChromium, savedDownload, screenshotPath } from '../support/browser';
+import { proUserInChromium, downloadedBytes, screenshotPath } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -58,7 +57,7 @@ describe('The upload dialog in Chromium: a file read on the server, checked firs
     await expect.poll(() => items.allInnerTexts()).toEqual(['Row 9 Last name is required; Valid email is required', 'Row 20 Email: Duplicate email (also in row 2)']);
 
     const [rejected] = await Promise.all([session.page.waitForEvent('download'), report.getByRole('button', { name: 'Download rejected rows' }).click()]);
-    const rows = Papa.parse<string[]>(fs.readFileSync(await savedDownload(rejected), 'utf8').replace(/^\uFEFF/, '')).data.filter((r) => r.length > 1);
+    const rows = Papa.parse<string[]>((await downloadedBytes(rejected)).toString('utf8').replace(/^\uFEFF/, '')).data.filter((r) => r.length > 1);
     expect(rows.slice(1).map((r) => [r[0], r[3]])).toEqual([
       ['9', 'nope'],
       ['20', 'person0@example.com'],
