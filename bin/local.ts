@@ -6,18 +6,25 @@
  */
 import './local/log-level';
 import path from 'node:path';
-import { portsFromEnv, projectRoot } from './local/settings';
-import { startLocalStack } from './local/stack';
+import { assertOutsideTestPorts, portsFromEnv, projectRoot } from './local/settings';
 import { ensureSystemPackages } from './ensure-system-packages';
 
 const began = performance.now();
 const dataDir = path.resolve(projectRoot, process.env.LOCAL_DATA_DIR ?? '.local-data');
+/** What is starting, as it starts: the banner comes only when everything answers (15-25 s on a fresh start). */
+const progress = (message: string) => console.log(message);
 
 try {
+  const ports = portsFromEnv(process.env);
+  assertOutsideTestPorts(ports);
   // A fresh machine may lack Java (DynamoDB Local): install it as root, or say how.
   ensureSystemPackages(['java']);
+  progress('Loading the API handlers and emulators...');
+  // Imported here, not at the top, so the line above shows while the handlers load.
+  const { startLocalStack } = await import('./local/stack');
   const stack = await startLocalStack({
-    ports: portsFromEnv(process.env),
+    progress,
+    ports,
     dataDir,
     persistDynamoDb: true,
     web: process.env.LOCAL_WEB === 'static' ? 'static' : 'vite',

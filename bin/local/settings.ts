@@ -45,6 +45,29 @@ export function portsFromEnv(env: NodeJS.ProcessEnv, offset = Number(env.LOCAL_P
   return ports;
 }
 
+/**
+ * The ports the test stacks take (test/support/test-stack.ts): integration from offset 10000, e2e
+ * from 20000, each moved by TEST_PORT_SHIFT (0 to 9000) and 100 a lane, over the stack's ports
+ * (3000 to 9325) and the fake platforms' (offset + 4010 and 4389/4390). A local stack there would
+ * take a test run's ports or lose them to it, so `npm start` refuses it (assertOutsideTestPorts),
+ * and the test stacks refuse a shift that leaves it (test/unit/test-stack-ports.test.ts).
+ */
+export const TEST_PORT_RANGE = { from: 13_000, to: 39_999 } as const;
+
+export const inTestPortRange = (port: number): boolean => port >= TEST_PORT_RANGE.from && port <= TEST_PORT_RANGE.to;
+
+/** Refuses local-stack ports the test stacks use, with what to set instead. */
+export function assertOutsideTestPorts(ports: LocalPorts): void {
+  const clashing = (Object.entries(ports) as [keyof LocalPorts, number][]).filter(([, port]) => inTestPortRange(port));
+  if (clashing.length === 0) return;
+  throw new Error(
+    `Cannot start the local stack on ports ${TEST_PORT_RANGE.from}-${TEST_PORT_RANGE.to}: the test stacks of \`npm test\` use them ` +
+      `(integration from ${TEST_PORT_RANGE.from}, e2e from 23000, moved by TEST_PORT_SHIFT).\n` +
+      clashing.map(([name, port]) => `  port ${port} (${portNames[name]}, ${portVariables[name]})`).join('\n') +
+      `\nChoose ports below ${TEST_PORT_RANGE.from} or from ${TEST_PORT_RANGE.to + 1} up: e.g. LOCAL_PORT_OFFSET=100 or LOCAL_PORT_OFFSET=40000.`,
+  );
+}
+
 export const portVariableOf = (name: keyof LocalPorts): string => portVariables[name];
 
 export const HOST = '127.0.0.1';

@@ -60,6 +60,8 @@ export interface LocalStackOptions {
   externalWorkers?: readonly WorkerName[];
   /** Told of every batch a queue worker handled, with its times (a bench's breakdown of a job's time). */
   observeDeliveries?: (delivery: Delivery) => void;
+  /** Told what is starting and when each part is ready, with its time (npm start prints it). */
+  progress?: (message: string) => void;
 }
 
 export interface LocalStack {
@@ -114,6 +116,14 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   fs.mkdirSync(dataDir, { recursive: true });
   await stopLeftovers(dataDir, log);
   await assertPortsFree(ports);
+  const began = performance.now();
+  const report = options.progress ?? (() => undefined);
+  /** Reports `what` as ready, with the seconds since the start, when `promise` is. */
+  const ready = <T>(what: string, promise: Promise<T>): Promise<T> =>
+    promise.then((value) => {
+      report(`  ${what} ready (${((performance.now() - began) / 1000).toFixed(1)} s)`);
+      return value;
+    });
 
   const running: Stoppable[] = [];
   const stopAll = async () => {
@@ -122,16 +132,20 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     fs.rmSync(pidFile(dataDir), { force: true });
   };
   try {
+    report('Starting the emulators: DynamoDB Local (a JVM, the slowest), S3, SQS, SES and Cognito...');
     const started = await Promise.allSettled([
-      startDynamoDb(ports.dynamodb, options.persistDynamoDb ? path.join(dataDir, 'dynamodb') : undefined),
-      startS3(ports.s3, path.join(dataDir, 's3')),
-      startSqs(ports.sqs),
-      startSes(ports.ses),
+      ready(`DynamoDB Local on port ${ports.dynamodb}`, startDynamoDb(ports.dynamodb, options.persistDynamoDb ? path.join(dataDir, 'dynamodb') : undefined)),
+      ready(`S3 on port ${ports.s3}`, startS3(ports.s3, path.join(dataDir, 's3'))),
+      ready(`SQS on port ${ports.sqs}`, startSqs(ports.sqs)),
+      ready(`SES and the mail viewer on port ${ports.ses}`, startSes(ports.ses)),
       // The user pool's post-authentication and post-confirmation trigger, run by the gateway's Lambda Invoke endpoint.
-      startCognito(ports.cognito, path.join(dataDir, 'cognito'), log, {
-        functions: { PostAuthentication: COGNITO_TRIGGER_FUNCTION, PostConfirmation: COGNITO_TRIGGER_FUNCTION },
-        lambdaEndpoint: `http://${HOST}:${ports.app}`,
-      }),
+      ready(
+        `Cognito on port ${ports.cognito}`,
+        startCognito(ports.cognito, path.join(dataDir, 'cognito'), log, {
+          functions: { PostAuthentication: COGNITO_TRIGGER_FUNCTION, PostConfirmation: COGNITO_TRIGGER_FUNCTION },
+          lambdaEndpoint: `http://${HOST}:${ports.app}`,
+        }),
+      ),
     ]);
     for (const result of started) if (result.status === 'fulfilled') running.push(result.value);
     const failure = started.find((r) => r.status === 'rejected');
@@ -173,11 +187,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const cognitoMail = new SESv2Client({ region: REGION, endpoint: urls.ses, credentials: localCredentials });
     const cognitoMailer = sesMailer(cognitoMail, cognitoFromAddress);
     cognito.onDelivery((delivery) => (delivery.medium === 'EMAIL' ? cognitoMailer.send(cognitoEmail(delivery)) : undefined));
+    report('Creating the table, bucket, user pool and queues (kept in the data folder after the first start)...');
     const [, , userPool, queueUrlMap] = await Promise.all([
-      ensureTable(ports.dynamodb),
-      ensureBucket(ports.s3),
-      ensureUserPool(ports.cognito, dataDir),
-      queueUrls(ports.sqs),
+      ready('table', ensureTable(ports.dynamodb)),
+      ready('bucket', ensureBucket(ports.s3)),
+      ready('user pool', ensureUserPool(ports.cognito, dataDir)),
+      ready('queues', queueUrls(ports.sqs)),
     ]);
 
     // The key that encrypts stored passwords; in AWS it lives in Secrets Manager.
@@ -278,6 +293,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       },
       log: options.logRequests ? log : (m) => (m.startsWith('gateway error') ? log(m) : undefined),
     });
+    report(`Starting the queue workers' pollers, the API gateway and ${options.web === 'vite' ? 'Vite' : 'the web app'}...`);
     if (options.web === 'vite') {
       const { createServer } = await import('vite');
       const vite = await createServer({

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { portsFromEnv, projectRoot } from '../../bin/local/settings';
+import { inTestPortRange, portsFromEnv, projectRoot, TEST_PORT_RANGE } from '../../bin/local/settings';
 import type { StackProcessMessage, StackProcessOptions, StackReady } from './stack-process';
 
 /** What a test worker needs to reach the stack that the global setup started. */
@@ -82,8 +82,13 @@ export async function startTestStacks(project: TestProject, name: string, portOf
   // quota does; the pacing itself (spacing, shares per worker, throttling) is tested in
   // test/unit/mail-pacing.test.ts. A rate set in the environment still wins.
   process.env.MAIL_SEND_RATE ??= String(TEST_MAIL_SEND_RATE);
+  const laneOffsets = Array.from({ length: lanes }, (_, i) => lanePortOffset(portOffset, Number.isInteger(shift) ? shift : 0, i));
+  const outside = laneOffsets.flatMap(testStackPorts).filter((port) => !inTestPortRange(port));
+  if (outside.length > 0) {
+    throw new Error(`TEST_PORT_SHIFT=${shift} puts test stacks on ports ${outside.slice(0, 3).join(', ')}..., outside ${TEST_PORT_RANGE.from}-${TEST_PORT_RANGE.to}, where npm start may run: use a shift of 0 to 9000`);
+  }
   const started = await Promise.allSettled(
-    Array.from({ length: lanes }, (_, i) => startStackProcess(lanes === 1 ? name : `${name}-${i + 1}`, lanePortOffset(portOffset, Number.isInteger(shift) ? shift : 0, i), web)),
+    laneOffsets.map((offset, i) => startStackProcess(lanes === 1 ? name : `${name}-${i + 1}`, offset, web)),
   );
   const running = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const stop = () => Promise.all(running.map((s) => s.stop())).then(() => undefined);
