@@ -38,8 +38,11 @@ export default defineConfig({
           environment: 'node',
           globalSetup: ['test/integration/global-setup.ts'],
           setupFiles: ['test/support/stack-lane.ts'],
-          testTimeout: 30_000,
-          hookTimeout: 60_000,
+          // Waits end on their condition (test/support/until.ts); the limits only decide how long
+          // a broken test takes to fail, on a machine that may run two `npm test`s at once.
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+          expect: { poll: { timeout: 60_000 } },
           maxWorkers: STACK_LANES,
         },
       },
