@@ -180,6 +180,9 @@ export class StatefulStack extends Stack {
               fromEmail: settings.sesFromAddress,
               fromName: 'BulkOnboard',
               configurationSetName: mail.configurationSet.configurationSetName,
+              // The identity is this stack's own. Named, so that a stack without a region (an
+              // offline synth) still synthesizes: the region stays a token (AWS::Region).
+              sesRegion: this.region,
               ...(settings.sesIdentity === 'domain' ? { sesVerifiedDomain: settings.sesFromAddress.split('@')[1]! } : {}),
             })
           : UserPoolEmail.withCognito(),

@@ -14,6 +14,13 @@ import { PackageLayer } from '../package-layer';
 import { acknowledgeStarResourceFor, acknowledgeWildcards } from '../nag';
 import { exportBucketName, projectRoot, type AppSettings } from '../settings';
 
+/**
+ * One part of an ARN in a cdk-nag finding: a literal (no colon), or in a stack without a fixed
+ * account or region (an offline synth) the pseudo parameter cdk-nag renders as `<AWS::AccountId>`,
+ * which has colons of its own.
+ */
+const arnPart = String.raw`(?:[^:<>]+|<AWS::[A-Za-z]+>)`;
+
 export interface AppFunctionProps {
   /** Handler file relative to the project root, exporting `handler`. */
   entry: string;
@@ -238,7 +245,7 @@ export class AppFunction extends Construct {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [configurationSetArn] }));
       acknowledgeWildcards(this, [
         {
-          finding: /^Resource::arn:[^:]+:ses:[^:]+:[^:]+:identity\/\*$/,
+          finding: new RegExp(`^Resource::arn:${arnPart}:ses:${arnPart}:${arnPart}:identity/\\*$`),
           reason:
             "SES checks recipient identities too while the account is in the sandbox; the grant is limited by a ses:FromAddress condition to mail from the app's sender address.",
         },
