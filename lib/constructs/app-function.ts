@@ -252,6 +252,8 @@ export class AppFunction extends Construct {
       ]);
       fn.addEnvironment('SES_FROM_ADDRESS', mail.fromAddress);
       fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
+      // The pace of credential e-mails (functions/mail/credentials-runtime.ts); unset: its default.
+      if (this.settings.mailSendRate !== undefined) fn.addEnvironment('MAIL_SEND_RATE', String(this.settings.mailSendRate));
     }
   }
 
