@@ -110,6 +110,23 @@ describe('readSettings', () => {
     }
   });
 
+  it('the deploy workflow runs all of `npm test` before deploying, as root on Debian, where npm test installs Java, Chromium and slapd itself', () => {
+    const workflow = readFileSync(path.join(projectRoot, '.github/workflows/deploy.yml'), 'utf8');
+    const testAt = workflow.search(/^\s+run: npm test$/m);
+    expect(testAt, 'a step runs npm test').toBeGreaterThanOrEqual(0);
+    expect(workflow.indexOf('cdk deploy')).toBeGreaterThan(testAt);
+    // No subset of the tests instead (the integration tests guard redelivery, single-use links,
+    // plan limits and tenant isolation; the unit tests start slapd).
+    expect(workflow).not.toMatch(/vitest run/);
+    // bin/ensure-system-packages.ts installs with apt-get when it runs as root: a Debian container
+    // (root by default, no `--user`), as .ci/run; Node 20 or newer for the scripts before npm ci.
+    const image = /^\s+container: (\S+)$/m.exec(workflow)?.[1];
+    expect(image, 'a container image').toBeDefined();
+    expect(image).toMatch(/^node:(\d+)-(bookworm|trixie)$/);
+    expect(Number(/^node:(\d+)/.exec(image!)![1])).toBeGreaterThanOrEqual(20);
+    expect(workflow).not.toMatch(/--user|^\s+user:/m);
+  });
+
   it('a missing web build becomes a placeholder page and a warning', () => {
     const empty = mkdtempSync(path.join(tmpdir(), 'no-web-build-'));
     const { settings, warnings } = read({ webAssetsPath: empty, sesFromAddress: 'a@example.org' });
