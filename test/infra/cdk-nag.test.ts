@@ -21,10 +21,14 @@ describe('cdk-nag AwsSolutions', () => {
     expect(findings).toEqual([]);
   });
 
-  it('synthesizes with no account or region, as an offline `cdk synth` does (tokens such as ${AWS::AccountId} in every ARN)', () => {
-    // Prepare: only what an operator without credentials has; account and region stay tokens.
-    const { app, settings, stateless } = buildTestApp({ skipBundling: true, env: { SES_FROM_ADDRESS: testEnv.SES_FROM_ADDRESS } });
-    expect([settings.account, settings.region]).toEqual([undefined, undefined]);
+  it.each([
+    ['no account or region', {}],
+    // What `cdk synth` without credentials gets: the CLI still knows a region (profile, or us-east-1).
+    ['a region but no account', { CDK_DEFAULT_REGION: testEnv.CDK_DEFAULT_REGION }],
+  ])('synthesizes with %s, as an offline `cdk synth` does (tokens such as ${AWS::AccountId} in the ARNs)', (_case, env: Record<string, string>) => {
+    // Prepare: only what an operator without credentials has; the account stays a token.
+    const { app, settings, stateless } = buildTestApp({ skipBundling: true, env: { SES_FROM_ADDRESS: testEnv.SES_FROM_ADDRESS, ...env } });
+    expect([settings.account, settings.region]).toEqual([undefined, env.CDK_DEFAULT_REGION]);
     expect(Token.isUnresolved(stateless.account)).toBe(true);
 
     // Act: synthesis throws on any finding the acknowledgements miss.
