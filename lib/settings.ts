@@ -44,6 +44,12 @@ export interface AppSettings {
    * refuses an unverified identity.
    */
   cognitoEmail: 'ses' | 'cognito';
+  /**
+   * Credential e-mails a second for all mail workers together, handed to the functions that send
+   * as MAIL_SEND_RATE: the account's SES MaxSendRate (1 in the sandbox). Undefined: the sender's
+   * default, 14 (SES's usual starting production quota).
+   */
+  mailSendRate: number | undefined;
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -125,6 +131,23 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
     throw new Error(`cognitoEmail must be 'ses' or 'cognito', not "${cognitoEmail}"`);
   }
 
+  // Not MAIL_SEND_RATE: in a shell that is npm start's (0 turns pacing off for local measurements),
+  // and it must not reach a deploy by accident. The deploy workflow sets DEPLOY_MAIL_SEND_RATE.
+  const mailSendRateText = read('mailSendRate', 'DEPLOY_MAIL_SEND_RATE');
+  let mailSendRate: number | undefined;
+  if (mailSendRateText === undefined) {
+    warnings.push({
+      id: 'bulkonboard:mailSendRateMissing',
+      message:
+        "mailSendRate is not set: credential e-mails are paced to 14 a second (SES's usual production quota); an account in the SES sandbox allows 1 (set -c mailSendRate=... or DEPLOY_MAIL_SEND_RATE to the account's MaxSendRate, docs/deploy.md)",
+    });
+  } else {
+    mailSendRate = Number(mailSendRateText);
+    if (!/^\d+(\.\d+)?$/.test(mailSendRateText) || !(mailSendRate > 0)) {
+      throw new Error(`mailSendRate "${mailSendRateText}" must be a number of e-mails a second above 0 (the account's SES MaxSendRate)`);
+    }
+  }
+
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
     warnings.push({
@@ -148,6 +171,7 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       stripePriceId,
       alarmEmail,
       cognitoEmail,
+      mailSendRate,
     },
     warnings,
   };

@@ -180,11 +180,14 @@ export class StatefulStack extends Stack {
               fromEmail: settings.sesFromAddress,
               fromName: 'BulkOnboard',
               configurationSetName: mail.configurationSet.configurationSetName,
+              // The identity is this stack's own. Named, so that a stack without a region (an
+              // offline synth) still synthesizes: the region stays a token (AWS::Region).
+              sesRegion: this.region,
               ...(settings.sesIdentity === 'domain' ? { sesVerifiedDomain: settings.sesFromAddress.split('@')[1]! } : {}),
             })
           : UserPoolEmail.withCognito(),
       featurePlan: FeaturePlan.ESSENTIALS,
-      // TOTP is allowed, never forced; enrolling is the Security Center's job (not built yet).
+      // TOTP is allowed, never forced: a user turns it on in the Security Center (docs/security.md).
       mfa: Mfa.OPTIONAL,
       mfaSecondFactor: { sms: false, otp: true },
       deletionProtection: true,
@@ -196,7 +199,7 @@ export class StatefulStack extends Stack {
       {
         id: 'AwsSolutions-COG2',
         reason:
-          'MFA is optional by product design (self sign-up, no one is forced). The pool allows TOTP so that two-factor sign-in can be offered; the Security Center that lets a user enrol is not built yet, so today nobody uses MFA.',
+          'MFA is optional by product design (self sign-up, no one is forced): each user chooses two-factor sign-in with an authenticator app (TOTP) in the Security Center, and Cognito then asks for a code at every sign-in. SMS is not offered.',
       },
       {
         id: 'AwsSolutions-COG8',

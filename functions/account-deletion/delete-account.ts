@@ -1,4 +1,5 @@
 import { shardsOf } from '../accounts/account-partitions';
+import { RetryLaterError } from '../core/retry-later';
 import { DELETION_REQUESTED_AT } from '../core/account-gate';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
@@ -24,7 +25,7 @@ export interface DeleteAccountDeps {
  * after the partitions were emptied. The delivery fails and SQS brings it back after the
  * visibility timeout (the gate already stops new work; a lease lapses even if its worker died).
  */
-export class AccountBusyError extends Error {
+export class AccountBusyError extends RetryLaterError {
   constructor(
     readonly until: number,
     readonly by: 'bulk creation' | 'delivery' = 'bulk creation',

@@ -6,6 +6,7 @@ import {
   UpdateCommand,
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
+import { RetryLaterError } from '../core/retry-later';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { planLimits, UNLIMITED } from '../../shared/plans';
 import { ConflictError, GoneError, NotFoundError, PlanLimitError } from '../core/errors';
@@ -482,7 +483,7 @@ export const LOCK_TTL_MS = 15 * 60 * 1000;
  * lapsed while the job waited) writes nothing and is delivered again later (SQS), when it may
  * take the lock back.
  */
-export class LockHeldError extends Error {
+export class LockHeldError extends RetryLaterError {
   constructor() {
     super('Another bulk creation of this user holds the username lock: the chunk waits for it.');
     this.name = 'LockHeldError';

@@ -3,6 +3,22 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { safeParse, type $ZodType, type output } from 'zod/v4/core';
 import { logger } from './logger';
+import { RetryLaterError } from './retry-later';
+
+/**
+ * Logs a record handed back to SQS. A failure is an ERROR 'Record failed', which the FailedRecords
+ * alarm counts (lib/constructs/monitoring.ts); a retry that was expected (RetryLaterError: another
+ * worker holds what it needs, an event came early) is a WARN 'Record retried later', not counted.
+ */
+function logHandedBack(record: SQSRecord, error: unknown): void {
+  const details = {
+    messageId: record.messageId,
+    receiveCount: record.attributes?.ApproximateReceiveCount,
+    error: error instanceof Error ? error.message : String(error),
+  };
+  if (error instanceof RetryLaterError) logger.warn('Record retried later', { ...details, reason: error.name });
+  else logger.error('Record failed', details);
+}
 
 /**
  * The one middleware stack of queue workers. Each record is parsed with the queue's zod schema
@@ -22,11 +38,7 @@ export function queueWorker<Schema extends $ZodType>(
         if (!parsed.success) throw new Error(`Message does not match schema: ${parsed.error.issues[0]?.message ?? ''}`);
         await processRecord(parsed.data, record);
       } catch (error) {
-        logger.error('Record failed', {
-          messageId: record.messageId,
-          receiveCount: record.attributes?.ApproximateReceiveCount,
-          error: error instanceof Error ? error.message : String(error),
-        });
+        logHandedBack(record, error);
         batchItemFailures.push({ itemIdentifier: record.messageId });
       }
     }
@@ -47,11 +59,7 @@ export function queueBatchWorker<Schema extends $ZodType>(
   const handle = async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     const fail = (record: SQSRecord, error: unknown) => {
-      logger.error('Record failed', {
-        messageId: record.messageId,
-        receiveCount: record.attributes?.ApproximateReceiveCount,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      logHandedBack(record, error);
       batchItemFailures.push({ itemIdentifier: record.messageId });
     };
     const messages: output<Schema>[] = [];

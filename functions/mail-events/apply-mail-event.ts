@@ -1,4 +1,5 @@
 import type { EmailStatus } from '../../shared/schemas/email-status';
+import { RetryLaterError } from '../core/retry-later';
 import type { SuppressionReason } from '../../shared/schemas/email-suppressions';
 import { taggedMessage } from './mail-event-store';
 import { outcomeOf, type SesEvent } from './ses-event';
@@ -80,7 +81,7 @@ export interface MailEventLog {
 }
 
 /** The event came before the sender recorded 'sent': given back to the queue, tried again later. */
-export class MessageNotRecordedYetError extends Error {
+export class MessageNotRecordedYetError extends RetryLaterError {
   constructor(messageId: string) {
     super(`The account of message ${messageId} is not marked sent yet`);
     this.name = 'MessageNotRecordedYetError';

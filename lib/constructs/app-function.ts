@@ -13,6 +13,13 @@ import { PackageLayer } from '../package-layer';
 import { acknowledgeStarResourceFor, acknowledgeWildcards } from '../nag';
 import { exportBucketName, projectRoot, type AppSettings } from '../settings';
 
+/**
+ * One part of an ARN in a cdk-nag finding: a literal (no colon), or in a stack without a fixed
+ * account or region (an offline synth) the pseudo parameter cdk-nag renders as `<AWS::AccountId>`,
+ * which has colons of its own.
+ */
+const arnPart = String.raw`(?:[^:<>]+|<AWS::[A-Za-z]+>)`;
+
 export interface AppFunctionProps {
   /** Handler file relative to the project root, exporting `handler`. */
   entry: string;
@@ -237,13 +244,15 @@ export class AppFunction extends Construct {
       fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [configurationSetArn] }));
       acknowledgeWildcards(this, [
         {
-          finding: /^Resource::arn:[^:]+:ses:[^:]+:[^:]+:identity\/\*$/,
+          finding: new RegExp(`^Resource::arn:${arnPart}:ses:${arnPart}:${arnPart}:identity/\\*$`),
           reason:
             "SES checks recipient identities too while the account is in the sandbox; the grant is limited by a ses:FromAddress condition to mail from the app's sender address.",
         },
       ]);
       fn.addEnvironment('SES_FROM_ADDRESS', mail.fromAddress);
       fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
+      // The pace of credential e-mails (functions/mail/credentials-runtime.ts); unset: its default.
+      if (this.settings.mailSendRate !== undefined) fn.addEnvironment('MAIL_SEND_RATE', String(this.settings.mailSendRate));
     }
   }
 

@@ -1,8 +1,9 @@
+import { Token } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { buildTestApp } from './synth-app';
+import { buildTestApp, testEnv } from './synth-app';
 
 describe('cdk-nag AwsSolutions', () => {
   it('synthesizes with no unacknowledged error or warning', () => {
@@ -14,6 +15,27 @@ describe('cdk-nag AwsSolutions', () => {
     const report = new AwsSolutionsChecks().validateScope(app);
 
     // Assess: list what is left, so a failure names the rule and the construct.
+    const findings = report.violations.flatMap((violation) =>
+      violation.violatingResources.map((resource) => `${violation.ruleName} (${violation.severity}) at ${resource.constructPath}`),
+    );
+    expect(findings).toEqual([]);
+  });
+
+  it.each([
+    ['no account or region', {}],
+    // What `cdk synth` without credentials gets: the CLI still knows a region (profile, or us-east-1).
+    ['a region but no account', { CDK_DEFAULT_REGION: testEnv.CDK_DEFAULT_REGION }],
+  ])('synthesizes with %s, as an offline `cdk synth` does (tokens such as ${AWS::AccountId} in the ARNs)', (_case, env: Record<string, string>) => {
+    // Prepare: only what an operator without credentials has; the account stays a token.
+    const { app, settings, stateless } = buildTestApp({ skipBundling: true, env: { SES_FROM_ADDRESS: testEnv.SES_FROM_ADDRESS, ...env } });
+    expect([settings.account, settings.region]).toEqual([undefined, env.CDK_DEFAULT_REGION]);
+    expect(Token.isUnresolved(stateless.account)).toBe(true);
+
+    // Act: synthesis throws on any finding the acknowledgements miss.
+    app.synth();
+    const report = new AwsSolutionsChecks().validateScope(app);
+
+    // Assess
     const findings = report.violations.flatMap((violation) =>
       violation.violatingResources.map((resource) => `${violation.ruleName} (${violation.severity}) at ${resource.constructPath}`),
     );

@@ -50,6 +50,28 @@ describe('alarms (issue 10: someone hears of failures)', () => {
     expect(JSON.stringify(key.KeyPolicy)).toContain('cloudwatch.amazonaws.com');
   });
 
+  it("CloudWatch may publish to the topic, only for alarms of this account and region; nothing else is allowed and TLS stays required", () => {
+    const policy = ofType('AWS::SNS::TopicPolicy')[0]![1].Properties as { Topics: unknown[]; PolicyDocument: { Statement: Record<string, unknown>[] } };
+    expect(policy.Topics).toEqual([{ Ref: topicId() }]);
+    const allows = policy.PolicyDocument.Statement.filter((statement) => statement.Effect === 'Allow');
+    expect(allows).toEqual([
+      {
+        Sid: 'CloudWatchAlarmsPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: 'sns:Publish',
+        Resource: { Ref: topicId() },
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': testEnv.CDK_DEFAULT_ACCOUNT },
+          ArnLike: { 'aws:SourceArn': `arn:aws:cloudwatch:${testEnv.CDK_DEFAULT_REGION}:${testEnv.CDK_DEFAULT_ACCOUNT}:alarm:*` },
+        },
+      },
+    ]);
+    const denies = policy.PolicyDocument.Statement.filter((statement) => statement.Effect === 'Deny');
+    expect(denies).toHaveLength(1);
+    expect(denies[0]).toMatchObject({ Principal: '*', Action: 'sns:Publish', Condition: { Bool: { 'aws:SecureTransport': 'false' } } });
+  });
+
   it('without alarmEmail: the topic and alarms exist, nobody is subscribed, and synth warns', () => {
     const { stateless, warnings } = buildTestApp({ skipBundling: true });
     const template = Template.fromStack(stateless);

@@ -73,6 +73,18 @@ describe('readSettings', () => {
     expect(warnings.map((warning) => warning.id)).toContain('bulkonboard:alarmEmailMissing');
   });
 
+  it('mailSendRate from context or DEPLOY_MAIL_SEND_RATE (not MAIL_SEND_RATE, which is npm start\'s), a positive number, with a warning when missing', () => {
+    expect(read({ mailSendRate: '1' }).settings.mailSendRate).toBe(1);
+    expect(read({ mailSendRate: 2.5 }).settings.mailSendRate).toBe(2.5);
+    expect(read({}, { DEPLOY_MAIL_SEND_RATE: '40' }).settings.mailSendRate).toBe(40);
+    expect(read({ mailSendRate: '1' }, { DEPLOY_MAIL_SEND_RATE: '40' }).settings.mailSendRate).toBe(1);
+    expect(read({}, { MAIL_SEND_RATE: '0' }).settings.mailSendRate).toBeUndefined();
+    for (const bad of ['0', '-1', 'fast', '1e3', '14/s']) expect(() => read({ mailSendRate: bad }), bad).toThrow(/mailSendRate/);
+    const { settings, warnings } = read({});
+    expect(settings.mailSendRate).toBeUndefined();
+    expect(warnings.find((warning) => warning.id === 'bulkonboard:mailSendRateMissing')?.message).toMatch(/14 a second.*sandbox.*1/);
+  });
+
   it("cognitoEmail: 'ses' by default, 'cognito' for an account's first deploy, nothing else", () => {
     expect(read({}).settings.cognitoEmail).toBe('ses');
     expect(read({}, { COGNITO_EMAIL: 'cognito' }).settings.cognitoEmail).toBe('cognito');
@@ -94,9 +106,26 @@ describe('readSettings', () => {
 
   it('the deploy workflow hands every deploy setting to cdk deploy, so no push loses one', () => {
     const workflow = readFileSync(path.join(projectRoot, '.github/workflows/deploy.yml'), 'utf8');
-    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL']) {
+    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL', 'DEPLOY_MAIL_SEND_RATE']) {
       expect(workflow, variable).toMatch(new RegExp(`^\\s+${variable}: \\$\\{\\{ vars\\.`, 'm'));
     }
+  });
+
+  it('the deploy workflow runs all of `npm test` before deploying, as root on Debian, where npm test installs Java, Chromium and slapd itself', () => {
+    const workflow = readFileSync(path.join(projectRoot, '.github/workflows/deploy.yml'), 'utf8');
+    const testAt = workflow.search(/^\s+run: npm test$/m);
+    expect(testAt, 'a step runs npm test').toBeGreaterThanOrEqual(0);
+    expect(workflow.indexOf('cdk deploy')).toBeGreaterThan(testAt);
+    // No subset of the tests instead (the integration tests guard redelivery, single-use links,
+    // plan limits and tenant isolation; the unit tests start slapd).
+    expect(workflow).not.toMatch(/vitest run/);
+    // bin/ensure-system-packages.ts installs with apt-get when it runs as root: a Debian container
+    // (root by default, no `--user`), as .ci/run; Node 20 or newer for the scripts before npm ci.
+    const image = /^\s+container: (\S+)$/m.exec(workflow)?.[1];
+    expect(image, 'a container image').toBeDefined();
+    expect(image).toMatch(/^node:(\d+)-(bookworm|trixie)$/);
+    expect(Number(/^node:(\d+)/.exec(image!)![1])).toBeGreaterThanOrEqual(20);
+    expect(workflow).not.toMatch(/--user|^\s+user:/m);
   });
 
   it('a missing web build becomes a placeholder page and a warning', () => {

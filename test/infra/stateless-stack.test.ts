@@ -23,7 +23,7 @@ import {
 import { constructId } from '../../lib/construct-id';
 import { accessTokenScope, routeThrottles, stageThrottle } from '../../lib/constructs/http-api';
 import { deadLetterMaxConcurrency, workerMemorySize, workerTimeout } from '../../lib/stateless-stack';
-import { buildTestApp, type SynthesizedApp } from './synth-app';
+import { buildTestApp, testEnv, type SynthesizedApp } from './synth-app';
 
 interface Resource {
   Type: string;
@@ -231,6 +231,8 @@ describe('functions', () => {
       expect(present('SES_FROM_ADDRESS')).toBe(access.sendEmail === true);
       expect(present('SES_CONFIGURATION_SET')).toBe(access.sendEmail === true);
       if (access.sendEmail) expect(variables.SES_FROM_ADDRESS).toBe('no-reply@bulkonboard.test');
+      // Only with -c mailSendRate (see 'MAIL_SEND_RATE' below); without it the sender's default (14).
+      expect(present('MAIL_SEND_RATE')).toBe(access.sendEmail === true && built.settings.mailSendRate !== undefined);
     },
   );
 
@@ -324,6 +326,37 @@ describe('functions', () => {
       expect(statement).toMatchObject({ Effect: 'Allow', Action: 'kms:Decrypt' });
       expect(namesAnAppSecret(statement.Condition?.StringEquals?.['kms:EncryptionContext:SecretARN'])).toBe(true);
     }
+  });
+
+  describe('MAIL_SEND_RATE', () => {
+    const sendRatesOf = (options: { context?: Record<string, unknown>; env?: Record<string, string> }): Record<string, unknown> => {
+      const { stateless } = buildTestApp({ skipBundling: true, context: options.context, env: { ...testEnv, ...options.env } });
+      const functions = Template.fromStack(stateless).findResources('AWS::Lambda::Function') as Resources;
+      return Object.fromEntries(
+        Object.values(functions)
+          .filter((fn) => typeof fn.Properties.FunctionName === 'string')
+          .map((fn) => [fn.Properties.FunctionName as string, (fn.Properties as unknown as LambdaProperties).Environment.Variables.MAIL_SEND_RATE]),
+      );
+    };
+    const senders = expectedFunctions.filter(({ access }) => access.sendEmail).map(({ name }) => `bulkonboard-${name}`);
+
+    it('-c mailSendRate=1 (the SES sandbox) reaches the functions that send e-mail (the mail worker), no other', () => {
+      expect(senders).toEqual(['bulkonboard-mail-worker']);
+      for (const [name, rate] of Object.entries(sendRatesOf({ context: { mailSendRate: '1' } }))) {
+        expect(rate, name).toBe(senders.includes(name) ? '1' : undefined);
+      }
+    });
+
+    it('DEPLOY_MAIL_SEND_RATE (what the deploy workflow sets) does the same; context wins', () => {
+      expect(sendRatesOf({ env: { DEPLOY_MAIL_SEND_RATE: '50' } })['bulkonboard-mail-worker']).toBe('50');
+      expect(sendRatesOf({ context: { mailSendRate: 2 }, env: { DEPLOY_MAIL_SEND_RATE: '50' } })['bulkonboard-mail-worker']).toBe('2');
+    });
+
+    it('without it: set on no function (the sender paces to its default, 14 a second)', () => {
+      const rates = sendRatesOf({ context: { mailSendRate: '' } });
+      expect(Object.keys(rates)).toHaveLength(expectedFunctions.length);
+      expect(Object.values(rates).filter((rate) => rate !== undefined)).toEqual([]);
+    });
   });
 
   describe('STRIPE_PRICE_ID', () => {
