@@ -17,6 +17,8 @@ import path from 'node:path';
 import { projectRoot } from './local/settings';
 
 const runTemp = fs.mkdtempSync(path.join(os.tmpdir(), 'bulkonboard-test-'));
+/** TMPDIR for Node and the tools that read it; java.io.tmpdir for the JVMs (DynamoDB Local unpacks its SQLite library there). */
+const runEnv = { ...process.env, TMPDIR: runTemp, JAVA_TOOL_OPTIONS: `${process.env.JAVA_TOOL_OPTIONS ?? ''} -Djava.io.tmpdir=${runTemp}`.trim() };
 const removeRunTemp = () => fs.rmSync(runTemp, { recursive: true, force: true });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
@@ -53,7 +55,7 @@ function run(step: Step): Promise<Result> {
   const started = Date.now();
   return new Promise((resolve) => {
     // npm puts node_modules/.bin on the PATH of its scripts: tsx, vitest and the project's Node.
-    const child = spawn(step.command[0]!, step.command.slice(1), { cwd: projectRoot, env: { ...process.env, TMPDIR: runTemp }, stdio: step.buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(step.command[0]!, step.command.slice(1), { cwd: projectRoot, env: runEnv, stdio: step.buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     const output: Buffer[] = [];
     child.stdout?.on('data', (chunk: Buffer) => output.push(chunk));
     child.stderr?.on('data', (chunk: Buffer) => output.push(chunk));
