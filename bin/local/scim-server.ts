@@ -56,6 +56,7 @@ export interface ScimServer {
 
 export const SCIM_BASE_PATH = '/scim/v2';
 const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 
 /** What scimmy hands the resource handlers: the store of the server the request came to. */
 interface HandlerContext {
@@ -143,7 +144,15 @@ function declareUsers() {
           if (!user) throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${resource.id} not found`);
           return toScim(user) as never;
         }
-        return findUsers(directory, resource.filter) as never;
+        const users = findUsers(directory, resource.filter);
+        // scimmy pages the list it is given (RFC 7644 3.4.2.4), but a startIndex past its end would
+        // answer the first page: past the end, no users, and the total still said.
+        const constraints = (resource as unknown as { constraints?: { startIndex?: number; totalResults?: number } }).constraints;
+        if (constraints && (constraints.startIndex ?? 1) > users.length) {
+          constraints.totalResults = users.length;
+          return [] as never;
+        }
+        return users as never;
       })
       .degress((resource, ctx) => {
         try {
@@ -261,6 +270,22 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   // scimmy-routers parses bodies too, with the process-wide limit; this one (per server) runs first.
   scim.use(express.json({ type: ['application/scim+json', 'application/json'], limit: maxPayloadSize }));
 
+  // scimmy takes startIndex and count only as numbers, and a query string holds strings: it
+  // ignored both and answered every page as the first (RFC 7644 3.4.2.4). Integers are passed on
+  // as numbers; anything else is a 400.
+  scim.get('/Users', (req, res, next) => {
+    const query = { ...(req.query as Record<string, unknown>) };
+    for (const key of ['startIndex', 'count'] as const) {
+      const value = query[key];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || !/^-?\d{1,15}$/.test(value)) return scimError(res, 400, `${key} must be an integer`, 'invalidValue');
+      query[key] = Number(value);
+    }
+    // Express 5 parses req.query anew on every read: the numbers replace it for this request.
+    Object.defineProperty(req, 'query', { value: query, configurable: true, enumerable: true, writable: true });
+    next();
+  });
+
   // scimmy parses filters and attribute lists when it builds a resource; some malformed ones
   // ('"a"', 'not', 'pr', 'a..b', ',') make it throw a plain TypeError, which scimmy-routers
   // answers with 500. Parse them first and answer 400 invalidFilter.
@@ -284,6 +309,9 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   scim.use((_req, res, next) => {
     res.json = (body: unknown) => {
       const absolute = (value: unknown) => (typeof value === 'string' && value.startsWith('/') ? `${origin}${value}` : value);
+      // A list's itemsPerPage is what the page holds (RFC 7644 3.4.2), not the count asked for.
+      const list = body as { schemas?: unknown; Resources?: unknown; itemsPerPage?: unknown } | null;
+      if (Array.isArray(list?.schemas) && list.schemas.includes(LIST_SCHEMA) && Array.isArray(list.Resources)) list.itemsPerPage = list.Resources.length;
       const text = JSON.stringify(body, (key, value: unknown) => (key === 'location' ? absolute(value) : value));
       const created = (body as { meta?: { location?: unknown } } | null)?.meta?.location;
       if (res.statusCode === 201 && typeof created === 'string') res.setHeader('Location', absolute(created) as string);

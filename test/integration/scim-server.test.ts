@@ -200,6 +200,46 @@ describe('local SCIM directory: users', () => {
     expect(badPatch.status).toBeLessThan(500);
     expect(server.stats().users).toBe(0);
   });
+
+  it('pages a list by startIndex and count (RFC 7644 3.4.2.4): 1-based, totalResults the full count, itemsPerPage what is returned', async () => {
+    const server = await start();
+    const names = Array.from({ length: 25 }, (_, i) => `pager${String(i + 1).padStart(2, '0')}@example.com`);
+    for (const name of names) expect((await scim(server, 'POST', '/Users', newUser(name))).status).toBe(201);
+    const page = async (query: string) => {
+      const answer = await scim(server, 'GET', `/Users?sortBy=userName&${query}`);
+      expect(answer.status).toBe(200);
+      return { ...answer.body, userNames: (answer.body.Resources as { userName: string }[] | undefined ?? []).map((u) => u.userName) };
+    };
+    const pages = [await page('startIndex=1&count=10'), await page('startIndex=11&count=10'), await page('startIndex=21&count=10')];
+    expect(pages.map(({ startIndex, itemsPerPage, totalResults }) => ({ startIndex, itemsPerPage, totalResults }))).toEqual([
+      { startIndex: 1, itemsPerPage: 10, totalResults: 25 },
+      { startIndex: 11, itemsPerPage: 10, totalResults: 25 },
+      { startIndex: 21, itemsPerPage: 5, totalResults: 25 },
+    ]);
+    expect(pages.flatMap((p) => p.userNames)).toEqual(names);
+    // Past the end: no users, the total still said; count=0: the total only; below 1: from the first.
+    expect(await page('startIndex=26&count=10')).toMatchObject({ startIndex: 26, itemsPerPage: 0, totalResults: 25, userNames: [] });
+    expect(await page('count=0')).toMatchObject({ itemsPerPage: 0, totalResults: 25, userNames: [] });
+    expect(await page('startIndex=0&count=2')).toMatchObject({ startIndex: 1, itemsPerPage: 2, userNames: names.slice(0, 2) });
+    // With a filter, the page is of the matching users; over POST /.search the same.
+    const filtered = await scim(server, 'GET', `/Users?filter=${encodeURIComponent('userName sw "pager1"')}&sortBy=userName&startIndex=3&count=4`);
+    expect(filtered.body).toMatchObject({ totalResults: 10, startIndex: 3, itemsPerPage: 4 });
+    expect((filtered.body.Resources as { userName: string }[]).map((u) => u.userName)).toEqual(names.slice(11, 15));
+    const searched = await scim(server, 'POST', '/Users/.search', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      sortBy: 'userName',
+      startIndex: 11,
+      count: 10,
+    });
+    expect(searched.body).toMatchObject({ totalResults: 25, startIndex: 11, itemsPerPage: 10 });
+    expect((searched.body.Resources as { userName: string }[]).map((u) => u.userName)).toEqual(names.slice(10, 20));
+    // Not a number: a SCIM 400, never a 500.
+    for (const query of ['startIndex=abc', 'count=1.5', 'count=ten']) {
+      const bad = await scim(server, 'GET', `/Users?${query}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ schemas: [ERROR_SCHEMA], scimType: 'invalidValue' });
+    }
+  });
 });
 
 describe('local SCIM directory: /Bulk', () => {
