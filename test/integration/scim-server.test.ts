@@ -208,7 +208,8 @@ describe('local SCIM directory: users', () => {
     const page = async (query: string) => {
       const answer = await scim(server, 'GET', `/Users?sortBy=userName&${query}`);
       expect(answer.status).toBe(200);
-      return { ...answer.body, userNames: (answer.body.Resources as { userName: string }[] | undefined ?? []).map((u) => u.userName) };
+      const { startIndex, itemsPerPage, totalResults, Resources } = answer.body as { startIndex: number; itemsPerPage: number; totalResults: number; Resources?: { userName: string }[] };
+      return { startIndex, itemsPerPage, totalResults, userNames: (Resources ?? []).map((u) => u.userName) };
     };
     const pages = [await page('startIndex=1&count=10'), await page('startIndex=11&count=10'), await page('startIndex=21&count=10')];
     expect(pages.map(({ startIndex, itemsPerPage, totalResults }) => ({ startIndex, itemsPerPage, totalResults }))).toEqual([
