@@ -32,6 +32,8 @@ export interface ScimServerOptions {
   maxOperations?: number;
   /** Bytes, advertised and enforced on every request (default 1048576). */
   maxPayloadSize?: number;
+  /** Keep e-mail addresses unique too (409 uniqueness), as some providers do; default off. */
+  uniqueEmails?: boolean;
   log?: (message: string) => void;
 }
 
@@ -208,7 +210,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   const rate500 = options.faults?.rate500 ?? 0;
   const retryAfterSeconds = options.faults?.retryAfterSeconds ?? 1;
   const log = options.log ?? (() => undefined);
-  const directory = new ScimDirectory({ dataFile: options.dataFile, log });
+  const directory = new ScimDirectory({ dataFile: options.dataFile, log, uniqueEmails: options.uniqueEmails });
   const context: HandlerContext = { directory };
   const expectedToken = digest(options.token);
   const counters = { requests: 0, faults429: 0, faults500: 0 };
