@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import SCIMMY from 'scimmy';
 import SCIMMYRouters from 'scimmy-routers';
+import { tenantOfLocalScimToken } from '../../functions/integrations/local-scim-tenant';
 import { planBulk } from './scim-bulk-plan';
 import { DirectoryConflict, DirectoryNotFound, passwordMatches, ScimDirectory, type StoredUser } from './scim-directory';
 
@@ -34,6 +36,13 @@ export interface ScimServerOptions {
   maxPayloadSize?: number;
   /** Keep e-mail addresses unique too (409 uniqueness), as some providers do; default off. */
   uniqueEmails?: boolean;
+  /**
+   * Users' own tenants (`npm start` and the test stack): a token made with this key for a user
+   * (functions/integrations/local-scim-tenant.ts) opens that user's directory only, a store of its
+   * own, in `dataDir/<tenant>.json` when a dataDir is given. `token` keeps opening the operator's
+   * directory (the one `users()`, `stats()` and `passwordMatches()` read).
+   */
+  tenants?: { key: string; dataDir?: string };
   log?: (message: string) => void;
 }
 
@@ -211,7 +220,18 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   const retryAfterSeconds = options.faults?.retryAfterSeconds ?? 1;
   const log = options.log ?? (() => undefined);
   const directory = new ScimDirectory({ dataFile: options.dataFile, log, uniqueEmails: options.uniqueEmails });
-  const context: HandlerContext = { directory };
+  const tenantDirectories = new Map<string, ScimDirectory>();
+  const tenantDirectory = (tenant: string) => {
+    let found = tenantDirectories.get(tenant);
+    if (!found) {
+      const dataDir = options.tenants?.dataDir;
+      found = new ScimDirectory({ ...(dataDir ? { dataFile: path.join(dataDir, `${tenant}.json`) } : {}), log, uniqueEmails: options.uniqueEmails });
+      tenantDirectories.set(tenant, found);
+    }
+    return found;
+  };
+  /** The directory the request's bearer token opens (set by the token check). */
+  const contextOf = (res: Response): Partial<HandlerContext> => ({ directory: (res.locals as { directory?: ScimDirectory }).directory });
   const expectedToken = digest(options.token);
   const counters = { requests: 0, faults429: 0, faults500: 0 };
   let random = seededRandom(FAULT_SEED);
@@ -225,7 +245,10 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     const header = req.header('authorization') ?? '';
     const presented = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     // Compare digests: equal length, constant time.
-    if (presented === undefined || !timingSafeEqual(digest(presented), expectedToken)) {
+    const operator = presented !== undefined && timingSafeEqual(digest(presented), expectedToken);
+    const tenant = presented !== undefined && !operator && options.tenants ? tenantOfLocalScimToken(options.tenants.key, presented) : undefined;
+    (res.locals as { directory?: ScimDirectory }).directory = operator ? directory : tenant ? tenantDirectory(tenant) : undefined;
+    if (!operator && !tenant) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="Local SCIM directory"');
       scimError(res, 401, presented === undefined ? 'A bearer token is required (Authorization: Bearer <token>)' : 'The bearer token is not valid');
       return;
@@ -360,7 +383,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
       if ('problem' in plan) return scimError(res, 400, plan.problem, 'invalidValue');
       const request = new SCIMMY.Messages.BulkRequest({ ...checked, Operations: plan.order.map((i) => checked.Operations[i]!) }, maxOperations);
       const resourceTypes = [SCIMMY.Resources.User] as unknown as (typeof SCIMMY.Types.Resource)[];
-      const response = await request.apply(resourceTypes, context);
+      const response = await request.apply(resourceTypes, contextOf(res));
       // Answers in the client's order. Operations not run after failOnErrors are left out, always a
       // tail of the run order, so the k-th answer belongs to the k-th operation run.
       response.Operations = response.Operations.map((result, k) => ({ result, index: plan.order[k]! }))
@@ -377,7 +400,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
       type: 'bearer',
       // The bearer token was checked above.
       handler: () => 'local-scim-client',
-      context: () => context,
+      context: (req: Request) => contextOf(req.res!),
     }) as unknown as express.Router,
   );
 
@@ -415,7 +438,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await directory.flush();
+      await Promise.all([directory, ...tenantDirectories.values()].map((d) => d.flush()));
     },
     stats: () => ({ ...counters, created: directory.created, users: directory.size }),
     users: () =>
@@ -434,6 +457,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     },
     reset: () => {
       directory.clear();
+      for (const tenant of tenantDirectories.values()) tenant.clear();
       counters.requests = 0;
       counters.faults429 = 0;
       counters.faults500 = 0;
