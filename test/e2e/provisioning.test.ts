@@ -333,7 +333,7 @@ describe('provisioning in Chromium', () => {
 
     await run.getByRole('link', { name: 'Open API Integrations' }).click();
     await page.getByRole('heading', { name: 'API Integrations', level: 1 }).waitFor();
-    await editToken(stack.scim.token);
+    await editToken(tenantToken);
     await item.getByRole('button', { name: 'Test' }).click();
     await item.getByText('Test passed', { exact: true }).waitFor({ timeout: 20_000 });
 
