@@ -41,7 +41,7 @@ BulkOnboard is running locally (ready in ${((performance.now() - began) / 1000).
   S3 (s3rver)        ${stack.urls.s3}
   SQS                ${stack.urls.sqs}
   Cognito            ${stack.urls.cognito}  (pool ${stack.userPool.userPoolId})
-  SCIM directory     ${stack.scim.url}  (bearer token in ${path.relative(process.cwd(), path.join(dataDir, 'scim-token'))})
+  SCIM directory     ${stack.scim.url}  (each user's card opens their own tenant; the operator's token is in ${path.relative(process.cwd(), path.join(dataDir, 'scim-token'))})
   Data folder        ${path.relative(process.cwd(), dataDir) || '.'}
 
 Sign-up and password-reset codes are printed here as "Cognito code for <e-mail>: <code>"

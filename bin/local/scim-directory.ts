@@ -34,6 +34,11 @@ export interface ScimDirectoryOptions {
   writeDelayMs?: number;
   clock?: () => Date;
   log?: (message: string) => void;
+  /**
+   * Also keep e-mail addresses unique without regard to case, as some providers do (better-auth's
+   * SCIM server, for one): a second user with an address already held answers 409 uniqueness.
+   */
+  uniqueEmails?: boolean;
 }
 
 const lower = (value: string) => value.toLowerCase();
@@ -109,6 +114,7 @@ export class ScimDirectory {
 
   create(attributes: StoredUser['attributes'], password: string | undefined): StoredUser {
     this.assertUserNameFree(attributes.userName, undefined);
+    this.assertEmailsFree(attributes, undefined);
     const now = this.clock().toISOString();
     const user: StoredUser = {
       id: randomUUID(),
@@ -128,6 +134,7 @@ export class ScimDirectory {
     const existing = this.users.get(id);
     if (!existing) throw new DirectoryNotFound(`Resource ${id} not found`);
     this.assertUserNameFree(attributes.userName, id);
+    this.assertEmailsFree(attributes, id);
     this.unindex(existing);
     const user: StoredUser = {
       ...existing,
@@ -167,6 +174,15 @@ export class ScimDirectory {
     const holder = this.byUserNameIndex.get(lower(userName));
     if (holder !== undefined && holder !== ownId) {
       throw new DirectoryConflict(`userName '${userName}' is already taken (user names are compared without regard to case)`);
+    }
+  }
+
+  private assertEmailsFree(attributes: Record<string, unknown>, ownId: string | undefined) {
+    if (!this.options.uniqueEmails) return;
+    for (const email of emailsOf(attributes)) {
+      if ([...(this.byEmailIndex.get(lower(email)) ?? [])].some((id) => id !== ownId)) {
+        throw new DirectoryConflict(`The e-mail address '${email}' is already used by another user`);
+      }
     }
   }
 

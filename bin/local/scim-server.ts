@@ -1,9 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import path from 'node:path';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type Response } from 'express';
 import SCIMMY from 'scimmy';
 import SCIMMYRouters from 'scimmy-routers';
+import { tenantOfLocalScimToken } from '../../functions/integrations/local-scim-tenant';
 import { planBulk } from './scim-bulk-plan';
 import { DirectoryConflict, DirectoryNotFound, passwordMatches, ScimDirectory, type StoredUser } from './scim-directory';
 
@@ -32,6 +34,15 @@ export interface ScimServerOptions {
   maxOperations?: number;
   /** Bytes, advertised and enforced on every request (default 1048576). */
   maxPayloadSize?: number;
+  /** Keep e-mail addresses unique too (409 uniqueness), as some providers do; default off. */
+  uniqueEmails?: boolean;
+  /**
+   * Users' own tenants (`npm start` and the test stack): a token made with this key for a user
+   * (functions/integrations/local-scim-tenant.ts) opens that user's directory only, a store of its
+   * own, in `dataDir/<tenant>.json` when a dataDir is given. `token` keeps opening the operator's
+   * directory (the one `users()`, `stats()` and `passwordMatches()` read).
+   */
+  tenants?: { key: string; dataDir?: string };
   log?: (message: string) => void;
 }
 
@@ -56,6 +67,7 @@ export interface ScimServer {
 
 export const SCIM_BASE_PATH = '/scim/v2';
 const ERROR_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 
 /** What scimmy hands the resource handlers: the store of the server the request came to. */
 interface HandlerContext {
@@ -143,7 +155,15 @@ function declareUsers() {
           if (!user) throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${resource.id} not found`);
           return toScim(user) as never;
         }
-        return findUsers(directory, resource.filter) as never;
+        const users = findUsers(directory, resource.filter);
+        // scimmy pages the list it is given (RFC 7644 3.4.2.4), but a startIndex past its end would
+        // answer the first page: past the end, no users, and the total still said.
+        const constraints = (resource as unknown as { constraints?: { startIndex?: number; totalResults?: number } }).constraints;
+        if (constraints && (constraints.startIndex ?? 1) > users.length) {
+          constraints.totalResults = users.length;
+          return [] as never;
+        }
+        return users as never;
       })
       .degress((resource, ctx) => {
         try {
@@ -199,8 +219,19 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   const rate500 = options.faults?.rate500 ?? 0;
   const retryAfterSeconds = options.faults?.retryAfterSeconds ?? 1;
   const log = options.log ?? (() => undefined);
-  const directory = new ScimDirectory({ dataFile: options.dataFile, log });
-  const context: HandlerContext = { directory };
+  const directory = new ScimDirectory({ dataFile: options.dataFile, log, uniqueEmails: options.uniqueEmails });
+  const tenantDirectories = new Map<string, ScimDirectory>();
+  const tenantDirectory = (tenant: string) => {
+    let found = tenantDirectories.get(tenant);
+    if (!found) {
+      const dataDir = options.tenants?.dataDir;
+      found = new ScimDirectory({ ...(dataDir ? { dataFile: path.join(dataDir, `${tenant}.json`) } : {}), log, uniqueEmails: options.uniqueEmails });
+      tenantDirectories.set(tenant, found);
+    }
+    return found;
+  };
+  /** The directory the request's bearer token opens (set by the token check). */
+  const contextOf = (res: Response): Partial<HandlerContext> => ({ directory: (res.locals as { directory?: ScimDirectory }).directory });
   const expectedToken = digest(options.token);
   const counters = { requests: 0, faults429: 0, faults500: 0 };
   let random = seededRandom(FAULT_SEED);
@@ -214,7 +245,10 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     const header = req.header('authorization') ?? '';
     const presented = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     // Compare digests: equal length, constant time.
-    if (presented === undefined || !timingSafeEqual(digest(presented), expectedToken)) {
+    const operator = presented !== undefined && timingSafeEqual(digest(presented), expectedToken);
+    const tenant = presented !== undefined && !operator && options.tenants ? tenantOfLocalScimToken(options.tenants.key, presented) : undefined;
+    (res.locals as { directory?: ScimDirectory }).directory = operator ? directory : tenant ? tenantDirectory(tenant) : undefined;
+    if (!operator && !tenant) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="Local SCIM directory"');
       scimError(res, 401, presented === undefined ? 'A bearer token is required (Authorization: Bearer <token>)' : 'The bearer token is not valid');
       return;
@@ -261,6 +295,22 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   // scimmy-routers parses bodies too, with the process-wide limit; this one (per server) runs first.
   scim.use(express.json({ type: ['application/scim+json', 'application/json'], limit: maxPayloadSize }));
 
+  // scimmy takes startIndex and count only as numbers, and a query string holds strings: it
+  // ignored both and answered every page as the first (RFC 7644 3.4.2.4). Integers are passed on
+  // as numbers; anything else is a 400.
+  scim.get('/Users', (req, res, next) => {
+    const query = { ...(req.query as Record<string, unknown>) };
+    for (const key of ['startIndex', 'count'] as const) {
+      const value = query[key];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || !/^-?\d{1,15}$/.test(value)) return scimError(res, 400, `${key} must be an integer`, 'invalidValue');
+      query[key] = Number(value);
+    }
+    // Express 5 parses req.query anew on every read: the numbers replace it for this request.
+    Object.defineProperty(req, 'query', { value: query, configurable: true, enumerable: true, writable: true });
+    next();
+  });
+
   // scimmy parses filters and attribute lists when it builds a resource; some malformed ones
   // ('"a"', 'not', 'pr', 'a..b', ',') make it throw a plain TypeError, which scimmy-routers
   // answers with 500. Parse them first and answer 400 invalidFilter.
@@ -284,6 +334,9 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
   scim.use((_req, res, next) => {
     res.json = (body: unknown) => {
       const absolute = (value: unknown) => (typeof value === 'string' && value.startsWith('/') ? `${origin}${value}` : value);
+      // A list's itemsPerPage is what the page holds (RFC 7644 3.4.2), not the count asked for.
+      const list = body as { schemas?: unknown; Resources?: unknown; itemsPerPage?: unknown } | null;
+      if (Array.isArray(list?.schemas) && list.schemas.includes(LIST_SCHEMA) && Array.isArray(list.Resources)) list.itemsPerPage = list.Resources.length;
       const text = JSON.stringify(body, (key, value: unknown) => (key === 'location' ? absolute(value) : value));
       const created = (body as { meta?: { location?: unknown } } | null)?.meta?.location;
       if (res.statusCode === 201 && typeof created === 'string') res.setHeader('Location', absolute(created) as string);
@@ -330,7 +383,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
       if ('problem' in plan) return scimError(res, 400, plan.problem, 'invalidValue');
       const request = new SCIMMY.Messages.BulkRequest({ ...checked, Operations: plan.order.map((i) => checked.Operations[i]!) }, maxOperations);
       const resourceTypes = [SCIMMY.Resources.User] as unknown as (typeof SCIMMY.Types.Resource)[];
-      const response = await request.apply(resourceTypes, context);
+      const response = await request.apply(resourceTypes, contextOf(res));
       // Answers in the client's order. Operations not run after failOnErrors are left out, always a
       // tail of the run order, so the k-th answer belongs to the k-th operation run.
       response.Operations = response.Operations.map((result, k) => ({ result, index: plan.order[k]! }))
@@ -347,7 +400,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
       type: 'bearer',
       // The bearer token was checked above.
       handler: () => 'local-scim-client',
-      context: () => context,
+      context: (req: Request) => contextOf(req.res!),
     }) as unknown as express.Router,
   );
 
@@ -385,7 +438,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     stop: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await directory.flush();
+      await Promise.all([directory, ...tenantDirectories.values()].map((d) => d.flush()));
     },
     stats: () => ({ ...counters, created: directory.created, users: directory.size }),
     users: () =>
@@ -404,6 +457,7 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     },
     reset: () => {
       directory.clear();
+      for (const tenant of tenantDirectories.values()) tenant.clear();
       counters.requests = 0;
       counters.faults429 = 0;
       counters.faults500 = 0;

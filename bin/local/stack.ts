@@ -71,7 +71,7 @@ export interface LocalStack {
   appConfig: AppConfig;
   queueUrls: Record<string, string>;
   cognito: CognitoEmulator;
-  /** The local SCIM directory (bin/local/scim-server.ts): its base URL and bearer token. */
+  /** The local SCIM directory (bin/local/scim-server.ts): its base URL and the operator's bearer token (users get their own tenant's from GET /api/integration-templates). */
   scim: { url: string; token: string };
   stop(): Promise<void>;
 }
@@ -165,12 +165,24 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       }
     });
 
-    // The local SCIM directory, a ready target for the provisioning integrations. Its users and
-    // its token (made once) stay in the data folder like the other emulators' state.
-    const scimTokenFile = path.join(dataDir, 'scim-token');
-    if (!fs.existsSync(scimTokenFile)) fs.writeFileSync(scimTokenFile, randomBytes(32).toString('base64url'), { mode: 0o600 });
-    const scimToken = fs.readFileSync(scimTokenFile, 'utf8').trim();
-    const scimServer = await startScimServer({ port: ports.scim, host: HOST, token: scimToken, dataFile: path.join(dataDir, 'scim-directory.json'), log });
+    // The local SCIM directory, a ready target for the provisioning integrations. Its users, the
+    // operator's token and the key users' tenant tokens are made with (each made once) stay in
+    // the data folder like the other emulators' state. Each user gets a tenant of their own.
+    const secretFile = (name: string) => {
+      const file = path.join(dataDir, name);
+      if (!fs.existsSync(file)) fs.writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600 });
+      return fs.readFileSync(file, 'utf8').trim();
+    };
+    const scimToken = secretFile('scim-token');
+    const scimTenantKey = secretFile('scim-tenant-key');
+    const scimServer = await startScimServer({
+      port: ports.scim,
+      host: HOST,
+      token: scimToken,
+      dataFile: path.join(dataDir, 'scim-directory.json'),
+      tenants: { key: scimTenantKey, dataDir: path.join(dataDir, 'scim-tenants') },
+      log,
+    });
     running.push({ name: 'SCIM directory', stop: () => scimServer.stop() });
     const scim = { url: scimServer.url, token: scimToken };
     // Integrations may call these private origins (the SSRF guard refuses them otherwise): the
@@ -231,7 +243,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(realStripe ? {} : { BILLING_MODE: 'local' }),
       OUTBOUND_ALLOWED_ORIGINS: outboundAllowedOrigins.join(','),
       LOCAL_SCIM_URL: scim.url,
-      LOCAL_SCIM_TOKEN: scim.token,
+      LOCAL_SCIM_TENANT_KEY: scimTenantKey,
       // local-aws-sqs counts in-flight messages in ApproximateNumberOfMessages too (SQS: only the
       // visible ones); a queued bulk job's "chunks ahead" must not count them twice (functions/bulk/queue-wait.ts).
       SQS_VISIBLE_COUNT_INCLUDES_IN_FLIGHT: 'true',

@@ -41,9 +41,12 @@ const envSchema = z.object({
    * stack's and tests' fake platforms). Never set on AWS.
    */
   OUTBOUND_ALLOWED_ORIGINS: name,
-  /** The local stack's SCIM directory (bin/local/scim-server.ts): base URL and bearer token. Never set on AWS. */
+  /**
+   * The local stack's SCIM directory (bin/local/scim-server.ts): base URL, and the key each user's
+   * tenant token is made with (functions/integrations/local-scim-tenant.ts). Never set on AWS.
+   */
   LOCAL_SCIM_URL: url,
-  LOCAL_SCIM_TOKEN: name,
+  LOCAL_SCIM_TENANT_KEY: name,
   /** Credential e-mails a second for all mail workers together (SES's sending quota; default 14; 0: no pacing). */
   MAIL_SEND_RATE: z.optional(z.string().check(z.regex(/^\d+(\.\d+)?$/))),
   /** Public URL of the web app, used in e-mails. */

@@ -36,8 +36,8 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
     return { tokenHash, link };
   };
 
-  const refuse = (status: 'used' | 'expired', projectName: string | undefined): never => {
-    throw new GoneError(status === 'used' ? USED_LINK_MESSAGE : EXPIRED_LINK_MESSAGE, { status, ...(projectName ? { projectName } : {}) });
+  const refuse = (status: 'used' | 'expired', projectName: string | undefined, companyName: string | undefined): never => {
+    throw new GoneError(status === 'used' ? USED_LINK_MESSAGE : EXPIRED_LINK_MESSAGE, { status, ...(projectName ? { projectName } : {}), ...(companyName ? { companyName } : {}) });
   };
 
   return {
@@ -51,6 +51,7 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
       const [project, account] = await Promise.all([deps.store.project(link), status === 'ready' ? deps.store.account(link) : undefined]);
       const projectName = projectNameOf(project);
       const state: CredentialLinkState = { status: status === 'ready' && !account ? 'removed' : status };
+      if (link.companyName) state.companyName = link.companyName;
       if (projectName) state.projectName = projectName;
       if (state.status === 'ready' || state.status === 'expired') state.expiresAt = link.linkExpiresAt;
       return state;
@@ -66,15 +67,15 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
       const [project, account] = await Promise.all([deps.store.project(link), deps.store.account(link)]);
       const projectName = projectNameOf(project) ?? (typeof account?.projectName === 'string' ? account.projectName : '');
       const status = linkStatus(link, deps.now());
-      if (status !== 'ready') refuse(status, projectName);
-      if (!account) throw new GoneError(REMOVED_ACCOUNT_MESSAGE, { status: 'removed', ...(projectName ? { projectName } : {}) });
+      if (status !== 'ready') refuse(status, projectName, link.companyName);
+      if (!account) throw new GoneError(REMOVED_ACCOUNT_MESSAGE, { status: 'removed', ...(projectName ? { projectName } : {}), ...(link.companyName ? { companyName: link.companyName } : {}) });
       const password = accountPassword(await deps.cipher(), account);
 
       const at = deps.now().toISOString();
       const spent = await deps.store.spend(tokenHash, at);
       if (!spent.spent) {
         if (!spent.link) throw new NotFoundError(INVALID_LINK_MESSAGE);
-        refuse(linkStatus(spent.link, deps.now()) === 'used' ? 'used' : 'expired', projectName);
+        refuse(linkStatus(spent.link, deps.now()) === 'used' ? 'used' : 'expired', projectName, link.companyName);
       }
       // The link is spent: from here on the holder must get the credentials, whatever the marker's fate.
       const marked = await deps.store.markViewed(link, at).catch((error: unknown) => {
@@ -84,7 +85,7 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
       if (!marked) logger.warn('Credential link revealed, its account was removed meanwhile', { link: loggableLinkId(tokenHash), accountId: link.accountId });
       logger.info('Credential link revealed', { link: loggableLinkId(tokenHash), userId: link.userId, accountId: link.accountId });
 
-      const revealed: RevealedCredentials = { username: String(account.username), password, projectName };
+      const revealed: RevealedCredentials = { username: String(account.username), password, projectName, ...(link.companyName ? { companyName: link.companyName } : {}) };
       if (typeof project?.platformUrl === 'string' && project.platformUrl) revealed.platformUrl = project.platformUrl;
       return revealed;
     },

@@ -30,6 +30,8 @@ export interface IssueCredentialLinkInput {
   sendId: string;
   /** Whole days, 1 to 30 (shared/schemas/credential-links.ts). */
   expiresInDays: number;
+  /** The sender the e-mail names (the user's company, as the send read it): the link page names the same. */
+  companyName?: string;
 }
 
 export interface IssuedCredentialLink {
@@ -65,7 +67,16 @@ export async function issueCredentialLink(deps: IssueCredentialLinkDeps, input: 
   const { expiresAt, ttl } = linkExpiry(now, input.expiresInDays);
   const token = newLinkToken();
   const tokenHash = linkTokenHash(token);
-  const common = { userId: input.userId, projectId: input.projectId, accountId: input.accountId, sendId: input.sendId, linkExpiresAt: expiresAt, expiresAt: ttl, createdAt: now.toISOString() };
+  const common = {
+    userId: input.userId,
+    projectId: input.projectId,
+    accountId: input.accountId,
+    sendId: input.sendId,
+    ...(input.companyName ? { companyName: input.companyName } : {}),
+    linkExpiresAt: expiresAt,
+    expiresAt: ttl,
+    createdAt: now.toISOString(),
+  };
   try {
     await db.send(
       new TransactWriteCommand({

@@ -11,6 +11,8 @@ export interface StoredLink {
   accountSK: string;
   linkExpiresAt: string;
   usedAt?: string;
+  /** The sender the e-mail named (links issued before it was kept have none). */
+  companyName?: string;
 }
 
 /** The public routes' reads and their two writes: spending a link and marking its account viewed. */
@@ -39,6 +41,7 @@ const storedLink = (item: Record<string, unknown> | undefined): StoredLink | und
     linkExpiresAt: String(item.linkExpiresAt),
   };
   if (typeof item.usedAt === 'string') link.usedAt = item.usedAt;
+  if (typeof item.companyName === 'string' && item.companyName) link.companyName = item.companyName;
   return link;
 };
 

@@ -33,10 +33,11 @@ export function templateUseCases(ports: TemplatePorts) {
     const unknown = variablesIn(htmlContent).filter((v) => !(templateVariables as readonly string[]).includes(v));
     if (unknown.length) refuse(`Unknown variable ${unknown.map((v) => `{{${v}}}`).join(', ')} once unsafe markup is removed.`);
     // A value is escaped for HTML when sent, which does not make it a safe link or image address.
-    // The one exception is a link that is exactly {{credentialLink}}: always the product's own https URL.
+    // The exceptions are a link that is exactly {{credentialLink}} (always the product's own https
+    // URL) or {{loginUrl}} (the project's platform URL: http(s) only, else nothing).
     const addresses = [...htmlContent.matchAll(/\s(href|src)="([^"]*)"/gi)].filter(([, , value]) => value!.includes('{{'));
-    if (addresses.some(([, attribute, value]) => !(attribute!.toLowerCase() === 'href' && /^\{\{\s*credentialLink\s*\}\}$/.test(value!)))) {
-      refuse('Variables cannot be used in link or image addresses (href, src), except href="{{credentialLink}}". Use {{brandLogo}} for the logo.');
+    if (addresses.some(([, attribute, value]) => !(attribute!.toLowerCase() === 'href' && /^\{\{\s*(credentialLink|loginUrl)\s*\}\}$/.test(value!)))) {
+      refuse('Variables cannot be used in link or image addresses (href, src), except href="{{credentialLink}}" and href="{{loginUrl}}". Use {{brandLogo}} for the logo.');
     }
     const template: EmailTemplate = {
       id: base.id,

@@ -13,7 +13,6 @@ import { integrationTemplates, localDirectoryTemplate } from './integration-temp
 import { integrationUseCases } from './integrations';
 
 const db = dynamo();
-const localDirectory = localDirectoryTemplate(env().LOCAL_SCIM_URL, env().LOCAL_SCIM_TOKEN);
 const provisioningQueue = sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'));
 const tableName = requireEnv('TABLE_NAME');
 const integrations = integrationUseCases({
@@ -32,7 +31,12 @@ const integrations = integrationUseCases({
 
 export const handler = httpHandler({
   'GET /api/integrations': route({ run: ({ userId }) => integrations.list(userId) }),
-  'GET /api/integration-templates': route({ run: async () => [...integrationTemplates, ...(localDirectory ? [localDirectory] : [])] }),
+  'GET /api/integration-templates': route({
+    run: async ({ userId }) => {
+      const localDirectory = localDirectoryTemplate(env().LOCAL_SCIM_URL, env().LOCAL_SCIM_TENANT_KEY, userId);
+      return [...integrationTemplates, ...(localDirectory ? [localDirectory] : [])];
+    },
+  }),
   'POST /api/integrations': route({
     authorize: ({ userId }) => integrations.assertPlan(userId),
     body: createIntegrationSchema, run: async ({ userId, body, event }) => new Response(201, await integrations.create(userId, body, requestOrigin(event))),

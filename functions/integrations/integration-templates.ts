@@ -1,3 +1,4 @@
+import { localScimTenantToken } from './local-scim-tenant';
 import type { IntegrationPlatform, IntegrationTemplate } from '../../shared/schemas/integrations';
 
 /**
@@ -68,11 +69,14 @@ export const defaultTestPath = (platform: IntegrationPlatform): string => integr
 
 /**
  * The local stack's SCIM directory (bin/local/scim-server.ts, built on scimmy) as a ready
- * quick-setup card, so a new user can try provisioning with no account anywhere. Only where
- * LOCAL_SCIM_URL and LOCAL_SCIM_TOKEN are set: `npm start` and the tests, never AWS.
+ * quick-setup card, so a new user can try provisioning with no account anywhere: with the token of
+ * this user's own tenant (functions/integrations/local-scim-tenant.ts), never one another user
+ * holds. Only where LOCAL_SCIM_URL and LOCAL_SCIM_TENANT_KEY are set: `npm start` and the tests,
+ * never AWS.
  */
-export function localDirectoryTemplate(url: string | undefined, token: string | undefined): IntegrationTemplate | undefined {
-  if (!url || !token) return undefined;
+export function localDirectoryTemplate(url: string | undefined, tenantKey: string | undefined, userId: string): IntegrationTemplate | undefined {
+  if (!url || !tenantKey) return undefined;
+  const token = localScimTenantToken(tenantKey, userId);
   return {
     id: 'local-scim',
     platform: 'custom',

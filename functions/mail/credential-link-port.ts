@@ -11,6 +11,8 @@ export interface CredentialLinkInput {
   accountSK: string;
   sendId: string;
   expiresInDays: number;
+  /** The sender the e-mail names: the link page names the same. */
+  companyName?: string;
 }
 
 export type IssueCredentialLink = (input: CredentialLinkInput) => Promise<{ url: string; expiresAt: string }>;

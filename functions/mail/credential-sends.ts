@@ -119,7 +119,7 @@ function scopeCount(scope: SendScope, project: Record<string, unknown>): number 
 }
 
 /** The template a send renders with, copied onto the send: a later edit does not change a send under way. */
-async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, options: CredentialOptions) {
+async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, options: CredentialOptions, withLoginUrl: boolean) {
   const get = async (key: { PK: string; SK: string }) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
   let id = options.templateId;
   if (id === undefined) {
@@ -128,7 +128,7 @@ async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: 
     id = typeof pointer?.templateId === 'string' ? pointer.templateId : BUILTIN_TEMPLATE_ID;
   }
   if (id === BUILTIN_TEMPLATE_ID) {
-    const builtIn = builtInTemplate(options.delivery);
+    const builtIn = builtInTemplate(options.delivery, { withLoginUrl });
     return { templateId: builtIn.id, templateName: builtIn.name, subject: builtIn.subject, htmlContent: builtIn.htmlContent, brandLogoUrl: builtIn.brandLogoUrl };
   }
   const item = isIdShaped(id) ? await get(keys.emailTemplate(userId, id)) : undefined;
@@ -167,7 +167,9 @@ export const startSend =
     if (input.delivery === 'link' && !deps.linksAvailable) {
       throw new ConflictError('One-time links cannot be sent yet on this installation. Send the password in the e-mail instead.');
     }
-    const template = await templateFor(deps, userId, input);
+    // Where the account holders sign in ({{loginUrl}}): the project's platform URL, when it has one.
+    const loginUrl = typeof project.platformUrl === 'string' && project.platformUrl ? project.platformUrl : undefined;
+    const template = await templateFor(deps, userId, input, loginUrl !== undefined);
     const total = options.waitForAccounts ? 0 : scopeCount(input.scope, project);
     if (!options.waitForAccounts && total === 0) {
       throw new ConflictError(
@@ -198,6 +200,7 @@ export const startSend =
       ...(input.delivery === 'link' ? { linkExpiresInDays: input.linkExpiresInDays } : {}),
       ...template,
       companyName: typeof profile?.company === 'string' ? profile.company : '',
+      ...(loginUrl ? { loginUrl } : {}),
       // The e-mail says a new password will be asked for (Require password change), as set now.
       requirePasswordChange: securitySettingsWithDefaults(profile?.securitySettings).requirePasswordChange,
       status: options.waitForAccounts ? 'waiting' : 'queued',

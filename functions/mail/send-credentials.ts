@@ -402,7 +402,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       if (send.delivery === 'link') {
         if (!deps.issueLink) throw new Error('One-time links are not available on this installation.');
         credentialLink = (
-          await deps.issueLink({ userId, projectId, accountId: String(account.id), accountPK: String(account.PK), accountSK: String(account.SK), sendId, expiresInDays: Number(send.linkExpiresInDays) })
+          await deps.issueLink({ userId, projectId, accountId: String(account.id), accountPK: String(account.PK), accountSK: String(account.SK), sendId, expiresInDays: Number(send.linkExpiresInDays), companyName: String(send.companyName ?? '') })
         ).url;
       } else {
         try {
@@ -424,6 +424,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
         companyName: String(send.companyName ?? ''),
         credentialLink,
         passwordChangeNotice: send.requirePasswordChange === true ? PASSWORD_CHANGE_NOTICE : '',
+        ...(typeof send.loginUrl === 'string' ? { loginUrl: send.loginUrl } : {}),
       });
     } catch (error) {
       logger.error('Credential e-mail not rendered', { sendId, accountId: String(account.id), error: error instanceof Error ? error.message : String(error) });

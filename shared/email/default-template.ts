@@ -12,7 +12,16 @@ import type { RenderableTemplate } from './render-email';
 const FONT = "font-family:-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif";
 const MONO = "font-family:'SFMono-Regular',Menlo,Consolas,'Liberation Mono',monospace";
 
-const frame = (inner: string) =>
+/**
+ * Where to sign in: the project's platform URL ({{loginUrl}}) when it has one. A project without
+ * one gets the sentence without an address (a template cannot leave out a sentence of its own).
+ */
+const signIn = (withLoginUrl: boolean) =>
+  withLoginUrl
+    ? `Sign in at <a href="{{loginUrl}}" target="_blank" style="color:#2563eb;text-decoration:underline">{{loginUrl}}</a> with the details below.`
+    : 'Sign in with the details below.';
+
+const frame = (inner: string, withLoginUrl: boolean) =>
   `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f1f5f9" style="background-color:#f1f5f9;border-collapse:collapse">` +
   `<tr><td align="center" style="padding:32px 12px">` +
   `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:560px;background-color:#ffffff;border:1px solid #e2e8f0;border-radius:8px;border-collapse:separate">` +
@@ -20,7 +29,7 @@ const frame = (inner: string) =>
   `<tr><td style="padding:20px 32px 0 32px;${FONT};color:#0f172a">` +
   `<h1 style="margin:0 0 16px 0;font-size:22px;line-height:30px;font-weight:700;color:#0f172a">Your {{projectName}} account is ready</h1>` +
   `<p style="margin:0 0 12px 0;font-size:15px;line-height:24px;color:#334155">Hi {{accountHolderName}},</p>` +
-  `<p style="margin:0 0 20px 0;font-size:15px;line-height:24px;color:#334155">{{companyName}} has created an account for you in {{projectName}}. Here is how to sign in.</p>` +
+  `<p style="margin:0 0 20px 0;font-size:15px;line-height:24px;color:#334155">{{companyName}} has created an account for you in {{projectName}}. ${signIn(withLoginUrl)}</p>` +
   `</td></tr>` +
   inner +
   `<tr><td style="padding:24px 32px 28px 32px;${FONT}">` +
@@ -36,12 +45,15 @@ const details = (rows: string) =>
   `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f8fafc" style="background-color:#f8fafc;border:1px solid #e2e8f0;border-radius:6px;border-collapse:separate">${rows}</table>` +
   `</td></tr>`;
 
-const passwordHtml = frame(
-  details(row('Username', '{{username}}') + row('Password', '{{password}}')) +
-    `<tr><td style="padding:20px 32px 0 32px;${FONT}"><p style="margin:0;font-size:14px;line-height:22px;color:#334155">{{passwordChangeNotice}} Keep these details to yourself.</p></td></tr>`,
-);
+const passwordHtml = (withLoginUrl: boolean) =>
+  frame(
+    details(row('Username', '{{username}}') + row('Password', '{{password}}')) +
+      `<tr><td style="padding:20px 32px 0 32px;${FONT}"><p style="margin:0;font-size:14px;line-height:22px;color:#334155">Keep these details to yourself. {{passwordChangeNotice}}</p></td></tr>`,
+    withLoginUrl,
+  );
 
-const linkHtml = frame(
+const linkHtml = (withLoginUrl: boolean) =>
+  frame(
   details(row('Username', '{{username}}')) +
     `<tr><td style="padding:24px 32px 0 32px;${FONT}">` +
     `<table role="presentation" cellpadding="0" cellspacing="0" border="0"><tr><td bgcolor="#2563eb" style="background-color:#2563eb;border-radius:6px">` +
@@ -49,20 +61,25 @@ const linkHtml = frame(
     `</td></tr></table>` +
     `<p style="margin:16px 0 0 0;font-size:14px;line-height:22px;color:#334155">The link shows your password once, to whoever opens it first, and then stops working. If it has expired or was already used, ask {{companyName}} for a new one. {{passwordChangeNotice}}</p>` +
     `</td></tr>`,
-);
+    withLoginUrl,
+  );
 
 export interface BuiltInTemplate extends RenderableTemplate {
   id: typeof BUILTIN_TEMPLATE_ID;
   name: string;
 }
 
-/** The built-in template for a delivery: the password in the e-mail, or the one-time link. */
-export function builtInTemplate(delivery: 'password' | 'link'): BuiltInTemplate {
+/**
+ * The built-in template for a delivery: the password in the e-mail, or the one-time link. With
+ * the sign-in address ({{loginUrl}}) unless `withLoginUrl` is false: a send to a project without a
+ * platform URL.
+ */
+export function builtInTemplate(delivery: 'password' | 'link', { withLoginUrl = true }: { withLoginUrl?: boolean } = {}): BuiltInTemplate {
   return {
     id: BUILTIN_TEMPLATE_ID,
     name: 'Built-in default',
     subject: 'Your {{projectName}} account at {{companyName}}',
-    htmlContent: delivery === 'link' ? linkHtml : passwordHtml,
+    htmlContent: delivery === 'link' ? linkHtml(withLoginUrl) : passwordHtml(withLoginUrl),
     brandLogoUrl: '',
   };
 }

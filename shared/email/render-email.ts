@@ -32,6 +32,8 @@ export interface TemplateValues {
   credentialLink?: string;
   /** PASSWORD_CHANGE_NOTICE when the user's Require password change setting is on; empty otherwise. */
   passwordChangeNotice?: string;
+  /** Where the account holder signs in: the project's platform URL (http(s) only; empty when it has none). */
+  loginUrl?: string;
 }
 
 export interface RenderableTemplate {
@@ -91,6 +93,7 @@ function plainValues(values: TemplateValues): Record<Exclude<TemplateVariable, '
     companyName: values.companyName,
     credentialLink: linkUrl(values.credentialLink) ?? '',
     passwordChangeNotice: values.passwordChangeNotice ?? '',
+    loginUrl: linkUrl(values.loginUrl) ?? '',
   };
 }
 
@@ -150,8 +153,10 @@ export function compileEmail(template: RenderableTemplate, tools: RenderTools, o
   const names: string[] = [];
   const tokenized = html.replace(VARIABLE, (match, name: string) => {
     if (name !== 'brandLogo' && !isKnown(name, sampleShape)) return match;
-    names.push(name);
-    return `\uE000${names.length - 1}\uE001`;
+    // One token per variable, wherever it is: a link whose text is its own address
+    // (<a href="{{loginUrl}}">{{loginUrl}}</a>) is then written once in the text part.
+    if (!names.includes(name)) names.push(name);
+    return `\uE000${names.indexOf(name)}\uE001`;
   });
   const textTemplate = tools.toText(tokenized);
   return (values) => {
@@ -172,6 +177,8 @@ export function renderEmail(template: RenderableTemplate, values: TemplateValues
 export const TEXT_PART_OPTIONS: { wordwrap: number; selectors: { selector: string; format?: string; options?: Record<string, unknown> }[] } = {
   wordwrap: 78,
   selectors: [
+    // Headings as written: html-to-text upper-cases them by default, names (the project's) included.
+    ...(['h1', 'h2', 'h3', 'h4', 'h5', 'h6'] as const).map((selector) => ({ selector, options: { uppercase: false } })),
     { selector: 'img', format: 'skip' },
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
     // E-mails lay out with tables: each row a line, its cells apart ("Username  annlee").

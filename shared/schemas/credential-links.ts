@@ -27,7 +27,9 @@ export interface CredentialLinkRequest {
 /** POST /api/credential-links/state: what the page may say before anybody presses the button (spends nothing). */
 export interface CredentialLinkState {
   status: CredentialLinkStatus;
-  /** Who sent it: the project the account belongs to. */
+  /** Who sent it, as the e-mail names the sender: the user's company (absent when they gave none). */
+  companyName?: string;
+  /** What it is for: the project the account belongs to. */
   projectName?: string;
   /** When the link stops working (ISO 8601). */
   expiresAt?: string;
@@ -38,6 +40,8 @@ export interface RevealedCredentials {
   username: string;
   password: string;
   projectName: string;
+  /** Who sent it, as the e-mail names the sender (absent when the user gave no company). */
+  companyName?: string;
   /** Where the account is used, when the project names it. */
   platformUrl?: string;
 }

@@ -7,7 +7,7 @@ import * as z from 'zod';
 export const PASSWORD_CHANGE_NOTICE = 'You will be asked to choose a new password the first time you sign in.';
 
 /** Spec 2 (Email Templates): the variables a template may use, each in double braces. */
-export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink', 'passwordChangeNotice'] as const;
+export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink', 'passwordChangeNotice', 'loginUrl'] as const;
 export type TemplateVariable = (typeof templateVariables)[number];
 
 /** Spec 2: the preview's sample values (the password masked). */
@@ -19,9 +19,17 @@ export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>
   projectName: 'Sample Project',
   companyName: 'Your Company',
   credentialLink: 'https://bulkonboard.example.com/credentials#sample-link',
-  // The preview shows the sentence as when Require password change is on (empty when it is off).
+  // The sentence as when Require password change is on: the preview shows it only when the user's
+  // setting is (templatePreviewValues), as the e-mails do.
   passwordChangeNotice: PASSWORD_CHANGE_NOTICE,
+  loginUrl: 'https://sample-project.example.com/login',
 };
+
+/** The preview's values: the samples, with the password-change sentence only when the user's Require password change is on (as the e-mails have it). */
+export const templatePreviewValues = (requirePasswordChange: boolean): Record<Exclude<TemplateVariable, 'brandLogo'>, string> => ({
+  ...sampleTemplateValues,
+  passwordChangeNotice: requirePasswordChange ? PASSWORD_CHANGE_NOTICE : '',
+});
 
 export const MAX_EMAIL_TEMPLATES_PER_USER = 100;
 export const HTML_CONTENT_MAX = 50_000;

@@ -253,8 +253,8 @@ export interface IntegrationTemplate {
   isBuiltIn: true;
   /**
    * A ready integration: the form is filled with these values as they are. Only the local stack's
-   * own SCIM directory (a loopback server of `npm start`, its token generated in the local data
-   * folder) has one; never on AWS.
+   * own SCIM directory (a loopback server of `npm start`) has one, with the token of the signed-in
+   * user's own tenant there; never on AWS.
    */
   ready?: { baseUrl: string; authConfig: Record<string, string> };
 }

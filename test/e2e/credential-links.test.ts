@@ -28,12 +28,12 @@ describe('one-time credential link page in Chromium', () => {
   let current: Page | undefined;
 
   /** A link for an account as the sender issues it. */
-  const linkFor = async (account: CreatedAccount, now?: Date) => {
+  const linkFor = async (account: CreatedAccount, now?: Date, companyName?: string) => {
     const { Items = [] } = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(owner.sub, project.id).PK } }));
     const item = Items.find((i) => i.id === account.id)!;
     const issued = await issueCredentialLink(
       { db, tableName: 'bulkonboard', cipher, appUrl: app, ...(now ? { now: () => now } : {}) },
-      { userId: owner.sub, projectId: project.id, accountId: account.id, accountPK: String(item.PK), accountSK: String(item.SK), sendId: timeOrderedId(), expiresInDays: 3 },
+      { userId: owner.sub, projectId: project.id, accountId: account.id, accountPK: String(item.PK), accountSK: String(item.SK), sendId: timeOrderedId(), expiresInDays: 3, ...(companyName ? { companyName } : {}) },
     );
     return issued.url;
   };
@@ -57,7 +57,7 @@ describe('one-time credential link page in Chromium', () => {
       body: {
         projectName: 'Harbour Clinic <staff>',
         platformUrl: 'https://portal.example.com/login',
-        csvData: Array.from({ length: 4 }, (_, i) => ({ firstName: `Nurse${i}`, lastName: 'Holder', email: `nurse${i}@example.com` })),
+        csvData: Array.from({ length: 5 }, (_, i) => ({ firstName: `Nurse${i}`, lastName: 'Holder', email: `nurse${i}@example.com` })),
       },
     });
     project = created.project;
@@ -152,5 +152,18 @@ describe('one-time credential link page in Chromium', () => {
     await page.getByRole('heading', { name: 'This link is not valid', level: 1 }).waitFor();
     await noViolations(page, 'credential link not valid (dark, phone)');
     await page.screenshot({ path: screenshotPath('credential-link-invalid-dark-phone'), fullPage: true });
+  });
+
+  it('names the sender the e-mail names (the company), the project as what the account is for', async () => {
+    const account = accounts[4]!;
+    const url = await linkFor(account, undefined, 'Acme Health');
+    const page = await signedOutPage('light');
+    await page.goto(url);
+    await page.getByText('Acme Health sent you the username and password of your new account in Harbour Clinic <staff>.').waitFor();
+    await page.getByRole('button', { name: 'Show my credentials' }).click();
+    await page.getByText(account.plainPassword, { exact: true }).waitFor();
+    await page.getByText('From Acme Health, for Harbour Clinic <staff>').waitFor();
+    await page.reload();
+    await page.getByText('Ask the person who sent you the link (Acme Health, Harbour Clinic <staff>) for a new one.').waitFor();
   });
 });

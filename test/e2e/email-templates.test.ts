@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { EmailTemplate } from '../../shared/schemas/email-templates';
+import { PASSWORD_CHANGE_NOTICE, sampleTemplateValues, type EmailTemplate } from '../../shared/schemas/email-templates';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
@@ -240,5 +240,21 @@ describe('Email Templates in Chromium', () => {
     await confirm.getByRole('button', { name: 'Delete Template' }).click();
     await page.getByText('No templates yet').waitFor();
     expect(await user.json<EmailTemplate[]>('/api/email-templates')).toEqual([]);
+  });
+  it("previews the built-in template as it is sent: the sample sign-in address, the password-change sentence only with the Security setting on", async () => {
+    const builtIn = page.getByRole('region', { name: 'Built-in default' });
+    const openPreview = async () => {
+      await page.goto(`${app}/email-templates`);
+      await builtIn.getByRole('button', { name: 'Preview' }).click();
+      await page.getByRole('dialog', { name: 'Built-in default' }).waitFor();
+      await previewFrame().getByText('Sign in at', { exact: false }).waitFor();
+      return (await previewFrame().locator('body').innerText()).replace(/\s+/g, ' ');
+    };
+    const off = await openPreview();
+    expect(off).toContain(`Sign in at ${sampleTemplateValues.loginUrl} with the details below.`);
+    expect(off).not.toContain(PASSWORD_CHANGE_NOTICE);
+    await user.json('/api/security/settings', { method: 'PUT', body: { requirePasswordChange: true } });
+    expect(await openPreview()).toContain(PASSWORD_CHANGE_NOTICE);
+    await user.json('/api/security/settings', { method: 'PUT', body: { requirePasswordChange: false } });
   });
 });

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
-import type { Integration } from '../../shared/schemas/integrations';
+import type { Integration, IntegrationTemplate } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
 import { PAUSED_CREDENTIALS, type ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
@@ -13,11 +13,14 @@ const stack = inject('stack');
 const app = stack.urls.app;
 const DIRECTORY = 'Local SCIM directory';
 
-/** The stack's SCIM directory, read and written as a platform's admin would: with its bearer token. */
+/** The user's own tenant of the stack's SCIM directory (the token their quick-setup card carries). */
+let tenantToken = '';
+
+/** The user's tenant of the SCIM directory, read and written as a platform's admin would: with its bearer token. */
 async function scim<T>(path: string, init: { method?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
   const response = await fetch(`${stack.scim.url}${path}`, {
     method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers: { authorization: `Bearer ${stack.scim.token}`, 'content-type': 'application/scim+json', accept: 'application/scim+json' },
+    headers: { authorization: `Bearer ${tenantToken}`, 'content-type': 'application/scim+json', accept: 'application/scim+json' },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
   const text = await response.text();
@@ -67,6 +70,8 @@ describe('provisioning in Chromium', () => {
     browser = await launchChromium();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     user = await apiUser({ firstName: 'Provisioning', lastName: 'Tester' });
+    tenantToken = (await user.json<IntegrationTemplate[]>('/api/integration-templates')).find((card) => card.id === 'local-scim')?.ready?.authConfig.token ?? '';
+    expect(tenantToken).not.toBe('');
     await signInThroughApp(page, app, user);
   });
   afterAll(async () => {
@@ -328,7 +333,7 @@ describe('provisioning in Chromium', () => {
 
     await run.getByRole('link', { name: 'Open API Integrations' }).click();
     await page.getByRole('heading', { name: 'API Integrations', level: 1 }).waitFor();
-    await editToken(stack.scim.token);
+    await editToken(tenantToken);
     await item.getByRole('button', { name: 'Test' }).click();
     await item.getByText('Test passed', { exact: true }).waitFor({ timeout: 20_000 });
 

@@ -105,6 +105,10 @@ describe('sending credentials through the API and the mail worker', () => {
     expect(mail.body.text).toContain(password);
     expect(mail.body.text).toContain(created.accounts[0]!.username);
     expect(mail.body.text).not.toContain('<table');
+    // The text part's heading keeps the project's name as written; a project without a platform
+    // URL is told to sign in with the details, no address and no "Here is how to sign in.".
+    expect(mail.body.text?.split('\n')[0]).toBe('Your Mail <Team> account is ready');
+    expect(mail.body.text?.replace(/\s+/g, ' ')).toContain('has created an account for you in Mail <Team>. Sign in with the details below.');
     expect(await mailsTo('Bounced.Bob@example.com')).toHaveLength(0);
 
     const accounts = await accountsOf(user, created.project.id);
@@ -209,7 +213,9 @@ describe('sending credentials through the API and the mail worker', () => {
   });
 
   it('with a one-time link the e-mail carries the link instead of the password, and the link reveals the credentials once', async () => {
-    const created = await user.json<{ project: Project; accounts: (AccountView & { plainPassword: string })[] }>('/api/bulk-create', { body: { projectName: 'Linked', csvData: people(1, 'Linked') } });
+    const created = await user.json<{ project: Project; accounts: (AccountView & { plainPassword: string })[] }>('/api/bulk-create', {
+      body: { projectName: 'Linked', platformUrl: 'https://lms.example.com/login', csvData: people(1, 'Linked') },
+    });
     const account = created.accounts[0]!;
     const started = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'all', delivery: 'link', linkExpiresInDays: 3 } });
     expect(started).toMatchObject({ delivery: 'link', linkExpiresInDays: 3 });
@@ -220,15 +226,25 @@ describe('sending credentials through the API and the mail worker', () => {
     const url = /href="([^"]*\/credentials#[^"]+)"/.exec(mail!.body.html ?? '')?.[1];
     expect(url).toBeTruthy();
     expect(mail!.body.text).toContain(url!);
+    // The sign-in address: the project's platform URL.
+    expect(mail!.body.html).toContain('Sign in at <a href="https://lms.example.com/login"');
+    expect(mail!.body.text?.replace(/\s+/g, ' ')).toContain('Sign in at https://lms.example.com/login with the details below.');
     const token = url!.split('#').pop()!;
     const linkCall = (path: string) =>
       fetch(`${inject('stack').urls.app}/api/credential-links/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
     const state = await linkCall('state');
     expect(state.status).toBe(200);
-    expect(await state.json()).toMatchObject({ status: 'ready', projectName: 'Linked' });
+    // The page names the sender the e-mail names (the company), the project as what it is for.
+    expect(await state.json()).toMatchObject({ status: 'ready', companyName: 'Acme <Corp> & "Sons"', projectName: 'Linked' });
     const revealed = await linkCall('reveal');
     expect(revealed.status).toBe(200);
-    expect(await revealed.json()).toMatchObject({ username: account.username, password: account.plainPassword });
+    expect(await revealed.json()).toMatchObject({
+      username: account.username,
+      password: account.plainPassword,
+      companyName: 'Acme <Corp> & "Sons"',
+      projectName: 'Linked',
+      platformUrl: 'https://lms.example.com/login',
+    });
     const again = await linkCall('reveal');
     expect(again.status).not.toBe(200);
   });

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { upgradeMessage } from '../../shared/plans';
+import { builtInTemplate } from '../../shared/email/default-template';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import type { Integration } from '../../shared/schemas/integrations';
 import { apiUser, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -247,10 +248,23 @@ describe('E-mail templates', () => {
     expect(((await joined.json()) as { message: string }).message).toMatch(/^Unknown variable \{\{evil\}\}/);
     const link = await user.call('/api/email-templates', { body: template({ htmlContent: '<a href="{{username}}">me</a>' }) });
     expect(link.status).toBe(400);
+    expect(((await link.json()) as { message: string }).message).toContain('except href="{{credentialLink}}" and href="{{loginUrl}}"');
     const big = await user.call('/api/email-templates', { body: template({ htmlContent: `<p>${'&'.repeat(20_000)}</p>` }) });
     expect(big.status).toBe(413);
     expect(((await big.json()) as { message: string }).message).toMatch(/at most 55 KB/);
     expect(await user.json('/api/email-templates')).toEqual([]);
+  });
+
+  it("keeps a copy of either built-in template ('Copy and edit'), the sign-in address link included", async () => {
+    const user = await proUser();
+    for (const delivery of ['password', 'link'] as const) {
+      const source = builtInTemplate(delivery);
+      const copy = await user.call('/api/email-templates', { body: template({ name: `Copy ${delivery}`, subject: source.subject, htmlContent: source.htmlContent, isDefault: false }) });
+      expect(copy.status).toBe(201);
+      const stored = (await copy.json()) as EmailTemplate;
+      expect(stored.htmlContent).toContain('href="{{loginUrl}}"');
+      expect(stored.variables).toContain('loginUrl');
+    }
   });
 
   it('refuses unknown variables, a blank form, a non-https logo and HTML that is nothing but script', async () => {

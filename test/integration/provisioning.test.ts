@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
-import type { Integration } from '../../shared/schemas/integrations';
+import type { Integration, IntegrationTemplate } from '../../shared/schemas/integrations';
 import { PAUSED_CREDENTIALS, type CheckAnswer, type ProvisioningJob } from '../../shared/schemas/provisioning';
 import { baseUsername } from '../../shared/generation/username';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
@@ -298,6 +298,42 @@ describe('provisioning to the local SCIM directory', () => {
     expect(JSON.stringify(await refused.json())).toContain('cannot be a provisioning target');
     const bulkRefused = await user.call('/api/bulk-create', { body: { projectName: 'No integration', csvData: people(1, 'None'), createExternalAccounts: true } });
     expect(bulkRefused.status).toBe(400);
+  });
+});
+
+describe("each user's own local SCIM directory", () => {
+  const localCard = async (who: ApiUser) => {
+    const card = (await who.json<IntegrationTemplate[]>('/api/integration-templates')).find((t) => t.id === 'local-scim');
+    expect(card?.ready).toBeTruthy();
+    return card!.ready!;
+  };
+
+  it("hands each user a token of their own tenant, never the stack's nor another user's, and one's provisioned people are invisible to the other", async () => {
+    const [mine, theirs] = [await localCard(user), await localCard(other)];
+    expect(mine.baseUrl).toBe(scim().url);
+    expect(mine.authConfig.token).not.toBe(theirs.authConfig.token);
+    for (const card of [mine, theirs]) expect(card.authConfig.token).not.toBe(scim().token);
+    // The same user always gets the same token (an integration made from the card keeps working).
+    expect((await localCard(user)).authConfig.token).toBe(mine.authConfig.token);
+
+    const integration = await createIntegration(user, mine.baseUrl, mine.authConfig.token!, 'My local directory');
+    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
+      body: { projectName: 'Own tenant', csvData: people(3, 'Tenant'), apiIntegrationId: integration.id, createExternalAccounts: true },
+    });
+    expect(await waitForRun(user, created.summary.provisioningJobId!)).toMatchObject({ status: 'completed', synced: 3 });
+    const accounts = await accountsOf(user, created.project.id);
+    const lookUp = (token: string, userName: string) =>
+      scimGet<{ totalResults: number }>(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`, mine.baseUrl, token).then((list) => list.totalResults);
+    for (const account of accounts) {
+      expect(await lookUp(mine.authConfig.token!, account.username)).toBe(1);
+      // Neither the other user nor the stack's own directory holds them.
+      expect(await lookUp(theirs.authConfig.token!, account.username)).toBe(0);
+      expect(await lookUp(scim().token, account.username)).toBe(0);
+    }
+    expect((await scimGet<{ totalResults: number }>('/Users?count=0', mine.baseUrl, theirs.authConfig.token!)).totalResults).toBe(0);
+    // A person's id in one tenant is not found in another.
+    const response = await fetch(`${mine.baseUrl}/Users/${accounts[0]!.externalAccountId}`, { headers: { authorization: `Bearer ${theirs.authConfig.token}` } });
+    expect(response.status).toBe(404);
   });
 });
 

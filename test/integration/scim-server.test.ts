@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer, type ScimServerOptions } from '../../bin/local/scim-server';
+import { localScimTenantToken } from '../../functions/integrations/local-scim-tenant';
 
 /** The local SCIM directory, started alone on any free port, spoken to over HTTP as a client would. */
 const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -200,6 +201,47 @@ describe('local SCIM directory: users', () => {
     expect(badPatch.status).toBeLessThan(500);
     expect(server.stats().users).toBe(0);
   });
+
+  it('pages a list by startIndex and count (RFC 7644 3.4.2.4): 1-based, totalResults the full count, itemsPerPage what is returned', async () => {
+    const server = await start();
+    const names = Array.from({ length: 25 }, (_, i) => `pager${String(i + 1).padStart(2, '0')}@example.com`);
+    for (const name of names) expect((await scim(server, 'POST', '/Users', newUser(name))).status).toBe(201);
+    const page = async (query: string) => {
+      const answer = await scim(server, 'GET', `/Users?sortBy=userName&${query}`);
+      expect(answer.status).toBe(200);
+      const { startIndex, itemsPerPage, totalResults, Resources } = answer.body as { startIndex: number; itemsPerPage: number; totalResults: number; Resources?: { userName: string }[] };
+      return { startIndex, itemsPerPage, totalResults, userNames: (Resources ?? []).map((u) => u.userName) };
+    };
+    const pages = [await page('startIndex=1&count=10'), await page('startIndex=11&count=10'), await page('startIndex=21&count=10')];
+    expect(pages.map(({ startIndex, itemsPerPage, totalResults }) => ({ startIndex, itemsPerPage, totalResults }))).toEqual([
+      { startIndex: 1, itemsPerPage: 10, totalResults: 25 },
+      { startIndex: 11, itemsPerPage: 10, totalResults: 25 },
+      { startIndex: 21, itemsPerPage: 5, totalResults: 25 },
+    ]);
+    expect(pages.flatMap((p) => p.userNames)).toEqual(names);
+    // Past the end: no users, the total still said; count=0: the total only; below 1: from the first.
+    expect(await page('startIndex=26&count=10')).toMatchObject({ startIndex: 26, itemsPerPage: 0, totalResults: 25, userNames: [] });
+    expect(await page('count=0')).toMatchObject({ itemsPerPage: 0, totalResults: 25, userNames: [] });
+    expect(await page('startIndex=0&count=2')).toMatchObject({ startIndex: 1, itemsPerPage: 2, userNames: names.slice(0, 2) });
+    // With a filter, the page is of the matching users; over POST /.search the same.
+    const filtered = await scim(server, 'GET', `/Users?filter=${encodeURIComponent('userName sw "pager1"')}&sortBy=userName&startIndex=3&count=4`);
+    expect(filtered.body).toMatchObject({ totalResults: 10, startIndex: 3, itemsPerPage: 4 });
+    expect((filtered.body.Resources as { userName: string }[]).map((u) => u.userName)).toEqual(names.slice(11, 15));
+    const searched = await scim(server, 'POST', '/Users/.search', {
+      schemas: ['urn:ietf:params:scim:api:messages:2.0:SearchRequest'],
+      sortBy: 'userName',
+      startIndex: 11,
+      count: 10,
+    });
+    expect(searched.body).toMatchObject({ totalResults: 25, startIndex: 11, itemsPerPage: 10 });
+    expect((searched.body.Resources as { userName: string }[]).map((u) => u.userName)).toEqual(names.slice(10, 20));
+    // Not a number: a SCIM 400, never a 500.
+    for (const query of ['startIndex=abc', 'count=1.5', 'count=ten']) {
+      const bad = await scim(server, 'GET', `/Users?${query}`);
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ schemas: [ERROR_SCHEMA], scimType: 'invalidValue' });
+    }
+  });
 });
 
 describe('local SCIM directory: /Bulk', () => {
@@ -300,6 +342,56 @@ describe('local SCIM directory: bearer token', () => {
       }
     }
     expect(server.stats().users).toBe(0);
+  });
+});
+
+describe("local SCIM directory: users' own tenants", () => {
+  const KEY = 'tenant-key-for-the-test';
+  const listed = async (server: ScimServer, token: string) => ((await scim(server, 'GET', '/Users', undefined, token)).body.Resources as { userName: string }[] | undefined ?? []).map((u) => u.userName);
+
+  it("opens each user's own directory with their token: one never sees, finds, changes or collides with another's people", async () => {
+    const tenantsDir = path.join(dataDir, 'tenants');
+    const server = await start({ tenants: { key: KEY, dataDir: tenantsDir } });
+    const ann = localScimTenantToken(KEY, 'user-ann');
+    const bob = localScimTenantToken(KEY, 'user-bob');
+    expect(ann).not.toBe(bob);
+    const created = await scim(server, 'POST', '/Users', newUser('ada@example.com'), ann);
+    expect(created.status).toBe(201);
+    // The same name in another tenant is no conflict: a directory of its own.
+    expect((await scim(server, 'POST', '/Users', newUser('ada@example.com'), bob)).status).toBe(201);
+    expect((await scim(server, 'POST', '/Users', newUser('bob.only@example.com'), bob)).status).toBe(201);
+    expect(await listed(server, ann)).toEqual(['ada@example.com']);
+    expect((await listed(server, bob)).sort()).toEqual(['ada@example.com', 'bob.only@example.com']);
+    expect((await scim(server, 'GET', filterBy('userName eq "bob.only@example.com"'), undefined, ann)).body.totalResults).toBe(0);
+    // Ann's user by id: not found for Bob, and not deleted by him.
+    expect((await scim(server, 'GET', `/Users/${created.body.id}`, undefined, bob)).status).toBe(404);
+    expect((await scim(server, 'DELETE', `/Users/${created.body.id}`, undefined, bob)).status).toBe(404);
+    expect((await scim(server, 'GET', `/Users/${created.body.id}`, undefined, ann)).status).toBe(200);
+    // /Bulk too works in the token's tenant only.
+    const bulk = await scim(server, 'POST', '/Bulk', { schemas: [BULK_SCHEMA], Operations: [{ method: 'POST', path: '/Users', bulkId: 'b1', data: newUser('bulk@example.com') }] }, ann);
+    expect(bulk.status).toBe(200);
+    expect((await listed(server, ann)).sort()).toEqual(['ada@example.com', 'bulk@example.com']);
+    expect(await listed(server, bob)).not.toContain('bulk@example.com');
+    // The operator's token opens the operator's directory, which holds none of theirs.
+    expect(await listed(server, TOKEN)).toEqual([]);
+    // A token made with another key, or one tenant's name with another's code, opens nothing.
+    const [, annTenant] = ann.split('.');
+    const [, , bobMac] = bob.split('.');
+    for (const forged of [localScimTenantToken('another-key', 'user-ann'), `tenant.${annTenant}.${bobMac}`, `tenant.${annTenant}`]) {
+      expect((await scim(server, 'GET', '/Users', undefined, forged)).status).toBe(401);
+    }
+    // Each tenant is kept in a file of its own across a restart.
+    await server.stop();
+    running.splice(running.indexOf(server), 1);
+    expect(fs.readdirSync(tenantsDir).sort()).toEqual([`${annTenant}.json`, `${bob.split('.')[1]}.json`].sort());
+    const again = await start({ tenants: { key: KEY, dataDir: tenantsDir } });
+    expect((await listed(again, ann)).sort()).toEqual(['ada@example.com', 'bulk@example.com']);
+    expect((await listed(again, bob)).sort()).toEqual(['ada@example.com', 'bob.only@example.com']);
+  });
+
+  it('refuses tenant tokens when the server has no tenants', async () => {
+    const server = await start();
+    expect((await scim(server, 'GET', '/Users', undefined, localScimTenantToken(KEY, 'user-ann'))).status).toBe(401);
   });
 });
 

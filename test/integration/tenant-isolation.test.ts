@@ -10,7 +10,7 @@ import type { BulkUpload, BulkUploadForm } from '../../shared/schemas/bulk-uploa
 import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
 import type { EmailTemplate } from '../../shared/schemas/email-templates';
 import type { ExportView } from '../../shared/schemas/export';
-import type { Integration } from '../../shared/schemas/integrations';
+import type { Integration, IntegrationTemplate } from '../../shared/schemas/integrations';
 import type { DashboardStats, Project, SubscriptionStatus } from '../../shared/schemas/project';
 import type { NotificationList } from '../../shared/schemas/notifications';
 import type { Analytics } from '../../shared/schemas/analytics';
@@ -311,9 +311,18 @@ const expectations: Record<string, Expectation> = {
     answer: async (response) => expect(Array.isArray(await ok(response))).toBe(true),
   },
   'GET /api/integration-templates': {
-    // The built-in catalog: the same for everyone, no user's data in it.
+    // The built-in catalog, the same for everyone, but for the local SCIM directory's card: its
+    // token opens B's own tenant there, never A's.
     ownerFirst: 'no-markers',
-    answer: async (response, { a }) => expect(await ok(response)).toEqual(await a.user.json('/api/integration-templates')),
+    answer: async (response, { a }) => {
+      const withoutToken = (cards: IntegrationTemplate[]) => cards.map(({ ready, ...card }) => ({ ...card, ...(ready ? { ready: { baseUrl: ready.baseUrl } } : {}) }));
+      const tokenOf = (cards: IntegrationTemplate[]) => cards.find((card) => card.id === 'local-scim')?.ready?.authConfig.token;
+      const theirs = await ok<IntegrationTemplate[]>(response);
+      const owners = await a.user.json<IntegrationTemplate[]>('/api/integration-templates');
+      expect(withoutToken(theirs)).toEqual(withoutToken(owners));
+      expect(tokenOf(theirs)).toBeTruthy();
+      expect(tokenOf(theirs)).not.toBe(tokenOf(owners));
+    },
   },
   'POST /api/integrations': {
     body: () => okta(`B's integration ${token()}`),

@@ -6,7 +6,8 @@ import type { AddressInfo } from 'node:net';
  * Create user, JSON batching, Throttling, List users with $filter), for contract and integration
  * tests, never proof against the live service: POST /users answers 201 with the user; a
  * userPrincipalName already held answers 400 "Another object with the same value for property
- * userPrincipalName already exists." (ObjectConflict); a UPN off the verified domain and a weak
+ * userPrincipalName already exists." (ObjectConflict), a mail another user holds 400 "... for
+ * property proxyAddresses already exists."; a UPN off the verified domain and a weak
  * password answer 400; POST /$batch takes up to 20 requests and answers each with its own id,
  * status, headers and body, in any order (here: reversed), a throttled one 429 with its own
  * Retry-After; the Microsoft identity platform's token endpoint grants client credentials only
@@ -92,6 +93,11 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
       }
       if ([...users.values()].some((u) => u.userPrincipalName.toLowerCase() === upn.toLowerCase())) {
         return graphError(400, 'Request_BadRequest', 'Another object with the same value for property userPrincipalName already exists.', [{ code: 'ObjectConflict', target: 'userPrincipalName' }]);
+      }
+      // mail becomes the user's primary SMTP proxy address, unique across the tenant.
+      const mail = typeof user.mail === 'string' ? user.mail.toLowerCase() : undefined;
+      if (mail && [...users.values()].some((u) => u.mail?.toLowerCase() === mail || u.otherMails.some((m) => m.toLowerCase() === mail))) {
+        return graphError(400, 'Request_BadRequest', 'Another object with the same value for property proxyAddresses already exists.', [{ code: 'ObjectConflict', target: 'proxyAddresses' }]);
       }
       const id = `00000000-0000-0000-0000-${String(nextId++).padStart(12, '0')}`;
       const created: GraphUserRecord = { id, userPrincipalName: upn, mail: typeof user.mail === 'string' ? user.mail : null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName) };

@@ -186,6 +186,17 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
     });
   });
 
+  it("fails a person whose mail another user holds (proxyAddresses) with Graph's words, not retried, never read as a name held", async () => {
+    seed(`someoneelse2026@${DOMAIN}`, 'jane.doe1@example.com');
+    const graph = adapter();
+    const outcomes = await graph.create([person(1), person(2)]);
+    graph.close();
+    expect(outcomes[0]).toEqual({ kind: 'failed', retryable: false, message: 'HTTP 400: Another object with the same value for property proxyAddresses already exists.' });
+    expect(outcomes[1]!.kind).toBe('created');
+    // No lookup by name followed the refusal: it is not the userPrincipalName's.
+    expect(fake.received.filter((r) => r.method === 'GET' && r.url.includes('/users?'))).toEqual([]);
+  });
+
   it('undoes by PATCH accountEnabled=false (the default) or DELETE per setting; a user no longer there is gone', async () => {
     const graph = adapter();
     const [created] = await graph.create([person(1)]);

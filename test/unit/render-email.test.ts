@@ -4,7 +4,8 @@ import { PASSWORD_AT_LINK, renderEmail, type TemplateValues } from '../../shared
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { browserRenderTools } from '../../frontend/src/features/email-templates/lib/render-tools';
 import { classifySendError } from '../../functions/mail/credential-mailer';
-import { PASSWORD_CHANGE_NOTICE, sampleTemplateValues, templateVariables } from '../../shared/schemas/email-templates';
+import { PASSWORD_CHANGE_NOTICE, sampleTemplateValues, templatePreviewValues, templateVariables } from '../../shared/schemas/email-templates';
+import { previewEmail } from '../../frontend/src/features/email-templates/lib/template-preview';
 
 const values: TemplateValues = {
   accountHolderName: 'Ann Lee',
@@ -41,7 +42,8 @@ describe('the credential e-mail renderer (shared by the editor preview and the m
 
   it('makes a plain-text part from the rendered HTML: no markup, links kept, images left out', () => {
     const { text } = renderEmail(template('{{brandLogo}}<h1>Welcome</h1><p>User <b>{{username}}</b>, password {{password}}</p><p><a href="https://app.example.com/x">Sign in</a></p>', 's', 'https://cdn.example.com/l.png'), values, serverRenderTools);
-    expect(text).toContain('WELCOME');
+    // Headings as written, never upper-cased (a name in one keeps its case).
+    expect(text).toMatch(/^Welcome$/m);
     expect(text).toContain('User annlee, password p<a>ss&"word\'');
     expect(text).toContain('Sign in [https://app.example.com/x]');
     expect(text).not.toMatch(/<\/?(p|b|img|h1)/);
@@ -103,6 +105,59 @@ describe('{{passwordChangeNotice}} (Require password change)', () => {
     }
     expect(templateVariables).toContain('passwordChangeNotice');
     expect(sampleTemplateValues.passwordChangeNotice).toBe(PASSWORD_CHANGE_NOTICE);
+  });
+});
+
+describe('{{loginUrl}} (where to sign in) and the plain-text heading', () => {
+  const withLogin = { ...values, loginUrl: 'https://lms.example.com/login?a=1&b=2' };
+
+  it('is the project platform URL (http(s) only, escaped), nothing without one; the editor knows it', () => {
+    expect(renderEmail(template('<a href="{{loginUrl}}">{{loginUrl}}</a>'), withLogin, serverRenderTools).html).toBe(
+      '<a href="https://lms.example.com/login?a=1&#38;b=2" rel="noopener noreferrer">https://lms.example.com/login?a=1&#38;b=2</a>',
+    );
+    expect(renderEmail(template('<p>[{{loginUrl}}]</p>'), values, serverRenderTools).html).toBe('<p>[]</p>');
+    expect(renderEmail(template('<p>[{{loginUrl}}]</p>'), { ...values, loginUrl: 'javascript:alert(1)' }, serverRenderTools).html).toBe('<p>[]</p>');
+    expect(templateVariables).toContain('loginUrl');
+    expect(sampleTemplateValues.loginUrl).toMatch(/^https:\/\//);
+  });
+
+  it('the built-in template says where to sign in when the project has an address, and never "Here is how to sign in." without one', () => {
+    for (const delivery of ['password', 'link'] as const) {
+      const v = delivery === 'link' ? { ...withLogin, password: undefined, credentialLink: 'https://app.example.com/c/t' } : withLogin;
+      const mail = renderEmail(builtInTemplate(delivery), v, serverRenderTools);
+      expect(mail.html).toContain('Sign in at <a href="https://lms.example.com/login?a=1&#38;b=2"');
+      // The address once in the text part (the link's text is its address), lines wrapped at 78.
+      expect(mail.text.replace(/\s+/g, ' ')).toContain('Sign in at https://lms.example.com/login?a=1&b=2 with the details below.');
+      const noAddress = renderEmail(builtInTemplate(delivery, { withLoginUrl: false }), { ...v, loginUrl: undefined }, serverRenderTools);
+      expect(noAddress.text.replace(/\s+/g, ' ')).toContain('Acme has created an account for you in Spring intake. Sign in with the details below.');
+      for (const { text } of [mail, noAddress]) {
+        expect(text).not.toContain('Here is how to sign in.');
+        // The heading keeps the project's name as written, the words around it too.
+        expect(text.split('\n')[0]).toBe('Your Spring intake account is ready');
+      }
+    }
+  });
+
+  it('the built-in template renders the same in the browser, with and without the address', () => {
+    for (const withLoginUrl of [true, false]) {
+      const builtIn = builtInTemplate('password', { withLoginUrl });
+      expect(renderEmail(builtIn, withLogin, browserRenderTools)).toEqual(renderEmail(builtIn, withLogin, serverRenderTools));
+    }
+  });
+});
+
+describe('the editor preview of the built-in template', () => {
+  it('shows the password-change sentence only when the Security setting is on, as the e-mail does, and the sample sign-in address', () => {
+    for (const delivery of ['password', 'link'] as const) {
+      const off = previewEmail(builtInTemplate(delivery), browserRenderTools, { requirePasswordChange: false });
+      expect(off.text).not.toContain(PASSWORD_CHANGE_NOTICE);
+      expect(off.text.replace(/\s+/g, ' ')).toContain(`Sign in at ${sampleTemplateValues.loginUrl} with the details below.`);
+      const on = previewEmail(builtInTemplate(delivery), browserRenderTools, { requirePasswordChange: true });
+      expect(on.text).toContain(PASSWORD_CHANGE_NOTICE);
+      // The same e-mail the worker sends with the setting off: no sentence, nothing left of it.
+      const sent = renderEmail(builtInTemplate(delivery), { ...templatePreviewValues(false), ...(delivery === 'password' ? {} : { password: undefined }) }, serverRenderTools);
+      expect(off.html).toBe(sent.html);
+    }
   });
 });
 

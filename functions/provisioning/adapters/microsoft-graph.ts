@@ -94,7 +94,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
     if (existing && 'kind' in existing) return existing;
     const upn = userPrincipalNameOf(person, settings);
     // Directory writes reach every replica within seconds: a name just refused may not be readable yet.
-    if (!existing) return { kind: 'failed', retryable: true, message: `Microsoft Graph says "${upn}" exists but does not find it yet; will try again.` };
+    if (!existing) return { kind: 'failed', retryable: true, message: `Microsoft Graph says "${upn}" exists but did not find it (directory writes take seconds to reach every replica).` };
     if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
     return { kind: 'conflict', message: `The user principal name "${upn}" is already taken in Microsoft Entra ID by another person (${existing.emails[0] ?? 'no e-mail'}).` };
   };
@@ -106,7 +106,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       if (created) return { kind: 'created', externalId: created.externalId };
       const found = await find(person);
       if (found && !('kind' in found)) return { kind: 'created', externalId: found.externalId };
-      return { kind: 'failed', retryable: true, message: `HTTP ${answer.status} without the created user; will look again.` };
+      return { kind: 'failed', retryable: true, message: `HTTP ${answer.status} without the created user, and no user of that name found.` };
     }
     if (isNameTaken(answer.status, answer.json)) return resolveExisting(person);
     return failureOf(answer);
@@ -139,7 +139,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       people.map((person, i) => {
         const sub = byId.get(String(i + 1));
         if (!sub || typeof sub.status !== 'number') {
-          return { kind: 'failed', retryable: true, message: 'Microsoft Graph did not answer for this person in its $batch response; will try again.' } as CallFailure;
+          return { kind: 'failed', retryable: true, message: 'Microsoft Graph did not answer for this person in its $batch response.' } as CallFailure;
         }
         return outcomeOf(person, { status: sub.status, headers: lowerCased(sub.headers), text: '', json: sub.body });
       }),

@@ -92,7 +92,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
     const existing = await find(person);
     if (existing && 'kind' in existing) return existing;
     const login = oktaLoginOf(person, settings);
-    if (!existing) return { kind: 'failed', retryable: true, message: `Okta says the login "${login}" exists but does not find it; will try again.` };
+    if (!existing) return { kind: 'failed', retryable: true, message: `Okta says the login "${login}" exists but does not find it.` };
     if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
     return { kind: 'conflict', message: `The login "${login}" is already taken on Okta by another person (${existing.emails[0] ?? 'no e-mail'}).` };
   };
@@ -105,7 +105,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
       if (created) return { kind: 'created', externalId: created.externalId };
       const found = await find(person);
       if (found && !('kind' in found)) return { kind: 'created', externalId: found.externalId };
-      return { kind: 'failed', retryable: true, message: `HTTP ${answer.status} without the created user; will look again.` };
+      return { kind: 'failed', retryable: true, message: `HTTP ${answer.status} without the created user, and no user of that login found.` };
     }
     if (isLoginTaken(answer)) return resolveExisting(person);
     return oktaFailure(answer);

@@ -139,7 +139,7 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
   };
 
   const outcomeOf = async (person: ProvisioningPerson, result: SaveResult | undefined): Promise<ProvisioningOutcome> => {
-    if (!result) return { kind: 'failed', retryable: true, message: 'Salesforce did not answer for this person in its collection response; will try again.' };
+    if (!result) return { kind: 'failed', retryable: true, message: 'Salesforce did not answer for this person in its collection response.' };
     if (result.success && typeof result.id === 'string' && result.id) {
       const refused = await setPassword(result.id, person);
       return refused ?? { kind: 'created', externalId: result.id };

@@ -79,13 +79,25 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     return ((answer.json as { Resources?: unknown[] } | undefined)?.Resources ?? []).map(externalOf).find((r) => r?.emails.includes(wanted));
   };
 
-  /** A name the provider already holds: ours when the e-mail is this person's, someone else's otherwise. */
-  const resolveExisting = async (person: ProvisioningPerson): Promise<ProvisioningOutcome> => {
+  /**
+   * A 409 uniqueness (RFC 7644 3.12) says some unique value is taken, not which. A user with this
+   * name: ours when the e-mail is this person's, someone else's otherwise. No user with this name:
+   * another value the provider keeps unique is taken (most often the e-mail: better-auth, for one,
+   * answers "A Better Auth User already uses this email"): a conflict in the platform's own words,
+   * final, since sending the same person again meets the same refusal.
+   */
+  const resolveExisting = async (person: ProvisioningPerson, refusal: string): Promise<ProvisioningOutcome> => {
     const existing = await find(person);
     if (existing && 'kind' in existing) return existing;
-    if (!existing) return { kind: 'failed', retryable: true, message: `The platform says "${person.username}" exists but does not find it; will try again.` };
-    if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
-    return { kind: 'conflict', message: `The user name "${person.username}" is already taken on the platform by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+    if (existing) {
+      if (existing.emails.includes(person.email.toLowerCase())) return { kind: 'linked', externalId: existing.externalId };
+      return { kind: 'conflict', message: `The user name "${person.username}" is already taken on the platform by another person (${existing.emails[0] ?? 'no e-mail'}).` };
+    }
+    const holder = await findByEmail(person.email);
+    if (holder && !('kind' in holder)) {
+      return { kind: 'conflict', message: `The e-mail address ${person.email} is already used on the platform by another user ("${holder.userName}"), so "${person.username}" was not created. The platform says: ${refusal}` };
+    }
+    return { kind: 'conflict', message: `The platform refused "${person.username}" as a duplicate, but holds no user of that name: another of this person's values is already taken there. The platform says: ${refusal}` };
   };
 
   /** One created resource's answer (a POST's, or a bulk operation's) as an outcome. */
@@ -96,9 +108,9 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
       // A provider that answers 201 without the resource: find it by name.
       const found = await find(person);
       if (found && !('kind' in found)) return { kind: 'created', externalId: found.externalId };
-      return { kind: 'failed', retryable: true, message: `HTTP ${status} without the created user; will look again.` };
+      return { kind: 'failed', retryable: true, message: `HTTP ${status} without the created user, and no user of that name found.` };
     }
-    if (status === 409 || scimTypeOf(json) === 'uniqueness') return resolveExisting(person);
+    if (status === 409 || scimTypeOf(json) === 'uniqueness') return resolveExisting(person, platformMessage({ status, json, text: answer?.text ?? '' }));
     return failureOf(answer ?? { status, headers: {}, text: '', json });
   };
 
@@ -128,7 +140,7 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     return Promise.all(
       people.map(async (person, i) => {
         const op = byBulkId.get(bulkIds[i]);
-        if (!op) return { kind: 'failed', retryable: true, message: 'The platform did not answer for this person in its bulk response; will try again.' } as CallFailure;
+        if (!op) return { kind: 'failed', retryable: true, message: 'The platform did not answer for this person in its bulk response.' } as CallFailure;
         const status = Number(typeof op.status === 'object' && op.status !== null ? (op.status as { code?: unknown }).code : op.status);
         if (status === 201 || status === 200) {
           const id = externalOf(op.response)?.externalId ?? op.location?.split('/').pop();

@@ -8,7 +8,7 @@ export type LinkOutcome =
   | { kind: 'state'; state: CredentialLinkState }
   | { kind: 'revealed'; credentials: RevealedCredentials }
   /** Used, expired or removed: from the state, or from a reveal that lost (someone else, or the clock, was first). */
-  | { kind: 'closed'; status: Exclude<CredentialLinkStatus, 'ready'>; projectName?: string }
+  | { kind: 'closed'; status: Exclude<CredentialLinkStatus, 'ready'>; projectName?: string; companyName?: string }
   | { kind: 'invalid' };
 
 /** Both routes take the token in the body (never in a URL: access logs record paths). */
@@ -27,9 +27,14 @@ async function outcomeOf(response: Response, ok: (body: unknown) => LinkOutcome)
   const body: unknown = await response.json().catch(() => undefined);
   if (response.status === 404) return { kind: 'invalid' };
   if (response.ok) return ok(body);
-  const details = (body as { details?: { status?: unknown; projectName?: unknown } } | undefined)?.details;
+  const details = (body as { details?: { status?: unknown; projectName?: unknown; companyName?: unknown } } | undefined)?.details;
   if (response.status === 410 && isClosedStatus(details?.status)) {
-    return { kind: 'closed', status: details.status, ...(typeof details.projectName === 'string' ? { projectName: details.projectName } : {}) };
+    return {
+      kind: 'closed',
+      status: details.status,
+      ...(typeof details.projectName === 'string' ? { projectName: details.projectName } : {}),
+      ...(typeof details.companyName === 'string' ? { companyName: details.companyName } : {}),
+    };
   }
   throw new Error(`${response.status}: ${(body as { message?: string } | undefined)?.message ?? response.statusText}`);
 }
@@ -39,7 +44,9 @@ export async function fetchLinkState(token: string): Promise<LinkOutcome> {
   const response = await postToken('state', token);
   return outcomeOf(response, (body) => {
     const state = body as CredentialLinkState;
-    return state.status === 'ready' ? { kind: 'state', state } : { kind: 'closed', status: state.status, ...(state.projectName ? { projectName: state.projectName } : {}) };
+    return state.status === 'ready'
+      ? { kind: 'state', state }
+      : { kind: 'closed', status: state.status, ...(state.projectName ? { projectName: state.projectName } : {}), ...(state.companyName ? { companyName: state.companyName } : {}) };
   });
 }
 

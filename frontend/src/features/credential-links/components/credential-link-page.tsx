@@ -79,7 +79,7 @@ function PageBody({ state, revealing, onReveal }: { state: PageState; revealing:
         </Message>
       );
     case 'closed':
-      return <ClosedLink status={state.status} projectName={state.projectName} />;
+      return <ClosedLink status={state.status} projectName={state.projectName} companyName={state.companyName} />;
     case 'state':
       return (
         <Stack gap="5">
@@ -92,13 +92,22 @@ function PageBody({ state, revealing, onReveal }: { state: PageState; revealing:
             </Heading>
           </HStack>
           <Text>
-            {state.state.projectName ? (
+            {/* The sender as the e-mail names it (the company); the project says what the account is for. */}
+            {state.state.companyName ? (
               <>
-                <Text as="strong">{state.state.projectName}</Text> sent you the username and password of your new account.
+                <Text as="strong">{state.state.companyName}</Text> sent you
               </>
             ) : (
-              'You were sent the username and password of your new account.'
-            )}
+              'You were sent'
+            )}{' '}
+            the username and password of your new account
+            {state.state.projectName ? (
+              <>
+                {' '}
+                in <Text as="strong">{state.state.projectName}</Text>
+              </>
+            ) : null}
+            .
           </Text>
           <Text color="fg.muted">
             For your security they can be shown only once. Have a safe place ready to keep them before you continue.
@@ -115,7 +124,14 @@ function PageBody({ state, revealing, onReveal }: { state: PageState; revealing:
           <Heading as="h1" size="xl">
             Your account credentials
           </Heading>
-          {state.credentials.projectName ? <Text color="fg.muted">From {state.credentials.projectName}</Text> : null}
+          {state.credentials.companyName ? (
+            <Text color="fg.muted">
+              From {state.credentials.companyName}
+              {state.credentials.projectName ? `, for ${state.credentials.projectName}` : ''}
+            </Text>
+          ) : state.credentials.projectName ? (
+            <Text color="fg.muted">For {state.credentials.projectName}</Text>
+          ) : null}
           <Credential label="Username" value={state.credentials.username} />
           <Credential label="Password" value={state.credentials.password} />
           <Alert.Root status="warning">
@@ -143,13 +159,14 @@ const closedWording = {
   removed: { title: 'This account no longer exists', body: 'The account this link was for has been removed.' },
 } as const;
 
-function ClosedLink({ status, projectName }: { status: keyof typeof closedWording; projectName?: string }) {
+function ClosedLink({ status, projectName, companyName }: { status: keyof typeof closedWording; projectName?: string; companyName?: string }) {
   const wording = closedWording[status];
+  const sender = [companyName, projectName].filter(Boolean).join(', ');
   return (
     <Message title={wording.title}>
       <Text color="fg.muted">{wording.body}</Text>
       <Text>
-        Ask the person who sent you the link{projectName ? <> ({projectName})</> : null} for {status === 'removed' ? 'help' : 'a new one'}.
+        Ask the person who sent you the link{sender ? <> ({sender})</> : null} for {status === 'removed' ? 'help' : 'a new one'}.
       </Text>
     </Message>
   );

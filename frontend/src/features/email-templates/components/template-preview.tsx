@@ -1,5 +1,6 @@
 import { Box, chakra, Stack, Text } from '@chakra-ui/react';
 import { useMemo } from 'react';
+import { useSecuritySettings } from '../../security/api/security-settings-api';
 import { previewDocument, previewEmail } from '../lib/template-preview';
 import { browserRenderTools } from '../lib/render-tools';
 
@@ -10,8 +11,13 @@ import { browserRenderTools } from '../lib/render-tools';
  * most mail clients show e-mails.
  */
 export function TemplatePreview({ subject, htmlContent, brandLogoUrl }: { subject: string; htmlContent: string; brandLogoUrl: string }) {
+  // The password-change sentence only when the Security setting is on, as the e-mails have it.
+  const requirePasswordChange = useSecuritySettings().data?.requirePasswordChange === true;
   // The shared renderer, as the mail worker sends it (sanitised, values escaped).
-  const rendered = useMemo(() => previewEmail({ subject, htmlContent, brandLogoUrl }, browserRenderTools), [subject, htmlContent, brandLogoUrl]);
+  const rendered = useMemo(
+    () => previewEmail({ subject, htmlContent, brandLogoUrl }, browserRenderTools, { requirePasswordChange }),
+    [subject, htmlContent, brandLogoUrl, requirePasswordChange],
+  );
   const srcDoc = useMemo(() => previewDocument(rendered.html), [rendered.html]);
   const shownSubject = rendered.subject;
   return (

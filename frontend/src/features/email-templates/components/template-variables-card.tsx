@@ -11,6 +11,7 @@ const variableHelp: Record<TemplateVariable, string> = {
   brandLogo: 'Your brand logo (from the Brand Logo URL)',
   credentialLink: 'A one-time link to the credentials (when sent with a one-time link)',
   passwordChangeNotice: 'A sentence saying a new password will be asked for at first sign-in (empty unless Require password change is on)',
+  loginUrl: "Where to sign in: the project's Platform URL (empty when the project has none)",
 };
 
 /** The longest token's width, so the descriptions line up. */

@@ -1,5 +1,5 @@
 import { fillHtml, fillSubject, renderEmail, type RenderTools, type TemplateValues } from '@shared/email/render-email';
-import { sampleTemplateValues, type TemplateVariable } from '@shared/schemas/email-templates';
+import { sampleTemplateValues, templatePreviewValues, type TemplateVariable } from '@shared/schemas/email-templates';
 
 export { BRAND_LOGO_MAX_WIDTH_PX } from '@shared/email/render-email';
 
@@ -13,9 +13,11 @@ const subjectVariables: readonly TemplateVariable[] = ['companyName', 'accountHo
  * The template's HTML as the shared renderer sends it, with the sample values: sanitised by the
  * stored-template allow-list, values HTML-escaped, {{brandLogo}} as an image up to 200px wide
  * when a logo URL is set. Unknown variables stay as typed. Shown only inside a sandboxed frame.
+ * {{passwordChangeNotice}} reads the sentence only when the user's Require password change is on,
+ * as in the e-mails they send.
  */
-export function previewEmail(template: { subject: string; htmlContent: string; brandLogoUrl: string }, tools: RenderTools) {
-  return renderEmail(template, sampleValues, tools, { subjectVariables });
+export function previewEmail(template: { subject: string; htmlContent: string; brandLogoUrl: string }, tools: RenderTools, { requirePasswordChange }: { requirePasswordChange: boolean }) {
+  return renderEmail(template, templatePreviewValues(requirePasswordChange), tools, { subjectVariables });
 }
 
 /** The sample values in place, without sanitising (the preview goes through previewEmail). */
