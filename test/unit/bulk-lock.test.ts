@@ -11,7 +11,8 @@ import { rowBytes } from '../../functions/bulk/check-rows';
 /** How long a creation holds its user's lock, and what a failure after writing began says (review of issue 9). */
 const NOW = new Date('2026-11-22T12:00:00.000Z');
 
-function harness(options: { writeFails?: boolean; writeFailsOnce?: boolean; jobFails?: boolean; finishFails?: boolean; now?: () => Date } = {}) {
+function harness(options: { writeFails?: boolean; writeFailsOnce?: boolean; activityFails?: boolean; jobFails?: boolean; finishFails?: boolean; now?: () => Date } = {}) {
+  let finished = 0;
   const locks: { until: number; now: number }[] = [];
   const released: unknown[] = [];
   const claimed: unknown[] = [];
@@ -31,11 +32,13 @@ function harness(options: { writeFails?: boolean; writeFailsOnce?: boolean; jobF
     },
     finish: async () => {
       if (options.finishFails) throw new Error('TransactionConflict');
+      finished++;
     },
     takenUsernames: async () => new Set<string>(),
     adoptStoredUsernames: async () => undefined,
     claimUsernames: async (...args: unknown[]) => void claimed.push(args),
-    writeAll: async (items: unknown[]) => {
+    writeAll: async (items: { entityType?: unknown }[]) => {
+      if (options.activityFails && items.some((item) => item.entityType === 'Activity')) throw new Error('ProvisionedThroughputExceededException');
       if (options.writeFails || (options.writeFailsOnce && writes++ === 0)) throw new Error('ProvisionedThroughputExceededException');
       written.push(items);
     },
@@ -59,7 +62,7 @@ function harness(options: { writeFails?: boolean; writeFailsOnce?: boolean; jobF
     jobs,
     integration: async () => undefined,
   });
-  return { create, locks, released, claimed, renewed, written };
+  return { create, locks, released, claimed, renewed, written, finished: () => finished };
 }
 
 const rows = (count: number) => Array.from({ length: count }, (_, i) => ({ firstName: 'Ann', lastName: 'Lee', email: `a${i}@example.com` }));
@@ -101,10 +104,14 @@ describe('the username lock of a bulk creation', () => {
   });
 
   it('once every account is stored, a failure of the bookkeeping (activity, counters, the lock) still answers the accounts', async () => {
-    const { create } = harness({ finishFails: true });
-    const result = await create('user-1', input(3));
-    expect(result.kind).toBe('created');
-    expect(result.kind === 'created' && result.accounts).toHaveLength(3);
+    for (const failing of [{ finishFails: true }, { activityFails: true }]) {
+      const { create, finished } = harness(failing);
+      const result = await create('user-1', input(3));
+      expect(result.kind).toBe('created');
+      expect(result.kind === 'created' && result.accounts).toHaveLength(3);
+      // The activity failing does not keep the counters and the lock from being recorded.
+      if (failing.activityFails) expect(finished()).toBe(1);
+    }
   });
 
   it('only when even the job cannot be started is it a WriteInterruptedError naming the project; the lock goes back, the counters stay', async () => {
