@@ -356,8 +356,9 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // queues its project-completion e-mail, as a job the bulk worker ends does. It releases the
   // next waiting chunk like the bulk worker (a dead chunk whose accounts were all stored).
   'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk'] },
-  // Marks an export failed when every delivery stopped without an answer (timeout, crash).
-  'export-dead-letter-worker': { table: ['UpdateItem'] },
+  // Marks an export failed when every delivery stopped without an answer (timeout, crash), reads
+  // what it was of and tells the user in the bell (a notification: PutItem).
+  'export-dead-letter-worker': { table: ['UpdateItem', 'GetItem', 'PutItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket; deletes
   // that file again when the export was stopped or erased meanwhile (account deletion).
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },

@@ -9,6 +9,7 @@ import type { ErasureStore, ItemKey } from './erasure-store';
 import type { IdentityAdmin } from './identity-admin';
 import type { UserFiles } from './user-files';
 import { userObjectPrefixes } from './user-objects';
+import { globalKeysNamedBy, globalKeysOfUser } from './global-reference';
 
 export interface DeleteAccountDeps {
   store: ErasureStore;
@@ -86,8 +87,8 @@ export type DeletionOutcome = 'deleted' | 'already-deleted' | 'not-requested';
  * 3. The user's objects in the export bucket are deleted (every prefix of user-objects.ts).
  * 4. The table, until a pass finds nothing: each project's partitions (every account shard, the
  *    rejected rows) and then its item; the username and notification partitions; the global
- *    items the user's references name, and the Stripe customer link; every other item of
- *    USER#<id> but the user item.
+ *    items the user's items name or its id gives (global-reference.ts, the one list of them), and
+ *    the Stripe customer link; every other item of USER#<id> but the user item.
  * 5. The Cognito user. 6. The user item, last: while it exists, the gate refuses every request.
  */
 export const deleteAccount =
@@ -137,14 +138,18 @@ async function deleteTableItems(store: ErasureStore, userId: string, customerId:
         const projectId = key.SK.slice('PROJECT#'.length);
         for (const pk of keys.projectPartitions(userId, projectId, shardsOf(item))) deleted += await store.deletePartition(pk);
         deleted += await store.deleteKeys([key]);
-      } else if (key.SK.startsWith('GLOBALREF#') && typeof item.targetPK === 'string' && typeof item.targetSK === 'string') {
-        deleted += await store.deleteKeys([{ PK: item.targetPK, SK: item.targetSK }, key]);
+      } else if (globalKeysNamedBy(item).length) {
+        // The global items it names (a reference's target, a link of an issue record) before it: an interruption leaves the way to them.
+        deleted += await store.deleteKeys([...globalKeysNamedBy(item), key]);
       } else {
         rest.push(key);
       }
     }
   }
   for (const pk of keys.userSidePartitions(userId)) deleted += await store.deletePartition(pk);
+  for (const key of globalKeysOfUser(userId)) {
+    if (await store.item(key)) deleted += await store.deleteKeys([key]);
+  }
   if (customerId) {
     const link = keys.stripeCustomer(customerId);
     const linked = await firstItem(store, link.PK);

@@ -8,6 +8,8 @@ export type ItemKey = { PK: string; SK: string };
 export interface ErasureStore {
   /** The user item, strongly consistent; undefined when it is gone. */
   profile(userId: string): Promise<Record<string, unknown> | undefined>;
+  /** One item by its key, strongly consistent; undefined when there is none. */
+  item(key: ItemKey): Promise<Record<string, unknown> | undefined>;
   /** Every item of a partition (all attributes), a page at a time. */
   items(pk: string): AsyncIterable<Record<string, unknown>[]>;
   /** Deletes the items (25 to a batch, unprocessed ones sent again); answers how many. */
@@ -59,6 +61,11 @@ export function dynamoErasureStore(db: DynamoDBDocumentClient, tableName: string
   return {
     async profile(userId) {
       const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.user(userId), ConsistentRead: true }));
+      return Item;
+    },
+
+    async item(key) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: { PK: key.PK, SK: key.SK }, ConsistentRead: true }));
       return Item;
     },
 

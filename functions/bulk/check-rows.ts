@@ -43,6 +43,18 @@ export function checkRows(rows: readonly { firstName: string; lastName: string; 
   return { valid, failed, rejected };
 }
 
+/**
+ * The bytes of a request's rows, as the decision between answering at once and a job counts them
+ * (shared/bulk-limits.ts answersAtOnce): a CSV's text as sent, or each row's three fields and
+ * their separators (what the same rows take as a CSV). Measured before anything is written.
+ */
+export function rowBytes(input: { csvText?: string; csvData?: readonly { firstName: string; lastName: string; email: string }[] }): number {
+  if (input.csvText !== undefined) return Buffer.byteLength(input.csvText);
+  let bytes = 0;
+  for (const row of input.csvData ?? []) bytes += Buffer.byteLength(row.firstName) + Buffer.byteLength(row.lastName) + Buffer.byteLength(row.email) + 3;
+  return bytes;
+}
+
 /** One row of the shared CSV reader as the creation takes it: a person to create, or a rejected row with its problems. */
 export function sortCsvRow(row: CsvRow): { valid: CheckedRow } | { rejected: RejectedRow } {
   const { issues, email, firstName, lastName } = row;

@@ -1,5 +1,5 @@
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
-import { rejectedRowsPath, SYNC_ROW_LIMIT, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
+import { answersAtOnce, rejectedRowsPath, type BulkCreateInput, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
 import { secretContext, type Cipher } from '../core/encryption';
 import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
@@ -11,7 +11,8 @@ import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '.
 import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
 import { LOCK_TTL_MS, type BulkStore, type Item } from './bulk-store';
-import { checkCsvText, checkRows, type CheckedRow } from './check-rows';
+import { logger } from '../core/logger';
+import { checkCsvText, checkRows, rowBytes, type CheckedRow } from './check-rows';
 import { usernameSlots, usernamesFor, withUsernameSlots, withUsernameSlotsAsync } from './usernames';
 import type { BulkJobStarter } from './bulk-jobs';
 import { failedRowsOf, inlineFailed, rejectedRowItems, type RejectedRow } from './rejected-rows';
@@ -105,15 +106,20 @@ const SYNC_TOO_SLOW = 'Creating the accounts took too long and was stopped befor
  *    can never overshoot a limit) and take the user's username lock.
  * 3. Give every person a username unique among the user's accounts: read from the base table's
  *    username items (strongly consistent) and claimed there with conditional writes.
- * 4. Up to SYNC_ROW_LIMIT rows: generate and encrypt passwords, write project, accounts and
- *    activity, answer with the accounts. More: hand the rows to the bulk queue as a job.
+ * 4. A request within answersAtOnce's rows and bytes (decided before step 2, from every row of
+ *    the request, valid or not): generate and encrypt passwords, write project, accounts and
+ *    activity, answer with the accounts; should that write fail part-way, the rows become a job
+ *    (never a 500 with accounts stored). More: hand the rows to the bulk queue as a job.
  */
 export const createBulkAccounts =
   (deps: CreateBulkAccountsDeps) =>
   async (userId: string, input: BulkCreateInput, prepared: PreparedCreation = {}): Promise<CreateBulkAccountsResult> => {
     const { valid, rejected, total } =
       prepared.checked ?? (input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 });
-    const asJob = valid.length > SYNC_ROW_LIMIT || prepared.asJob === true || !Array.isArray(valid);
+    // The path is chosen here, before anything is reserved or written, from the rows and bytes the
+    // request holds (all of them: a file of 31,000 rows with 1,000 valid ones is read and checked
+    // 31,000 times, and its report written), never from how the work goes afterwards.
+    const asJob = prepared.asJob === true || !Array.isArray(valid) || !answersAtOnce({ rows: total, bytes: rowBytes(input) });
     // However many rows fail, the answer must fit Lambda's 6 MB: it lists the first few and says how many (errorResponse).
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
@@ -171,11 +177,19 @@ export const createBulkAccounts =
       };
       const report = rejectedRowItems(userId, projectId, rejected);
 
-      if (asJob) {
+      /**
+       * The rows as a job: the project, the report, the chunks on the bulk queue; answered at once
+       * with the job. Also where an answer-at-once creation goes when its own write fails part-way
+       * (below): the job writes the same accounts under the same keys and names, so what was stored
+       * is overwritten, not doubled, and the user reaches the accounts through the job.
+       */
+      const startJob = async (): Promise<CreateBulkAccountsResult> => {
         // Spread over several partitions: the workers write many chunks at once.
         project.accountShards = accountShardsFor(valid.length);
+        project.accountCount = 0;
+        project.updatedAt = createdAt;
         written = true;
-        await deps.store.writeAll(report);
+        if (report.length) await deps.store.writeAll(report);
         // Usernames are given by the workers, chunk by chunk, from the same slots: answering fast.
         const job = await deps.jobs.start({
           userId,
@@ -193,7 +207,9 @@ export const createBulkAccounts =
         const provisioning = await startProvisioningOf(deps, userId, input, projectId, true);
         const mail = await startSendOf(deps, userId, input, projectId, true);
         return { kind: 'queued', project: projectView(project), job, summary: { ...summaryBase, successful: 0, ...provisioning, ...mail } };
-      }
+      };
+
+      if (asJob) return await startJob();
 
       if (!Array.isArray(valid)) throw new Error('Streamed rows are created as a job');
       const slots = usernameSlots(valid, started.getUTCFullYear());
@@ -241,16 +257,38 @@ export const createBulkAccounts =
       if (deps.now().getTime() > started.getTime() + SYNC_LOCK_TTL_MS - SYNC_FENCE_MARGIN_MS) throw new ServiceUnavailableError(SYNC_TOO_SLOW);
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
-      await deps.store.writeAll([projectItem(project), ...items, ...report, ...activity]);
-      await deps.store.finish(userId, {
-        lockOwner: projectId,
-        accounts: valid.length,
-        processingMs: finished.getTime() - started.getTime(),
-        counters: {
-          month: monthOf(finished, timeZone),
-          change: { projects: 1, accounts: valid.length, rowsSettled: total, rowsFailed: rejected.length, ...(input.expirationDate ? { expiresOn: input.expirationDate } : {}) },
-        },
+      try {
+        await deps.store.writeAll([projectItem(project), ...items, ...report]);
+      } catch (error) {
+        // Part of the accounts may be stored, and their passwords would be shown nowhere: never a
+        // 500 here. The same rows go the job path (same project, keys and names; new passwords,
+        // since these were never shown), and the answer is the job's.
+        logger.error('Writing the accounts answered at once failed part-way: they are created as a job', { userId, projectId, error: error instanceof Error ? error.message : String(error) });
+        // The lock for a job's time (its chunks renew it, and give it back at the end). Should this
+        // fail, the chunks take it back themselves, as after any break in a job's lock.
+        await deps.store.renewLock(userId, projectId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch((renewError: unknown) => {
+          logger.warn('Could not extend the lock of a creation turned into a job', { userId, projectId, error: String(renewError) });
+        });
+        return await startJob();
+      }
+      // Everything is stored: what is left is bookkeeping, and its failure must not hide the accounts.
+      await deps.store.writeAll(activity).catch((error: unknown) => {
+        logger.error('Recording the activity of a creation answered at once failed after its accounts were stored', { userId, projectId, error: error instanceof Error ? error.message : String(error) });
       });
+      try {
+        await deps.store.finish(userId, {
+          lockOwner: projectId,
+          accounts: valid.length,
+          processingMs: finished.getTime() - started.getTime(),
+          counters: {
+            month: monthOf(finished, timeZone),
+            change: { projects: 1, accounts: valid.length, rowsSettled: total, rowsFailed: rejected.length, ...(input.expirationDate ? { expiresOn: input.expirationDate } : {}) },
+          },
+        });
+      } catch (error) {
+        // The lock lapses on its own (SYNC_LOCK_TTL_MS); the plan's counters were reserved before writing.
+        logger.error('Recording a creation answered at once failed after its accounts were stored', { userId, projectId, error: error instanceof Error ? error.message : String(error) });
+      }
       const provisioning = await startProvisioningOf(deps, userId, input, projectId, false);
       const mail = await startSendOf(deps, userId, input, projectId, false);
       const shown = { ...project, ...(provisioning.provisioningJobId ? { integrationId: input.apiIntegrationId, provisioningJobId: provisioning.provisioningJobId } : {}), ...(mail.mailSendId ? { mailSendId: mail.mailSendId } : {}) };

@@ -241,7 +241,9 @@ export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>,
       if (typeof event.body === 'string' || event.body === undefined || event.body === null) {
         if (event.body) throw new HttpError(415, 'Content-Type must be application/json');
       }
-      const parsed = target.body.safeParse(event.body ?? {});
+      // Only a request without a body stands for an empty object: a JSON `null` is a body, and
+      // malformed like any other that is not an object (a schema of optional fields would take {}).
+      const parsed = target.body.safeParse(event.body === undefined ? {} : event.body);
       if (!parsed.success) throw invalidBody(parsed.error.issues);
       body = parsed.data;
     }

@@ -24,15 +24,16 @@ const projectNameOf = (project: Record<string, unknown> | undefined): string | u
 
 /**
  * GET and POST of a one-time credential link (docs/credential-links.md). A token that cannot be
- * one, that names no link, or whose link was deleted all answer the same 404: the answer says
- * nothing about which. Logs name a link by the start of its hash, never by its token.
+ * one, that names no link, whose link was deleted, or whose owner's account is deleted (or being
+ * deleted) all answer the same 404: the answer says nothing about which. Logs name a link by the start of its hash, never by its token.
  */
 export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
   const find = async (token: string): Promise<{ tokenHash: string; link: StoredLink }> => {
     if (!isLinkTokenShaped(token)) throw new NotFoundError(INVALID_LINK_MESSAGE);
     const tokenHash = linkTokenHash(token);
     const link = await deps.store.link(tokenHash);
-    if (!link) throw new NotFoundError(INVALID_LINK_MESSAGE);
+    // A link whose owner's account is deleted (or being deleted) is an unknown link, not a 'removed' account's.
+    if (!link || !(await deps.store.ownerActive(link))) throw new NotFoundError(INVALID_LINK_MESSAGE);
     return { tokenHash, link };
   };
 

@@ -3,6 +3,7 @@ import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@
 import { isIdShaped } from '../../shared/schemas/ids';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { globalReferenceItem } from '../account-deletion/global-reference';
 import { linkExpiry, linkTokenHash, linkUrl, newLinkToken } from './link-token';
 
 /**
@@ -95,6 +96,9 @@ export async function issueCredentialLink(deps: IssueCredentialLinkDeps, input: 
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },
+          // A global item of the user's (its key is the token's hash): account deletion finds it
+          // through this reference in the user's partition (functions/account-deletion/global-reference.ts).
+          { Put: { TableName: tableName, Item: globalReferenceItem(input.userId, keys.credentialLink(tokenHash)) } },
         ],
       }),
     );

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import { DELETION_REQUESTED_AT } from '../core/account-gate';
 
 /** A stored link as the public routes read it (the item of keys.credentialLink(tokenHash)). */
 export interface StoredLink {
@@ -18,6 +19,8 @@ export interface StoredLink {
 /** The public routes' reads and their two writes: spending a link and marking its account viewed. */
 export interface LinkStore {
   link(tokenHash: string): Promise<StoredLink | undefined>;
+  /** Whether the link's owner still has an account (a user item, no deletion requested): a deleted user's links are unknown links. */
+  ownerActive(link: StoredLink): Promise<boolean>;
   account(link: StoredLink): Promise<Record<string, unknown> | undefined>;
   project(link: StoredLink): Promise<Record<string, unknown> | undefined>;
   /**
@@ -49,6 +52,12 @@ export function dynamoLinkStore(db: DynamoDBDocumentClient, tableName: string): 
   const get = async (Key: Record<string, string>) => (await db.send(new GetCommand({ TableName: tableName, Key, ConsistentRead: true }))).Item;
   return {
     link: async (tokenHash) => storedLink(await get(keys.credentialLink(tokenHash))),
+    async ownerActive(link) {
+      const { Item } = await db.send(
+        new GetCommand({ TableName: tableName, Key: keys.user(link.userId), ConsistentRead: true, ProjectionExpression: 'PK, #requested', ExpressionAttributeNames: { '#requested': DELETION_REQUESTED_AT } }),
+      );
+      return Item !== undefined && Item[DELETION_REQUESTED_AT] === undefined;
+    },
     account: (link) => get({ PK: link.accountPK, SK: link.accountSK }),
     project: (link) => get(keys.project(link.userId, link.projectId)),
 

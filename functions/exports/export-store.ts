@@ -22,8 +22,12 @@ export interface ExportStore {
    * (its account is being deleted) or gone (deleted with its account); its file must not stay.
    */
   complete(userId: string, exportId: string, result: { rowCount: number; sizeBytes: number; now: Date }): Promise<boolean>;
-  /** -> failed with `error`, unless completed (or, with `onlyUnfinished`, already failed with its own reason). */
-  fail(userId: string, exportId: string, error: string, now: Date, options?: { onlyUnfinished?: boolean }): Promise<void>;
+  /**
+   * -> failed with `error`, unless completed (or, with `onlyUnfinished`, already failed with its own
+   * reason). True when this call ended an unfinished export (it was pending or processing): the one
+   * failure to tell the user about.
+   */
+  fail(userId: string, exportId: string, error: string, now: Date, options?: { onlyUnfinished?: boolean }): Promise<boolean>;
 }
 
 const isConditionFailure = (error: unknown) => error instanceof ConditionalCheckFailedException;
@@ -96,11 +100,12 @@ export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string)
 
     async fail(userId, exportId, error, now, options = {}) {
       try {
-        await db.send(
+        const { Attributes } = await db.send(
           new UpdateCommand({
             TableName: tableName,
             Key: keys.export(userId, exportId),
             UpdateExpression: 'SET #status = :failed, #error = :error, updatedAt = :now',
+            ReturnValues: 'ALL_OLD',
             ConditionExpression: options.onlyUnfinished
               ? 'attribute_exists(PK) AND #status IN (:pending, :processing)'
               : 'attribute_exists(PK) AND #status <> :completed',
@@ -113,8 +118,10 @@ export function dynamoExportStore(db: DynamoDBDocumentClient, tableName: string)
             },
           }),
         );
+        return Attributes?.status === 'pending' || Attributes?.status === 'processing';
       } catch (error) {
         if (!isConditionFailure(error)) throw error;
+        return false;
       }
     },
   };

@@ -1,6 +1,8 @@
 import type { ExportMessage } from './export-message';
 import type { ExportStore } from './export-store';
-import { EXPORT_FAILED } from './run-export';
+import { EXPORT_FAILED, type RunExportDeps } from './run-export';
+import { kindOf } from './export-item';
+import type { ExportSubject } from '../notifications/events';
 
 /** What a user reads when every delivery of an export ended without an answer from the worker. */
 export const EXPORT_STOPPED = `${EXPORT_FAILED} It stopped before finishing on every attempt (it ran out of time or memory).`;
@@ -13,7 +15,13 @@ export const EXPORT_STOPPED = `${EXPORT_FAILED} It stopped before finishing on e
  * redelivery changes nothing.
  */
 export const recordDeadExport =
-  (deps: { exports: Pick<ExportStore, 'fail'>; now: () => Date }) =>
+  (deps: { exports: Pick<ExportStore, 'fail' | 'get'>; now: () => Date; notifyFailed?: RunExportDeps['notifyFailed'] }) =>
   async (message: ExportMessage): Promise<void> => {
-    await deps.exports.fail(message.userId, message.exportId, EXPORT_STOPPED, deps.now(), { onlyUnfinished: true });
+    const at = deps.now();
+    if (!(await deps.exports.fail(message.userId, message.exportId, EXPORT_STOPPED, at, { onlyUnfinished: true }))) return;
+    // Told in the bell like a failure the worker recorded itself (a project's export, or Export All Data).
+    const item = await deps.exports.get(message.userId, message.exportId);
+    if (!item || !deps.notifyFailed) return;
+    const subject: ExportSubject = kindOf(item) === 'account-data' ? { kind: 'account-data' } : { kind: 'project', projectName: String(item.projectName) };
+    await deps.notifyFailed({ userId: message.userId, exportId: message.exportId, subject, reason: EXPORT_STOPPED, at });
   };

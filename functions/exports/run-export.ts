@@ -12,6 +12,7 @@ import type { ExportFiles } from './export-files';
 import type { ExportMessage } from './export-message';
 import type { ExportStore } from './export-store';
 import { exportWriters, type ExportWriter, type RowPages } from './export-writers';
+import type { ExportSubject } from '../notifications/events';
 
 export const EXPORT_FAILED = 'The export could not be written. Please try again.';
 
@@ -39,8 +40,10 @@ export interface RunExportDeps {
   files: Pick<ExportFiles, 'upload' | 'remove'>;
   now: () => Date;
   writers?: Record<ExportFormat, ExportWriter>;
-  /** Tells the user the file is ready (the bell); never fails the export. */
-  notifyReady?: (input: { userId: string; exportId: string; projectName: string; format: string; rowCount: number; at: Date }) => Promise<void>;
+  /** Tells the user the file is ready (the bell), a project's export or Export All Data alike; never fails the export. */
+  notifyReady?: (input: { userId: string; exportId: string; subject: ExportSubject; format: string; rowCount: number; at: Date }) => Promise<void>;
+  /** Tells the user the export failed for good (the bell); never fails anything itself. */
+  notifyFailed?: (input: { userId: string; exportId: string; subject: ExportSubject; reason: string; at: Date }) => Promise<void>;
 }
 
 /** Which delivery of the message this is (SQS ApproximateReceiveCount) and how many there will be. */
@@ -87,13 +90,19 @@ export const runExport =
       const at = deps.now();
       const key = exportObjectKey(userId, exportId, format);
       if (!(await completeOrRemove(deps, userId, exportId, key, { rowCount, sizeBytes, now: at }))) return;
-      await deps.notifyReady?.({ userId, exportId, projectName, format, rowCount, at });
+      await deps.notifyReady?.({ userId, exportId, subject: { kind: 'project', projectName }, format, rowCount, at });
     } catch (error) {
       const permanent = error instanceof PermanentExportError;
       if (!permanent && attempt.number < attempt.max) throw error;
-      await deps.exports.fail(userId, exportId, `${EXPORT_FAILED} ${reasonOf(error)}`, deps.now());
+      await failAndNotify(deps, userId, exportId, { kind: 'project', projectName }, `${EXPORT_FAILED} ${reasonOf(error)}`);
     }
   };
+
+/** The export failed for good: recorded, and told in the bell when this call is the one that ended it. */
+async function failAndNotify(deps: Pick<RunExportDeps, 'exports' | 'now' | 'notifyFailed'>, userId: string, exportId: string, subject: ExportSubject, reason: string): Promise<void> {
+  const at = deps.now();
+  if (await deps.exports.fail(userId, exportId, reason, at)) await deps.notifyFailed?.({ userId, exportId, subject, reason, at });
+}
 
 /**
  * Export All Data: the zip of writeAccountDataZip through the same streamed upload, at
@@ -111,11 +120,14 @@ async function runAccountDataExport(deps: RunExportDeps, { userId, exportId }: E
       contentType: exportContentTypes.zip,
       contentDisposition: attachmentDisposition(exportFilename('', 'zip', 'account-data', createdAt)),
     });
-    await completeOrRemove(deps, userId, exportId, exportObjectKey(userId, exportId, 'zip'), { rowCount, sizeBytes, now: deps.now() });
+    const at = deps.now();
+    if (!(await completeOrRemove(deps, userId, exportId, exportObjectKey(userId, exportId, 'zip'), { rowCount, sizeBytes, now: at }))) return;
+    // The same notification as a project's export: the file is in the Export Center's history.
+    await deps.notifyReady?.({ userId, exportId, subject: { kind: 'account-data' }, format: 'zip', rowCount, at });
   } catch (error) {
     const permanent = error instanceof PermanentExportError;
     if (!permanent && attempt.number < attempt.max) throw error;
-    await deps.exports.fail(userId, exportId, `${EXPORT_FAILED} ${reasonOf(error)}`, deps.now());
+    await failAndNotify(deps, userId, exportId, { kind: 'account-data' }, `${EXPORT_FAILED} ${reasonOf(error)}`);
   }
 }
 

@@ -48,15 +48,37 @@ export async function bulkJobFinished(
   });
 }
 
-/** An export's file is ready in the Export Center. */
-export async function exportReady(deps: NotificationDeps, input: { userId: string; exportId: string; projectName: string; format: string; rowCount: number; at: Date }): Promise<void> {
+/** What an export is of: a project's accounts, or everything the user has here (Export All Data). */
+export type ExportSubject = { kind: 'project'; projectName: string } | { kind: 'account-data' };
+
+const exportTitle = (subject: ExportSubject, outcome: string) =>
+  subject.kind === 'account-data' ? `Export of all your data ${outcome}` : `Export of "${subject.projectName}" ${outcome}`;
+
+/** An export's file is ready in the Export Center (a project's, or all the user's data). */
+export async function exportReady(deps: NotificationDeps, input: { userId: string; exportId: string; subject: ExportSubject; format: string; rowCount: number; at: Date }): Promise<void> {
   await recordNotification(deps, {
     userId: input.userId,
     kind: 'export-ready',
-    title: `Export of "${input.projectName}" is ready`,
-    body: `${input.format.toUpperCase()} file with ${count(input.rowCount, 'account', 'accounts')}: download it from the Export Center.`,
+    title: exportTitle(input.subject, 'is ready'),
+    body:
+      input.subject.kind === 'account-data'
+        ? `ZIP file of everything BulkOnboard holds on you, ${count(input.rowCount, 'account', 'accounts')} included: download it from the Export Center.`
+        : `${input.format.toUpperCase()} file with ${count(input.rowCount, 'account', 'accounts')}: download it from the Export Center.`,
     link: '/exports',
     source: `export:${input.exportId}:ready`,
+    at: input.at,
+  });
+}
+
+/** An export failed for good (the worker's last attempt, or its dead-letter record): why, and where to start it again. */
+export async function exportFailed(deps: NotificationDeps, input: { userId: string; exportId: string; subject: ExportSubject; reason: string; at: Date }): Promise<void> {
+  await recordNotification(deps, {
+    userId: input.userId,
+    kind: 'export-failed',
+    title: exportTitle(input.subject, 'failed'),
+    body: input.reason,
+    link: '/exports',
+    source: `export:${input.exportId}:failed`,
     at: input.at,
   });
 }

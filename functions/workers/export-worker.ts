@@ -9,7 +9,7 @@ import { s3Uploads } from '../exports/export-upload';
 import { exportMessageSchema } from '../exports/export-message';
 import { dynamoExportStore } from '../exports/export-store';
 import { runExport } from '../exports/run-export';
-import { exportReady } from '../notifications/events';
+import { exportFailed, exportReady } from '../notifications/events';
 import { dynamoProjectStore } from '../projects/project-store';
 
 const db = dynamo();
@@ -24,6 +24,7 @@ const run = runExport({
   files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),
   notifyReady: (input) => exportReady({ db, tableName }, input),
+  notifyFailed: (input) => exportFailed({ db, tableName }, input),
 });
 
 export const handler = queueWorker(exportMessageSchema, (message, record) =>

@@ -6,6 +6,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import type { Browser, Page } from 'playwright-core';
 import { createTestUser, type TestUser } from '../support/cognito-users';
 import { launchChromium, downloadedBytes, screenshotPath, signInThroughApp } from '../support/browser';
+import { until } from '../support/until';
+import type { NotificationList } from '../../shared/schemas/notifications';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -68,6 +70,13 @@ describe('Settings > Data in Chromium', () => {
     // It is in the Export Center's history too.
     await page.goto(`${app}/exports`);
     await page.getByRole('list', { name: 'Export history' }).getByText('All your data').first().waitFor();
+
+    // And in the bell, like a project's export (issue 26: it never appeared there); opening it goes to the Export Center.
+    await until('its notification', async () => ((await (await api(user.accessToken, '/api/notifications')).json()) as NotificationList).unreadCount, (n) => n === 1);
+    await page.goto(`${app}/projects`);
+    await page.getByRole('button', { name: 'Notifications (1 unread)' }).click();
+    await page.getByRole('list', { name: 'Notifications list' }).getByRole('button', { name: /Export of all your data is ready/ }).click();
+    await page.waitForURL(`${app}/exports`);
   });
 
   it('deletes the account after the confirmation: logout, "Account deleted", and the user cannot come back', async () => {

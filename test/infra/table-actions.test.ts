@@ -64,8 +64,8 @@ describe('DynamoDB grants are used by the code', () => {
   const referencedButNotCalled: Partial<Record<string, readonly TableAction[]>> = {
     // export-store.ts also holds the export worker's status writes; the history only reads.
     'export-history': ['PutItem', 'UpdateItem'],
-    // export-store.ts holds the whole export lifecycle; the dead-letter worker only marks an export failed.
-    'export-dead-letter-worker': ['GetItem', 'PutItem', 'Query'],
+    // export-store.ts holds the whole export lifecycle; the dead-letter worker marks an export failed, reads it and writes its notification.
+    'export-dead-letter-worker': ['Query'],
     // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
     'mail-worker': ['PutItem', 'UpdateItem'],
     // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.

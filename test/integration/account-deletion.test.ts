@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { AdminGetUserCommand, CognitoIdentityProviderClient } from '@aws-sdk/client-cognito-identity-provider';
@@ -14,11 +14,13 @@ import { sqsDeletionQueue } from '../../functions/account-deletion/deletion-queu
 import { AccountBusyError, deleteAccount, STOPPED_FOR_DELETION, type DeleteAccountDeps } from '../../functions/account-deletion/delete-account';
 import { dynamoDeletionRequestStore } from '../../functions/account-deletion/deletion-request-store';
 import { dynamoErasureStore } from '../../functions/account-deletion/erasure-store';
-import { globalReferenceItem } from '../../functions/account-deletion/global-reference';
 import { cognitoIdentityAdmin } from '../../functions/account-deletion/identity-admin';
 import { s3UserFiles } from '../../functions/account-deletion/user-files';
 import { billingProvider } from '../../functions/billing/billing-config';
 import { keys } from '../../functions/core/keys';
+import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
+import { timeOrderedId } from '../../functions/core/ids';
+import { issueCredentialLink } from '../../functions/credential-links/issue-credential-link';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 
 const TABLE = 'bulkonboard';
@@ -80,7 +82,7 @@ const template = { name: 'Welcome', subject: 'Hi {{accountHolderName}}', htmlCon
  * SQS), accounts, usernames, an integration, a template, an export file, and the items of issue
  * 12 written as their features will (settings, a notification, a one-time link with its reference).
  */
-async function fullUser(): Promise<{ user: ApiUser; bigProject: Project }> {
+async function fullUser(): Promise<{ user: ApiUser; bigProject: Project; projectIds: string[]; linkTokens: string[] }> {
   const user = await apiUser();
   await upgradeToPro(user);
   const small = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Small', csvData: people(3, 'Small') } });
@@ -95,24 +97,40 @@ async function fullUser(): Promise<{ user: ApiUser; bigProject: Project }> {
   await user.json('/api/email-templates', { body: template });
   await exportFile(user, small.project.id);
   const db = testDb();
-  const link = keys.credentialLink(`hash-of-${user.sub}`);
-  await db.send(new PutCommand({ TableName: TABLE, Item: { ...link, entityType: 'CredentialLink', userId: user.sub } }));
-  await db.send(new PutCommand({ TableName: TABLE, Item: globalReferenceItem(user.sub, link) }));
-  await db.send(new PutCommand({ TableName: TABLE, Item: { ...keys.userSettings(user.sub), entityType: 'UserSettings', timezone: 'UTC' } }));
+  // One-time credential links as the credential sender issues them (issue 26: they outlived their user).
+  const linkTokens: string[] = [];
+  for (const project of [small.project, bigProject]) {
+    const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(user.sub, project.id).PK }, Limit: 2 }));
+    for (const account of Items) {
+      const issued = await issueCredentialLink(
+        { db, tableName: TABLE, cipher: linkCipher(), appUrl: stack.urls.app },
+        { userId: user.sub, projectId: project.id, accountId: String(account.id), accountPK: String(account.PK), accountSK: String(account.SK), sendId: timeOrderedId(), expiresInDays: 7 },
+      );
+      linkTokens.push(issued.url.split('/credentials#')[1]!);
+    }
+  }
+  // The settings as the app saves them: the weekly digest's subscriber item is a global item of the user's.
+  expect((await user.call('/api/user/settings', { method: 'PUT', body: { notifications: { weeklyDigest: true }, preferences: { timezone: 'America/Chicago' } } })).status).toBe(200);
   await db.send(new PutCommand({ TableName: TABLE, Item: { ...keys.notification(user.sub, '0001'), entityType: 'Notification', title: 'Hello' } }));
-  return { user, bigProject };
+  const projectIds = (await user.json<Project[]>('/api/projects')).map((p) => p.id);
+  return { user, bigProject, projectIds, linkTokens };
 }
+
+const linkCipher = () => aesGcmCipher(keyRingFromSecret(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8')));
+const linkState = (token: string) => fetch(`${stack.urls.app}/api/credential-links/state`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
 
 describe('Delete Account', () => {
   let doomed: ApiUser;
   let bigProject: Project;
+  let doomedProjectIds: string[];
+  let doomedLinks: string[];
   let other: ApiUser;
   let customerId: string;
   let otherItemsBefore: Record<string, unknown>[];
   let otherFilesBefore: string[];
 
   beforeAll(async () => {
-    [{ user: doomed, bigProject }, { user: other }] = await Promise.all([fullUser(), fullUser()]);
+    [{ user: doomed, bigProject, projectIds: doomedProjectIds, linkTokens: doomedLinks }, { user: other }] = await Promise.all([fullUser(), fullUser()]);
     const profile = await testDb().send(new GetCommand({ TableName: TABLE, Key: keys.user(doomed.sub) }));
     customerId = String(profile.Item?.stripeCustomerId);
     const items = await scanTable();
@@ -126,6 +144,11 @@ describe('Delete Account', () => {
     // The bulk job recorded its names as username blocks: deleting the user must remove them too.
     expect(doomedItems.some((i) => i.entityType === 'UsernameBlock')).toBe(true);
     expect([...pks].some((pk) => pk.endsWith('#NOTIFICATIONS'))).toBe(true);
+    // Global items of the user's, under keys that do not name the user: its links and its digest subscription.
+    expect(doomedItems.filter((i) => i.entityType === 'CredentialLink')).toHaveLength(doomedLinks.length);
+    expect(doomedItems.some((i) => i.entityType === 'DigestSubscriber')).toBe(true);
+    expect(doomedProjectIds).toHaveLength(2);
+    for (const token of doomedLinks) expect(((await (await linkState(token)).json()) as { status: string }).status).toBe('ready');
     expect(items.some((i) => i.PK === `STRIPE_CUSTOMER#${customerId}`)).toBe(true);
     expect((await listBucket()).some((key) => key.includes(doomed.sub))).toBe(true);
   }, 300_000);
@@ -151,9 +174,15 @@ describe('Delete Account', () => {
       return Item ? undefined : true;
     });
 
+    // A scan of the whole table: no item names the user, its projects (and so their accounts' ids) or its customer, whatever its kind.
     const items = await scanTable();
-    expect(itemsOf(items, [doomed.sub, customerId])).toEqual([]);
-    expect(items.filter((i) => String(i.PK).startsWith('CREDLINK#hash-of-' + doomed.sub))).toEqual([]);
+    expect(itemsOf(items, [doomed.sub, customerId, ...doomedProjectIds])).toEqual([]);
+    // Its links are unknown links now, like any made-up one.
+    for (const token of doomedLinks) {
+      const state = await linkState(token);
+      expect(state.status).toBe(404);
+      expect(await state.json()).toEqual({ message: 'This link is not valid' });
+    }
     expect((await listBucket()).filter((key) => key.includes(doomed.sub))).toEqual([]);
     expect(sortItems(itemsOf(items, [other.sub]))).toEqual(sortItems(otherItemsBefore));
     expect((await listBucket()).filter((key) => key.includes(other.sub))).toEqual(otherFilesBefore);

@@ -355,6 +355,59 @@ describe('usernames in a job for a user who already has accounts', () => {
   }, 120_000);
 });
 
+describe('a creation answered at once whose write fails part-way (issue 26: never a 500 with accounts stored)', () => {
+  it('becomes a job of the same project: the accounts stored already are written again, not doubled, with the names the request claimed, and the lock is given back at the end', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const year = new Date().getUTCFullYear();
+    // Names already taken by another project: the request claims the next suffixes.
+    await user.json('/api/bulk-create', { body: { projectName: 'Earlier', csvData: [{ firstName: 'John', lastName: 'Smith', email: 'earlier@example.com' }] } });
+    const db = testDb();
+    const store = dynamoBulkStore(db, 'bulkonboard');
+    const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+    let failed = false;
+    // The first write of the accounts stores half of them, then DynamoDB gives up (throttling past the retries).
+    const breaking = {
+      ...store,
+      writeAll: async (items: Parameters<typeof store.writeAll>[0], options?: Parameters<typeof store.writeAll>[1]) => {
+        if (!failed && items.some((item) => item.entityType === 'Account')) {
+          failed = true;
+          await store.writeAll(items.slice(0, Math.floor(items.length / 2)), options);
+          throw new Error('ProvisionedThroughputExceededException');
+        }
+        return store.writeAll(items, options);
+      },
+    };
+    const create = createBulkAccounts({
+      store: breaking,
+      timeZone: async () => 'UTC',
+      cipher: async () => aesGcmCipher(key),
+      randomBytes,
+      now: () => new Date(),
+      newId: timeOrderedId,
+      jobs: sqsBulkJobStarter(db, 'bulkonboard', sqsClient(), stack.queueUrls.bulk!, recordUnqueuedChunk({ db, tableName: 'bulkonboard', store, now: () => new Date(), newId: timeOrderedId })),
+      integration: async () => undefined,
+    });
+    const rows = [{ firstName: 'John', lastName: 'Smith', email: 'js1@example.com' }, ...people(38, 'Half'), { firstName: 'John', lastName: 'Smith', email: 'js2@example.com' }];
+    const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: 'Half written', csvData: rows }));
+    expect(failed).toBe(true);
+    expect(result.kind).toBe('queued');
+    if (result.kind !== 'queued') return;
+    expect(result.job).toMatchObject({ id: result.project.id, total: 40 });
+
+    expect((await waitForJob(user, result.job.id)).status).toBe('completed');
+    const names = await usernamesByRow(user.sub, result.project.id);
+    expect(names.size).toBe(40);
+    expect(new Set(names.values()).size).toBe(40);
+    expect([names.get(1), names.get(40)]).toEqual([`johnsmith${year}-2`, `johnsmith${year}-3`]);
+    const project = (await user.json<Project[]>('/api/projects')).find((p) => p.id === result.project.id);
+    expect(project).toMatchObject({ accountCount: 40 });
+    const { Item } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), ConsistentRead: true }));
+    expect(Item).toMatchObject({ projectCount: 2, accountCount: 41 });
+    expect(Item).not.toHaveProperty('bulkLock');
+  }, 120_000);
+});
+
 describe('a job whose completion step failed once', () => {
   it('is completed by the next delivery of an already recorded chunk, and releases the lock', async () => {
     const user = await apiUser();

@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import Papa from 'papaparse';
-import { FAILED_ROWS_INLINE_MAX, PASSWORD_NO_CLASS_MESSAGE, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
+import { FAILED_ROWS_INLINE_MAX, PASSWORD_NO_CLASS_MESSAGE, type BulkCreateSummary, type BulkJob, type CreatedAccount } from '../../shared/schemas/bulk';
+import { until } from '../support/until';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -37,21 +38,27 @@ function mostlyInvalid() {
 }
 
 describe('a large, mostly invalid file', () => {
-  it('answers 200 under 6 MB with the first rejections inline, and the full report as CSV', async () => {
+  it('is a job however few of its rows are valid (every row is read and checked): 202 at once, the first rejections inline, then the accounts and the full report as CSV', async () => {
     const user = await apiUser();
     await upgradeToPro(user);
     const rows = mostlyInvalid();
     const response = await user.call('/api/bulk-create', { body: { projectName: 'Mostly invalid', csvDataGzip: gzipSync(JSON.stringify(rows)).toString('base64') } });
     const text = await response.text();
-    expect(response.status, text.slice(0, 200)).toBe(200);
+    // Issue 26: 1,000 valid rows of 31,000 were answered at once, and the request answered 500 after 29 s with the accounts stored.
+    expect(response.status, text.slice(0, 200)).toBe(202);
     expect(Buffer.byteLength(text)).toBeLessThan(6 * 1024 * 1024);
-    const created = JSON.parse(text) as Created;
-    expect(created.accounts).toHaveLength(1000);
-    expect(created.summary).toMatchObject({ total: 31_000, successful: 1000, failedCount: 30_000, rejectedRowsUrl: `/api/projects/${created.project.id}/rejected-rows` });
-    expect(created.summary.failed).toHaveLength(FAILED_ROWS_INLINE_MAX);
-    expect(created.summary.failed[0]).toMatchObject({ row: 2, field: 'email', message: 'Valid email is required' });
-    expect(created.summary.successful + created.summary.failedCount).toBe(created.summary.total);
-    expect(created.project).toMatchObject({ accountCount: 1000, failedCount: 30_000 });
+    const started = JSON.parse(text) as Omit<Created, 'accounts'> & { job: BulkJob };
+    expect(started).not.toHaveProperty('accounts');
+    expect(started.summary).toMatchObject({ total: 31_000, successful: 0, failedCount: 30_000, rejectedRowsUrl: `/api/projects/${started.project.id}/rejected-rows` });
+    expect(started.summary.failed).toHaveLength(FAILED_ROWS_INLINE_MAX);
+    expect(started.summary.failed[0]).toMatchObject({ row: 2, field: 'email', message: 'Valid email is required' });
+    expect(started.job).toMatchObject({ total: 1000, projectId: started.project.id });
+    const job = await until('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${started.job.id}`), (j) => j.status === 'completed' || j.status === 'failed');
+    expect(job).toMatchObject({ status: 'completed', done: 1000, failedCount: 0 });
+    const project = (await user.json<Project[]>('/api/projects')).find((p) => p.id === started.project.id);
+    expect(project).toMatchObject({ accountCount: 1000, failedCount: 30_000 });
+    expect(await storedAccounts(user)).toBe(1000);
+    const created = started;
 
     const report = await user.call(created.summary.rejectedRowsUrl!, { headers: { 'accept-encoding': 'gzip' } });
     expect(report.status).toBe(200);
@@ -69,7 +76,7 @@ describe('a large, mostly invalid file', () => {
     const bob = await apiUser();
     expect((await bob.call(created.summary.rejectedRowsUrl!)).status).toBe(404);
     expect((await user.call(`/api/projects/${'x'.repeat(5000)}/rejected-rows`)).status).toBe(404);
-  }, 120_000);
+  }, 240_000);
 
   it('lists at most the first rejections when none of the rows can be created', async () => {
     const user = await apiUser();

@@ -8,6 +8,7 @@ import { keys } from '../../functions/core/keys';
 import { credentialLinkAccess } from '../../functions/credential-links/credential-link-access';
 import { issueCredentialLink, type IssueCredentialLinkInput } from '../../functions/credential-links/issue-credential-link';
 import { dynamoLinkStore } from '../../functions/credential-links/link-store';
+import { dynamoDeletionRequestStore } from '../../functions/account-deletion/deletion-request-store';
 import { linkTokenHash } from '../../functions/credential-links/link-token';
 import type { CreatedAccount } from '../../shared/schemas/bulk';
 import type { CredentialLinkState, RevealedCredentials } from '../../shared/schemas/credential-links';
@@ -204,6 +205,22 @@ describe('one-time credential links', () => {
     expect(revealed).toMatchObject({ username: account.username, password: account.plainPassword });
     expect((await getItem(keys.credentialLink(linkTokenHash(token))))?.usedAt).toEqual(expect.any(String));
     expect((await reveal(token)).status).toBe(410);
+  });
+
+  it("a link whose owner's account is being deleted is an unknown link (404, 'not valid'), not a removed account's, and is not spent", async () => {
+    const leaving = await apiUser();
+    const made = await leaving.json<{ project: Project; accounts: CreatedAccount[] }>('/api/bulk-create', { body: { projectName: 'Leaving', csvData: [{ firstName: 'Leaving', lastName: 'Holder', email: 'leaving@example.com' }] } });
+    const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(leaving.sub, made.project.id).PK } }));
+    const token = tokenOf(
+      (await issueCredentialLink(deps, { userId: leaving.sub, projectId: made.project.id, accountId: made.accounts[0]!.id, accountPK: String(Items[0]!.PK), accountSK: String(Items[0]!.SK), sendId: timeOrderedId(), expiresInDays: 7 })).url,
+    );
+    expect(((await (await getState(token)).json()) as CredentialLinkState).status).toBe('ready');
+    await dynamoDeletionRequestStore(db, TABLE).markDeleting(leaving.sub, new Date());
+    for (const response of [await getState(token), await reveal(token)]) {
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ message: 'This link is not valid' });
+    }
+    expect((await getItem(keys.credentialLink(linkTokenHash(token))))?.usedAt).toBeUndefined();
   });
 
   it("a link whose account was removed says so, and is not spent by trying", async () => {

@@ -221,10 +221,14 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     expect((await statusOf(record.id)).status).toBe('processing');
     expect(await objectExists(key)).toBe(false);
 
-    await runExport(failing)({ userId: user.sub, exportId: record.id }, { number: 3, max: 3 });
+    const told: unknown[] = [];
+    const failingTold = { ...failing, notifyFailed: async (input: unknown) => void told.push(input) };
+    await runExport(failingTold)({ userId: user.sub, exportId: record.id }, { number: 3, max: 3 });
     const failed = await statusOf(record.id);
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe(`${EXPORT_FAILED} The file could not be stored.`);
+    // Told in the bell once, on the attempt that failed it for good.
+    expect(told).toEqual([expect.objectContaining({ userId: user.sub, exportId: record.id, subject: { kind: 'project', projectName: created.project.name }, reason: failed.error })]);
     expect(await objectExists(key)).toBe(false);
   });
 

@@ -12,7 +12,11 @@ import { keys } from '../../functions/core/keys';
 import { sendNotificationMail } from '../../functions/mail/notification-mail';
 import { sesMailer } from '../../functions/mail/ses-mailer';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
-import { notifySecurityAlert } from '../../functions/notifications/events';
+import { exportFailed, notifySecurityAlert } from '../../functions/notifications/events';
+import { newAccountDataExportRecord } from '../../functions/exports/export-item';
+import { dynamoExportStore } from '../../functions/exports/export-store';
+import { EXPORT_STOPPED, recordDeadExport } from '../../functions/exports/record-dead-export';
+import { timeOrderedId } from '../../functions/core/ids';
 import { queueWeeklyDigest } from '../../functions/schedules/queue-weekly-digest';
 import { dynamoUserRepository } from '../../functions/users/user-repository';
 import { readSettings } from '../../functions/users/settings-reader';
@@ -156,6 +160,31 @@ describe('notifications', () => {
     const after = await notifications(user);
     expect(after.unreadCount).toBe(0);
     expect(after.notifications.every((n) => n.read)).toBe(true);
+  });
+
+  it("Export All Data notifies in the bell like a project export (issue 26: it never did), linking to the Export Center where it is downloaded", async () => {
+    const user = await apiUser();
+    await user.json('/api/bulk-create', { body: { projectName: `Data ${tag()}`, csvData: people(2) } });
+    const started = await user.json<ExportView>('/api/exports/account-data', { method: 'POST' });
+    await until('the data export', () => user.json<ExportView[]>('/api/exports/history'), (h) => h.some((e) => e.id === started.id && e.status === 'completed'));
+    const list = await until('its notification', () => notifications(user), (l) => l.notifications.some((n) => n.kind === 'export-ready'));
+    expect(list.notifications.filter((n) => n.kind === 'export-ready')).toEqual([
+      expect.objectContaining({ title: 'Export of all your data is ready', body: 'ZIP file of everything BulkOnboard holds on you, 2 accounts included: download it from the Export Center.', link: '/exports', read: false }),
+    ]);
+    // The Export Center's history is where it is downloaded.
+    expect((await user.json<ExportView[]>('/api/exports/history')).find((e) => e.id === started.id)).toMatchObject({ kind: 'account-data', status: 'completed' });
+  });
+
+  it('an export that failed for good notifies once (the dead-letter record of Export All Data, or of a project export), with the reason; a second record does not', async () => {
+    const user = await apiUser();
+    const store = dynamoExportStore(testDb(), 'bulkonboard');
+    const record = newAccountDataExportRecord({ id: timeOrderedId(), userId: user.sub, now: new Date() });
+    await store.create(record);
+    const dead = recordDeadExport({ exports: store, now: () => new Date(), notifyFailed: (input) => exportFailed({ db: testDb(), tableName: 'bulkonboard' }, input) });
+    await dead({ userId: user.sub, exportId: record.id });
+    await dead({ userId: user.sub, exportId: record.id });
+    const list = await notifications(user);
+    expect(list.notifications).toEqual([expect.objectContaining({ kind: 'export-failed', title: 'Export of all your data failed', body: EXPORT_STOPPED, link: '/exports' })]);
   });
 
   it('a provisioning run that ends notifies once with its counts', async () => {

@@ -47,6 +47,22 @@ describe('ids that cannot exist', () => {
   });
 });
 
+describe('a JSON null body', () => {
+  // Both settings schemas make every field optional: null once stood in for {} and saved nothing with a 200.
+  for (const path of ['/api/security/settings', '/api/user/settings']) {
+    it(`PUT ${path}: answers 400 like any other malformed body, and changes nothing`, async () => {
+      const before = await user.json(path);
+      const response = await fetch(`${inject('stack').urls.app}${path}`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+        body: 'null',
+      });
+      await expectJsonError(response, 400);
+      expect(await user.json(path)).toEqual(before);
+    });
+  }
+});
+
 describe('paths that do not decode', () => {
   it('answers 400 JSON to a malformed percent-encoding, with or without a token', async () => {
     const app = inject('stack').urls.app;

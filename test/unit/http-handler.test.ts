@@ -80,6 +80,17 @@ describe('httpHandler', () => {
     expect(text.statusCode).toBe(415);
   });
 
+  it('answers 400 to a JSON null body (or any body that is not an object), even when every field is optional; no body at all is an empty object', async () => {
+    const partial = httpHandler({ 'PUT /api/user/settings': route({ body: z.object({ theme: z.string().optional() }), run: async ({ body }) => ({ saved: body }) }) });
+    for (const body of ['null', '[]', '1', 'true']) {
+      const refused = await partial(event('PUT /api/user/settings', { sub: 'u', body }), context);
+      expect(refused.statusCode, body).toBe(400);
+    }
+    const none = await partial(event('PUT /api/user/settings', { sub: 'u' }), context);
+    expect(none.statusCode).toBe(200);
+    expect(parse(none)).toEqual({ saved: {} });
+  });
+
   it('answers redirects', async () => {
     const result = await handler(event('GET /api/login'), context);
     expect(result.statusCode).toBe(302);

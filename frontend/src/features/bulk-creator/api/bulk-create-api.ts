@@ -19,14 +19,14 @@ import { newIdempotencyKey } from '../../../lib/idempotency-key';
 import { toaster } from '../../../lib/toaster';
 import { jobPollInterval } from '../../../lib/job-polling';
 
-/** 200: up to SYNC_ROW_LIMIT rows, created at once. */
+/** 200: up to SYNC_ROW_LIMIT rows and SYNC_BYTE_LIMIT bytes of rows (answersAtOnce, valid or not), created at once. */
 export interface BulkCreateDone {
   project: Project;
   accounts: CreatedAccount[];
   summary: BulkCreateSummary;
 }
 
-/** 202: more rows, created by a background job (summary.failed: rows refused up-front). */
+/** 202: more rows or bytes (or an at-once write that failed part-way), created by a background job (summary.failed: rows refused up-front). */
 export interface BulkCreateStarted {
   project: Project;
   job: BulkJob;
