@@ -5,8 +5,8 @@ import type { IntegrationRecord } from '../../functions/integrations/integration
 import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
 import { microsoftGraphAdapter, type GraphSettings } from '../../functions/provisioning/adapters/microsoft-graph';
 import { platformClient } from '../../functions/provisioning/platform-client';
-import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
 import { startFakeGraph, type FakeGraph } from '../support/fake-graph';
+import { person } from '../support/provisioning-people';
 
 /**
  * Microsoft Graph's adapter against test/support/fake-graph.ts: a loopback server answering the
@@ -24,15 +24,6 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => fake.reset());
 
-const person = (n: number, over: Partial<ProvisioningPerson> = {}): ProvisioningPerson => ({
-  accountId: `acc-${n}`,
-  username: `janedoe2026-${n}`,
-  password: `Generated-Pw-${n}!x`,
-  firstName: 'Jane',
-  lastName: `Doe${n}`,
-  email: `jane.doe${n}@example.com`,
-  ...over,
-});
 const upn = (n: number) => `janedoe2026-${n}@${DOMAIN}`;
 
 const credentials = (clientSecret = fake.oauth.clientSecret) => ({ clientId: fake.oauth.clientId, clientSecret, tokenUrl: fake.oauth.tokenUrl });

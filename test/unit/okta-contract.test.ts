@@ -5,8 +5,8 @@ import type { IntegrationRecord } from '../../functions/integrations/integration
 import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
 import { oktaAdapter, type OktaSettings } from '../../functions/provisioning/adapters/okta';
 import { platformClient } from '../../functions/provisioning/platform-client';
-import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
 import { startFakeOkta, type FakeOkta, type OktaUserRecord } from '../support/fake-okta';
+import { person } from '../support/provisioning-people';
 
 /**
  * Okta's adapter against test/support/fake-okta.ts: a loopback server answering the request and
@@ -23,15 +23,6 @@ beforeAll(async () => {
 afterAll(() => fake.stop());
 beforeEach(() => fake.reset());
 
-const person = (n: number, over: Partial<ProvisioningPerson> = {}): ProvisioningPerson => ({
-  accountId: `acc-${n}`,
-  username: `janedoe2026-${n}`,
-  password: `Generated-Pw-${n}!x`,
-  firstName: 'Jane',
-  lastName: `Doe${n}`,
-  email: `jane.doe${n}@example.com`,
-  ...over,
-});
 
 const adapter = (settings: OktaSettings = {}, authMethod: AuthMethod = 'api_key', credentials: Record<string, string> = { apiKey: TOKEN }) =>
   oktaAdapter(platformClient({ platform: 'okta', apiType: 'REST', baseUrl: origin, authMethod, credentials, apiConfig: {} }, { allowedOrigins: [origin] }), settings);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { scimAdapter } from '../../functions/provisioning/adapters/scim';
 import { platformClient } from '../../functions/provisioning/platform-client';
-import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
+import { person } from '../support/provisioning-people';
 
 /**
  * The SCIM adapter's reading of 409 uniqueness (RFC 7644 3.12), against the real local SCIM
@@ -45,15 +45,6 @@ async function seed(server: ScimServer, userName: string, email: string) {
   expect(response.status).toBe(201);
 }
 
-const person = (n: number, over: Partial<ProvisioningPerson> = {}): ProvisioningPerson => ({
-  accountId: `acc-${n}`,
-  username: `janedoe2026-${n}`,
-  password: `Generated-Pw-${n}!x`,
-  firstName: 'Jane',
-  lastName: `Doe${n}`,
-  email: `jane.doe${n}@example.com`,
-  ...over,
-});
 
 describe.each([
   ['one POST /Users a person', () => single],
