@@ -63,7 +63,9 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
                     <Table.Cell whiteSpace="nowrap">
                       {row.firstName} {row.lastName}
                     </Table.Cell>
-                    <Table.Cell wordBreak="break-all">{row.email}</Table.Cell>
+                    <Table.Cell wordBreak="break-all" minW="36">
+                      {row.email}
+                    </Table.Cell>
                     <Table.Cell>
                       <Code variant="surface">{file.previewUsernames[index]}</Code>
                     </Table.Cell>
