@@ -89,6 +89,9 @@ describe('a new user walks through the app (Chromium)', () => {
       await page.getByRole('button', { name: 'Create Accounts' }).click();
       const toast = toasts(page).filter({ hasText: 'Accounts created successfully' });
       await toast.waitFor();
+      // The pointer on the toast holds it (Chakra pauses toasts under the pointer): on a busy
+      // machine its 5 s could otherwise end before its place is measured.
+      await toast.hover();
       await toast.getByText('2 accounts have been created.').waitFor();
       const viewProject = page.getByRole('link', { name: 'View project' });
       const download = page.getByRole('button', { name: 'Download CSV' });
