@@ -4,6 +4,7 @@ import { requireEnv } from '../core/env';
 import { httpHandler, route } from '../core/http';
 import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { searchAccounts } from './search-accounts';
+import { plural } from '../../shared/text/plural';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -21,7 +22,7 @@ export const handler = httpHandler({
           {
             userId,
             type: 'passwords_revealed',
-            description: `Passwords shown for ${found.count.toLocaleString('en-US')} account${found.count === 1 ? '' : 's'} found by a search`,
+            description: `Passwords shown for ${plural(found.count, 'account')} found by a search`,
             severity: 'medium',
             at: new Date(),
             ...requestOrigin(event),

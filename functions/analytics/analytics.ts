@@ -121,9 +121,14 @@ async function recentActivity(deps: AnalyticsDeps, userId: string): Promise<Anal
   );
   return Items.map((item) => {
     const title = String(item.title);
-    const leading = /^(\d+) (accounts?|rows?) /.exec(title);
-    return { action: title, date: String(item.timestamp), count: leading ? Number(leading[1]) : 1 };
+    return { action: title, date: String(item.timestamp), count: activityCount(title) };
   });
+}
+
+/** An activity title's count: its leading number as written (shared/text/plural: '1,000 accounts ...'), else 1. */
+export function activityCount(title: string): number {
+  const leading = /^(\d{1,3}(?:,\d{3})*|\d+) (accounts?|rows?) /.exec(title);
+  return leading ? Number(leading[1]!.replaceAll(',', '')) : 1;
 }
 
 async function readTotal(deps: AnalyticsDeps, userId: string) {

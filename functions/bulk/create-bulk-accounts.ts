@@ -19,6 +19,7 @@ import { failedRowsOf, inlineFailed, rejectedRowItems, type RejectedRow } from '
 import { isIdShaped } from '../../shared/schemas/ids';
 import type { IntegrationPlatform } from '../../shared/schemas/integrations';
 import { provisioningSupport } from '../../shared/schemas/provisioning';
+import { plural } from '../../shared/text/plural';
 
 export interface CreateBulkAccountsDeps {
   store: BulkStore;
@@ -245,9 +246,9 @@ export const createBulkAccounts =
       project.updatedAt = finished.toISOString();
       const activity = [
         activityItem(userId, createdAt, deps.newId(started), `Project "${project.name}" created`),
-        activityItem(userId, project.updatedAt, deps.newId(finished), `${valid.length} ${valid.length === 1 ? 'account' : 'accounts'} created in "${project.name}"`),
+        activityItem(userId, project.updatedAt, deps.newId(finished), `${plural(valid.length, 'account')} created in "${project.name}"`),
         ...(rejected.length
-          ? [activityItem(userId, project.updatedAt, deps.newId(finished), `${rejected.length} ${rejected.length === 1 ? 'row' : 'rows'} not created in "${project.name}"`)]
+          ? [activityItem(userId, project.updatedAt, deps.newId(finished), `${plural(rejected.length, 'row')} not created in "${project.name}"`)]
           : []),
       ];
       // The names become these accounts' own before anything else is written: a name another

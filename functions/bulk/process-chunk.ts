@@ -16,6 +16,7 @@ import { usernamesFor } from './usernames';
 import { CHUNK_WINDOW } from './bulk-jobs';
 import { bulkJobFinished } from '../notifications/events';
 import type { QueueMail } from '../mail/sqs-mail-queue';
+import { plural } from '../../shared/text/plural';
 
 export interface ChunkDeps {
   db: DynamoDBDocumentClient;
@@ -519,8 +520,8 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
     const at = String(job.completedAt);
     await deps.store.writeAll([
       activityItem(message.userId, String(job.createdAt), `${message.jobId}.created`, `Project "${name}" created`),
-      ...(done ? [activityItem(message.userId, at, `${message.jobId}.done`, `${done} ${done === 1 ? 'account' : 'accounts'} created in "${name}"`)] : []),
-      ...(failed ? [activityItem(message.userId, at, `${message.jobId}.failed`, `${failed} ${failed === 1 ? 'row' : 'rows'} not created in "${name}"`)] : []),
+      ...(done ? [activityItem(message.userId, at, `${message.jobId}.done`, `${plural(done, 'account')} created in "${name}"`)] : []),
+      ...(failed ? [activityItem(message.userId, at, `${message.jobId}.failed`, `${plural(failed, 'row')} not created in "${name}"`)] : []),
     ]);
     const processingMs = Date.parse(at) - Number(job.startedAt ?? Date.parse(at));
     try {

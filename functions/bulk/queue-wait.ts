@@ -1,5 +1,6 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { logger } from '../core/logger';
+import { plural } from '../../shared/text/plural';
 
 /** What GET /api/bulk-jobs/{id} adds to a job still waiting for its first chunk to be picked up. */
 export interface QueueWait {
@@ -25,7 +26,7 @@ export function queueWaitReason(chunksAhead: number | undefined): QueueWait {
 export function turnWaitReason(chunksAhead: number | undefined, { queue, others }: { queue: string; others: string }): QueueWait {
   if (chunksAhead === undefined) return { waitReason: `Queued: waiting for a free worker on the shared ${queue} queue.` };
   if (chunksAhead <= 0) return { chunksAhead: 0, waitReason: 'Queued: starting as soon as a worker picks it up.' };
-  const chunks = chunksAhead === 1 ? '1 chunk' : `${chunksAhead} chunks`;
+  const chunks = plural(chunksAhead, 'chunk');
   const Others = others.charAt(0).toUpperCase() + others.slice(1);
   return {
     chunksAhead,

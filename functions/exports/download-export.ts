@@ -5,6 +5,7 @@ import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from 
 import { attachmentDisposition, exportFilename, exportObjectKey, isExpired, kindOf } from './export-item';
 import type { ExportFiles } from './export-files';
 import type { ExportStore } from './export-store';
+import { plural } from '../../shared/text/plural';
 
 export const EXPORT_NOT_READY_MESSAGE = 'This export is not ready yet. It can be downloaded once it is completed.';
 export const EXPORT_EXPIRED_MESSAGE = 'This export has expired and its file is deleted. Export again for a new file.';
@@ -35,7 +36,7 @@ export const downloadExport =
       description:
         kind === 'account-data'
           ? 'Export of all your data (ZIP) downloaded'
-          : `Export of the project "${String(item.projectName)}" (${formatLabels[format] ?? format}${typeof item.rowCount === 'number' ? `, ${item.rowCount.toLocaleString('en-US')} account${item.rowCount === 1 ? '' : 's'}` : ''}) downloaded`,
+          : `Export of the project "${String(item.projectName)}" (${formatLabels[format] ?? format}${typeof item.rowCount === 'number' ? `, ${plural(item.rowCount, 'account')}` : ''}) downloaded`,
       severity: 'medium',
       at: now,
       ...origin,

@@ -1,11 +1,12 @@
 import { escapeHtml } from '../../shared/html';
 import type { Email } from './welcome-email';
 import type { NotificationMailMessage } from './mail-message';
+import { plural } from '../../shared/text/plural';
 
 type ProjectCompletion = Extract<NotificationMailMessage, { type: 'project-completion' }>;
 
-const accounts = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'account' : 'accounts'}`;
-const rows = (n: number) => `${n.toLocaleString('en-US')} ${n === 1 ? 'row' : 'rows'}`;
+const accounts = (n: number) => plural(n, 'account');
+const rows = (n: number) => plural(n, 'row');
 
 /** A background bulk creation ended: how many accounts were created, and where to find them. */
 export function projectCompletionEmail(user: { email: string; firstName: string }, message: ProjectCompletion, appUrl: string): Email {

@@ -1,5 +1,6 @@
 import { escapeHtml } from '../../shared/html';
 import type { Email } from './welcome-email';
+import { plural } from '../../shared/text/plural';
 
 /** What the user's week held (functions/mail/notification-mail.ts reads it). */
 export interface DigestContent {
@@ -12,7 +13,6 @@ export interface DigestContent {
 
 const MAX_LISTED = 10;
 const DAY_MS = 24 * 60 * 60 * 1000;
-const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 /** "16 Nov to 22 Nov 2026": the seven days before `week` (which is not part of them). */
 function periodOf(week: string): string {

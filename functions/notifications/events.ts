@@ -1,6 +1,7 @@
 import { logger } from '../core/logger';
 import type { QueueMail } from '../mail/sqs-mail-queue';
 import { recordNotification, type NotificationDeps } from './notification-writer';
+import { plural } from '../../shared/text/plural';
 
 /**
  * What happened, as the user reads it in the bell: one function per event, called where the
@@ -17,7 +18,7 @@ const queueMail = async (mail: QueueMail | undefined, message: Parameters<QueueM
   }
 };
 
-const count = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const count = plural;
 
 /** A background bulk creation ended (the once its statistics are recorded, or the once it failed). */
 export async function bulkJobFinished(

@@ -8,6 +8,7 @@ import { recordSecurityEvent, requestOrigin } from '../security/security-events'
 import { exportProjectCsv } from './export-project-csv';
 import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
+import { plural } from '../../shared/text/plural';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -22,7 +23,7 @@ const pageLimit = (value: string | undefined): number => {
   return limit;
 };
 
-const accounts = (n: number) => `${n.toLocaleString('en-US')} account${n === 1 ? '' : 's'}`;
+const accounts = (n: number) => plural(n, 'account');
 
 export const handler = httpHandler({
   'GET /api/projects': route({ run: async ({ userId }) => (await projects.list(userId)).map(projectView) }),

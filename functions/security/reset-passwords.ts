@@ -10,6 +10,7 @@ import { firstChunks, PROVISIONING_WINDOW, windowOf } from '../provisioning/chun
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
+import { plural } from '../../shared/text/plural';
 
 /**
  * Reset Passwords (POST /api/security/reset-passwords): every account of one project gets a new
@@ -153,13 +154,13 @@ export const startPasswordReset =
       userId,
       type: 'account_passwords_reset',
       severity: 'high',
-      description: `Passwords reset for the ${total} ${total === 1 ? 'account' : 'accounts'} of project "${String(project.name)}"`,
+      description: `Passwords reset for the ${plural(total, 'account')} of project "${String(project.name)}"`,
       ...origin,
       at: now,
       source: `reset:${jobId}`,
       alert: {
         title: 'Account passwords reset',
-        detail: `New passwords are being generated for the ${total} ${total === 1 ? 'account' : 'accounts'} of "${String(project.name)}". If this was not you, sign in and check your Security page.`,
+        detail: `New passwords are being generated for the ${plural(total, 'account')} of "${String(project.name)}". If this was not you, sign in and check your Security page.`,
       },
     });
     return resetView(item);

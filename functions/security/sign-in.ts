@@ -18,6 +18,7 @@ import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from 
 import type { SignInIdentity, CognitoSignInStep } from './sign-in-cognito';
 import { emailHashOf, type SignInGuardStore } from './sign-in-guard';
 import type { SignInAccountStore } from './sign-in-sessions';
+import { plural } from '../../shared/text/plural';
 
 /*
  * Sign-in through the API (docs/security.md, "Sign-in, lockout and password expiry"): the one
@@ -103,7 +104,7 @@ export function signInUseCases(deps: SignInDeps) {
           ...origin,
           alert: {
             title: 'Your account was locked',
-            detail: `Sign-in to your account failed ${counted.failures} times in a row${origin.ipAddress ? ` (last from ${origin.ipAddress})` : ''}, so it is locked for ${LOCKOUT_MINUTES} minutes. If this was not you, reset your password and turn on two-factor authentication.`,
+            detail: `Sign-in to your account failed ${plural(counted.failures, 'time')} in a row${origin.ipAddress ? ` (last from ${origin.ipAddress})` : ''}, so it is locked for ${plural(LOCKOUT_MINUTES, 'minute')}. If this was not you, reset your password and turn on two-factor authentication.`,
           },
         });
       }
@@ -187,7 +188,7 @@ export function signInUseCases(deps: SignInDeps) {
       await recordSecurityEvent(deps.events, {
         userId,
         type: 'sessions_revoked',
-        description: `Signed out ${revoked} other session${revoked === 1 ? '' : 's'}: concurrent sessions are not allowed`,
+        description: `Signed out ${plural(revoked, 'other session')}: concurrent sessions are not allowed`,
         severity: 'medium',
         at: now,
         source: `sessions_revoked:${authTime}:${sessionId}`,

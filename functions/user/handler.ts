@@ -47,10 +47,10 @@ export const handler = httpHandler({
   'POST /api/user/onboarding': route({
     body: onboardingSchema,
     run: ({ userId, body }) => {
-      // One word ('Cher') is a first name: the last name given at sign-up stays (the Profile form
-      // requires both; an emptied last name would block every later profile save).
+      // The name as typed replaces the sign-up name: one word ('Cher') is the whole name, with no
+      // last name (spec 5: its initials are its first letter).
       const { firstName, lastName } = splitName(body.name);
-      return patched(users.patch(userId, { firstName, ...(lastName ? { lastName } : {}), onboarded: true }, now().toISOString()));
+      return patched(users.patch(userId, { firstName, lastName, onboarded: true }, now().toISOString()));
     },
   }),
   // The welcome dialog's 'Let's Get Started!': kept on the server, so no other device shows it again.

@@ -28,12 +28,15 @@ export const GZIP_ROWS_FROM = 1000;
 
 export const PASSWORD_NO_CLASS_MESSAGE = 'Choose at least one kind of character for passwords (uppercase, lowercase, numbers or special characters).';
 
+/** One message for a length out of range either way (spec 5: the input takes 10 to 50). */
+export const PASSWORD_LENGTH_MESSAGE = `Password length must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`;
+
 export const passwordSettingsSchema = z.object({
   minLength: z
     .number()
     .int('Password length must be a whole number')
-    .min(PASSWORD_MIN_LENGTH, `Password length must be at least ${PASSWORD_MIN_LENGTH}`)
-    .max(PASSWORD_MAX_LENGTH, `Password length must be at most ${PASSWORD_MAX_LENGTH}`)
+    .min(PASSWORD_MIN_LENGTH, PASSWORD_LENGTH_MESSAGE)
+    .max(PASSWORD_MAX_LENGTH, PASSWORD_LENGTH_MESSAGE)
     .default(PASSWORD_DEFAULT_LENGTH),
   includeUppercase: z.boolean().default(true),
   includeLowercase: z.boolean().default(true),

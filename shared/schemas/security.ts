@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { plural } from '../text/plural';
 
 /**
  * The Security Center (spec 2 'Security Center', 3 'Security settings' and 'Security event',
@@ -141,7 +142,7 @@ export const SESSION_EXPIRED_MESSAGE = 'Your session has expired. Please sign in
 export const SESSION_REPLACED_MESSAGE = 'You signed in on another device, so this session was signed out. Please sign in again.';
 export const PASSWORD_EXPIRED_MESSAGE = 'Your password has expired. Choose a new password to continue.';
 export const accountLockedMessage = (minutes: number) =>
-  `Too many failed sign-in attempts. Your account is locked for ${minutes} minute${minutes === 1 ? '' : 's'}. Try again later or reset your password.`;
+  `Too many failed sign-in attempts. Your account is locked for ${plural(minutes, 'minute')}. Try again later or reset your password.`;
 
 /**
  * Attributes of the user item (USER#<sub> / PROFILE) that the account gate reads with the

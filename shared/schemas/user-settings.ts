@@ -89,7 +89,8 @@ export const updateUserSettingsSchema = z
       .object({
         email: z.unknown().optional(),
         firstName: name('First name').optional(),
-        lastName: name('Last name').optional(),
+        // May be empty: a one-word name has no last name (shared/schemas/user: optionalLastName).
+        lastName: z.string('Last name must be text').trim().max(100, 'Last name must be at most 100 characters').optional(),
         company: z.string('Company must be text').trim().max(200, 'Company must be at most 200 characters').optional(),
       })
       .optional(),

@@ -59,10 +59,16 @@ const name = (label: string) =>
     .min(1, `${label} is required`)
     .max(100, `${label} must be at most 100 characters`);
 
+/**
+ * A last name may be empty: 'Tell us about yourself' keeps a one-word name as the whole name
+ * (spec 5), and the Profile and Settings forms send it back as it is.
+ */
+export const optionalLastName = z.string().trim().max(100, 'Last name must be at most 100 characters');
+
 /** PUT /api/user/profile and the Profile / Settings forms. */
 export const updateProfileSchema = z.object({
   firstName: name('First name'),
-  lastName: name('Last name'),
+  lastName: optionalLastName,
   company: z.string().trim().max(200, 'Company must be at most 200 characters').optional(),
 });
 export type UpdateProfileInput = z.infer<typeof updateProfileSchema>;

@@ -118,6 +118,31 @@ describe('Security settings in Chromium', () => {
     expect((await user.json<SecuritySettings>('/api/security/settings')).twoFactorEnabled).toBe(false);
   });
 
+  it('cancelling the two-factor setup leaves the switch off, input and all, and the next click opens the dialog again', async () => {
+    await page.goto(`${app}/security`);
+    const twoFactor = page.getByRole('switch', { name: 'Two-factor authentication' });
+    await twoFactor.waitFor({ state: 'attached' });
+    for (const [attempt, how] of [[1, 'label'], [2, 'keyboard'], [3, 'label']] as const) {
+      if (how === 'label') await page.getByText('Two-factor authentication', { exact: true }).click();
+      else {
+        await twoFactor.focus();
+        await page.keyboard.press('Space');
+      }
+      const dialog = page.getByRole('dialog', { name: 'Turn on two-factor authentication' });
+      await dialog.waitFor();
+      await dialog.getByRole('button', { name: 'Cancel' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      // What a screen reader hears is the input's state: it must say off, as the switch shows.
+      await page.waitForFunction(() => {
+        const input = document.querySelector<HTMLInputElement>('input[name="twoFactorEnabled"]');
+        return input !== null && !input.checked;
+      });
+      expect(await twoFactor.isChecked(), `attempt ${attempt}`).toBe(false);
+      expect(await page.locator('[data-part="root"]:has(input[name="twoFactorEnabled"])').getAttribute('data-state'), `attempt ${attempt}`).toBe('unchecked');
+    }
+    expect((await user.json<SecuritySettings>('/api/security/settings')).twoFactorEnabled).toBe(false);
+  });
+
   it('light and dark, desktop and phone: screenshots of the card and the dialog', async () => {
     for (const theme of ['light', 'dark'] as const) {
       await page.goto(`${app}/security`);

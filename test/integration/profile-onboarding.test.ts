@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import type { User } from '../../shared/schemas/user';
+import { initialsOf, type User } from '../../shared/schemas/user';
 import { apiUser, type ApiUser } from '../support/api';
 
 /**
@@ -51,11 +51,17 @@ describe('profile and first run', () => {
     expect((await user.call('/api/user/onboarding', { method: 'POST', body: { name: 42 } })).status).toBe(400);
   });
 
-  it('one word is a first name: the last name from sign-up stays, so the Profile form can still be saved', async () => {
+  it('one word is the whole name (spec 5: initials its first letter): the sign-up surname goes, and the Profile form still saves', async () => {
     const user = await apiUser({ firstName: 'Cheryl', lastName: 'Sarkisian' });
-    expect(await user.json<User>('/api/user/onboarding', { method: 'POST', body: { name: ' Cher ' } })).toMatchObject({ firstName: 'Cher', lastName: 'Sarkisian' });
+    expect(await user.json<User>('/api/user/onboarding', { method: 'POST', body: { name: ' Cher ' } })).toMatchObject({ firstName: 'Cher', lastName: '' });
     const me = await user.json<User>('/api/auth/user');
+    expect(me).toMatchObject({ firstName: 'Cher', lastName: '' });
+    expect(initialsOf(me.firstName, me.lastName)).toBe('C');
+    // The Profile and Settings forms send the name back as it is: a name without a last name saves.
     expect((await user.call('/api/user/profile', { method: 'PUT', body: { firstName: me.firstName, lastName: me.lastName } })).status).toBe(200);
+    expect((await user.call('/api/user/settings', { method: 'PUT', body: { account: { firstName: 'Cher', lastName: '' } } })).status).toBe(200);
+    // A first name is still required.
+    expect((await user.call('/api/user/profile', { method: 'PUT', body: { firstName: ' ', lastName: 'X' } })).status).toBe(400);
   });
 
   it('the welcome dialog stays dismissed for every later read (another device included)', async () => {

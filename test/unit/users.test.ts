@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { User } from '../../shared/schemas/user';
-import { initialsOf, signUpSchema, updateProfileSchema } from '../../shared/schemas/user';
+import { initialsOf, signUpSchema, splitName, updateProfileSchema } from '../../shared/schemas/user';
 import { getCurrentUser } from '../../functions/users/get-current-user';
 import { updateProfile } from '../../functions/users/update-profile';
 import type { UserRepository } from '../../functions/users/user-repository';
@@ -100,9 +100,11 @@ describe('updateProfile', () => {
 
 describe('user schemas', () => {
   it('uses the spec messages', () => {
-    const result = updateProfileSchema.safeParse({ firstName: ' ', lastName: '' });
+    const result = updateProfileSchema.safeParse({ firstName: ' ', lastName: 'x'.repeat(101) });
     expect(result.success).toBe(false);
-    expect(result.error?.issues.map((i) => i.message)).toEqual(['First name is required', 'Last name is required']);
+    expect(result.error?.issues.map((i) => i.message)).toEqual(['First name is required', 'Last name must be at most 100 characters']);
+    // A one-word name has no last name (spec 5): the profile saves without one.
+    expect(updateProfileSchema.safeParse({ firstName: 'Cher', lastName: ' ' }).data).toEqual({ firstName: 'Cher', lastName: '' });
     expect(signUpSchema.safeParse({ firstName: 'a', lastName: 'b', email: 'nope', password: 'Aa1!aaaa' }).error?.issues[0]?.message).toBe('Valid email is required');
   });
 
@@ -117,6 +119,9 @@ describe('user schemas', () => {
   it('builds initials as the spec says', () => {
     expect(initialsOf('', '')).toBe('U');
     expect(initialsOf('ada', '')).toBe('A');
+    // 'Tell us about yourself' with one word: the whole name, its first letter.
+    expect(splitName('  cher ')).toEqual({ firstName: 'cher', lastName: '' });
+    expect(initialsOf(...(Object.values(splitName('cher')) as [string, string]))).toBe('C');
     expect(initialsOf('Ada Augusta', 'king lovelace')).toBe('AL');
     fc.assert(
       fc.property(fc.string(), fc.string(), (first, last) => {

@@ -57,7 +57,9 @@ export function AccountTable({
                 </Box>
               </Table.Cell>
               <Table.Cell>
-                <Text wordBreak="break-all">{account.email}</Text>
+                <Text wordBreak="break-all" minW="36">
+                  {account.email}
+                </Text>
               </Table.Cell>
               <Table.Cell>
                 <Code variant="surface">{account.username}</Code>

@@ -18,7 +18,7 @@ const edgeShade = {
 } as const;
 
 /**
- * A table wider than its box says so: a shade on each edge with columns beyond it, and 'Scroll for
+ * Its text wraps like any text (see whiteSpace below). A table still wider than its box says so: a shade on each edge with columns beyond it, and 'Scroll for
  * more' above it while columns are hidden to the right (on a phone a table otherwise just looks
  * cut off). While it scrolls, the box can be focused and scrolled with the keyboard (a named
  * region, WCAG 2.1.1).
@@ -62,6 +62,11 @@ export function ScrollTable({ label, children, ...props }: TableScrollAreaProps 
           {...props}
           {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': `${label} (scrolls sideways)` } : {})}
           focusVisibleRing="inside"
+          // Chakra's scroll area sets white-space: nowrap, which every cell inherits: no text could
+          // wrap, so a table was as wide as its longest lines (Free vs Pro cut at 390 px, a bounce
+          // reason pushing a project's Send column out at 1280 px). Cells wrap; those that must
+          // not say so themselves.
+          whiteSpace="normal"
         >
           {children}
         </Table.ScrollArea>

@@ -1,8 +1,15 @@
 import { Stack, Switch, Text } from '@chakra-ui/react';
+import { useLayoutEffect, useReducer, useRef } from 'react';
 
 /**
  * One on/off setting: its label and description on the left, the switch on the right; the
  * description is the switch's accessible description. `idPrefix` keeps ids unique per page.
+ *
+ * `checked` is the truth: an owner may refuse a turn (two-factor opens a dialog and changes only
+ * once a code is accepted). Ark's switch renders its input with `defaultChecked` and puts it back
+ * only when its own value changes, so a refused click left the native input checked while the
+ * switch showed off: a screen reader heard "on" and the next click (unchecking the input) was no
+ * change to report. After every turn the input is set back to `checked` here.
  */
 export function SettingSwitch({
   idPrefix,
@@ -20,12 +27,21 @@ export function SettingSwitch({
   onChange: (checked: boolean) => void;
 }) {
   const descriptionId = `${idPrefix}-${name}-description`;
+  const input = useRef<HTMLInputElement>(null);
+  // A turn always renders again, even when the owner's `checked` stays as it was.
+  const [turns, countTurn] = useReducer((count: number) => count + 1, 0);
+  useLayoutEffect(() => {
+    if (input.current && input.current.checked !== checked) input.current.checked = checked;
+  }, [checked, turns]);
   return (
     <Switch.Root
       colorPalette="blue"
       name={name}
       checked={checked}
-      onCheckedChange={(details) => onChange(details.checked)}
+      onCheckedChange={(details) => {
+        countTurn();
+        onChange(details.checked);
+      }}
       display="flex"
       w="full"
       justifyContent="space-between"
@@ -38,7 +54,7 @@ export function SettingSwitch({
           {description}
         </Text>
       </Stack>
-      <Switch.HiddenInput role="switch" aria-describedby={descriptionId} />
+      <Switch.HiddenInput ref={input} role="switch" aria-describedby={descriptionId} />
       <Switch.Control flexShrink="0" />
     </Switch.Root>
   );

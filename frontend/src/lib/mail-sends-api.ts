@@ -6,6 +6,7 @@ import { ApiError, apiRequest, serverMessageOf } from './api-client';
 import { jobPollInterval } from './job-polling';
 import { queryKeys } from './query-keys';
 import { toaster } from './toaster';
+import { plural } from '@shared/text/plural';
 
 export const mailSendFinished = (status: MailSend['status'] | undefined) => status === 'completed' || status === 'failed';
 
@@ -60,7 +61,7 @@ export function useSendCredentials() {
       toaster.create({
         type: 'success',
         title: 'Sending credentials',
-        description: `${send.total.toLocaleString()} ${send.total === 1 ? 'e-mail' : 'e-mails'} with ${send.templateName}.`,
+        description: `${plural(send.total, 'e-mail')} with ${send.templateName}.`,
       });
     },
     onError: (error) => {

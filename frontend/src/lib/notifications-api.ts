@@ -3,6 +3,7 @@ import { notificationListSchema, type MarkReadInput, type NotificationList } fro
 import * as z from 'zod';
 import { formatDate } from './format-date';
 import { apiRequest } from './api-client';
+import { plural } from '@shared/text/plural';
 
 export const notificationsQueryKey = ['/api/notifications'] as const;
 
@@ -52,6 +53,6 @@ export function timeAgo(iso: string, now: Date = new Date()): string {
   const hours = Math.floor(minutes / 60);
   if (hours < 24) return `${hours} h ago`;
   const days = Math.floor(hours / 24);
-  if (days < 30) return `${days} ${days === 1 ? 'day' : 'days'} ago`;
+  if (days < 30) return `${plural(days, 'day')} ago`;
   return formatDate(at.toISOString());
 }

@@ -6,6 +6,7 @@ import { jobPollInterval } from './job-polling';
 import { provisioningFinished } from './provisioning-progress';
 import { queryKeys } from './query-keys';
 import { toaster } from './toaster';
+import { plural } from '@shared/text/plural';
 
 /**
  * GET /api/provisioning-jobs/{id} until the run has completed or failed, on the bulk jobs'
@@ -58,7 +59,7 @@ export function useStartProvisioning() {
       toaster.create({
         type: 'success',
         title: job.mode === 'retry' ? 'Retry started' : job.mode === 'undo' ? 'Undo started' : 'Provisioning started',
-        description: `${job.total.toLocaleString()} ${job.total === 1 ? 'account' : 'accounts'} ${job.mode === 'undo' ? 'on' : 'to'} ${job.integrationName}.`,
+        description: `${plural(job.total, 'account')} ${job.mode === 'undo' ? 'on' : 'to'} ${job.integrationName}.`,
       });
     },
     onError: (error, variables) => {

@@ -1,4 +1,4 @@
-import { IconButton, Menu, Portal } from '@chakra-ui/react';
+import { IconButton, Menu } from '@chakra-ui/react';
 import { MonitorIcon, MoonIcon, SunIcon } from 'lucide-react';
 import { useTheme } from 'next-themes';
 
@@ -20,21 +20,20 @@ export function ThemeMenu() {
           <CurrentIcon />
         </IconButton>
       </Menu.Trigger>
-      <Portal>
-        <Menu.Positioner>
-          <Menu.Content minW="40">
-            <Menu.RadioItemGroup value={theme ?? 'light'} onValueChange={(details) => setTheme(details.value)}>
-              {themes.map(({ value, label, icon: Icon }) => (
-                <Menu.RadioItem key={value} value={value}>
-                  <Icon size={16} aria-hidden="true" />
-                  {label}
-                  <Menu.ItemIndicator />
-                </Menu.RadioItem>
-              ))}
-            </Menu.RadioItemGroup>
-          </Menu.Content>
-        </Menu.Positioner>
-      </Portal>
+      {/* Not portalled: the open menu stays inside the top bar's banner landmark (axe: region). */}
+      <Menu.Positioner>
+        <Menu.Content minW="40">
+          <Menu.RadioItemGroup value={theme ?? 'light'} onValueChange={(details) => setTheme(details.value)}>
+            {themes.map(({ value, label, icon: Icon }) => (
+              <Menu.RadioItem key={value} value={value}>
+                <Icon size={16} aria-hidden="true" />
+                {label}
+                <Menu.ItemIndicator />
+              </Menu.RadioItem>
+            ))}
+          </Menu.RadioItemGroup>
+        </Menu.Content>
+      </Menu.Positioner>
     </Menu.Root>
   );
 }

@@ -1,4 +1,4 @@
-import { Box, Button, Menu, Portal, Text } from '@chakra-ui/react';
+import { Box, Button, Menu, Text } from '@chakra-ui/react';
 import { CreditCardIcon, LogOutIcon, SettingsIcon, UserIcon } from 'lucide-react';
 import { useNavigate } from 'react-router';
 import { UserAvatar } from '../../components/user-avatar';
@@ -34,38 +34,37 @@ export function UserMenu() {
           </Text>
         </Button>
       </Menu.Trigger>
-      <Portal>
-        <Menu.Positioner>
-          <Menu.Content minW="52">
-            <Box px="2" py="1.5">
-              <Text fontSize="sm" fontWeight="medium" truncate>
-                {name}
-              </Text>
-              <Text fontSize="xs" color="fg.muted" truncate>
-                {user.email}
-              </Text>
-            </Box>
-            <Menu.Separator />
-            <Menu.Item value="profile">
-              <UserIcon size={16} aria-hidden="true" />
-              Profile
-            </Menu.Item>
-            <Menu.Item value="settings">
-              <SettingsIcon size={16} aria-hidden="true" />
-              Settings
-            </Menu.Item>
-            <Menu.Item value="billing">
-              <CreditCardIcon size={16} aria-hidden="true" />
-              Billing
-            </Menu.Item>
-            <Menu.Separator />
-            <Menu.Item value="sign-out" color="fg.error" _highlighted={{ bg: 'bg.error', color: 'fg.error' }}>
-              <LogOutIcon size={16} aria-hidden="true" />
-              Sign out
-            </Menu.Item>
-          </Menu.Content>
-        </Menu.Positioner>
-      </Portal>
+      {/* Not portalled: the open menu stays inside the top bar's banner landmark (axe: region). */}
+      <Menu.Positioner>
+        <Menu.Content minW="52">
+          <Box px="2" py="1.5">
+            <Text fontSize="sm" fontWeight="medium" truncate>
+              {name}
+            </Text>
+            <Text fontSize="xs" color="fg.muted" truncate>
+              {user.email}
+            </Text>
+          </Box>
+          <Menu.Separator />
+          <Menu.Item value="profile">
+            <UserIcon size={16} aria-hidden="true" />
+            Profile
+          </Menu.Item>
+          <Menu.Item value="settings">
+            <SettingsIcon size={16} aria-hidden="true" />
+            Settings
+          </Menu.Item>
+          <Menu.Item value="billing">
+            <CreditCardIcon size={16} aria-hidden="true" />
+            Billing
+          </Menu.Item>
+          <Menu.Separator />
+          <Menu.Item value="sign-out" color="fg.error" _highlighted={{ bg: 'bg.error', color: 'fg.error' }}>
+            <LogOutIcon size={16} aria-hidden="true" />
+            Sign out
+          </Menu.Item>
+        </Menu.Content>
+      </Menu.Positioner>
     </Menu.Root>
   );
 }

@@ -9,6 +9,7 @@ import { PasswordVisibilityButton } from '../../../components/password-visibilit
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { useAccountSearchQuery } from '../api/account-search-api';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
+import { plural } from '@shared/text/plural';
 
 const SEARCH_DEBOUNCE_MS = 250;
 const count = new Intl.NumberFormat();
@@ -50,7 +51,7 @@ export function AccountsPage() {
                   aria-live="polite"
                   visibility={current ? 'visible' : 'hidden'}
                 >
-                  {current ? `${count.format(current.count)} ${current.count === 1 ? 'result' : 'results'}` : '0 results'}
+                  {plural(current?.count ?? 0, 'result')}
                 </Badge>
                 <PasswordVisibilityButton shown={showPasswords} onToggle={() => setShowPasswords((shown) => !shown)} />
               </HStack>

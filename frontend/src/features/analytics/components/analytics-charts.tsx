@@ -1,6 +1,7 @@
 import { BarList, Chart, useChart, type BarListData } from '@chakra-ui/charts';
 import { Bar, BarChart, CartesianGrid, Cell, Label, Legend, Pie, PieChart, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Analytics } from '@shared/schemas/analytics';
+import { plural } from '@shared/text/plural';
 
 /**
  * The Analytics page's charts (@chakra-ui/charts over recharts). This module is loaded lazily by
@@ -39,7 +40,6 @@ export function MonthlyTrendsChart({ trends }: { trends: Analytics['monthlyTrend
   );
 }
 
-const count = new Intl.NumberFormat();
 
 /** Accounts on each platform (Synced), most first, with their share. */
 export function TopPlatformsChart({ platforms }: { platforms: Analytics['topPlatforms'] }) {
@@ -53,7 +53,7 @@ export function TopPlatformsChart({ platforms }: { platforms: Analytics['topPlat
     <BarList.Root chart={chart}>
       <BarList.Content>
         <BarList.Bar tooltip={false} />
-        <BarList.Value valueFormatter={(value) => `${count.format(value)} accounts · ${share.get(value) ?? 0}%`} />
+        <BarList.Value valueFormatter={(value) => `${plural(value, 'account')} · ${share.get(value) ?? 0}%`} />
       </BarList.Content>
     </BarList.Root>
   );

@@ -14,6 +14,7 @@ import type { CredentialRow } from '../lib/created-accounts-csv';
 import { CredentialsTable } from './credentials-table';
 import { RowProblemsList, type RowProblem } from './row-problems-list';
 import { LoadMoreBar } from '../../../components/load-more-bar';
+import { plural } from '@shared/text/plural';
 
 const count = (value: number) => value.toLocaleString();
 
@@ -125,8 +126,8 @@ export function CreatedAccountsResult({
         <Alert.Indicator />
         <Alert.Content>
           <Alert.Title>
-            {count(created)} {created === 1 ? 'account' : 'accounts'} created
-            {failed ? `, ${count(failed)} ${failed === 1 ? 'row' : 'rows'} not created` : ''}
+            {plural(created, 'account')} created
+            {failed ? `, ${plural(failed, 'row')} not created` : ''}
           </Alert.Title>
           <Alert.Description>
             Download the credentials now: they are also in the project&apos;s export.
@@ -137,7 +138,7 @@ export function CreatedAccountsResult({
       {problems.length ? <RowProblemsList label="Rows not created" problems={problems} /> : null}
       {failedWithoutDetail ? (
         <Text fontSize="sm" color="fg.error">
-          {count(failedWithoutDetail)} {failedWithoutDetail === 1 ? 'row' : 'rows'} could not be stored.
+          {plural(failedWithoutDetail, 'row')} could not be stored.
         </Text>
       ) : null}
       {rejectedDownload ? <Box>{rejectedDownload}</Box> : null}

@@ -35,6 +35,8 @@ import { toBulkCreateRequest, toUploadStartRequest, uploadFormDefaultsWith, uplo
 import { BulkProcessingStage } from './bulk-processing-stage';
 import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, RejectedRowsDownload } from './bulk-complete-stage';
 import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
+import { SKIPPED_ROWS_ID } from './csv-file-summary';
+import { plural } from '@shared/text/plural';
 
 type Outcome =
   | { kind: 'done'; response: BulkCreateDone; sentRows: CsvRow[] }
@@ -42,8 +44,47 @@ type Outcome =
   | { kind: 'job'; response: BulkCreateStarted; sentRows: CsvRow[] };
 
 const OVER_PLAN_ID = 'bulk-over-plan-reason';
+const FILE_SUMMARY_ID = 'bulk-file-ready-summary';
 
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
+/**
+ * Beside Generate: how many rows become accounts and how many are skipped, with a link to the
+ * skipped rows. The preview and the list sit under the file, often below the dialog's fold, and
+ * Generate is reachable without scrolling past them.
+ */
+function FileReadySummary({ file }: { file: CsvFile }) {
+  if (file.partial) {
+    return (
+      <Text id={FILE_SUMMARY_ID} fontSize="sm" color="fg.muted">
+        The server counts this file&apos;s rows.
+      </Text>
+    );
+  }
+  const ready = file.result.valid.length;
+  const skipped = file.result.invalid.length;
+  const showSkipped = () => {
+    const list = document.getElementById(SKIPPED_ROWS_ID);
+    list?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    list?.focus({ preventScroll: true });
+  };
+  return (
+    <Text id={FILE_SUMMARY_ID} fontSize="sm" data-testid="file-ready-summary">
+      <Text as="span" fontWeight="semibold">
+        {plural(ready, 'account')} ready
+      </Text>
+      {skipped ? (
+        <>
+          {', '}
+          <Text as="span" color="fg.error" fontWeight="semibold">
+            {plural(skipped, 'row')} skipped
+          </Text>{' '}
+          <Button variant="plain" size="sm" p="0" h="auto" colorPalette="blue" color="colorPalette.fg" textDecoration="underline" verticalAlign="baseline" onClick={showSkipped}>
+            {skipped === 1 ? 'See why' : 'See the list'}
+          </Button>
+        </>
+      ) : null}
+    </Text>
+  );
+}
 
 /**
  * The bulk dialog (spec 4): upload -> processing -> complete; an error returns to upload with the
@@ -250,7 +291,7 @@ export function BulkCreateDialog({
                   <FileProgress
                     title={uploadState.status === 'started' ? 'Uploaded — waiting to be read' : 'Reading the file...'}
                     percent={uploadState.bytes ? (uploadState.bytesRead / uploadState.bytes) * 100 : 0}
-                    detail={`${uploadState.rowsRead.toLocaleString()} rows read`}
+                    detail={`${plural(uploadState.rowsRead, 'row')} read`}
                     label="Reading progress"
                   />
                   {progressLost ? (
@@ -338,11 +379,14 @@ export function BulkCreateDialog({
               </Dialog.Footer>
             ) : stage === 'upload' ? (
               <Dialog.Footer flexWrap="wrap">
-                {overPlan ? (
-                  <Text id={OVER_PLAN_ID} fontSize="sm" fontWeight="medium" me="auto">
-                    Too many rows for your plan: choose a smaller file or upgrade.
-                  </Text>
-                ) : null}
+                <Stack gap="0.5" me="auto" minW="0">
+                  {file ? <FileReadySummary file={file} /> : null}
+                  {overPlan ? (
+                    <Text id={OVER_PLAN_ID} fontSize="sm" fontWeight="medium">
+                      Too many rows for your plan: choose a smaller file or upgrade.
+                    </Text>
+                  ) : null}
+                </Stack>
                 <Dialog.ActionTrigger asChild>
                   <Button variant="outline">Cancel</Button>
                 </Dialog.ActionTrigger>
@@ -352,7 +396,7 @@ export function BulkCreateDialog({
                   colorPalette="blue"
                   disabled={!canSubmit}
                   loading={create.isPending || upload.isPending}
-                  aria-describedby={overPlan ? OVER_PLAN_ID : undefined}
+                  aria-describedby={[file ? FILE_SUMMARY_ID : '', overPlan ? OVER_PLAN_ID : ''].filter(Boolean).join(' ') || undefined}
                 >
                   Generate Accounts
                 </Button>
@@ -473,7 +517,7 @@ function JobProgress({ status, done, failed, total, waitReason }: { status: Bulk
   return (
     <BulkProcessingStage
       percent={percent}
-      detail={`${processed.toLocaleString()} of ${total.toLocaleString()} rows processed${failed ? ` (${failed.toLocaleString()} failed)` : ''}`}
+      detail={`${processed.toLocaleString('en-US')} of ${plural(total, 'row')} processed${failed ? ` (${failed.toLocaleString('en-US')} failed)` : ''}`}
     />
   );
 }
@@ -522,7 +566,7 @@ function MailOutcome({ summary }: { summary: BulkCreateSummary }) {
   return (
     <Stack gap="2">
       <Text fontSize="sm" fontWeight="medium" data-testid="credentials-queued">
-        {send.data.status === 'waiting' ? 'The credential e-mails go out once the accounts are created.' : `${queued.toLocaleString()} credential ${queued === 1 ? 'e-mail' : 'e-mails'} queued.`}
+        {send.data.status === 'waiting' ? 'The credential e-mails go out once the accounts are created.' : `${plural(queued, 'credential e-mail')} queued.`}
       </Text>
       <MailSendProgress send={send.data} lost={send.isError} />
     </Stack>

@@ -14,6 +14,7 @@ import { CsvFileSummary } from './csv-file-summary';
 import { PasswordSettingsFields } from './password-settings-fields';
 import { ProvisioningTargetFields } from './provisioning-target-fields';
 import { CredentialEmailFields } from './credential-email-fields';
+import { plural } from '@shared/text/plural';
 
 export const UPLOAD_FORM_ID = 'bulk-upload-form';
 
@@ -134,10 +135,10 @@ export function planWarningFor(subscription: SubscriptionStatus, rows: number): 
   const perProject = planLimits[effectivePlanOf(subscription)].accountsPerProject;
   const remaining = subscription.usage.remainingAccounts;
   if (perProject !== UNLIMITED && rows > perProject) {
-    return `This file has ${rows.toLocaleString()} valid rows; your plan allows ${perProject} accounts per project.`;
+    return `This file has ${plural(rows, 'valid row')}; your plan allows ${plural(perProject, 'account')} per project.`;
   }
   if (remaining !== UNLIMITED && rows > remaining) {
-    return `This file has ${rows.toLocaleString()} valid rows; your plan has ${remaining.toLocaleString()} accounts left.`;
+    return `This file has ${plural(rows, 'valid row')}; your plan has ${plural(remaining, 'account')} left.`;
   }
   return undefined;
 }

@@ -35,7 +35,9 @@ export function CredentialsTable({
                 {row.firstName} {row.lastName}
               </Table.Cell>
               <Table.Cell>
-                <Text wordBreak="break-all">{row.email}</Text>
+                <Text wordBreak="break-all" minW="36">
+                  {row.email}
+                </Text>
               </Table.Cell>
               <Table.Cell>
                 <Code variant="surface">{row.username}</Code>

@@ -5,8 +5,12 @@ import { ScrollTable } from '../../../components/scroll-table';
 import { saveCsv } from '../../../lib/save-file';
 import { PREVIEW_ROWS, type CsvFile } from '../lib/read-csv-file';
 import { RowProblemsList } from './row-problems-list';
+import { plural } from '@shared/text/plural';
 
 const count = (value: number) => value.toLocaleString();
+
+/** The rows that will be skipped: the dialog's footer links here (bulk-create-dialog). */
+export const SKIPPED_ROWS_ID = 'bulk-skipped-rows';
 const baseName = (fileName: string) => fileName.replace(/\.csv$/i, '');
 
 /** What the chosen file holds: valid and invalid counts, a preview, the problems, the rejected rows. */
@@ -59,7 +63,9 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
                     <Table.Cell whiteSpace="nowrap">
                       {row.firstName} {row.lastName}
                     </Table.Cell>
-                    <Table.Cell wordBreak="break-all">{row.email}</Table.Cell>
+                    <Table.Cell wordBreak="break-all" minW="36">
+                      {row.email}
+                    </Table.Cell>
                     <Table.Cell>
                       <Code variant="surface">{file.previewUsernames[index]}</Code>
                     </Table.Cell>
@@ -75,11 +81,11 @@ export function CsvFileSummary({ file }: { file: CsvFile }) {
       ) : null}
 
       {invalid.length ? (
-        <Alert.Root status={valid.length ? 'warning' : 'error'} alignItems="flex-start">
+        <Alert.Root id={SKIPPED_ROWS_ID} tabIndex={-1} scrollMarginTop="4" status={valid.length ? 'warning' : 'error'} alignItems="flex-start">
           <Alert.Indicator />
           <Alert.Content gap="3" minW="0">
             <Alert.Title>
-              {count(invalid.length)} {invalid.length === 1 ? 'row has' : 'rows have'} problems
+              {plural(invalid.length, 'row has', 'rows have')} problems
               {valid.length ? ' and will be skipped' : ''}
             </Alert.Title>
             <Alert.Description>

@@ -1,7 +1,7 @@
 import { Alert, Box, Button, Card, Fieldset, Flex, IconButton, Input, SimpleGrid, Stack, Text } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { DownloadIcon, PlusIcon, Trash2Icon } from 'lucide-react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useFieldArray, useForm } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { manualEntrySchema, type PasswordSettings } from '@shared/schemas/bulk';
@@ -11,6 +11,7 @@ import { toaster } from '../../../lib/toaster';
 import { isJobStarted, useBulkCreateMutation, type BulkCreateResponse } from '../api/bulk-create-api';
 import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-csv';
 import { CreatedAccountsResult, failedRowProblems } from './bulk-complete-stage';
+import { plural } from '@shared/text/plural';
 
 /** Spec 7: manual entry always uses these settings, and no account type (the server's default). */
 const MANUAL_PASSWORD_SETTINGS: PasswordSettings = {
@@ -55,8 +56,8 @@ export function ManualEntryForm({ onCreated }: { onCreated: (result: ManualResul
             type: 'success',
             title: isJobStarted(response) ? 'Account creation started' : 'Accounts created successfully',
             description: isJobStarted(response)
-              ? `${response.job.total.toLocaleString()} accounts are being created.`
-              : `${response.summary.successful.toLocaleString()} ${response.summary.successful === 1 ? 'account has' : 'accounts have'} been created.`,
+              ? `${plural(response.job.total, 'account is', 'accounts are')} being created.`
+              : `${plural(response.summary.successful, 'account has', 'accounts have')} been created.`,
           });
         },
       },
@@ -137,10 +138,21 @@ export function ManualEntryForm({ onCreated }: { onCreated: (result: ManualResul
   );
 }
 
-/** What a manual entry created; passwords masked until shown. */
+/**
+ * What a manual entry created; passwords masked until shown. It is rendered under the form, so it
+ * brings itself to the top of the screen when it appears (focus on its heading, for screen
+ * readers too): 'View project' and 'Download CSV' are what the user needs next, and at the bottom
+ * of the screen they sat under the success toast (bottom corner, lib/toaster).
+ */
 export function ManualEntryResult({ result }: { result: ManualResult }) {
   const [showPasswords, setShowPasswords] = useState(false);
   const { response } = result;
+  const top = useRef<HTMLDivElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    top.current?.scrollIntoView({ block: 'start' });
+    heading.current?.focus({ preventScroll: true });
+  }, []);
   const projectLink = (
     <Button asChild variant="outline" size="sm">
       <RouterLink to={`/projects/${encodeURIComponent(response.project.id)}`}>View project</RouterLink>
@@ -148,10 +160,12 @@ export function ManualEntryResult({ result }: { result: ManualResult }) {
   );
   if (isJobStarted(response)) {
     return (
-      <Alert.Root status="info">
+      <Alert.Root ref={top} scrollMarginTop="20" status="info">
         <Alert.Indicator />
         <Alert.Content>
-          <Alert.Title>Accounts are being created in the background</Alert.Title>
+          <Alert.Title ref={heading} tabIndex={-1} outline="none">
+            Accounts are being created in the background
+          </Alert.Title>
           <Alert.Description>Their credentials are in the project&apos;s export once the job has finished.</Alert.Description>
         </Alert.Content>
         {projectLink}
@@ -161,11 +175,13 @@ export function ManualEntryResult({ result }: { result: ManualResult }) {
   const rows = response.accounts.map((account) => ({ ...account, password: account.plainPassword }));
   const sentRows = Array.from({ length: result.sent }, (_, index) => ({ row: index + 1 }));
   return (
-    <Card.Root variant="outline">
+    <Card.Root ref={top} scrollMarginTop="20" variant="outline">
       <Card.Header>
         <Flex justify="space-between" align="center" gap="3" wrap="wrap">
           <Box>
-            <Card.Title as="h2">{response.project.name}</Card.Title>
+            <Card.Title as="h2" ref={heading} tabIndex={-1} outline="none">
+              {response.project.name}
+            </Card.Title>
             <Card.Description>The accounts just created.</Card.Description>
           </Box>
           <Flex gap="2">

@@ -37,7 +37,8 @@ export function PasswordSettingsFields({ form }: { form: UseFormReturn<UploadFor
               inputMode="numeric"
               min={PASSWORD_MIN_LENGTH}
               max={PASSWORD_MAX_LENGTH}
-              {...register('passwordSettings.minLength', { setValueAs: lengthFromInput })}
+              // Checked as it is typed: a length out of range says so at once, not only at Generate.
+              {...register('passwordSettings.minLength', { setValueAs: lengthFromInput, onChange: () => void form.trigger('passwordSettings.minLength') })}
             />
           </FormField>
           <Stack gap="3" pt={{ sm: '6' }}>

@@ -3,6 +3,7 @@ import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST } from '@shared/schemas/bulk';
 import { UPLOAD_CSV_MAX_BYTES, UPLOAD_MAX_ROWS } from '@shared/schemas/bulk-upload';
 import { assignUsernames, usernameYear } from '@shared/generation/username';
 import { toaster } from '../../../lib/toaster';
+import { plural } from '@shared/text/plural';
 
 export const PREVIEW_ROWS = 3;
 /** Of a file too large to read here, the opening this many bytes is read for the preview. */
@@ -25,8 +26,6 @@ export interface CsvFile {
   /** The file itself, for the upload. */
   file?: File;
 }
-
-const plural = (count: number, one: string, many: string) => `${count.toLocaleString()} ${count === 1 ? one : many}`;
 
 /**
  * Checks, reads and validates a chosen file (the same reader the server runs), with the spec's

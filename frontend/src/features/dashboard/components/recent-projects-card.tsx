@@ -7,9 +7,9 @@ import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate } from '../../../lib/format-date';
 import { useProjectsQuery } from '../../../lib/projects-api';
 import { ListCard, ListEmpty } from './list-card';
+import { plural } from '@shared/text/plural';
 
 const RECENT_PROJECTS = 3;
-const count = new Intl.NumberFormat();
 
 export function RecentProjectsCard() {
   const projects = useProjectsQuery();
@@ -46,7 +46,7 @@ export function RecentProjectsCard() {
                   <RouterLink to={`/projects/${encodeURIComponent(project.id)}`}>{project.name}</RouterLink>
                 </Link>
                 <Text fontSize="sm" color="fg.muted">
-                  {count.format(project.accountCount)} accounts created
+                  {plural(project.accountCount, 'account')} created
                 </Text>
               </Stack>
               <Stack gap="1" align="flex-end" flexShrink="0">

@@ -2,6 +2,7 @@ import { Badge, Button, Card, chakra, EmptyState, Flex, HStack, Stack, Text, VSt
 import { CrownIcon, MailIcon, PlusIcon } from 'lucide-react';
 import type { EmailTemplate } from '@shared/schemas/email-templates';
 import { ListSkeleton } from '../../../components/list-skeleton';
+import { pluralWord } from '@shared/text/plural';
 
 /**
  * The templates (spec 2): name, subject, 'Default' and 'Inactive' badges; the selected one is in
@@ -37,7 +38,7 @@ export function TemplateList({
               <Badge variant="subtle">
                 {templates.length}
                 <Text as="span" srOnly>
-                  {templates.length === 1 ? ' template' : ' templates'}
+                  {` ${pluralWord(templates.length, 'template')}`}
                 </Text>
               </Badge>
             ) : null}

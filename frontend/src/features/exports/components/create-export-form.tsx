@@ -14,10 +14,11 @@ import { useEffectivePlan } from '../../../lib/subscription-api';
 import { toaster } from '../../../lib/toaster';
 import { useStartExport } from '../api/exports-api';
 import { formatNames } from '../lib/format-names';
+import { plural } from '@shared/text/plural';
 
 type CreateExportValues = z.output<typeof createExportSchema>;
 
-const accounts = (count: number) => `${count.toLocaleString()} ${count === 1 ? 'account' : 'accounts'}`;
+const accounts = (count: number) => plural(count, 'account');
 
 /**
  * 'Create New Export' (spec 2): a project and a format. Formats outside the plan are listed, marked

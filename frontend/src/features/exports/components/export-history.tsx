@@ -13,8 +13,9 @@ import { isExportRunning, useExportHistoryQuery, useStartExport } from '../api/e
 import { formatFileSize } from '../lib/format-file-size';
 import { formatBadgeNames, formatNames } from '../lib/format-names';
 import { ExportStatusBadge } from './export-status-badge';
+import { plural } from '@shared/text/plural';
 
-const accounts = (count: number) => `${count.toLocaleString()} ${count === 1 ? 'account' : 'accounts'}`;
+const accounts = (count: number) => plural(count, 'account');
 
 /** Spec 8's promise ('You'll be notified when it's ready'): a toast when a watched export is done. */
 function useReadyToast(history: ExportView[] | undefined): void {

@@ -15,6 +15,7 @@ import { useIntegrationTemplatesQuery } from '../api/integrations-api';
 import { IntegrationDialog } from './integration-dialog';
 import { IntegrationItem } from './integration-item';
 import { QuickSetupTemplates } from './quick-setup-templates';
+import { pluralWord } from '@shared/text/plural';
 
 /**
  * API Integrations (spec 2 and 6): quick-setup cards, the create dialog and the list. Adding and
@@ -85,7 +86,7 @@ export function IntegrationsPage() {
               <Badge variant="subtle">
                 {list.length}
                 <Text as="span" srOnly>
-                  {list.length === 1 ? ' integration' : ' integrations'}
+                  {` ${pluralWord(list.length, 'integration')}`}
                 </Text>
               </Badge>
             ) : null}

@@ -16,6 +16,7 @@ import { platformHost } from './project-card';
 import { ProjectProvisioning } from './project-provisioning';
 import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
+import { plural } from '@shared/text/plural';
 
 const count = new Intl.NumberFormat();
 
@@ -109,7 +110,7 @@ export function ProjectDetailPage() {
         ) : null}
         <HStack gap="3" wrap="wrap" fontSize="sm" color="fg.muted">
           <ProjectStatusBadge status={project.status} />
-          <Text>{count.format(project.accountCount)} accounts</Text>
+          <Text>{plural(project.accountCount, 'account')}</Text>
           <Text aria-hidden="true">·</Text>
           <Text>{project.successRate}% success rate</Text>
           <Text aria-hidden="true">·</Text>

@@ -9,6 +9,7 @@ import { MailSendProgress } from '../../../components/mail-send-progress';
 import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
 import { mailSendFinished, useMailSendQuery, useSendCredentials, useTemplateChoicesQuery, type CredentialChoice } from '../../../lib/mail-sends-api';
 import { useEffectivePlan } from '../../../lib/subscription-api';
+import { plural } from '@shared/text/plural';
 
 const count = new Intl.NumberFormat();
 const FORM_ID = 'send-credentials-form';
@@ -116,7 +117,7 @@ function SendCredentialsDialog({ project, target, onClose }: { project: Project;
   const who =
     target.scope === 'account'
       ? `${target.account.firstName} ${target.account.lastName} (${target.account.email})`
-      : `${count.format(size)} ${size === 1 ? 'account holder' : 'account holders'} of ${project.name} (${sendScopeLabels[target.scope].toLowerCase()})`;
+      : `${plural(size, 'account holder')} of ${project.name} (${sendScopeLabels[target.scope].toLowerCase()})`;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -172,7 +173,7 @@ function SendCredentialsDialog({ project, target, onClose }: { project: Project;
               </Dialog.ActionTrigger>
               <Button type="submit" form={FORM_ID} colorPalette="blue" loading={busy} loadingText="Starting..." disabled={size === 0}>
                 <MailIcon aria-hidden="true" />
-                Send {count.format(size)} {size === 1 ? 'e-mail' : 'e-mails'}
+                Send {plural(size, 'e-mail')}
               </Button>
             </Dialog.Footer>
             {busy ? null : (

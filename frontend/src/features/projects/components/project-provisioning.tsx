@@ -12,6 +12,7 @@ import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { useProvisioningJobQuery, useStartProvisioning } from '../../../lib/provisioning-api';
 import { defaultTarget, projectSyncCounts, provisioningActive, provisioningTargets } from '../../../lib/provisioning-progress';
 import { useEffectivePlan } from '../../../lib/subscription-api';
+import { plural } from '@shared/text/plural';
 
 const count = new Intl.NumberFormat();
 const DIALOG_FORM_ID = 'provision-project-form';
@@ -98,7 +99,7 @@ export function ProjectProvisioning({ project }: { project: Project }) {
         title="Undo on platform?"
         description={
           <>
-            The {count.format(counts.synced)} synced {counts.synced === 1 ? 'account' : 'accounts'} of {project.name} will be{' '}
+            The {plural(counts.synced, 'synced account')} of {project.name} will be{' '}
             {undoWords(target?.apiConfig.provisioning?.undo)} on {target?.name ?? 'the platform'}. They stay here, marked Removed from
             platform, with their credentials.
           </>
@@ -162,7 +163,7 @@ function ProvisionDialog({ project, pending, onClose }: { project: Project; pend
             <Dialog.Header flexDirection="column" alignItems="flex-start" gap="1">
               <Dialog.Title>Provision to...</Dialog.Title>
               <Dialog.Description>
-                Create the {count.format(pending)} pending {pending === 1 ? 'account' : 'accounts'} of {project.name} on a platform.
+                Create the {plural(pending, 'pending account')} of {project.name} on a platform.
               </Dialog.Description>
             </Dialog.Header>
             <Dialog.Body>

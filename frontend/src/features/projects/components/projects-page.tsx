@@ -8,6 +8,7 @@ import { PageHeader } from '../../../components/page-header';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { useProjectsQuery } from '../../../lib/projects-api';
 import { ProjectCard } from './project-card';
+import { plural } from '@shared/text/plural';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const dateRanges = [
@@ -111,8 +112,8 @@ export function ProjectsPage() {
           </Flex>
           <Text fontSize="sm" color="fg.muted" aria-live="polite">
             {visible.length === projects.data.length
-              ? `${projects.data.length} ${projects.data.length === 1 ? 'project' : 'projects'}`
-              : `${visible.length} of ${projects.data.length} projects`}
+              ? plural(projects.data.length, 'project')
+              : `${visible.length} of ${plural(projects.data.length, 'project')}`}
           </Text>
           {visible.length === 0 ? (
             <EmptyStateCard

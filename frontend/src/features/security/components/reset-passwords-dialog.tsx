@@ -6,10 +6,11 @@ import type { PasswordResetJob } from '@shared/schemas/reset-passwords';
 import { FormField } from '../../../components/form-field';
 import { useProjectsQuery } from '../../../lib/projects-api';
 import { resetFinished, usePasswordResetQuery, useStartPasswordReset } from '../../../lib/reset-passwords-api';
+import { plural } from '@shared/text/plural';
 
 const FORM_ID = 'reset-passwords-form';
 const count = new Intl.NumberFormat();
-const accounts = (n: number) => `${count.format(n)} ${n === 1 ? 'account' : 'accounts'}`;
+const accounts = (n: number) => plural(n, 'account');
 
 const statusLabel: Record<PasswordResetJob['status'], string> = { queued: 'Queued', running: 'Resetting', completed: 'Completed', failed: 'Failed' };
 const statusPalette: Record<PasswordResetJob['status'], string> = { queued: 'gray', running: 'blue', completed: 'green', failed: 'red' };
@@ -20,12 +21,13 @@ function Consequences({ project }: { project: Project }) {
   return (
     <Stack gap="2" fontSize="sm">
       <Text>
-        Every one of the {accounts(project.accountCount)} in <strong>{project.name}</strong> gets a new generated password, made with the project&apos;s password
-        rules and stored encrypted. The current passwords stop working.
+        {project.accountCount === 1 ? 'The one account' : `Every one of the ${accounts(project.accountCount)}`} in <strong>{project.name}</strong> gets a new
+        generated password, made with the project&apos;s password rules and stored encrypted.{' '}
+        {project.accountCount === 1 ? 'Its current password stops working.' : 'The current passwords stop working.'}
       </Text>
       {synced > 0 ? (
         <Text>
-          The {accounts(synced)} provisioned to a platform get the new password there too. An account the platform refuses keeps its current password, here and
+          {synced === 1 ? 'The account provisioned to a platform gets' : `The ${accounts(synced)} provisioned to a platform get`} the new password there too. An account the platform refuses keeps its current password, here and
           there, and the result says why.
         </Text>
       ) : null}

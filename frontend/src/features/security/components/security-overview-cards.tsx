@@ -7,11 +7,12 @@ import type { SecurityOverview } from '@shared/schemas/security-overview';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDateTime } from '../../../lib/format-date';
 import { useSecurityOverviewQuery } from '../api/security-api';
+import { plural } from '@shared/text/plural';
 
 /** Where the settings card sits on this page (the 'Turn it on' link scrolls to it). */
 export const SECURITY_SETTINGS_ANCHOR = 'security-settings';
 
-const days = (n: number) => `${n} day${n === 1 ? '' : 's'}`;
+const days = (n: number) => plural(n, 'day');
 
 function OverviewCard({ title, icon, palette, loading, children }: { title: string; icon: ReactNode; palette: string; loading: boolean; children: ReactNode }) {
   return (
@@ -88,7 +89,7 @@ function ApiSecurity({ overview }: { overview: SecurityOverview }) {
       <Badge colorPalette={overview.integrations.length === 0 ? 'gray' : never > 0 ? 'orange' : 'blue'} variant="subtle" alignSelf="flex-start">
         {overview.integrations.length === 0
           ? 'No stored credentials'
-          : `${overview.integrations.length} integration${overview.integrations.length === 1 ? '' : 's'} with credentials`}
+          : `${plural(overview.integrations.length, 'integration')} with credentials`}
       </Badge>
       {shown.length > 0 ? (
         <Stack as="ul" gap="1" listStyleType="none" fontSize="sm">

@@ -40,7 +40,9 @@ export function SettingsPage() {
         variant="line"
         lazyMount
       >
-        <Tabs.List overflowX="auto" overflowY="hidden" mb="6">
+        {/* Six tabs wrap onto a second line on a phone: scrolled sideways, the last ones were cut
+            off with nothing to say there were more. */}
+        <Tabs.List flexWrap="wrap" mb="6">
           {tabs.map(({ value, label }) => (
             <Tabs.Trigger key={value} value={value} flexShrink="0">
               {label}

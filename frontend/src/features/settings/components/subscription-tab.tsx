@@ -34,7 +34,8 @@ const yesNo = (value: boolean): ReactNode =>
 
 /** Spec 6's table, from shared/plans (the limits the server enforces). */
 const comparison: { label: string; value: (plan: PlanId) => ReactNode }[] = [
-  { label: 'Price', value: (plan) => (plan === 'pro' ? PRO_PRICE : 'Free') },
+  // In words that can wrap on a phone ('$19.95/month' is one word).
+  { label: 'Price', value: (plan) => (plan === 'pro' ? `$${PRO_PRICE_MONTHLY_USD} per month` : 'Free') },
   { label: 'Projects', value: (plan) => limitText(planLimits[plan].projects) },
   { label: 'Accounts per project', value: (plan) => limitText(planLimits[plan].accountsPerProject) },
   { label: 'Accounts in total', value: (plan) => limitText(planLimits[plan].accountsTotal) },
@@ -217,9 +218,11 @@ function ComparisonCard() {
         <Card.Title as="h2">Free vs Pro</Card.Title>
         <Card.Description>Pro costs ${PRO_PRICE_MONTHLY_USD} per month, billed monthly.</Card.Description>
       </Card.Header>
-      <Card.Body>
+      {/* On a phone the three columns fit the screen (no text cut, nothing to scroll to): a narrower
+          padding around and inside the table, and every value in words that wrap. */}
+      <Card.Body px={{ base: '3', sm: '6' }}>
         <ScrollTable label={'Free vs Pro'}>
-          <Table.Root size="sm" aria-label="Free vs Pro">
+          <Table.Root size="sm" aria-label="Free vs Pro" css={{ '& th, & td': { paddingInline: { base: '2', sm: '3' } } }}>
             <Table.Header>
               <Table.Row>
                 <Table.ColumnHeader>Feature</Table.ColumnHeader>
