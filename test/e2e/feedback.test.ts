@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 import { useTheme } from '../support/a11y';
+import { boxOf, expectToastClearOf, shownToasts as shownToast } from '../support/screen-layout';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -11,25 +12,6 @@ const app = stack.urls.app;
 const csvOf = (rows: { firstName: string; lastName: string; email: string }[]) =>
   Buffer.from(`First Name,Last Name,Email\n${rows.map((r) => `${r.firstName},${r.lastName},${r.email}`).join('\n')}\n`);
 
-type Box = { x: number; y: number; width: number; height: number };
-const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
-
-async function boxOf(locator: Locator): Promise<Box> {
-  const box = await locator.boundingBox();
-  if (!box) throw new Error(`${String(locator)} is not on screen`);
-  return box;
-}
-
-/** The toast shown now (Chakra renders each as a status region in the toaster's group). */
-const shownToast = (page: Page) => page.locator('[data-scope="toast"][data-part="root"]');
-
-/** Fails naming the control when the toast covers any of them. */
-async function expectToastClearOf(page: Page, controls: Record<string, Locator>) {
-  const toast = await boxOf(shownToast(page));
-  for (const [name, control] of Object.entries(controls)) {
-    expect(overlaps(toast, await boxOf(control)), `the toast covers ${name}`).toBe(false);
-  }
-}
 
 /**
  * Feedback a user can trust (issue 9, item 8), seen in Chromium: toasts, the plan limit in the bulk

@@ -1,25 +1,17 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { AccountView } from '../../shared/schemas/project';
 import type { MailSend } from '../../shared/schemas/mail-send';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 import { settle, useTheme } from '../support/a11y';
 import { until } from '../support/until';
+import { boxOf, overlaps, shownToasts as toasts } from '../support/screen-layout';
 
 const app = inject('stack').urls.app;
 
-type Box = { x: number; y: number; width: number; height: number };
-const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
-async function boxOf(locator: Locator): Promise<Box> {
-  const box = await locator.boundingBox();
-  if (!box) throw new Error(`${String(locator)} is not on screen`);
-  return box;
-}
-
-const toasts = (page: Page) => page.locator('[data-scope="toast"][data-part="root"]');
 
 /**
  * Counts, in the page, the most toasts ever shown at once and every console error that names

@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import type { Integration, IntegrationTemplate } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
@@ -8,6 +8,7 @@ import { PAUSED_CREDENTIALS, type ProvisioningJob } from '../../shared/schemas/p
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
 import { axeViolations } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { expectToastClearOf } from '../support/screen-layout';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -34,14 +35,6 @@ interface ScimList {
 const directoryUser = async (userName: string) =>
   (await scim<ScimList>(`/Users?filter=${encodeURIComponent(`userName eq "${userName}"`)}`)).body.Resources?.[0];
 
-/** Fails when the toast shown now covers the control the user needs next. */
-async function expectToastClearOf(page: Page, control: Locator) {
-  const toast = await page.locator('[data-scope="toast"][data-part="root"]').boundingBox();
-  const box = await control.boundingBox();
-  if (!toast || !box) throw new Error('the toast or the control is not on screen');
-  const overlaps = toast.x < box.x + box.width && box.x < toast.x + toast.width && toast.y < box.y + box.height && box.y < toast.y + toast.height;
-  expect(overlaps, `the toast covers ${String(control)}`).toBe(false);
-}
 
 const csv = (rows: [string, string, string][]) => ['First Name,Last Name,Email', ...rows.map((row) => row.join(','))].join('\r\n');
 
@@ -301,7 +294,7 @@ describe('provisioning in Chromium', () => {
       await toast('Integration saved').waitFor();
       await edit.waitFor({ state: 'hidden' });
       // What comes next is Test: the toast leaves it clear.
-      await expectToastClearOf(page, item.getByRole('button', { name: 'Test' }));
+      await expectToastClearOf(page, { "the integration's Test button": item.getByRole('button', { name: 'Test' }) });
     };
     await editToken('not-the-directory-token');
 
@@ -321,7 +314,7 @@ describe('provisioning in Chromium', () => {
     await choose.getByRole('button', { name: 'Start provisioning' }).click();
     await toast('Provisioning started').waitFor();
     await choose.waitFor({ state: 'hidden' });
-    await expectToastClearOf(page, counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` }));
+    await expectToastClearOf(page, { 'the provisioning counts': counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` }) });
 
     const run = counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
     await run.getByText('Paused', { exact: true }).waitFor({ timeout: 30_000 });
