@@ -162,7 +162,8 @@ describe('fair turns on the shared bulk queue', () => {
     }, (n) => n === 0, 30_000);
     expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'completed', done: 2600, failedCount: 0 });
     expect(await countAccounts(user.sub, job.id)).toBe(2600);
-    await until('the lock released', () => userItem(user.sub), (item) => !('bulkLock' in item));
+    // The ending gives the lock back first and records the statistics last (functions/bulk/process-chunk.ts).
+    await until('the lock released and the statistics recorded', () => userItem(user.sub), (item) => !('bulkLock' in item) && 'processedAccounts' in item);
     expect(await userItem(user.sub)).toMatchObject({ accountCount: 2600, processedAccounts: 2600 });
   }, 120_000);
 

@@ -416,12 +416,14 @@ describe('a job whose completion step failed once', () => {
     const { job, bodies } = await parkedJob(user, 1200, 'Stuck');
     await deliver(...bodies);
     expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200 });
-    // The first completion ends with its statistics and the lock (after the status): let it end
-    // before playing a second one, or its last steps would land in the middle of the test.
-    await until('the first completion to end', () => userItem(user.sub), (item) => !('bulkLock' in item));
+    // A completion gives the lock back, then sets the status, and ends with the statistics, marked
+    // on the job as finalizedAt (functions/bulk/process-chunk.ts): let the first end before playing
+    // a second one, or its last steps would land in the middle of the test.
+    const jobKey = { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` };
+    const jobItem = async () => (await db.send(new GetCommand({ TableName: 'bulkonboard', Key: jobKey, ConsistentRead: true }))).Item ?? {};
+    await until('the first completion to end', async () => ({ user: await userItem(user.sub), job: await jobItem() }), ({ user: u, job: j }) => !('bulkLock' in u) && 'finalizedAt' in j);
     // As if the delivery that recorded the last chunk had died before it changed the status: every
     // chunk recorded, the job still 'running', the user's lock still held.
-    const jobKey = { PK: `USER#${user.sub}`, SK: `BULKJOB#${job.id}` };
     await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: jobKey, UpdateExpression: 'SET #status = :running REMOVE completedAt, finalizedAt', ExpressionAttributeNames: { '#status': 'status' }, ExpressionAttributeValues: { ':running': 'running' } }));
     await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: { PK: `USER#${user.sub}`, SK: 'PROFILE' }, UpdateExpression: 'SET bulkLock = :lock', ExpressionAttributeValues: { ':lock': { owner: job.id, until: Date.now() + 600_000 } } }));
     const processed = Number((await userItem(user.sub)).processedAccounts ?? 0);
@@ -429,6 +431,7 @@ describe('a job whose completion step failed once', () => {
     // SQS delivers that chunk again (its visibility timeout ran out): the marker exists.
     await deliver(bodies[2]!);
     expect(await waitForJob(user, job.id)).toMatchObject({ status: 'completed', done: 1200, failedCount: 0 });
+    await until('the second completion to end', jobItem, (item) => 'finalizedAt' in item);
     const after = await until('the lock released', () => userItem(user.sub), (item) => !('bulkLock' in item));
     expect(Number(after.processedAccounts)).toBe(processed + 1200);
     expect(await countAccounts(user.sub, job.projectId)).toBe(1200);
