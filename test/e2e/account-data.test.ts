@@ -55,7 +55,7 @@ describe('Settings > Data in Chromium', () => {
     await page.goto(`${app}/settings?tab=data`);
     await page.getByRole('button', { name: 'Export All Data' }).click();
     await page.getByText("Your export is being processed. You'll be notified when it's ready.").first().waitFor();
-    await page.getByText('All your data (ZIP) is ready to download.').waitFor({ timeout: 30_000 });
+    await page.getByText('All your data (ZIP) is ready to download.').waitFor();
     await page.screenshot({ path: screenshotPath('export-all-data') });
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download', exact: true }).click()]);

@@ -71,7 +71,7 @@ describe('Analytics in Chromium', () => {
     // The network gives nothing back: the page says so and offers a retry, which works again.
     await page.route('**/api/analytics', (route) => route.abort('connectionrefused'));
     await page.reload();
-    await page.getByRole('heading', { name: 'No analytics data' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('heading', { name: 'No analytics data' }).waitFor();
     await page.screenshot({ path: screenshotPath('analytics-no-data') });
     await page.unroute('**/api/analytics');
     await page.getByRole('button', { name: 'Retry' }).click();

@@ -69,7 +69,7 @@ describe('Upgrading to Pro and cancelling in Chromium', () => {
   it('pays, returns to Settings > Subscription and shows Pro everywhere with the gate gone', async () => {
     await page.getByRole('button', { name: 'Pay $19.95 and subscribe' }).click();
     await page.waitForURL(/\/settings\?tab=subscription/);
-    await page.getByText(/^Next billing date: /).first().waitFor({ timeout: 20_000 });
+    await page.getByText(/^Next billing date: /).first().waitFor();
     await planFooter().getByText('Pro Active').waitFor();
     await expect.poll(() => page.getByRole('button', { name: 'Manage Subscription' }).count()).toBeGreaterThan(0);
     expect(await page.getByRole('button', { name: 'Upgrade to Pro' }).count()).toBe(0);

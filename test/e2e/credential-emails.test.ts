@@ -81,7 +81,7 @@ describe('credential e-mails in Chromium', () => {
     await dialog().getByRole('button', { name: 'Generate Accounts' }).click();
     await dialog().getByText('3 accounts created').waitFor();
     await dialog().getByText('3 credential e-mails queued.').waitFor();
-    await dialog().getByTestId('mail-send-counts').filter({ hasText: '3 sent, 0 failed of 3' }).waitFor({ timeout: 30_000 });
+    await dialog().getByTestId('mail-send-counts').filter({ hasText: '3 sent, 0 failed of 3' }).waitFor();
     await page.screenshot({ path: screenshotPath('credentials-bulk-complete') });
 
     const [eve] = await mailsTo(people[0]![2]);
@@ -107,7 +107,7 @@ describe('credential e-mails in Chromium', () => {
     await resend.getByText(`E-mail Ada Lovelace${tag} (${people[1]![2]}) their credentials.`).waitFor();
     await resend.getByRole('button', { name: 'Send 1 e-mail' }).click();
     await resend.waitFor({ state: 'hidden' });
-    await emails.getByTestId('mail-send-counts').filter({ hasText: '1 sent, 0 failed of 1' }).waitFor({ timeout: 30_000 });
+    await emails.getByTestId('mail-send-counts').filter({ hasText: '1 sent, 0 failed of 1' }).waitFor();
     await expect.poll(async () => (await mailsTo(people[1]![2])).length).toBe(2);
 
     await page.goto(`${app}/accounts`);
@@ -131,7 +131,7 @@ describe('credential e-mails in Chromium', () => {
     await page.screenshot({ path: screenshotPath('credentials-send-dialog') });
     await send.getByRole('button', { name: 'Send 2 e-mails' }).click();
     await send.waitFor({ state: 'hidden' });
-    await emails.getByTestId('mail-send-counts').filter({ hasText: '2 sent, 0 failed of 2' }).waitFor({ timeout: 30_000 });
+    await emails.getByTestId('mail-send-counts').filter({ hasText: '2 sent, 0 failed of 2' }).waitFor();
     await expect.poll(async () => accepted(await emails.getByTestId('email-counts').innerText())).toEqual({ notSent: 0, accepted: 2, failed: 0 });
     expect(await mailsTo(`grace${tag}@example.com`)).toHaveLength(1);
 

@@ -77,7 +77,7 @@ describe('Suppressed addresses in Chromium', () => {
     });
     await sendCredentialMail(user, project.id, 'bounce@simulator.amazonses.com');
     await sendCredentialMail(user, project.id, 'complaint@simulator.amazonses.com');
-    await expect.poll(async () => (await user.json<unknown[]>('/api/email-suppressions')).length, { timeout: 15_000 }).toBe(2);
+    await expect.poll(async () => (await user.json<unknown[]>('/api/email-suppressions')).length).toBe(2);
 
     await page.reload();
     await entries().first().waitFor();

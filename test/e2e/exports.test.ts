@@ -60,7 +60,7 @@ describe('Export Center in Chromium', () => {
     await page.getByRole('button', { name: 'Start Export' }).click();
     const history = page.getByRole('list', { name: 'Export history' });
     const entry = history.getByRole('listitem').first();
-    await entry.getByText('Completed').waitFor({ timeout: 30_000 });
+    await entry.getByText('Completed').waitFor();
     await page.screenshot({ path: screenshotPath('exports') });
 
     const [download] = await Promise.all([page.waitForEvent('download'), entry.getByRole('button', { name: 'Download', exact: true }).click()]);

@@ -108,7 +108,7 @@ describe('a new user walks through the app (Chromium)', () => {
     await toasts(page).filter({ hasText: 'Please select a project to export.' }).waitFor();
     await page.getByRole('combobox', { name: 'Project' }).selectOption({ label: 'Solo (1 account)' });
     await page.getByRole('button', { name: 'Start Export' }).click();
-    await page.getByRole('list', { name: 'Export history' }).getByRole('listitem').first().getByText('Completed').waitFor({ timeout: 60_000 });
+    await page.getByRole('list', { name: 'Export history' }).getByRole('listitem').first().getByText('Completed').waitFor();
     await toasts(page).filter({ hasText: 'Export ready' }).waitFor();
     expect(await mostToastsAtOnce(page)).toBeLessThanOrEqual(1);
     expect(flushSyncErrors).toEqual([]);

@@ -80,12 +80,12 @@ describe('a provisioning run waiting on the shared queue, in Chromium', () => {
     await dialog.getByText('3 accounts created').waitFor();
     const progress = dialog.getByRole('group', { name: `Provisioning to Queue directory ${tag}` });
     const reason = progress.getByTestId('provisioning-wait-reason');
-    await reason.waitFor({ timeout: 30_000 });
+    await reason.waitFor();
     expect(await reason.innerText()).toMatch(/^Queued( behind about \d+ chunks? of other runs on the shared provisioning queue\. Runs take turns chunk by chunk, so this one starts as soon as a worker is free\.|: )/);
     await progress.getByText('Queued', { exact: true }).waitFor();
     await page.screenshot({ path: screenshotPath('provisioning-queued-behind-other-runs') });
 
-    await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor({ timeout: 60_000 });
+    await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor();
     await progress.getByText('Completed').waitFor();
     expect(await reason.count()).toBe(0);
     // It did not wait for the other run to end.

@@ -114,7 +114,7 @@ describe('provisioning in Chromium', () => {
     await add.waitFor({ state: 'hidden' });
     const item = page.getByRole('region', { name: 'Active Integrations' }).getByRole('listitem').filter({ hasText: DIRECTORY });
     await item.getByRole('button', { name: 'Test' }).click();
-    await item.getByText('Test passed', { exact: true }).waitFor({ timeout: 20_000 });
+    await item.getByText('Test passed', { exact: true }).waitFor();
     // A Workday integration is kept, but it can never be a target (the server refuses it too).
     const workday = await user.call('/api/integrations', {
       body: { name: 'Workday HR', platform: 'workday', baseUrl: `${stack.fakePlatformOrigin}/`, authMethod: 'basic_auth', authConfig: { username: 'u', password: 'p' } },
@@ -141,7 +141,7 @@ describe('provisioning in Chromium', () => {
     await dialog().getByRole('button', { name: 'Generate Accounts' }).click();
     await dialog().getByText('3 accounts created').waitFor();
     const progress = dialog().getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
-    await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor({ timeout: 30_000 });
+    await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor();
     await progress.getByText('Completed').waitFor();
     await page.screenshot({ path: screenshotPath('provisioning-bulk-complete') });
 
@@ -189,7 +189,7 @@ describe('provisioning in Chromium', () => {
     expect((await scim<ScimList>('/Users?count=1')).body.totalResults).toBe(usersBefore);
     await dialog().getByRole('button', { name: 'Generate Accounts' }).click();
     const progress = dialog().getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
-    await progress.getByText('1 synced, 1 failed, 0 pending of 2').waitFor({ timeout: 30_000 });
+    await progress.getByText('1 synced, 1 failed, 0 pending of 2').waitFor();
     await dialog().getByRole('link', { name: 'View project' }).click();
 
     const counts = page.getByRole('region', { name: 'On the platform' });
@@ -252,7 +252,7 @@ describe('provisioning in Chromium', () => {
     const table = page.getByRole('table', { name: 'Accounts of this project' });
     await counts.getByRole('button', { name: 'Retry failed' }).click();
     await toast('Retry started').waitFor();
-    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 2 Sync Failed 0 Pending 0');
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 2 Sync Failed 0 Pending 0');
     await expect.poll(() => table.getByText('Synced', { exact: true }).filter({ visible: true }).count()).toBe(2);
     expect(await counts.getByRole('button', { name: 'Retry failed' }).count()).toBe(0);
     expect((await directoryUser(usernameOf(katherine)))?.emails?.[0]?.value).toBe(katherine[2]);
@@ -270,7 +270,7 @@ describe('provisioning in Chromium', () => {
     await confirm.getByRole('button', { name: 'Undo on platform' }).click();
     await toast('Undo started').waitFor();
     await confirm.waitFor({ state: 'hidden' });
-    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 0 Sync Failed 0 Removed 2 Pending 0');
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 0 Sync Failed 0 Removed 2 Pending 0');
     await counts.getByRole('group', { name: `Undo on ${DIRECTORY}` }).getByText('2 removed, 0 failed, 0 pending of 2').waitFor();
     await expect.poll(() => table.getByText('Removed from platform', { exact: true }).filter({ visible: true }).count()).toBe(2);
     await page.screenshot({ path: screenshotPath('provisioning-project-removed'), fullPage: true });
@@ -317,7 +317,7 @@ describe('provisioning in Chromium', () => {
     await expectToastClearOf(page, { 'the provisioning counts': counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` }) });
 
     const run = counts.getByRole('group', { name: `Provisioning to ${DIRECTORY}` });
-    await run.getByText('Paused', { exact: true }).waitFor({ timeout: 30_000 });
+    await run.getByText('Paused', { exact: true }).waitFor();
     await run.getByText(PAUSED_CREDENTIALS).waitFor();
     await run.getByText('0 synced, 0 failed, 2 pending of 2').waitFor();
     // Nobody is failed for the integration's fault, and nothing starts twice meanwhile.
@@ -328,10 +328,10 @@ describe('provisioning in Chromium', () => {
     await page.getByRole('heading', { name: 'API Integrations', level: 1 }).waitFor();
     await editToken(tenantToken);
     await item.getByRole('button', { name: 'Test' }).click();
-    await item.getByText('Test passed', { exact: true }).waitFor({ timeout: 20_000 });
+    await item.getByText('Test passed', { exact: true }).waitFor();
 
     await page.goto(`${app}/projects/${created.project.id}`);
-    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toBe('Synced 2 Sync Failed 0 Pending 0');
+    await expect.poll(async () => (await counts.locator('dl').innerText()).replace(/\s+/g, ' ')).toBe('Synced 2 Sync Failed 0 Pending 0');
     await run.getByText('Completed', { exact: true }).waitFor();
     for (const row of rows) expect((await directoryUser(baseUsername(row.firstName, row.lastName, year)))?.emails?.[0]?.value).toBe(row.email);
   });

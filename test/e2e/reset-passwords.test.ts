@@ -65,7 +65,7 @@ describe('Reset Passwords in Chromium', () => {
     await page.screenshot({ path: screenshotPath('reset-passwords-confirm-light') });
 
     await dialog.getByRole('button', { name: 'Reset passwords' }).click();
-    await dialog.getByText('Completed').waitFor({ timeout: 20_000 });
+    await dialog.getByText('Completed').waitFor();
     await dialog.getByRole('status').filter({ hasText: '3 reset, 0 failed, 0 pending of 3' }).waitFor();
     const results = dialog.getByLabel('Reset results');
     await expect.poll(() => results.innerText()).toContain('Updated on Local SCIM directory');
@@ -89,7 +89,7 @@ describe('Reset Passwords in Chromium', () => {
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath('reset-passwords-confirm-dark') });
     await dialog.getByRole('button', { name: 'Reset passwords' }).click();
-    await dialog.getByText('Completed').waitFor({ timeout: 20_000 });
+    await dialog.getByText('Completed').waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await page.screenshot({ path: screenshotPath('reset-passwords-done-dark') });
   });

@@ -43,7 +43,7 @@ describe('The upload dialog in Chromium: a file read on the server, checked firs
     await dialog.getByText('Check every row first (nothing is created until you confirm)').click();
     await dialog.getByRole('button', { name: 'Generate Accounts' }).click();
     const report = dialog.getByTestId('file-report');
-    await report.getByText(`${ROWS} rows read`).waitFor({ timeout: 60_000 });
+    await report.getByText(`${ROWS} rows read`).waitFor();
     return { dialog, report };
   }
 
