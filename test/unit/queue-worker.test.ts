@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import type { Context, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import * as z from 'zod';
 import { queueBatchWorker, queueWorker } from '../../functions/core/queue-worker';
 import { logger } from '../../functions/core/logger';
@@ -54,6 +54,16 @@ const countedAsFailed = (line: Record<string, unknown>) => line.level === 'ERROR
 describe('expected retries are not failures (issue 26, item 11)', () => {
   // The real logger, writing what CloudWatch Logs would receive (another test silences logger.error).
   beforeEach(() => vi.restoreAllMocks());
+  /** Runs the handler over messages m0..m<count - 1> ({ n }), with the log lines it wrote. */
+  async function runLogged(handler: (event: SQSEvent, ctx: Context) => Promise<SQSBatchResponse>, count: number) {
+    const log = captureLogLines();
+    try {
+      const result = await handler({ Records: Array.from({ length: count }, (_, n) => record(`m${n}`, JSON.stringify({ n }))) }, context);
+      return { result, lines: log.lines() };
+    } finally {
+      log.restore();
+    }
+  }
   const expectedRetries = () => [new MessageNotRecordedYetError('ses-message-1'), new AccountBusyError(Date.now() + 60_000, 'delivery'), new LockHeldError()];
 
   it('queueWorker: a record handed back for a retry that was expected is logged at WARN, which the FailedRecords alarm does not count; any other error still is', async () => {
@@ -61,17 +71,10 @@ describe('expected retries are not failures (issue 26, item 11)', () => {
     const handler = queueWorker(z.object({ n: z.number() }), async ({ n }) => {
       throw errors[n]!;
     });
-    const log = captureLogLines();
-    let result;
-    try {
-      result = await handler({ Records: errors.map((_, n) => record(`m${n}`, JSON.stringify({ n }))) }, context);
-    } finally {
-      log.restore();
-    }
+    const { result, lines } = await runLogged(handler, errors.length);
 
     // Every record still comes back (SQS delivers it again).
     expect(result.batchItemFailures).toEqual(errors.map((_, n) => ({ itemIdentifier: `m${n}` })));
-    const lines = log.lines();
     expect(lines.filter(countedAsFailed).map((line) => line.messageId)).toEqual(['m3']);
     const retries = lines.filter((line) => line.message === 'Record retried later');
     expect(retries.map((line) => [line.level, line.messageId, line.reason])).toEqual([
@@ -84,16 +87,9 @@ describe('expected retries are not failures (issue 26, item 11)', () => {
   it('queueBatchWorker: the same for the errors a batch handler answers', async () => {
     const errors = [...expectedRetries(), new Error('boom'), undefined];
     const handler = queueBatchWorker(z.object({ n: z.number() }), async (messages) => messages.map(({ n }) => errors[n]));
-    const log = captureLogLines();
-    let result;
-    try {
-      result = await handler({ Records: errors.map((_, n) => record(`m${n}`, JSON.stringify({ n }))) }, context);
-    } finally {
-      log.restore();
-    }
+    const { result, lines } = await runLogged(handler, errors.length);
 
     expect(result.batchItemFailures).toEqual([0, 1, 2, 3].map((n) => ({ itemIdentifier: `m${n}` })));
-    const lines = log.lines();
     expect(lines.filter(countedAsFailed).map((line) => line.messageId)).toEqual(['m3']);
     expect(lines.filter((line) => line.level === 'WARN').map((line) => line.messageId)).toEqual(['m0', 'm1', 'm2']);
   });
