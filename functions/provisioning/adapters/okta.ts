@@ -14,7 +14,7 @@ import type {
   UndoOutcome,
   UpdateOutcome,
 } from '../provisioning-port';
-import { failureOf, isCallFailure, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /**
  * Okta (Users API, /api/v1/users): one POST per person (Okta has no bulk create), activated with
@@ -101,7 +101,11 @@ const isLoginTaken = (answer: PlatformAnswer): boolean => {
  * ours ahead of Okta's would otherwise shorten the wait, to nothing at worst (Date's whole seconds
  * make it at most a second longer, never shorter).
  */
-const oktaFailure = (answer: PlatformAnswer) => {
+const oktaFailure = (answer: PlatformAnswer): CallFailure => {
+  // A 403 that is about the user's status (E0000038 "not allowed in the user's current status",
+  // E0000016 "already active"), not about the credentials: this user's refusal, not a pause.
+  const code = (answer.json as { errorCode?: unknown } | undefined)?.errorCode;
+  if (answer.status === 403 && (code === 'E0000038' || code === 'E0000016')) return { kind: 'failed', retryable: false, message: platformMessage(answer) };
   const date = answer.headers.date;
   const oktaNow = Date.parse(Array.isArray(date) ? (date[0] ?? '') : (date ?? ''));
   return failureOf(answer, Number.isNaN(oktaNow) ? Date.now() : oktaNow);
