@@ -18,6 +18,8 @@ import { s3UploadObjects } from './upload-objects';
 import { inflateRows } from './compressed-rows';
 import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from './idempotency';
 import { rejectedRowsReport } from './rejected-rows';
+import { recordSecurityEvent, requestOrigin } from '../security/security-events';
+import { plural } from '../../shared/text/plural';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -49,6 +51,18 @@ export const handler = httpHandler({
       const key = idempotencyKeyOf(event.headers);
       const work = async (): Promise<StoredAnswer> => {
         const result = await create(userId, inflateRows(body));
+        // People added to an existing project: a security event (who, what, how many).
+        if (body.projectId !== undefined) {
+          const count = result.kind === 'created' ? result.summary.successful : result.job.total;
+          await recordSecurityEvent({ db, tableName }, {
+            userId,
+            type: 'accounts_added',
+            description: `${plural(count, 'account')} ${result.kind === 'created' ? 'added' : 'being added'} to the project "${result.project.name}"`,
+            severity: 'low',
+            at: new Date(),
+            ...requestOrigin(event),
+          });
+        }
         if (result.kind === 'queued') {
           // Why it waits, from the start: the dialog shows it before its first poll.
           const wait = result.job.status === 'queued' ? await sqsQueueWait(sqs(), requireEnv('BULK_QUEUE_URL'), Math.min(CHUNK_WINDOW, Math.ceil(result.job.total / CHUNK_ROWS))) : {};
