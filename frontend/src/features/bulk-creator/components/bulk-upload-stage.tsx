@@ -4,7 +4,7 @@ import { Controller, type UseFormReturn } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { UNLIMITED, planLimits } from '@shared/plans';
 import { accountTypes } from '@shared/schemas/bulk';
-import type { SubscriptionStatus } from '@shared/schemas/project';
+import type { Project, SubscriptionStatus } from '@shared/schemas/project';
 import { FormField } from '../../../components/form-field';
 import { effectivePlanOf } from '../../../lib/plan-status';
 import type { CsvFile } from '../lib/read-csv-file';
@@ -15,6 +15,7 @@ import { PasswordSettingsFields } from './password-settings-fields';
 import { ProvisioningTargetFields } from './provisioning-target-fields';
 import { CredentialEmailFields } from './credential-email-fields';
 import { plural } from '@shared/text/plural';
+import { TypedPeopleFields } from './typed-people-fields';
 
 export const UPLOAD_FORM_ID = 'bulk-upload-form';
 
@@ -26,6 +27,7 @@ export function BulkUploadStage({
   onFile,
   subscription,
   onSubmit,
+  target,
 }: {
   form: UseFormReturn<UploadFormInput, unknown, UploadFormValues>;
   file?: CsvFile;
@@ -33,17 +35,26 @@ export function BulkUploadStage({
   onFile: (file: File) => void;
   subscription?: SubscriptionStatus;
   onSubmit: FormEventHandler<HTMLFormElement>;
+  /** People added to this project: its own details are kept, the people may also be typed in. */
+  target?: Project;
 }) {
   const {
     register,
     formState: { errors },
   } = form;
   // A file read only in part: the server counts its rows (and says when the plan refuses them).
-  const planWarning = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length) : undefined;
+  const planWarning = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length, target) : undefined;
 
   return (
     <form id={UPLOAD_FORM_ID} onSubmit={onSubmit} noValidate>
       <Stack gap="5">
+        {target ? (
+          <Text fontSize="sm" color="fg.muted">
+            {target.accountType} accounts, after the project&apos;s {plural(target.accountCount, 'account')}.
+            {target.integrationId ? ' They are provisioned to the project’s integration once created (Pro).' : ''}
+          </Text>
+        ) : (
+        <>
         <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
           <FormField label="Project name" error={errors.projectName?.message}>
             <Input placeholder="Spring 2026 onboarding" autoComplete="off" {...register('projectName')} />
@@ -70,9 +81,12 @@ export function BulkUploadStage({
         <FormField label="Description (optional)" error={errors.description?.message}>
           <Textarea rows={2} autoresize {...register('description')} />
         </FormField>
+        </>
+        )}
 
         <Separator />
         <Stack gap="3">
+          {target ? <TypedPeopleFields onFile={onFile} busy={reading} /> : null}
           <CsvDropZone
             onFile={onFile}
             busy={reading}
@@ -117,8 +131,12 @@ export function BulkUploadStage({
         <Separator />
         <PasswordSettingsFields form={form} />
 
-        <Separator />
-        <ProvisioningTargetFields form={form} subscription={subscription} people={file?.result.valid} />
+        {target ? null : (
+          <>
+            <Separator />
+            <ProvisioningTargetFields form={form} subscription={subscription} people={file?.result.valid} />
+          </>
+        )}
 
         <Separator />
         <CredentialEmailFields form={form} subscription={subscription} />
@@ -131,9 +149,12 @@ export function BulkUploadStage({
  * Why the plan refuses this many rows, said before the server would (it decides, with the same
  * limits from shared/plans); the dialog keeps Generate off while there is a reason.
  */
-export function planWarningFor(subscription: SubscriptionStatus, rows: number): string | undefined {
+export function planWarningFor(subscription: SubscriptionStatus, rows: number, target?: Pick<Project, 'accountCount'>): string | undefined {
   const perProject = planLimits[effectivePlanOf(subscription)].accountsPerProject;
   const remaining = subscription.usage.remainingAccounts;
+  if (perProject !== UNLIMITED && target && target.accountCount + rows > perProject) {
+    return `This file has ${plural(rows, 'valid row')}; your plan allows ${plural(perProject, 'account')} per project and this project has ${plural(target.accountCount, 'account')}.`;
+  }
   if (perProject !== UNLIMITED && rows > perProject) {
     return `This file has ${plural(rows, 'valid row')}; your plan allows ${plural(perProject, 'account')} per project.`;
   }
