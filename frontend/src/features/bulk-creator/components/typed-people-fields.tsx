@@ -2,17 +2,12 @@ import { Button, Fieldset, HStack, IconButton, Input, SimpleGrid, Stack } from '
 import { PlusIcon, Trash2Icon } from 'lucide-react';
 import { useState, type KeyboardEvent } from 'react';
 
-type Person = { firstName: string; lastName: string; email: string };
+import { typedPeopleCsv, type TypedPerson as Person } from '../lib/typed-people';
+
 const emptyPerson: Person = { firstName: '', lastName: '', email: '' };
 
-/** One CSV cell, quoted: what is typed is read back exactly by the shared CSV reader. */
-const cell = (value: string) => `"${value.replace(/"/g, '""')}"`;
-
-/** The typed people as a CSV file with a header: the same reader, checks and preview as a chosen file. */
-export function typedPeopleFile(people: readonly Person[]): File {
-  const lines = ['First Name,Last Name,Email', ...people.map((p) => [p.firstName, p.lastName, p.email].map((v) => cell(v.trim())).join(','))];
-  return new File([`${lines.join('\r\n')}\r\n`], 'People typed in.csv', { type: 'text/csv' });
-}
+/** The typed people as a CSV file: the same reader, checks and preview as a chosen file. */
+const typedPeopleFile = (people: readonly Person[]): File => new File([typedPeopleCsv(people)], 'People typed in.csv', { type: 'text/csv' });
 
 /**
  * Manual entry inside the Add people dialog: people typed in, then 'Check these people' reads
