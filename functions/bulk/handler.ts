@@ -94,6 +94,7 @@ export const handler = httpHandler({
         updatedAt: String(Item.updatedAt),
         ...(typeof Item.completedAt === 'string' ? { completedAt: Item.completedAt } : {}),
         ...(typeof Item.reason === 'string' ? { reason: Item.reason } : {}),
+        ...Object.fromEntries((['provisioningJobId', 'provisioningError', 'mailSendId', 'mailSendError'] as const).filter((key) => typeof Item[key] === 'string').map((key) => [key, String(Item[key])])),
       };
       // Still waiting for a worker: say so, and why, instead of a silent 0%.
       if (job.status === 'queued') return { ...job, ...(await sqsQueueWait(sqs(), requireEnv('BULK_QUEUE_URL'), Math.min(Number(Item.window ?? Item.chunks ?? 0), Number(Item.chunks ?? 0)))) };

@@ -214,4 +214,12 @@ export interface BulkJob {
   chunksAhead?: number;
   /** A queued job: why it waits, in words (shown instead of "0 of N rows"). */
   waitReason?: string;
+  /**
+   * A job adding people to a project, once it ended: the provisioning run it started to the
+   * project's integration and the credentials send asked for, or why either could not start.
+   */
+  provisioningJobId?: string;
+  provisioningError?: string;
+  mailSendId?: string;
+  mailSendError?: string;
 }

@@ -93,6 +93,14 @@ describe('Complete / Reopen', () => {
     const refused = await add(user, project.id, people(1, 'Late'));
     expect(refused.status).toBe(409);
     expect(await refused.json()).toMatchObject({ message: PROJECT_COMPLETED_MESSAGE });
+    // A large file's start is refused as well, before the file is read; another user's project is 404.
+    const form = await user.json<{ id: string }>('/api/bulk-uploads', { method: 'POST' });
+    const uploadStart = await user.call(`/api/bulk-uploads/${form.id}/start`, { body: { projectName: 'ignored', projectId: project.id } });
+    expect(uploadStart.status).toBe(409);
+    expect(await uploadStart.json()).toMatchObject({ message: PROJECT_COMPLETED_MESSAGE });
+    const stranger = await apiUser();
+    const strangerForm = await stranger.json<{ id: string }>('/api/bulk-uploads', { method: 'POST' });
+    expect((await stranger.call(`/api/bulk-uploads/${strangerForm.id}/start`, { body: { projectName: 'ignored', projectId: project.id } })).status).toBe(404);
     expect((await projectOf(user, project.id)).accountCount).toBe(3);
     expect((await userItem(user)).accountCount).toBe(4);
     expect(await userItem(user)).not.toHaveProperty('bulkLock');
@@ -260,5 +268,14 @@ describe('Add people to a project', () => {
     expect(run).toMatchObject({ status: 'completed', synced: 3, mode: 'provision' });
     const listed = await projectOf(user, created.project.id);
     expect(listed).toMatchObject({ accountCount: 5, syncedCount: 5, syncPendingCount: 0 });
+
+    // A large add is a job: the run starts once the job has ended, and the job names it.
+    const big = (await (await add(user, created.project.id, people(1200, 'PvJob'))).json()) as Queued;
+    const ended = await until('the add job to name its run', () => user.json<BulkJob>(`/api/bulk-jobs/${big.job.id}`), (j) => j.status === 'failed' || j.provisioningJobId !== undefined || j.provisioningError !== undefined);
+    expect(ended).toMatchObject({ status: 'completed', done: 1200 });
+    expect(ended.provisioningError).toBeUndefined();
+    const jobRun = await until('the run to end', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${ended.provisioningJobId!}`), (j) => j.status === 'completed' || j.status === 'failed', 120_000);
+    expect(jobRun).toMatchObject({ status: 'completed', synced: 1200, total: 1200 });
+    expect(await projectOf(user, created.project.id)).toMatchObject({ accountCount: 1205, syncedCount: 1205, syncPendingCount: 0 });
   });
 });

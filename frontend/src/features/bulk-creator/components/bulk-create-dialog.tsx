@@ -366,8 +366,9 @@ export function BulkCreateDialog({
                   sentRows={outcome.sentRows}
                   provisioning={
                     <>
-                      <ProvisioningOutcome summary={outcome.response.summary} />
-                      <MailOutcome summary={outcome.response.summary} />
+                      {/* People added to a project: the run and the send start once the job has ended, and the job names them. */}
+                      <ProvisioningOutcome summary={{ ...outcome.response.summary, ...followUpsOf(job) }} />
+                      <MailOutcome summary={{ ...outcome.response.summary, ...followUpsOf(job) }} />
                     </>
                   }
                   showPasswords={showPasswords}
@@ -437,6 +438,10 @@ export function BulkCreateDialog({
     </Dialog.Root>
   );
 }
+
+/** What a job adding people to a project started once it ended (GET /api/bulk-jobs/{id}). */
+const followUpsOf = (job: BulkJob): Partial<BulkCreateSummary> =>
+  Object.fromEntries((['provisioningJobId', 'provisioningError', 'mailSendId', 'mailSendError'] as const).filter((key) => job[key] !== undefined).map((key) => [key, job[key]]));
 
 const megabytes = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
 
