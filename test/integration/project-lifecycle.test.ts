@@ -6,6 +6,7 @@ import type { Analytics } from '../../shared/schemas/analytics';
 import type { DashboardStats } from '../../shared/schemas/project';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
+import type { MailSend } from '../../shared/schemas/mail-send';
 import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
 import { keys } from '../../functions/core/keys';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -252,6 +253,19 @@ describe('Add people to a project', () => {
     const analytics = await user.json<Analytics>('/api/analytics');
     expect(analytics.totalAccounts).toBe(1505);
     expect(analytics.recentActivity.map((a) => a.action)).toContain('1,500 accounts added to "Big"');
+  });
+
+  it('e-mails the added people when asked (the holders not e-mailed yet)', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const created = await user.json<Created & { summary: { mailSendId?: string } }>('/api/bulk-create', { body: { projectName: 'Mailed', csvData: people(2, 'Ml'), sendCredentials: { delivery: 'password' } } });
+    const waitSend = (id: string) => until('the send to end', () => user.json<MailSend>(`/api/mail-sends/${id}`), (m) => m.status === 'completed' || m.status === 'failed');
+    await waitSend(created.summary.mailSendId!);
+    const added = (await (await add(user, created.project.id, people(3, 'MlNew'), { sendCredentials: { delivery: 'password' } })).json()) as Created & { summary: { mailSendId?: string } };
+    expect(added.summary.mailSendId).toBeTruthy();
+    const send = await waitSend(added.summary.mailSendId!);
+    // Only the three new holders: the first two were e-mailed already.
+    expect(send).toMatchObject({ status: 'completed', scope: 'unsent', total: 3 });
   });
 
   it('provisions the added people to the project’s integration after the import', async () => {
