@@ -4,7 +4,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
-import { axeViolations, describeViolations, useTheme } from '../support/a11y';
+import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 
 const app = inject('stack').urls.app;
 const themes = ['light', 'dark'] as const;
@@ -47,6 +47,11 @@ describe('a project after its creation (Chromium)', () => {
       await open();
       found.push(...describeViolations(`${name} (${theme})`, await axeViolations(page)));
       await page.screenshot({ path: screenshotPath(`project-${name}-${theme}`) });
+      // The same open dialog 390 px wide (a phone), then back.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await page.screenshot({ path: screenshotPath(`project-${name}-390-${theme}`) });
+      await page.setViewportSize({ width: 1280, height: 900 });
     }
     return found;
   };

@@ -1,11 +1,9 @@
-import { Alert, Button, Checkbox, Input, NativeSelect, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
+import { Alert, Button, Checkbox, Separator, Stack, Text } from '@chakra-ui/react';
 import type { FormEventHandler } from 'react';
 import { Controller, type UseFormReturn } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { UNLIMITED, planLimits } from '@shared/plans';
-import { accountTypes } from '@shared/schemas/bulk';
 import type { Project, SubscriptionStatus } from '@shared/schemas/project';
-import { FormField } from '../../../components/form-field';
 import { effectivePlanOf } from '../../../lib/plan-status';
 import type { CsvFile } from '../lib/read-csv-file';
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
@@ -16,6 +14,7 @@ import { ProvisioningTargetFields } from './provisioning-target-fields';
 import { CredentialEmailFields } from './credential-email-fields';
 import { plural } from '@shared/text/plural';
 import { TypedPeopleFields } from './typed-people-fields';
+import { ProjectDetailsFields } from './project-details-fields';
 
 export const UPLOAD_FORM_ID = 'bulk-upload-form';
 
@@ -54,34 +53,10 @@ export function BulkUploadStage({
             {target.integrationId ? ' They are provisioned to the project’s integration once created (Pro).' : ''}
           </Text>
         ) : (
-        <>
-        <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
-          <FormField label="Project name" error={errors.projectName?.message}>
-            <Input placeholder="Spring 2026 onboarding" autoComplete="off" {...register('projectName')} />
-          </FormField>
-          <FormField label="Platform URL (optional)" error={errors.platformUrl?.message}>
-            <Input type="url" placeholder="https://lms.example.com" {...register('platformUrl')} />
-          </FormField>
-          <FormField label="Account type" error={errors.accountType?.message}>
-            <NativeSelect.Root>
-              <NativeSelect.Field {...register('accountType')}>
-                {accountTypes.map((type) => (
-                  <option key={type} value={type}>
-                    {type}
-                  </option>
-                ))}
-              </NativeSelect.Field>
-              <NativeSelect.Indicator />
-            </NativeSelect.Root>
-          </FormField>
-          <FormField label="Expiration date (optional)" error={errors.expirationDate?.message}>
-            <Input type="date" {...register('expirationDate')} />
-          </FormField>
-        </SimpleGrid>
-        <FormField label="Description (optional)" error={errors.description?.message}>
-          <Textarea rows={2} autoresize {...register('description')} />
-        </FormField>
-        </>
+        <ProjectDetailsFields
+          register={{ name: register('projectName'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
+          errors={{ name: errors.projectName?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
+        />
         )}
 
         <Separator />

@@ -1,17 +1,16 @@
-import { Button, CloseButton, Dialog, Input, NativeSelect, Portal, SimpleGrid, Stack, Textarea } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckCircle2Icon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
-import { accountTypes } from '@shared/schemas/bulk';
 import { projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
 import type * as z from 'zod';
-import { FormField } from '../../../components/form-field';
 import { useEditProject, useSetProjectStatus } from '../../../lib/projects-api';
 import { queryKeys } from '../../../lib/query-keys';
 import { useSubscriptionStatus } from '../../../lib/subscription-api';
 import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
+import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
 import { plural } from '@shared/text/plural';
 
 const EDIT_FORM_ID = 'edit-project-form';
@@ -109,34 +108,10 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
             </Dialog.Header>
             <Dialog.Body>
               <form id={EDIT_FORM_ID} onSubmit={(event) => void submit(event)} noValidate>
-                <Stack gap="4">
-                  <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
-                    <FormField label="Project name" error={errors.name?.message}>
-                      <Input autoComplete="off" {...register('name')} />
-                    </FormField>
-                    <FormField label="Platform URL (optional)" error={errors.platformUrl?.message}>
-                      <Input type="url" placeholder="https://lms.example.com" {...register('platformUrl')} />
-                    </FormField>
-                    <FormField label="Account type" error={errors.accountType?.message}>
-                      <NativeSelect.Root>
-                        <NativeSelect.Field {...register('accountType')}>
-                          {accountTypes.map((type) => (
-                            <option key={type} value={type}>
-                              {type}
-                            </option>
-                          ))}
-                        </NativeSelect.Field>
-                        <NativeSelect.Indicator />
-                      </NativeSelect.Root>
-                    </FormField>
-                    <FormField label="Expiration date (optional)" error={errors.expirationDate?.message}>
-                      <Input type="date" {...register('expirationDate')} />
-                    </FormField>
-                  </SimpleGrid>
-                  <FormField label="Description (optional)" error={errors.description?.message}>
-                    <Textarea rows={2} autoresize {...register('description')} />
-                  </FormField>
-                </Stack>
+                <ProjectDetailsFields
+                  register={{ name: register('name'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
+                  errors={{ name: errors.name?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
+                />
               </form>
             </Dialog.Body>
             <Dialog.Footer flexWrap="wrap">
