@@ -34,7 +34,7 @@ async function readProject(deps: ProjectChangeDeps, userId: string, projectId: s
  * user whose older projects were never counted are filled first (readCounters), so what is moved
  * was counted.
  */
-function counterMoves(tableName: string, userId: string, before: { status: ProjectStatus; expirationDate?: string }, after: { status: ProjectStatus; expirationDate?: string }) {
+export function counterMoves(tableName: string, userId: string, before: { status: ProjectStatus; expirationDate?: string }, after: { status: ProjectStatus; expirationDate?: string }) {
   const updates: { Update: Record<string, unknown> }[] = [];
   const add = (key: { PK: string; SK: string }, attribute: string, n: number) =>
     updates.push({ Update: { TableName: tableName, Key: key, UpdateExpression: 'ADD #n :n SET entityType = :type', ExpressionAttributeNames: { '#n': attribute }, ExpressionAttributeValues: { ':n': n, ':type': 'UserStats' } } });
