@@ -104,7 +104,14 @@ export const handler = httpHandler({
   'POST /api/bulk-uploads': route({ run: async ({ userId }) => new Response(201, await createUploadForm(uploads)(userId)) }),
   'POST /api/bulk-uploads/{id}/start': route({
     body: bulkUploadStartSchema,
-    run: async ({ userId, pathParameters, body }) => new Response(202, await startUpload(uploads)(userId, pathParameters.id ?? '', body)),
+    run: async ({ userId, pathParameters, body, event }) => {
+      const started = await startUpload(uploads)(userId, pathParameters.id ?? '', body);
+      // People added to a project from a large file: recorded when its reading starts (the rows are counted later).
+      if (body.projectId !== undefined && !body.checkOnly) {
+        await recordSecurityEvent({ db, tableName }, { userId, type: 'accounts_added', description: `People being added to a project from an uploaded file (upload ${started.id})`, severity: 'low', at: new Date(), ...requestOrigin(event) });
+      }
+      return new Response(202, started);
+    },
   }),
   'GET /api/bulk-uploads/{id}': route({ run: ({ userId, pathParameters }) => readUploadState(uploads)(userId, pathParameters.id ?? '') }),
   'GET /api/bulk-uploads/{id}/rejected-rows': route({ run: async ({ userId, pathParameters }) => csvResponse(await uploadRejectedRows(uploads)(userId, pathParameters.id ?? '')) }),

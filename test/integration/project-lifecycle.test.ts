@@ -7,6 +7,7 @@ import type { DashboardStats } from '../../shared/schemas/project';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { MailSend } from '../../shared/schemas/mail-send';
+import type { BulkUpload, BulkUploadForm } from '../../shared/schemas/bulk-upload';
 import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
 import { keys } from '../../functions/core/keys';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -253,6 +254,34 @@ describe('Add people to a project', () => {
     const analytics = await user.json<Analytics>('/api/analytics');
     expect(analytics.totalAccounts).toBe(1505);
     expect(analytics.recentActivity.map((a) => a.action)).toContain('1,500 accounts added to "Big"');
+  });
+
+  it('adds the people of an uploaded file (the large-file path) after the last row', async () => {
+    const user = await apiUser();
+    const { project } = await create(user, 'Uploaded into', people(4, 'Up'));
+    const form = await user.json<BulkUploadForm>('/api/bulk-uploads', { method: 'POST' });
+    const data = new FormData();
+    for (const [name, value] of Object.entries(form.fields)) data.append(name, value);
+    const csv = ['First Name,Last Name,Email', ...people(6, 'Up').map((p) => `${p.firstName},${p.lastName},${p.email.replace('@', '.new@')}`), 'Bad,Row,not-an-address'].join('\n');
+    data.append('file', new Blob([csv], { type: 'text/csv' }), 'people.csv');
+    expect((await fetch(form.url, { method: 'POST', body: data })).status).toBeLessThan(300);
+    const started = await user.call(`/api/bulk-uploads/${form.id}/start`, { body: { projectName: 'ignored', projectId: project.id } });
+    expect(started.status).toBe(202);
+    const read = await until('the upload to start its job', () => user.json<BulkUpload>(`/api/bulk-uploads/${form.id}`), (u) => u.status === 'queued' || u.status === 'failed' || u.status === 'checked');
+    expect(read.status).toBe('queued');
+    expect(read.job?.projectId).toBe(project.id);
+    const job = await until('the job to end', () => user.json<BulkJob>(`/api/bulk-jobs/${form.id}`), (j) => j.status === 'completed' || j.status === 'failed');
+    expect(job).toMatchObject({ status: 'completed', done: 6, total: 6 });
+    const all = await allAccounts(user, project.id);
+    expect(all).toHaveLength(10);
+    expect(all.slice(4).map((a) => a.email)).toEqual(people(6, 'Up').map((p) => p.email.replace('@', '.new@')));
+    // The same names as the first four get their next free number.
+    const year = new Date().getUTCFullYear();
+    expect(all[4]!.username).toBe(`up0tester${year}-2`);
+    expect(new Set(all.map((a) => a.username)).size).toBe(10);
+    await until('the project counts', () => projectOf(user, project.id), (p) => p.accountCount === 10 && p.failedCount === 1);
+    await until('the lock given back', () => userItem(user), (u) => u.bulkLock === undefined);
+    expect(await userItem(user)).toMatchObject({ projectCount: 1, accountCount: 10 });
   });
 
   it('e-mails the added people when asked (the holders not e-mailed yet)', async () => {
