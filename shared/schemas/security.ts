@@ -99,6 +99,8 @@ export const securityEventTypes = [
   'data_export',
   'account_passwords_reset',
   'account_deletion_started',
+  'project_changed',
+  'accounts_added',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

@@ -211,6 +211,24 @@ const expectations: Record<string, Expectation> = {
   'GET /api/projects/{id}/accounts': { id: (a) => a.projectId, query: () => '?showPasswords=true', answer: 404 },
   'GET /api/projects/{id}/rejected-rows': { id: (a) => a.jobId, answer: 404 },
   'GET /api/projects/{id}/export': { id: (a) => a.projectId, answer: 404 },
+  'PUT /api/projects/{id}': {
+    id: (a) => a.projectId,
+    body: () => ({ name: `Taken by B ${token()}`, accountType: 'Demo Account' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(String(Item?.name)).not.toContain('Taken by B');
+    },
+  },
+  'PUT /api/projects/{id}/status': {
+    id: (a) => a.projectId,
+    body: () => ({ status: 'completed' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.status).not.toBe('completed');
+    },
+  },
   'GET /api/accounts/search': {
     query: (a) => `?q=${encodeURIComponent(a.account.firstName)}&showPasswords=true`,
     answer: async (response, { a, b }) => {

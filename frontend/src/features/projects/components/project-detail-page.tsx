@@ -14,6 +14,7 @@ import { formatDate } from '../../../lib/format-date';
 import { EXPORT_CENTER_PATH, useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
 import { platformHost } from './project-card';
 import { ProjectProvisioning } from './project-provisioning';
+import { ProjectActions } from './project-actions';
 import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 import { plural } from '@shared/text/plural';
@@ -83,15 +84,18 @@ export function ProjectDetailPage() {
         title={project.name}
         subtitle={project.description || `${project.accountType} accounts`}
         actions={
-          <Button
-            variant="outline"
-            onClick={() => exportProject.mutate(project)}
-            loading={exportProject.isPending}
-            loadingText="Exporting..."
-          >
-            <DownloadIcon aria-hidden="true" />
-            Export CSV
-          </Button>
+          <HStack gap="2" wrap="wrap">
+            <ProjectActions project={project} />
+            <Button
+              variant="outline"
+              onClick={() => exportProject.mutate(project)}
+              loading={exportProject.isPending}
+              loadingText="Exporting..."
+            >
+              <DownloadIcon aria-hidden="true" />
+              Export CSV
+            </Button>
+          </HStack>
         }
       />
       <Stack gap="6">
