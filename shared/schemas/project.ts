@@ -74,6 +74,10 @@ export interface AccountView {
   credentialsViewedAt?: string;
   /** Only when the request asked for passwords (?showPasswords=true). */
   password?: string;
+  /** Edited here after it was provisioned, and the platform does not have the change yet (text: 'Changed here: not yet updated on <platform>'). */
+  platformChange?: { platform: string; since: string; fields: string[]; text: string };
+  /** When the account was last edited (PUT /api/accounts/{id}). */
+  editedAt?: string;
 }
 
 export interface Page<T> {
