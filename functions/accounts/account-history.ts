@@ -52,8 +52,9 @@ function recordedEntries(loaded: LoadedAccount, platform: string): AccountHistor
     if (iso) entries.push({ id, kind, at: iso, title, ...(detail ? { detail } : {}) });
   };
   // The project's id is the id of the import that made it; accounts added later name their own (importId).
-  const importId = typeof current.importId === 'string' ? current.importId : loaded.projectId;
-  add('created', 'created', current.createdAt, 'Created', `Imported into ${String(project.name ?? 'the project')} (import ${importId})`);
+  const projectName = String(project.name ?? 'the project');
+  const importId = typeof current.importId === 'string' && current.importId !== loaded.projectId ? current.importId : undefined;
+  add('created', 'created', current.createdAt, 'Created', importId ? `Added to ${projectName} by import ${importId}` : `Imported into ${projectName} by the import that created the project`);
 
   const prov = current.externalStatus;
   if (prov === 'success') add('provisioned', 'provisioned', current.provisionedAt, `Synced on ${platform}`, typeof current.externalAccountId === 'string' ? `Platform id ${current.externalAccountId}` : undefined);

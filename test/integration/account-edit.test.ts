@@ -183,7 +183,7 @@ describe('GET /api/accounts/{id}/history', () => {
       ],
     });
     expect(history.entries[3]).toMatchObject({ title: 'Synced on Local SCIM directory', detail: 'Platform id scim-42', at: at(1) });
-    expect(history.entries[4]).toMatchObject({ title: 'Created', detail: `Imported into ${created.project.name} (import ${projectId})` });
+    expect(history.entries[4]).toMatchObject({ title: 'Created', detail: `Imported into ${created.project.name} by the import that created the project` });
     expect(history.nextCursor).toBeUndefined();
 
     // Paged: two at a time, same order, nothing twice.
