@@ -12,7 +12,7 @@ import { recordSecurityEvent, type RequestOrigin } from '../security/security-ev
 import { accountView } from './account-item';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
 import { searchTerm } from './search-terms';
-import { takenUsernamesOfBase } from './username-claims';
+import { blockHolding, takenUsernamesOfBase } from './username-claims';
 
 export interface EditAccountDeps {
   db: DynamoDBDocumentClient;
@@ -105,11 +105,25 @@ export function editAccount(deps: EditAccountDeps) {
       ];
       const usernameChanged = after.username !== before.username;
       if (usernameChanged) {
-        // The old name goes back to the pool when this account holds it by a name item (a name of
-        // a large import is held in that import's username block and stays reserved).
+        // The old name goes back to the pool: its name item, or its place in the username block
+        // of the large import that gave it (conditional on the block still listing it there).
         const { Item: oldName } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.username(userId, before.username), ConsistentRead: true }));
         if (oldName?.accountId === accountId) {
           transactItems.push({ Delete: { TableName: deps.tableName, Key: keys.username(userId, before.username), ConditionExpression: 'accountId = :account', ExpressionAttributeValues: { ':account': accountId } } });
+        } else if (!oldName) {
+          const block = await blockHolding(deps.db, deps.tableName, userId, before.username, loaded.projectId);
+          if (block) {
+            transactItems.push({
+              Update: {
+                TableName: deps.tableName,
+                Key: block.key,
+                UpdateExpression: `REMOVE #names[${block.index}]`,
+                ConditionExpression: `#names[${block.index}] = :name`,
+                ExpressionAttributeNames: { '#names': 'names' },
+                ExpressionAttributeValues: { ':name': before.username },
+              },
+            });
+          }
         }
         transactItems.push(
           {

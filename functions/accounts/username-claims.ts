@@ -33,3 +33,33 @@ export async function takenUsernamesOfBase(db: DynamoDBDocumentClient, tableName
   }
   return taken;
 }
+
+/**
+ * The username block of a large import that holds `username` for an account of `projectId`, and
+ * the name's position in its list (to remove it, conditional on it still being there); undefined
+ * when no block holds it.
+ */
+export async function blockHolding(db: DynamoDBDocumentClient, tableName: string, userId: string, username: string, projectId: string): Promise<{ key: { PK: string; SK: string }; index: number } | undefined> {
+  const partition = keys.username(userId, username).PK;
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        FilterExpression: 'projectId = :project AND contains(#names, :name)',
+        ExpressionAttributeValues: { ':pk': partition, ':prefix': keys.usernameBlockPrefix, ':project': projectId, ':name': username },
+        ExpressionAttributeNames: { '#names': 'names' },
+        ProjectionExpression: 'PK, SK, #names',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const index = Array.isArray(item.names) ? (item.names as unknown[]).indexOf(username) : -1;
+      if (index >= 0) return { key: { PK: String(item.PK), SK: String(item.SK) }, index };
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return undefined;
+}

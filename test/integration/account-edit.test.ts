@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StateBlockWriter } from '../../functions/accounts/account-state-writer';
 import { BULK_CREATION_RUNNING } from '../../functions/accounts/edit-account';
@@ -124,6 +124,24 @@ describe('PUT /api/accounts/{id} (edit an account)', () => {
     const same = (await (await edit(alice, first!.account.id, { firstName: `Dana${t}`, lastName: 'Fox', email: first!.account.email, regenerateUsername: true })).json()) as AccountEditResult;
     expect(same.changes).toEqual([]);
     expect(same.account.username).toBe(first!.account.username);
+  });
+
+  it('gives back a name a large import held in its username block', async () => {
+    const user = await apiUser();
+    const t = tag();
+    const { project, accounts } = await createProject(user, [{ firstName: `Ivy${t}`, lastName: 'Block', email: `ivy.${t}@example.com` }]);
+    const account = accounts[0]!;
+    const db = testDb();
+    // As a job's chunk records its names: a block in the names' partition instead of name items.
+    const block = { ...keys.usernameBlock(user.sub, account.username, project.id, 0, 0), entityType: 'UsernameBlock', projectId: project.id, jobId: project.id, chunk: 0, names: [`${account.username}-7`, account.username, `${account.username}-9`] };
+    await db.send(new DeleteCommand({ TableName: TABLE, Key: keys.username(user.sub, account.username) }));
+    await db.send(new PutCommand({ TableName: TABLE, Item: block }));
+
+    const response = await edit(user, account.id, { firstName: `Ivo${t}`, lastName: 'Block', email: account.email, regenerateUsername: true });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(((await response.json()) as AccountEditResult).account.username).toBe(`ivo${t}block${usernameYear(new Date())}`);
+    const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: { PK: block.PK, SK: block.SK }, ConsistentRead: true }));
+    expect(Item?.names).toEqual([`${account.username}-7`, `${account.username}-9`]);
   });
 
   it('answers 404 for another user’s account and for ids that name nothing, and changes nothing', async () => {
