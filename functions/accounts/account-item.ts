@@ -83,6 +83,7 @@ export function accountView(item: Record<string, unknown>, password?: string): A
   if (typeof item.emailSentAt === 'string') view.emailSentAt = item.emailSentAt;
   if (typeof item.credentialsViewedAt === 'string') view.credentialsViewedAt = item.credentialsViewedAt;
   if (typeof item.editedAt === 'string') view.editedAt = item.editedAt;
+  if (typeof item.emailSentAt === 'string' && typeof item.emailChangedAt === 'string' && item.emailChangedAt > item.emailSentAt) view.emailSentToPreviousAddress = true;
   const change = item.platformChange as { platform?: unknown; since?: unknown; fields?: unknown } | undefined;
   if (change && typeof change.platform === 'string') {
     view.platformChange = { platform: change.platform, since: String(change.since ?? ''), fields: Array.isArray(change.fields) ? change.fields.map(String) : [], text: platformChangeText(change.platform) };

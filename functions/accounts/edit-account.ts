@@ -73,6 +73,8 @@ export function editAccount(deps: EditAccountDeps) {
       const search = keys.accountSearch(userId, { firstName: searchTerm(after.firstName), lastName: searchTerm(after.lastName), email: searchTerm(after.email), username: after.username }, accountId);
       const set: Record<string, unknown> = { firstName: after.firstName, lastName: after.lastName, email: after.email, username: after.username, editedAt: atIso, ...search };
       if (platformChange) set.platformChange = platformChange;
+      // The e-mail status shown is that of the last e-mail, which went to the old address: the lists say so.
+      if (emailChanged) set.emailChangedAt = atIso;
       const names = Object.fromEntries(Object.keys(set).map((name, i) => [`#s${i}`, name]));
       const values = Object.fromEntries(Object.values(set).map((value, i) => [`:s${i}`, value]));
       const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [

@@ -78,6 +78,8 @@ export interface AccountView {
   platformChange?: { platform: string; since: string; fields: string[]; text: string };
   /** When the account was last edited (PUT /api/accounts/{id}). */
   editedAt?: string;
+  /** The e-mail address changed after the last credential e-mail: its status is that of an e-mail to the previous address. */
+  emailSentToPreviousAddress?: boolean;
 }
 
 export interface Page<T> {

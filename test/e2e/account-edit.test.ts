@@ -4,12 +4,18 @@ import type { Integration } from '../../shared/schemas/integrations';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
-import { axeViolations, describeViolations, useTheme } from '../support/a11y';
+import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 import { until } from '../support/until';
 
 const stack = inject('stack');
 const app = stack.urls.app;
+
+/** The SES emulator's mail viewer store: the addresses the mails went to. */
+const mailsTo = async (address: string): Promise<number> => {
+  const { emails } = (await (await fetch(`${stack.urls.ses}/store`)).json()) as { emails: { destination: { to: string[] } }[] };
+  return emails.filter((mail) => mail.destination.to.includes(address)).length;
+};
 
 /**
  * Editing an account from the project page, as a person does it: a project of two accounts
@@ -56,15 +62,19 @@ describe('Edit an account and see its history, in Chromium', () => {
   });
 
   const accountsTable = () => page.getByRole('table', { name: 'Accounts of this project' });
-  const openMenu = async (name: string) => {
+  /** The row menu's item, chosen once the menu has opened (its opening animation ended). */
+  const choose = async (name: string, item: 'Edit' | 'History') => {
     await page.getByRole('button', { name: `Actions for ${name}` }).click();
+    const entry = page.getByRole('menuitem', { name: item });
+    await entry.waitFor();
+    await settle(page);
+    await entry.click();
   };
 
   it('edits an account from the project page: a bad e-mail is refused under its field, the new values show, marked as not yet on the platform', async () => {
     await page.goto(`${app}/projects/${project.id}`);
     await accountsTable().getByText(people[0]!.email).waitFor();
-    await openMenu(`${people[0]!.firstName} Quinn`);
-    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    await choose(`${people[0]!.firstName} Quinn`, 'Edit');
     const dialog = page.getByRole('dialog', { name: 'Edit account' });
     await dialog.waitFor();
     expect(await dialog.getByLabel('First name').inputValue()).toBe(people[0]!.firstName);
@@ -90,8 +100,7 @@ describe('Edit an account and see its history, in Chromium', () => {
   });
 
   it('shows the history in a drawer: edited (old -> new), synced, created, newest first', async () => {
-    await openMenu(`${people[0]!.firstName} Quinn-Ortega`);
-    await page.getByRole('menuitem', { name: 'History' }).click();
+    await choose(`${people[0]!.firstName} Quinn-Ortega`, 'History');
     const drawer = page.getByRole('dialog', { name: `History of ${people[0]!.firstName} Quinn-Ortega` });
     const list = drawer.getByRole('list', { name: /newest first/ });
     await list.getByText('Edited').waitFor();
@@ -101,6 +110,56 @@ describe('Edit an account and see its history, in Chromium', () => {
     await drawer.getByText(`mara.q.${tag}@example.com`).waitFor();
     expect(describeViolations('history drawer (light)', await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath('account-history-drawer-light') });
+    await drawer.getByRole('button', { name: 'Close the history' }).click();
+    await drawer.waitFor({ state: 'hidden' });
+  });
+
+  it('after an e-mail change on an account that was e-mailed, asks before sending the credentials to the new address, then sends them with the existing send', async () => {
+    const theo = (await user.json<ListPage<AccountView>>(`/api/projects/${project.id}/accounts`)).items[1]!;
+    await user.json(`/api/projects/${project.id}/send-credentials`, { body: { scope: 'account', accountId: theo.id } });
+    await until('the first e-mail', () => mailsTo(people[1]!.email), (n) => n === 1);
+    await until(
+      "Theo's e-mail status",
+      async () => (await user.json<ListPage<AccountView>>(`/api/projects/${project.id}/accounts`)).items[1]!.emailStatus,
+      (status) => status === 'sent' || status === 'delivered',
+    );
+    await page.goto(`${app}/projects/${project.id}`);
+    await choose(`${people[1]!.firstName} Park`, 'Edit');
+    const dialog = page.getByRole('dialog', { name: 'Edit account' });
+    const newAddress = `theo.new.${tag}@example.com`;
+    await dialog.getByLabel('Email').fill(newAddress);
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    const ask = page.getByRole('dialog', { name: 'Send the credentials to the new address?' });
+    await ask.getByText(`The credentials were e-mailed to ${people[1]!.email}.`, { exact: false }).waitFor();
+    expect(describeViolations('send to the new address (light)', await axeViolations(page))).toEqual([]);
+    await page.screenshot({ path: screenshotPath('account-edit-send-new-address-light') });
+    // Behind the question (the page is hidden from the accessibility tree while it is open): the
+    // row's e-mail status is that of the e-mail to the old address, and says so.
+    const previousAddress = page.getByText('To the previous address');
+    await previousAddress.waitFor();
+    expect(await mailsTo(newAddress)).toBe(0);
+    await ask.getByRole('button', { name: 'Send credentials' }).click();
+
+    const resend = page.getByRole('dialog', { name: 'Resend credentials' });
+    await resend.getByText(`(${newAddress})`, { exact: false }).waitFor();
+    await resend.getByRole('button', { name: 'Send 1 e-mail' }).click();
+    await resend.waitFor({ state: 'hidden' });
+    await until('the e-mail to the new address', () => mailsTo(newAddress), (n) => n === 1);
+    // Sent again since the change: the status is the new address's.
+    await previousAddress.waitFor({ state: 'detached' });
+
+    // The Account Database finds the account by its new address, with the same row menu.
+    await page.goto(`${app}/accounts`);
+    await page.getByLabel('Search accounts').fill(newAddress);
+    await page.getByRole('table').getByRole('row').filter({ hasText: newAddress }).waitFor();
+    await choose(`${people[1]!.firstName} Park`, 'History');
+    const drawer = page.getByRole('dialog', { name: `History of ${people[1]!.firstName} Park` });
+    await drawer.getByText('Credentials e-mailed').waitFor();
+    await settle(page);
+    const kinds = await drawer.getByRole('list', { name: /newest first/ }).locator(':scope > li').evaluateAll((items) => items.map((item) => item.getAttribute('data-kind')));
+    expect(kinds.slice(-3)).toEqual(['edited', 'provisioned', 'created']);
+    expect(kinds).toContain('emailed');
+    await page.screenshot({ path: screenshotPath('account-database-history-light') });
     await drawer.getByRole('button', { name: 'Close the history' }).click();
     await drawer.waitFor({ state: 'hidden' });
   });
@@ -123,8 +182,7 @@ describe('Edit an account and see its history, in Chromium', () => {
       await trigger.scrollIntoViewIfNeeded();
       await page.screenshot({ path: screenshotPath(`account-rows-${theme}-${width}`) });
 
-      await trigger.click();
-      await page.getByRole('menuitem', { name: 'Edit' }).click();
+      await choose(name, 'Edit');
       const dialog = page.getByRole('dialog', { name: 'Edit account' });
       await dialog.getByLabel('First name').fill('');
       await dialog.getByRole('button', { name: 'Save changes' }).click();
@@ -134,8 +192,7 @@ describe('Edit an account and see its history, in Chromium', () => {
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });
 
-      await trigger.click();
-      await page.getByRole('menuitem', { name: 'History' }).click();
+      await choose(name, 'History');
       const drawer = page.getByRole('dialog', { name: `History of ${name}` });
       await drawer.getByText('Synced on Local SCIM directory').waitFor();
       expect(describeViolations(`history drawer (${theme}, ${width})`, await axeViolations(page))).toEqual([]);

@@ -185,10 +185,13 @@ describe('GET /api/accounts/{id}/history', () => {
     expect(response.status, await response.clone().text()).toBe(200);
     const result = (await response.json()) as AccountEditResult;
     expect(result.credentialsSentToOldAddress).toBe(true);
+    // Its e-mail status is that of the e-mail to the old address, and says so.
+    expect(result.account).toMatchObject({ emailStatus: 'delivered', emailSentToPreviousAddress: true });
     expect(result.account.platformChange).toMatchObject({ platform: 'Local SCIM directory', fields: ['lastName', 'email'], text: 'Changed here: not yet updated on Local SCIM directory' });
     // Lists show it too.
     const listed = (await user.json<Page<AccountView>>(`/api/projects/${projectId}/accounts`)).items[0]!;
     expect(listed.platformChange?.text).toBe('Changed here: not yet updated on Local SCIM directory');
+    expect(listed.emailSentToPreviousAddress).toBe(true);
 
     const history = await user.json<AccountHistoryPage>(`/api/accounts/${account.id}/history`);
     expect(history.entries.map((e) => e.kind)).toEqual(['edited', 'delivered', 'emailed', 'provisioned', 'created']);

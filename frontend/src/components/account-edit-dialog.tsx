@@ -23,7 +23,7 @@ export function AccountEditDialog({ account, onClose, onSendCredentials }: { acc
   const [draft, setDraft] = useState({ firstName: account.firstName, lastName: account.lastName, email: account.email, regenerateUsername: false });
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
-  const [saved, setSaved] = useState<AccountEditResult>();
+  const [saved, setSaved] = useState<{ result: AccountEditResult; oldEmail: string }>();
   const firstInput = useRef<HTMLInputElement>(null);
   const edit = useEditAccount();
   const busy = edit.isPending;
@@ -51,7 +51,8 @@ export function AccountEditDialog({ account, onClose, onSendCredentials }: { acc
             return onClose();
           }
           toaster.create({ type: 'success', title: 'Account updated', description: result.changes.map((c) => accountFieldLabels[c.field]).join(', ') });
-          if (result.credentialsSentToOldAddress && onSendCredentials) return setSaved(result);
+          // The old address as it was when saved (the row re-renders with the new one meanwhile).
+          if (result.credentialsSentToOldAddress && onSendCredentials) return setSaved({ result, oldEmail: result.changes.find((c) => c.field === 'email')?.from ?? '' });
           onClose();
         },
         onError: (failure) => {
@@ -94,10 +95,10 @@ export function AccountEditDialog({ account, onClose, onSendCredentials }: { acc
           <Dialog.Content mx="4" aria-busy={busy}>
             {saved ? (
               <SendToNewAddress
-                result={saved}
-                oldEmail={account.email}
+                result={saved.result}
+                oldEmail={saved.oldEmail}
                 onSend={() => {
-                  onSendCredentials?.(saved.account);
+                  onSendCredentials?.(saved.result.account);
                   onClose();
                 }}
                 onSkip={onClose}

@@ -79,6 +79,11 @@ export function AccountTable({
               </Table.Cell>
               <Table.Cell>
                 <EmailStatusBadge status={account.emailStatus} error={account.emailError} />
+                {account.emailSentToPreviousAddress ? (
+                  <Text fontSize="xs" color="fg.muted" mt="1" minW="28">
+                    To the previous address
+                  </Text>
+                ) : null}
               </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}
