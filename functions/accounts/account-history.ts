@@ -44,7 +44,7 @@ export function parseHistoryLimit(raw: string | undefined): number {
 const isoOf = (value: unknown): string | undefined => (typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : undefined);
 
 /** The entries that follow from the account item and its states (a handful at most). */
-function recordedEntries(loaded: LoadedAccount, platform: string): AccountHistoryEntry[] {
+export function recordedEntries(loaded: Pick<LoadedAccount, 'current' | 'project' | 'projectId'>, platform: string): AccountHistoryEntry[] {
   const { current, project } = loaded;
   const entries: AccountHistoryEntry[] = [];
   const add = (id: string, kind: AccountHistoryKind, at: unknown, title: string, detail?: string) => {
@@ -83,7 +83,8 @@ function recordedEntries(loaded: LoadedAccount, platform: string): AccountHistor
   }
   add('viewed', 'credentials_viewed', current.credentialsViewedAt, 'Credentials viewed through the one-time link');
   if (current.passwordResetStatus === 'failed') add('password-reset', 'password_reset_failed', current.passwordResetAt, 'Password reset failed', typeof current.passwordResetError === 'string' ? current.passwordResetError : undefined);
-  else if (typeof current.passwordResetStatus === 'string' && current.passwordResetStatus !== 'pending') add('password-reset', 'password_reset', current.passwordResetAt, 'Password reset');
+  else if (current.passwordResetStatus === 'updated') add('password-reset', 'password_reset', current.passwordResetAt, 'Password reset', `Also changed on ${platform}`);
+  else if (current.passwordResetStatus === 'local') add('password-reset', 'password_reset', current.passwordResetAt, 'Password reset', 'Here only: the account was not on a platform');
   return entries;
 }
 
