@@ -26,6 +26,7 @@ const SENT_STATES: ReadonlySet<EmailStatus> = new Set(['queued', 'sent', 'delive
 /** Tries of one edit: another edit of the same account, or a username taken in between, reads again. */
 const EDIT_ATTEMPTS = 6;
 
+export const PROVISIONING_RUNNING = 'This project is being provisioned to its platform: edit its accounts when the run has finished.';
 export const BULK_CREATION_RUNNING = 'A bulk creation of yours is running and is handing out usernames: regenerate this username when it has finished.';
 
 /**
@@ -50,6 +51,9 @@ export function editAccount(deps: EditAccountDeps) {
     for (let attempt = 1; ; attempt++) {
       const loaded = await loadAccount(deps.db, deps.tableName, userId, accountId);
       const { item, current } = loaded;
+      // A run reads the accounts as it goes: an edit meanwhile could reach the platform or not,
+      // and the account could not say which.
+      if (typeof loaded.project.activeProvisioningJob === 'string') throw new ConflictError(PROVISIONING_RUNNING);
       const at = now();
       const before: Record<EditableAccountField, string> = { firstName: String(item.firstName), lastName: String(item.lastName), email: String(item.email), username: String(item.username) };
       const after: Record<EditableAccountField, string> = {
@@ -86,6 +90,14 @@ export function editAccount(deps: EditAccountDeps) {
             ConditionExpression: 'firstName = :oldFirst AND lastName = :oldLast AND email = :oldEmail AND username = :oldUsername',
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: { ...values, ':oldFirst': before.firstName, ':oldLast': before.lastName, ':oldEmail': before.email, ':oldUsername': before.username },
+          },
+        },
+        {
+          // The project as read: no provisioning run started since (its start sets this in one write).
+          ConditionCheck: {
+            TableName: deps.tableName,
+            Key: keys.project(userId, loaded.projectId),
+            ConditionExpression: 'attribute_not_exists(activeProvisioningJob)',
           },
         },
         {
@@ -157,6 +169,7 @@ export function editAccount(deps: EditAccountDeps) {
         if (!(error instanceof TransactionCanceledException)) throw error;
         const reasons = (error.CancellationReasons ?? []).map((reason) => reason.Code ?? 'None');
         if (usernameChanged && reasons.at(-1) === 'ConditionalCheckFailed') throw new ConflictError(BULK_CREATION_RUNNING);
+        // A run that started since the read: the next reading says so (PROVISIONING_RUNNING).
         // The account changed since it was read, the new name was taken, or another transaction
         // held an item: read again and decide again.
         if (attempt >= EDIT_ATTEMPTS) throw new ConflictError('The account was being changed by another request. Try again.');

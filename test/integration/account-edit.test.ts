@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StateBlockWriter } from '../../functions/accounts/account-state-writer';
-import { BULK_CREATION_RUNNING } from '../../functions/accounts/edit-account';
+import { BULK_CREATION_RUNNING, PROVISIONING_RUNNING } from '../../functions/accounts/edit-account';
 import { keys } from '../../functions/core/keys';
 import { usernameYear } from '../../shared/generation/username';
 import type { AccountEditResult, AccountHistoryPage } from '../../shared/schemas/account-edit';
@@ -142,6 +142,18 @@ describe('PUT /api/accounts/{id} (edit an account)', () => {
     expect(((await response.json()) as AccountEditResult).account.username).toBe(`ivo${t}block${usernameYear(new Date())}`);
     const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: { PK: block.PK, SK: block.SK }, ConsistentRead: true }));
     expect(Item?.names).toEqual([`${account.username}-7`, `${account.username}-9`]);
+  });
+
+  it('refuses an edit while a provisioning run of the project is under way (the run could send either version)', async () => {
+    const account = created.accounts[2]!;
+    const db = testDb();
+    const project = keys.project(alice.sub, created.project.id);
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: project, UpdateExpression: 'SET activeProvisioningJob = :run', ExpressionAttributeValues: { ':run': 'run-1' } }));
+    const refused = await edit(alice, account.id, { firstName: 'During', lastName: 'Run', email: account.email });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { message: string }).message).toBe(PROVISIONING_RUNNING);
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: project, UpdateExpression: 'REMOVE activeProvisioningJob' }));
+    expect((await search(alice, 'During')).count).toBe(0);
   });
 
   it('answers 404 for another user’s account and for ids that name nothing, and changes nothing', async () => {
