@@ -57,6 +57,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'PUT', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
   { method: 'PUT', path: '/api/projects/{id}/status', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
+  // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
+  { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
+  { method: 'GET', path: '/api/accounts/{id}/history', group: 'accounts', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
@@ -288,7 +291,10 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   projects: { table: [...read, ...gateWrite, 'UpdateItem'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
   // search that shows passwords is recorded as a security event (and the gate's).
-  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
+  // An edit is one transaction: the account (UpdateItem), its history entry (PutItem) and, for a
+  // regenerated username, the old name item (DeleteItem), the new one (PutItem) and the user's
+  // bulk lock (ConditionCheckItem).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite, 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], encryptionKey: true },
   // Reads the analytics counters (the change labels), filling them once for a user whose projects
   // predate them (a transaction of Updates).
   dashboard: { table: [...read, ...gateWrite, 'UpdateItem'] },

@@ -1,5 +1,6 @@
 import type { AccountType, CreatedAccount } from '../../shared/schemas/bulk';
 import type { AccountView } from '../../shared/schemas/project';
+import { platformChangeText } from '../../shared/schemas/account-edit';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
@@ -81,6 +82,12 @@ export function accountView(item: Record<string, unknown>, password?: string): A
   if (typeof item.emailError === 'string') view.emailError = item.emailError;
   if (typeof item.emailSentAt === 'string') view.emailSentAt = item.emailSentAt;
   if (typeof item.credentialsViewedAt === 'string') view.credentialsViewedAt = item.credentialsViewedAt;
+  if (typeof item.editedAt === 'string') view.editedAt = item.editedAt;
+  if (typeof item.emailSentAt === 'string' && typeof item.emailChangedAt === 'string' && item.emailChangedAt > item.emailSentAt) view.emailSentToPreviousAddress = true;
+  const change = item.platformChange as { platform?: unknown; since?: unknown; fields?: unknown } | undefined;
+  if (change && typeof change.platform === 'string') {
+    view.platformChange = { platform: change.platform, since: String(change.since ?? ''), fields: Array.isArray(change.fields) ? change.fields.map(String) : [], text: platformChangeText(change.platform) };
+  }
   if (password !== undefined) view.password = password;
   return view;
 }

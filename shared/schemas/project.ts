@@ -75,6 +75,12 @@ export interface AccountView {
   credentialsViewedAt?: string;
   /** Only when the request asked for passwords (?showPasswords=true). */
   password?: string;
+  /** Edited here after it was provisioned, and the platform does not have the change yet (text: 'Changed here: not yet updated on <platform>'). */
+  platformChange?: { platform: string; since: string; fields: string[]; text: string };
+  /** When the account was last edited (PUT /api/accounts/{id}). */
+  editedAt?: string;
+  /** The e-mail address changed after the last credential e-mail: its status is that of an e-mail to the previous address. */
+  emailSentToPreviousAddress?: boolean;
 }
 
 export interface Page<T> {

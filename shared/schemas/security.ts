@@ -101,6 +101,7 @@ export const securityEventTypes = [
   'account_deletion_started',
   'project_changed',
   'accounts_added',
+  'account_edited',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

@@ -240,6 +240,13 @@ const expectations: Record<string, Expectation> = {
       }
     },
   },
+  'PUT /api/accounts/{id}': {
+    id: (a) => a.account.id,
+    body: () => ({ firstName: 'Intruder', lastName: 'Edit', email: 'intruder@example.com', regenerateUsername: true }),
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<{ items: { id: string; firstName: string; username: string }[] }>(`/api/accounts/search?q=${encodeURIComponent(a.account.email)}`)).items).toEqual([expect.objectContaining({ id: a.account.id, firstName: a.account.firstName, username: a.account.username })]),
+  },
+  'GET /api/accounts/{id}/history': { id: (a) => a.account.id, answer: 404 },
   'GET /api/dashboard/stats': {
     ownerFirst: 'no-markers',
     answer: async (response, { a, b }) => {

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
 import type { AccountView } from '@shared/schemas/project';
 import { AccountTable } from '../../../components/account-table';
+import { AccountRowActions } from '../../../components/account-row-actions';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
@@ -184,10 +185,13 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
               showProject={false}
               caption="Accounts of this project"
               action={(account) => (
-                <Button size="xs" variant="ghost" onClick={() => onSend(account)} disabled={sendDisabled} aria-label={`${account.emailStatus ? 'Resend' : 'Send'} credentials to ${account.firstName} ${account.lastName}`}>
-                  <MailIcon aria-hidden="true" />
-                  {account.emailStatus ? 'Resend' : 'Send'}
-                </Button>
+                <HStack gap="1">
+                  <Button size="xs" variant="ghost" onClick={() => onSend(account)} disabled={sendDisabled} aria-label={`${account.emailStatus ? 'Resend' : 'Send'} credentials to ${account.firstName} ${account.lastName}`}>
+                    <MailIcon aria-hidden="true" />
+                    {account.emailStatus ? 'Resend' : 'Send'}
+                  </Button>
+                  <AccountRowActions account={account} onSendCredentials={onSend} />
+                </HStack>
               )}
             />
             <LoadMoreBar
