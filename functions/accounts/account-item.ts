@@ -62,11 +62,16 @@ export function readableAccountPassword(cipher: Cipher, item: Record<string, unk
   }
 }
 
-export function accountView(item: Record<string, unknown>, password?: string): AccountView {
+/**
+ * An account as the API shows it. `projectName`: the project's name now, where the caller has the
+ * project at hand (an account keeps the name its project had when it was made; a renamed
+ * project's accounts show the new one).
+ */
+export function accountView(item: Record<string, unknown>, password?: string, projectName?: string): AccountView {
   const view: AccountView = {
     id: String(item.id),
     projectId: String(item.projectId),
-    projectName: String(item.projectName),
+    projectName: projectName ?? String(item.projectName),
     firstName: String(item.firstName),
     lastName: String(item.lastName),
     email: String(item.email),

@@ -49,6 +49,9 @@ describe('Edit a project', () => {
     expect(edited).toMatchObject({ id: project.id, name: 'After', platformUrl: 'https://new.example.com/x', accountType: 'Training Account', expirationDate: '2099-06-30', accountCount: 2 });
     expect(edited).not.toHaveProperty('description');
     expect(await projectOf(user, project.id)).toMatchObject({ name: 'After', accountType: 'Training Account', expirationDate: '2099-06-30' });
+    // The accounts show the project's name now, in the Account Database too.
+    const { accounts } = await user.json<{ items: AccountView[] }>(`/api/accounts/search?q=${encodeURIComponent((await allAccounts(user, project.id))[0]!.username)}`).then((r) => ({ accounts: r.items }));
+    expect(accounts.map((a) => a.projectName)).toEqual(['After']);
     const { events } = await user.json<{ events: { type: string; description: string }[] }>('/api/security/events');
     expect(events.find((e) => e.type === 'project_changed')?.description).toBe('Project "After" edited (name, description, platform URL, account type, expiration date)');
   });
