@@ -78,6 +78,20 @@ export type SetActiveOutcome = { kind: 'done'; detail: string; alreadyGone?: tru
  */
 export type RemoveOutcome = { kind: 'done'; action: 'deleted' | 'deactivated'; detail: string; alreadyGone?: true } | Failure;
 
+/**
+ * What a lifecycle call says of an account the platform no longer has, the same on every
+ * platform: `holder` names the platform ('Okta', 'The directory'), `thing` what it keeps of a
+ * person ('user', 'entry'). An update or a reactivation finds it gone; a deactivation or a
+ * removal is done already (said so).
+ */
+export const goneFrom = (holder: string, thing: 'user' | 'entry' = 'user') => ({
+  update: { kind: 'gone', detail: `${holder} no longer has this ${thing}.` } satisfies UpdateOutcome,
+  reactivate: { kind: 'gone', detail: `${holder} no longer has this ${thing}: there is nothing to reactivate.` } satisfies SetActiveOutcome,
+  deactivate: { kind: 'done', alreadyGone: true, detail: `${holder} no longer has this ${thing}: nothing left to deactivate.` } satisfies SetActiveOutcome,
+  setActive: (active: boolean): SetActiveOutcome => (active ? goneFrom(holder, thing).reactivate : goneFrom(holder, thing).deactivate),
+  remove: { kind: 'done', action: 'deleted', alreadyGone: true, detail: `${holder} no longer had this ${thing}: nothing left to delete.` } satisfies RemoveOutcome,
+});
+
 export interface ProvisioningCapabilities {
   /** Accounts one request may create (1: no batch endpoint). */
   batchSize: number;

@@ -20,6 +20,10 @@ import type {
   UndoOutcome,
   UpdateOutcome,
 } from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
+
+/** What a lifecycle call says of an account the directory no longer has. */
+const gone = goneFrom('The directory', 'entry');
 
 /**
  * An on-premises directory over LDAP (the `active_directory` platform with an ldap:// or ldaps://
@@ -363,7 +367,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
       try {
         await ldap.client.modify(externalId, modifications);
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return { kind: 'gone', detail: 'The directory no longer has this entry.' };
+        if (error instanceof NoSuchObjectError) return gone.update;
         return ldapFailure(error, options.timeoutMs);
       }
       if (username === undefined) return { kind: 'done', detail: 'Updated in the directory.' };
@@ -402,9 +406,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         return { kind: 'done', detail: active ? 'Unlocked in the directory (ppolicy).' : 'Locked in the directory (ppolicy pwdAccountLockedTime).' };
       } catch (error) {
         if (error instanceof NoSuchObjectError) {
-          return active
-            ? { kind: 'gone', detail: 'The directory no longer has this entry: there is nothing to reactivate.' }
-            : { kind: 'done', alreadyGone: true, detail: 'The directory no longer has this entry: nothing left to deactivate.' };
+          return gone.setActive(active);
         }
         return ldapFailure(error, options.timeoutMs);
       }
@@ -417,7 +419,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         await ldap.client.del(externalId);
         return { kind: 'done', action: 'deleted', detail: 'Deleted from the directory.' };
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return { kind: 'done', action: 'deleted', alreadyGone: true, detail: 'The directory no longer had this entry: nothing left to delete.' };
+        if (error instanceof NoSuchObjectError) return gone.remove;
         return ldapFailure(error, options.timeoutMs);
       }
     },

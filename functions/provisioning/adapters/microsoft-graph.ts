@@ -12,7 +12,11 @@ import type {
   UndoOutcome,
   UpdateOutcome,
 } from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/** What a lifecycle call says of an account Microsoft Entra ID no longer has. */
+const gone = goneFrom('Microsoft Entra ID');
 
 /**
  * Microsoft Entra ID through Microsoft Graph (the `active_directory` platform with an http(s)
@@ -241,7 +245,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       const body = graphChanges(changes, settings);
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body });
       if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return { kind: 'gone', detail: 'Microsoft Entra ID no longer has this user.' };
+      if (answer.status === 404) return gone.update;
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: body.userPrincipalName ? `Updated in Microsoft Entra ID, as ${body.userPrincipalName}.` : 'Updated in Microsoft Entra ID.' };
       if (isConflict(answer.status, answer.json)) return { kind: 'conflict', message: `Microsoft Entra ID refused the change: a value it keeps unique is taken. ${failureOf(answer).message}` };
       return failureOf(answer);
@@ -252,9 +256,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: { accountEnabled: active } });
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) {
-        return active
-          ? { kind: 'gone', detail: 'Microsoft Entra ID no longer has this user: there is nothing to reactivate.' }
-          : { kind: 'done', alreadyGone: true, detail: 'Microsoft Entra ID no longer has this user: nothing left to deactivate.' };
+        return gone.setActive(active);
       }
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: active ? 'Sign-in allowed again in Microsoft Entra ID.' : 'Sign-in blocked in Microsoft Entra ID (accountEnabled false).' };
       return failureOf(answer);
@@ -264,7 +266,7 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
     async remove(externalId): Promise<RemoveOutcome> {
       const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
       if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return { kind: 'done', action: 'deleted', alreadyGone: true, detail: 'Microsoft Entra ID no longer had this user: nothing left to delete.' };
+      if (answer.status === 404) return gone.remove;
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deleted', detail: 'Deleted in Microsoft Entra ID (restorable there for 30 days).' };
       return failureOf(answer);
     },

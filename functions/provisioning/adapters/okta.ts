@@ -14,7 +14,11 @@ import type {
   UndoOutcome,
   UpdateOutcome,
 } from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/** What a lifecycle call says of an account Okta no longer has. */
+const goneFromOkta = goneFrom('Okta');
 
 /**
  * Okta (Users API, /api/v1/users): one POST per person (Okta has no bulk create), activated with
@@ -209,7 +213,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
 
   const deactivate = async (externalId: string): Promise<SetActiveOutcome> => {
     const path = userPath(externalId);
-    const gone: SetActiveOutcome = { kind: 'done', alreadyGone: true, detail: 'Okta no longer has this user: nothing left to deactivate.' };
+    const gone = goneFromOkta.deactivate;
     const operation = deactivation === 'suspend' ? 'suspend' : 'deactivate';
     const result = await lifecycle(externalId, operation);
     if (result === 'gone') return gone;
@@ -234,7 +238,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
    */
   const reactivate = async (externalId: string): Promise<SetActiveOutcome> => {
     const path = userPath(externalId);
-    const gone: SetActiveOutcome = { kind: 'gone', detail: 'Okta no longer has this user: there is nothing to reactivate.' };
+    const gone = goneFromOkta.reactivate;
     const activated = async (): Promise<SetActiveOutcome> => {
       const status = await statusOf(path);
       if (status === 'PROVISIONED') return { kind: 'done', detail: "Activated again on Okta (status PROVISIONED): the user must finish Okta's activation before signing in." };
@@ -309,7 +313,7 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
       const body = oktaProfileChanges(changes, settings);
       const answer = await client.call({ method: 'POST', path: userPath(externalId), body });
       if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return { kind: 'gone', detail: 'Okta no longer has this user.' };
+      if (answer.status === 404) return goneFromOkta.update;
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: body.profile.login !== undefined ? `Updated on Okta, with the login ${body.profile.login}.` : 'Updated on Okta.' };
       if (isLoginTaken(answer)) return { kind: 'conflict', message: `The login "${body.profile.login ?? ''}" is already taken on Okta by another user.` };
       return oktaFailure(answer);

@@ -14,7 +14,11 @@ import type {
   UndoOutcome,
   UpdateOutcome,
 } from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/** What a lifecycle call says of an account The SCIM provider no longer has. */
+const gone = goneFrom('The SCIM provider');
 
 /**
  * SCIM 2.0 (RFC 7643 schema, RFC 7644 protocol): the `custom` platform and any SCIM service
@@ -283,7 +287,7 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
       if (!(await config()).patch) return { kind: 'failed', retryable: false, message: SCIM_NO_PATCH };
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: scimChanges(changes), contentType: SCIM_JSON });
       if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return { kind: 'gone', detail: 'The SCIM provider no longer has this user.' };
+      if (answer.status === 404) return gone.update;
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: changes.username !== undefined ? 'Updated on the SCIM provider, with the new user name.' : 'Updated on the SCIM provider.' };
       // RFC 7644 3.12: 409 uniqueness, a value the provider keeps unique (userName, or an e-mail) is taken.
       if (answer.status === 409 || scimTypeOf(answer.json) === 'uniqueness') return { kind: 'conflict', message: `The SCIM provider refused the change: a value it keeps unique is taken. The platform says: ${platformMessage(answer)}` };
@@ -295,9 +299,7 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: active }] }, contentType: SCIM_JSON });
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) {
-        return active
-          ? { kind: 'gone', detail: 'The SCIM provider no longer has this user: there is nothing to reactivate.' }
-          : { kind: 'done', alreadyGone: true, detail: 'The SCIM provider no longer has this user: nothing left to deactivate.' };
+        return gone.setActive(active);
       }
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: active ? 'Active again on the SCIM provider.' : 'Inactive on the SCIM provider (active false).' };
       return failureOf(answer);
@@ -306,7 +308,7 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     async remove(externalId): Promise<RemoveOutcome> {
       const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
       if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return { kind: 'done', action: 'deleted', alreadyGone: true, detail: 'The SCIM provider no longer had this user: nothing left to delete.' };
+      if (answer.status === 404) return gone.remove;
       if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deleted', detail: 'Deleted from the SCIM provider.' };
       return failureOf(answer);
     },
