@@ -8,7 +8,7 @@ import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEnt
 import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
-import { commitChunkDone } from '../core/delivery-jobs';
+import { commitChunkDone } from '../account-jobs/job-records';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';

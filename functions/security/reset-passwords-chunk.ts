@@ -7,7 +7,7 @@ import type { AccountResetResult } from '../../shared/schemas/reset-passwords';
 import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
-import { commitChunkDone } from '../core/delivery-jobs';
+import { commitChunkDone } from '../account-jobs/job-records';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';

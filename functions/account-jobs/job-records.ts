@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from './dynamo-retry';
-import { keys } from './keys';
+import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { keys } from '../core/keys';
 
 /**
  * The bookkeeping every delivery job shares: provisioning runs, credential sends and password
@@ -118,8 +118,8 @@ export async function finishDeliveryJob(
 /**
  * Records a chunk done, once: its marker item (Put, only if absent) and its tally added to the job
  * (and to whatever else counts it, `also`) in one transaction, retried on conflicts and
- * throttling. Returns the marker as written (`released: false`: the next chunk is not on the queue
- * yet), or undefined when an earlier delivery wrote it (the caller reads it when it needs it).
+ * throttling. Returns the marker as written (with `released: false`: the next chunk is not on the
+ * queue yet), or undefined when an earlier delivery wrote it (the caller reads it when it needs it).
  */
 export async function commitChunkDone(
   deps: Table & { retry?: RetryPolicy },
@@ -140,7 +140,7 @@ export async function commitChunkDone(
         }),
       ),
     );
-    return { released: false };
+    return { ...marker, released: false };
   } catch (error) {
     if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
     throw error;
