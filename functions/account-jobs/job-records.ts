@@ -4,8 +4,8 @@ import { isThrottling, isTransactionConflict, withRetry, workerRetry, type Retry
 import { keys } from '../core/keys';
 
 /**
- * The bookkeeping every delivery job shares: provisioning runs, credential sends and password
- * resets. Each is one item (its counters, `chunks` and `chunksDone`) and holds its project while it
+ * The bookkeeping every account job shares (kind.ts: provisioning runs, credential sends,
+ * password resets, ...). Each is one item (its counters, `chunks` and `chunksDone`) and holds its project while it
  * runs through an attribute on the project item (`lock`), so no two of them work on one project's
  * accounts at once. Each chunk records itself done once, in the transaction that adds its tally;
  * the job ends when every chunk is done, and the lock is given back by whichever call sees it over.
@@ -116,33 +116,50 @@ export async function finishDeliveryJob(
 }
 
 /**
- * Records a chunk done, once: its marker item (Put, only if absent) and its tally added to the job
- * (and to whatever else counts it, `also`) in one transaction, retried on conflicts and
- * throttling. Returns the marker as written (with `released: false`: the next chunk is not on the
- * queue yet), or undefined when an earlier delivery wrote it (the caller reads it when it needs it).
+ * Records a chunk done, once: its marker (the chunk's item, written only if it has no `doneAt`
+ * yet: a kind may keep the chunk's lease on the same item) and its tally added to the job (and to
+ * whatever else counts it, `also`) in one transaction, retried on conflicts and throttling.
+ * Returns the marker as written (`released: false` unless the marker says otherwise: the next
+ * chunk is not on the queue yet), undefined when an earlier delivery wrote it (the caller reads it
+ * when it needs it), or 'refused' when a condition of `also` failed (what it counts is gone: the
+ * project was deleted).
  */
 export async function commitChunkDone(
   deps: Table & { retry?: RetryPolicy },
   what: string,
-  marker: Record<string, unknown>,
+  chunkKey: { PK: string; SK: string },
+  marker: Record<string, unknown> & { doneAt: string },
   tally: { Key: Record<string, string>; UpdateExpression: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues: Record<string, unknown> },
   also: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [],
-): Promise<Record<string, unknown> | undefined> {
+): Promise<Record<string, unknown> | undefined | 'refused'> {
+  const fields = Object.entries(marker);
   try {
     await withRetry(what, deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
       deps.db.send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: deps.tableName, Item: marker, ConditionExpression: 'attribute_not_exists(PK)' } },
+            {
+              Update: {
+                TableName: deps.tableName,
+                Key: chunkKey,
+                UpdateExpression: `SET ${fields.map((_, i) => `#m${i} = :m${i}`).join(', ')}`,
+                ConditionExpression: 'attribute_not_exists(doneAt)',
+                ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#m${i}`, name])),
+                ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:m${i}`, value])),
+              },
+            },
             { Update: { TableName: deps.tableName, ...tally } },
             ...also,
           ],
         }),
       ),
     );
-    return { ...marker, released: false };
+    return { released: false, ...marker };
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return undefined;
+    if (!(error instanceof TransactionCanceledException)) throw error;
+    const reasons = error.CancellationReasons ?? [];
+    if (reasons.slice(2).some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'refused';
+    if (reasons[0]?.Code === 'ConditionalCheckFailed') return undefined;
     throw error;
   }
 }

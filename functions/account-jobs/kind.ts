@@ -53,6 +53,8 @@ export interface AccountJobKind<Start = unknown, Chunk extends ChunkRange = Chun
   working: readonly string[];
   /** Chunks of one job on the shared queue at once (0: all at once, as jobs planned before windows did). */
   window: number;
+  /** The job a chunk message belongs to. */
+  jobOf(message: Chunk): string;
   /** The message that plans the job (queued at the start, again while it waits for an import). */
   startMessage: (userId: string, jobId: string) => Start;
   /** The job's chunk messages, fixed by its plan (shards, maxRow and the kind's own fields on the job). */

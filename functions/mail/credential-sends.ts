@@ -21,7 +21,7 @@ import type { CredentialsChunkMessage, CredentialsMessage, CredentialsQueue } fr
 import { queues } from '../../shared/routes';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { releaseNext, successorOf as successorIn } from '../account-jobs/window';
+import { successorOf as successorIn } from '../account-jobs/window';
 
 /**
  * Credentials sends: a job like a provisioning run (functions/provisioning/provisioning-jobs.ts is
@@ -35,8 +35,6 @@ import { releaseNext, successorOf as successorIn } from '../account-jobs/window'
  * plan sizes them (PlanSendDeps.chunkAccounts), and for sends planned before chunks were sized.
  */
 export const MAIL_CHUNK_ACCOUNTS = 100;
-/** How long a send waits for its bulk job's accounts before it gives up. */
-export const WAITING_LIMIT_MS = jobs.WAITING_LIMIT_MS;
 
 export interface SendJobDeps {
   db: DynamoDBDocumentClient;
@@ -258,15 +256,6 @@ export const planSend =
 export const MAIL_WINDOW = queues.find((q) => q.name === 'mail')?.maxConcurrency ?? 2;
 
 /**
- * A done chunk c of a running send puts chunk c + window on the queue, once: the chunk's item
- * records `released` after the queue took it, so a redelivered done chunk releases nothing new
- * (one that died in between may queue it twice: the copy finds it leased or done). `marker`:
- * the chunk item when the caller holds it. A send planned before windows queued every chunk.
- */
-export const releaseNextChunk = (deps: Pick<SendJobDeps, 'db' | 'tableName' | 'queue'>, send: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> =>
-  releaseNext(deps, credentialSends, send, chunk, marker);
-
-/**
  * The chunk a done chunk c puts on the queue (c + window), or undefined: none left, a send planned
  * before windows (it queued every chunk), or a send no longer running.
  */
@@ -291,6 +280,7 @@ function credentialSendsPlannedBy(deps: { chunkAccounts?: (total: number) => num
     lock: 'activeMailSend',
     working: ['running'],
     window: MAIL_WINDOW,
+    jobOf: (message) => message.sendId,
     startMessage: (userId, sendId) => ({ type: 'credentials', userId, sendId }),
     chunks: planOf,
     async plan(jobDeps, send, project) {
@@ -305,14 +295,9 @@ function credentialSendsPlannedBy(deps: { chunkAccounts?: (total: number) => num
 }
 
 /** A send holds its project (activeMailSend) from its start until it completes or fails. */
-const credentialSends = credentialSendsPlannedBy({});
+export const credentialSends = credentialSendsPlannedBy({});
 
 /** Ends a send as failed with the reason and gives the project's lock back. Accounts not reached keep their status. */
 export const failSend = (deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string, reason: string): Promise<void> =>
   jobs.failJob(deps, credentialSends, userId, sendId, reason);
 
-/**
- * A send whose chunks are all done ends: completed, the project's lock given back. Called by every
- * delivery of every chunk: a step that failed once is done by the next.
- */
-export const finishSend = (deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string): Promise<void> => jobs.finishJob(deps, credentialSends, userId, sendId);

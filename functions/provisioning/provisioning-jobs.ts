@@ -22,9 +22,6 @@ import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
 import { PROVISIONING_WINDOW } from './chunk-window';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { releaseNext as releaseNextOf, releaseOnce, unfinishedChunks as unfinishedChunksOf } from '../account-jobs/window';
-
-export { releaseOnce };
 
 /** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
 const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
@@ -44,9 +41,6 @@ const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job
 /** How many accounts a run of this mode takes (the project's counters are exact: one run per project at a time). */
 const sourceCount = (mode: ProvisioningMode, counts: ReturnType<typeof syncCounts>): number =>
   ({ pending: counts.syncPendingCount, failed: counts.syncFailedCount, success: counts.syncedCount })[sourceStatusOf[mode]];
-
-/** How long a run waits for its bulk job's accounts before it gives up. */
-export const WAITING_LIMIT_MS = jobs.WAITING_LIMIT_MS;
 
 /** Accounts per chunk message: one shard's rows in a range that holds about this many. */
 export const PROVISIONING_CHUNK_ACCOUNTS = 250;
@@ -75,6 +69,7 @@ export const provisioningRuns: AccountJobKind<ProvisioningMessage, ChunkMessage>
   lock: 'activeProvisioningJob',
   working: ['running', 'resuming'],
   window: PROVISIONING_WINDOW,
+  jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'start', userId, jobId }),
   chunks: (job) => chunkPlan(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
   async plan(deps, job, project) {
@@ -226,33 +221,6 @@ export const planRun =
   (userId: string, jobId: string): Promise<void> =>
     jobs.planJob(deps, provisioningRuns, userId, jobId);
 
-/**
- * The chunks of a run to queue again on a resume: those with no done marker yet that were due on
- * the queue (chunk-window.ts dueChunks: a window of them; the others follow as those finish).
- */
-export const unfinishedChunks = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<ChunkMessage[]> => unfinishedChunksOf(deps, provisioningRuns, job);
-
-/**
- * Fair turns on the shared provisioning queue (chunk-window.ts): a run keeps at most its window of
- * chunks on the queue, and chunk c, once done (by any path: provisioned, failed after
- * MAX_REQUEUES, the dead-letter worker), puts chunk c + window on it, behind what other runs
- * queued meanwhile. One fixed successor per chunk; the done marker records that it was released
- * (`released`, set after the queue took it), so a redelivered chunk releases nothing new, and a
- * delivery that dies in between leaves it for the next delivery of chunk c, which may queue it
- * twice: a copy is harmless (its lease, then its done marker, stop it). A run that is not going
- * on releases nothing: a paused one's resume queues the due chunks again (unfinishedChunks), a
- * failed or completed one has nothing left to do.
- * `marker`: chunk c's done marker when the caller holds it ({ released: false } right after writing it).
- */
-export const releaseNext = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'queue'>, job: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> =>
-  releaseNextOf(deps, provisioningRuns, job, chunk, marker);
-
-/**
- * The first time a chunk of the run is picked up by a worker: from then on its status says
- * running, not queued (runWait). Written once per run (the caller checks the run it read).
- */
-export const markPickedUp = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> => jobs.markPickedUp(deps, provisioningRuns, userId, jobId);
-
 /** Every run of one of the user's integrations (strongly consistent; chunk markers left out). */
 async function runsOfIntegration(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, integrationId: string): Promise<Record<string, unknown>[]> {
   const runs: Record<string, unknown>[] = [];
@@ -305,8 +273,3 @@ export const pauseJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'n
 export const failJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> =>
   jobs.failJob(deps, provisioningRuns, userId, jobId, reason);
 
-/**
- * A run whose chunks are all done ends: completed, the project's lock given back, the user told.
- * Called by every delivery of every chunk (and the dead-letter worker): a step that failed once is done by the next.
- */
-export const finishRun = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> => jobs.finishJob(deps, provisioningRuns, userId, jobId);

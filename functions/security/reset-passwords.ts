@@ -9,7 +9,6 @@ import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { releaseNext } from '../account-jobs/window';
 import { plural } from '../../shared/text/plural';
 
 /**
@@ -46,6 +45,7 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
   lock: 'activePasswordReset',
   working: ['running'],
   window: PROVISIONING_WINDOW,
+  jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'reset-start', userId, jobId }),
   chunks: (job) => resetChunks(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
   async plan(deps, job, project) {
@@ -207,14 +207,6 @@ async function resetFailures(deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Rec
 }
 
 /**
- * Fair turns on the shared provisioning queue, as for provisioning runs (account-jobs/window.ts):
- * a done chunk c of a running reset puts chunk c + window on the queue, once. A reset planned
- * before windows (no `window`) queued every chunk already.
- */
-export const releaseNextReset = (deps: Pick<ResetDeps, 'db' | 'tableName' | 'queue'>, job: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> =>
-  releaseNext(deps, passwordResets, job, chunk, marker);
-
-/**
  * A reset-start message: count the accounts, fix the chunk plan (a conditional write: a
  * redelivered start plans the same) and queue its first window of chunks once.
  */
@@ -227,5 +219,3 @@ export const planReset =
 export const failReset = (deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> =>
   jobs.failJob(deps, passwordResets, userId, jobId, reason);
 
-/** A reset whose chunks are all done completes and frees the project. Every chunk delivery calls it. */
-export const finishReset = (deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> => jobs.finishJob(deps, passwordResets, userId, jobId);
