@@ -126,8 +126,12 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
   }
 }
 
+/** The lease of a send's chunk lives on the chunk's item, which becomes its done marker: a done chunk's lease is not given back. */
+const mailLease: ChunkLease<CredentialsChunkMessage> = { take: takeLease, give: releaseLease, retrySeconds: LEASE_RETRY_SECONDS, keptWhenDone: true };
+
 /**
- * Mail worker, one chunk of a send:
+ * Mail worker, one chunk of a send (steps 1 and 4 are the account-jobs engine's chunk runner,
+ * docs/jobs.md; the lease is the send's own, on the chunk's item):
  * 1. A chunk already done (redelivery) only re-checks the send's completion; one delivery of a
  *    chunk at a time (a lease on the chunk's item, taken while step 2 reads), a copy waits on the queue.
  * 2. The chunk's accounts are read with their MAIL state blocks (functions/accounts/
@@ -151,9 +155,6 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
  */
 export const sendChunk = (deps: SendChunkDeps) =>
   chunkRunner(deps, credentialSends, { load: (send, message) => readChunk(deps, send, message), run: (send, message, read) => sendLeased(deps, message, send, read) }, mailLease);
-
-/** The lease of a send's chunk lives on the chunk's item, which becomes its done marker: a done chunk's lease is not given back. */
-const mailLease: ChunkLease<CredentialsChunkMessage> = { take: takeLease, give: releaseLease, retrySeconds: LEASE_RETRY_SECONDS, keptWhenDone: true };
 
 /**
  * Accounts claimed with one write before SES is called for any of them: half a state block, and
