@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { builtInTemplate } from '../../shared/email/default-template';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -15,13 +14,15 @@ import {
 import { ConflictError, NotFoundError } from '../core/errors';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
-import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitions';
+import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { STATE_BLOCK_ROWS } from '../accounts/account-states';
 import { assertCredentialEmails } from '../usage/plan-usage';
-import type { CredentialsChunkMessage, CredentialsQueue } from './mail-message';
+import type { CredentialsChunkMessage, CredentialsMessage, CredentialsQueue } from './mail-message';
 import { queues } from '../../shared/routes';
-import { firstChunks, windowOf } from '../provisioning/chunk-window';
-import { failDeliveryJob, finishDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
+import type { AccountJobKind } from '../account-jobs/kind';
+import * as jobs from '../account-jobs/lifecycle';
+import { rowOfAccount } from '../account-jobs/selection';
+import { successorOf as successorIn } from '../account-jobs/window';
 
 /**
  * Credentials sends: a job like a provisioning run (functions/provisioning/provisioning-jobs.ts is
@@ -35,8 +36,6 @@ import { failDeliveryJob, finishDeliveryJob, type DeliveryJobKind } from '../cor
  * plan sizes them (PlanSendDeps.chunkAccounts), and for sends planned before chunks were sized.
  */
 export const MAIL_CHUNK_ACCOUNTS = 100;
-/** How long a send waits for its bulk job's accounts before it gives up. */
-export const WAITING_LIMIT_MS = 30 * 60 * 1000;
 
 export interface SendJobDeps {
   db: DynamoDBDocumentClient;
@@ -103,13 +102,8 @@ export function sendView(item: Record<string, unknown>): MailSend {
   };
 }
 
-/** An account id is `<projectId>.<row>` (keys.accountId): its row, when it is one of this project's. */
-export function rowOfAccount(projectId: string, accountId: string): number | undefined {
-  const prefix = `${projectId}.`;
-  if (!accountId.startsWith(prefix)) return undefined;
-  const row = accountId.slice(prefix.length);
-  return /^\d{1,9}$/.test(row) && Number(row) > 0 ? Number(row) : undefined;
-}
+/** An account id is `<projectId>.<row>` (keys.accountId): its row (the engine's selection.ts). */
+export { rowOfAccount };
 
 /** How many accounts a send of this scope takes, from the project's exact counters. */
 function scopeCount(scope: SendScope, project: Record<string, unknown>): number {
@@ -214,35 +208,12 @@ export const startSend =
       createdAt: at,
       updatedAt: at,
     };
-    try {
-      await deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: keys.project(userId, projectId),
-                UpdateExpression: 'SET activeMailSend = :send, mailSendId = :send, updatedAt = :at',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeMailSend) AND attribute_not_exists(activePasswordReset)',
-                ExpressionAttributeValues: { ':send': sendId, ':at': at },
-              },
-            },
-            { Put: { TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
-        throw new ConflictError('Credentials of this project are being e-mailed already. Wait for that send to finish, then try again.');
-      }
-      throw error;
-    }
-    try {
-      await deps.queue.send([{ type: 'credentials', userId, sendId }]);
-    } catch (error) {
-      await failSend(deps, userId, sendId, 'The send could not be queued. Please try again.');
-      throw error;
-    }
+    const started = await jobs.startJob(deps, credentialSends, item, {
+      excludes: ['activePasswordReset'],
+      projectSet: { mailSendId: sendId, updatedAt: at },
+      unqueued: 'The send could not be queued. Please try again.',
+    });
+    if (started === 'busy') throw new ConflictError('Credentials of this project are being e-mailed already. Wait for that send to finish, then try again.');
     return sendView(item);
   };
 
@@ -269,66 +240,8 @@ const chunkAccountsOf = (value: unknown): number => {
  */
 export const planSend =
   (deps: PlanSendDeps) =>
-  async (userId: string, sendId: string): Promise<void> => {
-    let send = await readSend(deps, userId, sendId);
-    if (!send) return;
-    const projectId = String(send.projectId);
-    if (send.status === 'waiting') {
-      const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
-      if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
-        if (deps.now().getTime() - Number(send.waitingSince ?? deps.now().getTime()) > WAITING_LIMIT_MS) {
-          return failSend(deps, userId, sendId, 'The accounts were not created in time, so nothing was sent. Send the credentials from the project.');
-        }
-        await deps.queue.send([{ type: 'credentials', userId, sendId }], 5);
-        return;
-      }
-    }
-    if (send.status === 'waiting' || send.status === 'queued') {
-      const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
-      if (!project) return failSend(deps, userId, sendId, 'The project was deleted.');
-      const scope = send.scope as SendScope;
-      const total = scopeCount(scope, project);
-      const shards = shardsOf(project);
-      const maxRow = total > 0 && scope !== 'account' ? await maxAccountRow(deps.db, deps.tableName, userId, projectId, shards) : 0;
-      // Fixed here with the plan (stored on the send): a plan that runs again queues the same chunks.
-      const chunkAccounts = chunkAccountsOf(deps.chunkAccounts?.(total) ?? MAIL_CHUNK_ACCOUNTS);
-      const chunks = total > 0 ? chunkPlan(userId, sendId, shards, maxRow, scope === 'account' ? Number(send.accountRow) : undefined, chunkAccounts).length : 0;
-      const at = deps.now().toISOString();
-      try {
-        await deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: sendKey(userId, sendId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, chunkAccounts = :chunkAccounts, shards = :shards, maxRow = :maxRow, #window = :window, startedAt = :at, updatedAt = :at',
-            ConditionExpression: '#status IN (:waiting, :queued)',
-            ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#window': 'window' },
-            ExpressionAttributeValues: {
-              ':running': 'running',
-              ':total': total,
-              ':chunks': chunks,
-              ':chunkAccounts': chunkAccounts,
-              ':window': MAIL_WINDOW,
-              ':shards': shards,
-              ':maxRow': maxRow,
-              ':at': at,
-              ':waiting': 'waiting',
-              ':queued': 'queued',
-            },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
-      send = await readSend(deps, userId, sendId);
-      if (!send) return;
-    }
-    if (send.status !== 'running') return;
-    if (Number(send.chunks) === 0) return finishSend(deps, userId, sendId);
-    if (send.chunksQueued === true) return;
-    // Its first window of chunks: each one done puts the next on the queue (releaseNextChunk).
-    await deps.queue.send(firstChunks(planOf(send), windowOf(send)));
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: sendKey(userId, sendId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
-  };
+  (userId: string, sendId: string): Promise<void> =>
+    jobs.planJob(deps, credentialSendsPlannedBy(deps), userId, sendId);
 
 /**
  * Chunks of one send on the shared mail queue at once: as many as the queue has workers. Another
@@ -339,52 +252,48 @@ export const planSend =
 export const MAIL_WINDOW = queues.find((q) => q.name === 'mail')?.maxConcurrency ?? 2;
 
 /**
- * A done chunk c of a running send puts chunk c + window on the queue, once: the chunk's item
- * records `released` after the queue took it, so a redelivered done chunk releases nothing new
- * (one that died in between may queue it twice: the copy finds it leased or done). `marker`:
- * the chunk item when the caller holds it. A send planned before windows queued every chunk.
- */
-export async function releaseNextChunk(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'queue'>, send: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
-  const next = successorOf(send, chunk);
-  if (!next) return;
-  const key = keys.mailSendChunk(String(send.userId), String(send.id), chunk);
-  const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
-  if (!done?.doneAt || done.released === true) return;
-  await deps.queue.send([next]);
-  try {
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: key, UpdateExpression: 'SET released = :yes', ConditionExpression: 'attribute_exists(doneAt)', ExpressionAttributeValues: { ':yes': true } }));
-  } catch (error) {
-    // Erased meanwhile (the user's deletion): nothing to mark.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
-/**
  * The chunk a done chunk c puts on the queue (c + window), or undefined: none left, a send planned
  * before windows (it queued every chunk), or a send no longer running.
  */
-export function successorOf(send: Record<string, unknown>, chunk: number): CredentialsChunkMessage | undefined {
-  const window = windowOf(send);
-  if (!window || send.status !== 'running') return undefined;
-  return planOf(send).find((c) => c.chunk === chunk + window);
-}
+export const successorOf = (send: Record<string, unknown>, chunk: number): CredentialsChunkMessage | undefined => successorIn(credentialSends, send, chunk);
 
 /** The chunk messages of a planned send. */
 export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>
   chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined, chunkAccountsOf(send.chunkAccounts));
 
+/**
+ * Credential sends as a kind of account job (functions/account-jobs): a send holds its project
+ * (activeMailSend) from its start until it completes or fails; its chunks are e-mailed by
+ * send-credentials.ts. `chunkAccounts`: the plan's chunk size for a send of that many accounts.
+ */
+function credentialSendsPlannedBy(deps: { chunkAccounts?: (total: number) => number }): AccountJobKind<CredentialsMessage, CredentialsChunkMessage> {
+  return {
+    name: 'credential send',
+    entityType: 'MailSend',
+    key: sendKey,
+    chunkKey: keys.mailSendChunk,
+    chunkEntityType: 'MailSendChunk',
+    lock: 'activeMailSend',
+    working: ['running'],
+    window: MAIL_WINDOW,
+    jobOf: (message) => message.sendId,
+    startMessage: (userId, sendId) => ({ type: 'credentials', userId, sendId }),
+    chunks: planOf,
+    async plan(jobDeps, send, project) {
+      const scope = send.scope as SendScope;
+      const total = scopeCount(scope, project);
+      const layout = scope === 'account' ? { shards: shardsOf(project), maxRow: 0 } : await jobs.planLayout(jobDeps, send, project, total);
+      // Fixed here with the plan (stored on the send): a plan that runs again queues the same chunks.
+      return { total, fields: { ...layout, chunkAccounts: chunkAccountsOf(deps.chunkAccounts?.(total) ?? MAIL_CHUNK_ACCOUNTS) } };
+    },
+    waitingFailure: 'The accounts were not created in time, so nothing was sent. Send the credentials from the project.',
+  };
+}
+
 /** A send holds its project (activeMailSend) from its start until it completes or fails. */
-const credentialSends: DeliveryJobKind = { key: sendKey, lock: 'activeMailSend', working: ['running'] };
+export const credentialSends = credentialSendsPlannedBy({});
 
 /** Ends a send as failed with the reason and gives the project's lock back. Accounts not reached keep their status. */
-export async function failSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string, reason: string): Promise<void> {
-  await failDeliveryJob(deps, credentialSends, userId, sendId, reason, deps.now().toISOString());
-}
+export const failSend = (deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string, reason: string): Promise<void> =>
+  jobs.failJob(deps, credentialSends, userId, sendId, reason);
 
-/**
- * A send whose chunks are all done ends: completed, the project's lock given back. Called by every
- * delivery of every chunk: a step that failed once is done by the next.
- */
-export async function finishSend(deps: Pick<SendJobDeps, 'db' | 'tableName' | 'now'>, userId: string, sendId: string): Promise<void> {
-  await finishDeliveryJob(deps, credentialSends, userId, sendId);
-}

@@ -1,14 +1,15 @@
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { PASSWORD_CHANGE_NOTICE } from '../../shared/schemas/email-templates';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllUnder } from '../core/prefix-query';
 import { compileEmail, type RenderedEmail, type RenderTools, type TemplateValues } from '../../shared/email/render-email';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
 import type { SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { blockStart, channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
-import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkAccountItems } from '../accounts/account-partitions';
@@ -16,7 +17,8 @@ import { logger } from '../core/logger';
 import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
-import { failSend, finishSend, MAIL_CHUNK_ACCOUNTS, readSend, releaseNextChunk, sendKey, successorOf, type SendJobDeps } from './credential-sends';
+import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
+import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, successorOf, type SendJobDeps } from './credential-sends';
 import type { CredentialsChunkMessage, CredentialsMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
@@ -79,24 +81,11 @@ const chunkAccounts = (deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: st
 /** The user's suppression list: address -> why. */
 async function suppressionsOf(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const { PK, SKPrefix } = keys.emailSuppressionsOf(userId);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const reason = item.reason === 'complained' ? 'complained (marked an earlier e-mail as spam)' : item.reason === 'bounced' ? 'bounced' : String(item.reason ?? 'suppressed');
-      found.set(String(item.SK).slice(SKPrefix.length), `The address is on your suppression list: it ${reason}${typeof item.detail === 'string' && item.detail ? ` (${item.detail.slice(0, 200)})` : ''}. Remove it from the list in Email Templates, or send to this account with the override.`);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const { SKPrefix } = keys.emailSuppressionsOf(userId);
+  for (const item of await queryAllUnder(deps.db, deps.tableName, keys.emailSuppressionsOf(userId), { consistent: true })) {
+    const reason = item.reason === 'complained' ? 'complained (marked an earlier e-mail as spam)' : item.reason === 'bounced' ? 'bounced' : String(item.reason ?? 'suppressed');
+    found.set(String(item.SK).slice(SKPrefix.length), `The address is on your suppression list: it ${reason}${typeof item.detail === 'string' && item.detail ? ` (${item.detail.slice(0, 200)})` : ''}. Remove it from the list in Email Templates, or send to this account with the override.`);
+  }
   return found;
 }
 
@@ -137,8 +126,12 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
   }
 }
 
+/** The lease of a send's chunk lives on the chunk's item, which becomes its done marker: a done chunk's lease is not given back. */
+const mailLease: ChunkLease<CredentialsChunkMessage> = { take: takeLease, give: releaseLease, retrySeconds: LEASE_RETRY_SECONDS, keptWhenDone: true };
+
 /**
- * Mail worker, one chunk of a send:
+ * Mail worker, one chunk of a send (steps 1 and 4 are the account-jobs engine's chunk runner,
+ * docs/jobs.md; the lease is the send's own, on the chunk's item):
  * 1. A chunk already done (redelivery) only re-checks the send's completion; one delivery of a
  *    chunk at a time (a lease on the chunk's item, taken while step 2 reads), a copy waits on the queue.
  * 2. The chunk's accounts are read with their MAIL state blocks (functions/accounts/
@@ -160,36 +153,8 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
  * A block written by another delivery meanwhile (this one's lease lapsed) stops this delivery
  * with StateBlockConflict: the message is delivered again and the other one's state stands.
  */
-export const sendChunk =
-  (deps: SendChunkDeps) =>
-  async (message: CredentialsChunkMessage): Promise<void> => {
-    const { userId, sendId } = message;
-    // Read together: a chunk's fixed round trips are a large part of its time.
-    const [{ Item: marker }, send] = await Promise.all([
-      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.mailSendChunk(userId, sendId, message.chunk), ConsistentRead: true })),
-      readSend(deps, userId, sendId),
-    ]);
-    // Done already: the delivery that did it may have died before releasing the next chunk or ending the send.
-    if (marker?.doneAt) {
-      if (send) await releaseNextChunk(deps, send, message.chunk, marker);
-      return finishSend(deps, userId, sendId);
-    }
-    if (!send || send.status !== 'running') return;
-    const holder = randomUUID();
-    let outcome: 'done' | 'requeued' | 'held';
-    try {
-      outcome = await sendLeased(deps, message, send, holder);
-    } catch (error) {
-      await releaseLease(deps, message, holder);
-      throw error;
-    }
-    // Another delivery holds the chunk: this copy waits on the queue.
-    if (outcome === 'held') return deps.queue.send([message], LEASE_RETRY_SECONDS);
-    // A chunk marked done needs no lease given back (no lease is taken on a done chunk): marking
-    // it done checked whether the send is complete. The rest of a chunk went back on the queue:
-    // its lease is given back so that the next delivery can take it at once.
-    if (outcome === 'requeued') await releaseLease(deps, message, holder);
-  };
+export const sendChunk = (deps: SendChunkDeps) =>
+  chunkRunner(deps, credentialSends, { load: (send, message) => readChunk(deps, send, message), run: (send, message, read) => sendLeased(deps, message, send, read) }, mailLease);
 
 /**
  * Accounts claimed with one write before SES is called for any of them: half a state block, and
@@ -231,32 +196,31 @@ function resultEntry(claimed: StateEntry, result: Result, detail: { messageId?: 
 const mailStateOf = (account: Record<string, unknown>): StateEntry =>
   Object.fromEntries(channelAttributes.MAIL.filter((name) => account[name] !== undefined).map((name) => [name, account[name] as string | number | boolean]));
 
-/** One leased delivery of a chunk: 'done' once the chunk is marked done, 'requeued' when its rest went back on the queue. */
-async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>, holder: string): Promise<'done' | 'requeued' | 'held'> {
+/**
+ * What a delivery reads, while its lease is taken (one round trip fewer per chunk): the
+ * accounts, their blocks, the suppression list and the key. Blocks read before the lease was
+ * taken are safe: each block is written only if its version is still the one read, so a delivery
+ * that wrote meanwhile stops this one (StateBlockConflict) before anything is claimed or sent.
+ */
+async function readChunk(deps: SendChunkDeps, send: Record<string, unknown>, message: CredentialsChunkMessage) {
+  const { userId } = message;
+  const projectId = String(send.projectId);
+  const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
+  const [items, loaded, suppressed, cipher] = await Promise.all([
+    chunkAccounts(deps, userId, projectId, message),
+    writer.load(message.fromRow, message.toRow, message.shard),
+    suppressionsOf(deps, userId),
+    send.delivery === 'password' ? deps.cipher() : undefined,
+  ]);
+  return { writer, items, loaded, suppressed, cipher };
+}
+
+/** One leased delivery of a chunk: done with its tally, or later when its rest goes back on the queue. */
+async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>, read: Awaited<ReturnType<typeof readChunk>>): Promise<ChunkEnd> {
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
-  // The lease, the accounts, their blocks, the suppression list and the key, at once (one round
-  // trip fewer per chunk). Blocks read before the lease was taken are safe: each block is written
-  // only if its version is still the one read, so a delivery that wrote meanwhile stops this one
-  // (StateBlockConflict) before anything is claimed or sent.
-  const leased = takeLease(deps, message, holder);
-  let read;
-  try {
-    read = await Promise.all([
-      chunkAccounts(deps, userId, projectId, message),
-      writer.load(message.fromRow, message.toRow, message.shard),
-      suppressionsOf(deps, userId),
-      send.delivery === 'password' ? deps.cipher() : undefined,
-    ]);
-  } catch (error) {
-    // Settled before the caller gives the lease back (else a lease written after that would stand).
-    await leased.catch(() => false);
-    throw error;
-  }
-  if (!(await leased)) return 'held';
-  const [items, loaded, suppressed, cipher] = read;
+  const { writer, items, loaded, suppressed, cipher } = read;
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
   const accounts = items.map((item) => overlayState(item, { PROV: new Map(), MAIL: loaded }));
 
@@ -320,8 +284,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: reason }));
     }
     await written();
-    await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer));
-    return 'done';
+    return { done: doneTally(deps, send, await chunkTally(deps, send, message, items, writer)) };
   }
 
   const todo = accounts.filter((a) => inScope(send, a));
@@ -473,13 +436,9 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const [flushed, queued] = await Promise.allSettled([written(), successor ? deps.queue.send([successor]) : Promise.resolve()]);
   if (flushed.status === 'rejected') throw flushed.reason;
   if (taskError) throw taskError;
-  if (stopped) {
-    // The rest of the chunk in a new delivery (the accounts this send handled are not taken again).
-    await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(throttledFor / 1000)));
-    return 'requeued';
-  }
-  await markChunkDone(deps, send, message, await chunkTally(deps, send, message, items, writer), successor !== undefined && queued.status === 'fulfilled');
-  return 'done';
+  // The rest of the chunk in a new delivery (the accounts this send handled are not taken again).
+  if (stopped) return { later: throttledFor };
+  return { done: doneTally(deps, send, await chunkTally(deps, send, message, items, writer), successor !== undefined && queued.status === 'fulfilled') };
 }
 
 /**
@@ -530,7 +489,7 @@ export function mailChunkAccounts(total: number, rate: number, workers: number):
   return Math.max(MAIL_CHUNK_ACCOUNTS, size);
 }
 
-interface ChunkTally {
+interface MailTally {
   results: Record<Result, number>;
   project: Map<EmailStatus, number>;
 }
@@ -542,7 +501,7 @@ interface ChunkTally {
  * before the claim was written, on the account item: such accounts are read again (once per
  * chunk, only when there are any), so the counters move from where the event left them.
  */
-async function chunkTally(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: Record<string, unknown>, message: CredentialsChunkMessage, items: Record<string, unknown>[], writer: StateBlockWriter): Promise<ChunkTally> {
+async function chunkTally(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: Record<string, unknown>, message: CredentialsChunkMessage, items: Record<string, unknown>[], writer: StateBlockWriter): Promise<MailTally> {
   const results: Record<Result, number> = { sent: 0, failed: 0, suppressed: 0 };
   const project = new Map<EmailStatus, number>();
   const move = (status: string, by: number) => {
@@ -584,85 +543,33 @@ async function eventStates(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, send: 
 
 /**
  * A chunk is done: its tally is added to the send's counts and moved between the project's e-mail
- * counters in the transaction that marks the chunk done, once (the marker's condition). Every
- * account counted was moved from the status it had (mailSendFrom) to its result, so the project's
- * counters and the accounts never sent to add up to its accounts. Then the next chunk is
- * released and the send's completion checked, at once.
+ * counters in the transaction that marks the chunk done, once (the engine's recordChunkDone).
+ * Every account counted was moved from the status it had (mailSendFrom) to its result, so the
+ * project's counters and the accounts never sent add up to its accounts. A project deleted
+ * meanwhile (its counters' condition) ends the send. `released`: its successor is on the queue
+ * already (sendLeased queued it while the last results were written).
  */
-export async function markChunkDone(
-  deps: Pick<SendChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>,
-  send: Record<string, unknown>,
-  message: CredentialsChunkMessage,
-  tally: ChunkTally,
-  /** Its successor is on the queue already (sendLeased queued it while the last results were written). */
-  released = false,
-): Promise<void> {
-  const at = deps.now().toISOString();
+function doneTally(deps: Pick<SendChunkDeps, 'tableName'>, send: Record<string, unknown>, tally: MailTally, released = false): ChunkTally {
   const { results, project } = tally;
   const moves = [...project.entries()].filter(([, by]) => by !== 0);
-  // Undefined when another delivery marked it done: releaseNextChunk reads the chunk item.
-  let marker: Record<string, unknown> | undefined;
-  try {
-    await withRetry('Recording a credential e-mail chunk', deps.retry ?? workerRetry, (e) => isTransactionConflict(e) || isThrottling(e), () =>
-      deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: keys.mailSendChunk(message.userId, message.sendId, message.chunk),
-                UpdateExpression: `SET entityType = :type, chunk = :chunk, doneAt = :at, sent = :sent, failed = :failed, suppressed = :suppressed${released ? ', released = :yes' : ''}`,
-                ConditionExpression: 'attribute_not_exists(doneAt)',
-                ExpressionAttributeValues: {
-                  ':type': 'MailSendChunk',
-                  ':chunk': message.chunk,
-                  ':at': at,
-                  ':sent': results.sent,
-                  ':failed': results.failed,
-                  ':suppressed': results.suppressed,
-                  ...(released ? { ':yes': true } : {}),
-                },
-              },
+  return {
+    marker: { ...results, ...(released ? { released: true } : {}) },
+    job: results,
+    also: moves.length
+      ? [
+          {
+            Update: {
+              TableName: deps.tableName,
+              Key: keys.project(String(send.userId), String(send.projectId)),
+              UpdateExpression: `ADD ${moves.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
+              ConditionExpression: 'attribute_exists(PK)',
+              ExpressionAttributeNames: Object.fromEntries(moves.map(([status], i) => [`#c${i}`, emailCounterAttribute[status]])),
+              ExpressionAttributeValues: Object.fromEntries(moves.map(([, by], i) => [`:c${i}`, by])),
             },
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: sendKey(message.userId, message.sendId),
-                UpdateExpression: 'ADD chunksDone :one, sent :sent, failed :failed, suppressed :suppressed SET updatedAt = :at',
-                ExpressionAttributeValues: { ':one': 1, ':sent': results.sent, ':failed': results.failed, ':suppressed': results.suppressed, ':at': at },
-              },
-            },
-            ...(moves.length
-              ? [
-                  {
-                    Update: {
-                      TableName: deps.tableName,
-                      Key: keys.project(message.userId, String(send.projectId)),
-                      UpdateExpression: `ADD ${moves.map((_, i) => `#c${i} :c${i}`).join(', ')}`,
-                      ConditionExpression: 'attribute_exists(PK)',
-                      ExpressionAttributeNames: Object.fromEntries(moves.map(([status], i) => [`#c${i}`, emailCounterAttribute[status]])),
-                      ExpressionAttributeValues: Object.fromEntries(moves.map(([, by], i) => [`:c${i}`, by])),
-                    },
-                  },
-                ]
-              : []),
-          ],
-        }),
-      ),
-    );
-    // Marked done here: the next chunk is released unless it was queued already.
-    marker = { doneAt: at, released };
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException)) throw error;
-    const reasons = error.CancellationReasons ?? [];
-    // The project was deleted meanwhile: nothing left to count, the send ends.
-    if (reasons[2]?.Code === 'ConditionalCheckFailed') return failSend(deps, message.userId, message.sendId, 'The project was deleted.');
-    // Done already by another delivery.
-    if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
-  }
-  // At once: the next chunk's release and the send's completion check touch different items
-  // (a send with a chunk left to release is not complete; the last chunk releases nothing).
-  await Promise.all([releaseNextChunk(deps, send, message.chunk, marker), finishSend(deps, message.userId, message.sendId)]);
+          },
+        ]
+      : [],
+  };
 }
 
 /** Whether a credentials message names a chunk. */

@@ -1,6 +1,5 @@
-import { randomInt, randomUUID } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomInt } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
@@ -8,48 +7,32 @@ import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEnt
 import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
-import { commitChunkDone } from '../core/delivery-jobs';
+import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
+import { leaseItem } from '../account-jobs/lease';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { counterUpdates } from '../analytics/counters';
-import { failJob, finishRun, jobKey, markPickedUp, pauseJob, readJob, releaseNext, type ProvisioningJobDeps } from './provisioning-jobs';
+import { failJob, jobKey, pauseJob, provisioningRuns, type ProvisioningJobDeps } from './provisioning-jobs';
 import type { ChunkMessage } from './provisioning-message';
 import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
-import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from './pacing';
+import { backoffMs, mapBounded, realSleep, TokenBucket } from './pacing';
+import { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 
 /** Consecutive 401/403 answers after which a run pauses instead of failing every account. */
 export const AUTH_FAILURES_TO_PAUSE = 3;
-/** Attempts of one account on 5xx and timeouts (each after a jittered backoff). */
-export const SERVER_ERROR_ATTEMPTS = 4;
-/** 429 answers one account may get before it fails: each is waited out as the platform says. */
-export const RATE_LIMIT_ATTEMPTS = 20;
 /** Deliveries of one chunk put back on the queue (budget spent, or a long 429 wait) before its accounts fail: hours of waiting. */
-export const MAX_REQUEUES = 30;
-/** Work per delivery: the rest of a chunk goes back on the queue (the worker's timeout is 150 s). */
-export const CHUNK_BUDGET_MS = 100_000;
+export { MAX_REQUEUES };
+/** How platform calls are paced and retried: the engine's (functions/account-jobs/platform-calls.ts), shared by every kind that calls a platform. */
+export { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type Pacing };
 
-/** How an integration is paced: its settings, else the platform's documented default. */
-export interface Pacing {
-  /** Requests a minute for all workers together; undefined: no limit but the concurrency. */
-  requestsPerMinute?: number;
-  /** Calls in flight for all workers together. */
-  concurrency: number;
-}
-
-export interface ProvisionDeps extends ProvisioningJobDeps {
+export interface ProvisionDeps extends ProvisioningJobDeps, PacedDeps {
   cipher: () => Promise<Cipher>;
   integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
   /** The platform's adapter for an integration with its credentials (decrypted here, where the calls are made). */
   adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>, policy?: AccountPolicy) => ProvisioningAdapter;
   pacingOf: (integration: IntegrationRecord) => Pacing;
-  /** Worker invocations that may run at once (the queue's maxConcurrency): each takes its share of the pacing. */
-  workers: number;
   retry?: RetryPolicy;
-  sleep?: Sleep;
-  clock?: () => number;
-  random?: (max: number) => number;
-  budgetMs?: number;
 }
 
 type Final = { account: Record<string, unknown>; outcome: Exclude<ProvisioningOutcome, { kind: 'failed'; retryable: true }> | Extract<ProvisioningOutcome, { kind: 'failed' }> };
@@ -124,97 +107,24 @@ const shardsOfRun = (job: Record<string, unknown>): number => Math.max(1, Number
  * 5. Refused credentials (AUTH_FAILURES_TO_PAUSE in a row) pause the run; the accounts not reached
  *    stay pending. Work beyond the time budget goes back on the queue.
  */
-export const provisionChunk =
-  (deps: ProvisionDeps) =>
-  async (message: ChunkMessage): Promise<void> => {
-    const { userId, jobId } = message;
-    // Both reads at once: every delivery makes them, and a run has one delivery per 250 accounts.
-    const [{ Item: seen }, job] = await Promise.all([
-      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(userId, jobId, message.chunk), ConsistentRead: true })),
-      readJob(deps, userId, jobId),
-    ]);
-    // Done already: the delivery that did it may have died before releasing the next chunk or ending the run.
-    if (seen) {
-      if (job) await releaseNext(deps, job, message.chunk, seen);
-      return finishRun(deps, userId, jobId);
-    }
-    if (!job || (job.status !== 'running' && job.status !== 'resuming')) return;
+export const provisionChunk = (deps: ProvisionDeps) => chunkRunner(deps, provisioningRuns, { run: (job, message) => provisionLeased(deps, message, job) }, leaseItem(provisioningRuns));
 
-    // One delivery of a chunk at a time: a copy (a resume that queued it again while it ran, a
-    // start that ran twice) waits its turn instead of calling the platform for the same people.
-    const holder = randomUUID();
-    if (!(await takeLease(deps, message, holder))) {
-      await deps.queue.send([message], LEASE_RETRY_SECONDS);
-      return;
-    }
-    try {
-      // Its status stops saying "queued" (runWait): a worker has the run now.
-      if (job.pickedUpAt === undefined) await markPickedUp(deps, userId, jobId);
-      await provisionLeased(deps, message, job);
-    } finally {
-      await releaseLease(deps, message, holder);
-    }
-  };
-
-/** How long a delivery holds its chunk: its worker's timeout (150 s), after which a crashed one's lease lapses. */
-const LEASE_MS = 150_000;
-export const LEASE_RETRY_SECONDS = 60;
-
-/** A chunk of a run (or of a Reset Passwords job, which shares the queue): who holds it. */
-type LeasedChunk = Pick<ChunkMessage, 'userId' | 'jobId' | 'chunk'>;
-
-export async function takeLease(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now'>, message: LeasedChunk, holder: string): Promise<boolean> {
-  const now = deps.now().getTime();
-  try {
-    await deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: { ...keys.provisioningLease(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningLease', holder, until: now + LEASE_MS, expiresAt: Math.floor(now / 1000) + 86_400 },
-        ConditionExpression: 'attribute_not_exists(PK) OR #until < :now',
-        ExpressionAttributeNames: { '#until': 'until' },
-        ExpressionAttributeValues: { ':now': now },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
-export async function releaseLease(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, message: LeasedChunk, holder: string): Promise<void> {
-  try {
-    await deps.db.send(
-      new DeleteCommand({ TableName: deps.tableName, Key: keys.provisioningLease(message.userId, message.jobId, message.chunk), ConditionExpression: 'holder = :me', ExpressionAttributeValues: { ':me': holder } }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
-async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<void> {
+async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<ChunkEnd> {
     const { userId, jobId } = message;
     const mode = job.mode as ProvisioningMode;
-    const integration = await deps.integration(userId, String(job.integrationId));
-    if (!integration) return failJob(deps, userId, jobId, 'The integration was deleted: the accounts not provisioned stay pending.');
-    // A key that cannot be fetched now (throttling, network) throws: SQS delivers again. Only a
-    // token that does not open fails the run.
-    const cipher = await deps.cipher();
-    let credentials: Record<string, string>;
-    try {
-      credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
-    } catch {
-      return failJob(deps, userId, jobId, "The integration's credentials cannot be read: enter them again in the integration, then retry.");
+    const platform = await openPlatform(deps, job);
+    if ('failure' in platform) {
+      await failJob(deps, userId, jobId, platform.failure);
+      return 'stopped';
     }
-    const support = provisioningSupport(integration);
-    if (!support.supported) return failJob(deps, userId, jobId, support.reason);
+    const { integration, cipher, credentials } = platform;
     const { left: accounts, states } = await loadChunk(deps, job, message);
     if ((message.requeues ?? 0) > MAX_REQUEUES) {
       // The platform kept this chunk waiting for hours: its accounts fail with the reason (Retry failed takes them again).
       recordOutcomes(deps, job, states, accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'The platform kept asking us to wait (HTTP 429) for too long. Use Retry failed later.' } })));
-      return markChunkDone(deps, job, message, states);
+      return { done: await chunkTally(deps, job, message, states) };
     }
-    if (accounts.length === 0) return markChunkDone(deps, job, message, states);
+    if (accounts.length === 0) return { done: await chunkTally(deps, job, message, states) };
     const clock = deps.clock ?? Date.now;
     const sleep = deps.sleep ?? realSleep;
     const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
@@ -226,44 +136,8 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange });
 
     const finals: Final[] = [];
-    /**
-     * Creates the accounts whose password can be read (the others fail at once, nothing sent).
-     * The accounts called and their outcomes, in order.
-     */
-    const createAll = async (accounts: Record<string, unknown>[]) => {
-      const people: ProvisioningPerson[] = [];
-      const called: Record<string, unknown>[] = [];
-      for (const account of accounts) {
-        const password = readablePassword(cipher, account);
-        if (password === undefined) {
-          finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
-          continue;
-        }
-        called.push(account);
-        people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
-      }
-      const outcomes = people.length ? await adapter.create(people) : [];
-      // A platform that repeats the request in its error must not put the password in externalError.
-      return {
-        called,
-        outcomes: outcomes.map((outcome, i) =>
-          (outcome.kind === 'failed' || outcome.kind === 'conflict') && people[i] && outcome.message.includes(people[i].password)
-            ? { ...outcome, message: outcome.message.split(people[i].password).join('[password]') }
-            : outcome,
-        ),
-      };
-    };
-    /** Deactivates or deletes each account on the platform (already gone counts as done). */
-    const undoAll = async (accounts: Record<string, unknown>[]) => ({
-      called: accounts,
-      outcomes: await Promise.all(
-        accounts.map(async (account): Promise<ProvisioningOutcome> => {
-          if (typeof account.externalAccountId !== 'string') return { kind: 'linked', externalId: '' };
-          const undone = await adapter.undo(account.externalAccountId);
-          return undone.kind === 'failed' ? { ...undone, message: `Undo failed: ${undone.message}` } : { kind: 'linked', externalId: account.externalAccountId };
-        }),
-      ),
-    });
+    const createAll = (accounts: Record<string, unknown>[]) => createOn(adapter, cipher, accounts, finals);
+    const undoAll = (accounts: Record<string, unknown>[]) => undoOn(adapter, accounts);
     let recorded = 0;
     // Results are written as they arrive, without holding up the next platform call: the writes
     // run beside the calls and are all awaited before the chunk counts as done.
@@ -380,14 +254,74 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     const stopped = stop as typeof stop;
     if (stopped?.kind === 'auth') {
       logger.warn('Provisioning paused: credentials refused', { jobId, integrationId: integration.id });
-      return pauseJob(deps, userId, jobId, PAUSED_CREDENTIALS);
+      await pauseJob(deps, userId, jobId, PAUSED_CREDENTIALS);
+      return 'stopped';
     }
-    if (stopped?.kind === 'later') {
-      // The rest of the chunk in a new delivery (the accounts this run handled are not read again).
-      await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(stopped.delayMs / 1000)));
-      return;
+    // The rest of the chunk in a new delivery (the accounts this run handled are not read again).
+    if (stopped?.kind === 'later') return { later: stopped.delayMs };
+    return { done: await chunkTally(deps, job, message, states) };
+}
+
+/**
+ * The run's integration, its key and credentials (decrypted here, where the calls are made), or
+ * why the run fails. A key that cannot be fetched now (throttling, network) throws: SQS delivers
+ * again. Only a token that does not open fails the run.
+ */
+async function openPlatform(deps: ProvisionDeps, job: Record<string, unknown>): Promise<{ integration: IntegrationRecord; cipher: Cipher; credentials: Record<string, string> } | { failure: string }> {
+  const userId = String(job.userId);
+  const integration = await deps.integration(userId, String(job.integrationId));
+  if (!integration) return { failure: 'The integration was deleted: the accounts not provisioned stay pending.' };
+  const cipher = await deps.cipher();
+  let credentials: Record<string, string>;
+  try {
+    credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
+  } catch {
+    return { failure: "The integration's credentials cannot be read: enter them again in the integration, then retry." };
+  }
+  const support = provisioningSupport(integration);
+  return support.supported ? { integration, cipher, credentials } : { failure: support.reason };
+}
+
+/**
+ * Creates the accounts whose password can be read (the others fail at once into `finals`,
+ * nothing sent). The accounts called and their outcomes, in order.
+ */
+async function createOn(adapter: ProvisioningAdapter, cipher: Cipher, accounts: Record<string, unknown>[], finals: Final[]) {
+  const people: ProvisioningPerson[] = [];
+  const called: Record<string, unknown>[] = [];
+  for (const account of accounts) {
+    const password = readablePassword(cipher, account);
+    if (password === undefined) {
+      finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
+      continue;
     }
-    await markChunkDone(deps, job, message, states);
+    called.push(account);
+    people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
+  }
+  const outcomes = people.length ? await adapter.create(people) : [];
+  // A platform that repeats the request in its error must not put the password in externalError.
+  return {
+    called,
+    outcomes: outcomes.map((outcome, i) =>
+      (outcome.kind === 'failed' || outcome.kind === 'conflict') && people[i] && outcome.message.includes(people[i].password)
+        ? { ...outcome, message: outcome.message.split(people[i].password).join('[password]') }
+        : outcome,
+    ),
+  };
+}
+
+/** Deactivates or deletes each account on the platform (already gone counts as done). */
+async function undoOn(adapter: ProvisioningAdapter, accounts: Record<string, unknown>[]) {
+  return {
+    called: accounts,
+    outcomes: await Promise.all(
+      accounts.map(async (account): Promise<ProvisioningOutcome> => {
+        if (typeof account.externalAccountId !== 'string') return { kind: 'linked', externalId: '' };
+        const undone = await adapter.undo(account.externalAccountId);
+        return undone.kind === 'failed' ? { ...undone, message: `Undo failed: ${undone.message}` } : { kind: 'linked', externalId: account.externalAccountId };
+      }),
+    ),
+  };
 }
 
 /** What the run did with Require password change: the platform's answer, written once per run (every chunk agrees). */
@@ -484,31 +418,25 @@ export class OutcomeRecorder {
   }
 }
 
-/** What this run did to the chunk's accounts, counted from its entries (read strongly consistent, then written by this delivery). */
-function chunkTally(job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter) {
+/**
+ * A chunk is done: what this run did to its accounts, counted from its entries once all are
+ * written (read strongly consistent, then written by this delivery), for the run's and the
+ * project's counts, added in the transaction that writes its done marker (the engine's
+ * recordChunkDone), once. So synced + failed + pending = accounts always holds on the run and the
+ * project; the counts follow the accounts chunk by chunk.
+ */
+async function chunkTally(deps: Pick<ProvisionDeps, 'tableName'>, job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter): Promise<ChunkTally> {
+  // Nothing counts before it is written (a flush already running included).
+  await states.flush();
   const shards = shardsOfRun(job);
-  const counts = { success: 0, failed: 0, removed: 0 };
+  const tally = { success: 0, failed: 0, removed: 0 };
   for (let row = message.fromRow; row <= message.toRow; row++) {
     if (row % shards !== message.shard) continue;
     const entry = states.get(row);
     if (!entry || entry.provisionRun !== job.id) continue;
-    const status = entry.externalStatus as keyof typeof counts;
-    if (status in counts) counts[status]++;
+    const status = entry.externalStatus as keyof typeof tally;
+    if (status in tally) tally[status]++;
   }
-  return counts;
-}
-
-/**
- * A chunk is done: its tally (counted from its accounts' entries, all written) is added to the run's and the project's
- * counts in the same transaction that writes its done marker, once (the marker's condition). So
- * synced + failed + pending = accounts always holds on the run and the project; the counts follow
- * the accounts chunk by chunk (a chunk of 100 at most behind per worker).
- */
-export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>, job: Record<string, unknown>, message: ChunkMessage, states: StateBlockWriter): Promise<void> {
-  const at = deps.now().toISOString();
-  // Nothing counts before it is written (a flush already running included).
-  await states.flush();
-  const tally = chunkTally(job, message, states);
   // The run counts what it did (for an undo, 'synced' counts the accounts removed). The project:
   // from pending, synced and failed both grow; from failed (a retry), a success moves one from
   // failed to synced and a new failure stays failed; an undo moves synced to removed.
@@ -518,18 +446,10 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
   const project = undo
     ? { synced: -tally.removed, failed: 0, removed: tally.removed }
     : { synced: tally.success, failed: job.mode === 'retry' ? -tally.success : tally.failed, removed: 0 };
-  // Undefined when an earlier delivery wrote the marker: releaseNext reads it.
-  const marker = await commitChunkDone(
-    deps,
-    'Recording a provisioning chunk',
-    { ...keys.provisioningChunk(message.userId, message.jobId, message.chunk), entityType: 'ProvisioningChunk', chunk: message.chunk, synced, failed, doneAt: at },
-    {
-      Key: jobKey(message.userId, message.jobId),
-      UpdateExpression: 'ADD chunksDone :one, #synced :synced, #failed :failed SET updatedAt = :at',
-      ExpressionAttributeNames: { '#synced': 'synced', '#failed': 'failed' },
-      ExpressionAttributeValues: { ':one': 1, ':synced': synced, ':failed': failed, ':at': at },
-    },
-    [
+  return {
+    marker: { synced, failed },
+    job: { synced, failed },
+    also: [
       {
         Update: {
           TableName: deps.tableName,
@@ -541,37 +461,26 @@ export async function markChunkDone(deps: Pick<ProvisionDeps, 'db' | 'tableName'
       // Accounts on each platform (analytics' top platforms), counted once with the marker.
       ...(typeof job.platform === 'string' ? counterUpdates(deps.tableName, message.userId, '', { synced: { platform: job.platform, count: project.synced } }) : []),
     ],
-  );
-  await releaseNext(deps, job, message.chunk, marker);
-  await finishRun(deps, message.userId, message.jobId);
+  };
 }
 
 /**
  * Dead-letter worker: a chunk that failed on every delivery (our side: the table, a crash). Its
  * accounts still in the source status are recorded as failed with the reason, so the run ends and
- * its counts add up; 'Retry failed' takes them again.
+ * its counts add up; 'Retry failed' takes them again. A delivery still writing these blocks makes
+ * this one's write fail (StateBlockConflict): it is delivered again.
  */
-export const recordDeadChunk =
-  (deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
-  async (message: ChunkMessage): Promise<void> => {
-    const job = await readJob(deps, message.userId, message.jobId);
-    if (!job) return;
-    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.provisioningChunk(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
-    if (!seen) {
-      // A delivery still writing these blocks makes this one's write fail (StateBlockConflict): it is delivered again.
-      const { left, states } = await loadChunk(deps, job, message);
-      recordOutcomes(
-        deps,
-        job,
-        states,
-        left.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' } })),
-      );
-      await markChunkDone(deps, job, message, states);
-      return;
-    }
-    await releaseNext(deps, job, message.chunk, seen);
-    await finishRun(deps, message.userId, message.jobId);
-  };
+export const recordDeadChunk = (deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
+  deadChunkRecorder(deps, provisioningRuns, async (job, message) => {
+    const { left, states } = await loadChunk(deps, job, message);
+    recordOutcomes(
+      deps,
+      job,
+      states,
+      left.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: 'Provisioning stopped on our side after repeated errors. Use Retry failed to try again.' } })),
+    );
+    return chunkTally(deps, job, message, states);
+  });
 
 /** A start message that failed on every delivery: the run fails and gives the project back. */
 export const recordDeadStart = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>) => (userId: string, jobId: string) =>

@@ -1,5 +1,4 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import {
   provisioningSupport,
@@ -13,15 +12,16 @@ import type { IntegrationPlatform } from '../../shared/schemas/integrations';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
-import { maxAccountRow, rowRanges, shardsOf } from '../accounts/account-partitions';
+import { rowRanges } from '../accounts/account-partitions';
 import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningMessage, ProvisioningQueue } from './provisioning-message';
 import { provisioningFinished } from '../notifications/events';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
-import { dueChunks, firstChunks, PROVISIONING_WINDOW, windowOf } from './chunk-window';
-import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
+import { PROVISIONING_WINDOW } from './chunk-window';
+import type { AccountJobKind } from '../account-jobs/kind';
+import * as jobs from '../account-jobs/lifecycle';
 
 /** The bell's notification of a run that ended (never throws: see functions/notifications/events.ts). */
 const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>, status: 'completed' | 'failed', at: string, reason?: string) =>
@@ -42,9 +42,6 @@ const notifyRunEnded = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job
 const sourceCount = (mode: ProvisioningMode, counts: ReturnType<typeof syncCounts>): number =>
   ({ pending: counts.syncPendingCount, failed: counts.syncFailedCount, success: counts.syncedCount })[sourceStatusOf[mode]];
 
-/** How long a run waits for its bulk job's accounts before it gives up. */
-export const WAITING_LIMIT_MS = 30 * 60 * 1000;
-
 /** Accounts per chunk message: one shard's rows in a range that holds about this many. */
 export const PROVISIONING_CHUNK_ACCOUNTS = 250;
 
@@ -57,10 +54,33 @@ export interface ProvisioningJobDeps {
 
 export const jobKey = (userId: string, jobId: string) => keys.provisioningJob(userId, jobId);
 
-/** A run holds its project (activeProvisioningJob) from its start until it completes or fails. */
-const provisioningRuns: DeliveryJobKind = { key: jobKey, lock: 'activeProvisioningJob', working: ['running', 'resuming'] };
+/**
+ * Provisioning runs as a kind of account job (functions/account-jobs): a run holds its project
+ * (activeProvisioningJob) from its start until it completes or fails; 'resuming' works as
+ * 'running' (a resume queueing its chunks again). Its chunks: provision-accounts.ts.
+ */
+export const provisioningRuns: AccountJobKind<ProvisioningMessage, ChunkMessage> = {
+  name: 'provisioning run',
+  entityType: 'ProvisioningJob',
+  key: jobKey,
+  chunkKey: keys.provisioningChunk,
+  chunkEntityType: 'ProvisioningChunk',
+  reportsPickup: true,
+  lock: 'activeProvisioningJob',
+  working: ['running', 'resuming'],
+  window: PROVISIONING_WINDOW,
+  jobOf: (message) => message.jobId,
+  startMessage: (userId, jobId) => ({ type: 'start', userId, jobId }),
+  chunks: (job) => chunkPlan(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
+  async plan(deps, job, project) {
+    const total = sourceCount(job.mode as ProvisioningMode, syncCounts(project, Number(project.accountCount ?? 0)));
+    return { total, fields: await jobs.planLayout(deps, job, project, total) };
+  },
+  waitingFailure: 'The accounts were not created in time, so nothing was provisioned. Start it again from the project.',
+  ended: (deps, job, status, at, reason) => notifyRunEnded(deps, job, status, at, reason),
+};
 
-export const readJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, jobId: string) => readDeliveryJob(deps, provisioningRuns, userId, jobId);
+export const readJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, jobId: string) => jobs.readJob(deps, provisioningRuns, userId, jobId);
 
 export function jobView(item: Record<string, unknown>): ProvisioningJob {
   const total = Number(item.total ?? 0);
@@ -182,35 +202,12 @@ export const startProvisioning =
       updatedAt: at,
     };
     // The project's lock and the run in one write: a lock never names a run that does not exist.
-    try {
-      await deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: keys.project(userId, projectId),
-                UpdateExpression: 'SET activeProvisioningJob = :job, provisioningJobId = :job, integrationId = :integration, updatedAt = :at',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activePasswordReset)',
-                ExpressionAttributeValues: { ':job': jobId, ':integration': integration.id, ':at': at },
-              },
-            },
-            { Put: { TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
-        throw new ConflictError('This project is being provisioned already. Wait for that run to finish.');
-      }
-      throw error;
-    }
-    try {
-      await deps.queue.send([{ type: 'start', userId, jobId }]);
-    } catch (error) {
-      await failJob(deps, userId, jobId, 'The run could not be queued. Please try again.');
-      throw error;
-    }
+    const started = await jobs.startJob(deps, provisioningRuns, item, {
+      excludes: ['activePasswordReset'],
+      projectSet: { provisioningJobId: jobId, integrationId: integration.id, updatedAt: at },
+      unqueued: 'The run could not be queued. Please try again.',
+    });
+    if (started === 'busy') throw new ConflictError('This project is being provisioned already. Wait for that run to finish.');
     return jobView(item);
   };
 
@@ -221,142 +218,8 @@ export const startProvisioning =
  */
 export const planRun =
   (deps: ProvisioningJobDeps) =>
-  async (userId: string, jobId: string): Promise<void> => {
-    let job = await readJob(deps, userId, jobId);
-    if (!job) return;
-    const projectId = String(job.projectId);
-    if (job.status === 'waiting') {
-      const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
-      if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
-        // A bulk job holds its user's lock 15 minutes at most: one still running after twice that is not coming back.
-        if (deps.now().getTime() - Number(job.waitingSince ?? deps.now().getTime()) > WAITING_LIMIT_MS) {
-          return failJob(deps, userId, jobId, 'The accounts were not created in time, so nothing was provisioned. Start it again from the project.');
-        }
-        // Still creating: look again in a few seconds (a delayed message, no worker waits).
-        await deps.queue.send([{ type: 'start', userId, jobId }], 5);
-        return;
-      }
-    }
-    if (job.status === 'waiting' || job.status === 'queued') {
-      const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
-      if (!project) return failJob(deps, userId, jobId, 'The project was deleted.');
-      const counts = syncCounts(project, Number(project.accountCount ?? 0));
-      const total = sourceCount(job.mode as ProvisioningMode, counts);
-      const shards = shardsOf(project);
-      const maxRow = total > 0 ? await maxAccountRow(deps.db, deps.tableName, userId, projectId, shards) : 0;
-      const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;
-      const at = deps.now().toISOString();
-      try {
-        await deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: jobKey(userId, jobId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, #window = :window, startedAt = :at, updatedAt = :at REMOVE reason',
-            ConditionExpression: '#status IN (:waiting, :queued)',
-            ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#window': 'window' },
-            ExpressionAttributeValues: { ':running': 'running', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':window': PROVISIONING_WINDOW, ':at': at, ':waiting': 'waiting', ':queued': 'queued' },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
-      job = await readJob(deps, userId, jobId);
-      if (!job) return;
-    }
-    if (job.status !== 'running') return;
-    if (Number(job.chunks) === 0) return finishRun(deps, userId, jobId);
-    if (job.chunksQueued === true) return;
-    // Its first window of chunks: each one done puts the next on the queue (releaseNext).
-    await deps.queue.send(firstChunks(chunkPlan(userId, jobId, Number(job.shards), Number(job.maxRow)), windowOf(job)));
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: jobKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
-  };
-
-/**
- * The chunks of a run to queue again on a resume: those with no done marker yet that were due on
- * the queue (chunk-window.ts dueChunks: a window of them; the others follow as those finish).
- */
-export async function unfinishedChunks(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<ChunkMessage[]> {
-  const userId = String(job.userId);
-  const jobId = String(job.id);
-  const done = new Set<number>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': jobKey(userId, jobId).PK, ':prefix': `${jobKey(userId, jobId).SK}#CHUNK#` },
-        ProjectionExpression: 'chunk',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) done.add(Number(item.chunk));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return dueChunks(chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0)), done, windowOf(job));
-}
-
-/**
- * Fair turns on the shared provisioning queue (chunk-window.ts): a run keeps at most its window of
- * chunks on the queue, and chunk c, once done (by any path: provisioned, failed after
- * MAX_REQUEUES, the dead-letter worker), puts chunk c + window on it, behind what other runs
- * queued meanwhile. One fixed successor per chunk; the done marker records that it was released
- * (`released`, set after the queue took it), so a redelivered chunk releases nothing new, and a
- * delivery that dies in between leaves it for the next delivery of chunk c, which may queue it
- * twice: a copy is harmless (its lease, then its done marker, stop it). A run that is not going
- * on releases nothing: a paused one's resume queues the due chunks again (unfinishedChunks), a
- * failed or completed one has nothing left to do.
- * `marker`: chunk c's done marker when the caller holds it ({ released: false } right after writing it).
- */
-export async function releaseNext(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'queue'>, job: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
-  const window = windowOf(job);
-  if (!window || (job.status !== 'running' && job.status !== 'resuming')) return;
-  const userId = String(job.userId);
-  const jobId = String(job.id);
-  const next = chunkPlan(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0))[chunk + window];
-  if (next) await releaseOnce(deps, keys.provisioningChunk(userId, jobId, chunk), next, marker);
-}
-
-/**
- * Puts `next` on the queue once for the done chunk whose marker is at `markerKey` (the marker's
- * `released`, set after the queue took it); `marker`, when the caller holds it, saves the read.
- * Shared by provisioning runs and password resets, which take turns on the same queue.
- */
-export async function releaseOnce(
-  deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'queue'>,
-  markerKey: { PK: string; SK: string },
-  next: ProvisioningMessage,
-  marker?: Record<string, unknown>,
-): Promise<void> {
-  const done = marker ?? (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: markerKey, ConsistentRead: true }))).Item;
-  if (!done || done.released === true) return;
-  await deps.queue.send([next]);
-  try {
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: markerKey, UpdateExpression: 'SET released = :yes', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':yes': true } }));
-  } catch (error) {
-    // The job was deleted meanwhile (its user's deletion): nothing to mark.
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
-
-/**
- * The first time a chunk of the run is picked up by a worker: from then on its status says
- * running, not queued (runWait). Written once per run (the caller checks the run it read).
- */
-export async function markPickedUp(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: jobKey(userId, jobId),
-      UpdateExpression: 'SET pickedUpAt = if_not_exists(pickedUpAt, :at)',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':at': deps.now().toISOString() },
-    }),
-  ).catch((error: unknown) => {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  });
-}
+  (userId: string, jobId: string): Promise<void> =>
+    jobs.planJob(deps, provisioningRuns, userId, jobId);
 
 /** Every run of one of the user's integrations (strongly consistent; chunk markers left out). */
 async function runsOfIntegration(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, integrationId: string): Promise<Record<string, unknown>[]> {
@@ -388,44 +251,9 @@ export const resumeRuns =
   async (userId: string, integrationId: string): Promise<number> => {
     const paused = (await runsOfIntegration(deps, userId, integrationId)).filter((job) => job.status === 'paused' || job.status === 'resuming');
     let resumed = 0;
-    for (const job of paused) {
-      const id = String(job.id);
-      // 'resuming' until its chunks are queued (chunks run in it as in 'running'): a resume that
-      // died in between is found and finished by the redelivered resume message.
-      if (job.status === 'paused') {
-        try {
-          await setStatus(deps, userId, id, 'resuming', 'paused');
-        } catch (error) {
-          if (error instanceof ConditionalCheckFailedException) continue;
-          throw error;
-        }
-      }
-      const chunks = await unfinishedChunks(deps, job);
-      await deps.queue.send(chunks);
-      try {
-        await setStatus(deps, userId, id, 'running', 'resuming');
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
-      // Every chunk was done already (a copy of the pausing chunk finished it): end the run here.
-      if (chunks.length === 0) await finishRun(deps, userId, id);
-      resumed++;
-    }
+    for (const job of paused) if (await jobs.resumeJob(deps, provisioningRuns, job)) resumed++;
     return resumed;
   };
-
-async function setStatus(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, to: ProvisioningStatus | 'resuming', from: ProvisioningStatus | 'resuming') {
-  await deps.db.send(
-    new UpdateCommand({
-      TableName: deps.tableName,
-      Key: jobKey(userId, jobId),
-      UpdateExpression: 'SET #status = :to, updatedAt = :at REMOVE reason',
-      ConditionExpression: '#status = :from',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':to': to, ':from': from, ':at': deps.now().toISOString() },
-    }),
-  );
-}
 
 /**
  * The runs of an integration that are not over (waiting, queued, running, resuming, paused) fail
@@ -438,36 +266,10 @@ export async function failRunsOf(deps: Pick<ProvisioningJobDeps, 'db' | 'tableNa
 }
 
 /** Pauses a running run with the reason (its chunks stop; resumeRuns queues them again). */
-export async function pauseJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: jobKey(userId, jobId),
-        UpdateExpression: 'SET #status = :paused, reason = :reason, updatedAt = :at',
-        ConditionExpression: '#status IN (:running, :resuming)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':paused': 'paused', ':running': 'running', ':resuming': 'resuming', ':reason': reason, ':at': deps.now().toISOString() },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
+export const pauseJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> =>
+  jobs.pauseJob(deps, provisioningRuns, userId, jobId, reason);
 
-/** Ends a run as failed with the reason and gives the project's lock back. Accounts not reached stay pending. */
-export async function failJob(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
-  const at = deps.now().toISOString();
-  // The state before, so only the call that failed the run tells the user (failJob may repeat).
-  const before = await failDeliveryJob(deps, provisioningRuns, userId, jobId, reason, at);
-  if (before && before.status !== 'failed') await notifyRunEnded(deps, { ...before, userId, id: jobId }, 'failed', at, reason);
-}
+/** Ends a run as failed with the reason and gives the project's lock back (the user is told once). Accounts not reached stay pending. */
+export const failJob = (deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> =>
+  jobs.failJob(deps, provisioningRuns, userId, jobId, reason);
 
-/**
- * A run whose chunks are all done ends: completed, the project's lock given back. Called by every
- * delivery of every chunk (and the dead-letter worker): a step that failed once is done by the next.
- */
-export async function finishRun(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
-  const completed = await finishDeliveryJob(deps, provisioningRuns, userId, jobId);
-  if (completed) await notifyRunEnded(deps, { ...completed.job, userId, id: jobId }, 'completed', completed.completedAt);
-}

@@ -1,4 +1,3 @@
-import { randomInt, randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
@@ -7,15 +6,16 @@ import type { AccountResetResult } from '../../shared/schemas/reset-passwords';
 import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
-import { commitChunkDone } from '../core/delivery-jobs';
+import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
+import { leaseItem } from '../account-jobs/lease';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
-import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
-import { CHUNK_BUDGET_MS, LEASE_RETRY_SECONDS, MAX_REQUEUES, RATE_LIMIT_ATTEMPTS, releaseLease, SERVER_ERROR_ATTEMPTS, takeLease, type Pacing } from '../provisioning/provision-accounts';
+import { mapBounded } from '../provisioning/pacing';
+import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import type { AccountPolicy, ProvisioningAdapter, SetPasswordOutcome } from '../provisioning/provisioning-port';
-import { finishReset, failReset, readReset, releaseNextReset, resetKey } from './reset-passwords';
+import { failReset, passwordResets } from './reset-passwords';
 
 /**
  * One chunk of a Reset Passwords job (a shard's accounts between two rows), on the provisioning
@@ -32,7 +32,7 @@ import { finishReset, failReset, readReset, releaseNextReset, resetKey } from '.
  * The chunk's tally is counted from its accounts and added to the job in the transaction that
  * writes its done marker, once: done + failed + pending = total at every moment.
  */
-export interface ResetChunkDeps {
+export interface ResetChunkDeps extends PacedDeps {
   db: DynamoDBDocumentClient;
   tableName: string;
   queue: ProvisioningQueue;
@@ -42,12 +42,7 @@ export interface ResetChunkDeps {
   integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
   adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>, policy?: AccountPolicy) => ProvisioningAdapter;
   pacingOf: (integration: IntegrationRecord) => Pacing;
-  workers: number;
   retry?: RetryPolicy;
-  sleep?: Sleep;
-  clock?: () => number;
-  random?: (max: number) => number;
-  budgetMs?: number;
 }
 
 const PENDING = 'pending';
@@ -65,32 +60,7 @@ async function unfinishedAccounts(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>
   return accounts;
 }
 
-export const resetChunk =
-  (deps: ResetChunkDeps) =>
-  async (message: ResetChunkMessage): Promise<void> => {
-    const { userId, jobId } = message;
-    const [{ Item: seen }, job] = await Promise.all([
-      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.passwordResetChunk(userId, jobId, message.chunk), ConsistentRead: true })),
-      readReset(deps, userId, jobId),
-    ]);
-    // Done already: the delivery that did it may have died before releasing the next chunk or ending the job.
-    if (seen) {
-      if (job) await releaseNextReset(deps, job, message.chunk, seen);
-      return finishReset(deps, userId, jobId);
-    }
-    if (!job || job.status !== 'running') return;
-    // One delivery of a chunk at a time (the provisioning chunks' lease: job ids are unique).
-    const holder = randomUUID();
-    if (!(await takeLease(deps, message, holder))) {
-      await deps.queue.send([message], LEASE_RETRY_SECONDS);
-      return;
-    }
-    try {
-      await resetLeased(deps, message, job);
-    } finally {
-      await releaseLease(deps, message, holder);
-    }
-  };
+export const resetChunk = (deps: ResetChunkDeps) => chunkRunner(deps, passwordResets, { run: (job, message) => resetLeased(deps, message, job) }, leaseItem(passwordResets));
 
 /** Writes an account's result: its new password (updated, local) or the previous one kept (failed). Once per job. */
 async function recordResult(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, jobId: string, account: Record<string, unknown>, result: AccountResetResult, reason?: string) {
@@ -120,10 +90,13 @@ async function recordResult(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now
   }
 }
 
-async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job: Record<string, unknown>): Promise<void> {
+async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job: Record<string, unknown>): Promise<ChunkEnd> {
   const { userId, jobId } = message;
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
-  if (!project) return failReset(deps, userId, jobId, 'The project was deleted.');
+  if (!project) {
+    await failReset(deps, userId, jobId, 'The project was deleted.');
+    return 'stopped';
+  }
   // Where each account stands on the platform (Synced, its id there) is in the project's PROV
   // state blocks, not on the account items: overlaid before anything reads it.
   const accounts = await withStates(deps.db, deps.tableName, { userId, projectId: String(job.projectId), shards: shardsOf(project) }, await unfinishedAccounts(deps, job, message), {
@@ -132,9 +105,9 @@ async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job
   });
   if ((message.requeues ?? 0) > MAX_REQUEUES) {
     await failAll(deps, job, accounts, 'The platform kept asking us to wait (HTTP 429) for too long: the password was not changed. Reset the project again later.');
-    return markResetChunkDone(deps, job, message);
+    return { done: await chunkTally(deps, job, message) };
   }
-  if (accounts.length === 0) return markResetChunkDone(deps, job, message);
+  if (accounts.length === 0) return { done: await chunkTally(deps, job, message) };
 
   const cipher = await deps.cipher();
   // The project's own generator rules (stored since projects keep them; older ones: the defaults).
@@ -178,12 +151,9 @@ async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job
     (account) => recordResult(deps, jobId, account, 'local'),
   );
   const later = onPlatform.length ? await resetOnPlatform(deps, job, project, cipher, onPlatform) : undefined;
-  if (later !== undefined) {
-    // The rest in a new delivery: the accounts done are not read again, the pending keep their new password.
-    await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(later / 1000)));
-    return;
-  }
-  await markResetChunkDone(deps, job, message);
+  // The rest in a new delivery: the accounts done are not read again, the pending keep their new password.
+  if (later !== undefined) return { later };
+  return { done: await chunkTally(deps, job, message) };
 }
 
 const failAll = (deps: ResetChunkDeps, job: Record<string, unknown>, accounts: Record<string, unknown>[], reason: string) =>
@@ -219,65 +189,42 @@ async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown
     await failAll(deps, job, accounts, 'The integration these accounts were provisioned to was deleted, so their platform could not be updated: the previous password is kept.');
     return undefined;
   }
-  let credentials: Record<string, string>;
-  try {
-    credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
-  } catch {
+  const credentials = await integrationCredentials(deps.cipher, userId, integration);
+  if (!credentials) {
     await failAll(deps, job, accounts, "The integration's credentials cannot be read, so the platform was not updated: the previous password is kept. Enter them again in the integration, then reset again.");
     return undefined;
   }
-  const clock = deps.clock ?? Date.now;
-  const sleep = deps.sleep ?? realSleep;
-  const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
-  const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
-  const pacing = deps.pacingOf(integration);
-  const share = Math.max(1, deps.workers);
-  const concurrency = Math.max(1, Math.floor(pacing.concurrency / share));
-  const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, concurrency, clock, sleep);
   const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange: job.requirePasswordChange === true });
-  let later: number | undefined;
   try {
-    await mapBounded(accounts, concurrency, async (account) => {
-      let serverErrors = 0;
-      let rateLimits = 0;
-      for (;;) {
-        if (later !== undefined || clock() >= deadline) {
-          later ??= 0;
-          return;
-        }
-        await bucket.take();
-        let password: string;
-        try {
-          password = cipher.decrypt(String(account.resetPasswordCiphertext), secretContext.account(userId, String(account.id)));
-        } catch {
-          return recordResult(deps, jobId, account, 'failed', 'The new password could not be read back, so it was not sent: the previous password is kept.');
-        }
-        const outcome: SetPasswordOutcome = await adapter.setPassword(String(account.externalAccountId), { username: String(account.username), password });
-        if (outcome.kind === 'updated') return recordResult(deps, jobId, account, 'updated');
-        if (outcome.kind === 'gone') return recordResult(deps, jobId, account, 'failed', 'The account is no longer on the platform (removed there?), so its password was not changed there: the previous password is kept.');
-        let waitMs: number | undefined;
-        if (outcome.retryable && outcome.rateLimited && ++rateLimits < RATE_LIMIT_ATTEMPTS) waitMs = outcome.retryAfterMs ?? 1000;
-        else if (outcome.retryable && !outcome.rateLimited && ++serverErrors < SERVER_ERROR_ATTEMPTS) waitMs = outcome.retryAfterMs ?? backoffMs(serverErrors, random);
-        if (waitMs === undefined) {
-          // The platform's words, never the password (a platform may repeat the request).
-          const words = outcome.message.split(password).join('[password]');
-          return recordResult(deps, jobId, account, 'failed', `Platform not updated: ${words}. The previous password is kept.`);
-        }
-        if (clock() + waitMs >= deadline) {
-          later = Math.max(later ?? 0, waitMs);
-          return;
-        }
-        bucket.holdFor(waitMs);
+    return await pacedCalls(deps, deps.pacingOf(integration), accounts, async (account): Promise<PacedAnswer> => {
+      let password: string;
+      try {
+        password = cipher.decrypt(String(account.resetPasswordCiphertext), secretContext.account(userId, String(account.id)));
+      } catch {
+        await recordResult(deps, jobId, account, 'failed', 'The new password could not be read back, so it was not sent: the previous password is kept.');
+        return {};
       }
+      const outcome: SetPasswordOutcome = await adapter.setPassword(String(account.externalAccountId), { username: String(account.username), password });
+      if (outcome.kind === 'updated') await recordResult(deps, jobId, account, 'updated');
+      else if (outcome.kind === 'gone') await recordResult(deps, jobId, account, 'failed', 'The account is no longer on the platform (removed there?), so its password was not changed there: the previous password is kept.');
+      else {
+        // The platform's words, never the password (a platform may repeat the request).
+        const refused = () => recordResult(deps, jobId, account, 'failed', `Platform not updated: ${outcome.message.split(password).join('[password]')}. The previous password is kept.`);
+        if (outcome.retryable) return { retry: outcome.rateLimited ? 'rate' : 'server', retryAfterMs: outcome.retryAfterMs, exhausted: refused };
+        await refused();
+      }
+      return {};
     });
   } finally {
     adapter.close();
   }
-  return later;
 }
 
-/** What the job did to the chunk's accounts, counted from the accounts (strongly consistent). */
-async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage) {
+/**
+ * What the job did to the chunk's accounts, counted from the accounts (strongly consistent): the
+ * engine adds it to the job with the chunk's done marker, in one transaction (once).
+ */
+async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage): Promise<ChunkTally> {
   const userId = message.userId;
   const projectId = String(job.projectId);
   const counts = { updated: 0, local: 0, failed: 0 };
@@ -291,48 +238,19 @@ async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: R
     const status = item.passwordResetStatus as keyof typeof counts;
     if (status in counts) counts[status]++;
   }
-  return counts;
-}
-
-/** The chunk's tally added to the job with its done marker, in one transaction (once); then the next chunk released and the job's end checked. */
-export async function markResetChunkDone(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>, job: Record<string, unknown>, message: ResetChunkMessage): Promise<void> {
-  const at = deps.now().toISOString();
-  const tally = await chunkTally(deps, job, message);
-  // Undefined when an earlier delivery wrote the marker: releaseNextReset reads it.
-  const marker = await commitChunkDone(
-    deps,
-    'Recording a password reset chunk',
-    { ...keys.passwordResetChunk(message.userId, message.jobId, message.chunk), entityType: 'PasswordResetChunk', chunk: message.chunk, ...tally, doneAt: at },
-    {
-      Key: resetKey(message.userId, message.jobId),
-      UpdateExpression: 'ADD chunksDone :one, done :done, updatedOnPlatform :updated, #failed :failed SET updatedAt = :at',
-      ExpressionAttributeNames: { '#failed': 'failed' },
-      ExpressionAttributeValues: { ':one': 1, ':done': tally.updated + tally.local, ':updated': tally.updated, ':failed': tally.failed, ':at': at },
-    },
-  );
-  await releaseNextReset(deps, job, message.chunk, marker);
-  await finishReset(deps, message.userId, message.jobId);
+  return { marker: counts, job: { done: counts.updated + counts.local, updatedOnPlatform: counts.updated, failed: counts.failed } };
 }
 
 /**
  * Dead-letter worker: a reset chunk that failed every delivery (our side). Its unfinished accounts
  * keep their previous password and count as failed with the reason, so the job ends and adds up.
  */
-export const recordDeadResetChunk =
-  (deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
-  async (message: ResetChunkMessage): Promise<void> => {
-    const job = await readReset(deps, message.userId, message.jobId);
-    if (!job) return;
-    const { Item: seen } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.passwordResetChunk(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
-    if (!seen) {
-      const accounts = await unfinishedAccounts(deps, job, message);
-      await failAll(deps as ResetChunkDeps, job, accounts, 'The reset stopped on our side after repeated errors: the password was not changed. Reset the project again.');
-      await markResetChunkDone(deps, job, message);
-      return;
-    }
-    await releaseNextReset(deps, job, message.chunk, seen);
-    await finishReset(deps, message.userId, message.jobId);
-  };
+export const recordDeadResetChunk = (deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
+  deadChunkRecorder(deps, passwordResets, async (job, message) => {
+    const accounts = await unfinishedAccounts(deps, job, message);
+    await failAll(deps as ResetChunkDeps, job, accounts, 'The reset stopped on our side after repeated errors: the password was not changed. Reset the project again.');
+    return chunkTally(deps, job, message);
+  });
 
 /** A reset-start message that failed every delivery: the job fails and frees the project. */
 export const recordDeadResetStart = (deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now'>) => (userId: string, jobId: string) =>

@@ -1,15 +1,14 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus } from '../../shared/schemas/reset-passwords';
-import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
-import { chunkPlan, releaseOnce, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
-import { firstChunks, PROVISIONING_WINDOW, windowOf } from '../provisioning/chunk-window';
-import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
+import { chunkPlan, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
+import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
+import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
-import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, type DeliveryJobKind } from '../core/delivery-jobs';
+import type { AccountJobKind } from '../account-jobs/kind';
+import * as jobs from '../account-jobs/lifecycle';
 import { plural } from '../../shared/text/plural';
 
 /**
@@ -28,10 +27,34 @@ export interface ResetDeps {
 
 export const resetKey = (userId: string, jobId: string) => keys.passwordReset(userId, jobId);
 
-/** A reset holds its project (activePasswordReset) from its start until it completes or fails. */
-const passwordResets: DeliveryJobKind = { key: resetKey, lock: 'activePasswordReset', working: ['running'] };
+/** The reset's chunks: a run's chunk plan, as reset-chunk messages. */
+export const resetChunks = (userId: string, jobId: string, shards: number, maxRow: number): ResetChunkMessage[] =>
+  chunkPlan(userId, jobId, shards, maxRow).map((chunk) => ({ ...chunk, type: 'reset-chunk' }));
 
-export const readReset = (deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, jobId: string) => readDeliveryJob(deps, passwordResets, userId, jobId);
+/**
+ * Reset Passwords as a kind of account job (functions/account-jobs): a reset holds its project
+ * (activePasswordReset) from its start until it completes or fails, over every account of the
+ * project, and takes turns on the provisioning queue with the runs (the same window).
+ */
+export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessage> = {
+  name: 'password reset',
+  entityType: 'PasswordReset',
+  key: resetKey,
+  chunkKey: keys.passwordResetChunk,
+  chunkEntityType: 'PasswordResetChunk',
+  lock: 'activePasswordReset',
+  working: ['running'],
+  window: PROVISIONING_WINDOW,
+  jobOf: (message) => message.jobId,
+  startMessage: (userId, jobId) => ({ type: 'reset-start', userId, jobId }),
+  chunks: (job) => resetChunks(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
+  async plan(deps, job, project) {
+    const total = Number(project.accountCount ?? 0);
+    return { total, fields: await jobs.planLayout(deps, job, project, total) };
+  },
+};
+
+export const readReset = (deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, jobId: string) => jobs.readJob(deps, passwordResets, userId, jobId);
 
 export function resetView(item: Record<string, unknown>): PasswordResetJob {
   const total = Number(item.total ?? 0);
@@ -119,36 +142,15 @@ export const startPasswordReset =
       createdAt: at,
       updatedAt: at,
     };
-    try {
-      await deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: keys.project(userId, projectId),
-                UpdateExpression: 'SET activePasswordReset = :job, passwordResetId = :job',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activePasswordReset) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeMailSend)',
-                ExpressionAttributeValues: { ':job': jobId },
-              },
-            },
-            { Put: { TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
-          ],
-        }),
-      );
-    } catch (error) {
-      if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') {
-        // Something took the project between the read and the write: say what.
-        const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
-        throw new ConflictError((now && busyReason(now, undefined)) ?? RESET_RUNNING);
-      }
-      throw error;
-    }
-    try {
-      await deps.queue.send([{ type: 'reset-start', userId, jobId }]);
-    } catch (error) {
-      await failReset(deps, userId, jobId, 'The reset could not be queued. Please try again.');
-      throw error;
+    const started = await jobs.startJob(deps, passwordResets, item, {
+      excludes: ['activeProvisioningJob', 'activeMailSend'],
+      projectSet: { passwordResetId: jobId },
+      unqueued: 'The reset could not be queued. Please try again.',
+    });
+    if (started === 'busy') {
+      // Something took the project between the read and the write: say what.
+      const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
+      throw new ConflictError((now && busyReason(now, undefined)) ?? RESET_RUNNING);
     }
     await recordSecurityEvent(deps.events, {
       userId,
@@ -204,73 +206,16 @@ async function resetFailures(deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Rec
   return failures;
 }
 
-/** The reset's chunks: a run's chunk plan, as reset-chunk messages. */
-export const resetChunks = (userId: string, jobId: string, shards: number, maxRow: number): ResetChunkMessage[] =>
-  chunkPlan(userId, jobId, shards, maxRow).map((chunk) => ({ ...chunk, type: 'reset-chunk' }));
-
-/**
- * Fair turns on the shared provisioning queue, as for provisioning runs (provisioning-jobs.ts
- * releaseNext): a done chunk c of a running reset puts chunk c + window on the queue, once.
- * A reset planned before windows (no `window`) queued every chunk already.
- */
-export async function releaseNextReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'queue'>, job: Record<string, unknown>, chunk: number, marker?: Record<string, unknown>): Promise<void> {
-  const window = windowOf(job);
-  if (!window || job.status !== 'running') return;
-  const userId = String(job.userId);
-  const jobId = String(job.id);
-  const next = resetChunks(userId, jobId, Number(job.shards ?? 1), Number(job.maxRow ?? 0))[chunk + window];
-  if (next) await releaseOnce(deps, keys.passwordResetChunk(userId, jobId, chunk), next, marker);
-}
-
 /**
  * A reset-start message: count the accounts, fix the chunk plan (a conditional write: a
  * redelivered start plans the same) and queue its first window of chunks once.
  */
 export const planReset =
   (deps: ResetDeps) =>
-  async (userId: string, jobId: string): Promise<void> => {
-    let job = await readReset(deps, userId, jobId);
-    if (!job) return;
-    if (job.status === 'queued') {
-      const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
-      if (!project) return failReset(deps, userId, jobId, 'The project was deleted.');
-      const shards = shardsOf(project);
-      const total = Number(project.accountCount ?? 0);
-      const maxRow = total > 0 ? await maxAccountRow(deps.db, deps.tableName, userId, String(job.projectId), shards) : 0;
-      const chunks = total > 0 ? chunkPlan(userId, jobId, shards, maxRow).length : 0;
-      const at = deps.now().toISOString();
-      try {
-        await deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: resetKey(userId, jobId),
-            UpdateExpression: 'SET #status = :running, #total = :total, chunks = :chunks, shards = :shards, maxRow = :maxRow, #window = :window, startedAt = :at, updatedAt = :at',
-            ConditionExpression: '#status = :queued',
-            ExpressionAttributeNames: { '#status': 'status', '#total': 'total', '#window': 'window' },
-            ExpressionAttributeValues: { ':running': 'running', ':queued': 'queued', ':total': total, ':chunks': chunks, ':shards': shards, ':maxRow': maxRow, ':window': PROVISIONING_WINDOW, ':at': at },
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      }
-      job = await readReset(deps, userId, jobId);
-      if (!job) return;
-    }
-    if (job.status !== 'running') return;
-    if (Number(job.chunks) === 0) return finishReset(deps, userId, jobId);
-    if (job.chunksQueued === true) return;
-    // Its first window of chunks (it shares the provisioning queue's fair turns): each one done puts
-    // the next on the queue (releaseNextReset).
-    await deps.queue.send(firstChunks(resetChunks(userId, jobId, Number(job.shards), Number(job.maxRow)), windowOf(job)));
-    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: resetKey(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
-  };
+  (userId: string, jobId: string): Promise<void> =>
+    jobs.planJob(deps, passwordResets, userId, jobId);
 
 /** Ends a reset as failed with the reason and frees the project. Accounts not reached keep their passwords. */
-export async function failReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> {
-  await failDeliveryJob(deps, passwordResets, userId, jobId, reason, deps.now().toISOString());
-}
+export const failReset = (deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string, reason: string): Promise<void> =>
+  jobs.failJob(deps, passwordResets, userId, jobId, reason);
 
-/** A reset whose chunks are all done completes and frees the project. Every chunk delivery calls it. */
-export async function finishReset(deps: Pick<ResetDeps, 'db' | 'tableName' | 'now'>, userId: string, jobId: string): Promise<void> {
-  await finishDeliveryJob(deps, passwordResets, userId, jobId);
-}

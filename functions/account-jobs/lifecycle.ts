@@ -1,0 +1,207 @@
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../core/keys';
+import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
+import { failDeliveryJob, finishDeliveryJob, leaveWorking, readDeliveryJob, type ProjectLock } from './job-records';
+import type { AccountJobKind, ChunkRange, JobDeps, JobItem } from './kind';
+import { firstChunks, unfinishedChunks, windowOf } from './window';
+
+/**
+ * A job's life, the same for every kind (kind.ts): started (the project's lock and the job item in
+ * one transaction, then its start message), planned by the worker (waiting for an import first,
+ * then counted, its chunks fixed and its first window queued), paused and resumed, and ended
+ * (completed once every chunk is done, or failed with a reason; the lock given back and the kind
+ * told once). Every step may run again (a redelivered message): each write is conditional.
+ */
+
+/** How long a job waits for the import creating its project's accounts before it gives up. */
+export const WAITING_LIMIT_MS = 30 * 60 * 1000;
+
+export const readJob = (deps: Pick<JobDeps, 'db' | 'tableName'>, kind: AccountJobKind, userId: string, jobId: string) => readDeliveryJob(deps, kind, userId, jobId);
+
+/**
+ * Writes the job item and takes the project's lock (kind.lock) in one transaction: a lock never
+ * names a job that does not exist. `excludes`: other jobs' locks that keep this one from starting;
+ * `projectSet`: what else the start records on the project. Then queues the start message (a job
+ * that cannot be queued fails with `unqueued`, and the error is thrown). 'busy': the project is
+ * held (or gone); nothing was written.
+ */
+export async function startJob(
+  deps: JobDeps,
+  kind: AccountJobKind,
+  job: JobItem & { userId: string; projectId: string; id: string },
+  options: { excludes: readonly ProjectLock[]; projectSet: Record<string, unknown>; unqueued: string },
+): Promise<'started' | 'busy'> {
+  const set = Object.entries(options.projectSet);
+  try {
+    await deps.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: deps.tableName,
+              Key: keys.project(job.userId, job.projectId),
+              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}`,
+              ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`)].join(' AND '),
+              ...(set.length ? { ExpressionAttributeNames: Object.fromEntries(set.map(([name], i) => [`#p${i}`, name])) } : {}),
+              ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])) },
+            },
+          },
+          { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return 'busy';
+    throw error;
+  }
+  try {
+    await deps.queue.send([kind.startMessage(job.userId, job.id)]);
+  } catch (error) {
+    await failJob(deps, kind, job.userId, job.id, options.unqueued);
+    throw error;
+  }
+  return 'started';
+}
+
+/** The plan of a job over every row of the project: its shard count and its highest row (none when it takes no account). */
+export async function planLayout(deps: Pick<JobDeps, 'db' | 'tableName'>, job: JobItem, project: Record<string, unknown>, total: number): Promise<{ shards: number; maxRow: number }> {
+  const shards = shardsOf(project);
+  return { shards, maxRow: total > 0 ? await maxAccountRow(deps.db, deps.tableName, String(job.userId), String(job.projectId), shards) : 0 };
+}
+
+/**
+ * A start message: once the project's accounts exist (the import creating them ended), count
+ * the job's accounts, fix its plan (a conditional write: a redelivered start plans the same) and
+ * queue its first window of chunks once; each chunk done puts the next on the queue (window.ts).
+ */
+export async function planJob(deps: JobDeps, kind: AccountJobKind, userId: string, jobId: string): Promise<void> {
+  let job = await readJob(deps, kind, userId, jobId);
+  if (!job) return;
+  const projectId = String(job.projectId);
+  if (job.status === 'waiting') {
+    const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
+    if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
+      // A bulk job holds its user's lock 15 minutes at most: one still running after twice that is not coming back.
+      if (deps.now().getTime() - Number(job.waitingSince ?? deps.now().getTime()) > WAITING_LIMIT_MS) {
+        return failJob(deps, kind, userId, jobId, kind.waitingFailure ?? 'The accounts were not created in time.');
+      }
+      // Still creating: look again in a few seconds (a delayed message, no worker waits).
+      await deps.queue.send([kind.startMessage(userId, jobId)], 5);
+      return;
+    }
+  }
+  if (job.status === 'waiting' || job.status === 'queued') {
+    const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
+    if (!project) return failJob(deps, kind, userId, jobId, 'The project was deleted.');
+    const { total, fields } = await kind.plan(deps, job, project);
+    const chunks = total > 0 ? kind.chunks({ ...job, ...fields }).length : 0;
+    const at = deps.now().toISOString();
+    const plan = Object.entries({ ...fields, chunks, window: kind.window, startedAt: at, updatedAt: at });
+    try {
+      await deps.db.send(
+        new UpdateCommand({
+          TableName: deps.tableName,
+          Key: kind.key(userId, jobId),
+          UpdateExpression: `SET #status = :running, #total = :total, ${plan.map((_, i) => `#f${i} = :f${i}`).join(', ')} REMOVE reason`,
+          ConditionExpression: '#status IN (:waiting, :queued)',
+          ExpressionAttributeNames: { '#status': 'status', '#total': 'total', ...Object.fromEntries(plan.map(([name], i) => [`#f${i}`, name])) },
+          ExpressionAttributeValues: { ':running': 'running', ':total': total, ':waiting': 'waiting', ':queued': 'queued', ...Object.fromEntries(plan.map(([, value], i) => [`:f${i}`, value])) },
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    job = await readJob(deps, kind, userId, jobId);
+    if (!job) return;
+  }
+  if (job.status !== 'running') return;
+  if (Number(job.chunks) === 0) return finishJob(deps, kind, userId, jobId);
+  if (job.chunksQueued === true) return;
+  await deps.queue.send(firstChunks(kind.chunks(job), windowOf(job)));
+  await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: kind.key(userId, jobId), UpdateExpression: 'SET chunksQueued = :yes', ExpressionAttributeValues: { ':yes': true } }));
+}
+
+/** Ends a job as failed with the reason and gives the project's lock back; the kind is told once (only by the call that failed it). */
+export async function failJob(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string, reason: string): Promise<void> {
+  const at = deps.now().toISOString();
+  const before = await failDeliveryJob(deps, kind, userId, jobId, reason, at);
+  if (before && before.status !== 'failed') await kind.ended?.(deps, { ...before, userId, id: jobId }, 'failed', at, reason);
+}
+
+/**
+ * A job whose chunks are all done completes and gives the project's lock back; the kind is told
+ * once. Called by every delivery of every chunk (and the dead-letter workers): a step that failed
+ * once is done by the next.
+ */
+export async function finishJob(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string): Promise<void> {
+  const completed = await finishDeliveryJob(deps, kind, userId, jobId);
+  if (completed) await kind.ended?.(deps, { ...completed.job, userId, id: jobId }, 'completed', completed.completedAt);
+}
+
+/** Pauses a working job with the reason: its chunks stop taking accounts; resumeJob queues them again. */
+export async function pauseJob(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string, reason: string): Promise<void> {
+  await leaveWorking(deps, kind, userId, jobId, 'paused', { reason, updatedAt: deps.now().toISOString() });
+}
+
+async function setStatus(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string, to: string, from: string) {
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: kind.key(userId, jobId),
+      UpdateExpression: 'SET #status = :to, updatedAt = :at REMOVE reason',
+      ConditionExpression: '#status = :from',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':to': to, ':from': from, ':at': deps.now().toISOString() },
+    }),
+  );
+}
+
+/**
+ * A paused job goes on (for a kind whose `working` has 'resuming'): set 'resuming' (conditionally:
+ * one resume wins) until its due chunks are queued again, then 'running' (chunks run in both). A
+ * resume that died in between is finished by the next one, which finds it 'resuming'. Returns
+ * whether it resumed the job.
+ */
+export async function resumeJob<Chunk extends ChunkRange>(deps: JobDeps<NoInfer<Chunk>>, kind: AccountJobKind<unknown, Chunk>, job: JobItem): Promise<boolean> {
+  const userId = String(job.userId);
+  const id = String(job.id);
+  if (job.status === 'paused') {
+    try {
+      await setStatus(deps, kind, userId, id, 'resuming', 'paused');
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  } else if (job.status !== 'resuming') return false;
+  const chunks = await unfinishedChunks(deps, kind, job);
+  await deps.queue.send(chunks);
+  try {
+    await setStatus(deps, kind, userId, id, 'running', 'resuming');
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+  // Every chunk was done already (a copy of the pausing chunk finished it): end the job here.
+  if (chunks.length === 0) await finishJob(deps, kind, userId, id);
+  return true;
+}
+
+/**
+ * The first time a chunk of the job is picked up by a worker: from then on its status says
+ * running, not queued (run-wait.ts). Written once per job (the caller checks the job it read).
+ */
+export async function markPickedUp(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string): Promise<void> {
+  await deps.db
+    .send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: kind.key(userId, jobId),
+        UpdateExpression: 'SET pickedUpAt = if_not_exists(pickedUpAt, :at)',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':at': deps.now().toISOString() },
+      }),
+    )
+    .catch((error: unknown) => {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    });
+}
