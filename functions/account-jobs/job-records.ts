@@ -10,7 +10,8 @@ import { keys } from '../core/keys';
  * accounts at once. Each chunk records itself done once, in the transaction that adds its tally;
  * the job ends when every chunk is done, and the lock is given back by whichever call sees it over.
  */
-export type ProjectLock = 'activeProvisioningJob' | 'activeMailSend' | 'activePasswordReset';
+/** The project attribute a kind's job holds the project by (`active<Kind>`: the three kinds' below, a new kind's own). */
+export type ProjectLock = 'activeProvisioningJob' | 'activeMailSend' | 'activePasswordReset' | `active${string}`;
 
 export interface DeliveryJobKind {
   /** The job item's key. */

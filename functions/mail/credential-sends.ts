@@ -21,6 +21,7 @@ import type { CredentialsChunkMessage, CredentialsMessage, CredentialsQueue } fr
 import { queues } from '../../shared/routes';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
+import { rowOfAccount } from '../account-jobs/selection';
 import { successorOf as successorIn } from '../account-jobs/window';
 
 /**
@@ -101,13 +102,8 @@ export function sendView(item: Record<string, unknown>): MailSend {
   };
 }
 
-/** An account id is `<projectId>.<row>` (keys.accountId): its row, when it is one of this project's. */
-export function rowOfAccount(projectId: string, accountId: string): number | undefined {
-  const prefix = `${projectId}.`;
-  if (!accountId.startsWith(prefix)) return undefined;
-  const row = accountId.slice(prefix.length);
-  return /^\d{1,9}$/.test(row) && Number(row) > 0 ? Number(row) : undefined;
-}
+/** An account id is `<projectId>.<row>` (keys.accountId): its row (the engine's selection.ts). */
+export { rowOfAccount };
 
 /** How many accounts a send of this scope takes, from the project's exact counters. */
 function scopeCount(scope: SendScope, project: Record<string, unknown>): number {

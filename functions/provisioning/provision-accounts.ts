@@ -15,40 +15,23 @@ import { counterUpdates } from '../analytics/counters';
 import { failJob, jobKey, pauseJob, provisioningRuns, type ProvisioningJobDeps } from './provisioning-jobs';
 import type { ChunkMessage } from './provisioning-message';
 import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
-import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from './pacing';
+import { backoffMs, mapBounded, realSleep, TokenBucket } from './pacing';
+import { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 
 /** Consecutive 401/403 answers after which a run pauses instead of failing every account. */
 export const AUTH_FAILURES_TO_PAUSE = 3;
-/** Attempts of one account on 5xx and timeouts (each after a jittered backoff). */
-export const SERVER_ERROR_ATTEMPTS = 4;
-/** 429 answers one account may get before it fails: each is waited out as the platform says. */
-export const RATE_LIMIT_ATTEMPTS = 20;
 /** Deliveries of one chunk put back on the queue (budget spent, or a long 429 wait) before its accounts fail: hours of waiting. */
 export { MAX_REQUEUES };
-/** Work per delivery: the rest of a chunk goes back on the queue (the worker's timeout is 150 s). */
-export const CHUNK_BUDGET_MS = 100_000;
+/** How platform calls are paced and retried: the engine's (functions/account-jobs/platform-calls.ts), shared by every kind that calls a platform. */
+export { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type Pacing };
 
-/** How an integration is paced: its settings, else the platform's documented default. */
-export interface Pacing {
-  /** Requests a minute for all workers together; undefined: no limit but the concurrency. */
-  requestsPerMinute?: number;
-  /** Calls in flight for all workers together. */
-  concurrency: number;
-}
-
-export interface ProvisionDeps extends ProvisioningJobDeps {
+export interface ProvisionDeps extends ProvisioningJobDeps, PacedDeps {
   cipher: () => Promise<Cipher>;
   integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
   /** The platform's adapter for an integration with its credentials (decrypted here, where the calls are made). */
   adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>, policy?: AccountPolicy) => ProvisioningAdapter;
   pacingOf: (integration: IntegrationRecord) => Pacing;
-  /** Worker invocations that may run at once (the queue's maxConcurrency): each takes its share of the pacing. */
-  workers: number;
   retry?: RetryPolicy;
-  sleep?: Sleep;
-  clock?: () => number;
-  random?: (max: number) => number;
-  budgetMs?: number;
 }
 
 type Final = { account: Record<string, unknown>; outcome: Exclude<ProvisioningOutcome, { kind: 'failed'; retryable: true }> | Extract<ProvisioningOutcome, { kind: 'failed' }> };

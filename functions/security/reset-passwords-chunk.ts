@@ -1,4 +1,3 @@
-import { randomInt } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
@@ -11,8 +10,8 @@ import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type Chunk
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
-import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
-import { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type Pacing } from '../provisioning/provision-accounts';
+import { mapBounded } from '../provisioning/pacing';
+import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import type { AccountPolicy, ProvisioningAdapter, SetPasswordOutcome } from '../provisioning/provisioning-port';
 import { failReset, passwordResets } from './reset-passwords';
@@ -32,7 +31,7 @@ import { failReset, passwordResets } from './reset-passwords';
  * The chunk's tally is counted from its accounts and added to the job in the transaction that
  * writes its done marker, once: done + failed + pending = total at every moment.
  */
-export interface ResetChunkDeps {
+export interface ResetChunkDeps extends PacedDeps {
   db: DynamoDBDocumentClient;
   tableName: string;
   queue: ProvisioningQueue;
@@ -42,12 +41,7 @@ export interface ResetChunkDeps {
   integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
   adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>, policy?: AccountPolicy) => ProvisioningAdapter;
   pacingOf: (integration: IntegrationRecord) => Pacing;
-  workers: number;
   retry?: RetryPolicy;
-  sleep?: Sleep;
-  clock?: () => number;
-  random?: (max: number) => number;
-  budgetMs?: number;
 }
 
 const PENDING = 'pending';
@@ -194,61 +188,35 @@ async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown
     await failAll(deps, job, accounts, 'The integration these accounts were provisioned to was deleted, so their platform could not be updated: the previous password is kept.');
     return undefined;
   }
-  let credentials: Record<string, string>;
-  try {
-    credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
-  } catch {
+  const credentials = await integrationCredentials(deps.cipher, userId, integration);
+  if (!credentials) {
     await failAll(deps, job, accounts, "The integration's credentials cannot be read, so the platform was not updated: the previous password is kept. Enter them again in the integration, then reset again.");
     return undefined;
   }
-  const clock = deps.clock ?? Date.now;
-  const sleep = deps.sleep ?? realSleep;
-  const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
-  const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
-  const pacing = deps.pacingOf(integration);
-  const share = Math.max(1, deps.workers);
-  const concurrency = Math.max(1, Math.floor(pacing.concurrency / share));
-  const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, concurrency, clock, sleep);
   const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange: job.requirePasswordChange === true });
-  let later: number | undefined;
   try {
-    await mapBounded(accounts, concurrency, async (account) => {
-      let serverErrors = 0;
-      let rateLimits = 0;
-      for (;;) {
-        if (later !== undefined || clock() >= deadline) {
-          later ??= 0;
-          return;
-        }
-        await bucket.take();
-        let password: string;
-        try {
-          password = cipher.decrypt(String(account.resetPasswordCiphertext), secretContext.account(userId, String(account.id)));
-        } catch {
-          return recordResult(deps, jobId, account, 'failed', 'The new password could not be read back, so it was not sent: the previous password is kept.');
-        }
-        const outcome: SetPasswordOutcome = await adapter.setPassword(String(account.externalAccountId), { username: String(account.username), password });
-        if (outcome.kind === 'updated') return recordResult(deps, jobId, account, 'updated');
-        if (outcome.kind === 'gone') return recordResult(deps, jobId, account, 'failed', 'The account is no longer on the platform (removed there?), so its password was not changed there: the previous password is kept.');
-        let waitMs: number | undefined;
-        if (outcome.retryable && outcome.rateLimited && ++rateLimits < RATE_LIMIT_ATTEMPTS) waitMs = outcome.retryAfterMs ?? 1000;
-        else if (outcome.retryable && !outcome.rateLimited && ++serverErrors < SERVER_ERROR_ATTEMPTS) waitMs = outcome.retryAfterMs ?? backoffMs(serverErrors, random);
-        if (waitMs === undefined) {
-          // The platform's words, never the password (a platform may repeat the request).
-          const words = outcome.message.split(password).join('[password]');
-          return recordResult(deps, jobId, account, 'failed', `Platform not updated: ${words}. The previous password is kept.`);
-        }
-        if (clock() + waitMs >= deadline) {
-          later = Math.max(later ?? 0, waitMs);
-          return;
-        }
-        bucket.holdFor(waitMs);
+    return await pacedCalls(deps, deps.pacingOf(integration), accounts, async (account): Promise<PacedAnswer> => {
+      let password: string;
+      try {
+        password = cipher.decrypt(String(account.resetPasswordCiphertext), secretContext.account(userId, String(account.id)));
+      } catch {
+        await recordResult(deps, jobId, account, 'failed', 'The new password could not be read back, so it was not sent: the previous password is kept.');
+        return {};
       }
+      const outcome: SetPasswordOutcome = await adapter.setPassword(String(account.externalAccountId), { username: String(account.username), password });
+      if (outcome.kind === 'updated') await recordResult(deps, jobId, account, 'updated');
+      else if (outcome.kind === 'gone') await recordResult(deps, jobId, account, 'failed', 'The account is no longer on the platform (removed there?), so its password was not changed there: the previous password is kept.');
+      else {
+        // The platform's words, never the password (a platform may repeat the request).
+        const refused = () => recordResult(deps, jobId, account, 'failed', `Platform not updated: ${outcome.message.split(password).join('[password]')}. The previous password is kept.`);
+        if (outcome.retryable) return { retry: outcome.rateLimited ? 'rate' : 'server', retryAfterMs: outcome.retryAfterMs, exhausted: refused };
+        await refused();
+      }
+      return {};
     });
   } finally {
     adapter.close();
   }
-  return later;
 }
 
 /**

@@ -1,0 +1,99 @@
+import { randomInt } from 'node:crypto';
+import { secretContext, type Cipher } from '../core/encryption';
+import type { IntegrationRecord } from '../integrations/integration-record';
+import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
+
+/**
+ * Calls to a platform for a chunk's accounts, one call per account, paced the way provisioning
+ * is: the worker's share of the integration's rate and calls in flight (pacing.ts), a 429 waited
+ * out as the platform says (every call of the worker waits: the window is the platform's), 5xx
+ * and timeouts retried after a jittered backoff, and the work beyond the delivery's time budget
+ * left to a later delivery. A kind that acts on accounts on their platform (a password set, a
+ * deactivation, a removal) gives the call and records each answer; provisioning's own creation
+ * (batches, refused credentials pausing the run) is provision-accounts.ts.
+ */
+
+/** How an integration is paced: its settings, else the platform's documented default. */
+export interface Pacing {
+  /** Requests a minute for all workers together; undefined: no limit but the concurrency. */
+  requestsPerMinute?: number;
+  /** Calls in flight for all workers together. */
+  concurrency: number;
+}
+
+/** Attempts of one account on 5xx and timeouts (each after a jittered backoff). */
+export const SERVER_ERROR_ATTEMPTS = 4;
+/** 429 answers one account may get before it fails: each is waited out as the platform says. */
+export const RATE_LIMIT_ATTEMPTS = 20;
+/** Work per delivery: the rest of a chunk goes back on the queue (the worker's timeout is 150 s). */
+export const CHUNK_BUDGET_MS = 100_000;
+
+/** What a worker's platform calls are paced with (its deps). */
+export interface PacedDeps {
+  /** Worker invocations that may run at once (the queue's maxConcurrency): each takes its share of the pacing. */
+  workers: number;
+  sleep?: Sleep;
+  clock?: () => number;
+  random?: (max: number) => number;
+  budgetMs?: number;
+}
+
+/**
+ * One call's answer: recorded by the call (nothing more to do), or a retryable refusal: `rate`
+ * (429, waited out as the platform says), `server` (5xx, timeout: backed off); `exhausted` records
+ * the account once its attempts are spent.
+ */
+export type PacedAnswer = { retry?: undefined } | { retry: 'rate' | 'server'; retryAfterMs?: number; exhausted: () => Promise<void> };
+
+/**
+ * Calls `call` once for each item, paced. Returns undefined when every item was answered, or the
+ * delay (ms) after which a later delivery should take the rest (the budget ran out, or a wait
+ * would outlast it): the items not answered are left as they were.
+ */
+export async function pacedCalls<Item>(deps: PacedDeps, pacing: Pacing, items: readonly Item[], call: (item: Item) => Promise<PacedAnswer>): Promise<number | undefined> {
+  const clock = deps.clock ?? Date.now;
+  const sleep = deps.sleep ?? realSleep;
+  const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
+  const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
+  const share = Math.max(1, deps.workers);
+  const concurrency = Math.max(1, Math.floor(pacing.concurrency / share));
+  const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, concurrency, clock, sleep);
+  let later: number | undefined;
+  await mapBounded(items, concurrency, async (item) => {
+    let serverErrors = 0;
+    let rateLimits = 0;
+    for (;;) {
+      if (later !== undefined || clock() >= deadline) {
+        later ??= 0;
+        return;
+      }
+      await bucket.take();
+      const answer = await call(item);
+      if (answer.retry === undefined) return;
+      let waitMs: number | undefined;
+      if (answer.retry === 'rate' && ++rateLimits < RATE_LIMIT_ATTEMPTS) waitMs = answer.retryAfterMs ?? 1000;
+      else if (answer.retry === 'server' && ++serverErrors < SERVER_ERROR_ATTEMPTS) waitMs = answer.retryAfterMs ?? backoffMs(serverErrors, random);
+      if (waitMs === undefined) return answer.exhausted();
+      if (clock() + waitMs >= deadline) {
+        later = Math.max(later ?? 0, waitMs);
+        return;
+      }
+      bucket.holdFor(waitMs);
+    }
+  });
+  return later;
+}
+
+/**
+ * An integration's credentials, decrypted in the worker only. Undefined when they do not open
+ * (the kind fails the job or its accounts with that reason); a key that cannot be fetched now
+ * (throttling, network) throws, so SQS delivers the message again.
+ */
+export async function integrationCredentials(cipher: () => Promise<Cipher>, userId: string, integration: IntegrationRecord): Promise<Record<string, string> | undefined> {
+  const opened = await cipher();
+  try {
+    return JSON.parse(opened.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
+  } catch {
+    return undefined;
+  }
+}

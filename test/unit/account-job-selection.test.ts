@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { rowRanges } from '../../functions/accounts/account-partitions';
+import { isSelected, rowOfAccount, rowsOf, selectedRanges, selectedRows } from '../../functions/account-jobs/selection';
+
+describe('a job over a selected set of accounts', () => {
+  it("takes the rows of the project's own account ids, each once, and refuses another project's", () => {
+    expect(selectedRows('p1', ['p1.7', 'p1.3', 'p1.7'])).toEqual([3, 7]);
+    expect(selectedRows('p1', ['p1.3', 'p2.4'])).toBeUndefined();
+    expect(selectedRows('p1', ['p1.0'])).toBeUndefined();
+    expect(selectedRows('p1', ['p1.x'])).toBeUndefined();
+    expect(rowOfAccount('p1', 'p1.12')).toBe(12);
+  });
+
+  it("plans only the project's chunks that hold a selected row, numbered from 0, the same every time", () => {
+    // One shard, chunks of 250: rows 3 and 1,200 are in the first and the fifth range of 1..1,200.
+    expect(selectedRanges(1, [3, 1200], 250)).toEqual([
+      { chunk: 0, shard: 0, fromRow: 1, toRow: 250 },
+      { chunk: 1, shard: 0, fromRow: 1001, toRow: 1200 },
+    ]);
+    // Four shards: a row lives in shard row % 4, so rows 5 (shard 1) and 8 (shard 0) are two chunks.
+    const ranges = selectedRanges(4, [5, 8], 250);
+    expect(ranges.map((r) => [r.chunk, r.shard])).toEqual([
+      [0, 0],
+      [1, 1],
+    ]);
+    expect(selectedRanges(4, [5, 8], 250)).toEqual(ranges);
+    expect(selectedRanges(2, [], 250)).toEqual([]);
+    // Every row selected: the whole project's plan.
+    const all = Array.from({ length: 600 }, (_, i) => i + 1);
+    expect(selectedRanges(2, all, 250)).toEqual(rowRanges(2, 600, 250));
+  });
+
+  it('keeps the accounts of a chunk that the job names (all of them for a job that names none)', () => {
+    const rows = rowsOf({ rows: [2, 9] });
+    expect(isSelected(rows, { SK: 'ACCOUNT#000000002', row: 2 })).toBe(true);
+    expect(isSelected(rows, { row: 3 })).toBe(false);
+    expect(isSelected(rowsOf({}), { row: 3 })).toBe(true);
+  });
+});
