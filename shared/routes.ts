@@ -53,6 +53,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
+  // Delete a project: a job on the provisioning queue (?removeFromPlatform=false keeps its accounts on their platform); its progress.
+  { method: 'DELETE', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
+  { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
@@ -281,7 +284,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail', 'bulk-uploads'], encryptionKey: true, csvUploads: 'sign' },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
   // records each reveal and download as a security event (PutItem, also the gate's).
-  projects: { table: [...read, ...gateWrite], encryptionKey: true },
+  // DELETE /api/projects/{id}: the project's lock and the deletion job in one transaction (UpdateItem,
+  // PutItem), queued on the provisioning queue; its security event (PutItem).
+  projects: { table: [...readWrite], sendTo: ['provisioning'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
   // search that shows passwords is recorded as a security event (and the gate's).
   accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
@@ -364,11 +369,15 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.
-  'provisioning-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
+  // A project's deletion: its accounts removed from their platform and erased (transactions of
+  // Deletes), then the project's partitions (BatchWriteItem) and its item.
+  'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   // Sends: a recorded chunk puts its run's next waiting chunk on the queue (chunk-window.ts).
-  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'] },
+  // A project deletion's chunk given up keeps its accounts; its module (project-deletion-chunk.ts)
+  // also holds the erasure of the project's partitions (BatchWriteItem).
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem'], sendTo: ['provisioning'] },
   // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
   // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
   // bulk queue, provisioning and credential sends asked for), then deletes the file.

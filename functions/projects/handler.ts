@@ -9,6 +9,7 @@ import { exportProjectCsv } from './export-project-csv';
 import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
 import { plural } from '../../shared/text/plural';
+import { projectDeletionRoutes } from './project-deletion-routes';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -26,6 +27,7 @@ const pageLimit = (value: string | undefined): number => {
 const accounts = (n: number) => plural(n, 'account');
 
 export const handler = httpHandler({
+  ...projectDeletionRoutes(),
   'GET /api/projects': route({ run: async ({ userId }) => (await projects.list(userId)).map(projectView) }),
   'GET /api/projects/{id}/accounts': route({
     run: async ({ userId, pathParameters, query, event }) => {

@@ -99,6 +99,7 @@ export const securityEventTypes = [
   'data_export',
   'account_passwords_reset',
   'account_deletion_started',
+  'project_deleted',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

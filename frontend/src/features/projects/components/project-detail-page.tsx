@@ -17,6 +17,7 @@ import { ProjectProvisioning } from './project-provisioning';
 import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 import { plural } from '@shared/text/plural';
+import { DeleteProjectButton, ProjectDeletionProgress } from './project-delete';
 
 const count = new Intl.NumberFormat();
 
@@ -83,15 +84,18 @@ export function ProjectDetailPage() {
         title={project.name}
         subtitle={project.description || `${project.accountType} accounts`}
         actions={
-          <Button
-            variant="outline"
-            onClick={() => exportProject.mutate(project)}
-            loading={exportProject.isPending}
-            loadingText="Exporting..."
-          >
-            <DownloadIcon aria-hidden="true" />
-            Export CSV
-          </Button>
+          <HStack gap="2" wrap="wrap">
+            <Button
+              variant="outline"
+              onClick={() => exportProject.mutate(project)}
+              loading={exportProject.isPending}
+              loadingText="Exporting..."
+            >
+              <DownloadIcon aria-hidden="true" />
+              Export CSV
+            </Button>
+            <DeleteProjectButton project={project} />
+          </HStack>
         }
       />
       <Stack gap="6">
@@ -128,6 +132,7 @@ export function ProjectDetailPage() {
             </>
           ) : null}
         </HStack>
+        <ProjectDeletionProgress project={project} showKept />
         <ProjectProvisioning project={project} />
         <ProjectEmails project={project} onSend={setSending} />
         <ProjectAccounts projectId={project.id} total={project.accountCount} onSend={(account) => setSending({ scope: 'account', account })} sendDisabled={project.mailSendActive === true} />
