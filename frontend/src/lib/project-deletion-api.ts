@@ -9,8 +9,12 @@ import { toaster } from './toaster';
 /** A deletion that will not move again by itself (paused waits for the user or the integration's test). */
 export const deletionOver = (status: ProjectDeletion['status'] | undefined) => status === 'completed' || status === 'failed' || status === 'paused';
 
-/** GET /api/project-deletions/{id} until it is over, on the jobs' schedule; the projects and usage are read again then. */
-export function useProjectDeletionQuery(jobId: string | undefined) {
+/**
+ * GET /api/project-deletions/{id} until it is over, on the jobs' schedule; the projects and usage
+ * are read again then. `onProjectPage`: a deleted project's own page leaves for Projects first
+ * (DeleteProjectButton), so the list is not read again under it (it would say 'Project not found').
+ */
+export function useProjectDeletionQuery(jobId: string | undefined, onProjectPage = false) {
   const queryClient = useQueryClient();
   const query = useQuery({
     queryKey: ['/api/project-deletions', jobId ?? ''] as const,
@@ -21,10 +25,12 @@ export function useProjectDeletionQuery(jobId: string | undefined) {
     retry: 3,
   });
   const over = deletionOver(query.data?.status);
+  const leaving = onProjectPage && query.data?.projectDeleted === true;
   useEffect(() => {
     if (!over) return;
-    for (const queryKey of [queryKeys.projects, queryKeys.subscriptionStatus, queryKeys.dashboardStats, queryKeys.accountSearch]) void queryClient.invalidateQueries({ queryKey });
-  }, [over, queryClient]);
+    for (const queryKey of [queryKeys.subscriptionStatus, queryKeys.dashboardStats, queryKeys.accountSearch]) void queryClient.invalidateQueries({ queryKey });
+    void queryClient.invalidateQueries({ queryKey: queryKeys.projects, ...(leaving ? { refetchType: 'none' as const } : {}) });
+  }, [over, leaving, queryClient]);
   return query;
 }
 

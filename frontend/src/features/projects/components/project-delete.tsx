@@ -2,12 +2,14 @@ import { Alert, Button, Checkbox, CloseButton, Dialog, HStack, List, Portal, Pro
 import { Trash2Icon } from 'lucide-react';
 import { useEffect, useRef, useState } from 'react';
 import { useNavigate } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
 import { lifecycleSupport } from '@shared/schemas/lifecycle';
 import type { Project } from '@shared/schemas/project';
 import type { ProjectDeletion } from '@shared/schemas/project-deletion';
 import { plural } from '@shared/text/plural';
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { deletionOver, useDeleteProject, useProjectDeletionQuery } from '../../../lib/project-deletion-api';
+import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
 
 const count = new Intl.NumberFormat();
@@ -20,7 +22,7 @@ const progressText = (job: ProjectDeletion) => `${count.format(job.removed)} of 
  * (refused credentials) and failed say why.
  */
 export function ProjectDeletionProgress({ project, showKept = false }: { project: Project; /** The project page: the accounts its last deletion kept, with the platform's words. */ showKept?: boolean }) {
-  const job = useProjectDeletionQuery(project.deletionActive || showKept ? project.deletionId : undefined).data;
+  const job = useProjectDeletionQuery(project.deletionActive || showKept ? project.deletionId : undefined, showKept).data;
   if (!project.deletionActive) return showKept && job?.status === 'completed' && job.kept > 0 && job.keptAccounts?.length ? <KeptAccounts job={job} /> : null;
   const value = job && job.total > 0 ? Math.round(((job.removed + job.kept) / job.total) * 100) : null;
   return (
@@ -61,14 +63,26 @@ export function DeleteProjectButton({ project }: { project: Project }) {
   const integration = integrations.data?.find((candidate) => candidate.id === project.integrationId);
   const deleteProject = useDeleteProject();
   const followed = jobId ?? (project.deletionActive ? project.deletionId : undefined);
-  const job = useProjectDeletionQuery(followed).data;
+  const job = useProjectDeletionQuery(followed, true).data;
   const told = useRef<string>(undefined);
+  const queryClient = useQueryClient();
+  const gone = useRef(false);
+  // Once this page is left for Projects, the deleted project leaves the list at once (its refetch confirms it).
+  useEffect(
+    () => () => {
+      if (!gone.current) return;
+      queryClient.setQueryData<Project[]>(queryKeys.projects, (list) => list?.filter((candidate) => candidate.id !== project.id));
+      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+    },
+    [queryClient, project.id],
+  );
 
   useEffect(() => {
     if (!job || !deletionOver(job.status) || told.current === job.id || job.id !== jobId) return;
     told.current = job.id;
     setOpen(false);
     if (job.status === 'completed' && job.projectDeleted) {
+      gone.current = true;
       toaster.create({ type: 'success', title: 'Project deleted', description: `"${job.projectName}" and its ${plural(job.removed, 'account')} were deleted.` });
       void navigate('/projects');
     } else if (job.status === 'completed') {
@@ -88,7 +102,7 @@ export function DeleteProjectButton({ project }: { project: Project }) {
         <Trash2Icon aria-hidden="true" />
         {project.deletionActive && job?.status !== 'paused' ? 'Deleting...' : 'Delete project'}
       </Button>
-      <Dialog.Root role="alertdialog" open={open} onOpenChange={(details) => !deleteProject.isPending && !running && setOpen(details.open)} placement="center">
+      <Dialog.Root role="alertdialog" open={open} onOpenChange={(details) => !deleteProject.isPending && setOpen(details.open)} placement="center">
         <Portal>
           <Dialog.Backdrop />
           <Dialog.Positioner>
@@ -132,7 +146,8 @@ export function DeleteProjectButton({ project }: { project: Project }) {
               </Dialog.Body>
               <Dialog.Footer flexWrap="wrap">
                 <Dialog.ActionTrigger asChild>
-                  <Button variant="outline" disabled={deleteProject.isPending || running}>
+                  {/* A long deletion goes on with the dialog closed: the page and the project's card show it. */}
+                  <Button variant="outline" disabled={deleteProject.isPending}>
                     {running ? 'Close' : 'Cancel'}
                   </Button>
                 </Dialog.ActionTrigger>
@@ -145,7 +160,7 @@ export function DeleteProjectButton({ project }: { project: Project }) {
                   Delete project
                 </Button>
               </Dialog.Footer>
-              {deleteProject.isPending || running ? null : (
+              {deleteProject.isPending ? null : (
                 <Dialog.CloseTrigger asChild>
                   <CloseButton size="sm" />
                 </Dialog.CloseTrigger>
