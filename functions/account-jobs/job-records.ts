@@ -93,27 +93,38 @@ export async function finishDeliveryJob(
   let completed: { job: Record<string, unknown>; completedAt: string } | undefined;
   if (kind.working.includes(String(job.status)) && Number(job.chunksDone ?? 0) >= Number(job.chunks ?? 0)) {
     const at = deps.now().toISOString();
-    const working = Object.fromEntries(kind.working.map((status, i) => [`:w${i}`, status]));
-    try {
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: kind.key(userId, jobId),
-          UpdateExpression: 'SET #status = :completed, completedAt = :at, updatedAt = :at',
-          ConditionExpression: `#status IN (${Object.keys(working).join(', ')})`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':completed': 'completed', ':at': at, ...working },
-        }),
-      );
+    if (await leaveWorking(deps, kind, userId, jobId, 'completed', { completedAt: at, updatedAt: at })) {
       latest = { ...job, status: 'completed', completedAt: at };
       completed = { job, completedAt: at };
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      latest = await readDeliveryJob(deps, kind, userId, jobId);
-    }
+    } else latest = await readDeliveryJob(deps, kind, userId, jobId);
   }
   if (latest?.status === 'completed' || latest?.status === 'failed') await releaseProjectLock(deps, kind.lock, userId, String(latest.projectId), jobId);
   return completed;
+}
+
+/**
+ * Moves a job out of its working statuses (completed, paused) with `values`, conditionally: one
+ * caller wins. False when the job was not working (or is gone).
+ */
+export async function leaveWorking(deps: Table, kind: DeliveryJobKind, userId: string, jobId: string, status: string, values: Record<string, unknown>): Promise<boolean> {
+  const working = Object.fromEntries(kind.working.map((from, i) => [`:w${i}`, from]));
+  const fields = Object.entries(values);
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: kind.key(userId, jobId),
+        UpdateExpression: `SET #status = :status, ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+        ConditionExpression: `#status IN (${Object.keys(working).join(', ')})`,
+        ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])) },
+        ExpressionAttributeValues: { ':status': status, ...working, ...Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])) },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
-import { failDeliveryJob, finishDeliveryJob, readDeliveryJob, type ProjectLock } from './job-records';
+import { failDeliveryJob, finishDeliveryJob, leaveWorking, readDeliveryJob, type ProjectLock } from './job-records';
 import type { AccountJobKind, ChunkRange, JobDeps, JobItem } from './kind';
 import { firstChunks, unfinishedChunks, windowOf } from './window';
 
@@ -141,21 +141,7 @@ export async function finishJob(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>,
 
 /** Pauses a working job with the reason: its chunks stop taking accounts; resumeJob queues them again. */
 export async function pauseJob(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string, reason: string): Promise<void> {
-  const working = Object.fromEntries(kind.working.map((status, i) => [`:w${i}`, status]));
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: kind.key(userId, jobId),
-        UpdateExpression: 'SET #status = :paused, reason = :reason, updatedAt = :at',
-        ConditionExpression: `#status IN (${Object.keys(working).join(', ')})`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':paused': 'paused', ':reason': reason, ':at': deps.now().toISOString(), ...working },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  await leaveWorking(deps, kind, userId, jobId, 'paused', { reason, updatedAt: deps.now().toISOString() });
 }
 
 async function setStatus(deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, kind: AccountJobKind, userId: string, jobId: string, to: string, from: string) {

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllUnder } from '../core/prefix-query';
 import type { AccountJobKind, ChunkRange, JobDeps, JobItem } from './kind';
 
 /**
@@ -75,21 +76,7 @@ export async function releaseNext<Chunk extends ChunkRange>(
 /** The chunks of a job to queue again on a resume: not done yet, and due on the queue (dueChunks). */
 export async function unfinishedChunks<Chunk extends ChunkRange>(deps: Pick<JobDeps, 'db' | 'tableName'>, kind: AccountJobKind<unknown, Chunk>, job: JobItem): Promise<Chunk[]> {
   const { PK, SK } = kind.key(String(job.userId), String(job.id));
-  const done = new Set<number>();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': `${SK}#CHUNK#` },
-        ProjectionExpression: 'chunk, doneAt',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) if (item.doneAt !== undefined) done.add(Number(item.chunk));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const markers = await queryAllUnder(deps.db, deps.tableName, { PK, SKPrefix: `${SK}#CHUNK#` }, { consistent: true });
+  const done = new Set(markers.filter((item) => item.doneAt !== undefined).map((item) => Number(item.chunk)));
   return dueChunks(kind.chunks(job), done, windowOf(job));
 }

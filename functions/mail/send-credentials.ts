@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
 import { PASSWORD_CHANGE_NOTICE } from '../../shared/schemas/email-templates';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAllUnder } from '../core/prefix-query';
 import { compileEmail, type RenderedEmail, type RenderTools, type TemplateValues } from '../../shared/email/render-email';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
 import type { SendScope } from '../../shared/schemas/mail-send';
@@ -80,24 +81,11 @@ const chunkAccounts = (deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: st
 /** The user's suppression list: address -> why. */
 async function suppressionsOf(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  const { PK, SKPrefix } = keys.emailSuppressionsOf(userId);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const reason = item.reason === 'complained' ? 'complained (marked an earlier e-mail as spam)' : item.reason === 'bounced' ? 'bounced' : String(item.reason ?? 'suppressed');
-      found.set(String(item.SK).slice(SKPrefix.length), `The address is on your suppression list: it ${reason}${typeof item.detail === 'string' && item.detail ? ` (${item.detail.slice(0, 200)})` : ''}. Remove it from the list in Email Templates, or send to this account with the override.`);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const { SKPrefix } = keys.emailSuppressionsOf(userId);
+  for (const item of await queryAllUnder(deps.db, deps.tableName, keys.emailSuppressionsOf(userId), { consistent: true })) {
+    const reason = item.reason === 'complained' ? 'complained (marked an earlier e-mail as spam)' : item.reason === 'bounced' ? 'bounced' : String(item.reason ?? 'suppressed');
+    found.set(String(item.SK).slice(SKPrefix.length), `The address is on your suppression list: it ${reason}${typeof item.detail === 'string' && item.detail ? ` (${item.detail.slice(0, 200)})` : ''}. Remove it from the list in Email Templates, or send to this account with the override.`);
+  }
   return found;
 }
 
@@ -138,8 +126,12 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
   }
 }
 
+/** The lease of a send's chunk lives on the chunk's item, which becomes its done marker: a done chunk's lease is not given back. */
+const mailLease: ChunkLease<CredentialsChunkMessage> = { take: takeLease, give: releaseLease, retrySeconds: LEASE_RETRY_SECONDS, keptWhenDone: true };
+
 /**
- * Mail worker, one chunk of a send:
+ * Mail worker, one chunk of a send (steps 1 and 4 are the account-jobs engine's chunk runner,
+ * docs/jobs.md; the lease is the send's own, on the chunk's item):
  * 1. A chunk already done (redelivery) only re-checks the send's completion; one delivery of a
  *    chunk at a time (a lease on the chunk's item, taken while step 2 reads), a copy waits on the queue.
  * 2. The chunk's accounts are read with their MAIL state blocks (functions/accounts/
@@ -163,9 +155,6 @@ async function releaseLease(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, messa
  */
 export const sendChunk = (deps: SendChunkDeps) =>
   chunkRunner(deps, credentialSends, { load: (send, message) => readChunk(deps, send, message), run: (send, message, read) => sendLeased(deps, message, send, read) }, mailLease);
-
-/** The lease of a send's chunk lives on the chunk's item, which becomes its done marker: a done chunk's lease is not given back. */
-const mailLease: ChunkLease<CredentialsChunkMessage> = { take: takeLease, give: releaseLease, retrySeconds: LEASE_RETRY_SECONDS, keptWhenDone: true };
 
 /**
  * Accounts claimed with one write before SES is called for any of them: half a state block, and

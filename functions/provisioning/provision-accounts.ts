@@ -111,19 +111,12 @@ export const provisionChunk = (deps: ProvisionDeps) => chunkRunner(deps, provisi
 async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<ChunkEnd> {
     const { userId, jobId } = message;
     const mode = job.mode as ProvisioningMode;
-    const integration = await deps.integration(userId, String(job.integrationId));
-    if (!integration) return endedBy(failJob(deps, userId, jobId, 'The integration was deleted: the accounts not provisioned stay pending.'));
-    // A key that cannot be fetched now (throttling, network) throws: SQS delivers again. Only a
-    // token that does not open fails the run.
-    const cipher = await deps.cipher();
-    let credentials: Record<string, string>;
-    try {
-      credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
-    } catch {
-      return endedBy(failJob(deps, userId, jobId, "The integration's credentials cannot be read: enter them again in the integration, then retry."));
+    const platform = await openPlatform(deps, job);
+    if ('failure' in platform) {
+      await failJob(deps, userId, jobId, platform.failure);
+      return 'stopped';
     }
-    const support = provisioningSupport(integration);
-    if (!support.supported) return endedBy(failJob(deps, userId, jobId, support.reason));
+    const { integration, cipher, credentials } = platform;
     const { left: accounts, states } = await loadChunk(deps, job, message);
     if ((message.requeues ?? 0) > MAX_REQUEUES) {
       // The platform kept this chunk waiting for hours: its accounts fail with the reason (Retry failed takes them again).
@@ -142,44 +135,8 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange });
 
     const finals: Final[] = [];
-    /**
-     * Creates the accounts whose password can be read (the others fail at once, nothing sent).
-     * The accounts called and their outcomes, in order.
-     */
-    const createAll = async (accounts: Record<string, unknown>[]) => {
-      const people: ProvisioningPerson[] = [];
-      const called: Record<string, unknown>[] = [];
-      for (const account of accounts) {
-        const password = readablePassword(cipher, account);
-        if (password === undefined) {
-          finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
-          continue;
-        }
-        called.push(account);
-        people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
-      }
-      const outcomes = people.length ? await adapter.create(people) : [];
-      // A platform that repeats the request in its error must not put the password in externalError.
-      return {
-        called,
-        outcomes: outcomes.map((outcome, i) =>
-          (outcome.kind === 'failed' || outcome.kind === 'conflict') && people[i] && outcome.message.includes(people[i].password)
-            ? { ...outcome, message: outcome.message.split(people[i].password).join('[password]') }
-            : outcome,
-        ),
-      };
-    };
-    /** Deactivates or deletes each account on the platform (already gone counts as done). */
-    const undoAll = async (accounts: Record<string, unknown>[]) => ({
-      called: accounts,
-      outcomes: await Promise.all(
-        accounts.map(async (account): Promise<ProvisioningOutcome> => {
-          if (typeof account.externalAccountId !== 'string') return { kind: 'linked', externalId: '' };
-          const undone = await adapter.undo(account.externalAccountId);
-          return undone.kind === 'failed' ? { ...undone, message: `Undo failed: ${undone.message}` } : { kind: 'linked', externalId: account.externalAccountId };
-        }),
-      ),
-    });
+    const createAll = (accounts: Record<string, unknown>[]) => createOn(adapter, cipher, accounts, finals);
+    const undoAll = (accounts: Record<string, unknown>[]) => undoOn(adapter, accounts);
     let recorded = 0;
     // Results are written as they arrive, without holding up the next platform call: the writes
     // run beside the calls and are all awaited before the chunk counts as done.
@@ -304,11 +261,67 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     return { done: await chunkTally(deps, job, message, states) };
 }
 
-/** The work ended the job (failed it): nothing of the chunk is recorded. */
-const endedBy = async (ended: Promise<void>): Promise<ChunkEnd> => {
-  await ended;
-  return 'stopped';
-};
+/**
+ * The run's integration, its key and credentials (decrypted here, where the calls are made), or
+ * why the run fails. A key that cannot be fetched now (throttling, network) throws: SQS delivers
+ * again. Only a token that does not open fails the run.
+ */
+async function openPlatform(deps: ProvisionDeps, job: Record<string, unknown>): Promise<{ integration: IntegrationRecord; cipher: Cipher; credentials: Record<string, string> } | { failure: string }> {
+  const userId = String(job.userId);
+  const integration = await deps.integration(userId, String(job.integrationId));
+  if (!integration) return { failure: 'The integration was deleted: the accounts not provisioned stay pending.' };
+  const cipher = await deps.cipher();
+  let credentials: Record<string, string>;
+  try {
+    credentials = JSON.parse(cipher.decrypt(integration.authConfigEncrypted, secretContext.integration(userId, integration.id))) as Record<string, string>;
+  } catch {
+    return { failure: "The integration's credentials cannot be read: enter them again in the integration, then retry." };
+  }
+  const support = provisioningSupport(integration);
+  return support.supported ? { integration, cipher, credentials } : { failure: support.reason };
+}
+
+/**
+ * Creates the accounts whose password can be read (the others fail at once into `finals`,
+ * nothing sent). The accounts called and their outcomes, in order.
+ */
+async function createOn(adapter: ProvisioningAdapter, cipher: Cipher, accounts: Record<string, unknown>[], finals: Final[]) {
+  const people: ProvisioningPerson[] = [];
+  const called: Record<string, unknown>[] = [];
+  for (const account of accounts) {
+    const password = readablePassword(cipher, account);
+    if (password === undefined) {
+      finals.push({ account, outcome: { kind: 'failed', retryable: false, message: 'The stored password of this account cannot be read, so it was not sent.' } });
+      continue;
+    }
+    called.push(account);
+    people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
+  }
+  const outcomes = people.length ? await adapter.create(people) : [];
+  // A platform that repeats the request in its error must not put the password in externalError.
+  return {
+    called,
+    outcomes: outcomes.map((outcome, i) =>
+      (outcome.kind === 'failed' || outcome.kind === 'conflict') && people[i] && outcome.message.includes(people[i].password)
+        ? { ...outcome, message: outcome.message.split(people[i].password).join('[password]') }
+        : outcome,
+    ),
+  };
+}
+
+/** Deactivates or deletes each account on the platform (already gone counts as done). */
+async function undoOn(adapter: ProvisioningAdapter, accounts: Record<string, unknown>[]) {
+  return {
+    called: accounts,
+    outcomes: await Promise.all(
+      accounts.map(async (account): Promise<ProvisioningOutcome> => {
+        if (typeof account.externalAccountId !== 'string') return { kind: 'linked', externalId: '' };
+        const undone = await adapter.undo(account.externalAccountId);
+        return undone.kind === 'failed' ? { ...undone, message: `Undo failed: ${undone.message}` } : { kind: 'linked', externalId: account.externalAccountId };
+      }),
+    ),
+  };
+}
 
 /** What the run did with Require password change: the platform's answer, written once per run (every chunk agrees). */
 async function recordPasswordChange(deps: Pick<ProvisionDeps, 'db' | 'tableName'>, job: Record<string, unknown>, support: MustChangeSupport): Promise<void> {
