@@ -1,5 +1,5 @@
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, type EmailStatus } from '../../shared/schemas/email-status';
 import { PAUSED_CREDENTIALS } from '../../shared/schemas/provisioning';
 import { notRemovedFrom } from '../../shared/schemas/project-deletion';
@@ -45,8 +45,6 @@ export interface DeletionChunkDeps extends PacedDeps {
 }
 type Account = Record<string, unknown>;
 
-/** Accounts per erase transaction: two items each (account, username) and four counters, within DynamoDB's 100. */
-const ERASE_BATCH = 45;
 const STOPPED_OURS = 'Not deleted: the deletion stopped on our side after repeated errors. Delete the project again.';
 
 const undecided = (deps: Pick<DeletionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: DeleteChunkMessage) =>
@@ -63,8 +61,9 @@ async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: Dele
   }
   const target = { userId: message.userId, projectId: String(job.projectId), shards: shardsOf(project) };
   const accounts = await withStates(deps.db, deps.tableName, target, await undecided(deps, job, message), { consistent: true });
+  await recordStart(deps, job, message, project, accounts);
   const platformName = String(job.integrationName ?? 'the platform');
-  const onPlatform = job.removeFromPlatform === true ? accounts.filter((a) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '') : [];
+  const onPlatform = job.removeFromPlatform === true ? accounts.filter(isOnPlatform) : [];
   const erase = accounts.filter((a) => !onPlatform.includes(a));
   const removedThere: Account[] = [];
   let later: number | undefined;
@@ -97,8 +96,7 @@ async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: Dele
       }
     }
   }
-  const stillOurs = await eraseAccounts(deps, job, message, project, [...erase, ...removedThere], new Set(removedThere));
-  if (!stillOurs) return { done: await chunkTally(deps, job, message) };
+  await eraseAccounts(deps, message.userId, [...erase, ...removedThere]);
   if (refusedCredentials) {
     await jobs.pauseJob(deps, projectDeletions, message.userId, message.jobId, PAUSED_CREDENTIALS.replace('provisioning resumes', 'the deletion goes on'));
     return 'stopped';
@@ -127,76 +125,84 @@ const keepAll = (deps: Pick<DeletionChunkDeps, 'db' | 'tableName' | 'now' | 'ret
     }
   });
 
+const isOnPlatform = (a: Account) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '';
+/** What an account takes off the project's counters when it goes (its provisioning and e-mail statuses). */
+const countersOf = (account: Account): string[] => [
+  ...({ success: ['syncedCount'], failed: ['syncFailedCount'], removed: ['syncRemovedCount'] }[String(account.externalStatus)] ?? []),
+  ...(typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? [emailCounterAttribute[account.emailStatus as EmailStatus]] : []),
+];
+const tallyOf = (accounts: Account[], onPlatform: boolean) => {
+  const counts: Record<string, number> = { accounts: accounts.length, onPlatform: onPlatform ? accounts.filter(isOnPlatform).length : 0 };
+  for (const name of accounts.flatMap(countersOf)) counts[name] = (counts[name] ?? 0) + 1;
+  return counts;
+};
+
 /**
- * Erases the accounts (and their username items) in transactions that count them on the chunk's
- * item, the user's and project's counters and the analytics, once each. Answers false when the
- * chunk was recorded done meanwhile (a copy finished it: nothing more to do here).
+ * Before its first erase, a chunk records what it starts from, once (a conditional put: a later
+ * delivery, which finds fewer accounts, keeps the first): its accounts, those on the platform, and
+ * what they count on the project. What the chunk erased is that minus what it kept (chunkTally):
+ * the erasure itself needs no counting, so it is a plain BatchWriteItem.
  */
-async function eraseAccounts(deps: DeletionChunkDeps, job: JobItem, message: DeleteChunkMessage, project: Account, accounts: Account[], removedThere: ReadonlySet<Account>): Promise<boolean> {
-  const userId = message.userId;
-  const platform = accounts.some((a) => a.externalStatus === 'success') && typeof project.integrationId === 'string' ? (await deps.integration(userId, project.integrationId))?.platform : undefined;
-  for (let i = 0; i < accounts.length; i += ERASE_BATCH) {
-    let batch = accounts.slice(i, i + ERASE_BATCH);
-    for (let attempt = 0; batch.length; attempt++) {
-      const count = (status: string) => batch.filter((a) => a.externalStatus === status).length;
-      const emails = new Map<string, number>();
-      for (const a of batch) if (typeof a.emailStatus === 'string' && a.emailStatus in emailCounterAttribute) emails.set(emailCounterAttribute[a.emailStatus as EmailStatus], (emails.get(emailCounterAttribute[a.emailStatus as EmailStatus]) ?? 0) + 1);
-      const projectAdds = [['accountCount', batch.length], ['syncedCount', count('success')], ['syncFailedCount', count('failed')], ['syncRemovedCount', count('removed')], ...emails].filter(([, n]) => n !== 0) as [string, number][];
-      try {
-        await withRetry('Erasing accounts', deps.retry ?? workerRetry, isThrottling, () =>
-          deps.db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Update: {
-                    TableName: deps.tableName,
-                    Key: projectDeletions.chunkKey(userId, message.jobId, message.chunk),
-                    UpdateExpression: 'ADD removed :n, removedOnPlatform :there SET entityType = :type, chunk = :chunk',
-                    ConditionExpression: 'attribute_not_exists(doneAt)',
-                    ExpressionAttributeValues: { ':n': batch.length, ':there': batch.filter((a) => removedThere.has(a)).length, ':type': projectDeletions.chunkEntityType, ':chunk': message.chunk },
-                  },
-                },
-                { Update: { TableName: deps.tableName, Key: keys.user(userId), UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -batch.length } } },
-                {
-                  Update: {
-                    TableName: deps.tableName,
-                    Key: keys.project(userId, String(job.projectId)),
-                    UpdateExpression: `ADD ${projectAdds.map((_, n) => `#p${n} :p${n}`).join(', ')}`,
-                    ExpressionAttributeNames: Object.fromEntries(projectAdds.map(([name], n) => [`#p${n}`, name])),
-                    ExpressionAttributeValues: Object.fromEntries(projectAdds.map(([, by], n) => [`:p${n}`, -by])),
-                  },
-                },
-                ...(platform ? counterUpdates(deps.tableName, userId, '', { synced: { platform, count: -count('success') } }) : []),
-                ...batch.flatMap((a) => [
-                  { Delete: { TableName: deps.tableName, Key: { PK: a.PK, SK: a.SK }, ConditionExpression: 'attribute_exists(PK)' } },
-                  { Delete: { TableName: deps.tableName, Key: keys.username(userId, String(a.username)) } },
-                ]),
-              ],
-            }),
-          ),
-        );
-        batch = [];
-      } catch (error) {
-        if (!(error instanceof TransactionCanceledException) || attempt >= 3) throw error;
-        if (error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return false;
-        // An account erased by another delivery in between: the rest again, those counted once.
-        const left = await Promise.all(batch.map(async (a) => ((await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: { PK: a.PK, SK: a.SK }, ConsistentRead: true }))).Item ? a : undefined)));
-        batch = left.filter((a): a is Account => a !== undefined);
-      }
-    }
+async function recordStart(deps: Pick<DeletionChunkDeps, 'db' | 'tableName' | 'integration'>, job: JobItem, message: DeleteChunkMessage, project: Account | undefined, accounts: Account[]): Promise<void> {
+  const platform = project && accounts.some(isOnPlatform) && typeof project.integrationId === 'string' ? (await deps.integration(message.userId, project.integrationId))?.platform : undefined;
+  try {
+    await deps.db.send(
+      new PutCommand({
+        TableName: deps.tableName,
+        Item: { ...keys.projectDeletionChunkStart(message.userId, message.jobId, message.chunk), entityType: 'ProjectDeletionChunkStart', counts: tallyOf(accounts, job.removeFromPlatform === true), ...(platform ? { platform } : {}) },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
-  return true;
 }
 
-/** What the chunk did, from its item's counts (written with each erase) and the accounts it kept. */
+/** Erases the accounts and their username items (BatchWriteItem, 25 keys a request, 8 in flight): deleting again what is gone does nothing. */
+async function eraseAccounts(deps: Pick<DeletionChunkDeps, 'db' | 'tableName'>, userId: string, accounts: Account[]): Promise<void> {
+  const store = dynamoErasureStore(deps.db, deps.tableName);
+  const itemKeys = accounts.flatMap((a) => [{ PK: String(a.PK), SK: String(a.SK) }, keys.username(userId, String(a.username))]);
+  const groups: { PK: string; SK: string }[][] = [];
+  for (let i = 0; i < itemKeys.length; i += 25) groups.push(itemKeys.slice(i, i + 25));
+  await mapBounded(groups, 8, (group) => store.deleteKeys(group));
+}
+
+/**
+ * What the chunk did: what it started from minus the accounts it kept (read back with their
+ * states); with it (once, in the transaction of the done marker) the user's accounts, the
+ * project's counters and the analytics' synced accounts go down by what was erased.
+ */
 async function chunkTally(deps: Pick<DeletionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: DeleteChunkMessage): Promise<ChunkTally> {
-  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: projectDeletions.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
-  const kept =
-    message.shard === PROJECT_STEP
-      ? 0
-      : (await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'deletionRun = :run', projection: 'SK', values: { ':run': message.jobId } })).length;
-  const counts = { removed: Number(Item?.removed ?? 0), removedOnPlatform: Number(Item?.removedOnPlatform ?? 0), kept };
-  return { marker: counts, job: counts };
+  const userId = message.userId;
+  const empty = { removed: 0, removedOnPlatform: 0, kept: 0 };
+  if (message.shard === PROJECT_STEP) return { marker: empty, job: empty };
+  const { Item: start } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.projectDeletionChunkStart(userId, message.jobId, message.chunk), ConsistentRead: true }));
+  const range = { userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow };
+  const keptItems = await chunkAccountItems(deps.db, deps.tableName, range, { filter: 'deletionRun = :run', values: { ':run': message.jobId } });
+  const kept = tallyOf(keptItems.length ? await withStates(deps.db, deps.tableName, { userId, projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, keptItems, { consistent: true }) : [], job.removeFromPlatform === true);
+  const before = (start?.counts ?? {}) as Record<string, number>;
+  const gone = (name: string) => Math.max(0, Number(before[name] ?? 0) - Number(kept[name] ?? 0));
+  const counts = { removed: gone('accounts'), removedOnPlatform: gone('onPlatform'), kept: keptItems.length };
+  if (counts.removed === 0) return { marker: counts, job: counts };
+  const projectAdds = [['accountCount', counts.removed], ...Object.keys(before).filter((name) => name !== 'accounts' && name !== 'onPlatform').map((name) => [name, gone(name)])].filter(([, n]) => n !== 0) as [string, number][];
+  const platform = typeof start?.platform === 'string' ? start.platform : undefined;
+  return {
+    marker: counts,
+    job: counts,
+    also: [
+      { Update: { TableName: deps.tableName, Key: keys.user(userId), UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -counts.removed } } },
+      {
+        Update: {
+          TableName: deps.tableName,
+          Key: keys.project(userId, String(job.projectId)),
+          UpdateExpression: `ADD ${projectAdds.map((_, n) => `#p${n} :p${n}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(projectAdds.map(([name], n) => [`#p${n}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(projectAdds.map(([, by], n) => [`:p${n}`, -by])),
+        },
+      },
+      ...(platform && gone('syncedCount') ? counterUpdates(deps.tableName, userId, '', { synced: { platform, count: -gone('syncedCount') } }) : []),
+    ],
+  };
 }
 
 /**
@@ -244,15 +250,32 @@ async function projectStep(deps: DeletionChunkDeps, job: JobItem, message: Delet
       also: [
         { Delete: { TableName: deps.tableName, Key: keys.project(userId, projectId) } },
         { Update: { TableName: deps.tableName, Key: keys.user(userId), UpdateExpression: 'ADD projectCount :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+        ...leavesActive(deps.tableName, userId, project),
       ],
     },
   };
 }
 
+/**
+ * The analytics: a deleted project that was active stops counting as active as a completed one
+ * does (functions/projects/project-changes.ts counterMoves): out of its expiration date's item,
+ * into `completedProjects`. Projects from before the counters (no statsCounted) were never in them.
+ */
+function leavesActive(tableName: string, userId: string, project: Record<string, unknown>) {
+  if (project.statsCounted !== true || project.status === 'completed') return [];
+  const add = (key: { PK: string; SK: string }, name: string, by: number) => ({ Update: { TableName: tableName, Key: key, UpdateExpression: 'ADD #n :by', ExpressionAttributeNames: { '#n': name }, ExpressionAttributeValues: { ':by': by } } });
+  return [add(keys.statsTotal(userId), 'completedProjects', 1), ...(typeof project.expirationDate === 'string' ? [add(keys.statsExpiry(userId, project.expirationDate), 'projects', -1)] : [])];
+}
+
 /** Dead-letter worker: a chunk that failed every delivery keeps its undecided accounts, with the reason, so the job ends and adds up. */
 export const recordDeadDeletionChunk = (deps: Pick<DeletionChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
   deadChunkRecorder(deps, projectDeletions, async (job, message) => {
-    if (message.shard !== PROJECT_STEP) await keepAll(deps, job, await undecided(deps, job, message), STOPPED_OURS);
+    if (message.shard !== PROJECT_STEP) {
+      const accounts = await undecided(deps, job, message);
+      // A chunk that never started records what it starts from first (its accounts' states for the project's counters).
+      await recordStart({ ...deps, integration: async () => undefined }, job, message, undefined, await withStates(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, accounts, { consistent: true }));
+      await keepAll(deps, job, accounts, STOPPED_OURS);
+    }
     return chunkTally(deps, job, message);
   });
 

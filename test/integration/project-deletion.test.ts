@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { GetCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { keys } from '../../functions/core/keys';
@@ -66,7 +66,7 @@ describe('a free user deletes a project (no platform)', () => {
 
   it('erases every item of the project and its accounts, gives the usage back, and a 4th project can be made at once', async () => {
     const projects: Project[] = [];
-    for (const n of [1, 2, 3]) projects.push((await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Free ${n}`, csvData: people(40, `Free${n}x`) } })).project);
+    for (const n of [1, 2, 3]) projects.push((await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Free ${n}`, csvData: people(40, `Free${n}x`), ...(n === 2 ? { expirationDate: '2099-12-31' } : {}) } })).project);
     const doomed = projects[1]!;
     const usernames = (await accountsOf(user, doomed.id)).map((a) => a.username);
     expect(usernames).toHaveLength(40);
@@ -88,6 +88,10 @@ describe('a free user deletes a project (no platform)', () => {
     expect(after.usage.projectsUsed).toBe(before.usage.projectsUsed - 1);
     expect(after.usage.accountsUsed).toBe(before.usage.accountsUsed - 40);
     expect((await user.call('/api/bulk-create', { body: { projectName: 'Free 4', csvData: people(2, 'Free4x') } })).ok).toBe(true);
+    // Analytics: no longer an active project (as a completed one: out of its date's item).
+    const stat = async (key: { PK: string; SK: string }) => (await testDb().send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }))).Item;
+    expect(await stat(keys.statsExpiry(user.sub, '2099-12-31'))).toMatchObject({ projects: 0 });
+    expect(await stat(keys.statsTotal(user.sub))).toMatchObject({ completedProjects: 1 });
 
     // Who, what, how many; and the bell.
     const { Items: events } = await testDb().send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.securityEventsOf(user.sub).PK } }));
@@ -130,14 +134,14 @@ describe('a deletion that dies half-way', () => {
     await upgradeToPro(user);
   });
 
-  /** The table, but the n-th transaction throws (a worker killed between two erase batches). */
+  /** The table, but from the n-th batch write on every one throws (a worker killed between two erase batches). */
   const dyingAt = (db: DynamoDBDocumentClient, n: number): DynamoDBDocumentClient => {
-    let transactions = 0;
+    let writes = 0;
     return new Proxy(db, {
       get(target, prop, receiver) {
         if (prop !== 'send') return Reflect.get(target, prop, receiver) as unknown;
         return async (command: unknown) => {
-          if (command instanceof TransactWriteCommand && ++transactions === n) throw new Error('worker killed');
+          if (command instanceof BatchWriteCommand && ++writes >= n) throw new Error('worker killed');
           return target.send(command as never);
         };
       },
@@ -152,11 +156,11 @@ describe('a deletion that dies half-way', () => {
     const job = await startProjectDeletion({ ...deps, newId: timeOrderedId, events: { db: deps.db, tableName: TABLE }, integrationName: async () => undefined })(user.sub, project.id, true, { ipAddress: '127.0.0.1', userAgent: 'test' });
     await planDeletion(deps)(user.sub, job.id);
     const first = queued.find((m): m is DeleteChunkMessage => m.type === 'delete-chunk' && m.chunk === 0)!;
-    // The second erase batch dies: the first batch's accounts are gone and counted, the rest not.
+    // The worker dies after its first erase batch (25 keys: 13 accounts, 12 username items): those are gone, the rest not; nothing is counted on the job yet.
     await expect(deletionChunk({ ...chunkDeps, db: dyingAt(testDb(), 2) })(first)).rejects.toThrow('worker killed');
     const midway = await getProjectDeletion(deps)(user.sub, job.id);
     expect(midway).toMatchObject({ status: 'running', removed: 0, kept: 0 });
-    expect((await accountsOf(user, project.id)).length).toBe(120 - 45);
+    await until('the first batch', async () => (await accountsOf(user, project.id)).length, (left) => left === 120 - 13);
 
     // Deliveries go on (the same chunk again first), as SQS would.
     const run = deletionChunk(chunkDeps);
@@ -239,6 +243,8 @@ describe('deleting a project provisioned to a SCIM 2.0 provider', () => {
   it('removes every account on the platform first, through a 429/5xx storm, then erases it here: no account left in a wrong state', async () => {
     const { project, usernames } = await provisioned('Scim storm', 12);
     expect(onScim(usernames)).toHaveLength(12);
+    const syncedThere = async () => Number((await testDb().send(new GetCommand({ TableName: TABLE, Key: keys.statsTotal(user.sub), ConsistentRead: true }))).Item?.synced_custom ?? 0);
+    const syncedBefore = await syncedThere();
     storm = 10;
     deletes = 0;
     const job = await deleteProject(user, project.id);
@@ -247,6 +253,7 @@ describe('deleting a project provisioned to a SCIM 2.0 provider', () => {
     expect(deletes).toBeGreaterThanOrEqual(22);
     expect(onScim(usernames)).toEqual([]);
     expect(await itemsNaming(project.id)).toEqual([]);
+    expect(await syncedThere()).toBe(syncedBefore - 12);
   });
 
   it("keeps the accounts the platform refused to remove, with its words; the counts add up; a deletion without the platform ends it", async () => {

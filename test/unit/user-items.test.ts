@@ -47,6 +47,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   passwordResetChunk: () => keys.passwordResetChunk(u, p, 1),
   projectDeletion: () => keys.projectDeletion(u, p),
   projectDeletionChunk: () => keys.projectDeletionChunk(u, p, 1),
+  projectDeletionChunkStart: () => keys.projectDeletionChunkStart(u, p, 1),
   provisioningJobsOf: () => keys.provisioningJobsOf(u),
   rejectedRowsPart: () => keys.rejectedRowsPart(u, p, 0),
   rejectedRowsOf: () => keys.rejectedRowsOf(u, p),
