@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { commitChunkDone } from './job-records';
 import type { AccountJobKind, ChunkRange, JobDeps, JobItem } from './kind';
-import { LEASE_RETRY_SECONDS, releaseLease, takeLease } from './lease';
 import { failJob, finishJob, markPickedUp, readJob } from './lifecycle';
 import { releaseNext } from './window';
 
@@ -46,7 +45,7 @@ export interface ChunkWork<Chunk, Loaded = undefined> {
 /** A kind's record of a chunk that failed every delivery: its accounts not handled fail with the reason; the chunk's tally. */
 export type GiveUp<Chunk> = (job: JobItem, message: Chunk) => Promise<ChunkTally>;
 
-/** Who works a chunk: the engine's lease item (lease.ts) unless a kind keeps it elsewhere. */
+/** Who works a chunk: the engine's lease item (lease.ts `leaseItem`), or a kind's own (a send's, on its chunk item). */
 export interface ChunkLease<Chunk> {
   take: (deps: Pick<JobDeps, 'db' | 'tableName' | 'now'>, message: Chunk, holder: string) => Promise<boolean>;
   give: (deps: Pick<JobDeps, 'db' | 'tableName'>, message: Chunk, holder: string) => Promise<void>;
@@ -59,14 +58,7 @@ export interface ChunkLease<Chunk> {
 /** Deliveries of one chunk put back on the queue (a long wait for the platform) before its accounts fail: hours of waiting. */
 export const MAX_REQUEUES = 30;
 
-const idsOf = (kind: AccountJobKind<unknown, JobChunk>, message: JobChunk) => ({ userId: message.userId, jobId: kind.jobOf(message), chunk: message.chunk });
-
-/** The engine's lease (lease.ts). */
-export const leaseItem = <Chunk extends JobChunk>(kind: AccountJobKind<unknown, Chunk>): ChunkLease<Chunk> => ({
-  take: (deps, message, holder) => takeLease(deps, idsOf(kind as AccountJobKind<unknown, JobChunk>, message), holder),
-  give: (deps, message, holder) => releaseLease(deps, idsOf(kind as AccountJobKind<unknown, JobChunk>, message), holder),
-  retrySeconds: LEASE_RETRY_SECONDS,
-});
+export const idsOf = (kind: AccountJobKind<unknown, JobChunk>, message: JobChunk) => ({ userId: message.userId, jobId: kind.jobOf(message), chunk: message.chunk });
 
 const readMarker = async (deps: Pick<JobDeps, 'db' | 'tableName'>, kind: AccountJobKind<unknown, JobChunk>, message: JobChunk) => {
   const { userId, jobId, chunk } = idsOf(kind, message);
@@ -78,7 +70,7 @@ export function chunkRunner<Chunk extends JobChunk, Loaded = undefined>(
   deps: JobDeps<NoInfer<Chunk>>,
   kind: AccountJobKind<unknown, Chunk>,
   work: ChunkWork<Chunk, Loaded>,
-  lease: ChunkLease<Chunk> = leaseItem(kind),
+  lease: ChunkLease<Chunk>,
 ) {
   const anyKind = kind as AccountJobKind<unknown, JobChunk>;
   return async (message: Chunk): Promise<void> => {

@@ -1,7 +1,9 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
-import type { JobDeps } from './kind';
+import type { ChunkLease, JobChunk } from './chunk-runner';
+import { idsOf } from './chunk-runner';
+import type { AccountJobKind, JobDeps } from './kind';
 
 /**
  * One delivery of a chunk works at a time: it takes the chunk's lease (a conditional put of
@@ -51,3 +53,10 @@ export async function releaseLease(deps: Pick<JobDeps, 'db' | 'tableName'>, mess
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
 }
+
+/** The chunk lease of a kind that keeps it in this item (provisioning runs, password resets). */
+export const leaseItem = <Chunk extends JobChunk>(kind: AccountJobKind<unknown, Chunk>): ChunkLease<Chunk> => ({
+  take: (deps, message, holder) => takeLease(deps, idsOf(kind as AccountJobKind<unknown, JobChunk>, message), holder),
+  give: (deps, message, holder) => releaseLease(deps, idsOf(kind as AccountJobKind<unknown, JobChunk>, message), holder),
+  retrySeconds: LEASE_RETRY_SECONDS,
+});

@@ -8,6 +8,7 @@ import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
+import { leaseItem } from '../account-jobs/lease';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
@@ -106,7 +107,7 @@ const shardsOfRun = (job: Record<string, unknown>): number => Math.max(1, Number
  * 5. Refused credentials (AUTH_FAILURES_TO_PAUSE in a row) pause the run; the accounts not reached
  *    stay pending. Work beyond the time budget goes back on the queue.
  */
-export const provisionChunk = (deps: ProvisionDeps) => chunkRunner(deps, provisioningRuns, { run: (job, message) => provisionLeased(deps, message, job) });
+export const provisionChunk = (deps: ProvisionDeps) => chunkRunner(deps, provisioningRuns, { run: (job, message) => provisionLeased(deps, message, job) }, leaseItem(provisioningRuns));
 
 async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<ChunkEnd> {
     const { userId, jobId } = message;

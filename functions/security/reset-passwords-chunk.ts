@@ -7,6 +7,7 @@ import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
+import { leaseItem } from '../account-jobs/lease';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
@@ -59,7 +60,7 @@ async function unfinishedAccounts(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>
   return accounts;
 }
 
-export const resetChunk = (deps: ResetChunkDeps) => chunkRunner(deps, passwordResets, { run: (job, message) => resetLeased(deps, message, job) });
+export const resetChunk = (deps: ResetChunkDeps) => chunkRunner(deps, passwordResets, { run: (job, message) => resetLeased(deps, message, job) }, leaseItem(passwordResets));
 
 /** Writes an account's result: its new password (updated, local) or the previous one kept (failed). Once per job. */
 async function recordResult(deps: Pick<ResetChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>, jobId: string, account: Record<string, unknown>, result: AccountResetResult, reason?: string) {

@@ -6,6 +6,7 @@ import { keys } from '../../functions/core/keys';
 import { chunkAccountItems } from '../../functions/accounts/account-partitions';
 import { chunkRunner, deadChunkRecorder, type ChunkTally } from '../../functions/account-jobs/chunk-runner';
 import type { AccountJobKind, JobItem } from '../../functions/account-jobs/kind';
+import { leaseItem } from '../../functions/account-jobs/lease';
 import { planJob, startJob } from '../../functions/account-jobs/lifecycle';
 import { isSelected, rowsOf, selectedRanges } from '../../functions/account-jobs/selection';
 import { testDb } from '../support/api';
@@ -79,7 +80,7 @@ describe('a kind of account job on the engine', () => {
         for (const account of await left(job, message)) await mark(job, account, 'done');
         return { done: await tally(job, message) };
       },
-    });
+    }, leaseItem(touches));
     const dead = deadChunkRecorder(deps, touches, async (job, message) => {
       for (const account of await left(job, message)) await mark(job, account, 'failed');
       return tally(job, message);
