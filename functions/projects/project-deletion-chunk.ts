@@ -9,6 +9,7 @@ import { keys } from '../core/keys';
 import { counterUpdates } from '../analytics/counters';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
 import type { JobItem } from '../account-jobs/kind';
+import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
@@ -51,7 +52,7 @@ const undecided = (deps: Pick<DeletionChunkDeps, 'db' | 'tableName'>, job: JobIt
   chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'attribute_not_exists(deletionRun) OR deletionRun <> :run', values: { ':run': message.jobId } });
 
 export const deletionChunk = (deps: DeletionChunkDeps) =>
-  chunkRunner(deps, projectDeletions, { run: (job, message) => (message.shard === PROJECT_STEP ? projectStep(deps, job, message) : accountsStep(deps, job, message)) });
+  chunkRunner(deps, projectDeletions, { run: (job, message) => (message.shard === PROJECT_STEP ? projectStep(deps, job, message) : accountsStep(deps, job, message)) }, leaseItem(projectDeletions));
 
 async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: DeleteChunkMessage): Promise<ChunkEnd> {
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true }));
