@@ -56,6 +56,9 @@ export const routes: readonly RouteDefinition[] = [
   // Edit a project's own fields; Complete / Reopen it (a completed project takes no new people).
   { method: 'PUT', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
   { method: 'PUT', path: '/api/projects/{id}/status', group: 'projects', auth: 'jwt' },
+  // Delete a project: a job on the provisioning queue (?removeFromPlatform=false keeps its accounts on their platform); its progress.
+  { method: 'DELETE', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
+  { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
   // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
   { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
@@ -288,7 +291,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
   // records each reveal and download as a security event (PutItem, also the gate's). Edits and
   // completes projects (a transaction of Updates: the project and the analytics counters it moves).
-  projects: { table: [...read, ...gateWrite, 'UpdateItem'], encryptionKey: true },
+  // DELETE /api/projects/{id}: the project's lock and the deletion job in one transaction (UpdateItem,
+  // PutItem), queued on the provisioning queue; its security event (PutItem).
+  projects: { table: [...readWrite], sendTo: ['provisioning'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
   // search that shows passwords is recorded as a security event (and the gate's).
   // An edit is one transaction: the account (UpdateItem), its history entry (PutItem) and, for a
@@ -376,11 +381,15 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.
-  'provisioning-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
+  // A project's deletion: its accounts removed from their platform and erased (transactions of
+  // Deletes), then the project's partitions (BatchWriteItem) and its item.
+  'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   // Sends: a recorded chunk puts its run's next waiting chunk on the queue (chunk-window.ts).
-  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'] },
+  // A project deletion's chunk given up keeps its accounts; its module (project-deletion-chunk.ts)
+  // also holds the erasure of the project's partitions (BatchWriteItem).
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem'], sendTo: ['provisioning'] },
   // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
   // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
   // bulk queue, provisioning and credential sends asked for), then deletes the file.

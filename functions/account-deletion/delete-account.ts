@@ -41,9 +41,9 @@ export const STOPPED_FOR_DELETION = 'Stopped: the account is being deleted.';
 
 /**
  * A job's item (not one of its chunks) that a worker may be carrying out: a provisioning run, a
- * credential send, a password reset, an export (whose worker, stopped, deletes the file it wrote).
+ * credential send, a password reset, a project's deletion, an export (whose worker, stopped, deletes the file it wrote).
  */
-const deliveryJob = /^(PROVJOB|MAILSEND|PWRESET|EXPORT)#[^#]+$/;
+const deliveryJob = /^(PROVJOB|MAILSEND|PWRESET|PROJDEL|EXPORT)#[^#]+$/;
 const finished = new Set(['completed', 'failed']);
 
 /**

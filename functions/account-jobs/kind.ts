@@ -65,6 +65,8 @@ export interface AccountJobKind<Start = unknown, Chunk extends ChunkRange = Chun
    * planLayout gives them for a job over every row of the project).
    */
   plan: (deps: JobDeps, job: JobItem, project: Record<string, unknown>) => Promise<{ total: number; fields: { shards: number; maxRow: number } & Record<string, unknown> }>;
+  /** Its plan has chunks even when it takes no account (a project's deletion ends with a chunk that erases the project): else a job of 0 accounts completes at once. */
+  chunksWithoutAccounts?: boolean;
   /** A job started while an import creates the project's accounts waits for it; this is why it gives up after WAITING_LIMIT_MS. */
   waitingFailure?: string;
   /** The job records when a worker first picks one of its chunks up (`pickedUpAt`: its status stops saying queued). */

@@ -95,7 +95,7 @@ export async function planJob(deps: JobDeps, kind: AccountJobKind, userId: strin
     const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
     if (!project) return failJob(deps, kind, userId, jobId, 'The project was deleted.');
     const { total, fields } = await kind.plan(deps, job, project);
-    const chunks = total > 0 ? kind.chunks({ ...job, ...fields }).length : 0;
+    const chunks = total > 0 || kind.chunksWithoutAccounts ? kind.chunks({ ...job, ...fields }).length : 0;
     const at = deps.now().toISOString();
     const plan = Object.entries({ ...fields, chunks, window: kind.window, startedAt: at, updatedAt: at });
     try {

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats', 'AccountStates', 'AccountHistory'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'UserStats', 'AccountStates', 'AccountHistory'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -129,6 +129,11 @@ export const keys = {
   /** A Reset Passwords job (functions/security/reset-passwords.ts) and its finished chunks; its chunks' leases are provisioningLease (ids are unique). */
   passwordReset: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PWRESET#${jobId}` }) as const,
   passwordResetChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PWRESET#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** A project's deletion (functions/projects/project-deletion.ts) and its chunks (their progress and done markers); leases: provisioningLease. */
+  projectDeletion: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PROJDEL#${jobId}` }) as const,
+  projectDeletionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROJDEL#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** What a deletion chunk started from (its accounts' counts), beside its marker: no doneAt, so the engine's chunk reads pass it by. */
+  projectDeletionChunkStart: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROJDEL#${jobId}#CHUNK#${rowKey(chunk)}#START` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 

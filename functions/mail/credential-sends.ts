@@ -11,6 +11,7 @@ import {
   type SendCredentialsRequest,
   type SendScope,
 } from '../../shared/schemas/mail-send';
+import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
@@ -149,6 +150,7 @@ export const startSend =
       : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
     // Not while Reset Passwords changes them: the e-mails would carry passwords about to be replaced.
+    if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
     if (typeof project.activePasswordReset === 'string') throw new ConflictError(PASSWORDS_BEING_RESET);
     let accountRow: number | undefined;
     if (input.scope === 'account') {
@@ -209,7 +211,7 @@ export const startSend =
       updatedAt: at,
     };
     const started = await jobs.startJob(deps, credentialSends, item, {
-      excludes: ['activePasswordReset'],
+      excludes: ['activePasswordReset', 'activeProjectDeletion'],
       projectSet: { mailSendId: sendId, updatedAt: at },
       unqueued: 'The send could not be queued. Please try again.',
     });

@@ -103,6 +103,23 @@ export async function provisioningFinished(
   });
 }
 
+/** A project's deletion ended: what was erased, what the platform kept (the counts add up to the accounts it had). */
+export async function notifyProjectDeleted(deps: NotificationDeps, job: { userId: string; id: string; projectId: string; projectName: string; status: string; total: number; removed: number; kept: number; integrationName?: string }, at: Date, reason?: string): Promise<void> {
+  const kept = job.status === 'completed' && job.kept > 0;
+  await recordNotification(deps, {
+    userId: job.userId,
+    kind: 'project-deleted',
+    title: job.status !== 'completed' ? `Deleting "${job.projectName}" failed` : kept ? `"${job.projectName}" deleted with failures` : `Project "${job.projectName}" deleted`,
+    body:
+      job.status !== 'completed'
+        ? (reason ?? 'The deletion stopped.')
+        : `${count(job.removed, 'account', 'accounts')} deleted${kept ? `; ${count(job.kept, 'account', 'accounts')} kept: ${job.integrationName ?? 'the platform'} refused to remove them` : ''}.`,
+    link: kept || job.status !== 'completed' ? `/projects/${job.projectId}` : '/projects',
+    source: `project-deletion:${job.id}:${job.status}`,
+    at,
+  });
+}
+
 /** Stripe could not collect the subscription's payment (invoice.payment_failed). */
 export async function paymentFailed(deps: NotificationDeps, input: { userId: string; eventId: string; at: Date }): Promise<void> {
   await recordNotification(deps, {

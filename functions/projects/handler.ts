@@ -11,6 +11,7 @@ import { projectEditSchema, projectStatusSchema } from '../../shared/schemas/pro
 import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
 import { plural } from '../../shared/text/plural';
+import { projectDeletionRoutes } from './project-deletion-routes';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -32,6 +33,7 @@ const accounts = (n: number) => plural(n, 'account');
 const fieldLabels: Record<string, string> = { name: 'name', description: 'description', platformUrl: 'platform URL', accountType: 'account type', expirationDate: 'expiration date' };
 
 export const handler = httpHandler({
+  ...projectDeletionRoutes(),
   'GET /api/projects': route({ run: async ({ userId }) => (await projects.list(userId)).map(projectView) }),
   'GET /api/projects/{id}/accounts': route({
     run: async ({ userId, pathParameters, query, event }) => {

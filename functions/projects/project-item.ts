@@ -55,5 +55,7 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
   if (typeof item.mailSendId === 'string') project.mailSendId = item.mailSendId;
   if (typeof item.activeMailSend === 'string') project.mailSendActive = true;
+  if (typeof item.projectDeletionId === 'string') project.deletionId = item.projectDeletionId;
+  if (typeof item.activeProjectDeletion === 'string') project.deletionActive = true;
   return project;
 }

@@ -10,6 +10,7 @@ import {
 } from '../../shared/schemas/provisioning';
 import type { IntegrationPlatform } from '../../shared/schemas/integrations';
 import { isIdShaped } from '../../shared/schemas/ids';
+import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { rowRanges } from '../accounts/account-partitions';
@@ -157,6 +158,7 @@ export const startProvisioning =
       : { Item: undefined };
     if (!project) throw new NotFoundError('Project not found');
     // Not while Reset Passwords changes them: the platform would get passwords about to be replaced.
+    if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
     if (typeof project.activePasswordReset === 'string') throw new ConflictError('The passwords of this project are being reset. Provision it once the reset has finished.');
     const integration = isIdShaped(input.integrationId) ? await deps.integration(userId, input.integrationId) : undefined;
     if (!integration) throw new NotFoundError('Integration not found');
@@ -203,7 +205,7 @@ export const startProvisioning =
     };
     // The project's lock and the run in one write: a lock never names a run that does not exist.
     const started = await jobs.startJob(deps, provisioningRuns, item, {
-      excludes: ['activePasswordReset'],
+      excludes: ['activePasswordReset', 'activeProjectDeletion'],
       projectSet: { provisioningJobId: jobId, integrationId: integration.id, updatedAt: at },
       unqueued: 'The run could not be queued. Please try again.',
     });

@@ -7,6 +7,8 @@ import * as z from 'zod/mini';
  * - resume: an integration passed its test: paused runs on it go on;
  * - reset-start / reset-chunk: a Reset Passwords job (functions/security/reset-passwords.ts), planned
  *   and chunked like a run: new passwords for a shard's accounts between two rows.
+ * - delete-start / delete-chunk: a project's deletion (functions/projects/project-deletion.ts): a
+ *   shard's accounts removed from their platform and erased; its last chunk (shard -1) the project.
  */
 export const provisioningMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('start'), userId: z.string(), jobId: z.string() }),
@@ -14,10 +16,13 @@ export const provisioningMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('resume'), userId: z.string(), integrationId: z.string() }),
   z.object({ type: z.literal('reset-start'), userId: z.string(), jobId: z.string() }),
   z.object({ type: z.literal('reset-chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number(), requeues: z.optional(z.number()) }),
+  z.object({ type: z.literal('delete-start'), userId: z.string(), jobId: z.string() }),
+  z.object({ type: z.literal('delete-chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number(), requeues: z.optional(z.number()) }),
 ]);
 export type ProvisioningMessage = z.infer<typeof provisioningMessageSchema>;
 export type ChunkMessage = Extract<ProvisioningMessage, { type: 'chunk' }>;
 export type ResetChunkMessage = Extract<ProvisioningMessage, { type: 'reset-chunk' }>;
+export type DeleteChunkMessage = Extract<ProvisioningMessage, { type: 'delete-chunk' }>;
 
 /** Sends messages to the provisioning queue; `delaySeconds` (at most 900) for a message that must wait. */
 export interface ProvisioningQueue {

@@ -10,6 +10,7 @@ import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from 
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 import { plural } from '../../shared/text/plural';
+import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 
 /**
  * Reset Passwords (POST /api/security/reset-passwords): every account of one project gets a new
@@ -85,6 +86,7 @@ const RESET_RUNNING = 'The passwords of this project are being reset already. Wa
 
 /** Why the project cannot be reset now, or undefined (reads the project and its bulk job). */
 function busyReason(project: Record<string, unknown>, bulkJob: Record<string, unknown> | undefined): string | undefined {
+  if (typeof project.activeProjectDeletion === 'string') return PROJECT_BEING_DELETED;
   if (typeof project.activePasswordReset === 'string') return RESET_RUNNING;
   if (typeof project.activeProvisioningJob === 'string') return PROVISIONING_RUNNING;
   if (typeof project.activeMailSend === 'string') return SEND_RUNNING;
@@ -143,7 +145,7 @@ export const startPasswordReset =
       updatedAt: at,
     };
     const started = await jobs.startJob(deps, passwordResets, item, {
-      excludes: ['activeProvisioningJob', 'activeMailSend'],
+      excludes: ['activeProvisioningJob', 'activeMailSend', 'activeProjectDeletion'],
       projectSet: { passwordResetId: jobId },
       unqueued: 'The reset could not be queued. Please try again.',
     });

@@ -9,6 +9,8 @@ import { provisioningMessageSchema } from '../provisioning/provisioning-message'
 import { resetChunk } from '../security/reset-passwords-chunk';
 import { planReset } from '../security/reset-passwords';
 import { randomBytes } from 'node:crypto';
+import { deletionChunk } from '../projects/project-deletion-chunk';
+import { planDeletion, resumeDeletionsOf } from '../projects/project-deletion';
 
 const runtime = provisioningRuntime();
 const workers = queues.find((q) => q.name === 'provisioning')?.maxConcurrency ?? 1;
@@ -33,13 +35,26 @@ const passwordResetChunk = resetChunk({
   workers,
 });
 const resume = resumeRuns(runtime);
+// Project deletions share it too: their accounts are removed from the platform with the same pacing.
+const planProjectDeletion = planDeletion(runtime);
+const projectDeletionChunk = deletionChunk({
+  ...runtime,
+  cipher: appCipher,
+  integration: (userId, id) => runtime.integrations.get(userId, id),
+  adapterFor: adapterFactory(runtime.outbound),
+  pacingOf,
+  workers,
+});
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'start') return plan(message.userId, message.jobId);
   if (message.type === 'reset-start') return planPasswordReset(message.userId, message.jobId);
   if (message.type === 'reset-chunk') return passwordResetChunk(message);
+  if (message.type === 'delete-start') return planProjectDeletion(message.userId, message.jobId);
+  if (message.type === 'delete-chunk') return projectDeletionChunk(message);
   if (message.type === 'resume') {
     await resume(message.userId, message.integrationId);
+    await resumeDeletionsOf(runtime, message.userId, message.integrationId);
     return;
   }
   return chunk(message);

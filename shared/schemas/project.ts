@@ -31,6 +31,9 @@ export interface Project {
   /** The project's latest credentials send (GET /api/mail-sends/{id}), and whether one is under way. */
   mailSendId?: string;
   mailSendActive?: boolean;
+  /** The project's latest deletion (GET /api/project-deletions/{id}), and whether it is under way ('Deleting...'). */
+  deletionId?: string;
+  deletionActive?: boolean;
   createdAt: string;
   updatedAt: string;
 }

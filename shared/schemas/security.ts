@@ -102,6 +102,7 @@ export const securityEventTypes = [
   'project_changed',
   'accounts_added',
   'account_edited',
+  'project_deleted',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

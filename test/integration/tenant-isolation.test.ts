@@ -50,6 +50,7 @@ interface Owner {
   mailSendId: string;
   /** A's Reset Passwords job (written as the start step writes one). */
   passwordResetId: string;
+  projectDeletionId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -492,6 +493,17 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/security/reset-passwords/{id}': { id: (a) => a.passwordResetId, answer: 404 },
+  // B cannot delete A's project (nor start a job on it), nor read A's deletion.
+  'DELETE /api/projects/{id}': {
+    id: (a) => a.projectId,
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activeProjectDeletion).toBeUndefined();
+      expect(Item?.accountCount).toBeGreaterThan(0);
+    },
+  },
+  'GET /api/project-deletions/{id}': { id: (a) => a.projectDeletionId, answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -556,6 +568,16 @@ async function createOwner(): Promise<Owner> {
       },
     }),
   );
+  const projectDeletionId = timeOrderedId();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.projectDeletion(user.sub, projectDeletionId), entityType: 'ProjectDeletion', id: projectDeletionId, userId: user.sub, projectId: created.project.id, projectName,
+        status: 'completed', total: 3, removed: 0, removedOnPlatform: 0, kept: 3, removeFromPlatform: false, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   // An address on A's suppression list, as the mail-events worker writes one.
@@ -582,12 +604,13 @@ async function createOwner(): Promise<Owner> {
     provisioningJobId,
     mailSendId,
     passwordResetId,
+    projectDeletionId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

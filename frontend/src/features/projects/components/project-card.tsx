@@ -1,4 +1,4 @@
-import { Button, Card, DataList, HStack, Text } from '@chakra-ui/react';
+import { Box, Button, Card, DataList, HStack, Text } from '@chakra-ui/react';
 import { DownloadIcon, EyeIcon, GlobeIcon } from 'lucide-react';
 import { useId } from 'react';
 import { Link as RouterLink } from 'react-router';
@@ -7,6 +7,7 @@ import { ProjectStatusBadge } from '../../../components/project-status-badge';
 import { formatDate } from '../../../lib/format-date';
 import { projectSyncCounts } from '../../../lib/provisioning-progress';
 import { useExportProject } from '../../../lib/projects-api';
+import { ProjectDeletionProgress } from './project-delete';
 
 const count = new Intl.NumberFormat();
 const percent = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
@@ -72,6 +73,11 @@ export function ProjectCard({ project }: { project: Project }) {
             </DataList.ItemValue>
           </DataList.Item>
         </DataList.Root>
+        {project.deletionActive ? (
+          <Box mt="3">
+            <ProjectDeletionProgress project={project} />
+          </Box>
+        ) : null}
         {host ? (
           <HStack gap="1.5" mt="3" color="fg.muted" fontSize="sm" minW="0">
             <GlobeIcon size={14} aria-hidden="true" />

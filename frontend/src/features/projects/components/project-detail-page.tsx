@@ -19,6 +19,7 @@ import { ProjectActions } from './project-actions';
 import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 import { plural } from '@shared/text/plural';
+import { DeleteProjectButton, ProjectDeletionProgress } from './project-delete';
 
 const count = new Intl.NumberFormat();
 
@@ -96,6 +97,7 @@ export function ProjectDetailPage() {
               <DownloadIcon aria-hidden="true" />
               Export CSV
             </Button>
+            <DeleteProjectButton project={project} />
           </HStack>
         }
       />
@@ -133,6 +135,7 @@ export function ProjectDetailPage() {
             </>
           ) : null}
         </HStack>
+        <ProjectDeletionProgress project={project} showKept />
         <ProjectProvisioning project={project} />
         <ProjectEmails project={project} onSend={setSending} />
         <ProjectAccounts projectId={project.id} total={project.accountCount} onSend={(account) => setSending({ scope: 'account', account })} sendDisabled={project.mailSendActive === true} />
