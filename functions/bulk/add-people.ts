@@ -3,6 +3,7 @@ import { planLimits, UNLIMITED } from '../../shared/plans';
 import { answersAtOnce, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
+import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { plural } from '../../shared/text/plural';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { shardsOf } from '../accounts/account-partitions';
@@ -65,6 +66,7 @@ export const addPeople =
     const project = isIdShaped(input.projectId) ? await deps.store.project(userId, input.projectId) : undefined;
     if (!project) throw new NotFoundError('Project not found');
     if (project.status === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
+    if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
     const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);

@@ -5,6 +5,7 @@ import { rejectedRowsCsv } from '../../shared/csv/read-people';
 import { UTF8_BOM } from '../../shared/csv/write-csv';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
+import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import type { BulkCreateInput } from '../../shared/schemas/bulk';
 import {
   UPLOAD_CSV_MAX_BYTES,
@@ -143,10 +144,11 @@ export const startUpload =
     // (the creation checks again, atomically, when it reserves the rows).
     if (options.projectId !== undefined) {
       const { Item: project } = isIdShaped(options.projectId)
-        ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, options.projectId), ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }))
+        ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, options.projectId), ConsistentRead: true, ProjectionExpression: '#status, activeProjectDeletion', ExpressionAttributeNames: { '#status': 'status' } }))
         : { Item: undefined };
       if (!project) throw new NotFoundError('Project not found');
       if (project.status === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
+      if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
     }
     const size = await deps.objects.size(uploadKey(userId, uploadId));
     if (size === undefined || size === 0) throw new ValidationError(uploadMessages.notArrived);

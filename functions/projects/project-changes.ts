@@ -2,6 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Project, ProjectStatus } from '../../shared/schemas/project';
 import type { projectEditSchema } from '../../shared/schemas/project';
+import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import type * as z from 'zod';
 import { readCounters } from '../analytics/analytics';
 import { ConflictError, NotFoundError } from '../core/errors';
@@ -23,6 +24,8 @@ const CHANGED_MEANWHILE = 'This project was changed at the same time. Please try
 async function readProject(deps: ProjectChangeDeps, userId: string, projectId: string): Promise<Record<string, unknown>> {
   const { Item } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
   if (!Item) throw new NotFoundError('Project not found');
+  // A project being deleted is not changed any more (its deletion ends with it gone, or with the accounts a platform kept).
+  if (typeof Item.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
   return Item;
 }
 
@@ -78,7 +81,7 @@ async function writeChange(deps: ProjectChangeDeps, userId: string, projectId: s
               TableName: deps.tableName,
               Key: keys.project(userId, projectId),
               UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-              ConditionExpression: `attribute_exists(PK) AND ${read.status === undefined ? 'attribute_not_exists(#status)' : '#status = :readStatus'} AND ${readDate ? '#expirationDate = :readDate' : 'attribute_not_exists(#expirationDate)'}`,
+              ConditionExpression: `attribute_exists(PK) AND attribute_not_exists(activeProjectDeletion) AND ${read.status === undefined ? 'attribute_not_exists(#status)' : '#status = :readStatus'} AND ${readDate ? '#expirationDate = :readDate' : 'attribute_not_exists(#expirationDate)'}`,
               ExpressionAttributeNames: names,
               ExpressionAttributeValues: read.status === undefined ? omit(values, ':readStatus') : values,
             },

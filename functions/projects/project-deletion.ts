@@ -94,6 +94,7 @@ const BUSY: Record<string, string> = {
   activePasswordReset: 'The passwords of this project are being reset. Wait for that to finish, then delete the project.',
 };
 const BULK_RUNNING = 'The accounts of this project are still being created. Wait for that to finish, then delete the project.';
+const ADDING = 'People are being added or imported into your projects. Wait for that to finish, then delete the project.';
 const busyReason = (project: Record<string, unknown>) => Object.keys(BUSY).find((lock) => typeof project[lock] === 'string');
 
 export interface StartDeletionDeps extends DeletionDeps {
@@ -124,6 +125,10 @@ export const startProjectDeletion =
     if (busy) throw new ConflictError(BUSY[busy]!);
     const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
     if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') throw new ConflictError(BULK_RUNNING);
+    // People being added (to this project or any: the user's creation lock names no project) would land after the deletion read the accounts.
+    const { Item: creating } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ConsistentRead: true, ProjectionExpression: 'bulkLock' }));
+    const lock = creating?.bulkLock as { until?: unknown } | undefined;
+    if (lock && Number(lock.until) > deps.now().getTime()) throw new ConflictError(ADDING);
     const provisioned = typeof project.integrationId === 'string' && Number(project.syncedCount ?? 0) > 0;
     const onPlatform = removeFromPlatform && provisioned;
     if (onPlatform) {

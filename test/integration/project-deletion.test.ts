@@ -121,7 +121,23 @@ describe('a free user deletes a project (no platform)', () => {
     expect(((await reset.json()) as { message: string }).message).toBe('This project is being deleted.');
     const listed = (await other.json<Project[]>('/api/projects')).find((p) => p.id === project.id);
     expect(listed).toMatchObject({ deletionActive: true });
+    // Nor new people, nor an edit, nor Complete.
+    const added = await other.call('/api/bulk-create', { body: { projectName: 'ignored', projectId: project.id, csvData: people(1, 'Late') } });
+    expect(added.status).toBe(409);
+    expect(((await added.json()) as { message: string }).message).toBe('This project is being deleted.');
+    for (const [path, body] of [[`/api/projects/${project.id}`, { name: 'Renamed', accountType: project.accountType }], [`/api/projects/${project.id}/status`, { status: 'completed' }]] as const) {
+      const changed = await other.call(path, { method: 'PUT', body });
+      expect(changed.status).toBe(409);
+      expect(((await changed.json()) as { message: string }).message).toBe('This project is being deleted.');
+    }
     await testDb().send(new UpdateCommand({ TableName: TABLE, Key: key, UpdateExpression: 'REMOVE activeProjectDeletion' }));
+    // While people are being added or imported (the user's creation lock), a deletion would miss them: 409.
+    const userKey = keys.user(other.sub);
+    await testDb().send(new UpdateCommand({ TableName: TABLE, Key: userKey, UpdateExpression: 'SET bulkLock = :lock', ExpressionAttributeValues: { ':lock': { owner: timeOrderedId(), until: Date.now() + 600_000, since: Date.now() } } }));
+    const adding = await other.call(`/api/projects/${project.id}`, { method: 'DELETE' });
+    expect(adding.status).toBe(409);
+    expect(((await adding.json()) as { message: string }).message).toBe('People are being added or imported into your projects. Wait for that to finish, then delete the project.');
+    await testDb().send(new UpdateCommand({ TableName: TABLE, Key: userKey, UpdateExpression: 'REMOVE bulkLock' }));
     expect((await other.call(`/api/projects/${project.id}?removeFromPlatform=maybe`, { method: 'DELETE' })).status).toBe(400);
     expect((await other.call('/api/projects/not-a-project', { method: 'DELETE' })).status).toBe(404);
   });
