@@ -27,14 +27,17 @@ export function ProjectActions({ project }: { project: Project }) {
   const subscription = useSubscriptionStatus().data;
   const queryClient = useQueryClient();
   const completed = project.status === 'completed';
+  // A project being deleted takes no new people and no change (the API answers 409).
+  const deleting = project.deletionActive === true;
+  const whyNot = deleting ? 'This project is being deleted' : undefined;
 
   return (
     <>
-      <Button colorPalette="blue" onClick={() => setAdding(true)} disabled={completed} title={completed ? 'Reopen the project to add people' : undefined}>
+      <Button colorPalette="blue" onClick={() => setAdding(true)} disabled={completed || deleting} title={whyNot ?? (completed ? 'Reopen the project to add people' : undefined)}>
         <UserPlusIcon aria-hidden="true" />
         Add people
       </Button>
-      <Button variant="outline" onClick={() => setEditing(true)}>
+      <Button variant="outline" onClick={() => setEditing(true)} disabled={deleting} title={whyNot}>
         <PencilIcon aria-hidden="true" />
         Edit
       </Button>
@@ -42,6 +45,8 @@ export function ProjectActions({ project }: { project: Project }) {
         variant="outline"
         loading={setStatus.isPending}
         loadingText={completed ? 'Reopening...' : 'Completing...'}
+        disabled={deleting}
+        title={whyNot}
         onClick={() => setStatus.mutate({ id: project.id, status: completed ? 'active' : 'completed' })}
       >
         {completed ? <RotateCcwIcon aria-hidden="true" /> : <CheckCircle2Icon aria-hidden="true" />}
