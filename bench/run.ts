@@ -16,6 +16,8 @@
  *     1,500-row job while another user's 250,000-row uploaded job runs, beside the same on an
  *     idle stack, and the ratios (bench/fair.ts).
  * 11. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 12500).
+ * 12. Adding 100 people to a project of 50,000 beside creating a project of 100, ratio <= 1.2x
+ *     (bench/lifecycle.ts: the 50,000 are written into the table, said in the output; port offset 35000, as analytics).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
@@ -40,6 +42,7 @@ import { mailBench } from './mail';
 import { analyticsBench } from './analytics';
 import { fairBench } from './fair';
 import { uploadBench } from './upload';
+import { lifecycleBench } from './lifecycle';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -180,7 +183,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

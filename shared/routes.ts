@@ -53,7 +53,13 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
+  // Edit a project's own fields; Complete / Reopen it (a completed project takes no new people).
+  { method: 'PUT', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
+  { method: 'PUT', path: '/api/projects/{id}/status', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
+  // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
+  { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
+  { method: 'GET', path: '/api/accounts/{id}/history', group: 'accounts', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
   { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
@@ -280,11 +286,15 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Signs uploads of large CSV files (presigned POST), checks their size and queues their reading.
   bulk: { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail', 'bulk-uploads'], encryptionKey: true, csvUploads: 'sign' },
   // Reads projects and accounts, decrypting passwords for Show Passwords and the CSV export;
-  // records each reveal and download as a security event (PutItem, also the gate's).
-  projects: { table: [...read, ...gateWrite], encryptionKey: true },
+  // records each reveal and download as a security event (PutItem, also the gate's). Edits and
+  // completes projects (a transaction of Updates: the project and the analytics counters it moves).
+  projects: { table: [...read, ...gateWrite, 'UpdateItem'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
   // search that shows passwords is recorded as a security event (and the gate's).
-  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite], encryptionKey: true },
+  // An edit is one transaction: the account (UpdateItem), its history entry (PutItem) and, for a
+  // regenerated username, the old name item (DeleteItem), the new one (PutItem) and the user's
+  // bulk lock (ConditionCheckItem).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite, 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], encryptionKey: true },
   // Reads the analytics counters (the change labels), filling them once for a user whose projects
   // predate them (a transaction of Updates).
   dashboard: { table: [...read, ...gateWrite, 'UpdateItem'] },
@@ -351,11 +361,13 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   // A recorded chunk puts its job's next waiting chunk on the bulk queue and deletes its waiting
   // item (fair turns between jobs: functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
-  'bulk-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk'], encryptionKey: true },
+  // A job adding people to a project starts, once it ends, the provisioning run to the project's
+  // integration (the provisioning queue) and the credential e-mails asked for (the mail queue).
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk', 'provisioning'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job; the job it fails
   // queues its project-completion e-mail, as a job the bulk worker ends does. It releases the
   // next waiting chunk like the bulk worker (a dead chunk whose accounts were all stored).
-  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk'] },
+  'bulk-dead-letter-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk', 'provisioning'] },
   // Marks an export failed when every delivery stopped without an answer (timeout, crash), reads
   // what it was of and tells the user in the bell (a notification: PutItem).
   'export-dead-letter-worker': { table: ['UpdateItem', 'GetItem', 'PutItem'] },

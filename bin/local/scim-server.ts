@@ -256,8 +256,10 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
     next();
   });
 
-  // Before anything is read or written, so a client may retry the request as it is.
-  scim.use(/^\/(Users|Bulk)(\/|$)/, (_req, res, next) => {
+  // Before anything is read or written, so a client may retry the request as it is. The slash
+  // after /Users is looked at, not taken: a layer whose match takes it stands aside for
+  // /Users/{id} (Express checks the rest of the path starts at a slash).
+  scim.use(/^\/(Users|Bulk)(?=\/|$)/, (_req, res, next) => {
     if (rate429 <= 0 && rate500 <= 0) return next();
     const draw = random();
     if (draw < rate429) {

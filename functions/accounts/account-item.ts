@@ -1,5 +1,6 @@
 import type { AccountType, CreatedAccount } from '../../shared/schemas/bulk';
 import type { AccountView } from '../../shared/schemas/project';
+import { platformChangeText } from '../../shared/schemas/account-edit';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
@@ -61,11 +62,16 @@ export function readableAccountPassword(cipher: Cipher, item: Record<string, unk
   }
 }
 
-export function accountView(item: Record<string, unknown>, password?: string): AccountView {
+/**
+ * An account as the API shows it. `projectName`: the project's name now, where the caller has the
+ * project at hand (an account keeps the name its project had when it was made; a renamed
+ * project's accounts show the new one).
+ */
+export function accountView(item: Record<string, unknown>, password?: string, projectName?: string): AccountView {
   const view: AccountView = {
     id: String(item.id),
     projectId: String(item.projectId),
-    projectName: String(item.projectName),
+    projectName: projectName ?? String(item.projectName),
     firstName: String(item.firstName),
     lastName: String(item.lastName),
     email: String(item.email),
@@ -81,6 +87,12 @@ export function accountView(item: Record<string, unknown>, password?: string): A
   if (typeof item.emailError === 'string') view.emailError = item.emailError;
   if (typeof item.emailSentAt === 'string') view.emailSentAt = item.emailSentAt;
   if (typeof item.credentialsViewedAt === 'string') view.credentialsViewedAt = item.credentialsViewedAt;
+  if (typeof item.editedAt === 'string') view.editedAt = item.editedAt;
+  if (typeof item.emailSentAt === 'string' && typeof item.emailChangedAt === 'string' && item.emailChangedAt > item.emailSentAt) view.emailSentToPreviousAddress = true;
+  const change = item.platformChange as { platform?: unknown; since?: unknown; fields?: unknown } | undefined;
+  if (change && typeof change.platform === 'string') {
+    view.platformChange = { platform: change.platform, since: String(change.since ?? ''), fields: Array.isArray(change.fields) ? change.fields.map(String) : [], text: platformChangeText(change.platform) };
+  }
   if (password !== undefined) view.password = password;
   return view;
 }

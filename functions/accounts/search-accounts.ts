@@ -62,17 +62,22 @@ export const searchAccounts =
       const stored = full.get(`${String(item.PK)}|${String(item.SK)}`);
       if (stored) found.push(stored);
     }
-    const withState = await withStatesByKey(deps.db, deps.tableName, userId, found, await projectShards(deps.db, deps.tableName, userId, found));
+    const projects = await projectsOf(deps.db, deps.tableName, userId, found);
+    const withState = await withStatesByKey(deps.db, deps.tableName, userId, found, new Map([...projects].map(([id, project]) => [id, shardsOf(project)])));
     const cipher = showPasswords ? await deps.cipher() : undefined;
-    const items = withState.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item)));
+    // The project's name now (a renamed project's accounts show its new name).
+    const items = withState.map((item) => {
+      const name = projects.get(String(item.projectId))?.name;
+      return accountView(item, cipher && readableAccountPassword(cipher, item), typeof name === 'string' ? name : undefined);
+    });
     return { items, count: items.length, hasMore };
   };
 
-/** The shard count of each project among the accounts (one BatchGetItem): the state blocks' keys follow from it. */
-async function projectShards(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[]): Promise<Map<string, number>> {
+/** The project item of each project among the accounts (one BatchGetItem): its shard count (the state blocks' keys follow from it) and its name now. */
+async function projectsOf(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[]): Promise<Map<string, Record<string, unknown> | undefined>> {
   const projectIds = [...new Set(accounts.map((account) => String(account.projectId)))];
   const projects = await accountsByKey(db, tableName, projectIds.map((projectId) => keys.project(userId, projectId)));
-  return new Map(projectIds.map((projectId) => [projectId, shardsOf(projects.get(`${keys.project(userId, projectId).PK}|${keys.project(userId, projectId).SK}`))]));
+  return new Map(projectIds.map((projectId) => [projectId, projects.get(`${keys.project(userId, projectId).PK}|${keys.project(userId, projectId).SK}`)]));
 }
 
 /** Items by key (BatchGetItem, at most 100 keys a call), unprocessed keys read again with full jitter. */

@@ -19,8 +19,10 @@ export interface Counters {
   rowsSettled: number;
   rowsFailed: number;
   projects: number;
-  /** Projects whose expiration date has passed (in the user's timezone). */
+  /** Active projects whose expiration date has passed (in the user's timezone). */
   expiredProjects: number;
+  /** Projects completed (functions/projects/project-changes.ts): no longer active, whatever their date. */
+  completedProjects: number;
   synced: Partial<Record<IntegrationPlatform, number>>;
   /** The last 12 months, oldest first. */
   months: { month: string; accounts: number; projects: number }[];
@@ -65,6 +67,7 @@ export async function readCounters(deps: AnalyticsDeps, userId: string): Promise
     rowsFailed: Number(total?.rowsFailed ?? 0),
     projects: Number(total?.projects ?? 0),
     expiredProjects: expired.reduce((sum, item) => sum + Number(item.projects ?? 0), 0),
+    completedProjects: Number(total?.completedProjects ?? 0),
     synced,
     months: months.map((month) => ({ month, accounts: Number(byMonth.get(month)?.accounts ?? 0), projects: Number(byMonth.get(month)?.projects ?? 0) })),
   };
@@ -89,7 +92,7 @@ export const analytics =
     return {
       totalAccounts: counters.accounts,
       accountsGrowthRate: growthRate(counters),
-      activeProjects: Math.max(0, counters.projects - counters.expiredProjects),
+      activeProjects: Math.max(0, counters.projects - counters.expiredProjects - counters.completedProjects),
       projectsThisMonth: current.projects,
       accountsThisMonth: current.accounts,
       completionRate: counters.rowsSettled === 0 ? null : oneDecimal(((counters.rowsSettled - counters.rowsFailed) / counters.rowsSettled) * 100),

@@ -14,13 +14,36 @@ import { userTimeZone } from '../analytics/counters';
 import { sqsBulkJobStarter, sqsBulkQueue } from './bulk-jobs';
 import type { BulkStore } from './bulk-store';
 import { recordUnqueuedChunk } from './process-chunk';
-import { createBulkAccounts } from './create-bulk-accounts';
+import { createBulkAccounts, type CreateBulkAccountsDeps } from './create-bulk-accounts';
+import { startFollowUps } from './add-people';
+import type { AddFollowUps } from './bulk-jobs';
 
 /**
  * The bulk creation as the app runs it, wired to its services: POST /api/bulk-create and the
  * bulk-upload worker (an uploaded file's rows) create through this one use case.
  */
 export function appCreateBulkAccounts(db: DynamoDBDocumentClient, tableName: string, store: BulkStore) {
+  const { provision, sendCredentials } = appFollowUpStarters(db, tableName);
+  const integrations = dynamoIntegrationStore(db, tableName);
+  return createBulkAccounts({
+    store,
+    timeZone: (userId) => userTimeZone(db, tableName, userId),
+    cipher: appCipher,
+    randomBytes,
+    now: () => new Date(),
+    newId: timeOrderedId,
+    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
+    integration: (userId, id) => integrations.get(userId, id),
+    provision,
+    sendCredentials,
+  });
+}
+
+/**
+ * What a creation starts once its accounts exist: the provisioning run and the credential send.
+ * The bulk workers start them too, when a job adding people to a project ends (process-chunk.ts).
+ */
+export function appFollowUpStarters(db: DynamoDBDocumentClient, tableName: string): Pick<CreateBulkAccountsDeps, 'provision' | 'sendCredentials'> {
   const integrations = dynamoIntegrationStore(db, tableName);
   const provision = startProvisioning({
     db,
@@ -41,16 +64,17 @@ export function appCreateBulkAccounts(db: DynamoDBDocumentClient, tableName: str
     // The mail worker issues one-time links (functions/credential-links).
     linksAvailable: true,
   });
-  return createBulkAccounts({
-    store,
-    timeZone: (userId) => userTimeZone(db, tableName, userId),
-    cipher: appCipher,
-    randomBytes,
-    now: () => new Date(),
-    newId: timeOrderedId,
-    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
-    integration: (userId, id) => integrations.get(userId, id),
+  return {
     provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
-    sendCredentials: (userId, projectId, options, waitForAccounts) => send(userId, projectId, { ...options, scope: 'all', overrideSuppression: false }, { waitForAccounts }),
-  });
+    sendCredentials: (userId, projectId, options, waitForAccounts, scope = 'all') => send(userId, projectId, { ...options, scope, overrideSuppression: false }, { waitForAccounts }),
+  };
+}
+
+/** The bulk workers' follow-ups of a job adding people (ChunkDeps.followUps). */
+export function appAddFollowUps(db: DynamoDBDocumentClient, tableName: string) {
+  const starters = appFollowUpStarters(db, tableName);
+  return async (userId: string, projectId: string, followUps: AddFollowUps): Promise<Record<string, string>> => {
+    const started = await startFollowUps(starters, userId, projectId, followUps);
+    return Object.fromEntries(Object.entries(started).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  };
 }

@@ -32,6 +32,12 @@ const SQS_BATCH_ENTRIES = 10;
  */
 export const CHUNK_WINDOW = Math.max(1, (queues.find((q) => q.name === 'bulk')?.maxConcurrency ?? 4) - 1);
 
+/** What a job adding people to a project starts once its accounts exist: the project's platform, the credential e-mails. */
+export interface AddFollowUps {
+  integrationId?: string;
+  sendCredentials?: Record<string, unknown>;
+}
+
 export interface BulkJobStarter {
   start(job: {
     userId: string;
@@ -50,6 +56,12 @@ export interface BulkJobStarter {
     timeZone: string;
     /** What the job counts when it starts (the project, the rows refused up front), in the project's own put. */
     counters: { month: string; change: CounterChange };
+    /**
+     * People added to the existing project (functions/bulk/create-bulk-accounts.ts): the job has
+     * its own id, the project is not written again (only its rows refused up front are counted on
+     * it), and what to start once the accounts exist is kept on the job (process-chunk.ts).
+     */
+    append?: { jobId: string; failed: number; followUps?: AddFollowUps };
   }): Promise<BulkJob>;
 }
 
@@ -68,17 +80,25 @@ export function sqsBulkJobStarter(
   recordUnqueued?: (message: BulkChunkMessage) => Promise<void>,
 ): BulkJobStarter {
   return {
-    async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters }) {
+    async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters, append }) {
       const createdAt = now.toISOString();
+      const jobId = append?.jobId ?? project.id;
       // The project and its counters in one write: a project is counted exactly when it exists.
-      await db.send(
-        new TransactWriteCommand({
-          TransactItems: [{ Put: { TableName: tableName, Item: projectItem(project) } }, ...counterUpdates(tableName, userId, counters.month, counters.change)],
-        }),
-      );
+      // People added to a project: its rows refused up front and the counters, in one write.
+      const projectWrite = append
+        ? {
+            Update: {
+              TableName: tableName,
+              Key: keys.project(userId, project.id),
+              UpdateExpression: 'ADD failedCount :failed SET updatedAt = :at',
+              ExpressionAttributeValues: { ':failed': append.failed, ':at': createdAt },
+            },
+          }
+        : { Put: { TableName: tableName, Item: projectItem(project) } };
+      await db.send(new TransactWriteCommand({ TransactItems: [projectWrite, ...counterUpdates(tableName, userId, counters.month, counters.change)] }));
       const chunks = chunkBodiesOfAsync(rows, (chunk, chunkRows) => ({
         userId,
-        jobId: project.id,
+        jobId,
         projectId: project.id,
         projectName: project.name,
         accountType: project.accountType,
@@ -101,7 +121,7 @@ export function sqsBulkJobStarter(
           total += made.rows;
           chunkCount++;
           if (made.chunk < CHUNK_WINDOW) queuedNow.push({ chunk: made.chunk, body: made.body });
-          else await waiting.write({ ...keys.bulkJobWaitingChunk(userId, project.id, made.chunk), entityType: 'BulkJobWaitingChunk', body: gzipSync(made.body) });
+          else await waiting.write({ ...keys.bulkJobWaitingChunk(userId, jobId, made.chunk), entityType: 'BulkJobWaitingChunk', body: gzipSync(made.body) });
         }
       } catch (error) {
         // Rows that failed part-way (their reading, say): the writes under way end before it is reported.
@@ -110,7 +130,7 @@ export function sqsBulkJobStarter(
       }
       await waiting.drained();
       const job: BulkJob = {
-        id: project.id,
+        id: jobId,
         projectId: project.id,
         status: 'queued',
         total,
@@ -122,7 +142,17 @@ export function sqsBulkJobStarter(
       await db.send(
         new PutCommand({
           TableName: tableName,
-          Item: { ...keys.bulkJob(userId, job.id), entityType: 'BulkJob', ...job, chunks: chunkCount, window: CHUNK_WINDOW, lockOwner, startedAt: now.getTime(), projectName: project.name },
+          Item: {
+            ...keys.bulkJob(userId, job.id),
+            entityType: 'BulkJob',
+            ...job,
+            chunks: chunkCount,
+            window: CHUNK_WINDOW,
+            lockOwner,
+            startedAt: now.getTime(),
+            projectName: project.name,
+            ...(append ? { kind: 'add', ...(append.followUps ? { followUps: append.followUps } : {}) } : {}),
+          },
         }),
       );
       // Which chunks the queue did not take: the whole batch when the call failed, else its Failed entries.

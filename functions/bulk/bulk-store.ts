@@ -14,9 +14,10 @@ import { DELETION_REQUESTED_AT } from '../core/account-gate';
 import { isBatchRetryable, isThrottling, isTransactionConflict, requestRetry, UnprocessedItemsError, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
-import { shardsOf } from '../accounts/account-partitions';
+import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
-import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, type Usage } from '../usage/plan-usage';
+import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, projectFullMessage, type Usage } from '../usage/plan-usage';
+import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
 
 export type Item = Record<string, unknown> & { PK: string; SK: string };
 
@@ -26,14 +27,28 @@ export interface BulkStore {
    * Atomically adds one project and `accounts` accounts to the user's counters, only if the plan
    * still allows it and no other bulk creation holds the user's username lock; takes the lock.
    */
-  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }): Promise<{ accountsBefore: number }>;
+  reserve(userId: string, usage: Pick<Usage, 'plan' | 'stored'>, accounts: number, lock: { owner: string; until: number; now: number }, options?: { newProject?: boolean }): Promise<{ accountsBefore: number }>;
+  /**
+   * People added to an existing project (under the user's lock, after reserve without a new
+   * project): reserves `rows` row numbers after the project's last (its lastRow counter, started
+   * from `rowBase` when it has none), only while the project exists, is not completed and, with
+   * `accountsPerProject` (the plan's limit), keeps within it with the new accounts. Returns the first reserved row.
+   */
+  /** The project item, strongly consistent (undefined: none of this user's). */
+  project(userId: string, projectId: string): Promise<Record<string, unknown> | undefined>;
+  /**
+   * Where the row numbers of people added to a project without a lastRow counter start: after its
+   * highest account row. Refused (409) while the project's creation job still runs.
+   */
+  rowBase(userId: string, project: Record<string, unknown>): Promise<number>;
+  reserveRows(userId: string, projectId: string, rows: number, options: { rowBase: number; accountsPerProject?: number; at: string }): Promise<{ firstRow: number }>;
   /** Gives back counters (rows that were not created) and, when owner is set, the lock. */
   release(userId: string, change: { projects: number; accounts: number }, lockOwner?: string): Promise<void>;
   /**
    * A creation finished: record its processing time, count it on the analytics counters (in the
    * same transaction: counted exactly when it is recorded) and give the lock back.
    */
-  finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number; counters?: { month: string; change: CounterChange } }): Promise<void>;
+  finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number; counters?: { month: string; change: CounterChange }; project?: { projectId: string; accounts: number; failed: number; at: string } }): Promise<void>;
   /**
    * Usernames of the user's accounts that start with any of the bases: strongly consistent reads
    * of the base table's username items (never an index: see claimUsernames).
@@ -42,7 +57,8 @@ export interface BulkStore {
     userId: string,
     bases: readonly string[],
     accountCount: number,
-    excludeProjectId?: string,
+    /** The names of the project being created (its id), or of the job adding people to a project ({ jobId }), do not count. */
+    exclude?: string | { jobId: string },
     options?: { readAll?: boolean },
   ): Promise<Set<string>>;
   /**
@@ -72,6 +88,7 @@ export interface BulkStore {
   writeAll(items: readonly Item[], options?: { parallel?: number }): Promise<void>;
 }
 
+const STILL_CREATING = 'The accounts of this project are still being created. Add people once that has finished.';
 const LOCK_BUSY = 'Another bulk creation of yours is still running. Try again when it has finished.';
 
 export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, retry: RetryPolicy = requestRetry): BulkStore {
@@ -118,7 +135,8 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
   return {
     usage,
 
-    async reserve(userId, usage, accounts, lock) {
+    async reserve(userId, usage, accounts, lock, options = {}) {
+      const newProject = options.newProject !== false;
       const limits = planLimits[usage.plan];
       // The plan and status read by usage() must still hold: a webhook in between changes the limits.
       const stored = usage.stored ?? {};
@@ -132,10 +150,10 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         '(attribute_not_exists(bulkLock) OR bulkLock.#until < :now)',
       ];
       // `since` tells this tenure of the lock from any later one of the same owner (renewLock).
-      const values: Record<string, unknown> = { ':now': lock.now, ':one': 1, ':n': accounts, ':lock': { owner: lock.owner, until: lock.until, since: lock.now } };
+      const values: Record<string, unknown> = { ':now': lock.now, ':one': newProject ? 1 : 0, ':n': accounts, ':lock': { owner: lock.owner, until: lock.until, since: lock.now } };
       if (stored.plan !== undefined) values[':plan'] = stored.plan;
       if (stored.status !== undefined) values[':status'] = stored.status;
-      if (limits.projects !== UNLIMITED) {
+      if (limits.projects !== UNLIMITED && newProject) {
         conditions.push('(attribute_not_exists(projectCount) OR projectCount < :maxProjects)');
         values[':maxProjects'] = limits.projects;
       }
@@ -168,12 +186,56 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         const used = Number(old.accountCount?.N ?? 0);
         const lockUntil = Number(old.bulkLock?.M?.until?.N ?? 0);
         if (old.subscriptionPlan?.S !== stored.plan || old.subscriptionStatus?.S !== stored.status) throw new ConflictError('Your plan changed while this request ran. Please try again.');
-        if (limits.projects !== UNLIMITED && projects >= limits.projects) throw new PlanLimitError(PROJECT_LIMIT_MESSAGE, { limit: 'projects', max: limits.projects, used: projects });
+        if (limits.projects !== UNLIMITED && newProject && projects >= limits.projects) throw new PlanLimitError(PROJECT_LIMIT_MESSAGE, { limit: 'projects', max: limits.projects, used: projects });
         if (limits.accountsTotal !== UNLIMITED && used + accounts > limits.accountsTotal) {
           throw new PlanLimitError(ACCOUNT_LIMIT_MESSAGE, { limit: 'accountsTotal', max: limits.accountsTotal, used, requested: accounts });
         }
         if (lockUntil >= lock.now) throw new ConflictError(LOCK_BUSY);
         throw error;
+      }
+    },
+
+    async project(userId, projectId) {
+      const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
+      return Item;
+    },
+
+    async rowBase(userId, project) {
+      const projectId = String(project.id);
+      const { Item: job } = await db.send(new GetCommand({ TableName: tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true, ProjectionExpression: '#status', ExpressionAttributeNames: { '#status': 'status' } }));
+      if (job && job.status !== 'completed' && job.status !== 'failed') throw new ConflictError(STILL_CREATING);
+      return maxAccountRow(db, tableName, userId, projectId, shardsOf(project));
+    },
+
+    async reserveRows(userId, projectId, rows, options) {
+      const conditions = ['attribute_exists(PK)', '(attribute_not_exists(#status) OR #status <> :completed)'];
+      const values: Record<string, unknown> = { ':n': rows, ':base': options.rowBase, ':completed': 'completed', ':at': options.at };
+      if (options.accountsPerProject !== undefined) {
+        conditions.push('(attribute_not_exists(accountCount) OR accountCount <= :maxBefore)');
+        values[':maxBefore'] = options.accountsPerProject - rows;
+      }
+      try {
+        const { Attributes } = await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.project(userId, projectId),
+            UpdateExpression: 'SET lastRow = if_not_exists(lastRow, :base) + :n, updatedAt = :at',
+            ConditionExpression: conditions.join(' AND '),
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: values,
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        );
+        return { firstRow: Number(Attributes?.lastRow) - rows + 1 };
+      } catch (error) {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        const old = error.Item as Record<string, { N?: string; S?: string }> | undefined;
+        if (!old) throw new NotFoundError('Project not found');
+        if (old.status?.S === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
+        const held = Number(old.accountCount?.N ?? 0);
+        const max = options.accountsPerProject ?? 0;
+        throw new PlanLimitError(projectFullMessage(max, held, rows), { limit: 'accountsPerProject', max, used: held, requested: rows });
       }
     },
 
@@ -273,6 +335,19 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
                   ExpressionAttributeValues: { ':ms': done.processingMs, ':n': done.accounts, ...(withLock ? { ':owner': done.lockOwner } : {}) },
                 },
               },
+              // People added to a project: its counts in the same write as the user's.
+              ...(done.project
+                ? [
+                    {
+                      Update: {
+                        TableName: tableName,
+                        Key: keys.project(userId, done.project.projectId),
+                        UpdateExpression: 'ADD accountCount :accounts, failedCount :failed SET updatedAt = :at',
+                        ExpressionAttributeValues: { ':accounts': done.project.accounts, ':failed': done.project.failed, ':at': done.project.at },
+                      },
+                    },
+                  ]
+                : []),
               ...counters,
             ],
           }),
@@ -286,12 +361,18 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       }
     },
 
-    async takenUsernames(userId, bases, accountCount, excludeProjectId, options = {}) {
+    async takenUsernames(userId, bases, accountCount, exclude, options = {}) {
       const taken = new Set<string>();
       if (accountCount === 0 || (bases.length === 0 && !options.readAll)) return taken;
       // Accounts of the project being created do not count: a chunk run twice must see the same names.
-      // Name items and username blocks both carry the project.
-      const filter = excludeProjectId ? { FilterExpression: 'projectId <> :project', values: { ':project': excludeProjectId } } : undefined;
+      // Name items and username blocks both carry the project. People added to a project: the
+      // project's other accounts count, only the adding job's own names (they carry its id) do not.
+      const filter =
+        typeof exclude === 'string'
+          ? { FilterExpression: 'projectId <> :project', values: { ':project': exclude } }
+          : exclude
+            ? { FilterExpression: 'attribute_not_exists(jobId) OR jobId <> :job', values: { ':job': exclude.jobId } }
+            : undefined;
       // The base table's username items and blocks, read strongly consistent: a name claimed a
       // moment ago is seen (an index read could miss it, and hand the same name out twice).
       const collect = async (partition: string, prefix: string | undefined, keep?: (name: string) => boolean) => {
@@ -421,6 +502,8 @@ export interface UsernameClaim {
   username: string;
   projectId: string;
   accountId: string;
+  /** The job adding people to an existing project: its own names are told from the project's others by it. */
+  jobId?: string;
 }
 
 /** The base-table item that holds one of the user's usernames for one account. */

@@ -20,6 +20,7 @@ import { isIdShaped } from '../../shared/schemas/ids';
 import type { IntegrationPlatform } from '../../shared/schemas/integrations';
 import { provisioningSupport } from '../../shared/schemas/provisioning';
 import { plural } from '../../shared/text/plural';
+import { addPeople } from './add-people';
 
 export interface CreateBulkAccountsDeps {
   store: BulkStore;
@@ -34,8 +35,8 @@ export interface CreateBulkAccountsDeps {
   provision?: (userId: string, projectId: string, integrationId: string, waitForAccounts: boolean) => Promise<{ id: string }>;
   /** The user's timezone preference: the analytics counters count work in the user's months (functions/analytics/counters.ts). */
   timeZone: (userId: string) => Promise<string>;
-  /** Starts e-mailing the new accounts' holders their credentials (sendCredentials); `waitForAccounts` while a job creates them. */
-  sendCredentials?: (userId: string, projectId: string, options: NonNullable<BulkCreateInput['sendCredentials']>, waitForAccounts: boolean) => Promise<{ id: string }>;
+  /** Starts e-mailing the new accounts' holders their credentials (sendCredentials); `waitForAccounts` while a job creates them; `scope` 'unsent' for people added to a project. */
+  sendCredentials?: (userId: string, projectId: string, options: NonNullable<BulkCreateInput['sendCredentials']>, waitForAccounts: boolean, scope?: 'all' | 'unsent') => Promise<{ id: string }>;
 }
 
 /** Starts the credential e-mails of a new project's accounts; a failure to start does not undo the accounts, it is reported. */
@@ -115,6 +116,8 @@ const SYNC_TOO_SLOW = 'Creating the accounts took too long and was stopped befor
 export const createBulkAccounts =
   (deps: CreateBulkAccountsDeps) =>
   async (userId: string, input: BulkCreateInput, prepared: PreparedCreation = {}): Promise<CreateBulkAccountsResult> => {
+    // People added to an existing project: functions/bulk/add-people.ts.
+    if (input.projectId !== undefined) return addPeople(deps)(userId, { ...input, projectId: input.projectId }, prepared);
     const { valid, rejected, total } =
       prepared.checked ?? (input.csvText !== undefined ? checkCsvText(input.csvText) : { ...checkRows(input.csvData ?? []), total: input.csvData?.length ?? 0 });
     // The path is chosen here, before anything is reserved or written, from the rows and bytes the

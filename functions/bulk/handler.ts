@@ -18,6 +18,8 @@ import { s3UploadObjects } from './upload-objects';
 import { inflateRows } from './compressed-rows';
 import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from './idempotency';
 import { rejectedRowsReport } from './rejected-rows';
+import { recordSecurityEvent, requestOrigin } from '../security/security-events';
+import { plural } from '../../shared/text/plural';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -49,6 +51,18 @@ export const handler = httpHandler({
       const key = idempotencyKeyOf(event.headers);
       const work = async (): Promise<StoredAnswer> => {
         const result = await create(userId, inflateRows(body));
+        // People added to an existing project: a security event (who, what, how many).
+        if (body.projectId !== undefined) {
+          const count = result.kind === 'created' ? result.summary.successful : result.job.total;
+          await recordSecurityEvent({ db, tableName }, {
+            userId,
+            type: 'accounts_added',
+            description: `${plural(count, 'account')} ${result.kind === 'created' ? 'added' : 'being added'} to the project "${result.project.name}"`,
+            severity: 'low',
+            at: new Date(),
+            ...requestOrigin(event),
+          });
+        }
         if (result.kind === 'queued') {
           // Why it waits, from the start: the dialog shows it before its first poll.
           const wait = result.job.status === 'queued' ? await sqsQueueWait(sqs(), requireEnv('BULK_QUEUE_URL'), Math.min(CHUNK_WINDOW, Math.ceil(result.job.total / CHUNK_ROWS))) : {};
@@ -80,6 +94,7 @@ export const handler = httpHandler({
         updatedAt: String(Item.updatedAt),
         ...(typeof Item.completedAt === 'string' ? { completedAt: Item.completedAt } : {}),
         ...(typeof Item.reason === 'string' ? { reason: Item.reason } : {}),
+        ...Object.fromEntries((['provisioningJobId', 'provisioningError', 'mailSendId', 'mailSendError'] as const).filter((key) => typeof Item[key] === 'string').map((key) => [key, String(Item[key])])),
       };
       // Still waiting for a worker: say so, and why, instead of a silent 0%.
       if (job.status === 'queued') return { ...job, ...(await sqsQueueWait(sqs(), requireEnv('BULK_QUEUE_URL'), Math.min(Number(Item.window ?? Item.chunks ?? 0), Number(Item.chunks ?? 0)))) };
@@ -89,7 +104,14 @@ export const handler = httpHandler({
   'POST /api/bulk-uploads': route({ run: async ({ userId }) => new Response(201, await createUploadForm(uploads)(userId)) }),
   'POST /api/bulk-uploads/{id}/start': route({
     body: bulkUploadStartSchema,
-    run: async ({ userId, pathParameters, body }) => new Response(202, await startUpload(uploads)(userId, pathParameters.id ?? '', body)),
+    run: async ({ userId, pathParameters, body, event }) => {
+      const started = await startUpload(uploads)(userId, pathParameters.id ?? '', body);
+      // People added to a project from a large file: recorded when its reading starts (the rows are counted later).
+      if (body.projectId !== undefined && !body.checkOnly) {
+        await recordSecurityEvent({ db, tableName }, { userId, type: 'accounts_added', description: `People being added to a project from an uploaded file (upload ${started.id})`, severity: 'low', at: new Date(), ...requestOrigin(event) });
+      }
+      return new Response(202, started);
+    },
   }),
   'GET /api/bulk-uploads/{id}': route({ run: ({ userId, pathParameters }) => readUploadState(uploads)(userId, pathParameters.id ?? '') }),
   'GET /api/bulk-uploads/{id}/rejected-rows': route({ run: async ({ userId, pathParameters }) => csvResponse(await uploadRejectedRows(uploads)(userId, pathParameters.id ?? '')) }),

@@ -13,7 +13,7 @@ import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
 import { LOCK_TTL_MS, UsernameTakenError, usernameBlocks, type BulkStore } from './bulk-store';
 import { bulkChunkMessageSchema, type BulkChunkMessage } from './bulk-chunk';
 import { usernamesFor } from './usernames';
-import { CHUNK_WINDOW } from './bulk-jobs';
+import { CHUNK_WINDOW, type AddFollowUps } from './bulk-jobs';
 import { bulkJobFinished } from '../notifications/events';
 import type { QueueMail } from '../mail/sqs-mail-queue';
 import { plural } from '../../shared/text/plural';
@@ -33,6 +33,11 @@ export interface ChunkDeps {
    * (releaseNext). Needed by whoever records chunks of a running job (the workers).
    */
   bulkQueue?: (body: string, userId: string) => Promise<void>;
+  /**
+   * Starts what a job adding people to a project asked for once its accounts exist (add-people.ts
+   * startFollowUps: provisioning to the project's integration, credential e-mails).
+   */
+  followUps?: (userId: string, projectId: string, followUps: AddFollowUps) => Promise<Record<string, string>>;
 }
 
 /** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
@@ -87,7 +92,7 @@ export const processChunk =
     // The job's startedAt is the moment its creation took the lock (one `started` for both).
     const unbroken = tenure !== undefined && tenure.since !== undefined && tenure.since === job?.startedAt;
     const taken = tenure && !unbroken
-      ? await deps.store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], COUNT_UNKNOWN, message.projectId)
+      ? await deps.store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], COUNT_UNKNOWN, ownNames(message))
       : await takenForJob(deps.store, message);
     const usernames = usernamesFor(message.rows, taken);
     const cipher = await deps.cipher();
@@ -130,7 +135,7 @@ export const processChunk =
     }
     const claimNames = async (group: typeof items) => {
       if (unbroken) return;
-      const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id) }));
+      const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id), ...(addsPeople(message) ? { jobId: message.jobId } : {}) }));
       return deps.store.claimUsernames(message.userId, claims);
     };
     let next = 0;
@@ -153,6 +158,14 @@ export const processChunk =
     }
     await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
   };
+
+/**
+ * A job adding people to an existing project has its own id (a creation's job is its project's):
+ * the project's other accounts hold names too, so only the job's own names are left out of the
+ * taken ones (name items and blocks carry the job's id), not the project's.
+ */
+const addsPeople = (message: BulkChunkMessage) => message.jobId !== message.projectId;
+const ownNames = (message: BulkChunkMessage) => (addsPeople(message) ? { jobId: message.jobId } : message.projectId);
 
 /** Accounts per username transaction (at most 100 actions), and groups in flight per chunk. */
 const CLAIM_GROUP = 100;
@@ -307,10 +320,10 @@ const takenByJob = new Map<string, Promise<Set<string>>>();
 function takenForJob(store: BulkStore, message: BulkChunkMessage): Promise<Set<string>> {
   if (message.existingAccounts === 0) return Promise.resolve(new Set());
   const readAll = message.existingAccounts <= FULL_READ_LIMIT;
-  if (!readAll) return store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], message.existingAccounts, message.projectId);
+  if (!readAll) return store.takenUsernames(message.userId, [...new Set(message.rows.map((r) => r.base))], message.existingAccounts, ownNames(message));
   let taken = takenByJob.get(message.jobId);
   if (!taken) {
-    taken = store.takenUsernames(message.userId, [], message.existingAccounts, message.projectId, { readAll: true });
+    taken = store.takenUsernames(message.userId, [], message.existingAccounts, ownNames(message), { readAll: true });
     taken.catch(() => takenByJob.delete(message.jobId));
     // The oldest first (a Map keeps insertion order): a few sets of at most 250,000 names each.
     while (takenByJob.size >= JOBS_CACHED) takenByJob.delete(takenByJob.keys().next().value!);
@@ -518,10 +531,11 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
   if (job.finalizedAt === undefined) {
     const name = String(job.projectName ?? message.projectName);
     const at = String(job.completedAt);
+    const adding = job.kind === 'add';
     await deps.store.writeAll([
-      activityItem(message.userId, String(job.createdAt), `${message.jobId}.created`, `Project "${name}" created`),
-      ...(done ? [activityItem(message.userId, at, `${message.jobId}.done`, `${plural(done, 'account')} created in "${name}"`)] : []),
-      ...(failed ? [activityItem(message.userId, at, `${message.jobId}.failed`, `${plural(failed, 'row')} not created in "${name}"`)] : []),
+      ...(adding ? [] : [activityItem(message.userId, String(job.createdAt), `${message.jobId}.created`, `Project "${name}" created`)]),
+      ...(done ? [activityItem(message.userId, at, `${message.jobId}.done`, `${plural(done, 'account')} ${adding ? 'added to' : 'created in'} "${name}"`)] : []),
+      ...(failed ? [activityItem(message.userId, at, `${message.jobId}.failed`, `${plural(failed, 'row')} ${adding ? 'not added to' : 'not created in'} "${name}"`)] : []),
     ]);
     const processingMs = Date.parse(at) - Number(job.startedAt ?? Date.parse(at));
     try {
@@ -553,6 +567,21 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
       // The one delivery that recorded the statistics tells the user (a redelivery gets the same
       // notification id: written twice is written once).
       await bulkJobFinished(deps, { userId: message.userId, jobId: message.jobId, projectId: message.projectId, projectName: name, outcome: 'completed', created: done, failed, at: new Date(at) });
+      // People added to a project: its platform and the credential e-mails, started once (this
+      // delivery recorded the statistics); what was started, or why not, is kept on the job.
+      if (adding && job.followUps && deps.followUps) {
+        const started = await deps.followUps(message.userId, message.projectId, job.followUps as AddFollowUps);
+        if (Object.keys(started).length) {
+          const names: Record<string, string> = {};
+          const values: Record<string, unknown> = {};
+          const sets = Object.entries(started).map(([key, value], i) => {
+            names[`#f${i}`] = key;
+            values[`:f${i}`] = value;
+            return `#f${i} = :f${i}`;
+          });
+          await deps.db.send(new UpdateCommand({ TableName: deps.tableName, Key: jobKey, UpdateExpression: `SET ${sets.join(', ')}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values }));
+        }
+      }
     } catch (error) {
       // Recorded by another delivery in the meantime.
       if (!(error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed')) throw error;

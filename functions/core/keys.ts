@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats', 'AccountStates'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'UserStats', 'AccountStates', 'AccountHistory'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -59,6 +59,17 @@ export const keys = {
   /** One state block: a channel's entries for the rows of one shard from `fromRow` on. */
   accountStateBlock: (userId: string, projectId: string, channel: string, fromRow: number, shard: number) =>
     ({ PK: `${accountPartition(userId, projectId, 0)}#STATE`, SK: `${channel}#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}` }) as const,
+
+  /**
+   * What happened to an account that no other record keeps (an edit, and the lifecycle actions to
+   * come), in one partition per project beside its state blocks: sort key `<row>#<ISO time>#<id>`,
+   * so one account's entries are a begins_with Query, newest first with ScanIndexForward false.
+   * Listed in projectPartitions: deleting the project's data deletes them.
+   */
+  accountHistory: (userId: string, projectId: string, row: number, at: string, id: string) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
+  /** Query: one account's history entries (begins_with on SK). */
+  accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
 
   /**
    * Index keys that make an account findable by prefix of first name, last name, e-mail and
@@ -204,11 +215,12 @@ export const keys = {
   globalReferencesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'GLOBALREF#' }) as const,
   /** Every partition of a user beside USER#<id> that is not per project (those follow from the project items). */
   userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`, `${userPk(userId)}#SECURITY`, `${userPk(userId)}#SESSIONS`],
-  /** Every partition of a project beside its first account partition: the other shards, the rejected rows and the accounts' state blocks. */
+  /** Every partition of a project beside its first account partition: the other shards, the rejected rows, the accounts' state blocks and their history. */
   projectPartitions: (userId: string, projectId: string, shards = 1) => [
     ...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)),
     `${userPk(userId)}#PROJECT#${projectId}#REJECTED`,
     `${accountPartition(userId, projectId, 0)}#STATE`,
+    `${accountPartition(userId, projectId, 0)}#HISTORY`,
   ],
 
   /**

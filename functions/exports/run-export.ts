@@ -173,7 +173,8 @@ export async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]
         email: text(item.email),
         username: text(item.username),
         password,
-        projectName: text(item.projectName, projectName),
+        // The project's name when the export started (a renamed project's accounts carry the new one).
+        projectName,
         accountType: text(item.accountType),
         createdAt: text(item.createdAt),
         externalStatus: text(item.externalStatus, 'pending'),

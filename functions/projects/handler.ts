@@ -6,6 +6,8 @@ import { httpHandler, Response, route } from '../core/http';
 import { accountView, readableAccountPassword } from '../accounts/account-item';
 import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { exportProjectCsv } from './export-project-csv';
+import { editProject, setProjectStatus } from './project-changes';
+import { projectEditSchema, projectStatusSchema } from '../../shared/schemas/project';
 import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
 import { plural } from '../../shared/text/plural';
@@ -15,6 +17,9 @@ const tableName = requireEnv('TABLE_NAME');
 const projects = dynamoProjectStore(db, tableName);
 const exportCsv = exportProjectCsv({ projects, cipher: appCipher });
 const events = { db, tableName };
+const changes = { db, tableName, now: () => new Date() };
+const edit = editProject(changes);
+const setStatus = setProjectStatus(changes);
 
 const pageLimit = (value: string | undefined): number => {
   if (value === undefined) return 50;
@@ -24,6 +29,7 @@ const pageLimit = (value: string | undefined): number => {
 };
 
 const accounts = (n: number) => plural(n, 'account');
+const fieldLabels: Record<string, string> = { name: 'name', description: 'description', platformUrl: 'platform URL', accountType: 'account type', expirationDate: 'expiration date' };
 
 export const handler = httpHandler({
   'GET /api/projects': route({ run: async ({ userId }) => (await projects.list(userId)).map(projectView) }),
@@ -48,6 +54,40 @@ export const handler = httpHandler({
         items: page.items.map((item) => accountView(item, cipher && readableAccountPassword(cipher, item))),
         ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}),
       };
+    },
+  }),
+  'PUT /api/projects/{id}': route({
+    body: projectEditSchema,
+    run: async ({ userId, pathParameters, body, event }) => {
+      const { project, changed } = await edit(userId, pathParameters.id ?? '', body);
+      if (changed.length) {
+        await recordSecurityEvent(events, {
+          userId,
+          type: 'project_changed',
+          description: `Project "${project.name}" edited (${changed.map((field) => fieldLabels[field] ?? field).join(', ')})`,
+          severity: 'low',
+          at: new Date(),
+          ...requestOrigin(event),
+        });
+      }
+      return project;
+    },
+  }),
+  'PUT /api/projects/{id}/status': route({
+    body: projectStatusSchema,
+    run: async ({ userId, pathParameters, body, event }) => {
+      const { project, changed } = await setStatus(userId, pathParameters.id ?? '', body.status);
+      if (changed) {
+        await recordSecurityEvent(events, {
+          userId,
+          type: 'project_changed',
+          description: `Project "${project.name}" ${body.status === 'completed' ? 'completed' : 'reopened'}`,
+          severity: 'low',
+          at: new Date(),
+          ...requestOrigin(event),
+        });
+      }
+      return project;
     },
   }),
   'GET /api/projects/{id}/export': route({

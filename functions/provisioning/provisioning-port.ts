@@ -3,6 +3,10 @@
  * platform (adapters/); the use case (provision-accounts.ts) never knows which one it talks to.
  */
 
+import type { LifecycleSupport } from '../../shared/schemas/lifecycle';
+
+export type { LifecycleSupport, OperationSupport } from '../../shared/schemas/lifecycle';
+
 /** A person to create on the platform, with the generated credentials. */
 export interface ProvisioningPerson {
   /** Our account id: correlates answers (e.g. SCIM bulkId) with accounts. */
@@ -14,12 +18,14 @@ export interface ProvisioningPerson {
   email: string;
 }
 
-/** An account that exists on the platform. */
+/** An account that exists on the platform (names when the platform's answer has them). */
 export interface ExternalAccount {
   externalId: string;
   userName: string;
   emails: string[];
   active?: boolean;
+  firstName?: string;
+  lastName?: string;
 }
 
 /**
@@ -38,6 +44,54 @@ export type ProvisioningOutcome =
 
 export type UndoOutcome = { kind: 'undone'; action: 'deactivated' | 'deleted' } | { kind: 'gone' } | Extract<ProvisioningOutcome, { kind: 'failed' }>;
 
+type Failure = Extract<ProvisioningOutcome, { kind: 'failed' }>;
+
+/**
+ * An account's values after an Edit: first name, last name and e-mail always (the platform gets
+ * all three); `username` only when the user regenerated it (the login changes where the platform
+ * allows it: capabilities().lifecycle.userName says).
+ */
+export interface AccountChanges {
+  firstName: string;
+  lastName: string;
+  email: string;
+  username?: string;
+}
+
+/**
+ * Update: done (the platform has the new values; `externalId` when its id for the account changed
+ * with them, e.g. an LDAP entry renamed), gone (not on the platform any more), conflict (the new
+ * user name or e-mail is held there by someone else, in the platform's words), failed.
+ */
+export type UpdateOutcome = { kind: 'done'; detail: string; externalId?: string } | { kind: 'gone'; detail: string } | { kind: 'conflict'; message: string } | Failure;
+
+/**
+ * Deactivate / reactivate: done, with what the platform did in words. For a deactivation, an
+ * account the platform no longer has counts as done (`alreadyGone`, said in the detail); for a
+ * reactivation it is gone: there is nothing to bring back.
+ */
+export type SetActiveOutcome = { kind: 'done'; detail: string; alreadyGone?: true } | { kind: 'gone'; detail: string } | Failure;
+
+/**
+ * Remove: done, with what the platform did (`action`: deleted, or deactivated where it keeps its
+ * users, e.g. Salesforce); an account already gone there counts as done (`alreadyGone`).
+ */
+export type RemoveOutcome = { kind: 'done'; action: 'deleted' | 'deactivated'; detail: string; alreadyGone?: true } | Failure;
+
+/**
+ * What a lifecycle call says of an account the platform no longer has, the same on every
+ * platform: `holder` names the platform ('Okta', 'The directory'), `thing` what it keeps of a
+ * person ('user', 'entry'). An update or a reactivation finds it gone; a deactivation or a
+ * removal is done already (said so).
+ */
+export const goneFrom = (holder: string, thing: 'user' | 'entry' = 'user') => ({
+  update: { kind: 'gone', detail: `${holder} no longer has this ${thing}.` } satisfies UpdateOutcome,
+  reactivate: { kind: 'gone', detail: `${holder} no longer has this ${thing}: there is nothing to reactivate.` } satisfies SetActiveOutcome,
+  deactivate: { kind: 'done', alreadyGone: true, detail: `${holder} no longer has this ${thing}: nothing left to deactivate.` } satisfies SetActiveOutcome,
+  setActive: (active: boolean): SetActiveOutcome => (active ? goneFrom(holder, thing).reactivate : goneFrom(holder, thing).deactivate),
+  remove: { kind: 'done', action: 'deleted', alreadyGone: true, detail: `${holder} no longer had this ${thing}: nothing left to delete.` } satisfies RemoveOutcome,
+});
+
 export interface ProvisioningCapabilities {
   /** Accounts one request may create (1: no batch endpoint). */
   batchSize: number;
@@ -48,6 +102,13 @@ export interface ProvisioningCapabilities {
    * Require password change setting): how, or why not, in words the run shows.
    */
   mustChangePassword: MustChangeSupport;
+  /**
+   * Whether the platform can update, deactivate / reactivate and remove an account, and how, or
+   * why not, in words the UI shows before the user tries (shared/schemas/lifecycle.ts gives the
+   * same words from the integration's settings alone; an adapter refines them with what it reads
+   * of the platform, e.g. a SCIM provider's ServiceProviderConfig, an OpenLDAP subschema).
+   */
+  lifecycle: LifecycleSupport;
 }
 
 /** Whether a platform can mark an account "must change the password at first sign-in", and how, or why not. */
@@ -81,6 +142,14 @@ export interface ProvisioningAdapter {
    * would: no old password needed. Setting the same password again is harmless (redelivery).
    */
   setPassword(externalId: string, person: Pick<ProvisioningPerson, 'username' | 'password'>): Promise<SetPasswordOutcome>;
+  /** The account as the platform has it now; undefined when it is gone. */
+  findById(externalId: string): Promise<ExternalAccount | undefined | Failure>;
+  /** Gives the account its edited names and e-mail (and the regenerated user name, when given). */
+  update(externalId: string, changes: AccountChanges): Promise<UpdateOutcome>;
+  /** Deactivates (false) or reactivates (true) the account, as the platform and integration settings say. */
+  setActive(externalId: string, active: boolean): Promise<SetActiveOutcome>;
+  /** Deletes the account where the platform allows it; deactivates it where the platform keeps its users. */
+  remove(externalId: string): Promise<RemoveOutcome>;
   /** Frees sockets kept for this invocation. */
   close(): void;
 }

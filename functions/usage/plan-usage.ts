@@ -52,6 +52,10 @@ export function assertFitsPlan(usage: Usage, accounts: number): void {
   }
 }
 
+/** People added to a project would take it past the plan's accounts per project. */
+export const projectFullMessage = (max: number, held: number, requested: number): string =>
+  `This plan allows at most ${max} accounts per project: this project has ${held}, so ${Math.max(0, max - held)} more can be added, not ${requested}.`;
+
 /** Refuses a request that uses API integrations (external accounts) unless the plan has them. */
 export function assertApiIntegrations(plan: PlanId): void {
   if (!planLimits[plan].apiIntegrations) throw new PlanLimitError(upgradeMessage(proFeatures.apiIntegrations), { feature: 'apiIntegrations' });

@@ -3,6 +3,7 @@ import { workerRetry } from '../core/dynamo-retry';
 import { requireEnv } from '../core/env';
 import { timeOrderedId } from '../core/ids';
 import { queueWorker } from '../core/queue-worker';
+import { appAddFollowUps } from '../bulk/app-creation';
 import { bulkChunkMessageSchema } from '../bulk/bulk-chunk';
 import { sqsBulkQueue } from '../bulk/bulk-jobs';
 import { dynamoBulkStore } from '../bulk/bulk-store';
@@ -11,6 +12,6 @@ import { sqsMailSender } from '../mail/sqs-mail-queue';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), now: () => new Date(), newId: timeOrderedId, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')), bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) });
+const record = recordDeadChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), now: () => new Date(), newId: timeOrderedId, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')), bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')), followUps: appAddFollowUps(db, tableName) });
 
 export const handler = queueWorker(bulkChunkMessageSchema, (message) => record(message));

@@ -5,6 +5,7 @@ import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { timeOrderedId } from '../core/ids';
 import { queueWorker } from '../core/queue-worker';
+import { appAddFollowUps } from '../bulk/app-creation';
 import { bulkChunkMessageSchema } from '../bulk/bulk-chunk';
 import { sqsBulkQueue } from '../bulk/bulk-jobs';
 import { dynamoBulkStore } from '../bulk/bulk-store';
@@ -13,6 +14,6 @@ import { sqsMailSender } from '../mail/sqs-mail-queue';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const processMessage = processChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), cipher: appCipher, randomBytes, now: () => new Date(), newId: timeOrderedId, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')), bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) });
+const processMessage = processChunk({ db, tableName, store: dynamoBulkStore(db, tableName, workerRetry), cipher: appCipher, randomBytes, now: () => new Date(), newId: timeOrderedId, mail: sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL')), bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')), followUps: appAddFollowUps(db, tableName) });
 
 export const handler = queueWorker(bulkChunkMessageSchema, (message) => processMessage(message));

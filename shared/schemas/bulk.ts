@@ -109,6 +109,13 @@ export const bulkCreateRequestSchema = z.object({
   createExternalAccounts: z.boolean().default(false),
   /** E-mail the account holders their credentials once the accounts exist (Pro; functions/mail). */
   sendCredentials: credentialOptionsSchema.optional(),
+  /**
+   * Add people to this existing project instead of creating one: its name, description, platform
+   * URL, account type and expiration date are the project's (projectName is not used), the rows
+   * come after its last one, and when it was provisioned to an integration the new accounts go
+   * there too (Pro). A completed project answers 409, another user's 404.
+   */
+  projectId: z.string().trim().min(1, 'Project not found').max(100, 'Project not found').optional(),
 });
 export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
 
@@ -207,4 +214,12 @@ export interface BulkJob {
   chunksAhead?: number;
   /** A queued job: why it waits, in words (shown instead of "0 of N rows"). */
   waitReason?: string;
+  /**
+   * A job adding people to a project, once it ended: the provisioning run it started to the
+   * project's integration and the credentials send asked for, or why either could not start.
+   */
+  provisioningJobId?: string;
+  provisioningError?: string;
+  mailSendId?: string;
+  mailSendError?: string;
 }

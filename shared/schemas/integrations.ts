@@ -104,6 +104,10 @@ export type LdapSettings = z.infer<typeof ldapSettingsSchema>;
 /** An ldap:// or ldaps:// URL: an on-premises directory (Active Directory over LDAP, OpenLDAP). */
 export const isLdapUrl = (value: string) => /^ldaps?:\/\//i.test(value.trim());
 
+/** What Deactivate does on Okta, per integration: deactivate (the default) or suspend. */
+export const oktaDeactivations = ['deactivate', 'suspend'] as const;
+export const OKTA_DEACTIVATION_DEFAULT: (typeof oktaDeactivations)[number] = 'deactivate';
+
 /**
  * How accounts are provisioned through an integration: pacing (requests a minute and calls in
  * flight, for all workers together; empty: the platform's documented default) and what undo does.
@@ -115,6 +119,10 @@ export const provisioningSettingsSchema = z.object({
   // Okta: the login is the generated username unless the org wants e-mail logins (Okta's
   // default login pattern asks for an e-mail address).
   oktaLogin: z.enum(['username', 'email'], 'The Okta login must be the username or the e-mail').optional(),
+  // Okta: what Deactivate does there (empty: OKTA_DEACTIVATION_DEFAULT). Deactivate: the user is
+  // DEPROVISIONED (app assignments removed) and activated again on Reactivate; suspend: only an
+  // ACTIVE user can be suspended (app assignments kept), and unsuspend brings them back.
+  oktaDeactivation: z.enum(oktaDeactivations, 'Okta deactivation must be deactivate or suspend').optional(),
   // Microsoft Entra ID (Graph): the tenant's verified domain the userPrincipalName ends with
   // (username@domain); Graph refuses a UPN on any other domain.
   entraDomain: z

@@ -1,4 +1,5 @@
-import type { AccountType } from './bulk';
+import * as z from 'zod';
+import { bulkCreateRequestSchema, type AccountType } from './bulk';
 import type { EmailStatus } from './email-status';
 import type { ProjectEmailCounts } from './mail-send';
 
@@ -74,6 +75,12 @@ export interface AccountView {
   credentialsViewedAt?: string;
   /** Only when the request asked for passwords (?showPasswords=true). */
   password?: string;
+  /** Edited here after it was provisioned, and the platform does not have the change yet (text: 'Changed here: not yet updated on <platform>'). */
+  platformChange?: { platform: string; since: string; fields: string[]; text: string };
+  /** When the account was last edited (PUT /api/accounts/{id}). */
+  editedAt?: string;
+  /** The e-mail address changed after the last credential e-mail: its status is that of an e-mail to the previous address. */
+  emailSentToPreviousAddress?: boolean;
 }
 
 export interface Page<T> {
@@ -117,3 +124,25 @@ export interface SubscriptionStatus {
     accountsUsed: number;
   };
 }
+
+/**
+ * PUT /api/projects/{id}: a project's own fields, with the very rules and messages of the bulk
+ * creator's (shared/schemas/bulk.ts). An empty description, platform URL or expiration date clears it.
+ */
+export const projectEditSchema = z.object({
+  name: bulkCreateRequestSchema.shape.projectName,
+  description: bulkCreateRequestSchema.shape.description,
+  platformUrl: bulkCreateRequestSchema.shape.platformUrl,
+  accountType: bulkCreateRequestSchema.shape.accountType,
+  expirationDate: bulkCreateRequestSchema.shape.expirationDate,
+});
+export type ProjectEditRequest = z.input<typeof projectEditSchema>;
+
+export const projectStatuses = ['active', 'completed'] as const;
+export type ProjectStatus = (typeof projectStatuses)[number];
+
+/** PUT /api/projects/{id}/status: Complete (completed) or Reopen (active). */
+export const projectStatusSchema = z.object({ status: z.enum(projectStatuses, 'Status must be active or completed') });
+
+/** The 409 of adding people to a completed project (POST /api/bulk-create and the upload's start with projectId). */
+export const PROJECT_COMPLETED_MESSAGE = 'This project is completed: it takes no new people. Reopen it to add people.';

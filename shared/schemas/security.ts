@@ -99,6 +99,9 @@ export const securityEventTypes = [
   'data_export',
   'account_passwords_reset',
   'account_deletion_started',
+  'project_changed',
+  'accounts_added',
+  'account_edited',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

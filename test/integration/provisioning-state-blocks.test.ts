@@ -102,6 +102,7 @@ describe('provisioning results in state blocks', () => {
         (record, credentials, policy) => {
           const real = factory(record, credentials, policy);
           const held: ProvisioningAdapter = {
+            ...real,
             capabilities: () => real.capabilities(),
             find: (person) => real.find(person),
             create: async (people) => {

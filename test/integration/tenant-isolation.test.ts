@@ -211,6 +211,24 @@ const expectations: Record<string, Expectation> = {
   'GET /api/projects/{id}/accounts': { id: (a) => a.projectId, query: () => '?showPasswords=true', answer: 404 },
   'GET /api/projects/{id}/rejected-rows': { id: (a) => a.jobId, answer: 404 },
   'GET /api/projects/{id}/export': { id: (a) => a.projectId, answer: 404 },
+  'PUT /api/projects/{id}': {
+    id: (a) => a.projectId,
+    body: () => ({ name: `Taken by B ${token()}`, accountType: 'Demo Account' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(String(Item?.name)).not.toContain('Taken by B');
+    },
+  },
+  'PUT /api/projects/{id}/status': {
+    id: (a) => a.projectId,
+    body: () => ({ status: 'completed' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.status).not.toBe('completed');
+    },
+  },
   'GET /api/accounts/search': {
     query: (a) => `?q=${encodeURIComponent(a.account.firstName)}&showPasswords=true`,
     answer: async (response, { a, b }) => {
@@ -222,6 +240,13 @@ const expectations: Record<string, Expectation> = {
       }
     },
   },
+  'PUT /api/accounts/{id}': {
+    id: (a) => a.account.id,
+    body: () => ({ firstName: 'Intruder', lastName: 'Edit', email: 'intruder@example.com', regenerateUsername: true }),
+    answer: 404,
+    ownerAfter: async ({ a }) => expect((await a.user.json<{ items: { id: string; firstName: string; username: string }[] }>(`/api/accounts/search?q=${encodeURIComponent(a.account.email)}`)).items).toEqual([expect.objectContaining({ id: a.account.id, firstName: a.account.firstName, username: a.account.username })]),
+  },
+  'GET /api/accounts/{id}/history': { id: (a) => a.account.id, answer: 404 },
   'GET /api/dashboard/stats': {
     ownerFirst: 'no-markers',
     answer: async (response, { a, b }) => {

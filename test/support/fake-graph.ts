@@ -11,7 +11,10 @@ import type { AddressInfo } from 'node:net';
  * password answer 400; POST /$batch takes up to 20 requests and answers each with its own id,
  * status, headers and body, in any order (here: reversed), a throttled one 429 with its own
  * Retry-After; the Microsoft identity platform's token endpoint grants client credentials only
- * with a scope (AADSTS90014 otherwise). The API is under /v1.0.
+ * with a scope (AADSTS90014 otherwise). GET /users/{id} answers the user ($select honoured);
+ * PATCH /users/{id} (Update user) answers 204, a userPrincipalName another user holds 400
+ * ObjectConflict; DELETE /users/{id} 204; an unknown id 404 Request_ResourceNotFound. The API is
+ * under /v1.0.
  */
 export interface GraphReceived {
   method: string;
@@ -27,6 +30,8 @@ export interface GraphUserRecord {
   otherMails: string[];
   accountEnabled: boolean;
   displayName: string;
+  givenName?: string;
+  surname?: string;
 }
 
 export interface FakeGraph {
@@ -45,6 +50,8 @@ export interface FakeGraph {
    * the next N user creations inside a $batch answer 429 (Retry-After: retryAfterSeconds) alone.
    */
   limits: { throttleCalls: number; throttleSubRequests: number; retryAfterSeconds: number };
+  /** Answers played, in order, before the normal ones to calls on one user (/v1.0/users/{id}). */
+  queued: Answer[];
   seed(userPrincipalName: string, mail: string | null, otherMails?: string[]): string;
   reset(): void;
   stop(): Promise<void>;
@@ -55,7 +62,7 @@ const graphError = (status: number, code: string, message: string, details?: { c
   body: { error: { code, message, ...(details ? { details } : {}), innerError: { date: '2026-11-23T00:00:00', 'request-id': 'req-1', 'client-request-id': 'req-1' } } },
 });
 
-type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+export type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
 
 const send = (res: http.ServerResponse, answer: Answer) => {
   res.writeHead(answer.status, { ...(answer.body !== undefined ? { 'content-type': 'application/json' } : {}), ...answer.headers });
@@ -74,6 +81,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
   const tokenRequests: URLSearchParams[] = [];
   const throttleInBatch = new Set<string>();
   const limits = { throttleCalls: 0, throttleSubRequests: 0, retryAfterSeconds: 7 };
+  const queued: Answer[] = [];
 
   /** One Graph request (top level or inside a $batch), relative to /v1.0. */
   function graphRequest(method: string, url: URL, body: unknown): Answer {
@@ -100,7 +108,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
         return graphError(400, 'Request_BadRequest', 'Another object with the same value for property proxyAddresses already exists.', [{ code: 'ObjectConflict', target: 'proxyAddresses' }]);
       }
       const id = `00000000-0000-0000-0000-${String(nextId++).padStart(12, '0')}`;
-      const created: GraphUserRecord = { id, userPrincipalName: upn, mail: typeof user.mail === 'string' ? user.mail : null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName) };
+      const created: GraphUserRecord = { id, userPrincipalName: upn, mail: typeof user.mail === 'string' ? user.mail : null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName), ...(typeof user.givenName === 'string' ? { givenName: user.givenName } : {}), ...(typeof user.surname === 'string' ? { surname: user.surname } : {}) };
       users.set(id, created);
       return { status: 201, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', ...created, givenName: user.givenName, surname: user.surname } };
     }
@@ -115,7 +123,16 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
     if (one) {
       const found = users.get(decodeURIComponent(one[1]!));
       if (!found) return graphError(404, 'Request_ResourceNotFound', `Resource '${one[1]}' does not exist or one of its queried reference-property objects are not present.`);
+      if (method === 'GET') {
+        const select = url.searchParams.get('$select')?.split(',');
+        const user = { ...found } as Record<string, unknown>;
+        return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', ...(select ? Object.fromEntries(select.map((k) => [k, user[k] ?? null])) : user) } };
+      }
       if (method === 'PATCH') {
+        const upn = (body as { userPrincipalName?: unknown }).userPrincipalName;
+        if (typeof upn === 'string' && [...users.values()].some((u) => u.id !== found.id && u.userPrincipalName.toLowerCase() === upn.toLowerCase())) {
+          return graphError(400, 'Request_BadRequest', 'Another object with the same value for property userPrincipalName already exists.', [{ code: 'ObjectConflict', target: 'userPrincipalName' }]);
+        }
         Object.assign(found, body as object);
         return { status: 204 };
       }
@@ -153,6 +170,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
         limits.throttleCalls--;
         return send(res, { ...graphError(429, 'TooManyRequests', 'Please retry again later.'), headers: { 'retry-after': '3' } });
       }
+      if (queued.length > 0 && /^\/v1\.0\/users\/[^/]+$/.test(url.pathname)) return send(res, queued.shift()!);
       if (!url.pathname.startsWith('/v1.0/')) return send(res, graphError(400, 'BadRequest', 'Invalid version.'));
       const path = url.pathname.slice('/v1.0'.length);
       if (req.method === 'POST' && path === '/$batch') {
@@ -191,6 +209,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
     tokenRequests,
     throttleInBatch,
     limits,
+    queued,
     seed(userPrincipalName, mail, otherMails = []) {
       const id = `seeded-${nextId++}`;
       users.set(id, { id, userPrincipalName, mail, otherMails, accountEnabled: true, displayName: 'Seeded' });
@@ -204,6 +223,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
       limits.throttleCalls = 0;
       limits.throttleSubRequests = 0;
       limits.retryAfterSeconds = 7;
+      queued.length = 0;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

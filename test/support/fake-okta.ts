@@ -8,7 +8,12 @@ import type { AddressInfo } from 'node:net';
  * E0000001 with the cause "login: An object with this field already exists..."; a short password
  * 400 E0000001 with the policy's cause; filter=profile.login eq "..." answers an array;
  * lifecycle/deactivate (403 E0000038 on a deactivated user) then DELETE (a DELETE on a user who is
- * not deactivated only deactivates it); 401 E0000011 for a wrong token; 429 E0000047 with
+ * not deactivated only deactivates it); lifecycle/activate (STAGED or DEPROVISIONED only; with
+ * sendEmail=false the answer holds the activation link; a user whose password did not survive the
+ * deactivation, `passwords` without it, is PROVISIONED until they finish activation, ACTIVE
+ * otherwise), lifecycle/suspend (ACTIVE only) and lifecycle/unsuspend (SUSPENDED only), each
+ * refused in another status with 403 E0000038; POST /api/v1/users/{id} a partial update of the
+ * profile (a login held by another user: 400 E0000001, as at creation) or the password; 401 E0000011 for a wrong token; 429 E0000047 with
  * X-Rate-Limit-Limit/-Remaining/-Reset (epoch seconds); the org authorization server's token
  * endpoint (/oauth2/v1/token) for client credentials.
  */
@@ -21,7 +26,7 @@ export interface OktaReceived {
 }
 export interface OktaUserRecord {
   id: string;
-  status: 'ACTIVE' | 'STAGED' | 'DEPROVISIONED' | 'PASSWORD_EXPIRED';
+  status: 'ACTIVE' | 'STAGED' | 'DEPROVISIONED' | 'PASSWORD_EXPIRED' | 'PROVISIONED' | 'SUSPENDED';
   profile: { login: string; email: string; firstName: string; lastName: string };
 }
 
@@ -36,6 +41,8 @@ export interface FakeOkta {
   tokenRequests: URLSearchParams[];
   /** The next N POST /api/v1/users answers are 429 with X-Rate-Limit-Reset resetInSeconds ahead of Okta's clock (ours + clockSkewSeconds). */
   limits: { rateLimited: number; resetInSeconds: number; clockSkewSeconds: number };
+  /** Answers played, in order, before the normal ones to calls on one user (/api/v1/users/{id}...). */
+  queued: { status: number; body?: unknown; headers?: Record<string, string> }[];
   /** A user as if someone else had made it on Okta before. */
   seed(profile: OktaUserRecord['profile'], status?: OktaUserRecord['status']): string;
   reset(): void;
@@ -65,6 +72,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
   // Emptied in place by reset(): tests hold these arrays.
   const state = { received: [] as OktaReceived[], tokenRequests: [] as URLSearchParams[] };
   const limits = { rateLimited: 0, resetInSeconds: 30, clockSkewSeconds: 0 };
+  const queued: FakeOkta['queued'] = [];
 
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -125,6 +133,32 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
         const login = (JSON.parse(`"${match[1]}"`) as string).toLowerCase();
         return send(res, 200, [...users.values()].filter((u) => u.profile.login.toLowerCase() === login));
       }
+      if (queued.length > 0 && /^\/api\/v1\/users\/[^/]+/.test(url.pathname)) {
+        const answer = queued.shift()!;
+        return send(res, answer.status, answer.body, answer.headers);
+      }
+      const notNow = () => send(res, 403, oktaError('E0000038', "This operation is not allowed in the user's current status."));
+      const transition = /^\/api\/v1\/users\/([^/]+)\/lifecycle\/(activate|suspend|unsuspend)$/.exec(url.pathname);
+      if (req.method === 'POST' && transition) {
+        const found = user(transition[1]!);
+        if (!found) return notFound(transition[1]!);
+        const operation = transition[2]!;
+        if (operation === 'activate') {
+          if (found.status !== 'STAGED' && found.status !== 'DEPROVISIONED') return notNow();
+          found.status = passwords.has(found.id) ? 'ACTIVE' : 'PROVISIONED';
+          return url.searchParams.get('sendEmail') === 'false'
+            ? send(res, 200, { activationUrl: `${'https://okta.test'}/welcome/XE6wE17zmphl3KqAPFxO`, activationToken: 'XE6wE17zmphl3KqAPFxO' })
+            : send(res, 200, {});
+        }
+        if (operation === 'suspend') {
+          if (found.status !== 'ACTIVE') return notNow();
+          found.status = 'SUSPENDED';
+          return send(res, 200, {});
+        }
+        if (found.status !== 'SUSPENDED') return notNow();
+        found.status = 'ACTIVE';
+        return send(res, 200, {});
+      }
       const expire = /^\/api\/v1\/users\/([^/]+)\/lifecycle\/expire_password$/.exec(url.pathname);
       if (req.method === 'POST' && expire) {
         const found = user(expire[1]!);
@@ -149,7 +183,13 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
         if (value !== undefined && value.length < 8) {
           return send(res, 400, oktaError('E0000001', 'Api validation failed: password', ['password: Password requirements were not met. Password requirements: at least 8 characters.']));
         }
+        const profile = (body as { profile?: Partial<OktaUserRecord['profile']> }).profile;
+        const login = profile?.login;
+        if (login !== undefined && [...users.values()].some((u) => u.id !== found.id && u.profile.login.toLowerCase() === login.toLowerCase())) {
+          return send(res, 400, oktaError('E0000001', 'Api validation failed: login', ['login: An object with this field already exists in the current organization']));
+        }
         if (value !== undefined) passwords.set(found.id, value);
+        if (profile) found.profile = { ...found.profile, ...profile };
         return send(res, 200, { ...found, credentials: { password: {}, provider: { type: 'OKTA', name: 'OKTA' } } });
       }
       if (one && req.method === 'GET') {
@@ -180,6 +220,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
     received: state.received,
     tokenRequests: state.tokenRequests,
     limits,
+    queued,
     seed(profile, status = 'ACTIVE') {
       const id = `00useeded${String(nextId++).padStart(11, '0')}`;
       users.set(id, { id, status, profile });
@@ -192,6 +233,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
       limits.rateLimited = 0;
       limits.resetInSeconds = 30;
       limits.clockSkewSeconds = 0;
+      queued.length = 0;
     },
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
  * A loopback server that answers as Salesforce's REST API documents (a contract fake, not the live
  * service): the OAuth token endpoint (client credentials), sObject Collections create (POST
  * /composite/sobjects: one SaveResult per record, in order, errors as [{statusCode, message,
- * fields}]), SOQL query on User by Username, the User Password resource (204) and sObject PATCH
- * (204). Errors outside a collection are [{message, errorCode}]. Every request is recorded.
+ * fields}]), SOQL query on User by Username, the User Password resource (204), sObject Rows GET
+ * (?fields=) and PATCH (204; a Username held here or in another org 400 DUPLICATE_USERNAME; a new
+ * Email waits for its owner's confirmation, as Salesforce does, in `pendingEmail`). Errors outside a
+ * collection are [{message, errorCode}]. Every request is recorded.
  */
 export const SALESFORCE_TEST_VERSION = '/services/data/v62.0';
 
@@ -22,6 +24,10 @@ export interface OrgUser {
   Email: string;
   IsActive: boolean;
   LastLoginDate: string | null;
+  FirstName?: string;
+  LastName?: string;
+  /** A new Email Salesforce has sent its confirmation message to; Email changes once confirmed. */
+  pendingEmail?: string;
   password?: string;
 }
 
@@ -96,7 +102,7 @@ export async function startFakeSalesforce(options: { port?: number; host?: strin
               return { success: false, errors: [{ statusCode: 'DUPLICATE_USERNAME', message: 'Duplicate Username.<br>The username already exists in this or another Salesforce organization.', fields: ['Username'] }] };
             }
             const id = `005${String(state.nextId++).padStart(15, '0')}`;
-            state.users.set(username, { Id: id, Username: username, Email: String(r.Email), IsActive: true, LastLoginDate: null });
+            state.users.set(username, { Id: id, Username: username, Email: String(r.Email), IsActive: true, LastLoginDate: null, FirstName: String(r.FirstName), LastName: String(r.LastName) });
             return { id, success: true, errors: [] };
           }),
         );
@@ -122,8 +128,26 @@ export async function startFakeSalesforce(options: { port?: number; host?: strin
       if (req.method === 'PATCH' && record) {
         const user = [...state.users.values()].find((u) => u.Id === record[1]);
         if (!user) return json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
-        user.IsActive = (body as { IsActive: boolean }).IsActive;
+        const changes = body as Partial<Pick<OrgUser, 'IsActive' | 'FirstName' | 'LastName' | 'Email' | 'Username'>>;
+        if (changes.Username !== undefined && changes.Username.toLowerCase() !== user.Username.toLowerCase()) {
+          const taken = state.users.has(changes.Username) || state.elsewhere.has(changes.Username);
+          if (taken) return json(res, 400, [{ message: 'Duplicate Username.<br>The username already exists in this or another Salesforce organization.', errorCode: 'DUPLICATE_USERNAME', fields: ['Username'] }]);
+          state.users.delete(user.Username);
+          user.Username = changes.Username;
+          state.users.set(user.Username, user);
+        }
+        if (changes.IsActive !== undefined) user.IsActive = changes.IsActive;
+        if (changes.FirstName !== undefined) user.FirstName = changes.FirstName;
+        if (changes.LastName !== undefined) user.LastName = changes.LastName;
+        if (changes.Email !== undefined && changes.Email.toLowerCase() !== user.Email.toLowerCase()) user.pendingEmail = changes.Email;
         return json(res, 204);
+      }
+      if (req.method === 'GET' && record) {
+        const user = [...state.users.values()].find((u) => u.Id === record[1]);
+        if (!user) return json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
+        const fields = (url.searchParams.get('fields') ?? 'Id,Username,Email,IsActive').split(',');
+        const full = user as unknown as Record<string, unknown>;
+        return json(res, 200, { attributes: { type: 'User', url: `${VERSION}/sobjects/User/${user.Id}` }, ...Object.fromEntries(fields.map((f) => [f, full[f] ?? null])) });
       }
       if (req.method === 'GET' && url.pathname === '/services/data/') return json(res, 200, [{ label: "Winter '25", url: VERSION, version: '62.0' }]);
       json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);

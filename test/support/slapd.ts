@@ -33,6 +33,12 @@ export interface SlapdOptions {
   ldif?: string;
   /** Close connections idle this long (slapd's idletimeout), as directories do. */
   idleTimeoutSeconds?: number;
+  /**
+   * Load the password policy overlay (slapo-ppolicy) with a default policy entry
+   * (cn=default,ou=Policies): pwdAccountLockedTime locks an account, pwdReset asks for a new
+   * password. Its schema is built into the module in OpenLDAP 2.5.
+   */
+  ppolicy?: boolean;
 }
 
 const SCHEMA_DIR = '/etc/ldap/schema';
@@ -82,6 +88,7 @@ export async function startSlapd(options: SlapdOptions): Promise<Slapd> {
     `pidfile ${path.join(dir, 'slapd.pid')}`,
     `modulepath ${MODULE_DIR}`,
     'moduleload back_mdb',
+    ...(options.ppolicy ? ['moduleload ppolicy'] : []),
     ...tlsLines,
     ...(options.idleTimeoutSeconds ? [`idletimeout ${options.idleTimeoutSeconds}`] : []),
     'database mdb',
@@ -90,6 +97,7 @@ export async function startSlapd(options: SlapdOptions): Promise<Slapd> {
     `rootdn "${rootDn}"`,
     `rootpw ${rootPassword}`,
     `directory ${path.join(dir, 'data')}`,
+    ...(options.ppolicy ? ['overlay ppolicy', `ppolicy_default "cn=default,ou=Policies,${suffix}"`] : []),
     // Anyone bound may read; only the root DN writes (slapd's default, said out loud).
     'access to * by * read',
     '',
@@ -99,6 +107,12 @@ export async function startSlapd(options: SlapdOptions): Promise<Slapd> {
   const ldif = [
     `dn: ${suffix}\nobjectClass: dcObject\nobjectClass: organization\ndc: example\no: Example\n`,
     `dn: ou=People,${suffix}\nobjectClass: organizationalUnit\nou: People\n`,
+    ...(options.ppolicy
+      ? [
+          `dn: ou=Policies,${suffix}\nobjectClass: organizationalUnit\nou: Policies\n`,
+          `dn: cn=default,ou=Policies,${suffix}\nobjectClass: organizationalRole\nobjectClass: pwdPolicy\ncn: default\npwdAttribute: userPassword\npwdLockout: TRUE\n`,
+        ]
+      : []),
     options.ldif ?? '',
   ].join('\n');
   fs.writeFileSync(path.join(dir, 'base.ldif'), ldif);

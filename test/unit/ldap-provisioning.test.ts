@@ -7,6 +7,7 @@ import { ldapAdapter, sshaPassword, type LdapAdapterSettings } from '../../funct
 import type { IntegrationRecord } from '../../functions/integrations/integration-record';
 import type { ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
 import { createIntegrationSchema } from '../../shared/schemas/integrations';
+import { openLdapLifecycle } from '../../shared/schemas/lifecycle';
 import { provisioningSupport } from '../../shared/schemas/provisioning';
 import { startSlapd, type Slapd } from '../support/slapd';
 
@@ -297,8 +298,13 @@ describe('an LDAP integration: schema, support and connection test', () => {
     const adapter = adapterFactory({ allowedOrigins: [slapd.url] })(record, { username: slapd.rootDn, password: slapd.rootPassword });
     return adapter.capabilities().then((c) => {
       adapter.close();
-      // This slapd has no password policy overlay: it cannot mark an entry "must change".
-      expect(c).toEqual({ batchSize: 1, undo: 'delete', mustChangePassword: { supported: false, reason: expect.stringContaining('no password policy overlay (ppolicy)') } });
+      // This slapd has no password policy overlay: it cannot mark an entry "must change", nor lock one.
+      expect(c).toEqual({
+        batchSize: 1,
+        undo: 'delete',
+        mustChangePassword: { supported: false, reason: expect.stringContaining('no password policy overlay (ppolicy)') },
+        lifecycle: openLdapLifecycle(false),
+      });
     });
   });
 

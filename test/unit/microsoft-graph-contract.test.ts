@@ -261,3 +261,92 @@ describe('Microsoft Entra ID as a provisioning target: support, settings, the fa
     expect(fake.received).toHaveLength(0);
   });
 });
+
+describe("contract: Microsoft Graph's user lifecycle after creation (findById, update, setActive, remove)", () => {
+  const created = async (graph: ReturnType<typeof adapter>, n: number) => {
+    const [outcome] = await graph.create([person(n)]);
+    return (outcome as { externalId: string }).externalId;
+  };
+  const changes = { firstName: 'Janet', lastName: 'Smith', email: 'janet.smith@example.com' };
+  const last = () => fake.received.at(-1)!;
+
+  it('findById reads GET /users/{id} with $select: the UPN, mail, accountEnabled and the names; a user not there is undefined', async () => {
+    const graph = adapter();
+    const id = await created(graph, 1);
+    expect(await graph.findById(id)).toEqual({ externalId: id, userName: upn(1), emails: ['jane.doe1@example.com'], active: true, firstName: 'Jane', lastName: 'Doe1' });
+    expect(last()).toMatchObject({ method: 'GET', url: `/v1.0/users/${id}?$select=id,userPrincipalName,mail,otherMails,accountEnabled,givenName,surname` });
+    expect(await graph.findById('00000000-0000-0000-0000-999999999999')).toBeUndefined();
+    graph.close();
+  });
+
+  it('update is PATCH /users/{id} (204): givenName, surname, displayName, mail; the UPN and mailNickname only with a regenerated username', async () => {
+    const graph = adapter();
+    const id = await created(graph, 2);
+    expect(await graph.update(id, changes)).toEqual({ kind: 'done', detail: 'Updated in Microsoft Entra ID.' });
+    expect(last()).toMatchObject({ method: 'PATCH', url: `/v1.0/users/${id}`, body: { givenName: 'Janet', surname: 'Smith', displayName: 'Janet Smith', mail: 'janet.smith@example.com' } });
+    expect(last().body).not.toHaveProperty('userPrincipalName');
+    expect(fake.users.get(id)).toMatchObject({ userPrincipalName: upn(2), mail: 'janet.smith@example.com', displayName: 'Janet Smith' });
+
+    expect(await graph.update(id, { ...changes, username: 'janetsmith' })).toEqual({ kind: 'done', detail: `Updated in Microsoft Entra ID, as janetsmith@${DOMAIN}.` });
+    expect(last().body).toMatchObject({ userPrincipalName: `janetsmith@${DOMAIN}`, mailNickname: 'janetsmith' });
+
+    const other = await created(graph, 3);
+    expect(await graph.update(other, { ...changes, email: 'x@example.com', username: 'janetsmith' })).toEqual({
+      kind: 'conflict',
+      message: 'Microsoft Entra ID refused the change: a value it keeps unique is taken. HTTP 400: Another object with the same value for property userPrincipalName already exists.',
+    });
+    expect(fake.users.get(other)?.userPrincipalName).toBe(upn(3));
+    expect(await graph.update('00000000-0000-0000-0000-999999999999', changes)).toEqual({ kind: 'gone', detail: 'Microsoft Entra ID no longer has this user.' });
+    graph.close();
+  });
+
+  it('setActive PATCHes accountEnabled false and true; a user gone: deactivation is done (said so), reactivation is gone', async () => {
+    const graph = adapter();
+    const id = await created(graph, 4);
+    expect(await graph.setActive(id, false)).toEqual({ kind: 'done', detail: 'Sign-in blocked in Microsoft Entra ID (accountEnabled false).' });
+    expect(last()).toMatchObject({ method: 'PATCH', url: `/v1.0/users/${id}`, body: { accountEnabled: false } });
+    expect(fake.users.get(id)?.accountEnabled).toBe(false);
+    expect(await graph.findById(id)).toMatchObject({ active: false });
+    expect(await graph.setActive(id, true)).toEqual({ kind: 'done', detail: 'Sign-in allowed again in Microsoft Entra ID.' });
+    expect(fake.users.get(id)?.accountEnabled).toBe(true);
+    const gone = '00000000-0000-0000-0000-999999999999';
+    expect(await graph.setActive(gone, false)).toEqual({ kind: 'done', alreadyGone: true, detail: 'Microsoft Entra ID no longer has this user: nothing left to deactivate.' });
+    expect(await graph.setActive(gone, true)).toEqual({ kind: 'gone', detail: 'Microsoft Entra ID no longer has this user: there is nothing to reactivate.' });
+    graph.close();
+  });
+
+  it('remove is DELETE /users/{id} (204), restorable there for 30 days; again: already gone, which counts as done', async () => {
+    const graph = adapter();
+    expect((await graph.capabilities()).lifecycle.remove).toEqual({ supported: true, how: expect.stringContaining('keeps deleted users for 30 days') });
+    const id = await created(graph, 5);
+    expect(await graph.remove(id)).toEqual({ kind: 'done', action: 'deleted', detail: 'Deleted in Microsoft Entra ID (restorable there for 30 days).' });
+    expect(last()).toMatchObject({ method: 'DELETE', url: `/v1.0/users/${id}` });
+    expect(fake.users.has(id)).toBe(false);
+    expect(await graph.remove(id)).toEqual({ kind: 'done', action: 'deleted', alreadyGone: true, detail: 'Microsoft Entra ID no longer had this user: nothing left to delete.' });
+    graph.close();
+  });
+
+  it("429 (its Retry-After), 5xx (retryable) and 401 (authRefused) for every operation, in Graph's words", async () => {
+    const graph = adapter();
+    const id = await created(graph, 6);
+    const calls: [string, () => Promise<unknown>][] = [
+      ['findById', () => graph.findById(id)],
+      ['update', () => graph.update(id, changes)],
+      ['deactivate', () => graph.setActive(id, false)],
+      ['reactivate', () => graph.setActive(id, true)],
+      ['remove', () => graph.remove(id)],
+    ];
+    for (const [name, call] of calls) {
+      fake.queued.push({ status: 429, body: { error: { code: 'TooManyRequests', message: 'Too many requests.' } }, headers: { 'retry-after': '9' } });
+      expect(await call(), name).toEqual({ kind: 'failed', retryable: true, rateLimited: true, retryAfterMs: 9000, message: 'HTTP 429: Too many requests.' });
+      fake.queued.push({ status: 503, body: { error: { code: 'serviceNotAvailable', message: 'Service unavailable.' } } });
+      expect(await call(), name).toEqual({ kind: 'failed', retryable: true, message: 'HTTP 503: Service unavailable.' });
+      fake.queued.push({ status: 401, body: { error: { code: 'InvalidAuthenticationToken', message: 'Access token has expired or is not yet valid.' } } });
+      fake.queued.push({ status: 401, body: { error: { code: 'InvalidAuthenticationToken', message: 'Access token has expired or is not yet valid.' } } });
+      // One fresh token, then the 401 stands: refused credentials.
+      expect(await call(), name).toMatchObject({ kind: 'failed', retryable: false, authRefused: true, message: expect.stringContaining('HTTP 401: Access token has expired') });
+    }
+    expect(fake.users.get(id)).toMatchObject({ accountEnabled: true, mail: 'jane.doe6@example.com' });
+    graph.close();
+  });
+});

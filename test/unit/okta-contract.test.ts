@@ -234,3 +234,142 @@ describe("contract: a loopback server that plays Okta's documented shapes, not t
     expect((fake.received[0]?.body as { profile: { login: string } }).profile.login).toBe('jane.doe14@example.com');
   });
 });
+
+describe("contract: Okta's lifecycle after creation (findById, update, setActive, remove)", () => {
+  const created = async (okta: ReturnType<typeof adapter>, n: number) => {
+    const [outcome] = await okta.create([person(n)]);
+    return (outcome as { externalId: string }).externalId;
+  };
+  const changes = { firstName: 'Janet', lastName: 'Smith', email: 'janet.smith@example.com' };
+
+  it('findById reads the user (profile names, login, e-mail; active unless deactivated or suspended); a user not there is undefined', async () => {
+    const okta = adapter();
+    const id = await created(okta, 1);
+    expect(await okta.findById(id)).toEqual({ externalId: id, userName: 'janedoe2026-1', emails: ['jane.doe1@example.com'], active: true, firstName: 'Jane', lastName: 'Doe1' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'GET', url: `/api/v1/users/${id}` });
+    fake.users.get(id)!.status = 'SUSPENDED';
+    expect(await okta.findById(id)).toMatchObject({ active: false });
+    fake.users.get(id)!.status = 'PASSWORD_EXPIRED';
+    expect(await okta.findById(id)).toMatchObject({ active: true });
+    expect(await okta.findById('00unobody')).toBeUndefined();
+    okta.close();
+  });
+
+  it('update is a partial profile update (POST /api/v1/users/{id}): names and e-mail; the login only with a regenerated username', async () => {
+    const okta = adapter();
+    const id = await created(okta, 2);
+    expect(await okta.update(id, changes)).toEqual({ kind: 'done', detail: 'Updated on Okta.' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}`, authorization: `SSWS ${TOKEN}`, body: { profile: changes } });
+    expect(fake.users.get(id)?.profile).toEqual({ login: 'janedoe2026-2', email: 'janet.smith@example.com', firstName: 'Janet', lastName: 'Smith' });
+
+    expect(await okta.update(id, { ...changes, username: 'janetsmith2026' })).toEqual({ kind: 'done', detail: 'Updated on Okta, with the login janetsmith2026.' });
+    expect(fake.users.get(id)?.profile.login).toBe('janetsmith2026');
+
+    // A login Okta holds for someone else: a conflict, the user unchanged.
+    const other = await created(okta, 3);
+    expect(await okta.update(other, { ...changes, username: 'janetsmith2026' })).toEqual({ kind: 'conflict', message: 'The login "janetsmith2026" is already taken on Okta by another user.' });
+    expect(fake.users.get(other)?.profile.login).toBe('janedoe2026-3');
+    expect(await okta.update('00unobody', changes)).toEqual({ kind: 'gone', detail: 'Okta no longer has this user.' });
+    okta.close();
+  });
+
+  it('with e-mail logins, the login follows the e-mail, whatever the username', async () => {
+    const okta = adapter({ login: 'email' });
+    const id = await created(okta, 4);
+    expect(await okta.update(id, { ...changes, username: 'ignored2026' })).toMatchObject({ kind: 'done' });
+    expect(fake.users.get(id)?.profile.login).toBe('janet.smith@example.com');
+    expect((await okta.capabilities()).lifecycle.userName).toEqual({ supported: true, how: expect.stringContaining('the login changes with the e-mail') });
+    okta.close();
+  });
+
+  it('deactivate (the default): lifecycle/deactivate, then lifecycle/activate?sendEmail=false; again is harmless; a user gone counts as deactivated', async () => {
+    const okta = adapter();
+    expect((await okta.capabilities()).lifecycle.setActive).toEqual({ supported: true, how: expect.stringContaining('Okta deactivates the user') });
+    const id = await created(okta, 5);
+    expect(await okta.setActive(id, false)).toEqual({ kind: 'done', detail: 'Deactivated on Okta.' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}/lifecycle/deactivate` });
+    expect(fake.users.get(id)?.status).toBe('DEPROVISIONED');
+    // Redelivered: Okta refuses (E0000038), the user is where we want them.
+    expect(await okta.setActive(id, false)).toEqual({ kind: 'done', detail: 'Already deactivated on Okta.' });
+
+    expect(await okta.setActive(id, true)).toEqual({ kind: 'done', detail: 'Active again on Okta.' });
+    expect(fake.received.map((r) => `${r.method} ${r.url}`).slice(-2)).toEqual([`POST /api/v1/users/${id}/lifecycle/activate?sendEmail=false`, `GET /api/v1/users/${id}`]);
+    expect(fake.users.get(id)?.status).toBe('ACTIVE');
+    expect(await okta.setActive(id, true)).toEqual({ kind: 'done', detail: 'Already active on Okta.' });
+
+    // A user with no password left must finish Okta's activation: PROVISIONED, and said so.
+    await okta.setActive(id, false);
+    fake.passwords.delete(id);
+    expect(await okta.setActive(id, true)).toEqual({ kind: 'done', detail: expect.stringContaining('status PROVISIONED') });
+
+    expect(await okta.setActive('00unobody', false)).toEqual({ kind: 'done', alreadyGone: true, detail: 'Okta no longer has this user: nothing left to deactivate.' });
+    expect(await okta.setActive('00unobody', true)).toEqual({ kind: 'gone', detail: 'Okta no longer has this user: there is nothing to reactivate.' });
+    okta.close();
+  });
+
+  it('suspend (per integration): lifecycle/suspend and unsuspend; a user not ACTIVE cannot be suspended, in words; a deactivated one is activated on reactivate', async () => {
+    const okta = adapter({ deactivation: 'suspend' });
+    expect((await okta.capabilities()).lifecycle.setActive).toEqual({ supported: true, how: expect.stringContaining('Okta suspends the user') });
+    const id = await created(okta, 6);
+    expect(await okta.setActive(id, false)).toEqual({ kind: 'done', detail: 'Suspended on Okta.' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}/lifecycle/suspend` });
+    expect(fake.users.get(id)?.status).toBe('SUSPENDED');
+    expect(await okta.setActive(id, false)).toEqual({ kind: 'done', detail: 'Already suspended on Okta.' });
+    expect(await okta.setActive(id, true)).toEqual({ kind: 'done', detail: 'Unsuspended on Okta: active again.' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'POST', url: `/api/v1/users/${id}/lifecycle/unsuspend` });
+    expect(fake.users.get(id)?.status).toBe('ACTIVE');
+
+    // Okta suspends only ACTIVE users: one whose password is expired is refused, with what to do.
+    fake.users.get(id)!.status = 'PASSWORD_EXPIRED';
+    expect(await okta.setActive(id, false)).toEqual({
+      kind: 'failed',
+      retryable: false,
+      message: expect.stringMatching(/^Okta suspends only active users; this one is PASSWORD_EXPIRED .*Choose Deactivate for Okta.*HTTP 403: This operation is not allowed in the user's current status\.$/),
+    });
+    // A user deactivated elsewhere (e.g. Undo on platform): unsuspend is refused, activate brings them back.
+    fake.users.get(id)!.status = 'DEPROVISIONED';
+    expect(await okta.setActive(id, true)).toEqual({ kind: 'done', detail: 'Active again on Okta.' });
+    expect(fake.users.get(id)?.status).toBe('ACTIVE');
+    okta.close();
+  });
+
+  it('remove deactivates then deletes; a user already gone counts as done and says so', async () => {
+    const okta = adapter({ undo: 'deactivate' });
+    expect((await okta.capabilities()).lifecycle.remove).toEqual({ supported: true, how: 'Okta deactivates the user, then deletes them for good.' });
+    const id = await created(okta, 7);
+    expect(await okta.remove(id)).toEqual({ kind: 'done', action: 'deleted', detail: 'Deactivated, then deleted on Okta.' });
+    expect(fake.received.map((r) => `${r.method} ${r.url}`).slice(-2)).toEqual([`POST /api/v1/users/${id}/lifecycle/deactivate`, `DELETE /api/v1/users/${id}`]);
+    expect(fake.users.has(id)).toBe(false);
+    expect(await okta.remove(id)).toEqual({ kind: 'done', action: 'deleted', alreadyGone: true, detail: 'Okta no longer has this user: nothing left to do there.' });
+    okta.close();
+  });
+
+  it("429 (waits until X-Rate-Limit-Reset), 5xx (retryable) and 401 (authRefused) for every operation, in Okta's words", async () => {
+    const okta = adapter();
+    const id = await created(okta, 8);
+    const calls: [string, () => Promise<unknown>][] = [
+      ['findById', () => okta.findById(id)],
+      ['update', () => okta.update(id, changes)],
+      ['deactivate', () => okta.setActive(id, false)],
+      ['reactivate', () => okta.setActive(id, true)],
+      ['remove', () => okta.remove(id)],
+    ];
+    for (const [name, call] of calls) {
+      const reset = Math.floor(Date.now() / 1000) + 20;
+      fake.queued.push({ status: 429, body: { errorCode: 'E0000047', errorSummary: 'API call exceeded rate limit due to too many requests.' }, headers: { date: new Date().toUTCString(), 'x-rate-limit-reset': String(reset) } });
+      const limited = (await call()) as { retryAfterMs?: number };
+      expect(limited, name).toMatchObject({ kind: 'failed', retryable: true, rateLimited: true, message: 'HTTP 429: API call exceeded rate limit due to too many requests.' });
+      expect(limited.retryAfterMs, name).toBeGreaterThan(15_000);
+      fake.queued.push({ status: 503, body: { errorCode: 'E0000009', errorSummary: 'Internal Server Error' } });
+      expect(await call(), name).toMatchObject({ kind: 'failed', retryable: true, message: 'HTTP 503: Internal Server Error' });
+    }
+    expect(fake.users.get(id)?.status).toBe('ACTIVE');
+    okta.close();
+    const refused = adapter({}, 'api_key', { apiKey: 'wrong' });
+    for (const call of [refused.findById(id), refused.update(id, changes), refused.setActive(id, false), refused.setActive(id, true), refused.remove(id)]) {
+      expect(await call).toMatchObject({ kind: 'failed', retryable: false, authRefused: true, message: expect.stringContaining('HTTP 401: Invalid token provided') });
+    }
+    refused.close();
+    expect(fake.users.get(id)?.status).toBe('ACTIVE');
+  });
+});

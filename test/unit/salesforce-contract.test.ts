@@ -241,3 +241,93 @@ describe('Salesforce as a provisioning target', () => {
     expect(good.apiConfig.provisioning?.salesforce).toEqual({ usernameDomain: 'acme.example', profileId: '00e5g000001AbCd', localeSidKey: 'fr_FR' });
   });
 });
+
+describe("contract: Salesforce's User lifecycle after creation (findById, update, setActive, remove)", () => {
+  const created = async (sf: ReturnType<typeof adapter>, n: number) => {
+    const [outcome] = await sf.create([person(n)]);
+    return (outcome as { externalId: string }).externalId;
+  };
+  const changes = { firstName: 'Janet', lastName: 'Smith', email: 'janet.smith@people.example' };
+  const gone = '005000000000000999';
+
+  it('findById reads the User (sObject Rows GET with fields); a User not there is undefined', async () => {
+    const sf = adapter();
+    const id = await created(sf, 1);
+    expect(await sf.findById(id)).toEqual({ externalId: id, userName: 'jdoe.1@acme.example', emails: ['jane.doe1@people.example'], active: true, firstName: 'Jane', lastName: 'Doe1' });
+    expect(state.received.at(-1)).toMatchObject({ method: 'GET', path: `${VERSION}/sobjects/User/${id}?fields=Id,Username,Email,IsActive,FirstName,LastName` });
+    expect(await sf.findById(gone)).toBeUndefined();
+    sf.close();
+  });
+
+  it('update PATCHes FirstName, LastName and Email (the new Email waits for its owner to confirm), Username only when regenerated', async () => {
+    const sf = adapter();
+    expect((await sf.capabilities()).lifecycle.update).toEqual({ supported: true, how: expect.stringContaining('once its owner confirms') });
+    const id = await created(sf, 2);
+    expect(await sf.update(id, changes)).toEqual({ kind: 'done', detail: "Updated in Salesforce; a new e-mail takes effect once its owner confirms Salesforce's message." });
+    expect(calls('PATCH', `${VERSION}/sobjects/User/${id}`).at(-1)?.body).toEqual({ FirstName: 'Janet', LastName: 'Smith', Email: 'janet.smith@people.example' });
+    expect(state.users.get('jdoe.2@acme.example')).toMatchObject({ FirstName: 'Janet', LastName: 'Smith', Email: 'jane.doe2@people.example', pendingEmail: 'janet.smith@people.example' });
+
+    expect(await sf.update(id, { ...changes, username: 'jsmith' })).toEqual({ kind: 'done', detail: "Updated in Salesforce, as jsmith@acme.example; a new e-mail takes effect once its owner confirms Salesforce's message." });
+    expect(calls('PATCH', `${VERSION}/sobjects/User/${id}`).at(-1)?.body).toMatchObject({ Username: 'jsmith@acme.example' });
+    expect(await sf.findById(id)).toMatchObject({ userName: 'jsmith@acme.example' });
+
+    // A Username another org holds: a conflict, in Salesforce's words.
+    state.elsewhere.add('taken@acme.example');
+    expect(await sf.update(id, { ...changes, username: 'taken' })).toEqual({
+      kind: 'conflict',
+      message: 'The user name "taken@acme.example" is already taken in Salesforce (user names are unique across all of Salesforce). HTTP 400: Duplicate Username.<br>The username already exists in this or another Salesforce organization.',
+    });
+    expect(await sf.update(gone, changes)).toEqual({ kind: 'gone', detail: 'Salesforce has no such user.' });
+    sf.close();
+  });
+
+  it('setActive PATCHes IsActive false and true; a User gone: deactivation is done (said so), reactivation is gone', async () => {
+    const sf = adapter();
+    const id = await created(sf, 3);
+    expect(await sf.setActive(id, false)).toEqual({ kind: 'done', detail: 'Deactivated in Salesforce (IsActive false).' });
+    expect(state.users.get('jdoe.3@acme.example')?.IsActive).toBe(false);
+    expect(await sf.setActive(id, true)).toEqual({ kind: 'done', detail: 'Active again in Salesforce (IsActive true).' });
+    expect(state.users.get('jdoe.3@acme.example')?.IsActive).toBe(true);
+    expect(calls('PATCH', `${VERSION}/sobjects/User/${id}`).map((p) => p.body)).toEqual([{ IsActive: false }, { IsActive: true }]);
+    expect(await sf.setActive(gone, false)).toEqual({ kind: 'done', alreadyGone: true, detail: 'Salesforce has no such user: nothing left to deactivate.' });
+    expect(await sf.setActive(gone, true)).toEqual({ kind: 'gone', detail: 'Salesforce has no such user: there is nothing to reactivate.' });
+    sf.close();
+  });
+
+  it('remove deactivates, since Salesforce keeps its users, and says so before and after', async () => {
+    const sf = adapter();
+    expect((await sf.capabilities()).lifecycle.remove).toEqual({ supported: true, how: 'Salesforce keeps users: Delete deactivates them there (IsActive false).' });
+    const id = await created(sf, 4);
+    expect(await sf.remove(id)).toEqual({ kind: 'done', action: 'deactivated', detail: 'Deactivated in Salesforce (IsActive false): Salesforce keeps users, it cannot delete them.' });
+    expect(calls('DELETE', VERSION)).toHaveLength(0);
+    expect(state.users.get('jdoe.4@acme.example')?.IsActive).toBe(false);
+    expect(await sf.remove(gone)).toEqual({ kind: 'done', action: 'deactivated', alreadyGone: true, detail: 'Salesforce has no such user: nothing left to deactivate.' });
+    sf.close();
+  });
+
+  it("429 (its Retry-After), 403 REQUEST_LIMIT_EXCEEDED (a wait), 5xx (retryable) and 401 (authRefused) for every operation, in Salesforce's words", async () => {
+    const sf = adapter();
+    const id = await created(sf, 5);
+    const calls: [string, string, () => Promise<unknown>][] = [
+      ['findById', 'GET', () => sf.findById(id)],
+      ['update', 'PATCH', () => sf.update(id, changes)],
+      ['deactivate', 'PATCH', () => sf.setActive(id, false)],
+      ['reactivate', 'PATCH', () => sf.setActive(id, true)],
+      ['remove', 'PATCH', () => sf.remove(id)],
+    ];
+    for (const [name, method, call] of calls) {
+      const match = `${method} ${VERSION}/sobjects/User/${id}`;
+      state.queued.push({ match, status: 429, headers: { 'retry-after': '5' }, body: [{ message: 'Too many requests', errorCode: 'REQUEST_LIMIT_EXCEEDED' }] });
+      expect(await call(), name).toEqual({ kind: 'failed', retryable: true, rateLimited: true, retryAfterMs: 5000, message: 'HTTP 429: Too many requests' });
+      state.queued.push({ match, status: 403, body: [{ message: 'TotalRequests Limit exceeded.', errorCode: 'REQUEST_LIMIT_EXCEEDED' }] });
+      expect(await call(), name).toEqual({ kind: 'failed', retryable: true, retryAfterMs: SALESFORCE_LIMIT_WAIT_MS, message: "HTTP 403: TotalRequests Limit exceeded. (Salesforce's API request limit)" });
+      state.queued.push({ match, status: 503, body: [{ message: 'Server temporarily unavailable', errorCode: 'SERVER_UNAVAILABLE' }] });
+      expect(await call(), name).toEqual({ kind: 'failed', retryable: true, message: 'HTTP 503: Server temporarily unavailable' });
+      state.queued.push({ match, status: 401, body: [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }] });
+      state.queued.push({ match, status: 401, body: [{ message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' }] });
+      expect(await call(), name).toEqual({ kind: 'failed', retryable: false, authRefused: true, message: "HTTP 401: Session expired or invalid (the integration's credentials were refused)" });
+    }
+    expect(state.users.get('jdoe.5@acme.example')).toMatchObject({ IsActive: true, FirstName: 'Jane' });
+    sf.close();
+  });
+});

@@ -22,7 +22,7 @@ export function AccountTable({
   showPasswords: boolean;
   showProject: boolean;
   caption: string;
-  /** A per-row action (the project page's Send / Resend of the credential e-mail). */
+  /** Per-row actions (the row menu: Edit, History; on the project page also Send / Resend of the credential e-mail). */
   action?: (account: AccountView) => ReactNode;
 }) {
   return (
@@ -40,7 +40,7 @@ export function AccountTable({
             <Table.ColumnHeader>E-mail</Table.ColumnHeader>
             <Table.ColumnHeader>Created</Table.ColumnHeader>
             {action ? (
-              <Table.ColumnHeader>
+              <Table.ColumnHeader position="sticky" insetInlineEnd="0" bg="bg.muted" zIndex="2">
                 <Text srOnly>Actions</Text>
               </Table.ColumnHeader>
             ) : null}
@@ -54,6 +54,7 @@ export function AccountTable({
                 {/* On a phone the status column is off to the side: the status (and why it failed) shows here. */}
                 <Box hideFrom="md" mt="1" fontWeight="normal">
                   <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
+                  <PlatformChangeNote account={account} />
                 </Box>
               </Table.Cell>
               <Table.Cell>
@@ -74,19 +75,40 @@ export function AccountTable({
               {showProject ? <Table.Cell whiteSpace="nowrap">{account.projectName}</Table.Cell> : null}
               <Table.Cell hideBelow="md">
                 <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
+                <PlatformChangeNote account={account} />
               </Table.Cell>
               <Table.Cell>
                 <EmailStatusBadge status={account.emailStatus} error={account.emailError} />
+                {account.emailSentToPreviousAddress ? (
+                  <Text fontSize="xs" color="fg.muted" mt="1" minW="28">
+                    To the previous address
+                  </Text>
+                ) : null}
               </Table.Cell>
               <Table.Cell whiteSpace="nowrap" color="fg.muted">
                 {formatDate(account.createdAt)}
                 {account.credentialsViewedAt ? <CredentialsViewedMarker at={account.credentialsViewedAt} /> : null}
               </Table.Cell>
-              {action ? <Table.Cell whiteSpace="nowrap">{action(account)}</Table.Cell> : null}
+              {action ? (
+                // Kept in view at the row's end while the table scrolls sideways (a phone): the row's actions are always one tap away.
+                <Table.Cell whiteSpace="nowrap" position="sticky" insetInlineEnd="0" bg="bg" zIndex="1">
+                  {action(account)}
+                </Table.Cell>
+              ) : null}
             </Table.Row>
           ))}
         </Table.Body>
       </Table.Root>
     </ScrollTable>
+  );
+}
+
+/** An account edited here after it was provisioned: the platform does not have the change yet (never shown as Synced alone). */
+function PlatformChangeNote({ account }: { account: AccountView }) {
+  if (!account.platformChange) return null;
+  return (
+    <Text fontSize="xs" color="fg.warning" mt="1" minW="40" maxW="60" whiteSpace="normal">
+      {account.platformChange.text}
+    </Text>
   );
 }

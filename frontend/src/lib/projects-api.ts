@@ -1,8 +1,8 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useNavigate } from 'react-router';
 import type { ExportView } from '@shared/schemas/export';
-import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS, type AccountView, type Page, type Project } from '@shared/schemas/project';
-import { ApiError, apiDownload, apiRequest } from './api-client';
+import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS, type AccountView, type Page, type Project, type ProjectEditRequest } from '@shared/schemas/project';
+import { ApiError, apiDownload, apiRequest, serverMessageOf } from './api-client';
 import { queryKeys } from './query-keys';
 import { saveFile } from './save-file';
 import { toaster } from './toaster';
@@ -88,6 +88,47 @@ export function useExportProject() {
     onError: (error) => {
       if (error.message.startsWith('401')) return; // the logged-out toast is already showing
       toaster.create({ type: 'error', title: 'Export failed', description: 'Failed to export project accounts.' });
+    },
+  });
+}
+
+/** What a project's change refreshes: the projects (cards, page), the dashboard and analytics. */
+function invalidateAfterProjectChange(queryClient: ReturnType<typeof useQueryClient>) {
+  for (const queryKey of [queryKeys.projects, queryKeys.dashboardStats, queryKeys.analytics]) void queryClient.invalidateQueries({ queryKey });
+}
+
+/** PUT /api/projects/{id}: the project's own fields (projectEditSchema's rules and messages). */
+export function useEditProject() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, edit }: { id: string; edit: ProjectEditRequest }) => apiRequest<Project>(`/api/projects/${encodeURIComponent(id)}`, { method: 'PUT', body: edit }),
+    onSuccess: (project) => {
+      invalidateAfterProjectChange(queryClient);
+      toaster.create({ type: 'success', title: 'Project updated', description: `${project.name} has been saved.` });
+    },
+    onError: (error) => {
+      if (error.message.startsWith('401')) return;
+      toaster.create({ type: 'error', title: 'Project not saved', description: serverMessageOf(error, [400, 404, 409]) ?? 'The project could not be saved. Please try again.' });
+    },
+  });
+}
+
+/** PUT /api/projects/{id}/status: Complete (no new people) or Reopen. */
+export function useSetProjectStatus() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, status }: { id: string; status: Project['status'] }) => apiRequest<Project>(`/api/projects/${encodeURIComponent(id)}/status`, { method: 'PUT', body: { status } }),
+    onSuccess: (project) => {
+      invalidateAfterProjectChange(queryClient);
+      toaster.create({
+        type: 'success',
+        title: project.status === 'completed' ? 'Project completed' : 'Project reopened',
+        description: project.status === 'completed' ? `${project.name} takes no new people until it is reopened.` : `${project.name} is active again.`,
+      });
+    },
+    onError: (error) => {
+      if (error.message.startsWith('401')) return;
+      toaster.create({ type: 'error', title: 'Project not changed', description: serverMessageOf(error) ?? 'The project could not be changed. Please try again.' });
     },
   });
 }

@@ -13,6 +13,8 @@ export const queryKeys = {
   /** Analytics: from the same counters as the dashboard's change labels, refreshed with it. */
   analytics: ['/api/analytics'] as const,
   accountSearch: ['/api/accounts/search'] as const,
+  /** One account's history drawer (features/projects and features/accounts both open it). */
+  accountHistory: (accountId: string) => ['/api/accounts', accountId, 'history'] as const,
   bulkJob: (jobId: string) => ['/api/bulk-jobs', jobId] as const,
   /** A provisioning run: the Bulk Creator and the project page both follow one. */
   provisioningJob: (jobId: string) => ['/api/provisioning-jobs', jobId] as const,

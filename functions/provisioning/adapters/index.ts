@@ -36,7 +36,7 @@ export const adapterFactory =
       case 'custom':
         return scimAdapter(client, { undo: settings?.undo });
       case 'okta':
-        return oktaAdapter(client, { undo: settings?.undo, login: settings?.oktaLogin }, policy);
+        return oktaAdapter(client, { undo: settings?.undo, login: settings?.oktaLogin, deactivation: settings?.oktaDeactivation }, policy);
       case 'salesforce':
         return settings?.salesforce ? salesforceAdapter(client, settings.salesforce) : refusal(client);
       case 'active_directory':
@@ -55,11 +55,18 @@ export const adapterFactory =
 const refusingAdapter = (client: PlatformClient | undefined, reason: string): ProvisioningAdapter => {
   const refusal = { kind: 'failed', retryable: false, message: reason } as const;
   return {
-    capabilities: async () => ({ batchSize: 1, undo: 'deactivate', mustChangePassword: { supported: false, reason } }),
+    capabilities: async () => {
+      const no = { supported: false, reason } as const;
+      return { batchSize: 1, undo: 'deactivate', mustChangePassword: no, lifecycle: { update: no, userName: no, setActive: no, remove: no } };
+    },
     find: async () => refusal,
     create: async (people) => people.map(() => refusal),
     undo: async () => refusal,
     setPassword: async () => refusal,
+    findById: async () => refusal,
+    update: async () => refusal,
+    setActive: async () => refusal,
+    remove: async () => refusal,
     close: () => client?.close(),
   };
 };

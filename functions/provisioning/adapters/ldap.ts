@@ -4,7 +4,26 @@ import type { LdapSettings } from '../../../shared/schemas/integrations';
 import type { ConnectionTarget } from '../../integrations/connection-test';
 import { ldapFailure, openLdap, type LdapOptions, type LdapSession } from '../../integrations/ldap-connection';
 import type { CallFailure } from '../platform-client';
-import type { AccountPolicy, ExternalAccount, MustChangeSupport, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
+import { ACTIVE_DIRECTORY_LIFECYCLE, OPENLDAP_NO_PPOLICY, openLdapLifecycle } from '../../../shared/schemas/lifecycle';
+import type {
+  AccountChanges,
+  AccountPolicy,
+  ExternalAccount,
+  MustChangeSupport,
+  ProvisioningAdapter,
+  ProvisioningCapabilities,
+  ProvisioningOutcome,
+  ProvisioningPerson,
+  RemoveOutcome,
+  SetActiveOutcome,
+  SetPasswordOutcome,
+  UndoOutcome,
+  UpdateOutcome,
+} from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
+
+/** What a lifecycle call says of an account the directory no longer has. */
+const gone = goneFrom('The directory', 'entry');
 
 /**
  * An on-premises directory over LDAP (the `active_directory` platform with an ldap:// or ldaps://
@@ -51,6 +70,19 @@ const first = (value: Entry[string] | undefined): string | undefined => {
   return one === undefined ? undefined : Buffer.isBuffer(one) ? one.toString('utf8') : String(one);
 };
 const all = (value: Entry[string] | undefined): string[] => (value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v) => (Buffer.isBuffer(v) ? v.toString('utf8') : String(v))));
+
+/**
+ * OpenLDAP's password policy overlay (ppolicy): pwdAccountLockedTime 000001010000Z locks the
+ * account for good, until an administrator removes the attribute (slapo-ppolicy(5)): the bind
+ * is refused (invalidCredentials) while it is set.
+ */
+export const PPOLICY_LOCKED_FOR_GOOD = '000001010000Z';
+
+/** The DN's parent: everything after the first comma that is not escaped. */
+const parentOf = (dn: string) => {
+  const at = dn.search(/[^\\],/);
+  return at < 0 ? '' : dn.slice(at + 2);
+};
 
 /** AD's "user must change password at next logon": pwdLastSet 0 (the only value besides -1 a client may write). */
 export const AD_MUST_CHANGE_PWD_LAST_SET = '0';
@@ -109,30 +141,43 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   const find: ProvisioningAdapter['find'] = ({ username }) => lookup(nameAttribute, username);
 
   /**
+   * The attribute types the directory's subschema defines (read once per invocation): the
+   * password policy overlay (ppolicy) adds pwdReset and pwdAccountLockedTime. Undefined when the
+   * subschema could not be read.
+   */
+  let subschema: Promise<string[] | undefined> | undefined;
+  const attributeTypes = () =>
+    (subschema ??= (async () => {
+      const ldap = await connected();
+      if (isFailure(ldap)) {
+        subschema = undefined;
+        return undefined;
+      }
+      try {
+        const { searchEntries } = await ldap.client.search('cn=Subschema', { scope: 'base', filter: '(objectClass=subschema)', attributes: ['attributeTypes'] });
+        return all(searchEntries[0]?.attributeTypes);
+      } catch {
+        return [];
+      }
+    })());
+  const defines = async (name: string) => (await attributeTypes())?.some((t) => new RegExp(`NAME\\s+'${name}'`, 'i').test(t));
+
+  /**
    * Whether the directory can mark an account "must change the password": AD always (pwdLastSet
    * 0); OpenLDAP only with the password policy overlay (ppolicy), which defines the operational
-   * attribute pwdReset. Read once per invocation from the subschema.
+   * attribute pwdReset.
    */
   let mustChange: Promise<MustChangeSupport> | undefined;
   const mustChangeSupport = () =>
     (mustChange ??= (async (): Promise<MustChangeSupport> => {
       if (ad) return { supported: true, how: 'Active Directory asks for a new password at the first logon (pwdLastSet 0).' };
-      const noPolicy: MustChangeSupport = {
-        supported: false,
-        reason: 'This OpenLDAP directory has no password policy overlay (ppolicy), so it cannot require a password change at first sign-in.',
-      };
-      const ldap = await connected();
-      if (isFailure(ldap)) return noPolicy;
-      try {
-        const { searchEntries } = await ldap.client.search('cn=Subschema', { scope: 'base', filter: '(objectClass=subschema)', attributes: ['attributeTypes'] });
-        const types = all(searchEntries[0]?.attributeTypes);
-        return types.some((t) => /NAME\s+'pwdReset'/i.test(t))
-          ? { supported: true, how: "The directory's password policy (ppolicy) asks for a new password at the first sign-in (pwdReset TRUE)." }
-          : noPolicy;
-      } catch {
-        return noPolicy;
-      }
+      return (await defines('pwdReset'))
+        ? { supported: true, how: "The directory's password policy (ppolicy) asks for a new password at the first sign-in (pwdReset TRUE)." }
+        : { supported: false, reason: 'This OpenLDAP directory has no password policy overlay (ppolicy), so it cannot require a password change at first sign-in.' };
     })());
+
+  /** OpenLDAP: deactivation needs ppolicy's pwdAccountLockedTime (undefined: the directory did not answer). */
+  const canLock = async (): Promise<boolean | undefined> => (ad ? true : defines('pwdAccountLockedTime'));
   /** The attributes that mark an entry "must change", when the policy asks and the directory can. */
   const mustChangeAttributes = async (): Promise<Attribute[]> => {
     if (!policy.requirePasswordChange || !(await mustChangeSupport()).supported) return [];
@@ -219,7 +264,12 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   };
 
   return {
-    capabilities: async () => ({ batchSize: 1, undo: undoAction, mustChangePassword: await mustChangeSupport() }),
+    capabilities: async () => ({
+      batchSize: 1,
+      undo: undoAction,
+      mustChangePassword: await mustChangeSupport(),
+      lifecycle: ad ? ACTIVE_DIRECTORY_LIFECYCLE : openLdapLifecycle(await canLock()),
+    }),
 
     find,
 
@@ -258,6 +308,118 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         return { kind: 'updated' };
       } catch (error) {
         if (error instanceof NoSuchObjectError) return { kind: 'gone' };
+        return ldapFailure(error, options.timeoutMs);
+      }
+    },
+
+    async findById(externalId) {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      try {
+        const { searchEntries } = await ldap.client.search(externalId, {
+          scope: 'base',
+          attributes: [nameAttribute, 'mail', 'givenName', 'sn', ad ? 'userAccountControl' : 'pwdAccountLockedTime'],
+        });
+        const entry = searchEntries[0];
+        if (!entry) return undefined;
+        const control = Number(first(entry.userAccountControl));
+        const firstName = first(entry.givenName);
+        const lastName = first(entry.sn);
+        return {
+          externalId: entry.dn,
+          userName: first(entry[nameAttribute]) ?? '',
+          emails: all(entry.mail).map((m) => m.toLowerCase()),
+          ...(ad ? (Number.isFinite(control) ? { active: (control & AD_ACCOUNTDISABLE) === 0 } : {}) : { active: first(entry.pwdAccountLockedTime) === undefined }),
+          ...(firstName !== undefined ? { firstName } : {}),
+          ...(lastName !== undefined ? { lastName } : {}),
+        };
+      } catch (error) {
+        if (error instanceof NoSuchObjectError) return undefined;
+        return ldapFailure(error, options.timeoutMs);
+      }
+    },
+
+    /**
+     * LDAP modify of the names and mail; with a regenerated username, AD's sAMAccountName and
+     * userPrincipalName too, then the entry renamed (modify DN: uid=<new> on OpenLDAP, CN=<new> on
+     * AD, the old RDN value dropped): the outcome carries the new DN, the account's id from then on.
+     * The attributes first: a rename the directory refuses (the name is held) leaves the names and
+     * mail updated, and says so.
+     */
+    async update(externalId, changes: AccountChanges): Promise<UpdateOutcome> {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      const username = changes.username;
+      if (ad && username !== undefined && (username.length > SAM_ACCOUNT_NAME_MAX || SAM_FORBIDDEN.test(username))) {
+        return { kind: 'failed', retryable: false, message: `The user name "${username}" cannot be an Active Directory sAMAccountName (at most ${SAM_ACCOUNT_NAME_MAX} characters, none of " / \\ [ ] : ; | = , + * ? < > @).` };
+      }
+      const displayName = `${changes.firstName} ${changes.lastName}`.trim() || username || changes.email;
+      const replace = (type: string, value: string) => new Change({ operation: 'replace', modification: new Attribute({ type, values: value === '' ? [] : [value] }) });
+      const modifications = [
+        replace('givenName', changes.firstName),
+        // sn is required by person: an empty last name keeps the one there.
+        ...(changes.lastName ? [replace('sn', changes.lastName)] : []),
+        replace('displayName', displayName),
+        replace('mail', changes.email),
+        ...(ad ? [] : [replace('cn', displayName)]),
+        ...(ad && username !== undefined ? [replace('sAMAccountName', username), replace('userPrincipalName', `${username}@${upnSuffixOf(settings)}`)] : []),
+      ];
+      try {
+        await ldap.client.modify(externalId, modifications);
+      } catch (error) {
+        if (error instanceof NoSuchObjectError) return gone.update;
+        return ldapFailure(error, options.timeoutMs);
+      }
+      if (username === undefined) return { kind: 'done', detail: 'Updated in the directory.' };
+      const rdn = `${ad ? 'CN' : 'uid'}=${escapeRdnValue(username)}`;
+      const renamed = `${rdn},${parentOf(externalId)}`;
+      if (renamed.toLowerCase() === externalId.toLowerCase()) return { kind: 'done', detail: 'Updated in the directory.' };
+      try {
+        await ldap.client.modifyDN(externalId, rdn);
+        return { kind: 'done', detail: `Updated in the directory, renamed to ${renamed}.`, externalId: renamed };
+      } catch (error) {
+        if (error instanceof AlreadyExistsError) {
+          return { kind: 'conflict', message: `The entry ${renamed} already exists in the directory: the names and e-mail were updated, the user name was not changed.` };
+        }
+        const failure = ldapFailure(error, options.timeoutMs);
+        return { ...failure, message: `The names and e-mail were updated, but the entry was not renamed to ${renamed}: ${failure.message}` };
+      }
+    },
+
+    /**
+     * AD: userAccountControl's ACCOUNTDISABLE set or cleared. OpenLDAP: ppolicy's
+     * pwdAccountLockedTime set to "locked for good" or removed (a replace with no value: nothing
+     * to remove is no error); a directory without ppolicy cannot, and says so.
+     */
+    async setActive(externalId, active): Promise<SetActiveOutcome> {
+      const lockable = await canLock();
+      if (lockable === false) return { kind: 'failed', retryable: false, message: OPENLDAP_NO_PPOLICY };
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      try {
+        if (ad) await setDisabled(ldap, externalId, !active);
+        else {
+          const values = active ? [] : [PPOLICY_LOCKED_FOR_GOOD];
+          await ldap.client.modify(externalId, new Change({ operation: 'replace', modification: new Attribute({ type: 'pwdAccountLockedTime', values }) }));
+        }
+        if (ad) return { kind: 'done', detail: active ? 'Enabled in Active Directory.' : 'Disabled in Active Directory (userAccountControl ACCOUNTDISABLE).' };
+        return { kind: 'done', detail: active ? 'Unlocked in the directory (ppolicy).' : 'Locked in the directory (ppolicy pwdAccountLockedTime).' };
+      } catch (error) {
+        if (error instanceof NoSuchObjectError) {
+          return gone.setActive(active);
+        }
+        return ldapFailure(error, options.timeoutMs);
+      }
+    },
+
+    async remove(externalId): Promise<RemoveOutcome> {
+      const ldap = await connected();
+      if (isFailure(ldap)) return ldap;
+      try {
+        await ldap.client.del(externalId);
+        return { kind: 'done', action: 'deleted', detail: 'Deleted from the directory.' };
+      } catch (error) {
+        if (error instanceof NoSuchObjectError) return gone.remove;
         return ldapFailure(error, options.timeoutMs);
       }
     },

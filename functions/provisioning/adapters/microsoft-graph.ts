@@ -1,5 +1,22 @@
-import type { AccountPolicy, ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
+import { GRAPH_LIFECYCLE } from '../../../shared/schemas/lifecycle';
+import type {
+  AccountChanges,
+  AccountPolicy,
+  ExternalAccount,
+  ProvisioningAdapter,
+  ProvisioningOutcome,
+  ProvisioningPerson,
+  RemoveOutcome,
+  SetActiveOutcome,
+  SetPasswordOutcome,
+  UndoOutcome,
+  UpdateOutcome,
+} from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/** What a lifecycle call says of an account Microsoft Entra ID no longer has. */
+const gone = goneFrom('Microsoft Entra ID');
 
 /**
  * Microsoft Entra ID through Microsoft Graph (the `active_directory` platform with an http(s)
@@ -23,6 +40,8 @@ interface GraphUser {
   mail?: unknown;
   otherMails?: unknown;
   accountEnabled?: unknown;
+  givenName?: unknown;
+  surname?: unknown;
 }
 
 export const userPrincipalNameOf = (person: Pick<ProvisioningPerson, 'username'>, settings: GraphSettings) => `${person.username}@${settings.domain}`;
@@ -54,6 +73,26 @@ const externalOf = (user: GraphUser | undefined): ExternalAccount | undefined =>
     emails: [user.mail, ...others].filter((e): e is string => typeof e === 'string' && e !== '').map((e) => e.toLowerCase()),
     ...(typeof user.accountEnabled === 'boolean' ? { active: user.accountEnabled } : {}),
   };
+};
+
+/**
+ * An Edit as PATCH /users/{id}: givenName, surname, displayName and mail; with a regenerated
+ * username, the userPrincipalName (username@domain) and the mailNickname made from it.
+ */
+export const graphChanges = (changes: AccountChanges, settings: GraphSettings) => ({
+  givenName: changes.firstName,
+  surname: changes.lastName,
+  displayName: `${changes.firstName} ${changes.lastName}`.trim() || changes.username || changes.email,
+  mail: changes.email,
+  ...(changes.username !== undefined ? { userPrincipalName: userPrincipalNameOf({ username: changes.username }, settings), mailNickname: mailNicknameOf(changes.username) } : {}),
+});
+
+/** A value Graph keeps unique is taken (userPrincipalName, or mail through proxyAddresses): 400 with ObjectConflict. */
+const isConflict = (status: number, json: unknown): boolean => {
+  if (status !== 400) return false;
+  const error = (json as { error?: { message?: unknown; details?: { code?: unknown }[] } } | undefined)?.error;
+  if (typeof error?.message === 'string' && /another object with the same value for property/i.test(error.message)) return true;
+  return Array.isArray(error?.details) && error.details.some((d) => d?.code === 'ObjectConflict');
 };
 
 /**
@@ -146,10 +185,13 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
     );
   };
 
+  const userPath = (externalId: string) => `/users/${encodeURIComponent(externalId)}`;
+
   return {
     capabilities: async () => ({
       batchSize: GRAPH_BATCH_MAX,
       undo: undoSetting,
+      lifecycle: GRAPH_LIFECYCLE,
       mustChangePassword: { supported: true, how: 'Entra ID asks for a new password at the first sign-in (passwordProfile.forceChangePasswordNextSignIn).' },
     }),
 
@@ -180,6 +222,52 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) return { kind: 'gone' };
       if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
+      return failureOf(answer);
+    },
+
+    async findById(externalId) {
+      const answer = await client.call({ method: 'GET', path: `${userPath(externalId)}?$select=id,userPrincipalName,mail,otherMails,accountEnabled,givenName,surname` });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return undefined;
+      if (answer.status < 200 || answer.status >= 300) return failureOf(answer);
+      const user = answer.json as GraphUser | undefined;
+      const account = externalOf(user);
+      if (!account) return { kind: 'failed', retryable: false, message: `HTTP ${answer.status} without a Microsoft Graph user in the answer.` };
+      return {
+        ...account,
+        ...(typeof user?.givenName === 'string' ? { firstName: user.givenName } : {}),
+        ...(typeof user?.surname === 'string' ? { lastName: user.surname } : {}),
+      };
+    },
+
+    /** PATCH /users/{id}: 204 No Content when Graph took the changes. */
+    async update(externalId, changes): Promise<UpdateOutcome> {
+      const body = graphChanges(changes, settings);
+      const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return gone.update;
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: body.userPrincipalName ? `Updated in Microsoft Entra ID, as ${body.userPrincipalName}.` : 'Updated in Microsoft Entra ID.' };
+      if (isConflict(answer.status, answer.json)) return { kind: 'conflict', message: `Microsoft Entra ID refused the change: a value it keeps unique is taken. ${failureOf(answer).message}` };
+      return failureOf(answer);
+    },
+
+    /** PATCH accountEnabled: false blocks sign-in, true allows it again. */
+    async setActive(externalId, active): Promise<SetActiveOutcome> {
+      const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: { accountEnabled: active } });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) {
+        return gone.setActive(active);
+      }
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: active ? 'Sign-in allowed again in Microsoft Entra ID.' : 'Sign-in blocked in Microsoft Entra ID (accountEnabled false).' };
+      return failureOf(answer);
+    },
+
+    /** DELETE /users/{id}: Entra ID keeps the user in its deleted items for 30 days. */
+    async remove(externalId): Promise<RemoveOutcome> {
+      const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return gone.remove;
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deleted', detail: 'Deleted in Microsoft Entra ID (restorable there for 30 days).' };
       return failureOf(answer);
     },
 

@@ -1,5 +1,6 @@
 import type { SalesforceSettings } from '../../../shared/schemas/integrations';
-import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
+import { SALESFORCE_LIFECYCLE } from '../../../shared/schemas/lifecycle';
+import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, RemoveOutcome, SetActiveOutcome, SetPasswordOutcome, UndoOutcome, UpdateOutcome } from '../provisioning-port';
 import { mapBounded } from '../pacing';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
@@ -43,7 +44,12 @@ interface UserRecord {
   Email?: string;
   IsActive?: boolean;
   LastLoginDate?: string | null;
+  FirstName?: string | null;
+  LastName?: string | null;
 }
+
+/** The error codes of a [{message, errorCode}] answer (an sObject row's refusal). */
+const errorCodesOf = (answer: PlatformAnswer): unknown[] => (Array.isArray(answer.json) ? (answer.json as { errorCode?: unknown }[]).map((e) => e?.errorCode) : []);
 
 /** Per-record codes Salesforce documents as transient (a lock held by another transaction). */
 const TRANSIENT_CODES = new Set(['UNABLE_TO_LOCK_ROW', 'REQUEST_RUNNING_TOO_LONG']);
@@ -93,7 +99,23 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
     userName: user.Username ?? '',
     emails: user.Email ? [user.Email.toLowerCase()] : [],
     ...(typeof user.IsActive === 'boolean' ? { active: user.IsActive } : {}),
+    ...(typeof user.FirstName === 'string' ? { firstName: user.FirstName } : {}),
+    ...(typeof user.LastName === 'string' ? { lastName: user.LastName } : {}),
   });
+
+  const userPath = (externalId: string) => `${base}/sobjects/User/${encodeURIComponent(externalId)}`;
+
+  /** PATCH on the User record (sObject Rows): 204 No Content when Salesforce took it. */
+  const patchUser = (externalId: string, body: Record<string, unknown>) => client.call({ method: 'PATCH', path: userPath(externalId), body });
+
+  /** IsActive false: the user can no longer sign in (Salesforce keeps the record; its license is freed). */
+  const deactivate = async (externalId: string): Promise<RemoveOutcome> => {
+    const answer = await patchUser(externalId, { IsActive: false });
+    if (isCallFailure(answer)) return answer;
+    if (answer.status === 404) return { kind: 'done', action: 'deactivated', alreadyGone: true, detail: 'Salesforce has no such user: nothing left to deactivate.' };
+    if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deactivated', detail: 'Deactivated in Salesforce (IsActive false).' };
+    return salesforceFailure(answer);
+  };
 
   /** Gives the created User the generated password (204 No Content when accepted). */
   const setPassword = async (id: string, person: ProvisioningPerson): Promise<CallFailure | undefined> => {
@@ -154,6 +176,7 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
     capabilities: async () => ({
       batchSize: SALESFORCE_BATCH,
       undo: 'deactivate',
+      lifecycle: SALESFORCE_LIFECYCLE,
       // POST /sobjects/User/{id}/password sets a password with no "change at next login"; only
       // Salesforce's own reset (DELETE) expires it, with a password Salesforce makes and e-mails.
       mustChangePassword: {
@@ -210,6 +233,53 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
       if (answer.status === 404) return { kind: 'gone' };
       if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
       return salesforceFailure(answer);
+    },
+
+    async findById(externalId) {
+      const answer = await client.call({ method: 'GET', path: `${userPath(externalId)}?fields=Id,Username,Email,IsActive,FirstName,LastName` });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return undefined;
+      if (answer.status < 200 || answer.status >= 300) return salesforceFailure(answer);
+      const user = answer.json as UserRecord | undefined;
+      return typeof user?.Id === 'string' ? externalOf(user) : { kind: 'failed', retryable: false, message: `HTTP ${answer.status} without a Salesforce User in the answer.` };
+    },
+
+    /**
+     * FirstName, LastName, Email and, regenerated, Username (at the integration's domain). Salesforce
+     * applies a new Email only once its owner confirms the message it sends there; a Username held
+     * in any Salesforce org is refused (DUPLICATE_USERNAME).
+     */
+    async update(externalId, changes): Promise<UpdateOutcome> {
+      const username = changes.username !== undefined ? salesforceUsername(changes.username, settings) : undefined;
+      const answer = await patchUser(externalId, { FirstName: changes.firstName, LastName: changes.lastName, Email: changes.email, ...(username ? { Username: username } : {}) });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone', detail: 'Salesforce has no such user.' };
+      if (answer.status >= 200 && answer.status < 300) {
+        return { kind: 'done', detail: `Updated in Salesforce${username ? `, as ${username}` : ''}; a new e-mail takes effect once its owner confirms Salesforce's message.` };
+      }
+      if (errorCodesOf(answer).includes('DUPLICATE_USERNAME')) {
+        return { kind: 'conflict', message: `The user name "${username ?? ''}" is already taken in Salesforce (user names are unique across all of Salesforce). ${platformMessage(answer)}` };
+      }
+      return salesforceFailure(answer);
+    },
+
+    async setActive(externalId, active): Promise<SetActiveOutcome> {
+      if (!active) {
+        const outcome = await deactivate(externalId);
+        return outcome.kind === 'done' ? { kind: 'done', detail: outcome.detail, ...(outcome.alreadyGone ? { alreadyGone: true } : {}) } : outcome;
+      }
+      const answer = await patchUser(externalId, { IsActive: true });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return { kind: 'gone', detail: 'Salesforce has no such user: there is nothing to reactivate.' };
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: 'Active again in Salesforce (IsActive true).' };
+      return salesforceFailure(answer);
+    },
+
+    /** Salesforce cannot delete a User: Delete deactivates it there, and says so. */
+    async remove(externalId): Promise<RemoveOutcome> {
+      const outcome = await deactivate(externalId);
+      if (outcome.kind !== 'done') return outcome;
+      return { ...outcome, detail: outcome.alreadyGone ? outcome.detail : "Deactivated in Salesforce (IsActive false): Salesforce keeps users, it cannot delete them." };
     },
 
     close: () => client.close(),

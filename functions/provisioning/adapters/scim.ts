@@ -1,5 +1,24 @@
-import type { ExternalAccount, MustChangeSupport, ProvisioningAdapter, ProvisioningCapabilities, ProvisioningOutcome, ProvisioningPerson, SetPasswordOutcome, UndoOutcome } from '../provisioning-port';
+import { SCIM_LIFECYCLE, SCIM_NO_PATCH } from '../../../shared/schemas/lifecycle';
+import type {
+  AccountChanges,
+  ExternalAccount,
+  LifecycleSupport,
+  MustChangeSupport,
+  ProvisioningAdapter,
+  ProvisioningCapabilities,
+  ProvisioningOutcome,
+  ProvisioningPerson,
+  RemoveOutcome,
+  SetActiveOutcome,
+  SetPasswordOutcome,
+  UndoOutcome,
+  UpdateOutcome,
+} from '../provisioning-port';
+import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+
+/** What a lifecycle call says of an account The SCIM provider no longer has. */
+const gone = goneFrom('The SCIM provider');
 
 /**
  * SCIM 2.0 (RFC 7643 schema, RFC 7644 protocol): the `custom` platform and any SCIM service
@@ -19,6 +38,8 @@ export interface ScimSettings {
   undo?: 'deactivate' | 'delete';
 }
 
+const userPath = (externalId: string) => `/Users/${encodeURIComponent(externalId)}`;
+
 /** A filter value in double quotes (RFC 7644 3.4.2.2: a JSON string). */
 const quoted = (value: string) => JSON.stringify(value);
 
@@ -33,15 +54,34 @@ export const scimUser = (person: ProvisioningPerson) => ({
 });
 
 const externalOf = (resource: unknown): ExternalAccount | undefined => {
-  const r = resource as { id?: unknown; userName?: unknown; emails?: { value?: unknown }[]; active?: unknown } | undefined;
+  const r = resource as { id?: unknown; userName?: unknown; emails?: { value?: unknown }[]; active?: unknown; name?: { givenName?: unknown; familyName?: unknown } } | undefined;
   if (!r || typeof r.id !== 'string') return undefined;
   return {
     externalId: r.id,
     userName: typeof r.userName === 'string' ? r.userName : '',
     emails: Array.isArray(r.emails) ? r.emails.map((e) => String(e?.value ?? '').toLowerCase()).filter(Boolean) : [],
     ...(typeof r.active === 'boolean' ? { active: r.active } : {}),
+    ...(typeof r.name?.givenName === 'string' ? { firstName: r.name.givenName } : {}),
+    ...(typeof r.name?.familyName === 'string' ? { lastName: r.name.familyName } : {}),
   };
 };
+
+/**
+ * An Edit as RFC 7644 3.5.2 replace operations, each with its path: the name parts, the display
+ * name, the e-mail (the `emails` attribute replaced by the one work address, as created) and, when
+ * regenerated, the userName.
+ */
+export const scimChanges = (changes: AccountChanges) => ({
+  schemas: [PATCH_OP],
+  Operations: [
+    { op: 'replace', path: 'name.givenName', value: changes.firstName },
+    { op: 'replace', path: 'name.familyName', value: changes.lastName },
+    { op: 'replace', path: 'name.formatted', value: `${changes.firstName} ${changes.lastName}`.trim() },
+    { op: 'replace', path: 'displayName', value: `${changes.firstName} ${changes.lastName}`.trim() },
+    { op: 'replace', path: 'emails', value: [{ value: changes.email, type: 'work', primary: true }] },
+    ...(changes.username !== undefined ? [{ op: 'replace', path: 'userName', value: changes.username }] : []),
+  ],
+});
 
 /** SCIM's own error shape inside a bulk operation's `response` (status as a string there). */
 const scimTypeOf = (json: unknown): string | undefined => {
@@ -59,7 +99,7 @@ export const SCIM_MUST_CHANGE: MustChangeSupport = {
 };
 
 export function scimAdapter(client: PlatformClient, settings: ScimSettings = {}): ProvisioningAdapter {
-  let capabilities: Promise<ProvisioningCapabilities & { maxPayloadSize: number; changePassword: boolean }> | undefined;
+  let capabilities: Promise<ProvisioningCapabilities & { maxPayloadSize: number; changePassword: boolean; patch: boolean }> | undefined;
 
   const find: ProvisioningAdapter['find'] = async ({ username }) => {
     const answer = await client.call({ method: 'GET', path: `/Users?filter=${encodeURIComponent(`userName eq ${quoted(username)}`)}&count=2` });
@@ -156,8 +196,15 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
         const answer = await client.call({ method: 'GET', path: '/ServiceProviderConfig' });
         const undo = settings.undo ?? 'deactivate';
         // Unknown (no config): try the PATCH; the provider's answer says the rest.
-        if (isCallFailure(answer) || answer.status < 200 || answer.status >= 300) return { batchSize: 1, undo, maxPayloadSize: 0, mustChangePassword: SCIM_MUST_CHANGE, changePassword: true };
-        const config = answer.json as { bulk?: { supported?: unknown; maxOperations?: unknown; maxPayloadSize?: unknown }; changePassword?: { supported?: unknown } } | undefined;
+        if (isCallFailure(answer) || answer.status < 200 || answer.status >= 300) {
+          return { batchSize: 1, undo, maxPayloadSize: 0, mustChangePassword: SCIM_MUST_CHANGE, changePassword: true, patch: true, lifecycle: SCIM_LIFECYCLE };
+        }
+        const config = answer.json as { bulk?: { supported?: unknown; maxOperations?: unknown; maxPayloadSize?: unknown }; changePassword?: { supported?: unknown }; patch?: { supported?: unknown } } | undefined;
+        // RFC 7643 5: patch.supported says whether PATCH is; without it, a user cannot be changed (DELETE still works).
+        const patch = config?.patch?.supported !== false;
+        const lifecycle: LifecycleSupport = patch
+          ? SCIM_LIFECYCLE
+          : { ...SCIM_LIFECYCLE, update: { supported: false, reason: SCIM_NO_PATCH }, userName: { supported: false, reason: SCIM_NO_PATCH }, setActive: { supported: false, reason: SCIM_NO_PATCH } };
         const bulk = config?.bulk;
         const supported = bulk?.supported === true && Number(bulk.maxOperations) > 1;
         return {
@@ -167,11 +214,13 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
           mustChangePassword: SCIM_MUST_CHANGE,
           // RFC 7643 5: changePassword.supported says whether the password may be changed by PATCH.
           changePassword: config?.changePassword?.supported !== false,
+          patch,
+          lifecycle,
         };
       })());
 
   return {
-    capabilities: () => config().then(({ batchSize, undo, mustChangePassword }) => ({ batchSize, undo, mustChangePassword })),
+    capabilities: () => config().then(({ batchSize, undo, mustChangePassword, lifecycle }) => ({ batchSize, undo, mustChangePassword, lifecycle })),
 
     find,
     findByEmail,
@@ -223,6 +272,44 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) return { kind: 'gone' };
       if (answer.status >= 200 && answer.status < 300) return { kind: 'updated' };
+      return failureOf(answer);
+    },
+
+    async findById(externalId) {
+      const answer = await client.call({ method: 'GET', path: userPath(externalId) });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return undefined;
+      if (answer.status < 200 || answer.status >= 300) return failureOf(answer);
+      return externalOf(answer.json) ?? { kind: 'failed', retryable: false, message: `HTTP ${answer.status} without a SCIM user in the answer.` };
+    },
+
+    async update(externalId, changes): Promise<UpdateOutcome> {
+      if (!(await config()).patch) return { kind: 'failed', retryable: false, message: SCIM_NO_PATCH };
+      const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: scimChanges(changes), contentType: SCIM_JSON });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return gone.update;
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: changes.username !== undefined ? 'Updated on the SCIM provider, with the new user name.' : 'Updated on the SCIM provider.' };
+      // RFC 7644 3.12: 409 uniqueness, a value the provider keeps unique (userName, or an e-mail) is taken.
+      if (answer.status === 409 || scimTypeOf(answer.json) === 'uniqueness') return { kind: 'conflict', message: `The SCIM provider refused the change: a value it keeps unique is taken. The platform says: ${platformMessage(answer)}` };
+      return failureOf(answer);
+    },
+
+    async setActive(externalId, active): Promise<SetActiveOutcome> {
+      if (!(await config()).patch) return { kind: 'failed', retryable: false, message: SCIM_NO_PATCH };
+      const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: active }] }, contentType: SCIM_JSON });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) {
+        return gone.setActive(active);
+      }
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: active ? 'Active again on the SCIM provider.' : 'Inactive on the SCIM provider (active false).' };
+      return failureOf(answer);
+    },
+
+    async remove(externalId): Promise<RemoveOutcome> {
+      const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
+      if (isCallFailure(answer)) return answer;
+      if (answer.status === 404) return gone.remove;
+      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deleted', detail: 'Deleted from the SCIM provider.' };
       return failureOf(answer);
     },
 

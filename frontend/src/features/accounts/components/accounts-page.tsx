@@ -1,7 +1,11 @@
 import { Badge, Card, Flex, HStack, Input, InputGroup, Spinner, Stack } from '@chakra-ui/react';
 import { DatabaseIcon, SearchIcon, SearchXIcon } from 'lucide-react';
 import { useState } from 'react';
+import type { AccountView } from '@shared/schemas/project';
 import { AccountTable } from '../../../components/account-table';
+import { AccountRowActions } from '../../../components/account-row-actions';
+import { useSendCredentials } from '../../../lib/mail-sends-api';
+import { useEffectivePlan } from '../../../lib/subscription-api';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
@@ -22,6 +26,11 @@ export function AccountsPage() {
   const active = searchTerm.length > 0;
   // The results on screen belong to the term typed (not to the previous one kept while loading).
   const current = active && search.data && !search.isPlaceholderData ? search.data : undefined;
+  const plan = useEffectivePlan();
+  const send = useSendCredentials();
+  // After an e-mail change, 'Send credentials' sends this one account's with the user's default
+  // template, the password in the e-mail (the project page's send dialog offers the choices).
+  const sendToNewAddress = (account: AccountView) => send.mutate({ projectId: account.projectId, scope: 'account', accountId: account.id, delivery: 'password' });
 
   return (
     <>
@@ -85,6 +94,7 @@ export function AccountsPage() {
               showPasswords={showPasswords}
               showProject
               caption={`Accounts matching ${searchTerm}`}
+              action={(account) => <AccountRowActions account={account} {...(plan === 'pro' ? { onSendCredentials: sendToNewAddress } : {})} />}
             />
             {search.data.count > search.data.items.length ? (
               <Flex fontSize="sm" color="fg.muted">

@@ -9,7 +9,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import type { CsvRow } from '@shared/csv/read-people';
 import type { BulkCreateSummary, BulkJob } from '@shared/schemas/bulk';
 import type { BulkUpload } from '@shared/schemas/bulk-upload';
-import type { SubscriptionStatus } from '@shared/schemas/project';
+import type { Project, SubscriptionStatus } from '@shared/schemas/project';
 import { ProvisioningProgress } from '../../../components/provisioning-progress';
 import { useExportProject } from '../../../lib/projects-api';
 import { useProvisioningJobQuery } from '../../../lib/provisioning-api';
@@ -93,11 +93,18 @@ function FileReadySummary({ file }: { file: CsvFile }) {
 export function BulkCreateDialog({
   initialFile,
   subscription,
+  target,
   onCreated,
   onClose,
 }: {
   initialFile?: CsvFile;
   subscription?: SubscriptionStatus;
+  /**
+   * Add people to this existing project instead of creating one (the project page's 'Add people'):
+   * its own name, type and platform; a CSV file, people typed in or a large upload, checked and
+   * previewed the same way.
+   */
+  target?: Project;
   /** Accounts were created (or a job started): the page keeps the dialog open past the limit check. */
   onCreated: () => void;
   onClose: () => void;
@@ -107,8 +114,13 @@ export function BulkCreateDialog({
   const preferences = useUserSettings().data?.preferences;
   const form = useForm<UploadFormInput, unknown, UploadFormValues>({
     resolver: zodResolver(uploadFormSchema),
-    defaultValues: uploadFormDefaultsWith(preferences),
+    defaultValues: target ? { ...uploadFormDefaultsWith(preferences), projectName: target.name, accountType: target.accountType, expirationDate: '' } : uploadFormDefaultsWith(preferences),
   });
+  // The request names the project people are added to (its name, type and platform are its own).
+  const toRequest = (values: UploadFormValues, rows: readonly CsvRow[]) => ({ ...toBulkCreateRequest(values, rows), ...(target ? { projectId: target.id } : {}) });
+  const toUploadRequest = (values: UploadFormValues, checkOnly: boolean) => ({ ...toUploadStartRequest(values, checkOnly), ...(target ? { projectId: target.id } : {}) });
+  const doneTitle = target ? 'People added successfully' : 'Accounts created successfully';
+  const doneWords = target ? (n: number) => `${plural(n, 'person has', 'people have')} been added to ${target.name}.` : (n: number) => `${plural(n, 'account has', 'accounts have')} been created.`;
   const [file, setFile] = useState<CsvFile | undefined>(initialFile);
   const [reading, setReading] = useState(false);
   const [sentOutcome, setOutcome] = useState<Outcome>();
@@ -162,11 +174,7 @@ export function BulkCreateDialog({
     if (!started || !job || !jobFinished(job)) return;
     invalidateAfterBulkCreate(queryClient);
     if (jobStatus === 'completed') {
-      toaster.create({
-        type: 'success',
-        title: 'Accounts created successfully',
-        description: `${plural(job.done, 'account has', 'accounts have')} been created.`,
-      });
+      toaster.create({ type: 'success', title: doneTitle, description: doneWords(job.done) });
     } else {
       toaster.create({
         type: 'error',
@@ -202,10 +210,10 @@ export function BulkCreateDialog({
       if (file?.route === 'upload' && file.file) {
         lastValues.current = values;
         setUploadProgress(undefined);
-        upload.mutate({ file: file.file, request: toUploadStartRequest(values, values.checkFirst), onProgress: setUploadProgress }, { onSuccess: setUploadStarted });
+        upload.mutate({ file: file.file, request: toUploadRequest(values, values.checkFirst), onProgress: setUploadProgress }, { onSuccess: setUploadStarted });
         return;
       }
-      create.mutate(toBulkCreateRequest(values, rows), {
+      create.mutate(toRequest(values, rows), {
         onSuccess: (response) => {
           onCreated();
           if (isJobStarted(response)) {
@@ -213,11 +221,7 @@ export function BulkCreateDialog({
             return;
           }
           setOutcome({ kind: 'done', response, sentRows: rows });
-          toaster.create({
-            type: 'success',
-            title: 'Accounts created successfully',
-            description: `${plural(response.summary.successful, 'account has', 'accounts have')} been created.`,
-          });
+          toaster.create({ type: 'success', title: doneTitle, description: doneWords(response.summary.successful) });
         },
       });
     }, (errors) => {
@@ -229,11 +233,11 @@ export function BulkCreateDialog({
 
   const projectName = useWatch({ control: form.control, name: 'projectName' }) ?? '';
   // More rows than the plan allows: the server would refuse them all, so Generate stays off.
-  const overPlan = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length) !== undefined : false;
+  const overPlan = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length, target) !== undefined : false;
   const canSubmit = projectName.trim() !== '' && ((file?.result.valid.length ?? 0) > 0 || !!file?.partial) && !create.isPending && !upload.isPending && !reading && !overPlan;
   const createChecked = () => {
     if (!report || !lastValues.current) return;
-    startAgain.mutate({ id: report.id, request: toUploadStartRequest(lastValues.current, false) }, { onSuccess: setUploadStarted });
+    startAgain.mutate({ id: report.id, request: toUploadRequest(lastValues.current, false) }, { onSuccess: setUploadStarted });
   };
   const project = outcome?.response.project;
 
@@ -263,10 +267,12 @@ export function BulkCreateDialog({
         <Dialog.Positioner>
           <Dialog.Content aria-busy={busy}>
             <Dialog.Header flexDirection="column" alignItems="flex-start" gap="1">
-              <Dialog.Title>Bulk Create Accounts</Dialog.Title>
+              <Dialog.Title>{target ? `Add people to ${target.name}` : 'Bulk Create Accounts'}</Dialog.Title>
               <Dialog.Description>
                 {stage === 'upload'
-                  ? 'Upload a CSV file of people and choose how their accounts are made.'
+                  ? target
+                    ? 'Upload a CSV file or type the people in: their accounts join this project after its last one.'
+                    : 'Upload a CSV file of people and choose how their accounts are made.'
                   : stage === 'uploading' || stage === 'reading'
                     ? 'Your file is uploaded, then every row is read and checked on the server.'
                     : stage === 'report'
@@ -274,7 +280,9 @@ export function BulkCreateDialog({
                   : stage === 'processing'
                     ? job?.status === 'queued'
                       ? 'Your accounts will be created when the job starts.'
-                      : 'Your accounts are being created.'
+                      : target
+                        ? 'The people are being added.'
+                        : 'Your accounts are being created.'
                     : `Project ${project?.name ?? ''}`}
               </Dialog.Description>
             </Dialog.Header>
@@ -311,6 +319,7 @@ export function BulkCreateDialog({
                   onFile={(chosen) => void chooseFile(chosen)}
                   subscription={subscription}
                   onSubmit={submit}
+                  {...(target ? { target } : {})}
                 />
               ) : stage === 'processing' ? (
                 job && started ? (
@@ -357,8 +366,9 @@ export function BulkCreateDialog({
                   sentRows={outcome.sentRows}
                   provisioning={
                     <>
-                      <ProvisioningOutcome summary={outcome.response.summary} />
-                      <MailOutcome summary={outcome.response.summary} />
+                      {/* People added to a project: the run and the send start once the job has ended, and the job names them. */}
+                      <ProvisioningOutcome summary={{ ...outcome.response.summary, ...followUpsOf(job) }} />
+                      <MailOutcome summary={{ ...outcome.response.summary, ...followUpsOf(job) }} />
                     </>
                   }
                   showPasswords={showPasswords}
@@ -398,14 +408,16 @@ export function BulkCreateDialog({
                   loading={create.isPending || upload.isPending}
                   aria-describedby={[file ? FILE_SUMMARY_ID : '', overPlan ? OVER_PLAN_ID : ''].filter(Boolean).join(' ') || undefined}
                 >
-                  Generate Accounts
+                  {target ? 'Add people' : 'Generate Accounts'}
                 </Button>
               </Dialog.Footer>
             ) : stage === 'complete' && project ? (
               <Dialog.Footer flexWrap="wrap">
-                <Button asChild variant="ghost">
-                  <RouterLink to={`/projects/${encodeURIComponent(project.id)}`}>View project</RouterLink>
-                </Button>
+                {target ? null : (
+                  <Button asChild variant="ghost">
+                    <RouterLink to={`/projects/${encodeURIComponent(project.id)}`}>View project</RouterLink>
+                  </Button>
+                )}
                 <Button variant="outline" onClick={downloadCsv} loading={exportProject.isPending}>
                   <DownloadIcon aria-hidden="true" />
                   Download CSV
@@ -426,6 +438,10 @@ export function BulkCreateDialog({
     </Dialog.Root>
   );
 }
+
+/** What a job adding people to a project started once it ended (GET /api/bulk-jobs/{id}). */
+const followUpsOf = (job: BulkJob): Partial<BulkCreateSummary> =>
+  Object.fromEntries((['provisioningJobId', 'provisioningError', 'mailSendId', 'mailSendError'] as const).filter((key) => job[key] !== undefined).map((key) => [key, job[key]]));
 
 const megabytes = (bytes: number) => (bytes / (1024 * 1024)).toFixed(1);
 

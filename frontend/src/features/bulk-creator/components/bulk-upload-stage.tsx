@@ -1,11 +1,9 @@
-import { Alert, Button, Checkbox, Input, NativeSelect, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
+import { Alert, Button, Checkbox, Separator, Stack, Text } from '@chakra-ui/react';
 import type { FormEventHandler } from 'react';
 import { Controller, type UseFormReturn } from 'react-hook-form';
 import { Link as RouterLink } from 'react-router';
 import { UNLIMITED, planLimits } from '@shared/plans';
-import { accountTypes } from '@shared/schemas/bulk';
-import type { SubscriptionStatus } from '@shared/schemas/project';
-import { FormField } from '../../../components/form-field';
+import type { Project, SubscriptionStatus } from '@shared/schemas/project';
 import { effectivePlanOf } from '../../../lib/plan-status';
 import type { CsvFile } from '../lib/read-csv-file';
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
@@ -15,6 +13,8 @@ import { PasswordSettingsFields } from './password-settings-fields';
 import { ProvisioningTargetFields } from './provisioning-target-fields';
 import { CredentialEmailFields } from './credential-email-fields';
 import { plural } from '@shared/text/plural';
+import { TypedPeopleFields } from './typed-people-fields';
+import { ProjectDetailsFields } from './project-details-fields';
 
 export const UPLOAD_FORM_ID = 'bulk-upload-form';
 
@@ -26,6 +26,7 @@ export function BulkUploadStage({
   onFile,
   subscription,
   onSubmit,
+  target,
 }: {
   form: UseFormReturn<UploadFormInput, unknown, UploadFormValues>;
   file?: CsvFile;
@@ -33,46 +34,34 @@ export function BulkUploadStage({
   onFile: (file: File) => void;
   subscription?: SubscriptionStatus;
   onSubmit: FormEventHandler<HTMLFormElement>;
+  /** People added to this project: its own details are kept, the people may also be typed in. */
+  target?: Project;
 }) {
   const {
     register,
     formState: { errors },
   } = form;
   // A file read only in part: the server counts its rows (and says when the plan refuses them).
-  const planWarning = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length) : undefined;
+  const planWarning = subscription && file && !file.partial ? planWarningFor(subscription, file.result.valid.length, target) : undefined;
 
   return (
     <form id={UPLOAD_FORM_ID} onSubmit={onSubmit} noValidate>
       <Stack gap="5">
-        <SimpleGrid columns={{ base: 1, md: 2 }} gap="4">
-          <FormField label="Project name" error={errors.projectName?.message}>
-            <Input placeholder="Spring 2026 onboarding" autoComplete="off" {...register('projectName')} />
-          </FormField>
-          <FormField label="Platform URL (optional)" error={errors.platformUrl?.message}>
-            <Input type="url" placeholder="https://lms.example.com" {...register('platformUrl')} />
-          </FormField>
-          <FormField label="Account type" error={errors.accountType?.message}>
-            <NativeSelect.Root>
-              <NativeSelect.Field {...register('accountType')}>
-                {accountTypes.map((type) => (
-                  <option key={type} value={type}>
-                    {type}
-                  </option>
-                ))}
-              </NativeSelect.Field>
-              <NativeSelect.Indicator />
-            </NativeSelect.Root>
-          </FormField>
-          <FormField label="Expiration date (optional)" error={errors.expirationDate?.message}>
-            <Input type="date" {...register('expirationDate')} />
-          </FormField>
-        </SimpleGrid>
-        <FormField label="Description (optional)" error={errors.description?.message}>
-          <Textarea rows={2} autoresize {...register('description')} />
-        </FormField>
+        {target ? (
+          <Text fontSize="sm" color="fg.muted">
+            {target.accountType} accounts, after the project&apos;s {plural(target.accountCount, 'account')}.
+            {target.integrationId ? ' They are provisioned to the project’s integration once created (Pro).' : ''}
+          </Text>
+        ) : (
+        <ProjectDetailsFields
+          register={{ name: register('projectName'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
+          errors={{ name: errors.projectName?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
+        />
+        )}
 
         <Separator />
         <Stack gap="3">
+          {target ? <TypedPeopleFields onFile={onFile} busy={reading} /> : null}
           <CsvDropZone
             onFile={onFile}
             busy={reading}
@@ -117,8 +106,12 @@ export function BulkUploadStage({
         <Separator />
         <PasswordSettingsFields form={form} />
 
-        <Separator />
-        <ProvisioningTargetFields form={form} subscription={subscription} people={file?.result.valid} />
+        {target ? null : (
+          <>
+            <Separator />
+            <ProvisioningTargetFields form={form} subscription={subscription} people={file?.result.valid} />
+          </>
+        )}
 
         <Separator />
         <CredentialEmailFields form={form} subscription={subscription} />
@@ -131,9 +124,12 @@ export function BulkUploadStage({
  * Why the plan refuses this many rows, said before the server would (it decides, with the same
  * limits from shared/plans); the dialog keeps Generate off while there is a reason.
  */
-export function planWarningFor(subscription: SubscriptionStatus, rows: number): string | undefined {
+export function planWarningFor(subscription: SubscriptionStatus, rows: number, target?: Pick<Project, 'accountCount'>): string | undefined {
   const perProject = planLimits[effectivePlanOf(subscription)].accountsPerProject;
   const remaining = subscription.usage.remainingAccounts;
+  if (perProject !== UNLIMITED && target && target.accountCount + rows > perProject) {
+    return `This file has ${plural(rows, 'valid row')}; your plan allows ${plural(perProject, 'account')} per project and this project has ${plural(target.accountCount, 'account')}.`;
+  }
   if (perProject !== UNLIMITED && rows > perProject) {
     return `This file has ${plural(rows, 'valid row')}; your plan allows ${plural(perProject, 'account')} per project.`;
   }

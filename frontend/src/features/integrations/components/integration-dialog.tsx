@@ -297,6 +297,21 @@ export function IntegrationDialog({
                           </NativeSelect.Root>
                         </FormField>
                       ) : null}
+                      {platform === 'okta' ? (
+                        <FormField
+                          label="Deactivate on Okta"
+                          error={provisioningErrors?.oktaDeactivation?.message}
+                          helperText="Deactivate removes the person's Okta app assignments; Suspend keeps them, but works only for people who have signed in."
+                        >
+                          <NativeSelect.Root>
+                            <NativeSelect.Field {...register('apiConfig.provisioning.oktaDeactivation', { setValueAs: optionalChoice })}>
+                              <option value="">Deactivate the user (default)</option>
+                              <option value="suspend">Suspend the user</option>
+                            </NativeSelect.Field>
+                            <NativeSelect.Indicator />
+                          </NativeSelect.Root>
+                        </FormField>
+                      ) : null}
                       {platform === 'salesforce' ? <SalesforceFields register={register} errors={provisioningErrors?.salesforce as FieldErrorsOf} /> : null}
                       {ldap ? <LdapFields register={register} errors={provisioningErrors?.ldap as FieldErrorsOf} /> : null}
                       {platform === 'active_directory' && !ldap ? (

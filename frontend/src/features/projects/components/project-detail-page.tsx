@@ -4,6 +4,7 @@ import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
 import type { AccountView } from '@shared/schemas/project';
 import { AccountTable } from '../../../components/account-table';
+import { AccountRowActions } from '../../../components/account-row-actions';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
@@ -14,6 +15,7 @@ import { formatDate } from '../../../lib/format-date';
 import { EXPORT_CENTER_PATH, useExportProject, useProjectAccountsQuery, useProjectsQuery } from '../../../lib/projects-api';
 import { platformHost } from './project-card';
 import { ProjectProvisioning } from './project-provisioning';
+import { ProjectActions } from './project-actions';
 import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 import { plural } from '@shared/text/plural';
@@ -83,15 +85,18 @@ export function ProjectDetailPage() {
         title={project.name}
         subtitle={project.description || `${project.accountType} accounts`}
         actions={
-          <Button
-            variant="outline"
-            onClick={() => exportProject.mutate(project)}
-            loading={exportProject.isPending}
-            loadingText="Exporting..."
-          >
-            <DownloadIcon aria-hidden="true" />
-            Export CSV
-          </Button>
+          <HStack gap="2" wrap="wrap">
+            <ProjectActions project={project} />
+            <Button
+              variant="outline"
+              onClick={() => exportProject.mutate(project)}
+              loading={exportProject.isPending}
+              loadingText="Exporting..."
+            >
+              <DownloadIcon aria-hidden="true" />
+              Export CSV
+            </Button>
+          </HStack>
         }
       />
       <Stack gap="6">
@@ -180,10 +185,13 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
               showProject={false}
               caption="Accounts of this project"
               action={(account) => (
-                <Button size="xs" variant="ghost" onClick={() => onSend(account)} disabled={sendDisabled} aria-label={`${account.emailStatus ? 'Resend' : 'Send'} credentials to ${account.firstName} ${account.lastName}`}>
-                  <MailIcon aria-hidden="true" />
-                  {account.emailStatus ? 'Resend' : 'Send'}
-                </Button>
+                <HStack gap="1">
+                  <Button size="xs" variant="ghost" onClick={() => onSend(account)} disabled={sendDisabled} aria-label={`${account.emailStatus ? 'Resend' : 'Send'} credentials to ${account.firstName} ${account.lastName}`}>
+                    <MailIcon aria-hidden="true" />
+                    {account.emailStatus ? 'Resend' : 'Send'}
+                  </Button>
+                  <AccountRowActions account={account} onSendCredentials={onSend} />
+                </HStack>
               )}
             />
             <LoadMoreBar

@@ -1,0 +1,137 @@
+import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
+import { zodResolver } from '@hookform/resolvers/zod';
+import { CheckCircle2Icon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
+import { useState } from 'react';
+import { useForm } from 'react-hook-form';
+import { useQueryClient } from '@tanstack/react-query';
+import { projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
+import type * as z from 'zod';
+import { useEditProject, useSetProjectStatus } from '../../../lib/projects-api';
+import { queryKeys } from '../../../lib/query-keys';
+import { useSubscriptionStatus } from '../../../lib/subscription-api';
+import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
+import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
+import { plural } from '@shared/text/plural';
+
+const EDIT_FORM_ID = 'edit-project-form';
+
+/**
+ * The project page's own actions: Add people (the bulk creator's dialog aimed at this project:
+ * a CSV file, people typed in or a large upload), Edit, and Complete / Reopen. A completed
+ * project takes no new people: Add people waits for Reopen.
+ */
+export function ProjectActions({ project }: { project: Project }) {
+  const [editing, setEditing] = useState(false);
+  const [adding, setAdding] = useState(false);
+  const setStatus = useSetProjectStatus();
+  const subscription = useSubscriptionStatus().data;
+  const queryClient = useQueryClient();
+  const completed = project.status === 'completed';
+
+  return (
+    <>
+      <Button colorPalette="blue" onClick={() => setAdding(true)} disabled={completed} title={completed ? 'Reopen the project to add people' : undefined}>
+        <UserPlusIcon aria-hidden="true" />
+        Add people
+      </Button>
+      <Button variant="outline" onClick={() => setEditing(true)}>
+        <PencilIcon aria-hidden="true" />
+        Edit
+      </Button>
+      <Button
+        variant="outline"
+        loading={setStatus.isPending}
+        loadingText={completed ? 'Reopening...' : 'Completing...'}
+        onClick={() => setStatus.mutate({ id: project.id, status: completed ? 'active' : 'completed' })}
+      >
+        {completed ? <RotateCcwIcon aria-hidden="true" /> : <CheckCircle2Icon aria-hidden="true" />}
+        {completed ? 'Reopen' : 'Complete'}
+      </Button>
+      {editing ? <EditProjectDialog project={project} onClose={() => setEditing(false)} /> : null}
+      {adding ? (
+        <BulkCreateDialog
+          target={project}
+          {...(subscription ? { subscription } : {})}
+          onCreated={() => {
+            // The page's accounts list: the new people after the last.
+            void queryClient.invalidateQueries({ queryKey: ['/api/projects', project.id] });
+          }}
+          onClose={() => {
+            setAdding(false);
+            void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+type EditValues = z.output<typeof projectEditSchema>;
+
+/** Edit: the fields of the bulk creator with its rules and messages (projectEditSchema). */
+function EditProjectDialog({ project, onClose }: { project: Project; onClose: () => void }) {
+  const edit = useEditProject();
+  const {
+    register,
+    handleSubmit,
+    formState: { errors },
+  } = useForm<ProjectEditRequest, unknown, EditValues>({
+    resolver: zodResolver(projectEditSchema),
+    defaultValues: {
+      name: project.name,
+      description: project.description ?? '',
+      platformUrl: project.platformUrl ?? '',
+      accountType: project.accountType,
+      expirationDate: project.expirationDate ?? '',
+    },
+  });
+  const submit = handleSubmit((values) => edit.mutate({ id: project.id, edit: values }, { onSuccess: onClose }));
+
+  return (
+    <Dialog.Root
+      open
+      onOpenChange={(details) => {
+        if (!details.open && !edit.isPending) onClose();
+      }}
+      placement="center"
+      size="lg"
+    >
+      <Portal>
+        <Dialog.Backdrop />
+        <Dialog.Positioner>
+          <Dialog.Content mx="4" aria-busy={edit.isPending}>
+            <Dialog.Header flexDirection="column" alignItems="flex-start" gap="1">
+              <Dialog.Title>Edit project</Dialog.Title>
+              <Dialog.Description>
+                The {plural(project.accountCount, 'account')} already made keep their usernames and type; people added later get the new type.
+              </Dialog.Description>
+            </Dialog.Header>
+            <Dialog.Body>
+              <form id={EDIT_FORM_ID} onSubmit={(event) => void submit(event)} noValidate>
+                <ProjectDetailsFields
+                  register={{ name: register('name'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
+                  errors={{ name: errors.name?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
+                />
+              </form>
+            </Dialog.Body>
+            <Dialog.Footer flexWrap="wrap">
+              <Dialog.ActionTrigger asChild>
+                <Button variant="outline" disabled={edit.isPending}>
+                  Cancel
+                </Button>
+              </Dialog.ActionTrigger>
+              <Button type="submit" form={EDIT_FORM_ID} colorPalette="blue" loading={edit.isPending} loadingText="Saving...">
+                Save changes
+              </Button>
+            </Dialog.Footer>
+            {edit.isPending ? null : (
+              <Dialog.CloseTrigger asChild>
+                <CloseButton size="sm" />
+              </Dialog.CloseTrigger>
+            )}
+          </Dialog.Content>
+        </Dialog.Positioner>
+      </Portal>
+    </Dialog.Root>
+  );
+}

@@ -1,0 +1,87 @@
+import * as z from 'zod';
+import { personSchema } from './bulk';
+import type { AccountView } from './project';
+
+/**
+ * PUT /api/accounts/{id}: an account's first name, last name and e-mail, checked by the very
+ * schema the bulk creator checks each row with (same rules, same messages). The username stays
+ * unless `regenerateUsername`: then it is made again from the new name, unique among the user's
+ * usernames.
+ */
+export const accountEditSchema = personSchema.extend({
+  regenerateUsername: z.boolean('regenerateUsername must be true or false').optional().default(false),
+});
+export type AccountEditInput = z.input<typeof accountEditSchema>;
+export type AccountEditRequest = z.output<typeof accountEditSchema>;
+
+export const editableAccountFields = ['firstName', 'lastName', 'email', 'username'] as const;
+export type EditableAccountField = (typeof editableAccountFields)[number];
+export const accountFieldLabels: Record<EditableAccountField, string> = { firstName: 'First name', lastName: 'Last name', email: 'E-mail', username: 'Username' };
+
+export interface FieldChange {
+  field: EditableAccountField;
+  from: string;
+  to: string;
+}
+
+/** The answer to PUT /api/accounts/{id}. */
+export interface AccountEditResult {
+  account: AccountView;
+  /** What changed (empty: the request changed nothing, and nothing was written). */
+  changes: FieldChange[];
+  /**
+   * The e-mail changed on an account whose credentials were e-mailed to the old address: the app
+   * asks whether to send them to the new one (the existing send, scope 'account').
+   */
+  credentialsSentToOldAddress: boolean;
+}
+
+/** The words shown for an account changed here after it was provisioned, until the platform has the change. */
+export const platformChangeText = (platform: string): string => `Changed here: not yet updated on ${platform}`;
+
+/**
+ * The kinds of event an account's history shows. 'deactivated', 'reactivated', 'expired' and
+ * 'removed' are written by the lifecycle jobs to come; the drawer already shows them.
+ */
+export const accountHistoryKinds = [
+  'created',
+  'provisioned',
+  'provision_failed',
+  'removed_from_platform',
+  'emailed',
+  'email_failed',
+  'email_skipped',
+  'delivered',
+  'bounced',
+  'complained',
+  'credentials_viewed',
+  'password_reset',
+  'password_reset_failed',
+  'edited',
+  'deactivated',
+  'reactivated',
+  'expired',
+] as const;
+export type AccountHistoryKind = (typeof accountHistoryKinds)[number];
+
+export interface AccountHistoryEntry {
+  /** Unique within the account's history (cursor order: `at`, then id). */
+  id: string;
+  kind: AccountHistoryKind;
+  /** ISO 8601. */
+  at: string;
+  /** One line: 'Created', 'Synced on Okta', 'E-mail delivered'... */
+  title: string;
+  /** The platform's or the mail system's words, the import, who did it. */
+  detail?: string;
+  /** For 'edited': each field, old -> new. */
+  changes?: FieldChange[];
+}
+
+/** GET /api/accounts/{id}/history?limit=&cursor=: newest first, paged. */
+export interface AccountHistoryPage {
+  entries: AccountHistoryEntry[];
+  nextCursor?: string;
+}
+export const ACCOUNT_HISTORY_PAGE_DEFAULT = 20;
+export const ACCOUNT_HISTORY_PAGE_MAX = 50;
