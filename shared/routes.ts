@@ -86,6 +86,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'DELETE', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
   // Provisioning runs: a project's accounts created on an integration's platform by the provisioning worker.
   { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning', auth: 'jwt' },
+  // Account actions: Deactivate / Reactivate / Delete some (or all) of a project's accounts, the platform first (functions/account-actions).
+  { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning', auth: 'jwt' },
+  { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
@@ -314,7 +317,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
   // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
   // run decrypts an integration's credentials to look people up on its platform.
-  provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
+  // Account actions: the listed accounts read in batches at the start (BatchGetItem: 404 for an id not of the project).
+  provisioning: { table: [...readWrite, 'BatchGetItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Reads a link, its account and project; spends the link and marks the account viewed
   // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },

@@ -129,6 +129,9 @@ export const keys = {
   /** A Reset Passwords job (functions/security/reset-passwords.ts) and its finished chunks; its chunks' leases are provisioningLease (ids are unique). */
   passwordReset: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `PWRESET#${jobId}` }) as const,
   passwordResetChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PWRESET#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
+  accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
+  accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 

@@ -4,18 +4,23 @@ import { provisioningRuntime } from '../provisioning/deps';
 import { recordDeadChunk, recordDeadStart } from '../provisioning/provision-accounts';
 import { provisioningMessageSchema } from '../provisioning/provisioning-message';
 import { recordDeadResetChunk, recordDeadResetStart } from '../security/reset-passwords-chunk';
+import { recordDeadActionChunk, recordDeadActionStart } from '../account-actions/account-actions-chunk';
 
 const runtime = provisioningRuntime();
 const deadChunk = recordDeadChunk(runtime);
 const deadStart = recordDeadStart(runtime);
 const deadResetChunk = recordDeadResetChunk(runtime);
 const deadResetStart = recordDeadResetStart(runtime);
+const deadActionChunk = recordDeadActionChunk(runtime);
+const deadActionStart = recordDeadActionStart(runtime);
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'chunk') return deadChunk(message);
   if (message.type === 'start') return deadStart(message.userId, message.jobId);
   if (message.type === 'reset-chunk') return deadResetChunk(message);
   if (message.type === 'reset-start') return deadResetStart(message.userId, message.jobId);
+  if (message.type === 'action-chunk') return deadActionChunk(message);
+  if (message.type === 'action-start') return deadActionStart(message.userId, message.jobId);
   // A resume that failed every time: its runs stay paused; the next successful test resumes them.
   logger.error('Resume of paused provisioning runs failed', { integrationId: message.integrationId });
 });

@@ -9,6 +9,8 @@ import { provisioningMessageSchema } from '../provisioning/provisioning-message'
 import { resetChunk } from '../security/reset-passwords-chunk';
 import { planReset } from '../security/reset-passwords';
 import { randomBytes } from 'node:crypto';
+import { planAccountAction } from '../account-actions/account-actions';
+import { accountActionChunk } from '../account-actions/account-actions-chunk';
 
 const runtime = provisioningRuntime();
 const workers = queues.find((q) => q.name === 'provisioning')?.maxConcurrency ?? 1;
@@ -33,11 +35,23 @@ const passwordResetChunk = resetChunk({
   workers,
 });
 const resume = resumeRuns(runtime);
+// Account actions (deactivate, reactivate, delete) share it too.
+const planAction = planAccountAction(runtime);
+const actionChunk = accountActionChunk({
+  ...runtime,
+  cipher: appCipher,
+  integration: (userId, id) => runtime.integrations.get(userId, id),
+  adapterFor: adapterFactory(runtime.outbound),
+  pacingOf,
+  workers,
+});
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'start') return plan(message.userId, message.jobId);
   if (message.type === 'reset-start') return planPasswordReset(message.userId, message.jobId);
   if (message.type === 'reset-chunk') return passwordResetChunk(message);
+  if (message.type === 'action-start') return planAction(message.userId, message.jobId);
+  if (message.type === 'action-chunk') return actionChunk(message);
   if (message.type === 'resume') {
     await resume(message.userId, message.integrationId);
     return;

@@ -102,6 +102,9 @@ export const securityEventTypes = [
   'project_changed',
   'accounts_added',
   'account_edited',
+  'accounts_deactivated',
+  'accounts_reactivated',
+  'accounts_deleted',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

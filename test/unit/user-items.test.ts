@@ -47,6 +47,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   provisioningLease: () => keys.provisioningLease(u, p, 1),
   passwordReset: () => keys.passwordReset(u, p),
   passwordResetChunk: () => keys.passwordResetChunk(u, p, 1),
+  accountAction: () => keys.accountAction(u, p),
+  accountActionChunk: () => keys.accountActionChunk(u, p, 1),
   provisioningJobsOf: () => keys.provisioningJobsOf(u),
   rejectedRowsPart: () => keys.rejectedRowsPart(u, p, 0),
   rejectedRowsOf: () => keys.rejectedRowsOf(u, p),
