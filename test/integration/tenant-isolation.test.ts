@@ -50,6 +50,7 @@ interface Owner {
   mailSendId: string;
   /** A's Reset Passwords job (written as the start step writes one). */
   passwordResetId: string;
+  accountActionId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -492,6 +493,19 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/security/reset-passwords/{id}': { id: (a) => a.passwordResetId, answer: 404 },
+  // B cannot deactivate or delete A's accounts (by A's project, or by A's account ids), nor read A's actions.
+  'POST /api/projects/{id}/account-actions': {
+    id: (a) => a.projectId,
+    body: ({ a }) => ({ action: 'delete', accountIds: [a.account.id] }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activeAccountAction).toBeUndefined();
+      expect(Item?.accountCount).toBe(3);
+      expect((await a.user.json<{ items: { id: string }[] }>(`/api/accounts/search?q=${encodeURIComponent(a.account.email)}`)).items).toEqual([expect.objectContaining({ id: a.account.id })]);
+    },
+  },
+  'GET /api/account-actions/{id}': { id: (a) => a.accountActionId, answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -556,6 +570,16 @@ async function createOwner(): Promise<Owner> {
       },
     }),
   );
+  const accountActionId = timeOrderedId();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.accountAction(user.sub, accountActionId), entityType: 'AccountAction', id: accountActionId, userId: user.sub, projectId: created.project.id, projectName, action: 'deactivate', rows: [1],
+        status: 'completed', total: 1, done: 1, onPlatform: 0, failed: 0, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   // An address on A's suppression list, as the mail-events worker writes one.
@@ -582,12 +606,13 @@ async function createOwner(): Promise<Owner> {
     provisioningJobId,
     mailSendId,
     passwordResetId,
+    accountActionId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, accountActionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 
