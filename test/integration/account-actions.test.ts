@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -213,5 +214,64 @@ describe('account actions on the local SCIM directory', () => {
     expect(refused).toMatchObject({ status: 'completed', done: 0, failed: 1 });
     expect(refused.failures).toEqual([{ accountId: gone.id, username: gone.username, reason: expect.stringMatching(/^Sync Failed: .*nothing to reactivate/) }]);
     expect((await accountsOf(user, project.id)).find((a) => a.id === gone.id)?.isActive).toBe(false);
+  });
+});
+
+describe('a bulk deactivation through a storm of 429s and 500s on the local SCIM directory', () => {
+  const token = 'actions-storm-scim-token';
+  const COUNT = 300;
+  let user: ApiUser;
+  let dir: string;
+
+  beforeAll(async () => {
+    user = await apiUser();
+    await upgradeToPro(user);
+    dir = mkdtempSync(path.join(tmpdir(), 'actions-storm-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves 0 accounts in a wrong state (here and there) and records each once', async () => {
+    const dataFile = path.join(dir, 'scim.json');
+    // Provisioned on a calm directory; then the same directory (its store file) answers a share of the requests with 429 or 500.
+    let scim = await startScimServer({ port: Number(origin().port), host: origin().hostname, token, dataFile });
+    let integration: Integration;
+    let project: Project;
+    try {
+      integration = await user.json<Integration>('/api/integrations', {
+        body: { name: 'SCIM storm', platform: 'custom', baseUrl: scim.url, authMethod: 'bearer_token', authConfig: { token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+      });
+      const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
+        body: { projectName: 'Actions storm', csvData: people(COUNT, 'Actstorm'), apiIntegrationId: integration.id, createExternalAccounts: true },
+      });
+      project = created.project;
+      expect(await waitFor<ProvisioningJob>(user, `/api/provisioning-jobs/${created.summary.provisioningJobId!}`, () => undefined, 120_000)).toMatchObject({ status: 'completed', synced: COUNT });
+    } finally {
+      await scim.stop();
+    }
+    scim = await startScimServer({ port: Number(origin().port), host: origin().hostname, token, dataFile, faults: { rate429: 0.1, rate500: 0.1, retryAfterSeconds: 1 } });
+    try {
+      const { Items: items = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(user.sub, project.id).PK }, ConsistentRead: true }));
+      expect(items).toHaveLength(COUNT);
+      const job = await act(user, project.id, { action: 'deactivate', accountIds: items.map((i) => String(i.id)) }, 240_000);
+      expect(job).toMatchObject({ status: 'completed', total: COUNT });
+      expect(job.done + job.failed).toBe(COUNT);
+      expect(scim.stats().faults429 + scim.stats().faults500).toBeGreaterThan(0);
+
+      const { Items: after = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(user.sub, project.id).PK }, ConsistentRead: true }));
+      const there = new Map(scim.users().map((u) => [u.userName, u.active]));
+      expect(there.size).toBe(COUNT);
+      // Here as there: every account deactivated on the directory is deactivated here, every one refused is active in both.
+      const wrong = after.filter((a) => (a.isActive !== false) !== there.get(String(a.username)));
+      expect(wrong).toEqual([]);
+      expect(after.filter((a) => a.isActive === false)).toHaveLength(job.done);
+      const { Items: history = [] } = await db.send(
+        new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountHistoryOf(user.sub, project.id, 1).PK }, ConsistentRead: true }),
+      );
+      const entries = history.filter((h) => h.kind === 'deactivated');
+      expect(entries).toHaveLength(job.done);
+      expect(new Set(entries.map((h) => h.accountId)).size).toBe(job.done);
+    } finally {
+      await scim.stop();
+    }
   });
 });
