@@ -213,7 +213,7 @@ describe('account actions on the local SCIM directory', () => {
     const refused = await act(user, project.id, { action: 'reactivate', accountIds: [gone.id] });
     expect(refused).toMatchObject({ status: 'completed', done: 0, failed: 1 });
     expect(refused.failures).toEqual([{ accountId: gone.id, username: gone.username, reason: expect.stringMatching(/^Sync Failed: .*nothing to reactivate/) }]);
-    expect((await accountsOf(user, project.id)).find((a) => a.id === gone.id)?.isActive).toBe(false);
+    expect((await accountsOf(user, project.id)).find((a) => a.id === gone.id)).toMatchObject({ isActive: false, actionError: expect.stringMatching(/^Sync Failed: /) });
   });
 });
 
