@@ -77,8 +77,9 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
     expect(describeViolations('deactivate confirmation (light)', await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath('account-deactivate-confirm-light') });
     await dialog.getByRole('button', { name: 'Deactivate', exact: true }).click();
-    const progress = page.getByRole('alertdialog', { name: 'Deactivating 1 account' });
+    const progress = page.getByRole('alertdialog', { name: 'Deactivate 1 account: finished' });
     await progress.getByText('1 deactivated (1 on Local SCIM directory too), 0 not changed, 0 to go.').waitFor();
+    await settle(page);
     await page.screenshot({ path: screenshotPath('account-deactivate-done-light') });
     await progress.getByRole('button', { name: 'Close', exact: true }).first().click();
     await progress.waitFor({ state: 'hidden' });
@@ -94,8 +95,8 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
     await choose(nameOf(0), 'Reactivate');
     const again = page.getByRole('alertdialog', { name: `Reactivate ${nameOf(0)}?` });
     await again.getByRole('button', { name: 'Reactivate', exact: true }).click();
-    await page.getByRole('alertdialog', { name: 'Reactivating 1 account' }).getByText('1 reactivated', { exact: false }).waitFor();
-    await page.getByRole('alertdialog', { name: 'Reactivating 1 account' }).getByRole('button', { name: 'Close', exact: true }).first().click();
+    await page.getByRole('alertdialog', { name: 'Reactivate 1 account: finished' }).getByText('1 reactivated', { exact: false }).waitFor();
+    await page.getByRole('alertdialog', { name: 'Reactivate 1 account: finished' }).getByRole('button', { name: 'Close', exact: true }).first().click();
     await row.getByText('Deactivated').locator('visible=true').waitFor({ state: 'detached' });
     expect(await activeOnScim(ada.username)).toBe(true);
   });
@@ -113,7 +114,7 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
     await dialog.getByText('On Local SCIM directory first: The SCIM provider deletes the user (DELETE).').waitFor();
     await page.screenshot({ path: screenshotPath('account-bulk-delete-confirm-light') });
     await dialog.getByRole('button', { name: 'Delete 2 accounts' }).click();
-    const progress = page.getByRole('alertdialog', { name: 'Deleting 2 accounts' });
+    const progress = page.getByRole('alertdialog', { name: 'Delete 2 accounts: finished' });
     await progress.getByText('2 deleted (2 on Local SCIM directory too), 0 not changed, 0 to go.').waitFor();
     await progress.getByRole('button', { name: 'Close', exact: true }).first().click();
     await accountsTable().getByText(people[2]!.email).waitFor({ state: 'detached' });

@@ -62,7 +62,7 @@ export function AccountActionDialog({ projectId, action, target, onClose, onStar
         <Dialog.Positioner>
           <Dialog.Content mx="4" aria-busy={busy}>
             <Dialog.Header>
-              <Dialog.Title>{view ? `${words.doing} ${plural(view.total, 'account')}` : title}</Dialog.Title>
+              <Dialog.Title>{view ? (busy ? `${words.doing} ${plural(view.total, 'account')}` : `${words.verb} ${plural(view.total, 'account')}: finished`) : title}</Dialog.Title>
             </Dialog.Header>
             <Dialog.Body>
               {view ? (
@@ -99,7 +99,7 @@ export function AccountActionDialog({ projectId, action, target, onClose, onStar
                   <Stack gap="3">
                     <Text>
                       {action === 'delete'
-                        ? `${what} will be deleted: the account${count === 1 ? '' : 's'}, ${count === 1 ? 'its' : 'their'} username${count === 1 ? '' : 's'} (free for reuse) and ${count === 1 ? 'its' : 'their'} one-time links. This cannot be undone.`
+                        ? `${what} will be deleted here, with ${count === 1 ? 'its username' : 'their usernames'} (free for reuse); ${count === 1 ? 'its' : 'their'} one-time credential links stop working. This cannot be undone.`
                         : action === 'deactivate'
                           ? `${what} will be deactivated: ${count === 1 ? 'its' : 'their'} one-time credential links stop working until reactivated.`
                           : `${what} will be active again.`}

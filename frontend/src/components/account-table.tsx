@@ -65,7 +65,7 @@ export function AccountTable({
         </Table.Header>
         <Table.Body>
           {accounts.map((account) => (
-            <Table.Row key={account.id} {...(selection?.selected.has(account.id) ? { 'data-selected': '' } : {})}>
+            <Table.Row key={account.id}>
               {selection ? (
                 <Table.Cell>
                   <Checkbox.Root size="sm" checked={selection.selected.has(account.id)} onCheckedChange={(details) => selection.onChange([account.id], details.checked === true)} aria-label={`Select ${account.firstName} ${account.lastName}`}>
