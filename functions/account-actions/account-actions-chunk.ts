@@ -91,30 +91,42 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
   const adapter = deps.adapterFor(integration, credentials);
   let refused: string | undefined;
   let later: number | undefined;
+  // Each answer's write here runs beside the next calls (not in the call's slot): the platform's pace sets the job's.
+  const writes: Promise<void>[] = [];
+  let writeFailure: unknown;
+  const record = (write: Promise<void>) =>
+    void writes.push(
+      write.catch((error: unknown) => {
+        writeFailure ??= error;
+      }),
+    );
   try {
     later = await pacedCalls(deps, deps.pacingOf(integration), onPlatform, async (account): Promise<PacedAnswer> => {
       if (refused) {
-        await recordFailed(deps, job, account, refused);
+        record(recordFailed(deps, job, account, refused));
         return {};
       }
       const externalId = String(account.externalAccountId);
       const outcome = action === 'delete' ? await adapter.remove(externalId) : await adapter.setActive(externalId, action === 'reactivate');
-      if (outcome.kind === 'done') await applyHere(deps, job, message, account, integration.platform, outcome.detail);
-      else if (outcome.kind === 'gone') await recordFailed(deps, job, account, `Sync Failed: ${outcome.detail}`);
+      if (outcome.kind === 'done') record(applyHere(deps, job, message, account, integration.platform, outcome.detail));
+      else if (outcome.kind === 'gone') record(recordFailed(deps, job, account, `Sync Failed: ${outcome.detail}`));
       else {
         const fail = () => recordFailed(deps, job, account, `Sync Failed: ${outcome.message}`);
         if (outcome.authRefused) {
           // The rest of the chunk is not tried with credentials the platform refuses.
           refused = `Sync Failed: ${platformName} refused our credentials (${outcome.message}). Edit the integration and test it, then run the action again.`;
-          await recordFailed(deps, job, account, refused);
+          record(recordFailed(deps, job, account, refused));
         } else if (outcome.retryable) return { retry: outcome.rateLimited ? 'rate' : 'server', retryAfterMs: outcome.retryAfterMs, exhausted: fail };
-        else await fail();
+        else record(fail());
       }
       return {};
     });
   } finally {
     adapter.close();
+    // Every answer written before the chunk is counted (or left to a later delivery); a write that failed fails the delivery.
+    await Promise.all(writes);
   }
+  if (writeFailure !== undefined) throw writeFailure;
   if (later !== undefined) return { later };
   return { done: await chunkTally(deps, job, message) };
 }
