@@ -317,8 +317,7 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
   // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
   // run decrypts an integration's credentials to look people up on its platform.
-  // Account actions: the listed accounts read in batches at the start (BatchGetItem: 404 for an id not of the project).
-  provisioning: { table: [...readWrite, 'BatchGetItem'], sendTo: ['provisioning'], encryptionKey: true },
+  provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
   // Reads a link, its account and project; spends the link and marks the account viewed
   // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },

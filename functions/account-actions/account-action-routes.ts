@@ -1,4 +1,4 @@
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { ACCOUNT_ACTION_MAX, ACTION_FAILURES_SHOWN, actionWords, type AccountAction, type AccountActionInput, type AccountActionJob, type AccountActionStatus } from '../../shared/schemas/account-actions';
 import type { PlanId } from '../../shared/plans';
@@ -49,21 +49,14 @@ export function actionView(item: Record<string, unknown>): AccountActionJob {
   };
 }
 
-/** Whether every listed row is an account of the project (read in batches of 100; unprocessed keys read again). */
+/** Listed accounts checked one by one at the start (404 for one not of the project); a longer list's missing ones count as failed in the work. */
+export const CHECKED_AT_START = 100;
+
+/** Whether every listed row (of a short list) is an account of the project. */
 async function allExist(deps: Pick<ActionDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number, rows: number[]): Promise<boolean> {
-  for (let i = 0; i < rows.length; i += 100) {
-    let wanted: Record<string, unknown>[] = rows.slice(i, i + 100).map((row) => keys.account(userId, projectId, row, shards));
-    let found = 0;
-    for (let attempt = 0; wanted.length; attempt++) {
-      const answer = await deps.db.send(new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: wanted, ProjectionExpression: 'PK', ConsistentRead: true } } }));
-      found += answer.Responses?.[deps.tableName]?.length ?? 0;
-      wanted = (answer.UnprocessedKeys?.[deps.tableName]?.Keys as Record<string, unknown>[] | undefined) ?? [];
-      if (wanted.length && attempt > 8) throw new Error('Accounts could not be read');
-      if (wanted.length) await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
-    }
-    if (found < Math.min(100, rows.length - i)) return false;
-  }
-  return true;
+  if (rows.length > CHECKED_AT_START) return true;
+  const found = await Promise.all(rows.map(async (row) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards), ProjectionExpression: 'PK', ConsistentRead: true }))).Item));
+  return found.every(Boolean);
 }
 
 export interface StartActionDeps extends ActionDeps {

@@ -234,14 +234,22 @@ async function usernameRelease(deps: Deps, userId: string, projectId: string, ac
   return [{ Update: { TableName: deps.tableName, Key: block.key, UpdateExpression: `REMOVE #names[${block.index}]`, ConditionExpression: `#names[${block.index}] = :name`, ExpressionAttributeNames: { '#names': 'names' }, ExpressionAttributeValues: { ':name': username } } }];
 }
 
-/** What the chunk did: its accounts marked with the job (done, failed) and those it erased (counted on its item). */
+/**
+ * What the chunk did: its accounts marked with the job (done, failed), those it erased (counted on
+ * its item), and selected rows with no account (a long list is not checked at the start): failed.
+ */
 async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage): Promise<ChunkTally> {
   const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: accountActionJobs.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
-  const marked = await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'actionRun = :run', projection: 'actionResult, actionOnPlatform', values: { ':run': message.jobId } });
+  const items = await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { projection: 'SK, actionRun, actionResult, actionOnPlatform' });
+  const marked = items.filter((a) => a.actionRun === message.jobId);
   const deleted = Number(Item?.deleted ?? 0);
   const done = marked.filter((a) => a.actionResult === 'done').length + deleted;
   const onPlatform = marked.filter((a) => a.actionResult === 'done' && a.actionOnPlatform === true).length + Number(Item?.deletedOnPlatform ?? 0);
-  const failed = marked.filter((a) => a.actionResult === 'failed').length;
+  const rows = rowsOf(job);
+  const present = new Set(items.map(rowOf));
+  let missing = 0;
+  if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
+  const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
   return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed } };
 }
 

@@ -154,6 +154,17 @@ describe('account actions without a platform (a free user)', () => {
     }
   });
 
+  it('a long list (over 100 ids, not checked one by one at the start) counts an id with no account as failed; the rest are done', async () => {
+    const other = await apiUser();
+    const big = (await other.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Long list', csvData: people(100, 'Actlong') } })).project;
+    const ids = (await accountsOf(other, big.id)).map((a) => a.id);
+    expect(ids).toHaveLength(100);
+    const job = await act(other, big.id, { action: 'deactivate', accountIds: [...ids, `${big.id}.000150`] });
+    expect(job).toMatchObject({ status: 'completed', total: 101, done: 100, failed: 1, pending: 0 });
+    // One or a few ids are checked at the start: 404.
+    expect((await other.call(`/api/projects/${big.id}/account-actions`, { body: { action: 'deactivate', accountIds: [`${big.id}.000150`] } })).status).toBe(404);
+  });
+
   it('all accounts of the project: deactivated together', async () => {
     const job = await act(user, project.id, { action: 'deactivate', filter: 'all' });
     expect(job).toMatchObject({ status: 'completed', total: 3, done: 3 });
