@@ -43,7 +43,7 @@ interface RemoteScimServer {
   reset(): Promise<void>;
   stop(): Promise<void>;
 }
-async function startRemoteScimServer(options: ScimServerOptions): Promise<RemoteScimServer> {
+export async function startRemoteScimServer(options: ScimServerOptions): Promise<RemoteScimServer> {
   const child = fork(path.join(projectRoot, 'bench', 'scim-server-process.ts'), [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   let next = 1;
   const waiting = new Map<number, (value: unknown) => void>();

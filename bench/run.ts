@@ -18,6 +18,9 @@
  * 11. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 12500).
  * 12. Adding 100 people to a project of 50,000 beside creating a project of 100, ratio <= 1.2x
  *     (bench/lifecycle.ts: the 50,000 are written into the table, said in the output; port offset 35000, as analytics).
+ * 13. Deactivating 10,000 provisioned accounts on a SCIM server beside a bare client's PATCHes at the
+ *     same concurrency, ratio <= 1.25x, 0 accounts left in a wrong state (bench/account-actions.ts,
+ *     part `actions`; port offset 35000 as lifecycle: run in its own process).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
  * 12. Deleting a project of 50,000 accounts (no platform) beside a bare BatchWrite delete of its items,
@@ -46,6 +49,7 @@ import { fairBench } from './fair';
 import { uploadBench } from './upload';
 import { lifecycleBench } from './lifecycle';
 import { projectDeletionBench } from './project-deletion';
+import { accountActionsBench } from './account-actions';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -186,7 +190,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'project-delete': projectDeletionBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

@@ -89,6 +89,9 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'DELETE', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
   // Provisioning runs: a project's accounts created on an integration's platform by the provisioning worker.
   { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning', auth: 'jwt' },
+  // Account actions: Deactivate / Reactivate / Delete some (or all) of a project's accounts, the platform first (functions/account-actions).
+  { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning', auth: 'jwt' },
+  { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },

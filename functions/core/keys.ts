@@ -134,6 +134,9 @@ export const keys = {
   projectDeletionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROJDEL#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** What a deletion chunk started from (its accounts' counts), beside its marker: no doneAt, so the engine's chunk reads pass it by. */
   projectDeletionChunkStart: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROJDEL#${jobId}#CHUNK#${rowKey(chunk)}#START` }) as const,
+  /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
+  accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
+  accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 

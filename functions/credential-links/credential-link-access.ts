@@ -18,6 +18,7 @@ export interface CredentialLinkAccessDeps {
 export const USED_LINK_MESSAGE = 'These credentials were already shown once. Ask the person who sent you the link for a new one.';
 export const EXPIRED_LINK_MESSAGE = 'This link has expired. Ask the person who sent you the link for a new one.';
 export const REMOVED_ACCOUNT_MESSAGE = 'The account this link was for no longer exists. Ask the person who sent you the link.';
+export const DEACTIVATED_ACCOUNT_MESSAGE = 'The account this link was for has been deactivated. Ask the person who sent you the link.';
 
 const projectNameOf = (project: Record<string, unknown> | undefined): string | undefined =>
   typeof project?.name === 'string' ? project.name : undefined;
@@ -51,7 +52,7 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
       const status = linkStatus(link, deps.now());
       const [project, account] = await Promise.all([deps.store.project(link), status === 'ready' ? deps.store.account(link) : undefined]);
       const projectName = projectNameOf(project);
-      const state: CredentialLinkState = { status: status === 'ready' && !account ? 'removed' : status };
+      const state: CredentialLinkState = { status: status !== 'ready' ? status : !account ? 'removed' : account.isActive === false ? 'deactivated' : status };
       if (link.companyName) state.companyName = link.companyName;
       if (projectName) state.projectName = projectName;
       if (state.status === 'ready' || state.status === 'expired') state.expiresAt = link.linkExpiresAt;
@@ -70,6 +71,8 @@ export function credentialLinkAccess(deps: CredentialLinkAccessDeps) {
       const status = linkStatus(link, deps.now());
       if (status !== 'ready') refuse(status, projectName, link.companyName);
       if (!account) throw new GoneError(REMOVED_ACCOUNT_MESSAGE, { status: 'removed', ...(projectName ? { projectName } : {}), ...(link.companyName ? { companyName: link.companyName } : {}) });
+      // A deactivated account's link shows nothing and stays unspent (reactivated, it works again until it expires).
+      if (account.isActive === false) throw new GoneError(DEACTIVATED_ACCOUNT_MESSAGE, { status: 'deactivated', ...(projectName ? { projectName } : {}), ...(link.companyName ? { companyName: link.companyName } : {}) });
       const password = accountPassword(await deps.cipher(), account);
 
       const at = deps.now().toISOString();

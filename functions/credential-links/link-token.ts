@@ -45,7 +45,7 @@ export function linkExpiry(now: Date, days: number): LinkExpiry {
 }
 
 /** A stored link's state at `now`: used wins over expired (it was spent while it was valid). */
-export function linkStatus(link: { usedAt?: string; linkExpiresAt: string }, now: Date): Exclude<CredentialLinkStatus, 'removed'> {
+export function linkStatus(link: { usedAt?: string; linkExpiresAt: string }, now: Date): Exclude<CredentialLinkStatus, 'removed' | 'deactivated'> {
   if (link.usedAt) return 'used';
   return now.getTime() >= Date.parse(link.linkExpiresAt) ? 'expired' : 'ready';
 }

@@ -1,3 +1,4 @@
+import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { builtInTemplate } from '../../shared/email/default-template';
@@ -152,6 +153,7 @@ export const startSend =
     // Not while Reset Passwords changes them: the e-mails would carry passwords about to be replaced.
     if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
     if (typeof project.activePasswordReset === 'string') throw new ConflictError(PASSWORDS_BEING_RESET);
+    if (typeof project.activeAccountAction === 'string') throw new ConflictError(ACCOUNT_ACTION_RUNNING);
     let accountRow: number | undefined;
     if (input.scope === 'account') {
       accountRow = rowOfAccount(projectId, input.accountId ?? '');
@@ -211,7 +213,7 @@ export const startSend =
       updatedAt: at,
     };
     const started = await jobs.startJob(deps, credentialSends, item, {
-      excludes: ['activePasswordReset', 'activeProjectDeletion'],
+      excludes: ['activePasswordReset', 'activeProjectDeletion', 'activeAccountAction'],
       projectSet: { mailSendId: sendId, updatedAt: at },
       unqueued: 'The send could not be queued. Please try again.',
     });

@@ -60,7 +60,7 @@ export const projectDeletions: AccountJobKind<ProvisioningMessage, DeleteChunkMe
 };
 
 /** The other kinds' locks: a project held by one of them is not deleted, and theirs exclude this one. */
-const OTHER_LOCKS = ['activeProvisioningJob', 'activeMailSend', 'activePasswordReset'] as const;
+const OTHER_LOCKS = ['activeProvisioningJob', 'activeMailSend', 'activePasswordReset', 'activeAccountAction'] as const;
 
 export function deletionView(item: Record<string, unknown>): ProjectDeletion {
   const total = Number(item.total ?? 0);
@@ -92,6 +92,7 @@ const BUSY: Record<string, string> = {
   activeProvisioningJob: 'This project is being provisioned. Wait for that run to finish (or stop it), then delete the project.',
   activeMailSend: 'Credentials of this project are being e-mailed. Wait for that send to finish, then delete the project.',
   activePasswordReset: 'The passwords of this project are being reset. Wait for that to finish, then delete the project.',
+  activeAccountAction: 'Accounts of this project are being deactivated, reactivated or deleted. Wait for that to finish, then delete the project.',
 };
 const BULK_RUNNING = 'The accounts of this project are still being created. Wait for that to finish, then delete the project.';
 const ADDING = 'People are being added or imported into your projects. Wait for that to finish, then delete the project.';

@@ -12,6 +12,9 @@ import { jobView, readJob, startProvisioning } from './provisioning-jobs';
 import { sqs } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { sqsRunWait } from './run-wait';
+import { accountActionSchema } from '../../shared/schemas/account-actions';
+import { getAccountAction, startAccountAction } from '../account-actions/account-action-routes';
+import { requestOrigin } from '../security/security-events';
 
 const runtime = provisioningRuntime();
 const start = startProvisioning({
@@ -29,7 +32,24 @@ const check = checkPeople({
   now: () => new Date(),
 });
 
+const startAction = startAccountAction({
+  ...runtime,
+  newId: timeOrderedId,
+  events: { db: runtime.db, tableName: runtime.tableName },
+  plan: dynamoPlanReader(runtime.db, runtime.tableName),
+  integrationName: async (userId, id) => (await runtime.integrations.get(userId, id))?.name,
+});
+const getAction = getAccountAction(runtime);
+
 export const handler = httpHandler({
+  // Free and Pro alike; a project whose accounts are on a platform needs Pro (the platform is changed first).
+  'POST /api/projects/{id}/account-actions': route({
+    body: accountActionSchema,
+    run: async ({ userId, pathParameters, body, event }) => new Response(202, { job: await startAction(userId, pathParameters.id ?? '', body, requestOrigin(event)) }),
+  }),
+  'GET /api/account-actions/{id}': route({
+    run: ({ userId, pathParameters }) => getAction(userId, pathParameters.id ?? ''),
+  }),
   'POST /api/integrations/{id}/check': route({
     body: checkPeopleSchema,
     run: ({ userId, pathParameters, body }) => check(userId, pathParameters.id ?? '', body),

@@ -1,3 +1,4 @@
+import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import {
@@ -160,6 +161,7 @@ export const startProvisioning =
     // Not while Reset Passwords changes them: the platform would get passwords about to be replaced.
     if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
     if (typeof project.activePasswordReset === 'string') throw new ConflictError('The passwords of this project are being reset. Provision it once the reset has finished.');
+    if (typeof project.activeAccountAction === 'string') throw new ConflictError(ACCOUNT_ACTION_RUNNING);
     const integration = isIdShaped(input.integrationId) ? await deps.integration(userId, input.integrationId) : undefined;
     if (!integration) throw new NotFoundError('Integration not found');
     const support = provisioningSupport(integration);
@@ -205,7 +207,7 @@ export const startProvisioning =
     };
     // The project's lock and the run in one write: a lock never names a run that does not exist.
     const started = await jobs.startJob(deps, provisioningRuns, item, {
-      excludes: ['activePasswordReset', 'activeProjectDeletion'],
+      excludes: ['activePasswordReset', 'activeProjectDeletion', 'activeAccountAction'],
       projectSet: { provisioningJobId: jobId, integrationId: integration.id, updatedAt: at },
       unqueued: 'The run could not be queued. Please try again.',
     });

@@ -18,11 +18,14 @@ export const provisioningMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('reset-chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number(), requeues: z.optional(z.number()) }),
   z.object({ type: z.literal('delete-start'), userId: z.string(), jobId: z.string() }),
   z.object({ type: z.literal('delete-chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number(), requeues: z.optional(z.number()) }),
+  z.object({ type: z.literal('action-start'), userId: z.string(), jobId: z.string() }),
+  z.object({ type: z.literal('action-chunk'), userId: z.string(), jobId: z.string(), chunk: z.number(), shard: z.number(), fromRow: z.number(), toRow: z.number(), requeues: z.optional(z.number()) }),
 ]);
 export type ProvisioningMessage = z.infer<typeof provisioningMessageSchema>;
 export type ChunkMessage = Extract<ProvisioningMessage, { type: 'chunk' }>;
 export type ResetChunkMessage = Extract<ProvisioningMessage, { type: 'reset-chunk' }>;
 export type DeleteChunkMessage = Extract<ProvisioningMessage, { type: 'delete-chunk' }>;
+export type ActionChunkMessage = Extract<ProvisioningMessage, { type: 'action-chunk' }>;
 
 /** Sends messages to the provisioning queue; `delaySeconds` (at most 900) for a message that must wait. */
 export interface ProvisioningQueue {

@@ -1,3 +1,4 @@
+import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus } from '../../shared/schemas/reset-passwords';
@@ -88,6 +89,7 @@ const RESET_RUNNING = 'The passwords of this project are being reset already. Wa
 function busyReason(project: Record<string, unknown>, bulkJob: Record<string, unknown> | undefined): string | undefined {
   if (typeof project.activeProjectDeletion === 'string') return PROJECT_BEING_DELETED;
   if (typeof project.activePasswordReset === 'string') return RESET_RUNNING;
+  if (typeof project.activeAccountAction === 'string') return ACCOUNT_ACTION_RUNNING;
   if (typeof project.activeProvisioningJob === 'string') return PROVISIONING_RUNNING;
   if (typeof project.activeMailSend === 'string') return SEND_RUNNING;
   if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') return BULK_RUNNING;
@@ -145,7 +147,7 @@ export const startPasswordReset =
       updatedAt: at,
     };
     const started = await jobs.startJob(deps, passwordResets, item, {
-      excludes: ['activeProvisioningJob', 'activeMailSend', 'activeProjectDeletion'],
+      excludes: ['activeProvisioningJob', 'activeMailSend', 'activeProjectDeletion', 'activeAccountAction'],
       projectSet: { passwordResetId: jobId },
       unqueued: 'The reset could not be queued. Please try again.',
     });

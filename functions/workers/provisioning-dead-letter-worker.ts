@@ -5,6 +5,7 @@ import { recordDeadChunk, recordDeadStart } from '../provisioning/provision-acco
 import { provisioningMessageSchema } from '../provisioning/provisioning-message';
 import { recordDeadResetChunk, recordDeadResetStart } from '../security/reset-passwords-chunk';
 import { recordDeadDeletionChunk, recordDeadDeletionStart } from '../projects/project-deletion-chunk';
+import { recordDeadActionChunk, recordDeadActionStart } from '../account-actions/account-actions-chunk';
 
 const runtime = provisioningRuntime();
 const deadChunk = recordDeadChunk(runtime);
@@ -13,6 +14,8 @@ const deadResetChunk = recordDeadResetChunk(runtime);
 const deadResetStart = recordDeadResetStart(runtime);
 const deadDeletionChunk = recordDeadDeletionChunk(runtime);
 const deadDeletionStart = recordDeadDeletionStart(runtime);
+const deadActionChunk = recordDeadActionChunk(runtime);
+const deadActionStart = recordDeadActionStart(runtime);
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'chunk') return deadChunk(message);
@@ -21,6 +24,8 @@ export const handler = queueWorker(provisioningMessageSchema, async (message) =>
   if (message.type === 'reset-start') return deadResetStart(message.userId, message.jobId);
   if (message.type === 'delete-chunk') return deadDeletionChunk(message);
   if (message.type === 'delete-start') return deadDeletionStart(message.userId, message.jobId);
+  if (message.type === 'action-chunk') return deadActionChunk(message);
+  if (message.type === 'action-start') return deadActionStart(message.userId, message.jobId);
   // A resume that failed every time: its runs stay paused; the next successful test resumes them.
   logger.error('Resume of paused provisioning runs failed', { integrationId: message.integrationId });
 });

@@ -11,6 +11,8 @@ import { planReset } from '../security/reset-passwords';
 import { randomBytes } from 'node:crypto';
 import { deletionChunk } from '../projects/project-deletion-chunk';
 import { planDeletion, resumeDeletionsOf } from '../projects/project-deletion';
+import { planAccountAction } from '../account-actions/account-actions';
+import { accountActionChunk } from '../account-actions/account-actions-chunk';
 
 const runtime = provisioningRuntime();
 const workers = queues.find((q) => q.name === 'provisioning')?.maxConcurrency ?? 1;
@@ -45,6 +47,16 @@ const projectDeletionChunk = deletionChunk({
   pacingOf,
   workers,
 });
+// Account actions (deactivate, reactivate, delete) share it too.
+const planAction = planAccountAction(runtime);
+const actionChunk = accountActionChunk({
+  ...runtime,
+  cipher: appCipher,
+  integration: (userId, id) => runtime.integrations.get(userId, id),
+  adapterFor: adapterFactory(runtime.outbound),
+  pacingOf,
+  workers,
+});
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'start') return plan(message.userId, message.jobId);
@@ -52,6 +64,8 @@ export const handler = queueWorker(provisioningMessageSchema, async (message) =>
   if (message.type === 'reset-chunk') return passwordResetChunk(message);
   if (message.type === 'delete-start') return planProjectDeletion(message.userId, message.jobId);
   if (message.type === 'delete-chunk') return projectDeletionChunk(message);
+  if (message.type === 'action-start') return planAction(message.userId, message.jobId);
+  if (message.type === 'action-chunk') return actionChunk(message);
   if (message.type === 'resume') {
     await resume(message.userId, message.integrationId);
     await resumeDeletionsOf(runtime, message.userId, message.integrationId);

@@ -11,9 +11,10 @@ export const CREDENTIAL_LINK_DEFAULT_DAYS = 7;
 
 /**
  * ready: can be revealed; expired: its days are over; used: somebody revealed it already;
- * removed: the account it was for no longer exists.
+ * removed: the account it was for no longer exists; deactivated: the account was deactivated (it
+ * works again once reactivated, until the link expires).
  */
-export type CredentialLinkStatus = 'ready' | 'expired' | 'used' | 'removed';
+export type CredentialLinkStatus = 'ready' | 'expired' | 'used' | 'removed' | 'deactivated';
 
 /**
  * The body of both public link routes. The token travels in the body, never in a URL: the link

@@ -82,6 +82,8 @@ export interface AccountView {
   platformChange?: { platform: string; since: string; fields: string[]; text: string };
   /** When the account was last edited (PUT /api/accounts/{id}). */
   editedAt?: string;
+  /** The last Deactivate / Reactivate / Delete of it the platform refused (the account left as it was), in its words ('Sync Failed: ...'). */
+  actionError?: string;
   /** The e-mail address changed after the last credential e-mail: its status is that of an e-mail to the previous address. */
   emailSentToPreviousAddress?: boolean;
 }

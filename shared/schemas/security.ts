@@ -103,6 +103,9 @@ export const securityEventTypes = [
   'accounts_added',
   'account_edited',
   'project_deleted',
+  'accounts_deactivated',
+  'accounts_reactivated',
+  'accounts_deleted',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

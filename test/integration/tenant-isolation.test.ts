@@ -51,6 +51,7 @@ interface Owner {
   /** A's Reset Passwords job (written as the start step writes one). */
   passwordResetId: string;
   projectDeletionId: string;
+  accountActionId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -504,6 +505,19 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/project-deletions/{id}': { id: (a) => a.projectDeletionId, answer: 404 },
+  // B cannot deactivate or delete A's accounts (by A's project, or by A's account ids), nor read A's actions.
+  'POST /api/projects/{id}/account-actions': {
+    id: (a) => a.projectId,
+    body: ({ a }) => ({ action: 'delete', accountIds: [a.account.id] }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activeAccountAction).toBeUndefined();
+      expect(Item?.accountCount).toBe(3);
+      expect((await a.user.json<{ items: { id: string }[] }>(`/api/accounts/search?q=${encodeURIComponent(a.account.email)}`)).items).toEqual([expect.objectContaining({ id: a.account.id })]);
+    },
+  },
+  'GET /api/account-actions/{id}': { id: (a) => a.accountActionId, answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
@@ -569,12 +583,22 @@ async function createOwner(): Promise<Owner> {
     }),
   );
   const projectDeletionId = timeOrderedId();
+  const accountActionId = timeOrderedId();
   await testDb().send(
     new PutCommand({
       TableName: 'bulkonboard',
       Item: {
         ...keys.projectDeletion(user.sub, projectDeletionId), entityType: 'ProjectDeletion', id: projectDeletionId, userId: user.sub, projectId: created.project.id, projectName,
         status: 'completed', total: 3, removed: 0, removedOnPlatform: 0, kept: 3, removeFromPlatform: false, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
+      },
+    }),
+  );
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.accountAction(user.sub, accountActionId), entityType: 'AccountAction', id: accountActionId, userId: user.sub, projectId: created.project.id, projectName, action: 'deactivate', rows: [1],
+        status: 'completed', total: 1, done: 1, onPlatform: 0, failed: 0, chunks: 1, chunksDone: 1, createdAt: at, updatedAt: at, completedAt: at,
       },
     }),
   );
@@ -605,12 +629,13 @@ async function createOwner(): Promise<Owner> {
     mailSendId,
     passwordResetId,
     projectDeletionId,
+    accountActionId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, accountActionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

@@ -50,6 +50,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   projectDeletion: () => keys.projectDeletion(u, p),
   projectDeletionChunk: () => keys.projectDeletionChunk(u, p, 1),
   projectDeletionChunkStart: () => keys.projectDeletionChunkStart(u, p, 1),
+  accountAction: () => keys.accountAction(u, p),
+  accountActionChunk: () => keys.accountActionChunk(u, p, 1),
   provisioningJobsOf: () => keys.provisioningJobsOf(u),
   rejectedRowsPart: () => keys.rejectedRowsPart(u, p, 0),
   rejectedRowsOf: () => keys.rejectedRowsOf(u, p),

@@ -1,21 +1,26 @@
 import { IconButton, Menu, Portal } from '@chakra-ui/react';
-import { EllipsisVerticalIcon, HistoryIcon, PencilIcon } from 'lucide-react';
+import { EllipsisVerticalIcon, HistoryIcon, PencilIcon, PowerIcon, PowerOffIcon, Trash2Icon } from 'lucide-react';
 import { useState } from 'react';
 import type { AccountView } from '@shared/schemas/project';
+import { AccountActionDialog } from './account-action-dialog';
 import { AccountEditDialog } from './account-edit-dialog';
 import { AccountHistoryDrawer } from './account-history-drawer';
 
+type Opened = 'edit' | 'history' | 'deactivate' | 'reactivate' | 'delete';
+
 /**
  * An account row's menu (the project page's accounts, the Account Database's results): Edit (a
- * dialog) and History (a drawer). `onSendCredentials`: after an e-mail change on an account whose
- * credentials were sent, the edit dialog offers to send them to the new address through it.
+ * dialog), History (a drawer), Deactivate or Reactivate, and Delete (each asked first, naming the
+ * account and what its platform does: account-action-dialog.tsx). `onSendCredentials`: after an
+ * e-mail change on an account whose credentials were sent, the edit dialog offers to send them to
+ * the new address through it.
  */
 export function AccountRowActions({ account, onSendCredentials }: { account: AccountView; onSendCredentials?: (account: AccountView) => void }) {
-  const [open, setOpen] = useState<'edit' | 'history'>();
+  const [open, setOpen] = useState<Opened>();
   const name = `${account.firstName} ${account.lastName}`;
   return (
     <>
-      <Menu.Root positioning={{ placement: 'bottom-end' }} onSelect={(details) => setOpen(details.value as 'edit' | 'history')}>
+      <Menu.Root positioning={{ placement: 'bottom-end' }} onSelect={(details) => setOpen(details.value as Opened)}>
         <Menu.Trigger asChild>
           <IconButton size="xs" variant="ghost" aria-label={`Actions for ${name}`}>
             <EllipsisVerticalIcon />
@@ -32,12 +37,30 @@ export function AccountRowActions({ account, onSendCredentials }: { account: Acc
                 <HistoryIcon size={16} aria-hidden="true" />
                 History
               </Menu.Item>
+              {account.isActive ? (
+                <Menu.Item value="deactivate">
+                  <PowerOffIcon size={16} aria-hidden="true" />
+                  Deactivate
+                </Menu.Item>
+              ) : (
+                <Menu.Item value="reactivate">
+                  <PowerIcon size={16} aria-hidden="true" />
+                  Reactivate
+                </Menu.Item>
+              )}
+              <Menu.Item value="delete" color="fg.error" _hover={{ bg: 'bg.error', color: 'fg.error' }}>
+                <Trash2Icon size={16} aria-hidden="true" />
+                Delete
+              </Menu.Item>
             </Menu.Content>
           </Menu.Positioner>
         </Portal>
       </Menu.Root>
       {open === 'edit' ? <AccountEditDialog account={account} onClose={() => setOpen(undefined)} {...(onSendCredentials ? { onSendCredentials } : {})} /> : null}
       {open === 'history' ? <AccountHistoryDrawer account={account} onClose={() => setOpen(undefined)} /> : null}
+      {open === 'deactivate' || open === 'reactivate' || open === 'delete' ? (
+        <AccountActionDialog projectId={account.projectId} action={open} target={{ accounts: [account] }} onClose={() => setOpen(undefined)} />
+      ) : null}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { Box, Code, Table, Text } from '@chakra-ui/react';
+import { Badge, Box, Checkbox, Code, Table, Text } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
 import type { AccountView } from '@shared/schemas/project';
 import { formatDate } from '../lib/format-date';
@@ -17,6 +17,7 @@ export function AccountTable({
   showProject,
   caption,
   action,
+  selection,
 }: {
   accounts: AccountView[];
   showPasswords: boolean;
@@ -24,13 +25,29 @@ export function AccountTable({
   caption: string;
   /** Per-row actions (the row menu: Edit, History; on the project page also Send / Resend of the credential e-mail). */
   action?: (account: AccountView) => ReactNode;
+  /** Row selection (the project page's bulk actions): a checkbox per row and one for the rows shown. */
+  selection?: { selected: ReadonlySet<string>; onChange: (ids: string[], checked: boolean) => void };
 }) {
+  const shownSelected = selection ? accounts.filter((a) => selection.selected.has(a.id)).length : 0;
   return (
     <ScrollTable label={caption} borderWidth="1px" borderRadius="md">
       <Table.Root size="sm" stickyHeader interactive>
         <Table.Caption srOnly>{caption}</Table.Caption>
         <Table.Header>
           <Table.Row bg="bg.muted">
+            {selection ? (
+              <Table.ColumnHeader w="8">
+                <Checkbox.Root
+                  size="sm"
+                  checked={shownSelected === 0 ? false : shownSelected === accounts.length ? true : 'indeterminate'}
+                  onCheckedChange={(details) => selection.onChange(accounts.map((a) => a.id), details.checked === true)}
+                  aria-label="Select the accounts shown"
+                >
+                  <Checkbox.HiddenInput />
+                  <Checkbox.Control />
+                </Checkbox.Root>
+              </Table.ColumnHeader>
+            ) : null}
             <Table.ColumnHeader>Name</Table.ColumnHeader>
             <Table.ColumnHeader>Email</Table.ColumnHeader>
             <Table.ColumnHeader>Username</Table.ColumnHeader>
@@ -49,11 +66,20 @@ export function AccountTable({
         <Table.Body>
           {accounts.map((account) => (
             <Table.Row key={account.id}>
+              {selection ? (
+                <Table.Cell>
+                  <Checkbox.Root size="sm" checked={selection.selected.has(account.id)} onCheckedChange={(details) => selection.onChange([account.id], details.checked === true)} aria-label={`Select ${account.firstName} ${account.lastName}`}>
+                    <Checkbox.HiddenInput />
+                    <Checkbox.Control />
+                  </Checkbox.Root>
+                </Table.Cell>
+              ) : null}
               <Table.Cell whiteSpace="nowrap" fontWeight="medium">
                 {account.firstName} {account.lastName}
                 {/* On a phone the status column is off to the side: the status (and why it failed) shows here. */}
                 <Box hideFrom="md" mt="1" fontWeight="normal">
                   <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
+                  <LifecycleNote account={account} />
                   <PlatformChangeNote account={account} />
                 </Box>
               </Table.Cell>
@@ -75,6 +101,7 @@ export function AccountTable({
               {showProject ? <Table.Cell whiteSpace="nowrap">{account.projectName}</Table.Cell> : null}
               <Table.Cell hideBelow="md">
                 <AccountStatusBadge status={account.externalStatus} error={account.externalError} />
+                <LifecycleNote account={account} />
                 <PlatformChangeNote account={account} />
               </Table.Cell>
               <Table.Cell>
@@ -110,5 +137,24 @@ function PlatformChangeNote({ account }: { account: AccountView }) {
     <Text fontSize="xs" color="fg.warning" mt="1" minW="40" maxW="60" whiteSpace="normal">
       {account.platformChange.text}
     </Text>
+  );
+}
+
+/** Deactivated here (and on its platform, where it is one), and the last action its platform refused, in its words. */
+function LifecycleNote({ account }: { account: AccountView }) {
+  if (account.isActive && !account.actionError) return null;
+  return (
+    <Box mt="1">
+      {account.isActive ? null : (
+        <Badge colorPalette="gray" variant="outline">
+          Deactivated
+        </Badge>
+      )}
+      {account.actionError ? (
+        <Text fontSize="xs" color="fg.error" mt="1" minW="40" maxW="60" whiteSpace="normal" overflowWrap="anywhere">
+          {account.actionError}
+        </Text>
+      ) : null}
+    </Box>
   );
 }

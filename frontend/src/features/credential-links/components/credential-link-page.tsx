@@ -157,6 +157,7 @@ const closedWording = {
   used: { title: 'These credentials were already shown', body: 'This link works only once, and it has been used. If that was not you, tell the sender straight away.' },
   expired: { title: 'This link has expired', body: 'It was valid for a limited time only, and that time is over.' },
   removed: { title: 'This account no longer exists', body: 'The account this link was for has been removed.' },
+  deactivated: { title: 'This account has been deactivated', body: 'The account this link was for has been deactivated, so its credentials are not shown.' },
 } as const;
 
 function ClosedLink({ status, projectName, companyName }: { status: keyof typeof closedWording; projectName?: string; companyName?: string }) {
@@ -166,7 +167,7 @@ function ClosedLink({ status, projectName, companyName }: { status: keyof typeof
     <Message title={wording.title}>
       <Text color="fg.muted">{wording.body}</Text>
       <Text>
-        Ask the person who sent you the link{sender ? <> ({sender})</> : null} for {status === 'removed' ? 'help' : 'a new one'}.
+        Ask the person who sent you the link{sender ? <> ({sender})</> : null} for {status === 'removed' || status === 'deactivated' ? 'help' : 'a new one'}.
       </Text>
     </Message>
   );

@@ -1,10 +1,12 @@
 import { Alert, Badge, Button, Card, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
-import { ArrowLeftIcon, DownloadIcon, MailIcon, UsersIcon } from 'lucide-react';
+import { ArrowLeftIcon, DownloadIcon, MailIcon, PowerIcon, PowerOffIcon, Trash2Icon, UsersIcon, XIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
 import type { AccountView } from '@shared/schemas/project';
 import { AccountTable } from '../../../components/account-table';
 import { AccountRowActions } from '../../../components/account-row-actions';
+import { AccountActionDialog, type ActionTarget } from '../../../components/account-action-dialog';
+import type { AccountAction } from '@shared/schemas/account-actions';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
@@ -145,10 +147,36 @@ export function ProjectDetailPage() {
   );
 }
 
+type Shown = 'all' | 'active' | 'deactivated';
+
 function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId: string; total: number; onSend: (account: AccountView) => void; sendDisabled: boolean }) {
   const [showPasswords, setShowPasswords] = useState(false);
   const accounts = useProjectAccountsQuery(projectId, showPasswords);
-  const loaded = accounts.data?.pages.flatMap((page) => page.items) ?? [];
+  const all = accounts.data?.pages.flatMap((page) => page.items) ?? [];
+  // Selection: ticked rows, or every account of the project ('Select all N').
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [allSelected, setAllSelected] = useState(false);
+  const [shown, setShown] = useState<Shown>('all');
+  const [acting, setActing] = useState<{ action: AccountAction; target: ActionTarget }>();
+  const loaded = shown === 'all' ? all : all.filter((a) => a.isActive === (shown === 'active'));
+  const deactivatedShown = all.filter((a) => !a.isActive).length;
+  const selectedCount = allSelected ? total : selected.size;
+  const clear = () => {
+    setSelected(new Set());
+    setAllSelected(false);
+  };
+  const onSelect = (ids: string[], checked: boolean) => {
+    setAllSelected(false);
+    setSelected((old) => {
+      const next = new Set(allSelected ? all.map((a) => a.id) : old);
+      for (const id of ids) {
+        if (checked) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  };
+  const act = (action: AccountAction) => setActing({ action, target: allSelected ? { all: total } : { accounts: all.filter((a) => selected.has(a.id)) } });
 
   return (
     <Card.Root variant="outline">
@@ -176,16 +204,55 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
             onRetry={() => void accounts.refetch()}
             retrying={accounts.isFetching}
           />
-        ) : loaded.length === 0 ? (
+        ) : all.length === 0 ? (
           <Text color="fg.muted" fontSize="sm" textAlign="center" py="6">
             This project has no accounts.
           </Text>
         ) : (
           <>
+            <HStack gap="1" wrap="wrap" role="group" aria-label="Show accounts">
+              {(['all', 'active', 'deactivated'] as const).map((option) => (
+                <Button key={option} size="xs" variant={shown === option ? 'subtle' : 'ghost'} aria-pressed={shown === option} onClick={() => setShown(option)}>
+                  {option === 'all' ? 'All' : option === 'active' ? 'Active' : `Deactivated${deactivatedShown ? ` (${deactivatedShown})` : ''}`}
+                </Button>
+              ))}
+            </HStack>
+            {selectedCount > 0 ? (
+              // The bulk bar: in the card's flow (never under a toast), wrapping on a phone.
+              <Flex role="region" aria-label="Selected accounts" gap="2" align="center" wrap="wrap" borderWidth="1px" borderRadius="md" p="2" bg="bg.muted">
+                <Text fontSize="sm" fontWeight="medium">
+                  {allSelected ? `All ${plural(total, 'account')} selected` : `${plural(selectedCount, 'account')} selected`}
+                </Text>
+                {!allSelected && total > selected.size ? (
+                  <Button size="xs" variant="plain" color="blue.fg" onClick={() => setAllSelected(true)}>
+                    Select all {count.format(total)} in the project
+                  </Button>
+                ) : null}
+                <HStack gap="1" wrap="wrap" ms={{ md: 'auto' }}>
+                  <Button size="xs" variant="outline" onClick={() => act('deactivate')}>
+                    <PowerOffIcon aria-hidden="true" />
+                    Deactivate
+                  </Button>
+                  <Button size="xs" variant="outline" onClick={() => act('reactivate')}>
+                    <PowerIcon aria-hidden="true" />
+                    Reactivate
+                  </Button>
+                  <Button size="xs" variant="outline" colorPalette="red" onClick={() => act('delete')}>
+                    <Trash2Icon aria-hidden="true" />
+                    Delete
+                  </Button>
+                  <Button size="xs" variant="ghost" onClick={clear}>
+                    <XIcon aria-hidden="true" />
+                    Clear
+                  </Button>
+                </HStack>
+              </Flex>
+            ) : null}
             <AccountTable
               accounts={loaded}
               showPasswords={showPasswords}
               showProject={false}
+              selection={{ selected: allSelected ? new Set(all.map((a) => a.id)) : selected, onChange: onSelect }}
               caption="Accounts of this project"
               action={(account) => (
                 <HStack gap="1">
@@ -211,6 +278,7 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
             ) : null}
           </>
         )}
+        {acting ? <AccountActionDialog projectId={projectId} action={acting.action} target={acting.target} onStarted={clear} onClose={() => setActing(undefined)} /> : null}
       </Card.Body>
     </Card.Root>
   );

@@ -1,0 +1,112 @@
+/**
+ * Deactivating 10,000 provisioned accounts (POST /api/projects/{id}/account-actions, every account
+ * of the project, until the job is completed: queue, workers, pacing, the platform's PATCH and
+ * each account's write here) against a bare client that PATCHes the same 10,000 users of the same
+ * SCIM server (bin/local/scim-server.ts in a process of its own, as a platform would be) at the
+ * same concurrency (the integration's 8 calls in flight), in the same run. Target <= 1.25x; then
+ * 0 accounts left in a wrong state: every account inactive here and on the server.
+ * The 10,000 accounts are created and provisioned through the API first (a bulk job, a
+ * provisioning run to the server's /Bulk): not timed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { shardsOf } from '../functions/accounts/account-partitions';
+import { portsFromEnv, projectRoot } from '../bin/local/settings';
+import { startLocalStack } from '../bin/local/stack';
+import { keys } from '../functions/core/keys';
+import { defaultPacing } from '../functions/provisioning/adapters';
+import { mapBounded } from '../functions/provisioning/pacing';
+import { createTestUser } from '../test/support/cognito-users';
+import { benchPortShift } from './ports';
+import { startRemoteScimServer } from './provisioning';
+
+const COUNT = 10_000;
+const LIMIT = 1.25;
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+export async function accountActionsBench(): Promise<void> {
+  console.log(`\n== Deactivating ${COUNT.toLocaleString('en-US')} provisioned accounts on a SCIM server against a bare client's PATCHes (local stack)`);
+  const offset = 35_000 + benchPortShift;
+  const dataDir = path.join(projectRoot, '.test-data', 'bench-account-actions');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const serverPort = offset + 4177;
+  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: [`http://127.0.0.1:${serverPort}`], log: () => undefined });
+  const token = 'bench-actions-token';
+  const server = await startRemoteScimServer({ port: serverPort, token });
+  try {
+    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
+    const user = await createTestUser(stack.urls.cognito, stack.userPool);
+    const api = async <T>(p: string, body?: unknown): Promise<T> => {
+      const response = await fetch(`${stack.urls.app}${p}`, {
+        method: body ? 'POST' : 'GET',
+        headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      if (!response.ok) throw new Error(`${p}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as T;
+    };
+    const until = async <T extends { status: string }>(p: string): Promise<T> => {
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 200));
+        const job = await api<T>(p);
+        if (job.status === 'completed' || job.status === 'failed' || job.status === 'paused') return job;
+      }
+    };
+    await api('/api/auth/user');
+    await db.send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.user(user.sub), UpdateExpression: 'SET subscriptionPlan = :p', ExpressionAttributeValues: { ':p': 'pro' } }));
+    const integrationId = (await api<{ id: string }>('/api/integrations', { name: 'Bench SCIM', platform: 'custom', baseUrl: server.url, authMethod: 'bearer_token', authConfig: { token }, apiConfig: {} })).id;
+    const rows = Array.from({ length: COUNT }, (_, i) => ({ firstName: 'Act', lastName: `Person${i}`, email: `act.${i}@example.com` }));
+    const { project, job } = await api<{ project: { id: string }; job: { id: string } }>('/api/bulk-create', { projectName: 'Actions bench', csvData: rows });
+    if ((await until<{ status: string }>(`/api/bulk-jobs/${job.id}`)).status !== 'completed') throw new Error('bulk job failed');
+    const run = await api<{ id: string }>(`/api/projects/${project.id}/provision`, { integrationId });
+    const provisioned = await until<{ status: string; synced: number }>(`/api/provisioning-jobs/${run.id}`);
+    if (provisioned.synced !== COUNT) throw new Error(`provisioned ${provisioned.synced} of ${COUNT}`);
+
+    // The bare client: the same users, PATCH active (the adapter's request), 8 in flight, keep-alive (fetch).
+    const concurrency = defaultPacing.custom.concurrency;
+    const ids = (await server.users()).map((u) => u.id);
+    const bareStart = performance.now();
+    await mapBounded(ids, concurrency, async (id) => {
+      const response = await fetch(`${server.url}/Users/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: true }] }),
+      });
+      if (response.status >= 300) throw new Error(`bare PATCH answered ${response.status}`);
+      await response.arrayBuffer();
+    });
+    const bareMs = performance.now() - bareStart;
+
+    const oursStart = performance.now();
+    const { job: action } = await api<{ job: { id: string } }>(`/api/projects/${project.id}/account-actions`, { action: 'deactivate', filter: 'all' });
+    const done = await until<{ status: string; done: number; failed: number; onPlatform: number }>(`/api/account-actions/${action.id}`);
+    const oursMs = performance.now() - oursStart;
+
+    // 0 wrong states: inactive on the server and here.
+    const activeThere = (await server.users()).filter((u) => u.active).length;
+    let activeHere = 0;
+    const { Item: projectItem } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, project.id), ConsistentRead: true }));
+    const shards = shardsOf(projectItem);
+    for (const pk of keys.accountPartitions(user.sub, project.id, shards)) {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :a)', FilterExpression: 'isActive = :t', ProjectionExpression: 'SK', ExpressionAttributeValues: { ':pk': pk, ':a': 'ACCOUNT#', ':t': true }, ExclusiveStartKey: start }));
+        activeHere += page.Items?.length ?? 0;
+        start = page.LastEvaluatedKey;
+      } while (start);
+    }
+    const ratio = oursMs / bareMs;
+    console.log(
+      `  deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
+        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight ${seconds(bareMs)}; ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
+        `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0)`,
+    );
+    if (activeThere + activeHere > 0 || done.done !== COUNT) throw new Error('accounts left in a wrong state');
+    if (ratio > LIMIT) throw new Error(`deactivating took ${ratio.toFixed(2)}x the bare PATCHes (target <= ${LIMIT}x)`);
+  } finally {
+    await server.stop();
+    await stack.stop();
+  }
+}

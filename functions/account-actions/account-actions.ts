@@ -1,0 +1,51 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../core/keys';
+import type { AccountJobKind } from '../account-jobs/kind';
+import * as jobs from '../account-jobs/lifecycle';
+import { selectedRanges } from '../account-jobs/selection';
+import { rowRanges, shardsOf } from '../accounts/account-partitions';
+import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
+import { PROVISIONING_CHUNK_ACCOUNTS } from '../provisioning/provisioning-jobs';
+import type { ActionChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
+
+/**
+ * Account actions (POST /api/projects/{id}/account-actions): Deactivate, Reactivate or Delete the
+ * listed accounts of a project (one is a job of one) or all of them, as a kind of account job
+ * (functions/account-jobs) on the provisioning queue, taking turns with the runs. The project is
+ * held (activeAccountAction) from the start to the end: no provisioning run, send, reset or the
+ * project's deletion meanwhile, and the action does not start while one of those runs. Its routes:
+ * account-action-routes.ts; the work on a chunk's accounts (the platform first, then here):
+ * account-actions-chunk.ts.
+ */
+export interface ActionDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  queue: ProvisioningQueue;
+  now: () => Date;
+}
+
+export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkMessage> = {
+  name: 'account action',
+  entityType: 'AccountAction',
+  key: keys.accountAction,
+  chunkKey: keys.accountActionChunk,
+  chunkEntityType: 'AccountActionChunk',
+  lock: 'activeAccountAction',
+  working: ['running'],
+  window: PROVISIONING_WINDOW,
+  jobOf: (message) => message.jobId,
+  startMessage: (userId, jobId) => ({ type: 'action-start', userId, jobId }),
+  chunks: (job) => {
+    const shards = Number(job.shards ?? 1);
+    const ranges = Array.isArray(job.rows) ? selectedRanges(shards, job.rows.map(Number), PROVISIONING_CHUNK_ACCOUNTS) : rowRanges(shards, Number(job.maxRow ?? 0), PROVISIONING_CHUNK_ACCOUNTS);
+    return ranges.map((range) => ({ type: 'action-chunk', userId: String(job.userId), jobId: String(job.id), ...range }));
+  },
+  async plan(deps, job, project) {
+    if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
+    const total = Number(project.accountCount ?? 0);
+    return { total, fields: await jobs.planLayout(deps, job, project, total) };
+  },
+};
+
+/** An action-start message: count, fix the chunks and queue the first window once. */
+export const planAccountAction = (deps: ActionDeps) => (userId: string, jobId: string) => jobs.planJob(deps, accountActionJobs, userId, jobId);

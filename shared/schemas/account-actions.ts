@@ -1,0 +1,68 @@
+import * as z from 'zod';
+
+/**
+ * Account actions (functions/account-actions): Deactivate, Reactivate or Delete some of a
+ * project's accounts (one, the ones ticked, or all), as a job on the provisioning queue. An
+ * account on a platform is changed there first (Pro); one the platform refuses stays as it was,
+ * with the platform's words, and counts as failed: running the action again retries it.
+ */
+export const accountActions = ['deactivate', 'reactivate', 'delete'] as const;
+export type AccountAction = (typeof accountActions)[number];
+
+/** The most accounts one action names (the engine's MAX_SELECTED_ACCOUNTS). */
+export const ACCOUNT_ACTION_MAX = 10_000;
+
+/** POST /api/projects/{id}/account-actions: `accountIds` (at most ACCOUNT_ACTION_MAX) or `filter: 'all'`. */
+export const accountActionSchema = z
+  .object(
+    {
+      action: z.enum(accountActions, 'Action must be deactivate, reactivate or delete'),
+      accountIds: z
+        .array(z.string('Each account id must be a string').max(200, 'Account not found'), 'accountIds must be a list of account ids')
+        .min(1, 'Choose at least one account')
+        .max(ACCOUNT_ACTION_MAX, `At most ${ACCOUNT_ACTION_MAX.toLocaleString('en-US')} accounts per action: choose all accounts of the project instead`)
+        .optional(),
+      filter: z.enum(['all'], "filter must be 'all'").optional(),
+    },
+    'The request must be an object with the action and the accounts',
+  )
+  .refine((input) => (input.accountIds === undefined) !== (input.filter === undefined), { message: 'Give either accountIds or filter, not both' });
+export type AccountActionInput = z.input<typeof accountActionSchema>;
+
+export const accountActionStatuses = ['queued', 'running', 'completed', 'failed'] as const;
+export type AccountActionStatus = (typeof accountActionStatuses)[number];
+
+/** Accounts whose failure a job's view lists (the rest are counted). */
+export const ACTION_FAILURES_SHOWN = 50;
+
+/** Words for what the action does, for its progress and confirmations. */
+export const actionWords: Record<AccountAction, { verb: string; done: string; doing: string }> = {
+  deactivate: { verb: 'Deactivate', done: 'deactivated', doing: 'Deactivating' },
+  reactivate: { verb: 'Reactivate', done: 'reactivated', doing: 'Reactivating' },
+  delete: { verb: 'Delete', done: 'deleted', doing: 'Deleting' },
+};
+
+/** GET /api/account-actions/{id}: done + failed + pending = total, at every moment. */
+export interface AccountActionJob {
+  id: string;
+  projectId: string;
+  projectName: string;
+  action: AccountAction;
+  status: AccountActionStatus;
+  total: number;
+  done: number;
+  /** Of `done`: changed on the platform too. */
+  onPlatform: number;
+  failed: number;
+  pending: number;
+  integrationName?: string;
+  reason?: string;
+  /** Once it is over: the accounts not changed, with the platform's (or our) words. */
+  failures?: { accountId: string; username: string; reason: string }[];
+  createdAt: string;
+  updatedAt: string;
+  completedAt?: string;
+}
+
+/** The 409 of a provisioning run, send or reset of a project while an account action holds it. */
+export const ACCOUNT_ACTION_RUNNING = 'Accounts of this project are being deactivated, reactivated or deleted. Wait for that to finish, then try again.';
