@@ -11,6 +11,7 @@ import { shardsOf } from '../accounts/account-partitions';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 import { accountActionJobs, type ActionDeps } from './account-actions';
+import { jobViewBase } from '../account-jobs/job-view';
 
 /**
  * The routes of account actions (the provisioning route group): POST
@@ -27,25 +28,13 @@ const BUSY: Record<string, string> = {
 const busyReason = (project: Record<string, unknown>): string | undefined => Object.entries(BUSY).find(([lock]) => typeof project[lock] === 'string')?.[1];
 
 export function actionView(item: Record<string, unknown>): AccountActionJob {
-  const total = Number(item.total ?? 0);
-  const done = Number(item.done ?? 0);
-  const failed = Number(item.failed ?? 0);
   return {
-    id: String(item.id),
-    projectId: String(item.projectId),
-    projectName: String(item.projectName ?? ''),
+    ...jobViewBase(item, { done: 'done', failed: 'failed' }),
     action: item.action as AccountAction,
     status: item.status as AccountActionStatus,
-    total,
-    done,
+    done: Number(item.done ?? 0),
     onPlatform: Number(item.onPlatform ?? 0),
-    failed,
-    pending: Math.max(0, total - done - failed),
-    ...(typeof item.integrationName === 'string' ? { integrationName: item.integrationName } : {}),
-    ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-    ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
+    failed: Number(item.failed ?? 0),
   };
 }
 

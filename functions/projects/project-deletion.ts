@@ -13,6 +13,7 @@ import { chunkPlan } from '../provisioning/provisioning-jobs';
 import type { DeleteChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
 import { assertApiIntegrations, effectivePlan } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
+import { jobViewBase } from '../account-jobs/job-view';
 
 /**
  * Delete a project (DELETE /api/projects/{id}) as a kind of account job (functions/account-jobs),
@@ -63,27 +64,14 @@ export const projectDeletions: AccountJobKind<ProvisioningMessage, DeleteChunkMe
 const OTHER_LOCKS = ['activeProvisioningJob', 'activeMailSend', 'activePasswordReset', 'activeAccountAction'] as const;
 
 export function deletionView(item: Record<string, unknown>): ProjectDeletion {
-  const total = Number(item.total ?? 0);
-  const removed = Number(item.removed ?? 0);
-  const kept = Number(item.kept ?? 0);
-  const status = item.status as ProjectDeletionStatus;
   return {
-    id: String(item.id),
-    projectId: String(item.projectId),
-    projectName: String(item.projectName ?? ''),
-    status,
-    total,
-    removed,
+    ...jobViewBase(item, { done: 'removed', failed: 'kept' }),
+    status: item.status as ProjectDeletionStatus,
+    removed: Number(item.removed ?? 0),
     removedOnPlatform: Number(item.removedOnPlatform ?? 0),
-    kept,
-    pending: Math.max(0, total - removed - kept),
+    kept: Number(item.kept ?? 0),
     removeFromPlatform: item.removeFromPlatform === true,
-    ...(typeof item.integrationName === 'string' ? { integrationName: item.integrationName } : {}),
     projectDeleted: Number(item.projectsDeleted ?? 0) > 0,
-    ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-    ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
   };
 }
 

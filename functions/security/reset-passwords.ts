@@ -12,6 +12,7 @@ import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 import { plural } from '../../shared/text/plural';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
+import { jobViewBase } from '../account-jobs/job-view';
 
 /**
  * Reset Passwords (POST /api/security/reset-passwords): every account of one project gets a new
@@ -59,24 +60,12 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
 export const readReset = (deps: Pick<ResetDeps, 'db' | 'tableName'>, userId: string, jobId: string) => jobs.readJob(deps, passwordResets, userId, jobId);
 
 export function resetView(item: Record<string, unknown>): PasswordResetJob {
-  const total = Number(item.total ?? 0);
-  const done = Number(item.done ?? 0);
-  const failed = Number(item.failed ?? 0);
   return {
-    id: String(item.id),
-    projectId: String(item.projectId),
-    projectName: String(item.projectName ?? ''),
+    ...jobViewBase(item, { done: 'done', failed: 'failed' }),
     status: item.status as PasswordResetStatus,
-    total,
-    done,
+    done: Number(item.done ?? 0),
     updatedOnPlatform: Number(item.updatedOnPlatform ?? 0),
-    failed,
-    pending: Math.max(0, total - done - failed),
-    ...(typeof item.integrationName === 'string' ? { integrationName: item.integrationName } : {}),
-    ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
-    createdAt: String(item.createdAt),
-    updatedAt: String(item.updatedAt),
-    ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),
+    failed: Number(item.failed ?? 0),
   };
 }
 

@@ -16,47 +16,27 @@ import { accountActionChunk } from '../account-actions/account-actions-chunk';
 
 const runtime = provisioningRuntime();
 const workers = queues.find((q) => q.name === 'provisioning')?.maxConcurrency ?? 1;
-const chunk = provisionChunk({
+// What every kind's chunks on this queue need of the platform: the integration, its adapter and pacing.
+const platformWork = {
   ...runtime,
   cipher: appCipher,
-  integration: (userId, id) => runtime.integrations.get(userId, id),
+  integration: (userId: string, id: string) => runtime.integrations.get(userId, id),
   adapterFor: adapterFactory(runtime.outbound),
   pacingOf,
   workers,
-});
+};
+const chunk = provisionChunk(platformWork);
 const plan = planRun(runtime);
 // Reset Passwords jobs share the queue: the same chunks, lease and pacing as a run.
 const planPasswordReset = planReset(runtime);
-const passwordResetChunk = resetChunk({
-  ...runtime,
-  cipher: appCipher,
-  randomBytes: (n) => randomBytes(n),
-  integration: (userId, id) => runtime.integrations.get(userId, id),
-  adapterFor: adapterFactory(runtime.outbound),
-  pacingOf,
-  workers,
-});
+const passwordResetChunk = resetChunk({ ...platformWork, randomBytes: (n) => randomBytes(n) });
 const resume = resumeRuns(runtime);
 // Project deletions share it too: their accounts are removed from the platform with the same pacing.
 const planProjectDeletion = planDeletion(runtime);
-const projectDeletionChunk = deletionChunk({
-  ...runtime,
-  cipher: appCipher,
-  integration: (userId, id) => runtime.integrations.get(userId, id),
-  adapterFor: adapterFactory(runtime.outbound),
-  pacingOf,
-  workers,
-});
+const projectDeletionChunk = deletionChunk(platformWork);
 // Account actions (deactivate, reactivate, delete) share it too.
 const planAction = planAccountAction(runtime);
-const actionChunk = accountActionChunk({
-  ...runtime,
-  cipher: appCipher,
-  integration: (userId, id) => runtime.integrations.get(userId, id),
-  adapterFor: adapterFactory(runtime.outbound),
-  pacingOf,
-  workers,
-});
+const actionChunk = accountActionChunk(platformWork);
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'start') return plan(message.userId, message.jobId);
