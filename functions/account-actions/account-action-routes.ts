@@ -114,7 +114,7 @@ export const startAccountAction =
     const one = input.accountIds?.length === 1 ? input.accountIds[0] : undefined;
     await recordSecurityEvent(deps.events, {
       userId,
-      type: action === 'deactivate' ? 'accounts_deactivated' : action === 'reactivate' ? 'accounts_reactivated' : 'accounts_deleted',
+      type: ({ deactivate: 'accounts_deactivated', reactivate: 'accounts_reactivated', delete: 'accounts_deleted', update: 'accounts_updated_on_platform' } as const)[action],
       severity: action === 'delete' ? 'high' : 'medium',
       description: `${words.verb}: ${one ? `account ${one}` : rows ? plural(total, 'account') : `all ${plural(total, 'account')}`} of project "${String(project.name)}"${integrationName ? `, on ${integrationName} first` : ''}`,
       ...origin,

@@ -55,6 +55,12 @@ const undecided = async (deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: J
     isSelected(rowsOf(job), a),
   );
 
+/** What an update sends: the account's names and e-mail, and its username when it was regenerated since the platform last had it. */
+const changesOf = (a: Account) => {
+  const fields = (a.platformChange as { fields?: unknown } | undefined)?.fields;
+  return { firstName: String(a.firstName), lastName: String(a.lastName), email: String(a.email), ...(Array.isArray(fields) && fields.includes('username') ? { username: String(a.username) } : {}) };
+};
+
 const onPlatformOf = (a: Account) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '';
 const cancelledOnFirst = (error: unknown) => error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
 
@@ -107,8 +113,10 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
         return {};
       }
       const externalId = String(account.externalAccountId);
-      const outcome = action === 'delete' ? await adapter.remove(externalId) : await adapter.setActive(externalId, action === 'reactivate');
-      if (outcome.kind === 'done') record(applyHere(deps, job, message, account, integration.platform, outcome.detail));
+      const outcome =
+        action === 'delete' ? await adapter.remove(externalId) : action === 'update' ? await adapter.update(externalId, changesOf(account)) : await adapter.setActive(externalId, action === 'reactivate');
+      if (outcome.kind === 'conflict') record(recordFailed(deps, job, account, `Sync Failed: ${outcome.message}`));
+      else if (outcome.kind === 'done') record(applyHere(deps, job, message, account, integration.platform, outcome.detail, 'externalId' in outcome ? outcome.externalId : undefined));
       else if (outcome.kind === 'gone') record(recordFailed(deps, job, account, `Sync Failed: ${outcome.detail}`));
       else {
         const fail = () => recordFailed(deps, job, account, `Sync Failed: ${outcome.message}`);
@@ -151,13 +159,36 @@ async function recordFailed(deps: Deps, job: JobItem, account: Account, words: s
 }
 
 /** The action here, once the platform (if any) did it: `detail` is the platform's words. */
-async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, detail?: string): Promise<void> {
+async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, detail?: string, externalId?: string): Promise<void> {
   const at = deps.now();
   const atIso = at.toISOString();
   const userId = message.userId;
   const there = detail !== undefined;
   let items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
-  if (job.action !== 'delete') {
+  if (job.action === 'update') {
+    // The platform has the account's values now (or it is not on one): the "not yet updated" mark goes.
+    items = [
+      {
+        Update: {
+          TableName: deps.tableName,
+          Key: { PK: account.PK, SK: account.SK },
+          UpdateExpression: `SET actionRun = :run, actionResult = :done, actionAt = :at, actionOnPlatform = :there${there ? ', actionDetail = :detail' : ''}${externalId ? ', externalAccountId = :external' : ''} REMOVE actionError, platformChange${there ? '' : ', actionDetail'}`,
+          ConditionExpression: NOT_DECIDED,
+          ExpressionAttributeValues: { ':run': job.id, ':done': 'done', ':at': atIso, ':there': there, ...(there ? { ':detail': detail.slice(0, 500) } : {}), ...(externalId ? { ':external': externalId } : {}) },
+        },
+      },
+      ...(there
+        ? [
+            {
+              Put: {
+                TableName: deps.tableName,
+                Item: { ...keys.accountHistory(userId, String(job.projectId), rowOf(account), atIso, timeOrderedId(at)), entityType: 'AccountHistory', userId, projectId: job.projectId, accountId: account.id, kind: 'updated_on_platform', at: atIso, detail },
+              },
+            },
+          ]
+        : []),
+    ];
+  } else if (job.action !== 'delete') {
     const active = job.action === 'reactivate';
     items = [
       {

@@ -88,7 +88,7 @@ export function recordedEntries(loaded: Pick<LoadedAccount, 'current' | 'project
   return entries;
 }
 
-const titles: Partial<Record<AccountHistoryKind, string>> = { edited: 'Edited', deactivated: 'Deactivated', reactivated: 'Reactivated', expired: 'Expired' };
+const titles: Partial<Record<AccountHistoryKind, string>> = { edited: 'Edited', updated_on_platform: 'Updated on the platform', deactivated: 'Deactivated', reactivated: 'Reactivated', expired: 'Expired' };
 
 function storedEntry(item: Record<string, unknown>): AccountHistoryEntry | undefined {
   const kind = String(item.kind) as AccountHistoryKind;

@@ -6,7 +6,8 @@ import * as z from 'zod';
  * account on a platform is changed there first (Pro); one the platform refuses stays as it was,
  * with the platform's words, and counts as failed: running the action again retries it.
  */
-export const accountActions = ['deactivate', 'reactivate', 'delete'] as const;
+// 'update': an account edited here gets its names and e-mail (and a regenerated username) on its platform.
+export const accountActions = ['deactivate', 'reactivate', 'delete', 'update'] as const;
 export type AccountAction = (typeof accountActions)[number];
 
 /** The most accounts one action names (the engine's MAX_SELECTED_ACCOUNTS). */
@@ -16,7 +17,7 @@ export const ACCOUNT_ACTION_MAX = 10_000;
 export const accountActionSchema = z
   .object(
     {
-      action: z.enum(accountActions, 'Action must be deactivate, reactivate or delete'),
+      action: z.enum(accountActions, 'Action must be deactivate, reactivate, delete or update'),
       accountIds: z
         .array(z.string('Each account id must be a string').max(200, 'Account not found'), 'accountIds must be a list of account ids')
         .min(1, 'Choose at least one account')
@@ -40,6 +41,7 @@ export const actionWords: Record<AccountAction, { verb: string; done: string; do
   deactivate: { verb: 'Deactivate', done: 'deactivated', doing: 'Deactivating' },
   reactivate: { verb: 'Reactivate', done: 'reactivated', doing: 'Reactivating' },
   delete: { verb: 'Delete', done: 'deleted', doing: 'Deleting' },
+  update: { verb: 'Update', done: 'updated', doing: 'Updating' },
 };
 
 /** GET /api/account-actions/{id}: done + failed + pending = total, at every moment. */

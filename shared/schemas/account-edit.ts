@@ -58,6 +58,7 @@ export const accountHistoryKinds = [
   'password_reset',
   'password_reset_failed',
   'edited',
+  'updated_on_platform',
   'deactivated',
   'reactivated',
   'expired',

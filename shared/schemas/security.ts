@@ -106,6 +106,7 @@ export const securityEventTypes = [
   'accounts_deactivated',
   'accounts_reactivated',
   'accounts_deleted',
+  'accounts_updated_on_platform',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

@@ -149,4 +149,28 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
       await dialog.waitFor({ state: 'hidden' });
     }
   });
+  it('sends an edit made here to the directory from the row menu (Update on <platform>), and the "not yet updated" mark goes', async () => {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await useTheme(page, 'light');
+    const ada = (await accounts()).find((a) => a.email === people[0]!.email)!;
+    const edited = await user.call(`/api/accounts/${ada.id}`, { method: 'PUT', body: { firstName: ada.firstName, lastName: 'Renamed', email: ada.email } });
+    expect(edited.status).toBe(200);
+    await page.goto(`${app}/projects/${project.id}`);
+    const row = accountsTable().getByRole('row').filter({ hasText: people[0]!.email });
+    await row.getByText('Changed here: not yet updated on Local SCIM directory').locator('visible=true').waitFor();
+    await page.getByRole('button', { name: `Actions for ${ada.firstName} Renamed` }).click();
+    const entry = page.getByRole('menuitem', { name: 'Update on Local SCIM directory' });
+    await entry.waitFor();
+    await settle(page);
+    await entry.click();
+    const dialog = page.getByRole('alertdialog', { name: `Update ${ada.firstName} Renamed?` });
+    await dialog.getByText('On Local SCIM directory first: The SCIM provider replaces the name, display name and e-mail (PATCH, RFC 7644 3.5.2).').waitFor();
+    expect(describeViolations('update confirmation (light)', await axeViolations(page))).toEqual([]);
+    await dialog.getByRole('button', { name: 'Update', exact: true }).click();
+    const progress = page.getByRole('alertdialog', { name: 'Update 1 account: finished' });
+    await progress.getByText('1 updated (1 on Local SCIM directory too), 0 not changed, 0 to go.').waitFor();
+    await page.screenshot({ path: screenshotPath('account-update-done-light') });
+    await progress.getByRole('button', { name: 'Close', exact: true }).first().click();
+    await row.getByText('Changed here: not yet updated on Local SCIM directory').locator('visible=true').waitFor({ state: 'detached' });
+  });
 });

@@ -226,6 +226,33 @@ describe('account actions on the local SCIM directory', () => {
     expect(refused.failures).toEqual([{ accountId: gone.id, username: gone.username, reason: expect.stringMatching(/^Sync Failed: .*nothing to reactivate/) }]);
     expect((await accountsOf(user, project.id)).find((a) => a.id === gone.id)).toMatchObject({ isActive: false, actionError: expect.stringMatching(/^Sync Failed: /) });
   });
+
+  it('sends an edit made here to the platform (update): the names, e-mail and a regenerated username there, the "not yet updated" mark gone', async () => {
+    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
+      body: { projectName: 'Actions update', csvData: people(2, 'Actupd'), apiIntegrationId: integration.id, createExternalAccounts: true },
+    });
+    expect(await waitFor<ProvisioningJob>(user, `/api/provisioning-jobs/${created.summary.provisioningJobId!}`, () => undefined)).toMatchObject({ status: 'completed', synced: 2 });
+    const [account, other] = await accountsOf(user, created.project.id);
+    const externalId = account!.externalAccountId!;
+    const edited = await user.call(`/api/accounts/${account!.id}`, { method: 'PUT', body: { firstName: 'Renata', lastName: 'Updated', email: 'renata.updated@example.com', regenerateUsername: true } });
+    expect(edited.status, await edited.clone().text()).toBe(200);
+    const here = (await accountsOf(user, created.project.id)).find((a) => a.id === account!.id)!;
+    expect(here.platformChange?.text).toBe('Changed here: not yet updated on SCIM for actions');
+    expect(here.username).not.toBe(account!.username);
+
+    expect(await act(user, created.project.id, { action: 'update', accountIds: [account!.id] })).toMatchObject({ status: 'completed', total: 1, done: 1, onPlatform: 1, failed: 0 });
+    const there = (await (await fetch(`${scim.url}/Users/${externalId}`, { headers: { authorization: `Bearer ${token}` } })).json()) as { userName: string; name?: { givenName?: string; familyName?: string } };
+    expect(there).toMatchObject({ userName: here.username, name: expect.objectContaining({ givenName: 'Renata', familyName: 'Updated' }) });
+    expect(scim.users().find((u) => u.id === externalId)?.emails).toContain('renata.updated@example.com');
+    const after = (await accountsOf(user, created.project.id)).find((a) => a.id === account!.id)!;
+    expect(after.platformChange).toBeUndefined();
+    const history = await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${account!.id}/history`);
+    expect(history.entries[0]?.kind).toBe('updated_on_platform');
+    // The other account was not touched there.
+    expect(scim.users().find((u) => u.id === other!.externalAccountId)?.userName).toBe(other!.username);
+    const { events } = await user.json<{ events: { type: string }[] }>('/api/security/events');
+    expect(events.some((e) => e.type === 'accounts_updated_on_platform')).toBe(true);
+  });
 });
 
 describe('a bulk deactivation through a storm of 429s and 500s on the local SCIM directory', () => {

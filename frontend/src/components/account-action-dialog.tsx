@@ -22,7 +22,7 @@ export function usePlatformOperation(projectId: string, action: AccountAction, t
   const integration = integrations.data?.find((i) => i.id === project?.integrationId);
   if (!onPlatform || !integration) return undefined;
   const support = lifecycleSupport(integration);
-  return { name: integration.name, support: action === 'delete' ? support.remove : support.setActive };
+  return { name: integration.name, support: action === 'delete' ? support.remove : action === 'update' ? support.update : support.setActive };
 }
 
 const nameOf = (account: AccountView) => `${account.firstName} ${account.lastName} (${account.username})`;

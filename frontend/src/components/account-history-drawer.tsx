@@ -38,6 +38,7 @@ const icons: Record<AccountHistoryKind, { icon: ReactNode; color: string }> = {
   password_reset: { icon: <KeyRoundIcon size={16} />, color: 'blue.fg' },
   password_reset_failed: { icon: <KeyRoundIcon size={16} />, color: 'fg.error' },
   edited: { icon: <PencilIcon size={16} />, color: 'fg' },
+  updated_on_platform: { icon: <CloudIcon size={16} />, color: 'green.fg' },
   deactivated: { icon: <PowerOffIcon size={16} />, color: 'fg.warning' },
   reactivated: { icon: <PowerIcon size={16} />, color: 'green.fg' },
   expired: { icon: <TimerOffIcon size={16} />, color: 'fg.warning' },

@@ -1,12 +1,12 @@
 import { IconButton, Menu, Portal } from '@chakra-ui/react';
-import { EllipsisVerticalIcon, HistoryIcon, PencilIcon, PowerIcon, PowerOffIcon, Trash2Icon } from 'lucide-react';
+import { CloudUploadIcon, EllipsisVerticalIcon, HistoryIcon, PencilIcon, PowerIcon, PowerOffIcon, Trash2Icon } from 'lucide-react';
 import { useState } from 'react';
 import type { AccountView } from '@shared/schemas/project';
 import { AccountActionDialog } from './account-action-dialog';
 import { AccountEditDialog } from './account-edit-dialog';
 import { AccountHistoryDrawer } from './account-history-drawer';
 
-type Opened = 'edit' | 'history' | 'deactivate' | 'reactivate' | 'delete';
+type Opened = 'edit' | 'history' | 'deactivate' | 'reactivate' | 'delete' | 'update';
 
 /**
  * An account row's menu (the project page's accounts, the Account Database's results): Edit (a
@@ -37,6 +37,13 @@ export function AccountRowActions({ account, onSendCredentials }: { account: Acc
                 <HistoryIcon size={16} aria-hidden="true" />
                 History
               </Menu.Item>
+              {account.platformChange ? (
+                // Edited here since its platform last had it: send the names and e-mail there.
+                <Menu.Item value="update">
+                  <CloudUploadIcon size={16} aria-hidden="true" />
+                  Update on {account.platformChange.platform}
+                </Menu.Item>
+              ) : null}
               {account.isActive ? (
                 <Menu.Item value="deactivate">
                   <PowerOffIcon size={16} aria-hidden="true" />
@@ -58,7 +65,7 @@ export function AccountRowActions({ account, onSendCredentials }: { account: Acc
       </Menu.Root>
       {open === 'edit' ? <AccountEditDialog account={account} onClose={() => setOpen(undefined)} {...(onSendCredentials ? { onSendCredentials } : {})} /> : null}
       {open === 'history' ? <AccountHistoryDrawer account={account} onClose={() => setOpen(undefined)} /> : null}
-      {open === 'deactivate' || open === 'reactivate' || open === 'delete' ? (
+      {open === 'deactivate' || open === 'reactivate' || open === 'delete' || open === 'update' ? (
         <AccountActionDialog projectId={account.projectId} action={open} target={{ accounts: [account] }} onClose={() => setOpen(undefined)} />
       ) : null}
     </>
