@@ -26,6 +26,7 @@ const SENT_STATES: ReadonlySet<EmailStatus> = new Set(['queued', 'sent', 'delive
 /** Tries of one edit: another edit of the same account, or a username taken in between, reads again. */
 const EDIT_ATTEMPTS = 6;
 
+export const ACCOUNT_ACTION_RUNNING = 'Accounts of this project are being deactivated, reactivated, updated or deleted: edit them when that has finished.';
 export const PROVISIONING_RUNNING = 'This project is being provisioned to its platform: edit its accounts when the run has finished.';
 export const BULK_CREATION_RUNNING = 'A bulk creation of yours is running and is handing out usernames: regenerate this username when it has finished.';
 
@@ -54,6 +55,8 @@ export function editAccount(deps: EditAccountDeps) {
       // A run reads the accounts as it goes: an edit meanwhile could reach the platform or not,
       // and the account could not say which.
       if (typeof loaded.project.activeProvisioningJob === 'string') throw new ConflictError(PROVISIONING_RUNNING);
+      // The same for an account action (an update sending the accounts' values to the platform, a deactivation, a delete).
+      if (typeof loaded.project.activeAccountAction === 'string') throw new ConflictError(ACCOUNT_ACTION_RUNNING);
       const at = now();
       const before: Record<EditableAccountField, string> = { firstName: String(item.firstName), lastName: String(item.lastName), email: String(item.email), username: String(item.username) };
       const after: Record<EditableAccountField, string> = {
@@ -97,7 +100,7 @@ export function editAccount(deps: EditAccountDeps) {
           ConditionCheck: {
             TableName: deps.tableName,
             Key: keys.project(userId, loaded.projectId),
-            ConditionExpression: 'attribute_not_exists(activeProvisioningJob)',
+            ConditionExpression: 'attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
           },
         },
         {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { StateBlockWriter } from '../../functions/accounts/account-state-writer';
-import { BULK_CREATION_RUNNING, PROVISIONING_RUNNING } from '../../functions/accounts/edit-account';
+import { ACCOUNT_ACTION_RUNNING, BULK_CREATION_RUNNING, PROVISIONING_RUNNING } from '../../functions/accounts/edit-account';
 import { keys } from '../../functions/core/keys';
 import { usernameYear } from '../../shared/generation/username';
 import type { AccountEditResult, AccountHistoryPage } from '../../shared/schemas/account-edit';
@@ -153,6 +153,13 @@ describe('PUT /api/accounts/{id} (edit an account)', () => {
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { message: string }).message).toBe(PROVISIONING_RUNNING);
     await db.send(new UpdateCommand({ TableName: TABLE, Key: project, UpdateExpression: 'REMOVE activeProvisioningJob' }));
+    expect((await search(alice, 'During')).count).toBe(0);
+    // The same while an account action (e.g. an update sending the accounts' values to the platform) holds the project.
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: project, UpdateExpression: 'SET activeAccountAction = :job', ExpressionAttributeValues: { ':job': 'action-1' } }));
+    const duringAction = await edit(alice, account.id, { firstName: 'During', lastName: 'Action', email: account.email });
+    expect(duringAction.status).toBe(409);
+    expect(((await duringAction.json()) as { message: string }).message).toBe(ACCOUNT_ACTION_RUNNING);
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: project, UpdateExpression: 'REMOVE activeAccountAction' }));
     expect((await search(alice, 'During')).count).toBe(0);
   });
 
