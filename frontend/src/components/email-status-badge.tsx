@@ -27,7 +27,7 @@ export function EmailStatusBadge({ status, error }: { status?: EmailStatus; erro
   );
   if (!error || (status !== 'failed' && status !== 'suppressed' && status !== 'bounced' && status !== 'complained')) return badge;
   return (
-    <Stack gap="1" minW="48" maxW="sm">
+    <Stack gap="1" minW="40" maxW="sm">
       {badge}
       <Text fontSize="xs" color={status === 'suppressed' ? 'fg.muted' : 'fg.error'} overflowWrap="anywhere" whiteSpace="normal">
         {error}
