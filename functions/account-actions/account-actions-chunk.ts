@@ -1,9 +1,8 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, type EmailStatus } from '../../shared/schemas/email-status';
 import type { AccountAction } from '../../shared/schemas/account-actions';
-import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
-import type { Cipher } from '../core/encryption';
+import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
 import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { counterUpdates } from '../analytics/counters';
@@ -11,15 +10,13 @@ import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type Chunk
 import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
-import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
+import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
 import { isSelected, rowsOf } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { rowOf, withStates } from '../accounts/account-states';
 import { blockHolding } from '../accounts/username-claims';
-import type { IntegrationRecord } from '../integrations/integration-record';
 import { mapBounded } from '../provisioning/pacing';
-import type { ActionChunkMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
-import type { ProvisioningAdapter } from '../provisioning/provisioning-port';
+import type { ActionChunkMessage } from '../provisioning/provisioning-message';
 import { accountActionJobs } from './account-actions';
 
 /**
@@ -33,17 +30,7 @@ import { accountActionJobs } from './account-actions';
  * transaction that also counts it on the chunk's item. An account the platform refused stays as
  * it was, marked failed with the platform's words (`actionError`): running the action again retries it.
  */
-export interface ActionChunkDeps extends PacedDeps {
-  db: DynamoDBDocumentClient;
-  tableName: string;
-  queue: ProvisioningQueue;
-  now: () => Date;
-  cipher: () => Promise<Cipher>;
-  integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
-  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>) => ProvisioningAdapter;
-  pacingOf: (integration: IntegrationRecord) => Pacing;
-  retry?: RetryPolicy;
-}
+export type ActionChunkDeps = PlatformChunkDeps;
 type Account = Record<string, unknown>;
 type Deps = Pick<ActionChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>;
 

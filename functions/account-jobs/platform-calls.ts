@@ -1,6 +1,10 @@
 import { randomInt } from 'node:crypto';
 import { secretContext, type Cipher } from '../core/encryption';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RetryPolicy } from '../core/dynamo-retry';
 import type { IntegrationRecord } from '../integrations/integration-record';
+import type { ProvisioningQueue } from '../provisioning/provisioning-message';
+import type { ProvisioningAdapter } from '../provisioning/provisioning-port';
 import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
 
 /**
@@ -36,6 +40,19 @@ export interface PacedDeps {
   clock?: () => number;
   random?: (max: number) => number;
   budgetMs?: number;
+}
+
+/** What a kind's chunk worker on the provisioning queue needs to act on accounts on their platform (account actions, project deletions). */
+export interface PlatformChunkDeps extends PacedDeps {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  queue: ProvisioningQueue;
+  now: () => Date;
+  cipher: () => Promise<Cipher>;
+  integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
+  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>) => ProvisioningAdapter;
+  pacingOf: (integration: IntegrationRecord) => Pacing;
+  retry?: RetryPolicy;
 }
 
 /**

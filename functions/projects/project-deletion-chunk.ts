@@ -1,25 +1,22 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, type EmailStatus } from '../../shared/schemas/email-status';
 import { PAUSED_CREDENTIALS } from '../../shared/schemas/provisioning';
 import { notRemovedFrom } from '../../shared/schemas/project-deletion';
-import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
-import type { Cipher } from '../core/encryption';
+import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { counterUpdates } from '../analytics/counters';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
 import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
-import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
+import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import { dynamoErasureStore } from '../account-deletion/erasure-store';
 import { globalKeysNamedBy } from '../account-deletion/global-reference';
-import type { IntegrationRecord } from '../integrations/integration-record';
 import { mapBounded } from '../provisioning/pacing';
-import type { DeleteChunkMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
-import type { ProvisioningAdapter } from '../provisioning/provisioning-port';
+import type { DeleteChunkMessage } from '../provisioning/provisioning-message';
 import { PROJECT_STEP, projectDeletions } from './project-deletion';
 
 /**
@@ -33,17 +30,7 @@ import { PROJECT_STEP, projectDeletions } from './project-deletion';
  * step (the last chunk) waits for the others, kills the one-time links of the erased accounts and,
  * when none was kept, erases the project's partitions, then its item with the user's project count.
  */
-export interface DeletionChunkDeps extends PacedDeps {
-  db: DynamoDBDocumentClient;
-  tableName: string;
-  queue: ProvisioningQueue;
-  now: () => Date;
-  cipher: () => Promise<Cipher>;
-  integration: (userId: string, integrationId: string) => Promise<IntegrationRecord | undefined>;
-  adapterFor: (integration: IntegrationRecord, credentials: Record<string, string>) => ProvisioningAdapter;
-  pacingOf: (integration: IntegrationRecord) => Pacing;
-  retry?: RetryPolicy;
-}
+export type DeletionChunkDeps = PlatformChunkDeps;
 type Account = Record<string, unknown>;
 
 const STOPPED_OURS = 'Not deleted: the deletion stopped on our side after repeated errors. Delete the project again.';
