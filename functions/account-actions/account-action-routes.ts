@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { ACCOUNT_ACTION_MAX, ACTION_FAILURES_SHOWN, actionWords, type AccountAction, type AccountActionInput, type AccountActionJob, type AccountActionStatus } from '../../shared/schemas/account-actions';
 import type { PlanId } from '../../shared/plans';
@@ -6,7 +6,7 @@ import { plural } from '../../shared/text/plural';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import * as jobs from '../account-jobs/lifecycle';
-import { MAX_SELECTED_ACCOUNTS, selectedRows } from '../account-jobs/selection';
+import { accountsOfJob, MAX_SELECTED_ACCOUNTS, selectedRows } from '../account-jobs/selection';
 import { shardsOf } from '../accounts/account-partitions';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
@@ -139,27 +139,9 @@ export const getAccountAction =
     return view;
   };
 
-async function actionFailures(deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> {
-  const failures: NonNullable<AccountActionJob['failures']> = [];
-  for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), Number(job.shards ?? 1))) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          FilterExpression: 'actionRun = :run AND actionResult = :failed',
-          ProjectionExpression: 'id, username, actionError',
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ':run': job.id, ':failed': 'failed' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const account of page.Items ?? []) {
-        failures.push({ accountId: String(account.id), username: String(account.username), reason: String(account.actionError ?? '') });
-        if (failures.length >= ACTION_FAILURES_SHOWN) return failures;
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-  }
-  return failures;
-}
+const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> =>
+  accountsOfJob(deps, job, { filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' } }, ACTION_FAILURES_SHOWN, (account) => ({
+    accountId: String(account.id),
+    username: String(account.username),
+    reason: String(account.actionError ?? ''),
+  }));

@@ -1,3 +1,5 @@
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../core/keys';
 import { rowRanges } from '../accounts/account-partitions';
 import { rowOf } from '../accounts/account-states';
 import type { ChunkRange, JobItem } from './kind';
@@ -53,3 +55,38 @@ export const rowsOf = (job: JobItem): ReadonlySet<number> | undefined => (Array.
 
 /** Whether an account of the job's project is one the job takes by selection (every one for a job that names none). */
 export const isSelected = (rows: ReadonlySet<number> | undefined, account: Record<string, unknown>): boolean => !rows || rows.has(rowOf(account));
+
+/**
+ * The first `limit` accounts of a job's project that match `filter` (a job's failures: its run
+ * marker and a failed result), in row order through the project's partitions, mapped by `map`.
+ */
+export async function accountsOfJob<T>(
+  deps: { db: DynamoDBDocumentClient; tableName: string },
+  job: JobItem,
+  query: { filter: string; projection: string; values: Record<string, unknown> },
+  limit: number,
+  map: (account: Record<string, unknown>) => T,
+): Promise<T[]> {
+  const found: T[] = [];
+  for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), Number(job.shards ?? 1))) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          FilterExpression: query.filter,
+          ProjectionExpression: query.projection,
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ...query.values },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const account of page.Items ?? []) {
+        found.push(map(account));
+        if (found.length >= limit) return found;
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return found;
+}

@@ -1,5 +1,5 @@
 import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus } from '../../shared/schemas/reset-passwords';
 import { ConflictError, NotFoundError } from '../core/errors';
@@ -10,6 +10,7 @@ import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
+import { accountsOfJob } from '../account-jobs/selection';
 import { plural } from '../../shared/text/plural';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { jobViewBase } from '../account-jobs/job-view';
@@ -173,31 +174,12 @@ export const getPasswordReset =
   };
 
 /** The accounts of the job the platform refused, with the reason (at most RESET_FAILURES_SHOWN). */
-async function resetFailures(deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<PasswordResetJob['failures']>> {
-  const failures: NonNullable<PasswordResetJob['failures']> = [];
-  const shards = Number(job.shards ?? 1);
-  for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), shards)) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          FilterExpression: 'passwordResetRun = :run AND passwordResetStatus = :failed',
-          ProjectionExpression: 'username, email, passwordResetError',
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ':run': job.id, ':failed': 'failed' },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const account of page.Items ?? []) {
-        failures.push({ username: String(account.username), email: String(account.email), reason: String(account.passwordResetError ?? '') });
-        if (failures.length >= RESET_FAILURES_SHOWN) return failures;
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
-  }
-  return failures;
-}
+const resetFailures = (deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<PasswordResetJob['failures']>> =>
+  accountsOfJob(deps, job, { filter: 'passwordResetRun = :run AND passwordResetStatus = :failed', projection: 'username, email, passwordResetError', values: { ':run': job.id, ':failed': 'failed' } }, RESET_FAILURES_SHOWN, (account) => ({
+    username: String(account.username),
+    email: String(account.email),
+    reason: String(account.passwordResetError ?? ''),
+  }));
 
 /**
  * A reset-start message: count the accounts, fix the chunk plan (a conditional write: a
