@@ -415,21 +415,29 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
  * timer with the same rule). Code in functions/schedules/<name>.ts.
  */
 export interface ScheduleDefinition {
-  name: 'weekly-digest';
+  name: 'weekly-digest' | 'project-expiry';
   /** EventBridge Scheduler expression, in UTC. */
   expression: string;
   description: string;
-  /** For the local timer: the UTC weekday (0 = Sunday) and hour of the rule above. */
-  weekday: number;
-  hourUtc: number;
+  /** For the local timer: the UTC weekday (0 = Sunday) and hour of the rule above; neither: every hour, on the hour. */
+  weekday?: number;
+  hourUtc?: number;
 }
 
 export const schedules: readonly ScheduleDefinition[] = [
   { name: 'weekly-digest', expression: 'cron(0 8 ? * MON *)', description: 'Queues the weekly digest e-mail of every opted-in Pro user', weekday: 1, hourUtc: 8 },
+  // Hourly: a date arrives at the start of an hour somewhere (every timezone's offset is whole or half hours: at most 30 minutes late there).
+  { name: 'project-expiry', expression: 'cron(0 * * * ? *)', description: 'Starts the deactivation of the projects whose expiration date arrived in their owner\'s timezone' },
 ];
 export type ScheduleName = ScheduleDefinition['name'];
 
 export const scheduleAccess: Record<ScheduleName, FunctionAccess> = {
   // Reads the digest's subscribers and their user items, and queues one e-mail each.
   'weekly-digest': { table: ['Query', 'GetItem'], sendTo: ['mail'] },
+  // Queries the ProjectsByExpiry index (the due dates), reads each project, its owner's settings
+  // (timezone) and integration name; starts the expiry as an account action (the project's lock,
+  // expiredAt and the index entry removed, the job: one transaction; its start message on the
+  // provisioning queue; an UpdateItem marks a project without accounts expired) and records the
+  // security event and notification (PutItem); the e-mail through the mail queue.
+  'project-expiry': { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'], sendTo: ['provisioning', 'mail'] },
 };

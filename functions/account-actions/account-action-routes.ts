@@ -35,6 +35,7 @@ export function actionView(item: Record<string, unknown>): AccountActionJob {
     done: Number(item.done ?? 0),
     onPlatform: Number(item.onPlatform ?? 0),
     failed: Number(item.failed ?? 0),
+    ...(item.origin === 'expiry' ? { origin: 'expiry' as const } : {}),
   };
 }
 

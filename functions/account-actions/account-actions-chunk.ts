@@ -177,12 +177,14 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
     ];
   } else if (job.action !== 'delete') {
     const active = job.action === 'reactivate';
+    // A project's expiry (origin 'expiry') marks the account expired; any other (de)activation clears the mark.
+    const expiry = !active && job.origin === 'expiry';
     items = [
       {
         Update: {
           TableName: deps.tableName,
           Key: { PK: account.PK, SK: account.SK },
-          UpdateExpression: `SET isActive = :active, actionRun = :run, actionResult = :done, actionAt = :at, actionOnPlatform = :there${there ? ', actionDetail = :detail' : ''} REMOVE actionError${there ? '' : ', actionDetail'}`,
+          UpdateExpression: `SET isActive = :active, actionRun = :run, actionResult = :done, actionAt = :at, actionOnPlatform = :there${there ? ', actionDetail = :detail' : ''}${expiry ? ', expiredAt = :at' : ''} REMOVE actionError${there ? '' : ', actionDetail'}${expiry ? '' : ', expiredAt'}`,
           ConditionExpression: NOT_DECIDED,
           ExpressionAttributeValues: { ':active': active, ':run': job.id, ':done': 'done', ':at': atIso, ':there': there, ...(there ? { ':detail': detail.slice(0, 500) } : {}) },
         },
@@ -196,7 +198,7 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
             userId,
             projectId: job.projectId,
             accountId: account.id,
-            kind: active ? 'reactivated' : 'deactivated',
+            kind: active ? 'reactivated' : expiry ? 'expired' : 'deactivated',
             at: atIso,
             ...(there ? { detail } : {}),
           },

@@ -30,9 +30,19 @@ export async function startJob(
   deps: JobDeps,
   kind: AccountJobKind,
   job: JobItem & { userId: string; projectId: string; id: string },
-  options: { excludes: readonly ProjectLock[]; projectSet: Record<string, unknown>; unqueued: string },
+  options: {
+    excludes: readonly ProjectLock[];
+    projectSet: Record<string, unknown>;
+    unqueued: string;
+    /** Attributes the start removes from the project, and a further condition on it (names as `#c...`/values as `:c...` of `condition`). */
+    projectRemove?: readonly string[];
+    projectCondition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+  },
 ): Promise<'started' | 'busy'> {
   const set = Object.entries(options.projectSet);
+  const removed = options.projectRemove ?? [];
+  const extra = options.projectCondition;
+  const names = { ...Object.fromEntries(set.map(([name], i) => [`#p${i}`, name])), ...Object.fromEntries(removed.map((name, i) => [`#r${i}`, name])), ...extra?.names };
   try {
     await deps.db.send(
       new TransactWriteCommand({
@@ -41,10 +51,10 @@ export async function startJob(
             Update: {
               TableName: deps.tableName,
               Key: keys.project(job.userId, job.projectId),
-              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}`,
-              ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`)].join(' AND '),
-              ...(set.length ? { ExpressionAttributeNames: Object.fromEntries(set.map(([name], i) => [`#p${i}`, name])) } : {}),
-              ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])) },
+              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''}`,
+              ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`), ...(extra ? [`(${extra.expression})`] : [])].join(' AND '),
+              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+              ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
             },
           },
           { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job }, ConditionExpression: 'attribute_not_exists(PK)' } },

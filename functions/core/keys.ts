@@ -28,6 +28,7 @@ const usernameShard = (username: string) => {
 const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${usernameShard(username)}`;
 
 const USERNAME_BLOCK_PREFIX = 'USERNAMEBLOCK#';
+const EXPIRY_PARTITION = 'EXPIRY';
 
 const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
 
@@ -88,6 +89,14 @@ export const keys = {
   }),
   /** The index partition of the terms that start like `term`. */
   accountSearchPartition: (userId: string, term: string) => accountSearchPartition(userId, term),
+  /**
+   * A project's place in the ProjectsByExpiry index (sparse: only a project whose expiration date
+   * is set and not handled yet has these attributes): one index partition sorted by the date, so
+   * the expiry sweep Queries the due ones (docs/data-model.md, "Expiry").
+   */
+  projectExpiry: (userId: string, projectId: string, date: string) => ({ ExpiryPK: EXPIRY_PARTITION, ExpirySK: `${date}#${userId}#${projectId}` }) as const,
+  /** Query on ProjectsByExpiry: every project to expire, by date. */
+  expiryDue: () => ({ ExpiryPK: EXPIRY_PARTITION }) as const,
   /** Every search partition of a user (for reading all usernames). */
   allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
 

@@ -59,6 +59,8 @@ export interface AccountActionJob {
   pending: number;
   integrationName?: string;
   reason?: string;
+  /** 'expiry': started by the project's expiration date (the expiry schedule), not by the user. */
+  origin?: 'expiry';
   /** Once it is over: the accounts not changed, with the platform's (or our) words. */
   failures?: { accountId: string; username: string; reason: string }[];
   createdAt: string;

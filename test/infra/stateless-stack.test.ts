@@ -145,8 +145,9 @@ function allowedActions(name: string): string[] {
 }
 
 describe('functions', () => {
-  it('every schedule of shared/routes.ts starts its function through EventBridge Scheduler (the weekly digest: Mondays 08:00 UTC), with a role that may invoke only that function', () => {
+  it('every schedule of shared/routes.ts starts its function through EventBridge Scheduler (the weekly digest: Mondays 08:00 UTC; the expiry sweep: hourly), with a role that may invoke only that function', () => {
     expect(schedules.find((s) => s.name === 'weekly-digest')?.expression).toBe('cron(0 8 ? * MON *)');
+    expect(schedules.find((s) => s.name === 'project-expiry')?.expression).toBe('cron(0 * * * ? *)');
     const found = ofType('AWS::Scheduler::Schedule');
     expect(found).toHaveLength(schedules.length);
     for (const definition of schedules) {

@@ -30,6 +30,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   accountHistoryOf: () => keys.accountHistoryOf(u, p, 7),
   accountSearch: () => null,
   accountSearchPartition: () => null,
+  projectExpiry: () => null,
+  expiryDue: () => null,
   allAccountSearchPartitions: () => null,
   username: () => keys.username(u, 'ann.lee.2026'),
   usernamePartition: () => keys.usernamePartition(u, 'ann.lee.2026'),

@@ -118,7 +118,7 @@ export function ProjectDetailPage() {
           </Alert.Root>
         ) : null}
         <HStack gap="3" wrap="wrap" fontSize="sm" color="fg.muted">
-          <ProjectStatusBadge status={project.status} />
+          <ProjectStatusBadge status={project.status} expiredAt={project.expiredAt} />
           <Text>{plural(project.accountCount, 'account')}</Text>
           <Text aria-hidden="true">·</Text>
           <Text>{project.successRate}% success rate</Text>
