@@ -426,7 +426,7 @@ export interface ScheduleDefinition {
 
 export const schedules: readonly ScheduleDefinition[] = [
   { name: 'weekly-digest', expression: 'cron(0 8 ? * MON *)', description: 'Queues the weekly digest e-mail of every opted-in Pro user', weekday: 1, hourUtc: 8 },
-  // Hourly: a date arrives at the start of an hour somewhere (every timezone's offset is whole or half hours: at most 30 minutes late there).
+  // Hourly: an expiration date arrives at midnight in its owner's timezone; the next run (within the hour) starts the expiry.
   { name: 'project-expiry', expression: 'cron(0 * * * ? *)', description: 'Starts the deactivation of the projects whose expiration date arrived in their owner\'s timezone' },
 ];
 export type ScheduleName = ScheduleDefinition['name'];
