@@ -434,7 +434,7 @@ export type ScheduleName = ScheduleDefinition['name'];
 export const scheduleAccess: Record<ScheduleName, FunctionAccess> = {
   // Reads the digest's subscribers and their user items, and queues one e-mail each.
   'weekly-digest': { table: ['Query', 'GetItem'], sendTo: ['mail'] },
-  // Queries the ProjectsByExpiry index (the due dates), reads each project, its owner's settings
+  // Queries the ProjectsByExpiry index (the due dates), reads each project, its import's bulk job, its owner's settings
   // (timezone) and integration name; starts the expiry as an account action (the project's lock,
   // expiredAt and the index entry removed, the job: one transaction; its start message on the
   // provisioning queue; an UpdateItem marks a project without accounts expired) and records the

@@ -149,6 +149,9 @@ async function startExpiry(deps: ExpirySweepDeps, now: Date, userId: string, pro
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
   if (!project || project.ExpirySK !== entry) return 'stale';
   if (LOCKS.some((lock) => typeof project[lock] === 'string')) return 'busy';
+  // The import creating its accounts still runs: the next run deactivates them all, once they exist.
+  const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' } }));
+  if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') return 'busy';
   const at = now.toISOString();
   const total = Number(project.accountCount ?? 0);
   const projectName = String(project.name);

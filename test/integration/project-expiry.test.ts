@@ -206,6 +206,10 @@ describe('a busy project and the cap per run', () => {
     expect((await projectOf(user, busy.id)).expiredAt).toBeUndefined();
     expect(await indexed(busy.id)).toHaveLength(1);
     await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, busy.id), UpdateExpression: 'REMOVE activeProvisioningJob' }));
+    // The import creating its accounts still running (its bulk job not ended): busy too.
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.bulkJob(user.sub, busy.id), UpdateExpression: 'SET #s = :running', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':running': 'processing' } }));
+    expect(startedFor(await sweepAt('2033-02-01T12:30:00Z'), busy)).toEqual([]);
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.bulkJob(user.sub, busy.id), UpdateExpression: 'SET #s = :done', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':done': 'completed' } }));
     const next = startedFor(await sweepAt('2033-02-01T13:00:00Z'), busy);
     expect(next).toHaveLength(1);
     expect(await finished(user, next[0]!.jobId!)).toMatchObject({ status: 'completed', done: 2 });
