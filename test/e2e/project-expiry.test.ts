@@ -87,6 +87,7 @@ describe('An expired project, in Chromium', () => {
     await page.goto(`${app}/projects/${project.id}`);
     await page.getByRole('heading', { name: `Expiring ${tag}` }).waitFor();
     await page.locator('main').getByText('Expired', { exact: true }).first().waitFor();
+    await page.locator('main').getByText('Expired 06/01/2035', { exact: true }).waitFor();
     for (const person of people) await accountsTable().getByRole('row').filter({ hasText: person.email }).getByText('Expired', { exact: true }).locator('visible=true').waitFor();
     expect(await accountsTable().getByText('Deactivated', { exact: true }).locator('visible=true').count()).toBe(0);
     await settle(page);

@@ -127,7 +127,7 @@ export function ProjectDetailPage() {
           {project.expirationDate ? (
             <>
               <Text aria-hidden="true">·</Text>
-              <Text>Expires {formatDate(project.expirationDate)}</Text>
+              <Text>{project.expiredAt ? 'Expired' : 'Expires'} {formatDate(project.expirationDate)}</Text>
             </>
           ) : null}
           {host ? (
