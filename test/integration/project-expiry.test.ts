@@ -226,6 +226,31 @@ describe('a busy project and the cap per run', () => {
   });
 });
 
+describe('a start that cannot be queued', () => {
+  it('fails its job, puts the project back in the index (not expired) and the next run starts it', async () => {
+    const user = await apiUser();
+    const project = (await create(user, 'Expiry unqueued', '2033-06-01', 1)).project;
+    const down = await sweepExpiredProjects({
+      db,
+      tableName: TABLE,
+      queue: {
+        send: () => Promise.reject(new Error('The queue does not answer')),
+      },
+      now: () => new Date('2033-06-01T12:00:00Z'),
+      newId: timeOrderedId,
+      integrationName: () => Promise.resolve(undefined),
+    })();
+    expect(startedFor(down, project)).toEqual([]);
+    expect(await indexed(project.id)).toHaveLength(1);
+    const item = await projectItem(user, project.id);
+    expect(item?.expiredAt).toBeUndefined();
+    expect(item?.activeAccountAction).toBeUndefined();
+    const started = startedFor(await sweepAt('2033-06-01T13:00:00Z'), project);
+    expect(started).toHaveLength(1);
+    expect(await finished(user, started[0]!.jobId!)).toMatchObject({ status: 'completed', done: 1 });
+  });
+});
+
 describe('expiry on the local SCIM directory (Pro)', () => {
   let scim: ScimServer;
   const token = 'expiry-test-scim-token';
