@@ -34,7 +34,7 @@ export async function startJob(
     excludes: readonly ProjectLock[];
     projectSet: Record<string, unknown>;
     unqueued: string;
-    /** Attributes the start removes from the project, and a further condition on it (names as `#c...`/values as `:c...` of `condition`). */
+    /** Attributes the start removes from the project, and a further condition on it (its names and values other than `#p<n>`, `#r<n>`, `:p<n>`, `:job`): the expiry sweep's. */
     projectRemove?: readonly string[];
     projectCondition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
   },
