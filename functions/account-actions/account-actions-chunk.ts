@@ -268,7 +268,7 @@ async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: 
   let missing = 0;
   if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
   const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
-  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed } };
+  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: marked.filter((a) => a.actionResult === 'failed').map(rowOf) };
 }
 
 /** Dead-letter worker: a chunk that failed every delivery leaves its undecided accounts as they were, failed with the reason. */

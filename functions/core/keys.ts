@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -137,6 +137,14 @@ export const keys = {
   /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
   accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
   accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /**
+   * One account a job over accounts (a Reset Passwords job, an account action) could not handle,
+   * by its row, beside the job item (`<job SK>#FAILED#<row>`): the job's failures list reads these
+   * (account-jobs/job-failures.ts) instead of the project's accounts. Written with the chunk's tally.
+   */
+  jobFailure: (userId: string, jobSk: string, row: number) => ({ PK: userPk(userId), SK: `${jobSk}#FAILED#${rowKey(row)}` }) as const,
+  /** Query: a job's failed accounts in row order (begins_with). */
+  jobFailuresOf: (userId: string, jobSk: string) => ({ PK: userPk(userId), SKPrefix: `${jobSk}#FAILED#` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 

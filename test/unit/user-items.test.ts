@@ -52,6 +52,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   projectDeletionChunkStart: () => keys.projectDeletionChunkStart(u, p, 1),
   accountAction: () => keys.accountAction(u, p),
   accountActionChunk: () => keys.accountActionChunk(u, p, 1),
+  jobFailure: () => keys.jobFailure(u, keys.accountAction(u, p).SK, 7),
+  jobFailuresOf: () => keys.jobFailuresOf(u, keys.passwordReset(u, p).SK),
   provisioningJobsOf: () => keys.provisioningJobsOf(u),
   rejectedRowsPart: () => keys.rejectedRowsPart(u, p, 0),
   rejectedRowsOf: () => keys.rejectedRowsOf(u, p),
