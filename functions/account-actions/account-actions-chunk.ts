@@ -14,6 +14,7 @@ import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChun
 import { isSelected, rowsOf } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { rowOf, withStates } from '../accounts/account-states';
+import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
@@ -204,6 +205,7 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
       },
     ];
   } else {
+    await eraseAccountTraces(deps, userId, String(job.projectId), account);
     const status = account.externalStatus;
     const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
     const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];

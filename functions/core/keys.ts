@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -70,6 +70,16 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
   /** Query: one account's history entries (begins_with on SK). */
   accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
+
+  /**
+   * The one-time links issued to an account (functions/credential-links): one small item per
+   * link (`tokenHash`, `sendId`), written with the link, in one partition per project (sort key
+   * `<row>#<sendId>`), so deleting the account finds its links by a begins_with Query.
+   * Listed in projectPartitions.
+   */
+  accountLink: (userId: string, projectId: string, row: number, sendId: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#LINKS`, SK: `${rowKey(row)}#${sendId}` }) as const,
+  /** Query: one account's links (begins_with on SK). */
+  accountLinksOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#LINKS`, SKPrefix: `${rowKey(row)}#` }) as const,
 
   /**
    * Index keys that make an account findable by prefix of first name, last name, e-mail and
@@ -237,6 +247,7 @@ export const keys = {
     `${userPk(userId)}#PROJECT#${projectId}#REJECTED`,
     `${accountPartition(userId, projectId, 0)}#STATE`,
     `${accountPartition(userId, projectId, 0)}#HISTORY`,
+    `${accountPartition(userId, projectId, 0)}#LINKS`,
   ],
 
   /**

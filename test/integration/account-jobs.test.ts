@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, type QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { chunkAccountItems } from '../../functions/accounts/account-partitions';
 import { chunkRunner, deadChunkRecorder, type ChunkTally } from '../../functions/account-jobs/chunk-runner';

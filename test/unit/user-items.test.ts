@@ -28,6 +28,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   accountStateBlock: () => keys.accountStateBlock(u, p, 'MAIL', 1, 3),
   accountHistory: () => keys.accountHistory(u, p, 7, '2026-11-27T00:00:00.000Z', p),
   accountHistoryOf: () => keys.accountHistoryOf(u, p, 7),
+  accountLink: () => keys.accountLink(u, p, 7, p),
+  accountLinksOf: () => keys.accountLinksOf(u, p, 7),
   accountSearch: () => null,
   accountSearchPartition: () => null,
   allAccountSearchPartitions: () => null,
