@@ -1,6 +1,6 @@
 import { createPasswordGenerator } from '../../shared/generation/password';
 import { planLimits, UNLIMITED } from '../../shared/plans';
-import { answersAtOnce, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
+import { answersAtOnce, rejectedRowsPath, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
@@ -19,7 +19,7 @@ import type { AddFollowUps } from './bulk-jobs';
 import { LOCK_TTL_MS, type Item } from './bulk-store';
 import { checkCsvText, checkRows, rowBytes, type CheckedRow } from './check-rows';
 import type { CreateBulkAccountsDeps, CreateBulkAccountsResult, PreparedCreation, StreamedRows } from './create-bulk-accounts';
-import { failedRowsOf, inlineFailed } from './rejected-rows';
+import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
 import { usernameSlots, usernamesFor, withUsernameSlots, withUsernameSlotsAsync, type UsernameSlot } from './usernames';
 
 /** A request answered at once holds the user's lock this long at most (as a creation answered at once). */
@@ -99,10 +99,13 @@ export const addPeople =
       const shards = shardsOf(project);
       const name = String(project.name);
       const accountType = project.accountType as ProjectRecord['accountType'];
-      const summaryBase = { total, failed: inlineFailed(rejected), failedCount: rejected.length };
+      const summaryBase = { total, failed: inlineFailed(rejected), failedCount: rejected.length, ...(rejected.length ? { rejectedRowsUrl: rejectedRowsPath(projectId) } : {}) };
+      // The rows refused join the project's rejected-rows report (after the creation's), as the project's failed count does.
+      const report = rejectedRowItems(userId, projectId, rejected, (part) => keys.rejectedRowsAddPart(userId, projectId, jobId, part));
 
       const startJob = async (): Promise<CreateBulkAccountsResult> => {
         written = true;
+        if (report.length) await deps.store.writeAll(report);
         const year = started.getUTCFullYear();
         const rows: Iterable<CheckedRow & UsernameSlot> | AsyncIterable<CheckedRow & UsernameSlot> = Array.isArray(valid)
           ? renumbered(withUsernameSlots(valid, year), firstRow)
@@ -159,7 +162,7 @@ export const addPeople =
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id), jobId })));
       written = true;
       try {
-        await deps.store.writeAll(items);
+        await deps.store.writeAll([...report, ...items]);
       } catch (error) {
         logger.error('Writing the people added at once failed part-way: they are added as a job', { userId, projectId, jobId, error: error instanceof Error ? error.message : String(error) });
         await deps.store.renewLock(userId, jobId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch(() => undefined);

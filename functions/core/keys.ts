@@ -163,6 +163,8 @@ export const keys = {
    * partition, so neither the project list nor the account pages ever read it.
    */
   rejectedRowsPart: (userId: string, projectId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `PART#${rowKey(part)}` }) as const,
+  /** The rows an add of people to the project (functions/bulk/add-people.ts, job `jobId`) refused, in the same partition after the creation's: `ADD#<jobId>#<part>`. */
+  rejectedRowsAddPart: (userId: string, projectId: string, jobId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `ADD#${jobId}#${rowKey(part)}` }) as const,
   rejectedRowsOf: (userId: string, projectId: string) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED` }) as const,
 
   /** A POST /api/bulk-create Idempotency-Key of the user, and the parts of its stored (encrypted) answer. */

@@ -188,6 +188,25 @@ describe('Add people to a project', () => {
     expect(events.filter((e) => e.type === 'accounts_added').map((e) => e.description)).toContain('1 account added to the project "Team"');
   });
 
+  it("keeps an add's refused rows in the project's rejected-rows report, after the creation's, as its failed count says", async () => {
+    const user = await apiUser();
+    const { project } = await create(user, 'Reported', [...people(2, 'Rep'), { firstName: 'Creation', lastName: 'Refused', email: 'not-an-address' }]);
+    const response = await add(user, project.id, [{ firstName: '', lastName: 'Nofirst', email: 'nofirst@example.com' }, ...people(1, 'RepNew'), { firstName: 'Add', lastName: 'Refused', email: 'also-not-an-address' }]);
+    expect(response.status).toBe(200);
+    const added = (await response.json()) as Created & { summary: { rejectedRowsUrl?: string } };
+    expect(added.summary).toMatchObject({ successful: 1, failedCount: 2, rejectedRowsUrl: `/api/projects/${project.id}/rejected-rows` });
+    expect((await projectOf(user, project.id)).failedCount).toBe(3);
+    const report = await user.call(`/api/projects/${project.id}/rejected-rows`);
+    expect(report.status).toBe(200);
+    const lines = (await report.text()).replace(/^\uFEFF/, '').trim().split(/\r?\n/);
+    // The header, the creation's row, then the add's two (numbered as in what was added).
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain('not-an-address');
+    expect(lines[2]).toContain('Nofirst');
+    expect(lines[2]).toContain('First name is required');
+    expect(lines[3]).toContain('also-not-an-address');
+  });
+
   it("answers 404 for another user's project, writing nothing", async () => {
     const [owner, stranger] = await Promise.all([apiUser(), apiUser()]);
     const { project } = await create(owner, 'Private', people(2, 'Pr'));

@@ -59,6 +59,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   provisioningJobsOf: () => keys.provisioningJobsOf(u),
   rejectedRowsPart: () => keys.rejectedRowsPart(u, p, 0),
   rejectedRowsOf: () => keys.rejectedRowsOf(u, p),
+  rejectedRowsAddPart: () => keys.rejectedRowsAddPart(u, p, p, 0),
   bulkIdempotency: () => keys.bulkIdempotency(u, 'key-1'),
   bulkIdempotencyPart: () => keys.bulkIdempotencyPart(u, 'key-1', 0),
   export: () => keys.export(u, p),
