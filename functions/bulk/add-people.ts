@@ -55,7 +55,7 @@ async function* renumberedAsync<T extends { row: number }>(rows: AsyncIterable<T
  *   project's other accounts count as taken (only the job's own names, which carry its id, do not);
  * - when the project was provisioned to an integration (project.integrationId), a Pro user's new
  *   accounts are provisioned there after the import (mode 'provision': the pending ones), and
- *   with sendCredentials the holders not yet e-mailed get their credentials.
+ *   with sendCredentials the added people get their credentials (a send over the added rows).
  */
 export const addPeople =
   (deps: CreateBulkAccountsDeps) =>
@@ -79,7 +79,6 @@ export const addPeople =
     const projectId = String(project.id);
     // The project's platform, for a plan that provisions; a lapsed plan adds the people here only.
     const provisionTo = typeof project.integrationId === 'string' && limits.apiIntegrations ? project.integrationId : undefined;
-    const followUps: AddFollowUps = { ...(provisionTo ? { integrationId: provisionTo } : {}), ...(input.sendCredentials ? { sendCredentials: input.sendCredentials } : {}) };
 
     const started = deps.now();
     const jobId = prepared.projectId ?? deps.newId(started);
@@ -94,6 +93,11 @@ export const addPeople =
         ...(limits.accountsPerProject !== UNLIMITED ? { accountsPerProject: limits.accountsPerProject } : {}),
         at: started.toISOString(),
       });
+      // The e-mails go to the added rows only: older accounts never e-mailed are not this add's.
+      const followUps: AddFollowUps = {
+        ...(provisionTo ? { integrationId: provisionTo } : {}),
+        ...(input.sendCredentials ? { sendCredentials: input.sendCredentials, rows: { from: firstRow, to: firstRow + valid.length - 1 } } : {}),
+      };
       await deps.store.adoptStoredUsernames(userId, accountsBefore);
       const createdAt = started.toISOString();
       const shards = shardsOf(project);
@@ -194,7 +198,8 @@ export const addPeople =
 
 /**
  * Once the added accounts exist: provision them to the project's integration (a run of mode
- * 'provision' takes every pending account of the project) and e-mail the holders not e-mailed yet.
+ * 'provision' takes every pending account of the project) and e-mail the added holders (the send
+ * over the added rows, those not e-mailed yet).
  * A failure to start either is reported, never undoes the accounts. Also called by the bulk worker
  * when a job adding people ends (process-chunk.ts).
  */
@@ -215,7 +220,7 @@ export async function startFollowUps(
   }
   if (followUps.sendCredentials && deps.sendCredentials) {
     try {
-      result.mailSendId = (await deps.sendCredentials(userId, projectId, followUps.sendCredentials as NonNullable<BulkCreateInput['sendCredentials']>, false, 'unsent')).id;
+      result.mailSendId = (await deps.sendCredentials(userId, projectId, followUps.sendCredentials as NonNullable<BulkCreateInput['sendCredentials']>, false, 'unsent', followUps.rows)).id;
     } catch (error) {
       result.mailSendError = `The people were added, but their credentials could not be e-mailed (${reasonOf(error, 'the mail queue did not answer')}). Send them from the project with Send credentials.`;
     }

@@ -319,6 +319,32 @@ describe('Add people to a project', () => {
     expect(send).toMatchObject({ status: 'completed', scope: 'unsent', total: 3 });
   });
 
+  it('e-mails only the added people, not older accounts never e-mailed (at once and as a job)', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const { project } = await create(user, 'Not mailed', people(2, 'Old'));
+    const waitSend = (id: string) => until('the send to end', () => user.json<MailSend>(`/api/mail-sends/${id}`), (m) => m.status === 'completed' || m.status === 'failed');
+    const added = (await (await add(user, project.id, people(3, 'OldNew'), { sendCredentials: { delivery: 'password' } })).json()) as Created & { summary: { mailSendId?: string } };
+    expect(await waitSend(added.summary.mailSendId!)).toMatchObject({ status: 'completed', scope: 'unsent', total: 3, sent: 3 });
+    const statuses = async () => Object.fromEntries((await allAccounts(user, project.id)).map((a) => [a.email, a.emailStatus]));
+    const first = await statuses();
+    // Never e-mailed: no status.
+    expect(people(2, 'Old').map((p) => first[p.email])).toEqual([undefined, undefined]);
+    expect(people(3, 'OldNew').map((p) => first[p.email]).every((status) => status !== undefined)).toBe(true);
+
+    // A large add (a job): its send waits for the accounts, then takes only its rows.
+    const many = people(1001, 'OldJob');
+    const queued = await add(user, project.id, many, { sendCredentials: { delivery: 'password' } });
+    expect(queued.status).toBe(202);
+    const { job } = (await queued.json()) as Queued;
+    const done = await until('the add to end', () => user.json<BulkJob & { mailSendId?: string }>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed', 180_000, 300);
+    expect(done.status).toBe('completed');
+    const sendId = await until('its send', async () => (await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)?.mailSendId, (id) => typeof id === 'string' && id !== added.summary.mailSendId);
+    expect(await waitSend(sendId!)).toMatchObject({ status: 'completed', total: 1001, sent: 1001 });
+    const after = await statuses();
+    expect(people(2, 'Old').map((p) => after[p.email])).toEqual([undefined, undefined]);
+  });
+
   it('provisions the added people to the project’s integration after the import', async () => {
     const user = await apiUser();
     await upgradeToPro(user);
