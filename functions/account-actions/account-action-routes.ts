@@ -141,7 +141,7 @@ export const getAccountAction =
   };
 
 const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> =>
-  accountsOfJob(deps, job, { filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' } }, ACTION_FAILURES_SHOWN, (account) => ({
+  accountsOfJob(deps, job, { failed: (a) => a.actionRun === job.id && a.actionResult === 'failed', filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' } }, ACTION_FAILURES_SHOWN, (account) => ({
     accountId: String(account.id),
     username: String(account.username),
     reason: String(account.actionError ?? ''),

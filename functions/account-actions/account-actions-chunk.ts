@@ -14,6 +14,7 @@ import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChun
 import { isSelected, rowsOf } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { rowOf, withStates } from '../accounts/account-states';
+import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
@@ -206,6 +207,7 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
       },
     ];
   } else {
+    await eraseAccountTraces(deps, userId, String(job.projectId), account);
     const status = account.externalStatus;
     const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
     const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];
@@ -270,7 +272,7 @@ async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: 
   let missing = 0;
   if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
   const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
-  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed } };
+  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: marked.filter((a) => a.actionResult === 'failed').map(rowOf) };
 }
 
 /** Dead-letter worker: a chunk that failed every delivery leaves its undecided accounts as they were, failed with the reason. */

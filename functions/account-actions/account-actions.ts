@@ -32,6 +32,7 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
   chunkEntityType: 'AccountActionChunk',
   lock: 'activeAccountAction',
   working: ['running'],
+  listsFailures: true,
   window: PROVISIONING_WINDOW,
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'action-start', userId, jobId }),

@@ -57,7 +57,7 @@ export async function startJob(
               ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
             },
           },
-          { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job, ...(kind.listsFailures ? { failuresListed: true } : {}) }, ConditionExpression: 'attribute_not_exists(PK)' } },
         ],
       }),
     );

@@ -2,6 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { keys } from '../core/keys';
 import { rowRanges } from '../accounts/account-partitions';
 import { rowOf } from '../accounts/account-states';
+import { listedFailures } from './job-failures';
 import type { ChunkRange, JobItem } from './kind';
 
 /**
@@ -57,16 +58,20 @@ export const rowsOf = (job: JobItem): ReadonlySet<number> | undefined => (Array.
 export const isSelected = (rows: ReadonlySet<number> | undefined, account: Record<string, unknown>): boolean => !rows || rows.has(rowOf(account));
 
 /**
- * The first `limit` accounts of a job's project that match `filter` (a job's failures: its run
- * marker and a failed result), in row order through the project's partitions, mapped by `map`.
+ * The first `limit` accounts of a job's project that it failed (its run marker and a failed
+ * result: `failed`, and as a query, `filter`), in row order, mapped by `map`. A job of a kind that
+ * `listsFailures` reads the failed rows kept beside it and those accounts by key (job-failures.ts:
+ * in proportion to the failures shown); a job started before those were kept (no
+ * `failuresListed`) is read through the project's partitions.
  */
 export async function accountsOfJob<T>(
   deps: { db: DynamoDBDocumentClient; tableName: string },
   job: JobItem,
-  query: { filter: string; projection: string; values: Record<string, unknown> },
+  query: { failed: (account: Record<string, unknown>) => boolean; filter: string; projection: string; values: Record<string, unknown> },
   limit: number,
   map: (account: Record<string, unknown>) => T,
 ): Promise<T[]> {
+  if (job.failuresListed === true) return listedFailures(deps, { SK: String(job.SK) }, job, query.failed, limit, map);
   const found: T[] = [];
   for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), Number(job.shards ?? 1))) {
     let start: Record<string, unknown> | undefined;

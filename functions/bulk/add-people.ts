@@ -1,6 +1,6 @@
 import { createPasswordGenerator } from '../../shared/generation/password';
 import { planLimits, UNLIMITED } from '../../shared/plans';
-import { answersAtOnce, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
+import { answersAtOnce, rejectedRowsPath, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
@@ -19,7 +19,7 @@ import type { AddFollowUps } from './bulk-jobs';
 import { LOCK_TTL_MS, type Item } from './bulk-store';
 import { checkCsvText, checkRows, rowBytes, type CheckedRow } from './check-rows';
 import type { CreateBulkAccountsDeps, CreateBulkAccountsResult, PreparedCreation, StreamedRows } from './create-bulk-accounts';
-import { failedRowsOf, inlineFailed } from './rejected-rows';
+import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
 import { usernameSlots, usernamesFor, withUsernameSlots, withUsernameSlotsAsync, type UsernameSlot } from './usernames';
 
 /** A request answered at once holds the user's lock this long at most (as a creation answered at once). */
@@ -55,7 +55,7 @@ async function* renumberedAsync<T extends { row: number }>(rows: AsyncIterable<T
  *   project's other accounts count as taken (only the job's own names, which carry its id, do not);
  * - when the project was provisioned to an integration (project.integrationId), a Pro user's new
  *   accounts are provisioned there after the import (mode 'provision': the pending ones), and
- *   with sendCredentials the holders not yet e-mailed get their credentials.
+ *   with sendCredentials the added people get their credentials (a send over the added rows).
  */
 export const addPeople =
   (deps: CreateBulkAccountsDeps) =>
@@ -79,7 +79,6 @@ export const addPeople =
     const projectId = String(project.id);
     // The project's platform, for a plan that provisions; a lapsed plan adds the people here only.
     const provisionTo = typeof project.integrationId === 'string' && limits.apiIntegrations ? project.integrationId : undefined;
-    const followUps: AddFollowUps = { ...(provisionTo ? { integrationId: provisionTo } : {}), ...(input.sendCredentials ? { sendCredentials: input.sendCredentials } : {}) };
 
     const started = deps.now();
     const jobId = prepared.projectId ?? deps.newId(started);
@@ -94,15 +93,23 @@ export const addPeople =
         ...(limits.accountsPerProject !== UNLIMITED ? { accountsPerProject: limits.accountsPerProject } : {}),
         at: started.toISOString(),
       });
+      // The e-mails go to the added rows only: older accounts never e-mailed are not this add's.
+      const followUps: AddFollowUps = {
+        ...(provisionTo ? { integrationId: provisionTo } : {}),
+        ...(input.sendCredentials ? { sendCredentials: input.sendCredentials, rows: { from: firstRow, to: firstRow + valid.length - 1 } } : {}),
+      };
       await deps.store.adoptStoredUsernames(userId, accountsBefore);
       const createdAt = started.toISOString();
       const shards = shardsOf(project);
       const name = String(project.name);
       const accountType = project.accountType as ProjectRecord['accountType'];
-      const summaryBase = { total, failed: inlineFailed(rejected), failedCount: rejected.length };
+      const summaryBase = { total, failed: inlineFailed(rejected), failedCount: rejected.length, ...(rejected.length ? { rejectedRowsUrl: rejectedRowsPath(projectId) } : {}) };
+      // The rows refused join the project's rejected-rows report (after the creation's), as the project's failed count does.
+      const report = rejectedRowItems(userId, projectId, rejected, (part) => keys.rejectedRowsAddPart(userId, projectId, jobId, part));
 
       const startJob = async (): Promise<CreateBulkAccountsResult> => {
         written = true;
+        if (report.length) await deps.store.writeAll(report);
         const year = started.getUTCFullYear();
         const rows: Iterable<CheckedRow & UsernameSlot> | AsyncIterable<CheckedRow & UsernameSlot> = Array.isArray(valid)
           ? renumbered(withUsernameSlots(valid, year), firstRow)
@@ -159,7 +166,7 @@ export const addPeople =
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id), jobId })));
       written = true;
       try {
-        await deps.store.writeAll(items);
+        await deps.store.writeAll([...report, ...items]);
       } catch (error) {
         logger.error('Writing the people added at once failed part-way: they are added as a job', { userId, projectId, jobId, error: error instanceof Error ? error.message : String(error) });
         await deps.store.renewLock(userId, jobId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch(() => undefined);
@@ -191,7 +198,8 @@ export const addPeople =
 
 /**
  * Once the added accounts exist: provision them to the project's integration (a run of mode
- * 'provision' takes every pending account of the project) and e-mail the holders not e-mailed yet.
+ * 'provision' takes every pending account of the project) and e-mail the added holders (the send
+ * over the added rows, those not e-mailed yet).
  * A failure to start either is reported, never undoes the accounts. Also called by the bulk worker
  * when a job adding people ends (process-chunk.ts).
  */
@@ -212,7 +220,7 @@ export async function startFollowUps(
   }
   if (followUps.sendCredentials && deps.sendCredentials) {
     try {
-      result.mailSendId = (await deps.sendCredentials(userId, projectId, followUps.sendCredentials as NonNullable<BulkCreateInput['sendCredentials']>, false, 'unsent')).id;
+      result.mailSendId = (await deps.sendCredentials(userId, projectId, followUps.sendCredentials as NonNullable<BulkCreateInput['sendCredentials']>, false, 'unsent', followUps.rows)).id;
     } catch (error) {
       result.mailSendError = `The people were added, but their credentials could not be e-mailed (${reasonOf(error, 'the mail queue did not answer')}). Send them from the project with Send credentials.`;
     }

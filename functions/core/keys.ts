@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -71,6 +71,16 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
   /** Query: one account's history entries (begins_with on SK). */
   accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
+
+  /**
+   * The one-time links issued to an account (functions/credential-links): one small item per
+   * link (`tokenHash`, `sendId`), written with the link, in one partition per project (sort key
+   * `<row>#<sendId>`), so deleting the account finds its links by a begins_with Query.
+   * Listed in projectPartitions.
+   */
+  accountLink: (userId: string, projectId: string, row: number, sendId: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#LINKS`, SK: `${rowKey(row)}#${sendId}` }) as const,
+  /** Query: one account's links (begins_with on SK). */
+  accountLinksOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#LINKS`, SKPrefix: `${rowKey(row)}#` }) as const,
 
   /**
    * Index keys that make an account findable by prefix of first name, last name, e-mail and
@@ -146,6 +156,14 @@ export const keys = {
   /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
   accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
   accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /**
+   * One account a job over accounts (a Reset Passwords job, an account action) could not handle,
+   * by its row, beside the job item (`<job SK>#FAILED#<row>`): the job's failures list reads these
+   * (account-jobs/job-failures.ts) instead of the project's accounts. Written with the chunk's tally.
+   */
+  jobFailure: (userId: string, jobSk: string, row: number) => ({ PK: userPk(userId), SK: `${jobSk}#FAILED#${rowKey(row)}` }) as const,
+  /** Query: a job's failed accounts in row order (begins_with). */
+  jobFailuresOf: (userId: string, jobSk: string) => ({ PK: userPk(userId), SKPrefix: `${jobSk}#FAILED#` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 
@@ -154,6 +172,8 @@ export const keys = {
    * partition, so neither the project list nor the account pages ever read it.
    */
   rejectedRowsPart: (userId: string, projectId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `PART#${rowKey(part)}` }) as const,
+  /** The rows an add of people to the project (functions/bulk/add-people.ts, job `jobId`) refused, in the same partition after the creation's: `ADD#<jobId>#<part>`. */
+  rejectedRowsAddPart: (userId: string, projectId: string, jobId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `ADD#${jobId}#${rowKey(part)}` }) as const,
   rejectedRowsOf: (userId: string, projectId: string) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED` }) as const,
 
   /** A POST /api/bulk-create Idempotency-Key of the user, and the parts of its stored (encrypted) answer. */
@@ -238,6 +258,7 @@ export const keys = {
     `${userPk(userId)}#PROJECT#${projectId}#REJECTED`,
     `${accountPartition(userId, projectId, 0)}#STATE`,
     `${accountPartition(userId, projectId, 0)}#HISTORY`,
+    `${accountPartition(userId, projectId, 0)}#LINKS`,
   ],
 
   /**

@@ -1,5 +1,5 @@
 import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { builtInTemplate } from '../../shared/email/default-template';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -114,6 +114,37 @@ function scopeCount(scope: SendScope, project: Record<string, unknown>): number 
   return { all: accountCount, unsent: counts.notSent, failed: counts.failed, account: 1 }[scope];
 }
 
+/**
+ * A send over some of the project's rows (`rowsFrom..rowsTo` on the send: the people an add made,
+ * functions/bulk/add-people.ts): only those rows' accounts are e-mailed.
+ */
+export type SendRows = { from: number; to: number };
+export const rowsOfSend = (send: Record<string, unknown>): SendRows | undefined =>
+  typeof send.rowsFrom === 'number' && typeof send.rowsTo === 'number' ? { from: send.rowsFrom, to: send.rowsTo } : undefined;
+
+/** How many accounts the project has in the rows (a Query of the range in each partition: in proportion to the rows). */
+async function accountsIn(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number, rows: SendRows): Promise<number> {
+  let count = 0;
+  for (const pk of keys.accountPartitions(userId, projectId, shards)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':pk': pk, ':first': keys.account(userId, projectId, rows.from).SK, ':last': keys.account(userId, projectId, rows.to).SK },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return count;
+}
+
 /** The template a send renders with, copied onto the send: a later edit does not change a send under way. */
 async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, options: CredentialOptions, withLoginUrl: boolean) {
   const get = async (key: { PK: string; SK: string }) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
@@ -138,13 +169,14 @@ async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: 
  * ('unsent'), those whose e-mail failed ('failed', Resend failed) or one account. One send per
  * project at a time (a lock on the project item, taken with the send item in one transaction).
  * `waitForAccounts`: a bulk job is still creating the project's accounts; the send plans its
- * chunks once that job has ended.
+ * chunks once that job has ended. `rows`: only the accounts of these rows (people just added, all
+ * of them new: the send counts the accounts there).
  */
 export const PASSWORDS_BEING_RESET = 'The passwords of this project are being reset. Send the credentials once the reset has finished.';
 
 export const startSend =
   (deps: StartSendDeps) =>
-  async (userId: string, projectId: string, input: SendCredentialsRequest, options: { waitForAccounts?: boolean } = {}): Promise<MailSend> => {
+  async (userId: string, projectId: string, input: SendCredentialsRequest, options: { waitForAccounts?: boolean; rows?: SendRows } = {}): Promise<MailSend> => {
     assertCredentialEmails(await deps.plan(userId));
     const { Item: project } = isIdShaped(projectId)
       ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
@@ -168,7 +200,8 @@ export const startSend =
     // Where the account holders sign in ({{loginUrl}}): the project's platform URL, when it has one.
     const loginUrl = typeof project.platformUrl === 'string' && project.platformUrl ? project.platformUrl : undefined;
     const template = await templateFor(deps, userId, input, loginUrl !== undefined);
-    const total = options.waitForAccounts ? 0 : scopeCount(input.scope, project);
+    const rows = input.scope === 'account' ? undefined : options.rows;
+    const total = options.waitForAccounts ? 0 : rows ? await accountsIn(deps, userId, projectId, shardsOf(project), rows) : scopeCount(input.scope, project);
     if (!options.waitForAccounts && total === 0) {
       throw new ConflictError(
         {
@@ -193,6 +226,7 @@ export const startSend =
       projectName: String(project.name),
       scope: input.scope,
       ...(input.scope === 'account' ? { accountId: input.accountId, accountRow } : {}),
+      ...(rows ? { rowsFrom: rows.from, rowsTo: rows.to } : {}),
       overrideSuppression: input.scope === 'account' && input.overrideSuppression,
       delivery: input.delivery,
       ...(input.delivery === 'link' ? { linkExpiresInDays: input.linkExpiresInDays } : {}),
@@ -226,9 +260,12 @@ export const startSend =
  * accounts of that shard; one account's send is one chunk of its row. The same plan always gives
  * the same chunks, so a plan that runs twice queues the same messages (a chunk is done once).
  */
-export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number, accountsPerChunk = MAIL_CHUNK_ACCOUNTS): CredentialsChunkMessage[] {
+export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number, accountsPerChunk = MAIL_CHUNK_ACCOUNTS, rows?: SendRows): CredentialsChunkMessage[] {
   if (accountRow !== undefined) return [{ type: 'credentials', userId, sendId, chunk: 0, shard: accountRow % Math.max(1, shards), fromRow: accountRow, toRow: accountRow }];
-  return rowRanges(shards, maxRow, accountsPerChunk).map((range) => ({ type: 'credentials', userId, sendId, ...range }));
+  const ranges = rowRanges(shards, rows ? Math.min(maxRow, rows.to) : maxRow, accountsPerChunk);
+  // A send over some rows: the project's ranges that reach them, cut to them and numbered again.
+  const kept = rows ? ranges.filter((range) => range.toRow >= rows.from).map((range, chunk) => ({ ...range, chunk, fromRow: Math.max(range.fromRow, rows.from) })) : ranges;
+  return kept.map((range) => ({ type: 'credentials', userId, sendId, ...range }));
 }
 
 /** A chunk size as planned: a whole number of state blocks (STATE_BLOCK_ROWS), else the default. */
@@ -263,7 +300,7 @@ export const successorOf = (send: Record<string, unknown>, chunk: number): Crede
 
 /** The chunk messages of a planned send. */
 export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>
-  chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined, chunkAccountsOf(send.chunkAccounts));
+  chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined, chunkAccountsOf(send.chunkAccounts), rowsOfSend(send));
 
 /**
  * Credential sends as a kind of account job (functions/account-jobs): a send holds its project
@@ -285,7 +322,8 @@ function credentialSendsPlannedBy(deps: { chunkAccounts?: (total: number) => num
     chunks: planOf,
     async plan(jobDeps, send, project) {
       const scope = send.scope as SendScope;
-      const total = scopeCount(scope, project);
+      const rows = rowsOfSend(send);
+      const total = rows ? await accountsIn(jobDeps, String(send.userId), String(send.projectId), shardsOf(project), rows) : scopeCount(scope, project);
       const layout = scope === 'account' ? { shards: shardsOf(project), maxRow: 0 } : await jobs.planLayout(jobDeps, send, project, total);
       // Fixed here with the plan (stored on the send): a plan that runs again queues the same chunks.
       return { total, fields: { ...layout, chunkAccounts: chunkAccountsOf(deps.chunkAccounts?.(total) ?? MAIL_CHUNK_ACCOUNTS) } };

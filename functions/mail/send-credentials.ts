@@ -18,7 +18,7 @@ import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../prov
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
-import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, successorOf, type SendJobDeps } from './credential-sends';
+import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, rowsOfSend, successorOf, type SendJobDeps } from './credential-sends';
 import type { CredentialsChunkMessage, CredentialsMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
@@ -66,6 +66,8 @@ const statusOf = (account: Record<string, unknown>): Status => ((emailStatuses a
 /** Whether an account is one a send of this scope takes (before this send touched it). */
 function inScope(send: Record<string, unknown>, account: Record<string, unknown>): boolean {
   if (account.mailSend === send.id) return false;
+  const rows = rowsOfSend(send);
+  if (rows && (rowOf(account) < rows.from || rowOf(account) > rows.to)) return false;
   const scope = send.scope as SendScope;
   const status = statusOf(account);
   if (scope === 'unsent') return status === 'none';

@@ -9,7 +9,7 @@ import { keys } from '../core/keys';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
 import { leaseItem } from '../account-jobs/lease';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
-import { withStates } from '../accounts/account-states';
+import { rowOf, withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { mapBounded } from '../provisioning/pacing';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
@@ -232,13 +232,14 @@ async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: R
     deps.db,
     deps.tableName,
     { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
-    { filter: 'passwordResetRun = :run', projection: 'passwordResetStatus', values: { ':run': message.jobId } },
+    { filter: 'passwordResetRun = :run', projection: 'SK, passwordResetStatus', values: { ':run': message.jobId } },
   );
   for (const item of items) {
     const status = item.passwordResetStatus as keyof typeof counts;
     if (status in counts) counts[status]++;
   }
-  return { marker: counts, job: { done: counts.updated + counts.local, updatedOnPlatform: counts.updated, failed: counts.failed } };
+  const failedRows = items.filter((item) => item.passwordResetStatus === 'failed').map(rowOf);
+  return { marker: counts, job: { done: counts.updated + counts.local, updatedOnPlatform: counts.updated, failed: counts.failed }, failedRows };
 }
 
 /**

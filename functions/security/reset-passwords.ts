@@ -48,6 +48,7 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
   chunkEntityType: 'PasswordResetChunk',
   lock: 'activePasswordReset',
   working: ['running'],
+  listsFailures: true,
   window: PROVISIONING_WINDOW,
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'reset-start', userId, jobId }),
@@ -175,7 +176,7 @@ export const getPasswordReset =
 
 /** The accounts of the job the platform refused, with the reason (at most RESET_FAILURES_SHOWN). */
 const resetFailures = (deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<PasswordResetJob['failures']>> =>
-  accountsOfJob(deps, job, { filter: 'passwordResetRun = :run AND passwordResetStatus = :failed', projection: 'username, email, passwordResetError', values: { ':run': job.id, ':failed': 'failed' } }, RESET_FAILURES_SHOWN, (account) => ({
+  accountsOfJob(deps, job, { failed: (a) => a.passwordResetRun === job.id && a.passwordResetStatus === 'failed', filter: 'passwordResetRun = :run AND passwordResetStatus = :failed', projection: 'username, email, passwordResetError', values: { ':run': job.id, ':failed': 'failed' } }, RESET_FAILURES_SHOWN, (account) => ({
     username: String(account.username),
     email: String(account.email),
     reason: String(account.passwordResetError ?? ''),

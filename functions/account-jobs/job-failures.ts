@@ -1,0 +1,75 @@
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isBatchRetryable, requestRetry, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { keys } from '../core/keys';
+import type { JobItem } from './kind';
+
+/**
+ * The accounts a job over accounts could not handle, listed beside the job: one small item per
+ * failed account (`keys.jobFailure`: its row only, no personal data), written with the chunk's
+ * tally (chunk-runner.ts, `failedRows`). A finished job's failures list (Reset Passwords, an
+ * account action) reads the first of them and those accounts by key: work in proportion to the
+ * failures shown, not to the project. A job started before these items (no `failuresListed` on
+ * it) is still read the old way, through the project's accounts.
+ */
+
+type Db = { db: DynamoDBDocumentClient; tableName: string };
+
+/** Records the chunk's failed rows beside the job (idempotent: a redelivery writes the same items). */
+export async function recordFailedRows(deps: Db & { retry?: RetryPolicy }, userId: string, jobKey: { SK: string }, jobId: string, rows: readonly number[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 25) {
+    let requests: Record<string, unknown>[] = rows.slice(i, i + 25).map((row) => ({ PutRequest: { Item: { ...keys.jobFailure(userId, jobKey.SK, row), entityType: 'JobFailure', jobId, row } } }));
+    await withRetry('Recording the failed accounts of a job', deps.retry ?? workerRetry, isBatchRetryable, async () => {
+      const { UnprocessedItems } = await deps.db.send(new BatchWriteCommand({ RequestItems: { [deps.tableName]: requests as never } }));
+      requests = (UnprocessedItems?.[deps.tableName] ?? []) as Record<string, unknown>[];
+      if (requests.length) throw new UnprocessedItemsError(requests.length);
+    });
+  }
+}
+
+/**
+ * The first `limit` accounts of a job that it recorded failed and that still say so (`failed`: a
+ * later job may have handled one since, or it was deleted), in row order, mapped by `map`.
+ */
+export async function listedFailures<T>(deps: Db, jobKey: { SK: string }, job: JobItem, failed: (account: Record<string, unknown>) => boolean, limit: number, map: (account: Record<string, unknown>) => T): Promise<T[]> {
+  const userId = String(job.userId);
+  const projectId = String(job.projectId);
+  const shards = Number(job.shards ?? 1);
+  const prefix = keys.jobFailuresOf(userId, jobKey.SK);
+  const found: T[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+        ProjectionExpression: '#row',
+        ExpressionAttributeNames: { '#row': 'row' },
+        Limit: limit - found.length,
+        ExclusiveStartKey: start,
+      }),
+    );
+    const rows = (page.Items ?? []).map((item) => Number(item.row));
+    const accounts = await accountsByRow(deps, userId, projectId, shards, rows);
+    for (const row of rows) {
+      const account = accounts.get(row);
+      if (account && failed(account)) found.push(map(account));
+    }
+    start = page.LastEvaluatedKey;
+  } while (start && found.length < limit);
+  return found;
+}
+
+async function accountsByRow(deps: Db, userId: string, projectId: string, shards: number, rows: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
+  const byRow = new Map<number, Record<string, unknown>>();
+  for (let i = 0; i < rows.length; i += 100) {
+    let pending: Record<string, unknown>[] = rows.slice(i, i + 100).map((row) => keys.account(userId, projectId, row, shards));
+    await withRetry('Reading the failed accounts of a job', requestRetry, isBatchRetryable, async () => {
+      const { Responses, UnprocessedKeys } = await deps.db.send(new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending } } }));
+      for (const item of Responses?.[deps.tableName] ?? []) byRow.set(Number(String(item.SK).slice('ACCOUNT#'.length)), item);
+      pending = UnprocessedKeys?.[deps.tableName]?.Keys ?? [];
+      if (pending.length) throw new UnprocessedItemsError(pending.length);
+    });
+  }
+  return byRow;
+}
