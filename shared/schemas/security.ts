@@ -107,6 +107,7 @@ export const securityEventTypes = [
   'accounts_reactivated',
   'accounts_deleted',
   'accounts_updated_on_platform',
+  'credentials_sent',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;
