@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { AccountAction, AccountActionJob } from '@shared/schemas/account-actions';
+import type { AccountFilter } from '@shared/schemas/account-selection';
 import { ApiError, apiRequest, serverMessageOf } from './api-client';
 import { jobPollInterval } from './job-polling';
 import { queryKeys } from './query-keys';
@@ -31,7 +32,7 @@ export function useAccountActionQuery(jobId: string | undefined, initial?: Accou
   return query;
 }
 
-export type AccountActionRequest = { projectId: string; action: AccountAction } & ({ accountIds: string[] } | { filter: 'all' });
+export type AccountActionRequest = { projectId: string; action: AccountAction } & ({ accountIds: string[] } | { filter: AccountFilter });
 
 /** POST /api/projects/{id}/account-actions (202 with the job); a refusal the server explains shows its message. */
 export function useStartAccountAction() {
