@@ -2,10 +2,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { ACTION_FAILURES_SHOWN, actionWords, type AccountAction, type AccountActionInput, type AccountActionJob, type AccountActionStatus } from '../../shared/schemas/account-actions';
 import type { PlanId } from '../../shared/plans';
-import { ConflictError, NotFoundError } from '../core/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import * as jobs from '../account-jobs/lifecycle';
-import { accountsOfJob, NONE_MATCH, resolveSelection, selectionWords } from '../account-jobs/selection';
+import { accountsOfJob, countFilter, NONE_MATCH, resolveSelection, selectionWords } from '../account-jobs/selection';
+import { accountFilterSchema, type AccountSelectionCount } from '../../shared/schemas/account-selection';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 import { accountActionJobs, type ActionDeps } from './account-actions';
@@ -130,3 +131,18 @@ const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<
     username: String(account.username),
     reason: String(account.actionError ?? ''),
   }));
+
+/**
+ * GET /api/projects/{id}/account-selection?filter=: how many of the project's accounts a bulk-bar
+ * filter takes now, for its confirmation (the counters' number, or a count of the accounts for the
+ * page's Active / Deactivated). 404 for another user's project, 400 for an unknown filter.
+ */
+export const countAccountSelection =
+  (deps: Pick<ActionDeps, 'db' | 'tableName'>) =>
+  async (userId: string, projectId: string, filter: string | undefined): Promise<AccountSelectionCount> => {
+    const parsed = accountFilterSchema.safeParse(filter);
+    if (!parsed.success) throw new ValidationError(parsed.error.issues[0]?.message ?? 'Unknown filter');
+    const { Item: project } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
+    if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    return { filter: parsed.data, count: await countFilter(deps, userId, projectId, project, parsed.data) };
+  };

@@ -107,13 +107,50 @@ export async function accountsOfJob<T>(
  */
 export const filterOf = (job: JobItem): AccountFilter | undefined => ((accountFilters as readonly string[]).includes(String(job.filter)) ? (job.filter as AccountFilter) : undefined);
 
-/** How many of a project's accounts a filter takes, from its exact counters. */
-export function filterCount(filter: AccountFilter, project: Record<string, unknown>): number {
+/** How many of a project's accounts a filter takes, from its exact counters; undefined for a filter no counter gives (countFilter counts those). */
+export function filterCount(filter: AccountFilter, project: Record<string, unknown>): number | undefined {
   const accountCount = Math.max(0, Number(project.accountCount ?? 0));
   if (filter === 'failed') return Math.max(0, Number(project.syncFailedCount ?? 0));
   if (filter === 'unsent') return projectEmailCounts(project, accountCount).notSent;
+  if (filter === 'active' || filter === 'deactivated') return undefined;
   return accountCount;
 }
+
+/** The condition a count query keeps an account by, for the filters no counter gives (what matchesFilter says, on the item). */
+const COUNT_CONDITION: Partial<Record<AccountFilter, string>> = { deactivated: 'isActive = :false', active: 'attribute_not_exists(isActive) OR isActive <> :false' };
+
+/**
+ * How many of a project's accounts a filter takes now: the counters where they give it, else a
+ * count of the project's accounts (a paged COUNT query of its partitions: reads every account
+ * once, returns none). The project's lock then keeps the number true for the job.
+ */
+export async function countFilter(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string, project: Record<string, unknown>, filter: AccountFilter): Promise<number> {
+  const counted = filterCount(filter, project);
+  if (counted !== undefined) return counted;
+  let count = 0;
+  for (const pk of keys.accountPartitions(userId, projectId, shardsOf(project))) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+          FilterExpression: COUNT_CONDITION[filter],
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ':false': false },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return count;
+}
+
+/** A filtered job's total when it is planned: the counters' number, else the one counted at its start (the lock kept it true). */
+export const planTotal = (job: JobItem, project: Record<string, unknown>): number => filterCount(filterOf(job) ?? 'all', project) ?? Number(job.total ?? 0);
 
 /** The state channels an account's filter reads (functions/accounts/account-states.ts): overlaid before matchesFilter. */
 export const filterChannels = (filter: AccountFilter | undefined): StateChannel[] => (filter === 'failed' ? ['PROV'] : filter === 'unsent' ? ['MAIL'] : []);
@@ -122,6 +159,8 @@ export const filterChannels = (filter: AccountFilter | undefined): StateChannel[
 export function matchesFilter(filter: AccountFilter | undefined, account: Record<string, unknown>): boolean {
   if (filter === 'failed') return account.externalStatus === 'failed';
   if (filter === 'unsent') return !(emailStatuses as readonly string[]).includes(String(account.emailStatus));
+  if (filter === 'deactivated') return account.isActive === false;
+  if (filter === 'active') return account.isActive !== false;
   return true;
 }
 
@@ -134,9 +173,10 @@ export async function selectedAccounts(deps: { db: DynamoDBDocumentClient; table
   const rows = rowsOf(job);
   const filter = filterOf(job);
   const listed = accounts.filter((account) => isSelected(rows, account));
+  if (!filter || !listed.length) return listed;
   const channels = filterChannels(filter);
-  if (!channels.length || !listed.length) return listed;
-  const overlaid = await withStates(deps.db, deps.tableName, { userId: String(job.userId), projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, listed, { consistent: true, channels });
+  // A filter on the item alone (active, deactivated) reads nothing more.
+  const overlaid = channels.length ? await withStates(deps.db, deps.tableName, { userId: String(job.userId), projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, listed, { consistent: true, channels }) : listed;
   return overlaid.filter((account) => matchesFilter(filter, account));
 }
 
@@ -178,7 +218,7 @@ export async function resolveSelection(
     return { rows, total: rows.length, fields: selectionFields({ rows }) };
   }
   const filter = input.filter ?? 'all';
-  return { filter, total: filterCount(filter, project), fields: selectionFields({ filter }) };
+  return { filter, total: await countFilter(deps, userId, projectId, project, filter), fields: selectionFields({ filter }) };
 }
 
 /** Whether every listed row (of a short list) is an account of the project. */
@@ -194,6 +234,8 @@ export function selectionWords(input: SelectionInput, total: number): string {
   if (input.accountIds) return plural(total, 'account');
   if (input.filter === 'failed') return `the ${plural(total, 'account')} whose sync failed`;
   if (input.filter === 'unsent') return `the ${plural(total, 'account')} never e-mailed`;
+  if (input.filter === 'active') return `the ${plural(total, 'active account')}`;
+  if (input.filter === 'deactivated') return `the ${plural(total, 'deactivated account')}`;
   return `all ${plural(total, 'account')}`;
 }
 
@@ -202,4 +244,6 @@ export const NONE_MATCH: Record<AccountFilter, string> = {
   all: 'This project has no accounts.',
   failed: 'No account of this project failed to sync.',
   unsent: 'Every account of this project has been e-mailed already.',
+  active: 'No account of this project is active.',
+  deactivated: 'No account of this project is deactivated.',
 };

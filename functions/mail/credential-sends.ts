@@ -23,7 +23,7 @@ import type { CredentialsChunkMessage, CredentialsMessage, CredentialsQueue } fr
 import { queues } from '../../shared/routes';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { filterCount, filterOf, NONE_MATCH, resolveSelection, selectedRanges, selectionWords, skippedOf } from '../account-jobs/selection';
+import { filterOf, NONE_MATCH, planTotal, resolveSelection, selectedRanges, selectionWords, skippedOf } from '../account-jobs/selection';
 import { rowOfAccount } from '../account-jobs/selection';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 import { successorOf as successorIn } from '../account-jobs/window';
@@ -117,7 +117,7 @@ export { rowOfAccount };
 /** How many accounts a send takes, from the project's exact counters (a selection: its rows, or its filter's count). */
 function scopeCount(send: Record<string, unknown>, project: Record<string, unknown>): number {
   const scope = send.scope as SendScope;
-  if (scope === 'selection') return Array.isArray(send.rows) ? send.rows.length : filterCount(filterOf(send) ?? 'all', project);
+  if (scope === 'selection') return Array.isArray(send.rows) ? send.rows.length : planTotal(send, project);
   const accountCount = Number(project.accountCount ?? 0);
   const counts = projectEmailCounts(project, accountCount);
   return { all: accountCount, unsent: counts.notSent, failed: counts.failed, account: 1 }[scope];

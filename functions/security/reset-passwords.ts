@@ -10,7 +10,7 @@ import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { accountsOfJob, filterCount, NONE_MATCH, filterOf, resolveSelection, selectedRanges, selectionWords, type SelectionInput } from '../account-jobs/selection';
+import { accountsOfJob, NONE_MATCH, planTotal, resolveSelection, selectedRanges, selectionWords, type SelectionInput } from '../account-jobs/selection';
 import { shardsOf } from '../accounts/account-partitions';
 import { PROVISIONING_CHUNK_ACCOUNTS } from '../provisioning/provisioning-jobs';
 import type { PlanId } from '../../shared/plans';
@@ -63,7 +63,7 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
   async plan(deps, job, project) {
     if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
     // Every account, or a filter's (evaluated on each account when its chunk reaches it).
-    const total = filterCount(filterOf(job) ?? 'all', project);
+    const total = planTotal(job, project);
     return { total, fields: await jobs.planLayout(deps, job, project, total) };
   },
 };

@@ -8,13 +8,24 @@ import * as z from 'zod';
  * count at the start comes from the project's exact counters.
  * - all: every account;
  * - failed: the platform sync failed (externalStatus failed; the project's syncFailedCount);
- * - unsent: credentials never e-mailed (no e-mail status; the accounts the e-mail counters leave).
+ * - unsent: credentials never e-mailed (no e-mail status; the accounts the e-mail counters leave);
+ * - active / deactivated: the project page's own views (isActive; no counter: counted by a
+ *   query of the project's accounts, GET /api/projects/{id}/account-selection?filter=).
  */
-export const accountFilters = ['all', 'failed', 'unsent'] as const;
+export const accountFilters = ['all', 'failed', 'unsent', 'active', 'deactivated'] as const;
 export type AccountFilter = (typeof accountFilters)[number];
 
 /** The bulk bar's words for each filter. */
-export const accountFilterLabels: Record<AccountFilter, string> = { all: 'All accounts', failed: 'Sync failed', unsent: 'Not e-mailed' };
+export const accountFilterLabels: Record<AccountFilter, string> = { all: 'All accounts', failed: 'Sync failed', unsent: 'Not e-mailed', active: 'Active', deactivated: 'Deactivated' };
+
+/** The filters whose count the project's own counters give (the others are counted on request). */
+export const countedFilters: readonly AccountFilter[] = ['all', 'failed', 'unsent'];
+
+/** GET /api/projects/{id}/account-selection?filter=: how many of the project's accounts the filter takes now. */
+export interface AccountSelectionCount {
+  filter: AccountFilter;
+  count: number;
+}
 
 /** The most accounts one job names (the engine's MAX_SELECTED_ACCOUNTS). */
 export const SELECTION_MAX = 10_000;
@@ -24,4 +35,4 @@ export const accountIdsSchema = z
   .min(1, 'Choose at least one account')
   .max(SELECTION_MAX, `At most ${SELECTION_MAX.toLocaleString('en-US')} accounts at once: choose a filter or all accounts of the project instead`);
 
-export const accountFilterSchema = z.enum(accountFilters, "filter must be 'all', 'failed' or 'unsent'");
+export const accountFilterSchema = z.enum(accountFilters, "filter must be 'all', 'failed', 'unsent', 'active' or 'deactivated'");

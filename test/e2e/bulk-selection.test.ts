@@ -134,7 +134,7 @@ describe('the bulk bar over a selection, in Chromium', () => {
     }
   });
 
-  it("filter 'Sync failed' -> Deactivate: exactly those two", async () => {
+  it("filter 'Sync failed' -> Deactivate: exactly those two; Select -> Deactivated -> Reactivate: those two again", async () => {
     await page.goto(`${app}/projects/${project.id}`);
     await accountsTable().getByText(people[0]!.email).waitFor();
     await selectFailed();
@@ -146,6 +146,22 @@ describe('the bulk bar over a selection, in Chromium', () => {
     await progress.getByText('2 deactivated, 0 not changed, 0 to go.').waitFor();
     await progress.getByRole('button', { name: 'Close', exact: true }).first().click();
     expect((await accounts()).filter((a) => !a.isActive).map((a) => a.email).sort()).toEqual(failing.map((i) => people[i]!.email).sort());
+
+    // The page's own view as the project's set: Select -> Deactivated (counted by the server) -> Reactivate.
+    await page.getByRole('button', { name: 'Select', exact: true }).click();
+    const entry = page.getByRole('menuitem', { name: /Deactivated\s*2/ });
+    await entry.waitFor();
+    await settle(page);
+    await entry.click();
+    await bar().getByText('All 2 deactivated accounts selected').waitFor();
+    await bar().getByRole('button', { name: 'Reactivate' }).click();
+    const again = page.getByRole('alertdialog', { name: 'Reactivate 2 accounts?' });
+    await again.getByText('all 2 deactivated accounts of this project will be active again.', { exact: false }).waitFor();
+    await again.getByRole('button', { name: 'Reactivate 2 accounts' }).click();
+    const done = page.getByRole('alertdialog', { name: 'Reactivate 2 accounts: finished' });
+    await done.getByText('2 reactivated, 0 not changed, 0 to go.').waitFor();
+    await done.getByRole('button', { name: 'Close', exact: true }).first().click();
+    expect((await accounts()).every((a) => a.isActive)).toBe(true);
   });
 
   it('dark, and at 390 px: the bulk bar does not overflow, the confirmation stays usable, axe clean', async () => {

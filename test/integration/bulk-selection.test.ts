@@ -3,6 +3,7 @@ import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { passwordResets } from '../../functions/security/reset-passwords';
+import { credentialSends, planOf } from '../../functions/mail/credential-sends';
 import { keys } from '../../functions/core/keys';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
@@ -44,6 +45,26 @@ async function waitFor<T extends { status: string }>(user: ApiUser, url: string,
 // Every account is accounted for at every moment: done + failed + skipped + pending = total.
 const addsUp = (job: { total: number; done: number; failed: number; pending: number; skipped?: number }) => expect(job.done + job.failed + (job.skipped ?? 0) + job.pending).toBe(job.total);
 const sendAddsUp = (send: MailSend) => expect(send.queued + send.sent + send.failed + send.suppressed + (send.skipped ?? 0) + send.pending).toBe(send.total);
+
+/** Puts the messages on the queue again (as a redelivery would) and waits until its workers took every copy. */
+async function redeliver(queueUrl: string, messages: unknown[]): Promise<void> {
+  const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  try {
+    for (let i = 0; i < messages.length; i += 10) {
+      await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.slice(i, i + 10).map((m, n) => ({ Id: String(n), MessageBody: JSON.stringify(m) })) }));
+    }
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }));
+      const left = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].reduce((sum, name) => sum + Number(attrs.Attributes?.[name as 'ApproximateNumberOfMessages'] ?? 0), 0);
+      if (left === 0) return;
+      if (Date.now() > deadline) throw new Error(`still ${left} messages on the queue`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  } finally {
+    sqs.destroy();
+  }
+}
 
 async function reset(user: ApiUser, body: Record<string, unknown>): Promise<PasswordResetJob> {
   const started = await user.call('/api/security/reset-passwords', { body });
@@ -125,6 +146,20 @@ describe('the bulk bar over a selection, on the local SCIM directory', () => {
     for (const a of accounts) expect(await mailsTo(a.email), a.email).toBe(isTaken(a) ? 2 : 1);
   });
 
+  it('a redelivered start and chunks of a send over a selection e-mail nobody twice', async () => {
+    const before = await Promise.all(accounts.map((a) => mailsTo(a.email)));
+    const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': keys.user(user.sub).PK, ':p': 'MAILSEND#' }, ConsistentRead: true }));
+    const sends = Items.filter((j) => j.entityType === 'MailSend' && j.scope === 'selection');
+    expect(sends.map((j) => (Array.isArray(j.rows) ? 'rows' : String(j.filter))).sort()).toEqual(['failed', 'rows', 'unsent']);
+    const messages = sends.flatMap((send) => [credentialSends.startMessage(user.sub, String(send.id)), ...planOf(send), ...planOf(send)]);
+    await redeliver(stack.queueUrls.mail!, messages);
+    for (const send of sends) {
+      const view = await user.json<MailSend>(`/api/mail-sends/${String(send.id)}`);
+      expect(view).toMatchObject({ status: 'completed', total: Number(send.total), sent: Number(send.total), pending: 0, queued: 0 });
+    }
+    expect(await Promise.all(accounts.map((a) => mailsTo(a.email)))).toEqual(before);
+  });
+
   it("resets the passwords of the listed accounts, then of the 'failed' filter: only those change", async () => {
     const before = await accountsOf(user, project.id);
     const picked = before.find((a) => a.externalStatus === 'success')!;
@@ -149,18 +184,7 @@ describe('the bulk bar over a selection, on the local SCIM directory', () => {
     const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :p)', ExpressionAttributeValues: { ':pk': keys.user(user.sub).PK, ':p': 'PWRESET#' }, ConsistentRead: true }));
     const job = Items.find((j) => j.entityType === 'PasswordReset' && j.filter === 'failed')!;
     const messages = [passwordResets.startMessage(user.sub, String(job.id)), ...passwordResets.chunks(job), ...passwordResets.chunks(job)];
-    const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-    await sqs.send(new SendMessageBatchCommand({ QueueUrl: stack.queueUrls.provisioning!, Entries: messages.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify(m) })) }));
-    // The queue is empty once every copy was taken: then nothing changed.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: passwordResets.key(user.sub, String(job.id)), ConsistentRead: true }));
-      const attrs = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: stack.queueUrls.provisioning!, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'] }));
-      const left = Number(attrs.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(attrs.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
-      if (left === 0 && Item?.status === 'completed') break;
-      if (Date.now() > deadline) throw new Error(`still ${left} messages on the queue`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await redeliver(stack.queueUrls.provisioning!, messages);
     expect(await user.json<PasswordResetJob>(`/api/security/reset-passwords/${String(job.id)}`)).toMatchObject({ status: 'completed', total: 2, done: 2, failed: 0, pending: 0 });
     expect((await accountsOf(user, project.id)).map((a) => a.password)).toEqual(before.map((a) => a.password));
   });
@@ -183,6 +207,28 @@ describe('the bulk bar over a selection, on the local SCIM directory', () => {
     // Put back as it was for the other tests.
     await db.send(new UpdateCommand({ TableName: TABLE, Key: { PK: prov.PK, SK: prov.SK }, UpdateExpression: 'SET #rows.#row.externalStatus = :failed', ExpressionAttributeNames: { '#rows': 'rows', '#row': String(row) }, ExpressionAttributeValues: { ':failed': 'failed' } }));
     expect((await db.send(new GetCommand({ TableName: TABLE, Key: key, ConsistentRead: true }))).Item?.activeAccountAction).toBeUndefined();
+  });
+
+  it("the page's own views as filters: 'deactivated' counted on request, and sent to exactly those", async () => {
+    const deactivated = (await accountsOf(user, project.id)).filter((a) => !a.isActive);
+    expect(deactivated).toHaveLength(1);
+    expect(await user.json(`/api/projects/${project.id}/account-selection?filter=deactivated`)).toEqual({ filter: 'deactivated', count: 1 });
+    expect(await user.json(`/api/projects/${project.id}/account-selection?filter=active`)).toEqual({ filter: 'active', count: 5 });
+    expect(await user.json(`/api/projects/${project.id}/account-selection?filter=failed`)).toEqual({ filter: 'failed', count: 2 });
+    expect((await user.call(`/api/projects/${project.id}/account-selection?filter=sometimes`)).status).toBe(400);
+    expect((await user.call(`/api/projects/${project.id}/account-selection`)).status).toBe(400);
+    const other = await apiUser();
+    expect((await other.call(`/api/projects/${project.id}/account-selection?filter=deactivated`)).status).toBe(404);
+
+    const before = await Promise.all(accounts.map((a) => mailsTo(a.email)));
+    expect(await send(user, project.id, { filter: 'deactivated' })).toMatchObject({ status: 'completed', filter: 'deactivated', total: 1, sent: 1, pending: 0 });
+    const after = await Promise.all(accounts.map((a) => mailsTo(a.email)));
+    accounts.forEach((a, i) => expect(after[i]! - before[i]!, a.email).toBe(a.id === deactivated[0]!.id ? 1 : 0));
+    expect(await act(user, project.id, { action: 'reactivate', filter: 'deactivated' })).toMatchObject({ status: 'completed', total: 1, done: 1 });
+    expect((await accountsOf(user, project.id)).every((a) => a.isActive)).toBe(true);
+    const none = await user.call(`/api/projects/${project.id}/account-actions`, { body: { action: 'reactivate', filter: 'deactivated' } });
+    expect(none.status).toBe(409);
+    expect(await none.json()).toMatchObject({ message: 'No account of this project is deactivated.' });
   });
 
   it('answers 404 for ids not of the project (another user, another project), 400 for bad input, 409 while another job holds the project', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowRanges } from '../../functions/accounts/account-partitions';
-import { filterChannels, filterCount, filterOf, isSelected, matchesFilter, rowOfAccount, rowsOf, selectedRanges, selectedRows, selectionFields, skippedOf } from '../../functions/account-jobs/selection';
+import { filterChannels, filterCount, filterOf, isSelected, matchesFilter, rowOfAccount, rowsOf, selectedAccounts, selectedRanges, selectedRows, selectionFields, skippedOf } from '../../functions/account-jobs/selection';
 
 describe('a job over a selected set of accounts', () => {
   it("takes the rows of the project's own account ids, each once, and refuses another project's", () => {
@@ -67,5 +67,20 @@ describe('the filters of a job over a selection (one evaluation for every kind)'
     expect(skippedOf({ status: 'completed', filter: 'failed', total: 5 }, 3)).toBe(2);
     expect(skippedOf({ status: 'running', filter: 'failed', total: 5 }, 3)).toBeUndefined();
     expect(skippedOf({ status: 'completed', total: 5 }, 5)).toBeUndefined();
+  });
+});
+
+describe('selectedAccounts', () => {
+  it('keeps the rows listed and, for a filter on the item alone, only the accounts it matches (nothing read)', async () => {
+    const deps = { db: { send: () => Promise.reject(new Error('no read expected')) } as never, tableName: 't' };
+    const accounts = [
+      { row: 1, isActive: false },
+      { row: 2, isActive: true },
+      { row: 3 },
+    ];
+    expect(await selectedAccounts(deps, { filter: 'deactivated' }, accounts)).toEqual([{ row: 1, isActive: false }]);
+    expect(await selectedAccounts(deps, { filter: 'active' }, accounts)).toEqual([{ row: 2, isActive: true }, { row: 3 }]);
+    expect(await selectedAccounts(deps, { rows: [2, 3] }, accounts)).toEqual([{ row: 2, isActive: true }, { row: 3 }]);
+    expect(await selectedAccounts(deps, {}, accounts)).toEqual(accounts);
   });
 });

@@ -79,7 +79,13 @@ const ofSend = (send: MailSend): Progressed => ({
 
 /** The filters' words: whose accounts they take. */
 const filterWhat = (filter: AccountFilter, count: number) =>
-  filter === 'failed' ? `the ${plural(count, 'account')} whose platform sync failed` : filter === 'unsent' ? `the ${plural(count, 'account')} never e-mailed` : `all ${plural(count, 'account')} of this project`;
+  ({
+    failed: `the ${plural(count, 'account')} whose platform sync failed`,
+    unsent: `the ${plural(count, 'account')} never e-mailed`,
+    active: `all ${plural(count, 'active account')} of this project`,
+    deactivated: `all ${plural(count, 'deactivated account')} of this project`,
+    all: `all ${plural(count, 'account')} of this project`,
+  })[filter];
 
 /** Send credentials needs Pro (the gate, as the project's own Send credentials opens it); the rest is the dialog. */
 export function AccountActionDialog(props: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void }) {

@@ -7,6 +7,7 @@ import { accountFilterLabels, accountFilters, type AccountFilter } from '@shared
 import { AccountTable } from '../../../components/account-table';
 import { AccountRowActions } from '../../../components/account-row-actions';
 import { AccountActionDialog, type ActionTarget, type BulkAction } from '../../../components/account-action-dialog';
+import { useSelectionCountQuery } from '../../../lib/account-actions-api';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
@@ -149,19 +150,21 @@ export function ProjectDetailPage() {
 
 type Shown = 'all' | 'active' | 'deactivated';
 
-/** The bulk bar's filters besides the ticked rows: their count now, from the project's exact counters. */
-const filterCounts = (project: Project): Record<AccountFilter, number> => ({ all: project.accountCount, failed: project.syncFailedCount, unsent: project.emailCounts.notSent });
+/** The bulk bar's filters besides the ticked rows: their count now, from the project's exact counters (Active and Deactivated: counted by the server when asked). */
+const counterCounts = (project: Project) => ({ all: project.accountCount, failed: project.syncFailedCount, unsent: project.emailCounts.notSent });
 const selectedWords: Record<AccountFilter, (n: number) => string> = {
   all: (n) => `All ${plural(n, 'account')} selected`,
   failed: (n) => `${plural(n, 'account')} whose sync failed selected`,
   unsent: (n) => `${plural(n, 'account')} never e-mailed selected`,
+  active: (n) => `All ${plural(n, 'active account')} selected`,
+  deactivated: (n) => `All ${plural(n, 'deactivated account')} selected`,
 };
 
 function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; onSend: (account: AccountView) => void; sendDisabled: boolean }) {
   const projectId = project.id;
   const total = project.accountCount;
-  const counts = filterCounts(project);
   const [showPasswords, setShowPasswords] = useState(false);
+  const [selectOpen, setSelectOpen] = useState(false);
   const accounts = useProjectAccountsQuery(projectId, showPasswords);
   const all = accounts.data?.pages.flatMap((page) => page.items) ?? [];
   // Selection: ticked rows, or a filter's accounts of the project (all, sync failed, never
@@ -170,9 +173,14 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
   const [filter, setFilter] = useState<AccountFilter>();
   const [shown, setShown] = useState<Shown>('all');
   const [acting, setActing] = useState<{ action: BulkAction; target: ActionTarget }>();
+  // The page's own views as sets of the whole project: counted when the Select menu opens or one is chosen.
+  const activeCount = useSelectionCountQuery(projectId, 'active', selectOpen || filter === 'active' || shown === 'active');
+  const deactivatedCount = useSelectionCountQuery(projectId, 'deactivated', selectOpen || filter === 'deactivated' || shown === 'deactivated');
+  const counts: Record<AccountFilter, number | undefined> = { ...counterCounts(project), active: activeCount.data?.count, deactivated: deactivatedCount.data?.count };
   const loaded = shown === 'all' ? all : all.filter((a) => a.isActive === (shown === 'active'));
   const deactivatedShown = all.filter((a) => !a.isActive).length;
-  const selectedCount = filter ? counts[filter] : selected.size;
+  const filterCount = filter ? counts[filter] : undefined;
+  const counting = filter !== undefined && filterCount === undefined;
   const clear = () => {
     setSelected(new Set());
     setFilter(undefined);
@@ -182,7 +190,8 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
     setFilter(next);
   };
   // The rows shown ticked under a filter: those loaded here that it takes now.
-  const ticked = filter ? new Set(all.filter((a) => filter === 'all' || (filter === 'failed' ? a.externalStatus === 'failed' : !a.emailStatus)).map((a) => a.id)) : selected;
+  const shownBy: Record<AccountFilter, (a: AccountView) => boolean> = { all: () => true, failed: (a) => a.externalStatus === 'failed', unsent: (a) => !a.emailStatus, active: (a) => a.isActive, deactivated: (a) => !a.isActive };
+  const ticked = filter ? new Set(all.filter(shownBy[filter]).map((a) => a.id)) : selected;
   const onSelect = (ids: string[], checked: boolean) => {
     setFilter(undefined);
     setSelected(() => {
@@ -194,7 +203,7 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
       return next;
     });
   };
-  const act = (action: BulkAction) => setActing({ action, target: filter ? { filter, count: counts[filter] } : { accounts: all.filter((a) => selected.has(a.id)) } });
+  const act = (action: BulkAction) => setActing({ action, target: filter ? { filter, count: filterCount ?? 0 } : { accounts: all.filter((a) => selected.has(a.id)) } });
 
   return (
     <Card.Root variant="outline">
@@ -236,7 +245,7 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
                   </Button>
                 ))}
               </HStack>
-              <Menu.Root positioning={{ placement: 'bottom-end' }} onSelect={(details) => selectFilter(details.value as AccountFilter)}>
+              <Menu.Root positioning={{ placement: 'bottom-end' }} onOpenChange={(details) => setSelectOpen(details.open)} onSelect={(details) => selectFilter(details.value as AccountFilter)}>
                 <Menu.Trigger asChild>
                   <Button size="xs" variant="outline">
                     <ListChecksIcon aria-hidden="true" />
@@ -252,7 +261,7 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
                           <Flex justify="space-between" w="full" gap="4">
                             <span>{accountFilterLabels[option]}</span>
                             <Text as="span" color="fg.muted">
-                              {count.format(counts[option])}
+                              {counts[option] === undefined ? '...' : count.format(counts[option])}
                             </Text>
                           </Flex>
                         </Menu.Item>
@@ -262,35 +271,41 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
                 </Portal>
               </Menu.Root>
             </Flex>
-            {selectedCount > 0 ? (
+            {filter || selected.size > 0 ? (
               // The bulk bar: in the card's flow (never under a toast), wrapping on a phone.
               <Flex role="region" aria-label="Selected accounts" gap="2" align="center" wrap="wrap" borderWidth="1px" borderRadius="md" p="2" bg="bg.muted" minW="0">
                 <Text fontSize="sm" fontWeight="medium">
-                  {filter ? selectedWords[filter](counts[filter]) : `${plural(selectedCount, 'account')} selected`}
+                  {filter ? (filterCount === undefined ? `Counting the ${accountFilterLabels[filter].toLowerCase()} accounts...` : selectedWords[filter](filterCount)) : `${plural(selected.size, 'account')} selected`}
                 </Text>
-                {!filter && total > selected.size ? (
+                {!filter && shown === 'all' && total > selected.size ? (
                   <Button size="xs" variant="plain" color="blue.fg" onClick={() => selectFilter('all')}>
                     Select all {count.format(total)} in the project
                   </Button>
                 ) : null}
-                <HStack gap="1" wrap="wrap" ms={{ md: 'auto' }} minW="0">
-                  <Button size="xs" variant="outline" onClick={() => act('send')} disabled={sendDisabled}>
+                {!filter && shown !== 'all' && counts[shown] !== undefined && (counts[shown] ?? 0) > selected.size ? (
+                  // The page's view as the whole project's set: every account in it, not only those loaded.
+                  <Button size="xs" variant="plain" color="blue.fg" onClick={() => selectFilter(shown)}>
+                    Select all {count.format(counts[shown] ?? 0)} {shown} in the project
+                  </Button>
+                ) : null}
+                <HStack gap="1" wrap="wrap" ms={{ md: 'auto' }} minW="0" aria-busy={counting}>
+                  <Button size="xs" variant="outline" onClick={() => act('send')} disabled={sendDisabled || counting}>
                     <MailIcon aria-hidden="true" />
                     Send credentials
                   </Button>
-                  <Button size="xs" variant="outline" onClick={() => act('reset')}>
+                  <Button size="xs" variant="outline" onClick={() => act('reset')} disabled={counting}>
                     <KeyRoundIcon aria-hidden="true" />
                     Reset password
                   </Button>
-                  <Button size="xs" variant="outline" onClick={() => act('deactivate')}>
+                  <Button size="xs" variant="outline" onClick={() => act('deactivate')} disabled={counting}>
                     <PowerOffIcon aria-hidden="true" />
                     Deactivate
                   </Button>
-                  <Button size="xs" variant="outline" onClick={() => act('reactivate')}>
+                  <Button size="xs" variant="outline" onClick={() => act('reactivate')} disabled={counting}>
                     <PowerIcon aria-hidden="true" />
                     Reactivate
                   </Button>
-                  <Button size="xs" variant="outline" colorPalette="red" onClick={() => act('delete')}>
+                  <Button size="xs" variant="outline" colorPalette="red" onClick={() => act('delete')} disabled={counting}>
                     <Trash2Icon aria-hidden="true" />
                     Delete
                   </Button>
