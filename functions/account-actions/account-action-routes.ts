@@ -140,9 +140,9 @@ const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<
 export const countAccountSelection =
   (deps: Pick<ActionDeps, 'db' | 'tableName'>) =>
   async (userId: string, projectId: string, filter: string | undefined): Promise<AccountSelectionCount> => {
-    const parsed = accountFilterSchema.safeParse(filter);
-    if (!parsed.success) throw new ValidationError(parsed.error.issues[0]?.message ?? 'Unknown filter');
     const { Item: project } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    const parsed = accountFilterSchema.safeParse(filter);
+    if (!parsed.success) throw new ValidationError(parsed.error.issues[0]?.message ?? 'Unknown filter');
     return { filter: parsed.data, count: await countFilter(deps, userId, projectId, project, parsed.data) };
   };
