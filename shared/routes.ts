@@ -92,6 +92,8 @@ export const routes: readonly RouteDefinition[] = [
   // Account actions: Deactivate / Reactivate / Delete some (or all) of a project's accounts, the platform first (functions/account-actions).
   { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning', auth: 'jwt' },
+  // How many accounts a bulk-bar filter takes now (its confirmation's count; functions/account-jobs/selection.ts).
+  { method: 'GET', path: '/api/projects/{id}/account-selection', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },

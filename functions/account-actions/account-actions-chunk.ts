@@ -11,7 +11,7 @@ import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
-import { isSelected, rowsOf } from '../account-jobs/selection';
+import { rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { rowOf, withStates } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
@@ -39,9 +39,7 @@ const STOPPED_OURS = 'Not changed: the action stopped on our side after repeated
 const NOT_DECIDED = 'attribute_exists(PK) AND (attribute_not_exists(actionRun) OR actionRun <> :run)';
 
 const undecided = async (deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage) =>
-  (await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'attribute_not_exists(actionRun) OR actionRun <> :run', values: { ':run': message.jobId } })).filter((a) =>
-    isSelected(rowsOf(job), a),
-  );
+  selectedAccounts(deps, job, await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'attribute_not_exists(actionRun) OR actionRun <> :run', values: { ':run': message.jobId } }));
 
 /** What an update sends: the account's names and e-mail, and its username when it was regenerated since the platform last had it. */
 const changesOf = (a: Account) => {

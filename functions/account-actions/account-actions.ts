@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { selectedRanges } from '../account-jobs/selection';
+import { planTotal, selectedRanges } from '../account-jobs/selection';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
 import { PROVISIONING_CHUNK_ACCOUNTS } from '../provisioning/provisioning-jobs';
@@ -43,7 +43,8 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
   },
   async plan(deps, job, project) {
     if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
-    const total = Number(project.accountCount ?? 0);
+    // Every account, or a filter's (evaluated on each account when its chunk reaches it): every chunk.
+    const total = planTotal(job, project);
     return { total, fields: await jobs.planLayout(deps, job, project, total) };
   },
 };

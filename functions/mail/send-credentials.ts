@@ -8,7 +8,8 @@ import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../sh
 import type { SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { blockStart, channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
+import { blockStart, channelAttributes, overlayState, readStates, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
+import { filterChannels, filterOf, isSelected, matchesFilter, rowsOf } from '../account-jobs/selection';
 import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -70,9 +71,11 @@ function inScope(send: Record<string, unknown>, account: Record<string, unknown>
   if (rows && (rowOf(account) < rows.from || rowOf(account) > rows.to)) return false;
   const scope = send.scope as SendScope;
   const status = statusOf(account);
-  if (scope === 'unsent') return status === 'none';
+  if (scope === 'unsent') return matchesFilter('unsent', account);
   if (scope === 'failed') return status === 'failed';
   if (scope === 'account') return account.id === send.accountId;
+  // The bulk bar's listed accounts or filter (account-jobs/selection.ts: the one evaluation of a filter).
+  if (scope === 'selection') return isSelected(rowsOf(send), account) && matchesFilter(filterOf(send), account);
   return true;
 }
 
@@ -208,13 +211,16 @@ async function readChunk(deps: SendChunkDeps, send: Record<string, unknown>, mes
   const { userId } = message;
   const projectId = String(send.projectId);
   const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
-  const [items, loaded, suppressed, cipher] = await Promise.all([
+  // A filter on the platform's state (the bulk bar's 'failed') reads the chunk's PROV blocks too.
+  const provNeeded = filterChannels(filterOf(send)).includes('PROV');
+  const [items, loaded, suppressed, cipher, prov] = await Promise.all([
     chunkAccounts(deps, userId, projectId, message),
     writer.load(message.fromRow, message.toRow, message.shard),
     suppressionsOf(deps, userId),
     send.delivery === 'password' ? deps.cipher() : undefined,
+    provNeeded ? readStates(deps.db, deps.tableName, { userId, projectId, shards: Number(send.shards ?? 1) }, message.fromRow, message.toRow, { consistent: true, channels: ['PROV'] }) : undefined,
   ]);
-  return { writer, items, loaded, suppressed, cipher };
+  return { writer, items, loaded, suppressed, cipher, prov: prov?.PROV ?? new Map<number, StateEntry>() };
 }
 
 /** One leased delivery of a chunk: done with its tally, or later when its rest goes back on the queue. */
@@ -222,9 +228,9 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const { writer, items, loaded, suppressed, cipher } = read;
+  const { writer, items, loaded, suppressed, cipher, prov } = read;
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
-  const accounts = items.map((item) => overlayState(item, { PROV: new Map(), MAIL: loaded }));
+  const accounts = items.map((item) => overlayState(item, { PROV: prov, MAIL: loaded }));
 
   // One write of the changed blocks at a time; calls while one waits to start share it.
   let stopped = false;

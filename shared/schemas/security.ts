@@ -108,6 +108,7 @@ export const securityEventTypes = [
   'accounts_deleted',
   'accounts_updated_on_platform',
   'project_expired',
+  'credentials_sent',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

@@ -72,7 +72,11 @@ describe('Edit an account and see its history, in Chromium', () => {
     await dialog.getByLabel('Last name').fill('Quinn-Ortega');
     await dialog.getByLabel('Email').fill(`mara.q.${tag}@example.com`);
     await dialog.getByRole('button', { name: 'Save changes' }).click();
-    await dialog.waitFor({ state: 'hidden' });
+    // On a platform: 'Update on <platform>' is offered at once, and nothing is sent unless chosen.
+    const offer = page.getByRole('dialog', { name: 'Account saved: update it on Local SCIM directory?' });
+    await offer.getByText('Nothing is updated unless you choose to.').waitFor();
+    await offer.getByRole('button', { name: 'Not now' }).click();
+    await offer.waitFor({ state: 'hidden' });
 
     const row = accountsTable().getByRole('row').filter({ hasText: `mara.q.${tag}@example.com` });
     await row.getByText(`${people[0]!.firstName} Quinn-Ortega`).waitFor();
@@ -112,7 +116,10 @@ describe('Edit an account and see its history, in Chromium', () => {
     const newAddress = `theo.new.${tag}@example.com`;
     await dialog.getByLabel('Email').fill(newAddress);
     await dialog.getByRole('button', { name: 'Save changes' }).click();
-    const ask = page.getByRole('dialog', { name: 'Send the credentials to the new address?' });
+    // Theo is on the platform too: the same step offers the update there and asks about the credentials.
+    const ask = page.getByRole('dialog', { name: 'Account saved: update it on Local SCIM directory?' });
+    await ask.getByRole('button', { name: 'Update on Local SCIM directory' }).waitFor();
+    await ask.getByText('Nothing is sent or updated unless you choose to.').waitFor();
     await ask.getByText(`The credentials were e-mailed to ${people[1]!.email}.`, { exact: false }).waitFor();
     expect(describeViolations('send to the new address (light)', await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath('account-edit-send-new-address-light') });

@@ -518,6 +518,8 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/account-actions/{id}': { id: (a) => a.accountActionId, answer: 404 },
+  // A count of the owner's accounts (no names in it): B's answer is 404, with or without a valid filter.
+  'GET /api/projects/{id}/account-selection': { id: (a) => a.projectId, query: () => '?filter=deactivated', ownerFirst: 'no-markers', answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');
