@@ -2,6 +2,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
+import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
@@ -367,6 +368,10 @@ describe('adding people to an expired project', () => {
     // A new date: no longer expired, it takes people again.
     expect((await edit(user, project, '2099-01-01')).status).toBe(200);
     expect((await add(user, project.id, 'Again')).status).toBe(200);
+
+    // An expiry that starts between an add's read and its row reservation: the reservation refuses.
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, project.id), UpdateExpression: 'SET expiredAt = :at', ExpressionAttributeValues: { ':at': '2099-01-01T00:10:00.000Z' } }));
+    await expect(dynamoBulkStore(db, TABLE).reserveRows(user.sub, project.id, 1, { rowBase: 0, at: new Date().toISOString() })).rejects.toThrow(PROJECT_EXPIRED_MESSAGE);
 
     // A date already arrived in the owner's timezone, not swept yet: refused as well.
     const due = (await create(user, 'Expiry due', '2020-01-02', 1)).project;
