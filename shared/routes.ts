@@ -236,10 +236,12 @@ export function findRoute(method: string, path: string):
 /**
  * DynamoDB actions a function may be granted, named as IAM names them. A transaction needs the
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
- * table's indexes too. Nothing here grants Scan: no code uses it. BatchGetItem: only the account
+ * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
+ * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
+ * no request and no recurring work scans. BatchGetItem: only the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names).
  */
-export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'] as const;
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'Scan'] as const;
 export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
@@ -440,6 +442,9 @@ export const scheduleAccess: Record<ScheduleName, FunctionAccess> = {
   // (timezone) and integration name; starts the expiry as an account action (the project's lock,
   // expiredAt and the index entry removed, the job: one transaction; its start message on the
   // provisioning queue; an UpdateItem marks a project without accounts expired) and records the
-  // security event and notification (PutItem); the e-mail through the mail queue.
-  'project-expiry': { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem'], sendTo: ['provisioning', 'mail'] },
+  // security event and notification (PutItem); the e-mail through the mail queue. Scan: once per
+  // table, the one-time backfill giving projects older than the index their keys (paged, resumable,
+  // its progress in a marker item; every run after it is done reads only the marker).
+  // ConditionCheckItem: the user's creation lock not held, in the start's transaction.
+  'project-expiry': { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'Scan'], sendTo: ['provisioning', 'mail'] },
 };

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { failDeliveryJob, finishDeliveryJob, leaveWorking, readDeliveryJob, type ProjectLock } from './job-records';
@@ -37,6 +37,8 @@ export async function startJob(
     /** Attributes the start removes from the project, and a further condition on it (its names and values other than `#p<n>`, `#r<n>`, `:p<n>`, `:job`): the expiry sweep's. */
     projectRemove?: readonly string[];
     projectCondition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+    /** Further items of the start's transaction, after the project's and the job's (the expiry sweep's check of the user's creation lock); one whose condition fails: busy. */
+    alsoItems?: NonNullable<TransactWriteCommandInput['TransactItems']>;
   },
 ): Promise<'started' | 'busy'> {
   const set = Object.entries(options.projectSet);
@@ -58,11 +60,13 @@ export async function startJob(
             },
           },
           { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job, ...(kind.listsFailures ? { failuresListed: true } : {}) }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ...(options.alsoItems ?? []),
         ],
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return 'busy';
+    const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+    if (reasons.some((reason, i) => i !== 1 && reason.Code === 'ConditionalCheckFailed')) return 'busy';
     throw error;
   }
   try {

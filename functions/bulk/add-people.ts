@@ -2,12 +2,13 @@ import { createPasswordGenerator } from '../../shared/generation/password';
 import { planLimits, UNLIMITED } from '../../shared/plans';
 import { answersAtOnce, rejectedRowsPath, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
 import { isIdShaped } from '../../shared/schemas/ids';
-import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
+import { PROJECT_COMPLETED_MESSAGE, PROJECT_EXPIRED_MESSAGE } from '../../shared/schemas/project';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { plural } from '../../shared/text/plural';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { shardsOf } from '../accounts/account-partitions';
 import { monthOf } from '../analytics/counters';
+import { projectHasExpired } from '../projects/project-expiry';
 import { activityItem } from '../dashboard/activity';
 import { secretContext } from '../core/encryption';
 import { ConflictError, NotFoundError, PlanLimitError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
@@ -42,7 +43,9 @@ async function* renumberedAsync<T extends { row: number }>(rows: AsyncIterable<T
  * existing project of the caller's, the same way a creation makes them (the same row checks,
  * usernames unique among all the user's accounts, passwords, plan limits reserved atomically,
  * answered at once or as a job by the same rule), with these differences:
- * - the project is read first: another user's or no such id 404, a completed project 409;
+ * - the project is read first: another user's or no such id 404, a completed project 409, an
+ *   expired one 409 too (expiredAt, or its date arrived in the owner's timezone: the people would
+ *   stay active on a project whose accounts are deactivated; checked again atomically by reserveRows);
  * - the user's counters reserve the accounts only (the project count does not go up), and the
  *   free plan's accounts per project are checked against the project's accounts, atomically on
  *   the project item together with the row numbers (reserveRows);
@@ -67,9 +70,10 @@ export const addPeople =
     if (!project) throw new NotFoundError('Project not found');
     if (project.status === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
     if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
+    const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);
+    if (projectHasExpired(project, deps.now(), timeZone)) throw new ConflictError(PROJECT_EXPIRED_MESSAGE);
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
-    const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);
     if (input.sendCredentials) assertCredentialEmails(usage.plan);
     const limits = planLimits[usage.plan];
     const held = Number(project.accountCount ?? 0);

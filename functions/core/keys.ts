@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -269,6 +269,12 @@ export const keys = {
   statsTotal: (userId: string) => ({ PK: userPk(userId), SK: 'STATS#TOTAL' }) as const,
   statsMonth: (userId: string, month: string) => ({ PK: userPk(userId), SK: `STATS#MONTH#${month}` }) as const,
   statsExpiry: (userId: string, date: string) => ({ PK: userPk(userId), SK: `STATS#EXPIRES#${date}` }) as const,
+
+  /**
+   * A one-time job over the whole table (functions/schedules/backfill-expiry-index.ts): how far it
+   * got and whether it is done. Global, owned by no user.
+   */
+  migration: (name: string) => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }) as const,
 
   stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
   /** ... and a Stripe customer's user id, written at checkout completion. */

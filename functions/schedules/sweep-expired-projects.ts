@@ -11,7 +11,9 @@ import type { QueueMail } from '../mail/sqs-mail-queue';
 import { projectExpired } from '../notifications/events';
 import type { ProvisioningQueue } from '../provisioning/provisioning-message';
 import { mapBounded } from '../provisioning/pacing';
+import { dateArrived } from '../projects/project-expiry';
 import { recordSecurityEvent } from '../security/security-events';
+import { backfillExpiryIndex, type BackfillResult } from './backfill-expiry-index';
 
 /**
  * The expiry sweep (EventBridge Scheduler, hourly; locally a timer and `npm run expire`): a project
@@ -29,6 +31,9 @@ import { recordSecurityEvent } from '../security/security-events';
  * conditional on the index entry being the one read: a second run, a redelivered invocation or a
  * date edited meanwhile starts nothing twice. A project whose accounts another job holds stays in
  * the index and is tried again on the next run.
+ *
+ * Until it is done, each run first gives projects written before the index existed their keys (a
+ * one-time, paged, resumable backfill: functions/schedules/backfill-expiry-index.ts).
  *
  * The run is bounded: it only starts jobs (the deactivations run in the provisioning workers,
  * paced and resumable) and stops after MAX_STARTED starts or MAX_READ index entries; the next run
@@ -53,7 +58,7 @@ const CONCURRENCY = 8;
 /** The earliest timezone on Earth (UTC+14, Line Islands): no date anywhere is later than its date. */
 const EARLIEST_ZONE = 'Pacific/Kiritimati';
 
-/** The other jobs over a project's accounts: while one holds the project, its expiry waits for the next run. */
+/** The other jobs over a project's accounts: while one holds the project (or a creation holds its user's lock), its expiry waits for the next run. */
 const LOCKS: readonly ProjectLock[] = ['activeAccountAction', 'activeProvisioningJob', 'activeMailSend', 'activePasswordReset', 'activeProjectDeletion'];
 
 export interface SweepResult {
@@ -66,19 +71,25 @@ export interface SweepResult {
   stale: number;
   /** The run stopped at its cap: the next run goes on. */
   more: boolean;
+  /** The one-time backfill of older projects' index keys (done: nothing left to do). */
+  backfill?: BackfillResult;
 }
 
-/** Whether a date (YYYY-MM-DD) has arrived at `now` in a timezone: the start of that date there has passed. */
-export const dateArrived = (date: string, now: Date, timeZone: string): boolean => dayOf(now, timeZone) >= date;
+export { dateArrived };
 
 export const sweepExpiredProjects =
   (deps: ExpirySweepDeps) =>
-  async (options: { maxStarted?: number; maxRead?: number } = {}): Promise<SweepResult> => {
+  async (options: { maxStarted?: number; maxRead?: number; backfill?: { maxPages?: number; pageItems?: number } } = {}): Promise<SweepResult> => {
+    // Older projects into the index first (once per table; a failure waits for the next run and stops no expiry).
+    const backfill = await backfillExpiryIndex(deps)(options.backfill).catch((error: unknown) => {
+      logger.warn('Expiry index backfill stopped; the next run goes on', { error: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    });
     const now = deps.now();
     const upTo = dayOf(now, EARLIEST_ZONE);
     const maxStarted = options.maxStarted ?? MAX_STARTED;
     const maxRead = options.maxRead ?? MAX_READ;
-    const result: SweepResult = { upTo, started: [], notYetDue: 0, busy: 0, stale: 0, more: false };
+    const result: SweepResult = { upTo, started: [], notYetDue: 0, busy: 0, stale: 0, more: false, ...(backfill ? { backfill } : {}) };
     const zones = new Map<string, Promise<string>>();
     const zoneOf = (userId: string) => {
       let zone = zones.get(userId);
@@ -152,6 +163,11 @@ async function startExpiry(deps: ExpirySweepDeps, now: Date, userId: string, pro
   // The import creating its accounts still runs: the next run deactivates them all, once they exist.
   const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true, ProjectionExpression: '#s', ExpressionAttributeNames: { '#s': 'status' } }));
   if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') return 'busy';
+  // A creation or an add of this user holds the user's lock (people being added to this project,
+  // whose accounts the deactivation would miss): the next run, once it ended. Checked again in the
+  // start's transaction; adding to the project is refused once it has expiredAt.
+  const { Item: user } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ConsistentRead: true, ProjectionExpression: 'bulkLock' }));
+  if (Number((user?.bulkLock as { until?: unknown } | undefined)?.until ?? 0) >= now.getTime()) return 'busy';
   const at = now.toISOString();
   const total = Number(project.accountCount ?? 0);
   const projectName = String(project.name);
@@ -205,6 +221,17 @@ async function startExpiry(deps: ExpirySweepDeps, now: Date, userId: string, pro
         projectRemove: ['ExpiryPK', 'ExpirySK'],
         projectCondition: { expression: '#entry = :entry', names: { '#entry': 'ExpirySK' }, values: { ':entry': entry } },
         unqueued: 'The expiry could not be queued. It is tried again on the next run.',
+        alsoItems: [
+          {
+            ConditionCheck: {
+              TableName: deps.tableName,
+              Key: keys.user(userId),
+              ConditionExpression: 'attribute_not_exists(bulkLock) OR bulkLock.#until < :now',
+              ExpressionAttributeNames: { '#until': 'until' },
+              ExpressionAttributeValues: { ':now': now.getTime() },
+            },
+          },
+        ],
       });
     } catch (error) {
       // Not queued (the job failed with the reason): the project goes back to the index for the next run.

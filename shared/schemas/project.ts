@@ -155,3 +155,9 @@ export const projectStatusSchema = z.object({ status: z.enum(projectStatuses, 'S
 
 /** The 409 of adding people to a completed project (POST /api/bulk-create and the upload's start with projectId). */
 export const PROJECT_COMPLETED_MESSAGE = 'This project is completed: it takes no new people. Reopen it to add people.';
+/**
+ * The 409 of adding people to an expired project (its expiry started: `expiredAt`, or its date has
+ * arrived in the owner's timezone and the hourly sweep is about to start it): people added then
+ * would be active on a project whose accounts are being, or are about to be, deactivated.
+ */
+export const PROJECT_EXPIRED_MESSAGE = 'This project has expired. Change its expiration date to add people.';

@@ -11,7 +11,7 @@ import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-pr
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
-import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
+import { PROJECT_EXPIRED_MESSAGE, type AccountView, type Page as ListPage, type Project } from '../../shared/schemas/project';
 import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
@@ -88,6 +88,10 @@ describe('An expired project, in Chromium', () => {
     await page.getByRole('heading', { name: `Expiring ${tag}` }).waitFor();
     await page.locator('main').getByText('Expired', { exact: true }).first().waitFor();
     await page.locator('main').getByText('Expired 06/01/2035', { exact: true }).waitFor();
+    // An expired project takes no new people: Add people is disabled, saying why.
+    const addPeople = page.getByRole('button', { name: 'Add people' });
+    expect(await addPeople.isDisabled()).toBe(true);
+    expect(await addPeople.getAttribute('title')).toBe(PROJECT_EXPIRED_MESSAGE);
     for (const person of people) await accountsTable().getByRole('row').filter({ hasText: person.email }).getByText('Expired', { exact: true }).locator('visible=true').waitFor();
     expect(await accountsTable().getByText('Deactivated', { exact: true }).locator('visible=true').count()).toBe(0);
     await settle(page);

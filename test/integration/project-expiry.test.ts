@@ -1,16 +1,20 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
+import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
+import { backfillExpiryIndex, EXPIRY_BACKFILL } from '../../functions/schedules/backfill-expiry-index';
 import { sweepExpiredProjects, type SweepResult } from '../../functions/schedules/sweep-expired-projects';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { NotificationList } from '../../shared/schemas/notifications';
-import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import { PROJECT_EXPIRED_MESSAGE, type AccountView, type DashboardStats, type Page, type Project } from '../../shared/schemas/project';
+import type { Analytics } from '../../shared/schemas/analytics';
+import { dayOf } from '../../functions/analytics/counters';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { until } from '../support/until';
@@ -27,7 +31,7 @@ const stack = inject('stack');
 const db = testDb();
 const local = { region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
 const sqs = new SQSClient(local);
-const sweepAt = (at: string, options: { maxStarted?: number; maxRead?: number } = {}): Promise<SweepResult> =>
+const sweepAt = (at: string, options: Parameters<ReturnType<typeof sweepExpiredProjects>>[0] = {}): Promise<SweepResult> =>
   sweepExpiredProjects({
     db,
     tableName: TABLE,
@@ -286,5 +290,111 @@ describe('expiry on the local SCIM directory (Pro)', () => {
       (m) => m.some((x) => x.subject === 'Your project "Expiry SCIM" expired'),
     );
     expect(mails.find((x) => x.subject === 'Your project "Expiry SCIM" expired')?.body.text).toContain('its 3 accounts are being deactivated here and on SCIM for expiry');
+  });
+});
+
+describe('projects written before the expiry index (the one-time backfill)', () => {
+  it('gives an old project its index keys once, paged and resumable, and it expires; an expired or edited one is left as it is', async () => {
+    const user = await apiUser();
+    const old = (await create(user, 'Expiry old', '2035-02-01', 2)).project;
+    const later = (await create(user, 'Expiry old later', '2035-09-01', 1)).project;
+    const gone = (await create(user, 'Expiry old expired', '2035-01-15', 1)).project;
+    // As the code before the index wrote them: a date, no index keys (and one already handled).
+    for (const project of [old, later, gone]) await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, project.id), UpdateExpression: 'REMOVE ExpiryPK, ExpirySK' }));
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, gone.id), UpdateExpression: 'SET expiredAt = :at', ExpressionAttributeValues: { ':at': '2035-01-15T00:10:00.000Z' } }));
+    // The earlier tests' sweeps finished the backfill of this table: it starts again, as on a table deployed before it.
+    await db.send(new DeleteCommand({ TableName: TABLE, Key: keys.migration(EXPIRY_BACKFILL) }));
+    expect(await indexed(old.id)).toEqual([]);
+
+    // A run that stops after one page records where it got.
+    const partial = await backfillExpiryIndex({ db, tableName: TABLE, now: () => new Date() })({ maxPages: 1, pageItems: 20 });
+    expect(partial).toMatchObject({ done: false, pages: 1 });
+    const marker = async () => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.migration(EXPIRY_BACKFILL), ConsistentRead: true }))).Item;
+    expect(await marker()).toMatchObject({ entityType: 'Migration', pages: 1, cursor: expect.any(String) });
+
+    // The sweep goes on from there to the end, then expires the old project (now in the index).
+    const swept = await sweepAt('2035-02-01T12:00:00Z', { backfill: { pageItems: 50 } });
+    expect(swept.backfill).toMatchObject({ done: true });
+    // The old projects due or not (wherever the pages met them), and no other: the table's others have their keys.
+    expect(partial.indexed + swept.backfill!.indexed).toBe(2);
+    expect(await marker()).toMatchObject({ status: 'done', pages: 1 + swept.backfill!.pages, indexed: 2 });
+    expect((await marker())?.cursor).toBeUndefined();
+    expect(await indexed(later.id)).toEqual([`2035-09-01#${user.sub}#${later.id}`]);
+    expect(await indexed(gone.id)).toEqual([]);
+    const started = startedFor(swept, old).length ? startedFor(swept, old) : startedFor(await sweepAt('2035-02-01T13:00:00Z'), old);
+    expect(started).toHaveLength(1);
+    expect(await finished(user, started[0]!.jobId!)).toMatchObject({ status: 'completed', origin: 'expiry', done: 2 });
+    expect((await accountsOf(user, old.id)).every((a) => !a.isActive && a.expiredAt)).toBe(true);
+    expect((await projectOf(user, old.id)).expiredAt).toBeDefined();
+    expect((await projectOf(user, gone.id)).expiredAt).toBe('2035-01-15T00:10:00.000Z');
+
+    // Done: later runs read only the marker.
+    expect((await sweepAt('2035-02-01T14:00:00Z')).backfill).toEqual({ done: true, pages: 0, indexed: 0 });
+  });
+});
+
+describe('adding people to an expired project', () => {
+  const add = (user: ApiUser, projectId: string, tag: string) => user.call('/api/bulk-create', { body: { projectName: 'ignored', projectId, csvData: people(1, tag) } });
+  const refusedAsExpired = async (response: Response) => {
+    expect(response.status).toBe(409);
+    expect(await response.json()).toMatchObject({ message: PROJECT_EXPIRED_MESSAGE });
+  };
+
+  it("is refused (409) once the expiry started and while its date has arrived in the owner's timezone; a new date takes people again; the expiry waits for an add under way", async () => {
+    const user = await apiUser();
+    const project = (await create(user, 'Expiry adding', '2036-03-01', 2)).project;
+
+    // People being added (the user's creation lock held): the expiry waits for the next run.
+    const lockUntil = Date.parse('2036-03-01T12:30:00Z');
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.user(user.sub), UpdateExpression: 'SET bulkLock = :lock', ExpressionAttributeValues: { ':lock': { owner: 'an-add', until: lockUntil, since: lockUntil - 60_000 } } }));
+    const held = await sweepAt('2036-03-01T12:00:00Z');
+    expect(startedFor(held, project)).toEqual([]);
+    expect(await indexed(project.id)).toHaveLength(1);
+    expect((await projectItem(user, project.id))?.expiredAt).toBeUndefined();
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.user(user.sub), UpdateExpression: 'REMOVE bulkLock' }));
+
+    const started = startedFor(await sweepAt('2036-03-01T13:00:00Z'), project);
+    expect(started).toHaveLength(1);
+    // While its deactivation runs, and after: refused, by the API and by a large file's start.
+    await refusedAsExpired(await add(user, project.id, 'During'));
+    expect(await finished(user, started[0]!.jobId!)).toMatchObject({ status: 'completed', done: 2 });
+    await refusedAsExpired(await add(user, project.id, 'After'));
+    const form = await user.json<{ id: string }>('/api/bulk-uploads', { method: 'POST' });
+    await refusedAsExpired(await user.call(`/api/bulk-uploads/${form.id}/start`, { body: { projectName: 'ignored', projectId: project.id } }));
+    expect(await accountsOf(user, project.id)).toHaveLength(2);
+    // Another user's project stays 404.
+    expect((await add(await apiUser(), project.id, 'Stranger')).status).toBe(404);
+
+    // A new date: no longer expired, it takes people again.
+    expect((await edit(user, project, '2099-01-01')).status).toBe(200);
+    expect((await add(user, project.id, 'Again')).status).toBe(200);
+
+    // An expiry that starts between an add's read and its row reservation: the reservation refuses.
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, project.id), UpdateExpression: 'SET expiredAt = :at', ExpressionAttributeValues: { ':at': '2099-01-01T00:10:00.000Z' } }));
+    await expect(dynamoBulkStore(db, TABLE).reserveRows(user.sub, project.id, 1, { rowBase: 0, at: new Date().toISOString() })).rejects.toThrow(PROJECT_EXPIRED_MESSAGE);
+
+    // A date already arrived in the owner's timezone, not swept yet: refused as well.
+    const due = (await create(user, 'Expiry due', '2020-01-02', 1)).project;
+    expect((await projectItem(user, due.id))?.expiredAt).toBeUndefined();
+    await refusedAsExpired(await add(user, due.id, 'Due'));
+  });
+});
+
+describe('Active Projects (the dashboard and analytics)', () => {
+  it("stops counting a project on its date (its start, in the owner's timezone), as the sweep decides, not the day after nor by the UTC date", async () => {
+    const user = await apiUser();
+    expect((await user.call('/api/user/settings', { method: 'PUT', body: { preferences: { timezone: 'America/Los_Angeles' } } })).status).toBe(200);
+    const today = dayOf(new Date(), 'America/Los_Angeles');
+    const arrived = (await create(user, 'Expiry arrived in Los Angeles', today, 1)).project;
+    await create(user, 'Expiry far', '2099-01-01', 1);
+    // Not swept yet (no expiredAt): its date has arrived all the same.
+    expect((await projectItem(user, arrived.id))?.expiredAt).toBeUndefined();
+    expect((await user.json<DashboardStats>('/api/dashboard/stats')).activeProjects).toBe(1);
+    expect((await user.json<Analytics>('/api/analytics')).activeProjects).toBe(1);
+    // A user in UTC, a project dated today there: not active either.
+    const utcUser = await apiUser();
+    await create(utcUser, 'Expiry today in UTC', dayOf(new Date(), 'UTC'), 1);
+    expect((await utcUser.json<DashboardStats>('/api/dashboard/stats')).activeProjects).toBe(0);
+    expect((await utcUser.json<Analytics>('/api/analytics')).activeProjects).toBe(0);
   });
 });

@@ -111,7 +111,7 @@ async function ownTotals(user: ApiUser) {
   return {
     projects: projects.length,
     accounts: projects.reduce((sum, p) => sum + p.accountCount, 0),
-    active: projects.filter((p) => p.status !== 'completed' && !(p.expirationDate && p.expirationDate < today)).length,
+    active: projects.filter((p) => p.status !== 'completed' && !p.expiredAt && !(p.expirationDate && p.expirationDate <= today)).length,
   };
 }
 

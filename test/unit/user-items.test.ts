@@ -96,6 +96,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   statsMonth: () => keys.statsMonth(u, '2026-11'),
   statsExpiry: () => keys.statsExpiry(u, '2027-01-01'),
   stripeEvent: () => keys.stripeEvent('evt_1'),
+  migration: () => keys.migration('expiry-index'),
   stripeCustomer: () => keys.stripeCustomer('cus_1'),
 };
 
