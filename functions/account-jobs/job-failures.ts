@@ -1,5 +1,5 @@
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isBatchRetryable, requestRetry, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import type { JobItem } from './kind';
 
@@ -14,15 +14,14 @@ import type { JobItem } from './kind';
 
 type Db = { db: DynamoDBDocumentClient; tableName: string };
 
-/** Records the chunk's failed rows beside the job (idempotent: a redelivery writes the same items). */
+/**
+ * Records the chunk's failed rows beside the job (idempotent: a redelivery writes the same items).
+ * One PutItem each, 25 at a time: failures are few, and every worker that runs chunks holds
+ * PutItem already (a BatchWriteItem here would be in every chunk worker's bundle and grant).
+ */
 export async function recordFailedRows(deps: Db & { retry?: RetryPolicy }, userId: string, jobKey: { SK: string }, jobId: string, rows: readonly number[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 25) {
-    let requests: Record<string, unknown>[] = rows.slice(i, i + 25).map((row) => ({ PutRequest: { Item: { ...keys.jobFailure(userId, jobKey.SK, row), entityType: 'JobFailure', jobId, row } } }));
-    await withRetry('Recording the failed accounts of a job', deps.retry ?? workerRetry, isBatchRetryable, async () => {
-      const { UnprocessedItems } = await deps.db.send(new BatchWriteCommand({ RequestItems: { [deps.tableName]: requests as never } }));
-      requests = (UnprocessedItems?.[deps.tableName] ?? []) as Record<string, unknown>[];
-      if (requests.length) throw new UnprocessedItemsError(requests.length);
-    });
+    await Promise.all(rows.slice(i, i + 25).map((row) => deps.db.send(new PutCommand({ TableName: deps.tableName, Item: { ...keys.jobFailure(userId, jobKey.SK, row), entityType: 'JobFailure', jobId, row } }))));
   }
 }
 
@@ -60,16 +59,8 @@ export async function listedFailures<T>(deps: Db, jobKey: { SK: string }, job: J
   return found;
 }
 
+/** The accounts of the rows (at most a failures page: one GetItem each, at once). */
 async function accountsByRow(deps: Db, userId: string, projectId: string, shards: number, rows: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
-  const byRow = new Map<number, Record<string, unknown>>();
-  for (let i = 0; i < rows.length; i += 100) {
-    let pending: Record<string, unknown>[] = rows.slice(i, i + 100).map((row) => keys.account(userId, projectId, row, shards));
-    await withRetry('Reading the failed accounts of a job', requestRetry, isBatchRetryable, async () => {
-      const { Responses, UnprocessedKeys } = await deps.db.send(new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending } } }));
-      for (const item of Responses?.[deps.tableName] ?? []) byRow.set(Number(String(item.SK).slice('ACCOUNT#'.length)), item);
-      pending = UnprocessedKeys?.[deps.tableName]?.Keys ?? [];
-      if (pending.length) throw new UnprocessedItemsError(pending.length);
-    });
-  }
-  return byRow;
+  const items = await Promise.all(rows.map(async (row) => [row, (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards) }))).Item] as const));
+  return new Map(items.flatMap(([row, item]) => (item ? [[row, item] as const] : [])));
 }
