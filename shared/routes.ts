@@ -59,6 +59,8 @@ export const routes: readonly RouteDefinition[] = [
   // Delete a project: a job on the provisioning queue (?removeFromPlatform=false keeps its accounts on their platform); its progress.
   { method: 'DELETE', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects', auth: 'jwt' },
+  // The Account Database: every account of the caller, paged, sorted and filtered (with an optional term).
+  { method: 'GET', path: '/api/accounts', group: 'accounts', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
   // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
   { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
