@@ -1,8 +1,30 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
+import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+
+/**
+ * The platform statuses whose rows each PROV block also lists in an item of its own
+ * (keys.accountStatusList): the exceptions a user filters to ("every account that failed to
+ * sync"), which the Account Database finds without passing over the others. Synced and Pending
+ * are most of a project's accounts: walking the project finds them at a page's cost.
+ */
+export const LISTED_STATUSES = ['failed', 'removed'] as const;
+export type ListedStatus = (typeof LISTED_STATUSES)[number];
+
+/** A block's rows in each listed status, ascending (what its list items hold). */
+export function listedRows(rows: Record<string, StateEntry>): Record<ListedStatus, number[]> {
+  const lists = { failed: [] as number[], removed: [] as number[] };
+  for (const [row, entry] of Object.entries(rows)) {
+    const status = entry.externalStatus;
+    if (status === 'failed' || status === 'removed') lists[status].push(Number(row));
+  }
+  for (const list of Object.values(lists)) list.sort((a, b) => a - b);
+  return lists;
+}
+
+const sameRows = (a: number[], b: number[]) => a.length === b.length && a.every((row, i) => row === b[i]);
 
 /** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
 export class StateBlockConflict extends Error {
@@ -19,7 +41,7 @@ export class StateBlockConflict extends Error {
  */
 export class StateBlockWriter {
   /** `changed`: the rows set since the block was last written (to write; a block that exists is written as them only). */
-  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; changed: Set<string> }>();
+  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; changed: Set<string>; listed: Record<ListedStatus, number[]> }>();
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
@@ -79,6 +101,8 @@ export class StateBlockWriter {
       rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
       version: Number(item.version ?? 0),
       changed: new Set(),
+      // What its list items hold: written with every write of the block that changed them.
+      listed: listedRows((item.rows as Record<string, StateEntry>) ?? {}),
     });
   }
 
@@ -91,7 +115,7 @@ export class StateBlockWriter {
     const key = stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, shards);
     let block = this.blocks.get(key.SK);
     if (!block) {
-      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, changed: new Set() };
+      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, changed: new Set(), listed: { failed: [], removed: [] } };
       this.blocks.set(key.SK, block);
     }
     block.rows[String(row)] = entry;
@@ -121,41 +145,59 @@ export class StateBlockWriter {
         const changed = [...block.changed];
         block.changed.clear();
         const version = block.version + 1;
+        // A PROV block whose failed / removed rows changed writes its lists in the same
+        // transaction: the list never says what the block does not (a conflict cancels both).
+        const lists = this.channel === 'PROV' ? listedRows(block.rows) : undefined;
+        const listWrites = lists ? LISTED_STATUSES.filter((status) => !sameRows(lists[status], block.listed[status])) : [];
+        const put =
+          block.version === 0
+            ? {
+                TableName: this.deps.tableName,
+                Item: {
+                  ...block.key,
+                  entityType: 'AccountStates',
+                  userId: this.target.userId,
+                  projectId: this.target.projectId,
+                  channel: this.channel,
+                  shard: block.shard,
+                  fromRow: block.fromRow,
+                  rows: { ...block.rows },
+                  version,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              }
+            : undefined;
+        const update = {
+          TableName: this.deps.tableName,
+          Key: block.key,
+          UpdateExpression: `SET ${changed.map((_, i) => `#rows.#r${i} = :r${i}`).join(', ')}, #version = :next`,
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#rows': 'rows', '#version': 'version', ...Object.fromEntries(changed.map((row, i) => [`#r${i}`, row])) },
+          ExpressionAttributeValues: { ':version': block.version, ':next': version, ...Object.fromEntries(changed.map((row, i) => [`:r${i}`, block.rows[row]])) },
+        };
         try {
-          await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
-            block.version === 0
-              ? this.deps.db.send(
-                  new PutCommand({
-                    TableName: this.deps.tableName,
-                    Item: {
-                      ...block.key,
-                      entityType: 'AccountStates',
-                      userId: this.target.userId,
-                      projectId: this.target.projectId,
-                      channel: this.channel,
-                      shard: block.shard,
-                      fromRow: block.fromRow,
-                      rows: { ...block.rows },
-                      version,
-                    },
-                    ConditionExpression: 'attribute_not_exists(PK)',
+          await withRetry('Recording account states', this.deps.retry ?? requestRetry, (e) => isThrottling(e) || isTransactionConflict(e), async (): Promise<unknown> => {
+            if (!listWrites.length) return put ? this.deps.db.send(new PutCommand(put)) : this.deps.db.send(new UpdateCommand(update));
+            return this.deps.db.send(
+              new TransactWriteCommand({
+                TransactItems: [
+                  put ? { Put: put } : { Update: update },
+                  ...listWrites.map((status) => {
+                    const key = keys.accountStatusList(this.target.userId, this.target.projectId, status, block.fromRow, block.shard);
+                    return lists![status].length
+                      ? { Put: { TableName: this.deps.tableName, Item: { ...key, entityType: 'AccountStatusList', userId: this.target.userId, projectId: this.target.projectId, status, shard: block.shard, fromRow: block.fromRow, rows: lists![status], blockVersion: version } } }
+                      : { Delete: { TableName: this.deps.tableName, Key: key } };
                   }),
-                )
-              : this.deps.db.send(
-                  new UpdateCommand({
-                    TableName: this.deps.tableName,
-                    Key: block.key,
-                    UpdateExpression: `SET ${changed.map((_, i) => `#rows.#r${i} = :r${i}`).join(', ')}, #version = :next`,
-                    ConditionExpression: '#version = :version',
-                    ExpressionAttributeNames: { '#rows': 'rows', '#version': 'version', ...Object.fromEntries(changed.map((row, i) => [`#r${i}`, row])) },
-                    ExpressionAttributeValues: { ':version': block.version, ':next': version, ...Object.fromEntries(changed.map((row, i) => [`:r${i}`, block.rows[row]])) },
-                  }),
-                ),
-          );
+                ],
+              }),
+            );
+          });
           block.version = version;
+          if (lists) block.listed = lists;
         } catch (error) {
           for (const row of changed) block.changed.add(row);
           if (error instanceof ConditionalCheckFailedException) throw new StateBlockConflict();
+          if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') throw new StateBlockConflict();
           throw error;
         }
       }),

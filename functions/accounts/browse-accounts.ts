@@ -1,4 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DirectoryFilters, DirectoryPage, DirectoryQuery } from '../../shared/schemas/account-directory';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { AccountView } from '../../shared/schemas/project';
@@ -11,7 +12,8 @@ import { syncCounts } from '../projects/project-item';
 import { accountView, readableAccountPassword } from './account-item';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
-import { withStates } from './account-states';
+import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
+import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-state-writer';
 import { withStatesByKey } from './account-states-by-key';
 import { accountsByKey, searchAccounts } from './search-accounts';
 
@@ -147,7 +149,7 @@ export async function projectRows(
   n: number,
   after: number | undefined,
   descending: boolean,
-): Promise<{ items: Record<string, unknown>[]; read: number; more: boolean }> {
+): Promise<{ items: Record<string, unknown>[]; read: number; more: boolean; last?: number }> {
   const partitions = keys.accountPartitions(target.userId, target.projectId, target.shards);
   const share = partitions.length === 1 ? n : Math.ceil(n / partitions.length) + 1;
   const low = !descending && after !== undefined ? keys.account(target.userId, target.projectId, after + 1).SK : 'ACCOUNT#';
@@ -176,7 +178,102 @@ export async function projectRows(
     .sort((a, b) => (before(String(a.SK), String(b.SK)) ? -1 : 1));
   const batch = merged.slice(0, n);
   const read = pages.reduce((sum, page) => sum + page.items.length, 0);
-  return { items: await withStates(db, tableName, target, batch), read, more: pages.some((page) => page.more) || merged.length > batch.length };
+  return { items: await withStates(db, tableName, target, batch), read, more: pages.some((page) => page.more) || merged.length > batch.length, ...(batch.length ? { last: rowOfItem(batch[batch.length - 1]!) } : {}) };
+}
+
+const isListed = (status: string | undefined): status is ListedStatus => (LISTED_STATUSES as readonly string[]).includes(status ?? '');
+
+/**
+ * Up to `n` accounts of one project in a listed platform status (failed, removed), in row order,
+ * from the status lists its PROV blocks keep (keys.accountStatusList): the list items (each names
+ * at least one such row) and then only those accounts by key, never the accounts in between.
+ * The lists of the blocks that start at the same row (one per shard) are read together: a page of
+ * list items that stops inside such a group leaves that group to the next call.
+ */
+export async function listedProjectRows(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  target: { userId: string; projectId: string; shards: number },
+  status: ListedStatus,
+  n: number,
+  after: number | undefined,
+  descending: boolean,
+): Promise<{ items: Record<string, unknown>[]; read: number; more: boolean; last?: number }> {
+  const shards = Math.max(1, target.shards);
+  const width = STATE_BLOCK_ROWS * shards;
+  if (descending && after !== undefined && after <= 1) return { items: [], read: 0, more: false };
+  const groupSk = (row: number) => keys.accountStatusList(target.userId, target.projectId, status, Math.floor((row - 1) / width) * width + 1, 0).SK.replace(/#\d+$/, '');
+  const prefix = keys.accountStatusListPrefix(status);
+  const low = !descending && after !== undefined ? `${groupSk(after + 1)}#` : prefix;
+  const high = descending && after !== undefined ? `${groupSk(after - 1)}#~` : `${prefix}~`;
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+      ExpressionAttributeValues: { ':pk': keys.accountStatesOf(target.userId, target.projectId).PK, ':low': low, ':high': high },
+      ScanIndexForward: !descending,
+      Limit: Math.min(n, 100) + shards + 1,
+    }),
+  );
+  const lists = page.Items ?? [];
+  let more = page.LastEvaluatedKey !== undefined;
+  const lastGroup = lists.length ? Number(lists[lists.length - 1]!.fromRow) : undefined;
+  const kept = more ? lists.filter((item) => Number(item.fromRow) !== lastGroup) : lists;
+  const rows = kept
+    .flatMap((item) => (Array.isArray(item.rows) ? item.rows.map(Number) : []))
+    .filter((row) => after === undefined || (descending ? row < after : row > after))
+    .sort((a, b) => (descending ? b - a : a - b));
+  const take = rows.slice(0, n);
+  let last: number | undefined;
+  if (rows.length > n) {
+    last = take[take.length - 1];
+    more = true;
+  } else if (kept.length) {
+    const starts = kept.map((item) => Number(item.fromRow));
+    last = descending ? Math.min(...starts) : Math.max(...starts) + width - 1;
+  }
+  const found = await accountsByKey(db, tableName, take.map((row) => keys.account(target.userId, target.projectId, row, shards)));
+  // An account deleted since (a list names its row until its block is written again) is left out.
+  const accounts = take.map((row) => found.get(`${keys.account(target.userId, target.projectId, row, shards).PK}|${keys.account(target.userId, target.projectId, row, shards).SK}`)).filter((item): item is Record<string, unknown> => item !== undefined);
+  return { items: await withStates(db, tableName, target, accounts), read: lists.length + found.size, more, ...(last !== undefined ? { last } : {}) };
+}
+
+/**
+ * Once per project: the status lists of the blocks written before blocks kept them (one read of
+ * its PROV blocks; a list a writer wrote since is kept), then `statusListsAt` on the project. A
+ * project with a provisioning run under way is left for later (walked meanwhile): the run's
+ * writes would race the fill.
+ */
+async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, userId: string, project: Record<string, unknown>, now: Date): Promise<boolean> {
+  if (typeof project.statusListsAt === 'string') return true;
+  if (typeof project.activeProvisioningJob === 'string') return false;
+  const projectId = String(project.id);
+  const { PK } = keys.accountStatesOf(userId, projectId);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prov)', ExpressionAttributeValues: { ':pk': PK, ':prov': 'PROV#' }, ConsistentRead: true, ExclusiveStartKey: start }));
+    for (const block of page.Items ?? []) {
+      const lists = listedRows((block.rows as Record<string, StateEntry>) ?? {});
+      for (const status of LISTED_STATUSES) {
+        if (!lists[status].length) continue;
+        const key = keys.accountStatusList(userId, projectId, status, Number(block.fromRow), Number(block.shard));
+        try {
+          await db.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: { ...key, entityType: 'AccountStatusList', userId, projectId, status, shard: Number(block.shard), fromRow: Number(block.fromRow), rows: lists[status], blockVersion: Number(block.version ?? 0) },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          );
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
+      }
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  await db.send(new UpdateCommand({ TableName: tableName, Key: keys.project(userId, projectId), UpdateExpression: 'SET statusListsAt = :at', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':at': now.toISOString() } }));
+  return true;
 }
 
 const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
@@ -195,6 +292,11 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters)]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);
+    // Sync Failed / Removed: the projects whose blocks keep status lists are read through them.
+    const listedProjects = new Set<string>();
+    if (isListed(filters.platformStatus) && !(query.q ?? '').trim() && query.sort !== 'name') {
+      for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now)) listedProjects.add(String(project.id));
+    }
 
     const term = (query.q ?? '').trim();
     if (term) {
@@ -290,8 +392,11 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         }
         const project = order[i]!;
         const target = { userId, projectId: String(project.id), shards: shardsOf(project) };
-        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered ? 4 : 1));
-        const batch = await projectRows(deps.db, deps.tableName, target, want, after, descending);
+        const listed = isListed(filters.platformStatus) && listedProjects.has(String(project.id));
+        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered && !listed ? 4 : 1));
+        const batch = listed
+          ? await listedProjectRows(deps.db, deps.tableName, target, filters.platformStatus as ListedStatus, want, after, descending)
+          : await projectRows(deps.db, deps.tableName, target, want, after, descending);
         read += batch.read;
         for (const [n, item] of batch.items.entries()) {
           after = rowOfItem(item);
@@ -304,6 +409,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
             break outer;
           }
         }
+        if (batch.last !== undefined) after = batch.last;
         if (!batch.more) {
           i++;
           after = undefined;

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountItem } from '../../functions/accounts/account-item';
-import { StateBlockWriter } from '../../functions/accounts/account-state-writer';
+import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
+import { browseAccounts } from '../../functions/accounts/browse-accounts';
+import { directoryQuerySchema } from '../../shared/schemas/account-directory';
 import { keys } from '../../functions/core/keys';
 import type { DirectoryPage } from '../../shared/schemas/account-directory';
 import type { CreatedAccount } from '../../shared/schemas/bulk';
@@ -222,5 +224,58 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     // Bob's own project with the same filters shows his only.
     const bobs = await storedProject(bob.sub, { idPrefix: '01910000', name: 'Alpha', count: 2, shards: 1, failed: [1], synced: [], mailed: [] });
     expect((await list(bob, { platformStatus: 'failed' })).items.map((a) => a.id)).toEqual([keys.accountId(bobs.projectId, 1)]);
+  });
+
+  it('reads the failed accounts through the status lists their blocks keep: a page reads about what it shows, whatever the project holds; a retried account leaves the list', async () => {
+    const db = testDb();
+    const browse = browseAccounts({ db, tableName: TABLE, cipher: () => Promise.reject(new Error('no passwords here')) });
+    const page = await browse(alice.sub, directoryQuerySchema.parse({ platformStatus: 'failed', projectId: big.projectId, limit: '2' }));
+    expect(page.items.map((a) => a.id)).toEqual([40, 22].map((row) => keys.accountId(big.projectId, row)));
+    // The 40 accounts are not passed over: the list items (one per block with a failure) and the two accounts.
+    expect(page.itemsRead).toBeLessThanOrEqual(2 + 3 + 1 + 3);
+    const { Items: lists } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :list)', ExpressionAttributeValues: { ':pk': keys.accountStatesOf(alice.sub, big.projectId).PK, ':list': 'LIST#failed#' } }));
+    expect(lists!.flatMap((item) => item.rows as number[]).sort((a, b) => a - b)).toEqual(failed);
+
+    // A retry that syncs row 40: its block's list no longer names it, in the same write.
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV');
+    await prov.load(1, 40);
+    prov.set(40, { externalStatus: 'success', externalAccountId: 'ext-40', provisionRun: 'run2' });
+    await prov.flush();
+    const after = await browse(alice.sub, directoryQuerySchema.parse({ platformStatus: 'failed', projectId: big.projectId, limit: '25' }));
+    expect(after.items.map((a) => a.id)).toEqual([22, 8, 7, 3].map((row) => keys.accountId(big.projectId, row)));
+    const { Item: block40 } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.accountStatusList(alice.sub, big.projectId, 'failed', 1, 40 % 3) }));
+    expect(block40?.rows).not.toContain(40);
+
+    // A delivery whose lease lapsed (it read the block before that write) writes neither the block nor its list.
+    const late = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV');
+    const current = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV');
+    await Promise.all([late.load(1, 40), current.load(1, 40)]);
+    current.set(10, { externalStatus: 'failed', externalError: 'Refused', provisionRun: 'run3' });
+    await current.flush();
+    late.set(13, { externalStatus: 'failed', externalError: 'Refused', provisionRun: 'run2' });
+    await expect(late.flush()).rejects.toBeInstanceOf(StateBlockConflict);
+    const { Item: list1 } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.accountStatusList(alice.sub, big.projectId, 'failed', 1, 1) }));
+    expect(list1?.rows).toEqual([7, 10, 22]);
+  });
+
+  it('fills the lists once for blocks written before they existed, then reads through them', async () => {
+    const db = testDb();
+    const carol = await apiUser();
+    const old = await storedProject(carol.sub, { idPrefix: '01910000', name: 'Old', count: 12, shards: 2, failed: [], synced: [], mailed: [] });
+    // A block as the writer left it before the lists: no list item beside it.
+    await db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { ...keys.accountStateBlock(carol.sub, old.projectId, 'PROV', 1, 1), entityType: 'AccountStates', userId: carol.sub, projectId: old.projectId, channel: 'PROV', shard: 1, fromRow: 1, rows: { '5': { externalStatus: 'failed', externalError: 'No' }, '7': { externalStatus: 'success' } }, version: 1 },
+      }),
+    );
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...(await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(carol.sub, old.projectId) }))).Item, syncFailedCount: 1, syncedCount: 1 } }));
+    const found = await list(carol, { platformStatus: 'failed' });
+    expect(found).toMatchObject({ count: 1, countIs: 'exact' });
+    expect(found.items.map((a) => a.id)).toEqual([keys.accountId(old.projectId, 5)]);
+    const { Item: project } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(carol.sub, old.projectId) }));
+    expect(typeof project?.statusListsAt).toBe('string');
+    const { Item: filled } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.accountStatusList(carol.sub, old.projectId, 'failed', 1, 1) }));
+    expect(filled?.rows).toEqual([5]);
   });
 });
