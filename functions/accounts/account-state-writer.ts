@@ -3,28 +3,8 @@ import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateComma
 import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+import { LISTED_STATUSES, listedRows, sameRows, type ListedStatus, type StatusListWrites } from './account-status-lists';
 
-/**
- * The platform statuses whose rows each PROV block also lists in an item of its own
- * (keys.accountStatusList): the exceptions a user filters to ("every account that failed to
- * sync"), which the Account Database finds without passing over the others. Synced and Pending
- * are most of a project's accounts: walking the project finds them at a page's cost.
- */
-export const LISTED_STATUSES = ['failed', 'removed'] as const;
-export type ListedStatus = (typeof LISTED_STATUSES)[number];
-
-/** A block's rows in each listed status, ascending (what its list items hold). */
-export function listedRows(rows: Record<string, StateEntry>): Record<ListedStatus, number[]> {
-  const lists = { failed: [] as number[], removed: [] as number[] };
-  for (const [row, entry] of Object.entries(rows)) {
-    const status = entry.externalStatus;
-    if (status === 'failed' || status === 'removed') lists[status].push(Number(row));
-  }
-  for (const list of Object.values(lists)) list.sort((a, b) => a - b);
-  return lists;
-}
-
-const sameRows = (a: number[], b: number[]) => a.length === b.length && a.every((row, i) => row === b[i]);
 
 /** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
 export class StateBlockConflict extends Error {
@@ -48,6 +28,8 @@ export class StateBlockWriter {
     private readonly deps: { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy },
     private readonly target: { userId: string; projectId: string; shards: number },
     private readonly channel: StateChannel,
+    /** The PROV channel's writer (provisioning) keeps the blocks' status lists (account-status-list-writes.ts). */
+    private readonly statusLists?: StatusListWrites,
   ) {}
 
   /**
@@ -147,7 +129,7 @@ export class StateBlockWriter {
         const version = block.version + 1;
         // A PROV block whose failed / removed rows changed writes its lists in the same
         // transaction: the list never says what the block does not (a conflict cancels both).
-        const lists = this.channel === 'PROV' ? listedRows(block.rows) : undefined;
+        const lists = this.channel === 'PROV' && this.statusLists ? listedRows(block.rows) : undefined;
         const listWrites = lists ? LISTED_STATUSES.filter((status) => !sameRows(lists[status], block.listed[status])) : [];
         const put =
           block.version === 0
@@ -182,12 +164,7 @@ export class StateBlockWriter {
               new TransactWriteCommand({
                 TransactItems: [
                   put ? { Put: put } : { Update: update },
-                  ...listWrites.map((status) => {
-                    const key = keys.accountStatusList(this.target.userId, this.target.projectId, status, block.fromRow, block.shard);
-                    return lists![status].length
-                      ? { Put: { TableName: this.deps.tableName, Item: { ...key, entityType: 'AccountStatusList', userId: this.target.userId, projectId: this.target.projectId, status, shard: block.shard, fromRow: block.fromRow, rows: lists![status], blockVersion: version } } }
-                      : { Delete: { TableName: this.deps.tableName, Key: key } };
-                  }),
+                  ...this.statusLists!.writes(this.deps.tableName, this.target, block, lists!, listWrites, version),
                 ],
               }),
             );

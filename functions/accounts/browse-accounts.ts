@@ -13,7 +13,7 @@ import { accountView, readableAccountPassword } from './account-item';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
 import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
-import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-state-writer';
+import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
 import { withStatesByKey } from './account-states-by-key';
 import { accountsByKey, searchAccounts } from './search-accounts';
 

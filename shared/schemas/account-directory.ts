@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { accountTypes } from './bulk';
 import { emailStatuses } from './email-status';
+import { exportFormats } from '../exports';
 import { isIdShaped } from './ids';
 import type { AccountView } from './project';
 
@@ -41,25 +42,40 @@ export const DIRECTORY_PAGE_MAX = 100;
 
 const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD').refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'Use a real date');
 
-export const directoryQuerySchema = z
-  .object({
-    q: z.string().max(200).optional(),
-    sort: z.enum(directorySorts, 'Sort by date, name or project').default('date'),
+/** The filters and the term: what a page and an export of the Account Database select. */
+const directoryFields = z.object({
+  q: z.string().max(200).optional(),
+  sort: z.enum(directorySorts, 'Sort by date, name or project').default('date'),
+  projectId: z.string().optional(),
+  accountType: z.enum(accountTypes, 'Choose a valid account type').optional(),
+  platformStatus: z.enum(platformStatusFilters, 'Choose a valid platform status').optional(),
+  emailStatus: z.enum(emailStatusFilters, 'Choose a valid e-mail status').optional(),
+  state: z.enum(accountStateFilters, 'Choose active, deactivated or expired').optional(),
+  createdFrom: date.optional(),
+  createdTo: date.optional(),
+  expiresFrom: date.optional(),
+  expiresTo: date.optional(),
+});
+
+type Ranges = { createdFrom?: string | undefined; createdTo?: string | undefined; expiresFrom?: string | undefined; expiresTo?: string | undefined };
+const rangesInOrder = <T extends z.ZodType<Ranges>>(schema: T) =>
+  schema
+    .refine((query) => !query.createdFrom || !query.createdTo || query.createdFrom <= query.createdTo, { path: ['createdTo'], message: 'The end of the range is before its start' })
+    .refine((query) => !query.expiresFrom || !query.expiresTo || query.expiresFrom <= query.expiresTo, { path: ['expiresTo'], message: 'The end of the range is before its start' });
+
+export const directoryQuerySchema = rangesInOrder(
+  directoryFields.extend({
     limit: z.coerce.number('The page size is a number').int().min(1).max(DIRECTORY_PAGE_MAX).default(DIRECTORY_PAGE_DEFAULT),
     cursor: z.string().max(2000).optional(),
-    projectId: z.string().optional(),
-    accountType: z.enum(accountTypes, 'Choose a valid account type').optional(),
-    platformStatus: z.enum(platformStatusFilters, 'Choose a valid platform status').optional(),
-    emailStatus: z.enum(emailStatusFilters, 'Choose a valid e-mail status').optional(),
-    state: z.enum(accountStateFilters, 'Choose active, deactivated or expired').optional(),
-    createdFrom: date.optional(),
-    createdTo: date.optional(),
-    expiresFrom: date.optional(),
-    expiresTo: date.optional(),
     showPasswords: z.enum(['true', 'false']).optional(),
-  })
-  .refine((query) => !query.createdFrom || !query.createdTo || query.createdFrom <= query.createdTo, { path: ['createdTo'], message: 'The end of the range is before its start' })
-  .refine((query) => !query.expiresFrom || !query.expiresTo || query.expiresFrom <= query.expiresTo, { path: ['expiresTo'], message: 'The end of the range is before its start' });
+  }),
+);
+
+/** POST /api/exports/directory ('Export All'): what the filters select, through the Export Center. */
+export const directoryExportSchema = rangesInOrder(directoryFields.extend({ format: z.enum(exportFormats, 'Choose csv, xlsx or json').default('csv') }));
+export type DirectoryExportRequest = z.input<typeof directoryExportSchema>;
+/** What an export of the Account Database stores and reads again: the filters, term and sort. */
+export type DirectorySelection = z.output<typeof directoryFields>;
 
 export type DirectoryQuery = z.infer<typeof directoryQuerySchema>;
 export type DirectoryFilters = Pick<DirectoryQuery, 'projectId' | 'accountType' | 'platformStatus' | 'emailStatus' | 'state' | 'createdFrom' | 'createdTo' | 'expiresFrom' | 'expiresTo'>;

@@ -66,6 +66,17 @@ describe('Account Database: browse and filter, in Chromium', () => {
     expect((await rows().allInnerTexts()).join('\n')).toMatch(/Ben[\s\S]*Dir|Dan[\s\S]*Dir/);
     await page.getByRole('button', { name: 'Filters (1)' }).waitFor();
 
+    // Export All: what the filter selects, through the Export Center.
+    await page.getByRole('button', { name: 'Export All' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Export accounts' });
+    await dialog.getByText('Exports the accounts your search and filters select (2 results), with their passwords.', { exact: false }).waitFor();
+    await settle(page);
+    expect(describeViolations('export all dialog', await axeViolations(page))).toEqual([]);
+    await page.screenshot({ path: screenshotPath('account-directory-export-dialog') });
+    await dialog.getByRole('button', { name: 'Start export' }).click();
+    await page.getByText('Export started').waitFor();
+    await dialog.waitFor({ state: 'hidden' });
+
     await page.getByRole('button', { name: 'Remove filter Platform status: Sync Failed' }).click();
     await page.getByText('4 results', { exact: true }).waitFor();
     await expect.poll(async () => rows().count()).toBe(4);
@@ -76,6 +87,12 @@ describe('Account Database: browse and filter, in Chromium', () => {
     await page.getByText('No account matches these filters.').waitFor();
     await page.getByRole('button', { name: 'Clear all' }).click();
     await page.getByText('4 results', { exact: true }).waitFor();
+
+    // The export made from the filtered view: in the history, two accounts, ready to download.
+    await page.goto(`${app}/exports`);
+    const entry = page.getByRole('listitem').filter({ hasText: 'Account Database' });
+    await entry.getByText('2 accounts').waitFor();
+    await entry.getByRole('button', { name: 'Download' }).waitFor();
   });
 
   it('looks right in light and dark, at 1280 and 390 px: the filtered list and its panel, no sideways scrolling of the page, no axe violation', async () => {

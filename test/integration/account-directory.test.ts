@@ -3,13 +3,16 @@ import { BatchWriteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sd
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountItem } from '../../functions/accounts/account-item';
 import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
+import { provStatusLists } from '../../functions/accounts/account-status-list-writes';
 import { browseAccounts } from '../../functions/accounts/browse-accounts';
 import { directoryQuerySchema } from '../../shared/schemas/account-directory';
 import { keys } from '../../functions/core/keys';
 import type { DirectoryPage } from '../../shared/schemas/account-directory';
 import type { CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, testDb, type ApiUser } from '../support/api';
+import { apiUser, exportDownloadUrl, testDb, type ApiUser } from '../support/api';
+import { until } from '../support/until';
+import type { ExportView } from '../../shared/exports';
 
 const TABLE = 'bulkonboard';
 const tag = () => randomUUID().replaceAll('-', '').slice(0, 6);
@@ -73,7 +76,7 @@ async function storedProject(
   );
   for (let i = 0; i < items.length; i += 25) await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
   const target = { userId, projectId, shards: options.shards };
-  const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+  const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV', provStatusLists);
   await prov.load(1, options.count);
   for (const row of options.failed) prov.set(row, { externalStatus: 'failed', externalError: 'Refused by the platform', provisionRun: 'run1' });
   for (const row of options.synced) prov.set(row, { externalStatus: 'success', externalAccountId: `ext-${row}`, provisionRun: 'run1' });
@@ -212,6 +215,30 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     expect((await alice.call('/api/accounts?projectId=no%23such')).status).toBe(404);
   });
 
+  it('Export All: the accounts the filters select, through the Export Center, with passwords; plan and tenant checked', async () => {
+    const response = await alice.call('/api/exports/directory', { body: { format: 'csv', projectId: small.project.id, platformStatus: 'pending', q: 'small' } });
+    expect(response.status, await response.clone().text()).toBe(202);
+    const started = (await response.json()) as ExportView;
+    expect(started).toMatchObject({ kind: 'directory', projectName: 'Account Database', format: 'csv', status: 'pending' });
+    const done = await until(
+      'the directory export',
+      async () => (await alice.json<ExportView[]>('/api/exports/history')).find((entry) => entry.id === started.id),
+      (entry) => entry?.status === 'completed' || entry?.status === 'failed',
+    );
+    expect(done).toMatchObject({ status: 'completed', rowCount: 3 });
+    const csv = await (await fetch(await exportDownloadUrl(alice, started.id))).text();
+    for (const account of small.accounts) expect(csv).toContain(`${account.email},${account.username},${account.plainPassword}`);
+    expect(csv).not.toContain('Alpha0');
+
+    // Excel is Pro; a bad format or range is a 400; another user's project is not found.
+    expect((await alice.call('/api/exports/directory', { body: { format: 'xlsx' } })).status).toBe(403);
+    expect((await alice.call('/api/exports/directory', { body: { format: 'pdf' } })).status).toBe(400);
+    expect((await alice.call('/api/exports/directory', { body: { createdFrom: '2025-02-01', createdTo: '2025-01-01' } })).status).toBe(400);
+    const dave = await apiUser();
+    expect((await dave.call('/api/exports/directory', { body: { projectId: small.project.id } })).status).toBe(404);
+    expect((await dave.call('/api/exports/directory', { body: { projectId: 'x'.repeat(5000) } })).status).toBe(404);
+  });
+
   it('keeps another user’s accounts, projects and cursors out', async () => {
     const bob = await apiUser();
     expect(await list(bob, {})).toMatchObject({ items: [], count: 0 });
@@ -237,7 +264,7 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     expect(lists!.flatMap((item) => item.rows as number[]).sort((a, b) => a - b)).toEqual(failed);
 
     // A retry that syncs row 40: its block's list no longer names it, in the same write.
-    const prov = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV');
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV', provStatusLists);
     await prov.load(1, 40);
     prov.set(40, { externalStatus: 'success', externalAccountId: 'ext-40', provisionRun: 'run2' });
     await prov.flush();
@@ -247,8 +274,8 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     expect(block40?.rows).not.toContain(40);
 
     // A delivery whose lease lapsed (it read the block before that write) writes neither the block nor its list.
-    const late = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV');
-    const current = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV');
+    const late = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV', provStatusLists);
+    const current = new StateBlockWriter({ db, tableName: TABLE }, { userId: alice.sub, projectId: big.projectId, shards: 3 }, 'PROV', provStatusLists);
     await Promise.all([late.load(1, 40), current.load(1, 40)]);
     current.set(10, { externalStatus: 'failed', externalError: 'Refused', provisionRun: 'run3' });
     await current.flush();

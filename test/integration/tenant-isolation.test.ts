@@ -312,6 +312,8 @@ const expectations: Record<string, Expectation> = {
       expect(portal.customerId).not.toBe(a.customerId);
     },
   },
+  // Export All of the Account Database: a filter naming A's project is a project that does not exist.
+  'POST /api/exports/directory': { body: ({ a }) => ({ format: 'csv', projectId: a.projectId }), answer: 404 },
   'POST /api/exports/account-data': {
     answer: async (response, { a, b }) => {
       const started = await ok<ExportView>(response, 202);

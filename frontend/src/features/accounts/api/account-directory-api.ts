@@ -1,6 +1,8 @@
-import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
-import type { DirectoryFilters, DirectoryPage, DirectorySort } from '@shared/schemas/account-directory';
-import { apiRequest } from '../../../lib/api-client';
+import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query';
+import type { DirectoryExportRequest, DirectoryFilters, DirectoryPage, DirectorySort } from '@shared/schemas/account-directory';
+import type { ExportView } from '@shared/exports';
+import { apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { toaster } from '../../../lib/toaster';
 import { queryKeys } from '../../../lib/query-keys';
 
 export const DIRECTORY_PAGE_SIZE = 25;
@@ -33,5 +35,21 @@ export function useAccountDirectoryQuery(request: DirectoryRequest) {
     getNextPageParam: (lastPage) => lastPage.nextCursor,
     // While the next term or filter loads, the last results stay (no flashing skeleton on every key).
     placeholderData: keepPreviousData,
+  });
+}
+
+/** 'Export All': POST /api/exports/directory with the filters, term and sort shown; the file is made in the Export Center. */
+export function useStartDirectoryExport() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (request: DirectoryExportRequest) => apiRequest<ExportView>('/api/exports/directory', { method: 'POST', body: request }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: queryKeys.exportHistory });
+      toaster.create({ type: 'success', title: 'Export started', description: "Your export is being processed in the Export Center. You'll be notified when it's ready." });
+    },
+    onError: (error) => {
+      if (error.message.startsWith('401')) return; // the logged-out toast is already showing
+      toaster.create({ type: 'error', title: 'Export failed', description: serverMessageOf(error, [400, 403, 404]) ?? 'Failed to start export. Please try again.' });
+    },
   });
 }

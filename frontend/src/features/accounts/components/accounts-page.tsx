@@ -27,6 +27,7 @@ import { PasswordVisibilityButton } from '../../../components/password-visibilit
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { DIRECTORY_PAGE_SIZE, useAccountDirectoryQuery } from '../api/account-directory-api';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
+import { ExportAllDialog } from './export-all-dialog';
 import { plural } from '@shared/text/plural';
 
 const SEARCH_DEBOUNCE_MS = 250;
@@ -147,6 +148,7 @@ export function AccountsPage() {
                     <FilterIcon aria-hidden="true" /> Filters{activeFilters.length ? ` (${activeFilters.length})` : ''}
                   </Button>
                   <PasswordVisibilityButton shown={showPasswords} onToggle={() => setShowPasswords((shown) => !shown)} />
+                  <ExportAllDialog term={searchTerm} sort={sort} filters={filters} countText={current ? countText(current.count, current.countIs).toLowerCase() : 'the accounts shown'} />
                 </HStack>
               </Flex>
               {filtersOpen ? (
