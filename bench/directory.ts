@@ -9,7 +9,8 @@
  * (accountItem: keys, the four search index keys), in projects of 10,000 accounts over 10
  * shards (as an import of that size), with their PROV and MAIL state blocks (1% Sync Failed, 90%
  * Synced, the rest Pending; 60% of the e-mails sent) and the project counters as the writers keep
- * them. Writing 1,000,000 items to DynamoDB Local takes long on this machine: the large user has
+ * them, and the blocks' Sync Failed lists as provisioning writes them (the projects marked as
+ * filled: the steady state, not the one-time fill of older projects). Writing 1,000,000 items to DynamoDB Local takes long on this machine: the large user has
  * DIRECTORY_BENCH_ACCOUNTS accounts (default 200,000), and the output says how many.
  */
 import fs from 'node:fs';
@@ -31,7 +32,7 @@ const TABLE = 'bulkonboard';
 const SMALL = 1_000;
 const LARGE = Number(process.env.DIRECTORY_BENCH_ACCOUNTS ?? 200_000);
 const PER_PROJECT = 10_000;
-const REQUESTS = 60;
+const REQUESTS = 40;
 
 const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
 
@@ -67,7 +68,7 @@ async function writeUser(db: DynamoDBDocumentClient, userId: string, total: numb
     await db.send(
       new PutCommand({
         TableName: TABLE,
-        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: `Project ${p}`, accountType: 'Standard User', status: 'active', accountCount: count, failedCount: 0, accountShards: shards, syncedCount: synced, syncFailedCount: failed, emailSentCount: sent, createdAt: createdAt.toISOString(), updatedAt: createdAt.toISOString() },
+        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: `Project ${p}`, accountType: 'Standard User', status: 'active', accountCount: count, failedCount: 0, accountShards: shards, syncedCount: synced, syncFailedCount: failed, emailSentCount: sent, statusListsAt: createdAt.toISOString(), createdAt: createdAt.toISOString(), updatedAt: createdAt.toISOString() },
       }),
     );
     const items: Record<string, unknown>[] = rows.map((row) =>
@@ -106,6 +107,9 @@ async function writeUser(db: DynamoDBDocumentClient, userId: string, total: numb
         for (const [channel, entries] of [['PROV', prov], ['MAIL', mail]] as const) {
           if (Object.keys(entries).length) items.push({ ...keys.accountStateBlock(userId, projectId, channel, first, shard), entityType: 'AccountStates', userId, projectId, channel, shard, fromRow: first, rows: entries, version: 1 });
         }
+        // The block's Sync Failed list, as provisioning writes it with the block (provStatusLists).
+        const failedRows = Object.entries(prov).filter(([, entry]) => (entry as { externalStatus: string }).externalStatus === 'failed').map(([row]) => Number(row)).sort((a, b) => a - b);
+        if (failedRows.length) items.push({ ...keys.accountStatusList(userId, projectId, 'failed', first, shard), entityType: 'AccountStatusList', userId, projectId, status: 'failed', shard, fromRow: first, rows: failedRows, blockVersion: 1 });
       }
     }
     const batches: Record<string, unknown>[][] = [];

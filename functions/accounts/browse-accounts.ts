@@ -238,24 +238,39 @@ export async function listedProjectRows(
   return { items: await withStates(db, tableName, target, accounts), read: lists.length + found.size, more, ...(last !== undefined ? { last } : {}) };
 }
 
+/** PROV blocks one request reads to fill older projects' status lists (resumed by the next request). */
+export const FILL_BLOCKS_PER_REQUEST = 100;
+
 /**
- * Once per project: the status lists of the blocks written before blocks kept them (one read of
- * its PROV blocks; a list a writer wrote since is kept), then `statusListsAt` on the project. A
- * project with a provisioning run under way is left for later (walked meanwhile): the run's
- * writes would race the fill.
+ * Once per project, a step at a time: the status lists of the blocks written before blocks kept
+ * them. Each step reads at most `budget.blocks` of the project's PROV blocks (from where the last
+ * step stopped, `statusListsFillKey` on the project), puts their lists (a list a writer wrote since
+ * is kept: `attribute_not_exists`), and records how far it got; the last one sets `statusListsAt`.
+ * Until then the project is walked (74), so every answer is right and no request reads more than
+ * its budget. A project with a provisioning run under way waits: the run's writes would race the fill.
  */
-async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, userId: string, project: Record<string, unknown>, now: Date): Promise<boolean> {
+async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, userId: string, project: Record<string, unknown>, now: Date, budget: { blocks: number }): Promise<boolean> {
   if (typeof project.statusListsAt === 'string') return true;
-  if (typeof project.activeProvisioningJob === 'string') return false;
+  if (typeof project.activeProvisioningJob === 'string' || budget.blocks <= 0) return false;
   const projectId = String(project.id);
   const { PK } = keys.accountStatesOf(userId, projectId);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prov)', ExpressionAttributeValues: { ':pk': PK, ':prov': 'PROV#' }, ConsistentRead: true, ExclusiveStartKey: start }));
-    for (const block of page.Items ?? []) {
+  const from = typeof project.statusListsFillKey === 'string' && project.statusListsFillKey.startsWith('PROV#') ? project.statusListsFillKey : undefined;
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prov)',
+      ExpressionAttributeValues: { ':pk': PK, ':prov': 'PROV#' },
+      ConsistentRead: true,
+      Limit: budget.blocks,
+      ...(from ? { ExclusiveStartKey: { PK, SK: from } } : {}),
+    }),
+  );
+  const blocks = page.Items ?? [];
+  budget.blocks -= Math.max(1, blocks.length);
+  await Promise.all(
+    blocks.flatMap((block) => {
       const lists = listedRows((block.rows as Record<string, StateEntry>) ?? {});
-      for (const status of LISTED_STATUSES) {
-        if (!lists[status].length) continue;
+      return LISTED_STATUSES.filter((status) => lists[status].length > 0).map(async (status) => {
         const key = keys.accountStatusList(userId, projectId, status, Number(block.fromRow), Number(block.shard));
         try {
           await db.send(
@@ -268,12 +283,20 @@ async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, 
         } catch (error) {
           if (!(error instanceof ConditionalCheckFailedException)) throw error;
         }
-      }
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  await db.send(new UpdateCommand({ TableName: tableName, Key: keys.project(userId, projectId), UpdateExpression: 'SET statusListsAt = :at', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':at': now.toISOString() } }));
-  return true;
+      });
+    }),
+  );
+  const done = page.LastEvaluatedKey === undefined;
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.project(userId, projectId),
+      UpdateExpression: done ? 'SET statusListsAt = :at REMOVE statusListsFillKey' : 'SET statusListsFillKey = :key',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: done ? { ':at': now.toISOString() } : { ':key': String(page.LastEvaluatedKey!.SK) },
+    }),
+  );
+  return done;
 }
 
 const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
@@ -295,7 +318,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     // Sync Failed / Removed: the projects whose blocks keep status lists are read through them.
     const listedProjects = new Set<string>();
     if (isListed(filters.platformStatus) && !(query.q ?? '').trim() && query.sort !== 'name') {
-      for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now)) listedProjects.add(String(project.id));
+      const fill = { blocks: FILL_BLOCKS_PER_REQUEST };
+      for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
     const term = (query.q ?? '').trim();

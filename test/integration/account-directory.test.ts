@@ -285,24 +285,51 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     expect(list1?.rows).toEqual([7, 10, 22]);
   });
 
-  it('fills the lists once for blocks written before they existed, then reads through them', async () => {
+  it('fills the lists of blocks written before they existed a bounded step per request, answering right meanwhile, then reads through them', async () => {
     const db = testDb();
     const carol = await apiUser();
-    const old = await storedProject(carol.sub, { idPrefix: '01910000', name: 'Old', count: 12, shards: 2, failed: [], synced: [], mailed: [] });
-    // A block as the writer left it before the lists: no list item beside it.
-    await db.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: { ...keys.accountStateBlock(carol.sub, old.projectId, 'PROV', 1, 1), entityType: 'AccountStates', userId: carol.sub, projectId: old.projectId, channel: 'PROV', shard: 1, fromRow: 1, rows: { '5': { externalStatus: 'failed', externalError: 'No' }, '7': { externalStatus: 'success' } }, version: 1 },
-      }),
-    );
-    await db.send(new PutCommand({ TableName: TABLE, Item: { ...(await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(carol.sub, old.projectId) }))).Item, syncFailedCount: 1, syncedCount: 1 } }));
-    const found = await list(carol, { platformStatus: 'failed' });
-    expect(found).toMatchObject({ count: 1, countIs: 'exact' });
-    expect(found.items.map((a) => a.id)).toEqual([keys.accountId(old.projectId, 5)]);
-    const { Item: project } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(carol.sub, old.projectId) }));
-    expect(typeof project?.statusListsAt).toBe('string');
-    const { Item: filled } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.accountStatusList(carol.sub, old.projectId, 'failed', 1, 1) }));
-    expect(filled?.rows).toEqual([5]);
+    const old = await storedProject(carol.sub, { idPrefix: '01910000', name: 'Old', count: 160, shards: 1, failed: [], synced: [], mailed: [] });
+    // 160 blocks as the writer left them before the lists (none beside them): rows 5 and 7,955 failed.
+    const blocks = Array.from({ length: 160 }, (_, i) => {
+      const fromRow = i * 50 + 1;
+      const failedRow = i === 0 ? 5 : i === 159 ? 7955 : undefined;
+      return {
+        ...keys.accountStateBlock(carol.sub, old.projectId, 'PROV', fromRow, 0),
+        entityType: 'AccountStates',
+        userId: carol.sub,
+        projectId: old.projectId,
+        channel: 'PROV',
+        shard: 0,
+        fromRow,
+        rows: { [String(fromRow + 1)]: { externalStatus: 'success' }, ...(failedRow ? { [String(failedRow)]: { externalStatus: 'failed', externalError: 'No' } } : {}) },
+        version: 1,
+      };
+    });
+    for (let i = 0; i < blocks.length; i += 25) await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: blocks.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    // The two failed accounts (row 5 exists already; 7,955 is added past the project's 160).
+    const { Item: five } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.account(carol.sub, old.projectId, 5) }));
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...five, ...keys.account(carol.sub, old.projectId, 7955), id: keys.accountId(old.projectId, 7955), row: 7955, email: 'late@example.com' } }));
+    const { Item: stored } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(carol.sub, old.projectId) }));
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...stored, accountCount: 161, syncFailedCount: 2, syncedCount: 160 } }));
+
+    const expected = [7955, 5].map((row) => keys.accountId(old.projectId, row));
+    // First request: 100 of the 160 blocks filled; the project is walked meanwhile, and the answer is the same.
+    const first = await everyPage(carol, { platformStatus: 'failed' });
+    expect(first.ids).toEqual(expected);
+    expect(first.pages[0]).toMatchObject({ count: 2, countIs: 'exact' });
+    const project = async () => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(carol.sub, old.projectId), ConsistentRead: true }))).Item!;
+    expect((await project()).statusListsAt).toBeUndefined();
+    expect((await project()).statusListsFillKey).toBe(keys.accountStateBlock(carol.sub, old.projectId, 'PROV', 4951, 0).SK);
+    // The next request goes on from there and finishes.
+    expect((await everyPage(carol, { platformStatus: 'failed' })).ids).toEqual(expected);
+    expect((await project()).statusListsAt).toBeDefined();
+    expect((await project()).statusListsFillKey).toBeUndefined();
+    const { Item: lastList } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.accountStatusList(carol.sub, old.projectId, 'failed', 7951, 0) }));
+    expect(lastList?.rows).toEqual([7955]);
+    const browse = browseAccounts({ db, tableName: TABLE, cipher: () => Promise.reject(new Error('no passwords here')) });
+    const listed = await browse(carol.sub, directoryQuerySchema.parse({ platformStatus: 'failed' }));
+    expect(listed.items.map((a) => a.id)).toEqual(expected);
+    // Through the lists now: 2 list items and 2 accounts, not the 161 accounts.
+    expect(listed.itemsRead).toBe(4);
   });
 });
