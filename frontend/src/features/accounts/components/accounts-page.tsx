@@ -126,11 +126,11 @@ export function AccountsPage() {
         <Card.Root variant="outline">
           <Card.Body>
             <Stack gap="4">
-              <Flex gap="3" direction={{ base: 'column', md: 'row' }} align={{ base: 'stretch', md: 'center' }}>
+              <Flex gap="3" direction={{ base: 'column', '2xl': 'row' }} align={{ base: 'stretch', '2xl': 'center' }}>
                 <InputGroup flex="1" startElement={<SearchIcon size={16} aria-hidden="true" />} endElement={directory.isFetching ? <Spinner size="xs" /> : undefined}>
                   <Input type="search" aria-label="Search accounts" placeholder="Search by name, email, or username..." value={term} onChange={(event) => setTerm(event.target.value)} />
                 </InputGroup>
-                <HStack gap="3" justify="space-between" wrap="wrap">
+                <HStack gap="3" justify={{ base: 'flex-start', '2xl': 'flex-end' }} wrap="wrap">
                   <Badge size="lg" variant="subtle" colorPalette="blue" aria-live="polite" visibility={current ? 'visible' : 'hidden'}>
                     {current ? countText(current.count, current.countIs) : plural(0, 'result')}
                   </Badge>
