@@ -25,6 +25,9 @@
  *     project CSV download of the same rows (bench/exports.ts).
  * 12. Deleting a project of 50,000 accounts (no platform) beside a bare BatchWrite delete of its items,
  *     and the peak RSS of the process running its chunks (bench/project-deletion.ts; port offset 37500).
+ * 14. The Account Database's filtered pages (GET /api/accounts): p95 at 1,000 accounts against a large
+ *     user (DIRECTORY_BENCH_ACCOUNTS, default 200,000, written into the table: said in the output),
+ *     and the items a page reads (bench/directory.ts, part `directory`; port offset 22500).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics) and 15000 (fair), plus TEST_PORT_SHIFT.
@@ -50,6 +53,7 @@ import { uploadBench } from './upload';
 import { lifecycleBench } from './lifecycle';
 import { projectDeletionBench } from './project-deletion';
 import { accountActionsBench } from './account-actions';
+import { directoryBench } from './directory';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -190,7 +194,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

@@ -59,6 +59,8 @@ export const routes: readonly RouteDefinition[] = [
   // Delete a project: a job on the provisioning queue (?removeFromPlatform=false keeps its accounts on their platform); its progress.
   { method: 'DELETE', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects', auth: 'jwt' },
+  // The Account Database: every account of the caller, paged, sorted and filtered (with an optional term).
+  { method: 'GET', path: '/api/accounts', group: 'accounts', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
   // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
   { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
@@ -74,6 +76,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
   // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
   { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
+  // 'Export All' in the Account Database: the accounts its filters select, through the export worker.
+  { method: 'POST', path: '/api/exports/directory', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
   // A finished export's file: a fresh 15-minute link, the download recorded as a security event.
   { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history', auth: 'jwt' },
@@ -302,7 +306,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // PutItem), queued on the provisioning queue; its security event (PutItem).
   projects: { table: [...readWrite], sendTo: ['provisioning'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
-  // search that shows passwords is recorded as a security event (and the gate's).
+  // search that shows passwords is recorded as a security event (and the gate's); the Account
+  // Database fills a project's Sync Failed / Removed lists once (PutItem, UpdateItem of the project).
   // An edit is one transaction: the account (UpdateItem), its history entry (PutItem) and, for a
   // regenerated username, the old name item (DeleteItem), the new one (PutItem) and the user's
   // bulk lock (ConditionCheckItem).
@@ -385,7 +390,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-dead-letter-worker': { table: ['UpdateItem', 'GetItem', 'PutItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket; deletes
   // that file again when the export was stopped or erased meanwhile (account deletion).
-  'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
+  // BatchGetItem: a directory export reads the accounts its Sync Failed / Removed lists name (functions/accounts/browse-accounts.ts).
+  'export-worker': { table: [...readWrite, 'BatchGetItem'], exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.
   // A project's deletion: its accounts removed from their platform and erased (transactions of

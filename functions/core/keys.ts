@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -60,6 +60,17 @@ export const keys = {
   /** One state block: a channel's entries for the rows of one shard from `fromRow` on. */
   accountStateBlock: (userId: string, projectId: string, channel: string, fromRow: number, shard: number) =>
     ({ PK: `${accountPartition(userId, projectId, 0)}#STATE`, SK: `${channel}#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}` }) as const,
+
+  /**
+   * The rows of one PROV state block whose platform status is `status` (failed, removed: the
+   * exceptions), beside the block in the project's STATE partition, written with it
+   * (account-state-writer.ts): the Account Database's "Sync Failed" filter reads these instead of
+   * passing over every account (docs/data-model.md, "The Account Database as a directory"). Its own
+   * prefix: the blocks' range reads (`PROV#…`) never see one.
+   */
+  accountStatusList: (userId: string, projectId: string, status: string, fromRow: number, shard: number) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#STATE`, SK: `LIST#${status}#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}` }) as const,
+  accountStatusListPrefix: (status: string) => `LIST#${status}#`,
 
   /**
    * What happened to an account that no other record keeps (an edit, and the lifecycle actions to

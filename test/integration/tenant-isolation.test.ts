@@ -231,6 +231,16 @@ const expectations: Record<string, Expectation> = {
       expect(Item?.status).not.toBe('completed');
     },
   },
+  // A filter naming A's project answers as a project that does not exist; without one, B lists only B's accounts.
+  'GET /api/accounts': {
+    query: (a) => `?projectId=${a.projectId}&showPasswords=true`,
+    answer: 404,
+    ownerAfter: async ({ a, b }) => {
+      expect((await a.user.json<{ items: { id: string }[] }>(`/api/accounts?projectId=${a.projectId}`)).items.map((item) => item.id)).toContain(a.account.id);
+      const own = await b.json<{ items: { projectId: string }[]; count: number }>('/api/accounts?limit=100');
+      expect(own.items.every((item) => item.projectId !== a.projectId)).toBe(true);
+    },
+  },
   'GET /api/accounts/search': {
     query: (a) => `?q=${encodeURIComponent(a.account.firstName)}&showPasswords=true`,
     answer: async (response, { a, b }) => {
@@ -302,6 +312,8 @@ const expectations: Record<string, Expectation> = {
       expect(portal.customerId).not.toBe(a.customerId);
     },
   },
+  // Export All of the Account Database: a filter naming A's project is a project that does not exist.
+  'POST /api/exports/directory': { body: ({ a }) => ({ format: 'csv', projectId: a.projectId }), answer: 404 },
   'POST /api/exports/account-data': {
     answer: async (response, { a, b }) => {
       const started = await ok<ExportView>(response, 202);

@@ -26,6 +26,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   accountId: () => null,
   accountStatesOf: () => keys.accountStatesOf(u, p),
   accountStateBlock: () => keys.accountStateBlock(u, p, 'MAIL', 1, 3),
+  accountStatusList: () => keys.accountStatusList(u, p, 'failed', 1, 3),
+  accountStatusListPrefix: () => null,
   accountHistory: () => keys.accountHistory(u, p, 7, '2026-11-27T00:00:00.000Z', p),
   accountHistoryOf: () => keys.accountHistoryOf(u, p, 7),
   accountLink: () => keys.accountLink(u, p, 7, p),
