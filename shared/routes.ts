@@ -242,7 +242,7 @@ export function findRoute(method: string, path: string):
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
  * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
  * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
- * no request and no recurring work scans. BatchGetItem: only the account
+ * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker and the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names).
  */
 export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'Scan'] as const;
