@@ -166,7 +166,9 @@ function BulkJobDialog({ projectId, action, target, onClose, onStarted }: { proj
               : `The account holders of ${what} will be e-mailed their credentials.`;
 
   return (
-    <Dialog.Root role="alertdialog" open onOpenChange={(details) => !details.open && !busy && onClose()} closeOnInteractOutside={!busy} placement="center">
+    // An alert dialog answers to its buttons and Escape only: a focus or click outside it (the edit
+    // dialog it follows giving focus back to the row's menu as it closes) must not close it.
+    <Dialog.Root role="alertdialog" open onOpenChange={(details) => !details.open && !busy && onClose()} closeOnInteractOutside={false} placement="center">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>
