@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
 import type { ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { screenshotPath } from '../support/browser';
-import { signedInWithProvisionedProject } from '../support/provisioned-project';
+import { closedAfterTests, onProjectPageInEachLook, signedInWithProvisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -35,13 +35,7 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
   beforeAll(async () => {
     ({ browser, page, user, project } = await signedInWithProvisionedProject({ firstName: 'Actions', lastName: 'Tester' }, `Actions ${tag}`, people));
   });
-  afterAll(async () => {
-    await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-account-actions-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
-  });
+  closedAfterTests('account-actions', () => ({ browser, page }));
 
   const accountsTable = () => page.getByRole('table', { name: 'Accounts of this project' });
   const accounts = async () => (await user.json<ListPage<AccountView>>(`/api/projects/${project.id}/accounts`)).items;
@@ -110,14 +104,7 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
   });
 
   it('dark, and at 390 px: the bulk bar and the confirmation stay usable and pass axe', async () => {
-    for (const [theme, width] of [
-      ['dark', 1280],
-      ['dark', 390],
-      ['light', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.goto(`${app}/projects/${project.id}`);
-      await useTheme(page, theme);
+    await onProjectPageInEachLook(page, project.id, async (theme, width) => {
       await page.getByRole('checkbox', { name: `Select ${nameOf(1)}` }).check({ force: true });
       const bar = page.getByRole('region', { name: 'Selected accounts' });
       const deactivate = bar.getByRole('button', { name: 'Deactivate' });
@@ -134,7 +121,7 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
       await page.screenshot({ path: screenshotPath(`account-deactivate-confirm-${theme}-${width}`) });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });
-    }
+    });
   });
   it('sends an edit made here to the directory from the row menu (Update on <platform>), and the "not yet updated" mark goes', async () => {
     await page.setViewportSize({ width: 1280, height: 900 });

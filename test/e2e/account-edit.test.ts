@@ -1,10 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
 import type { ApiUser } from '../support/api';
-import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
+import { axeViolations, describeViolations, settle } from '../support/a11y';
 import { screenshotPath } from '../support/browser';
-import { signedInWithProvisionedProject } from '../support/provisioned-project';
+import { closedAfterTests, onProjectPageInEachLook, signedInWithProvisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -36,13 +36,7 @@ describe('Edit an account and see its history, in Chromium', () => {
   beforeAll(async () => {
     ({ browser, page, user, project } = await signedInWithProvisionedProject({ firstName: 'Edit', lastName: 'Tester' }, `Edits ${tag}`, people));
   });
-  afterAll(async () => {
-    await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-account-edit-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
-  });
+  closedAfterTests('account-edit', () => ({ browser, page }));
 
   const accountsTable = () => page.getByRole('table', { name: 'Accounts of this project' });
   /** The row menu's item, chosen once the menu has opened (its opening animation ended). */
@@ -155,14 +149,7 @@ describe('Edit an account and see its history, in Chromium', () => {
   });
 
   it('dark, and at 390 px: the row actions stay in reach; the dialog and the drawer read and pass axe', async () => {
-    for (const [theme, width] of [
-      ['dark', 1280],
-      ['dark', 390],
-      ['light', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.goto(`${app}/projects/${project.id}`);
-      await useTheme(page, theme);
+    await onProjectPageInEachLook(page, project.id, async (theme, width) => {
       const name = `${people[1]!.firstName} Park`;
       const trigger = page.getByRole('button', { name: `Actions for ${name}` });
       await trigger.waitFor();
@@ -189,6 +176,6 @@ describe('Edit an account and see its history, in Chromium', () => {
       await page.screenshot({ path: screenshotPath(`account-history-drawer-${theme}-${width}`) });
       await drawer.getByRole('button', { name: 'Close the history' }).click();
       await drawer.waitFor({ state: 'hidden' });
-    }
+    });
   });
 });

@@ -1,12 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { baseUsername, usernameYear } from '../../shared/generation/username';
-import type { Integration } from '../../shared/schemas/integrations';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import type { ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { screenshotPath } from '../support/browser';
+import { closedAfterTests, onProjectPageInEachLook, signedInWithProvisionedProject } from '../support/provisioned-project';
 import { expectToastClearOf, shownToasts } from '../support/screen-layout';
 import { until } from '../support/until';
 
@@ -42,37 +40,12 @@ describe('the bulk bar over a selection, in Chromium', () => {
   const emails = people.map((p) => p.email);
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Bulkbar', lastName: 'Tester' });
-    await upgradeToPro(user);
     // Someone else holds two of the user names on the directory: their sync fails.
-    for (const i of failing) {
-      const taken = await fetch(`${stack.scim.url}/Users`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${stack.scim.token}`, 'content-type': 'application/scim+json' },
-        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'], userName: baseUsername(people[i]!.firstName, people[i]!.lastName, usernameYear(new Date())), emails: [{ value: `someone.else.${people[i]!.email}`, primary: true }], active: true }),
-      });
-      expect(taken.status).toBe(201);
-    }
-    const integration = await user.json<Integration>('/api/integrations', {
-      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
-    });
-    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
-      body: { projectName: `Bulk bar ${tag}`, csvData: people, apiIntegrationId: integration.id, createExternalAccounts: true },
-    });
-    project = created.project;
-    const run = await until('the provisioning run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`), (r) => r.status === 'completed');
-    expect(run).toMatchObject({ synced: 3, failed: 2 });
-    await signInThroughApp(page, app, user);
+    const setUp = await signedInWithProvisionedProject({ firstName: 'Bulkbar', lastName: 'Tester' }, `Bulk bar ${tag}`, people, { failingToSync: failing.map((i) => people[i]!) });
+    ({ browser, page, user, project } = setUp);
+    expect(setUp.run).toMatchObject({ synced: 3, failed: 2 });
   });
-  afterAll(async () => {
-    await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-bulk-selection-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
-  });
+  closedAfterTests('bulk-selection', () => ({ browser, page }));
 
   const accountsTable = () => page.getByRole('table', { name: 'Accounts of this project' });
   const bar = () => page.getByRole('region', { name: 'Selected accounts' });
@@ -165,14 +138,7 @@ describe('the bulk bar over a selection, in Chromium', () => {
   });
 
   it('dark, and at 390 px: the bulk bar does not overflow, the confirmation stays usable, axe clean', async () => {
-    for (const [theme, width] of [
-      ['dark', 1280],
-      ['dark', 390],
-      ['light', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.goto(`${app}/projects/${project.id}`);
-      await useTheme(page, theme);
+    await onProjectPageInEachLook(page, project.id, async (theme, width) => {
       await page.getByRole('checkbox', { name: `Select ${nameOf(0)}` }).check({ force: true });
       await bar().getByText('1 account selected').waitFor();
       for (const name of ['Send credentials', 'Reset password', 'Deactivate', 'Reactivate', 'Delete', 'Clear']) {
@@ -191,7 +157,7 @@ describe('the bulk bar over a selection, in Chromium', () => {
       await page.screenshot({ path: screenshotPath(`bulk-selection-reset-confirm-${theme}-${width}`) });
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'hidden' });
-    }
+    });
   });
 
   it("an edit of a synced account offers 'Update on <platform>' right away, which updates it there", async () => {

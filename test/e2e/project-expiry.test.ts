@@ -1,7 +1,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
@@ -9,12 +9,11 @@ import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
 import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
-import type { Integration } from '../../shared/schemas/integrations';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { PROJECT_EXPIRED_MESSAGE, type AccountView, type Page as ListPage, type Project } from '../../shared/schemas/project';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
-import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import type { ApiUser } from '../support/api';
+import { axeViolations, describeViolations, settle } from '../support/a11y';
+import { screenshotPath } from '../support/browser';
+import { closedAfterTests, onProjectPageInEachLook, signedInWithProvisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -36,18 +35,7 @@ describe('An expired project, in Chromium', () => {
   const people = ['Ada', 'Ben'].map((first) => ({ firstName: `${first}${tag}`, lastName: 'Expiry', email: `${first.toLowerCase()}.exp${tag}@example.com` }));
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Expiry', lastName: 'Tester' });
-    await upgradeToPro(user);
-    const integration = await user.json<Integration>('/api/integrations', {
-      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
-    });
-    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
-      body: { projectName: `Expiring ${tag}`, expirationDate: '2035-06-01', csvData: people, apiIntegrationId: integration.id, createExternalAccounts: true },
-    });
-    project = created.project;
-    await until('the provisioning run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`), (run) => run.status === 'completed');
+    ({ browser, page, user, project } = await signedInWithProvisionedProject({ firstName: 'Expiry', lastName: 'Tester' }, `Expiring ${tag}`, people, { expirationDate: '2035-06-01' }));
 
     // The schedule's run, with the clock moved to the morning of the date (UTC, the user's timezone).
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials }));
@@ -66,15 +54,8 @@ describe('An expired project, in Chromium', () => {
     await until('the expiry', () => user.json<AccountActionJob>(`/api/account-actions/${jobId!}`), (job) => job.status === 'completed');
     db.destroy();
     sqs.destroy();
-    await signInThroughApp(page, app, user);
   });
-  afterAll(async () => {
-    await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-project-expiry-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
-  });
+  closedAfterTests('project-expiry', () => ({ browser, page }));
 
   const accountsTable = () => page.getByRole('table', { name: 'Accounts of this project' });
 
@@ -124,19 +105,12 @@ describe('An expired project, in Chromium', () => {
   });
 
   it('dark, and at 390 px: the project page passes axe', async () => {
-    for (const [theme, width] of [
-      ['dark', 1280],
-      ['dark', 390],
-      ['light', 390],
-    ] as const) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.goto(`${app}/projects/${project.id}`);
-      await useTheme(page, theme);
+    await onProjectPageInEachLook(page, project.id, async (theme, width) => {
       await page.getByRole('heading', { name: `Expiring ${tag}` }).waitFor();
       await page.locator('main').getByText('Expired', { exact: true }).first().waitFor();
       await settle(page);
       expect(describeViolations(`expired project (${theme}, ${width})`, await axeViolations(page))).toEqual([]);
       await page.screenshot({ path: screenshotPath(`project-expired-${theme}-${width}`), fullPage: true });
-    }
+    });
   });
 });
