@@ -19,6 +19,7 @@ import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
+import { figure } from './own-process';
 import { benchPortShift } from './ports';
 import { startRemoteScimServer } from './provisioning';
 
@@ -98,8 +99,8 @@ export async function accountActionsBench(): Promise<void> {
       } while (start);
     }
     const ratio = oursMs / bareMs;
-    console.log(
-      `  deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
+    figure(
+      `deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
         `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight ${seconds(bareMs)}; ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
         `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0)`,
     );

@@ -22,6 +22,7 @@ import { accountItem } from '../functions/accounts/account-item';
 import { accountShardsFor } from '../functions/accounts/account-partitions';
 import { keys } from '../functions/core/keys';
 import { timeOrderedId } from '../functions/core/ids';
+import { figure } from './own-process';
 import { benchPortShift } from './ports';
 
 const ACCOUNTS = 50_000;
@@ -106,7 +107,7 @@ export async function projectDeletionBench(): Promise<void> {
     const run = JSON.parse(line) as { ms: number; status: string; removed: number; projectDeleted: boolean; peakMb: number; beforeMb: number };
     if (run.status !== 'completed' || run.removed !== ACCOUNTS || !run.projectDeleted) throw new Error(`the deletion ended ${run.status}: ${run.removed} of ${ACCOUNTS} removed`);
     const ratio = run.ms / bare;
-    console.log(
+    figure(
       `project-delete ${ACCOUNTS.toLocaleString('en-US')} accounts: the job ${(run.ms / 1000).toFixed(1)} s, bare BatchWrite ${(bare / 1000).toFixed(1)} s, ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
         `the worker process's peak RSS ${run.peakMb.toFixed(0)} MB (heap limited to 160 MB as in a 256 MB function; incl. tsx; ${run.beforeMb.toFixed(0)} MB before the job; target < ${RSS_LIMIT_MB} MB) (the accounts were NOT created through the API: written into the table as the bulk job writes them)`,
     );
