@@ -3,7 +3,7 @@
  * of the project, until the job is completed: queue, workers, pacing, the platform's PATCH and
  * each account's write here) against a bare client that PATCHes the same 10,000 users of the same
  * SCIM server (bin/local/scim-server.ts in a process of its own, as a platform would be) at the
- * same concurrency (the integration's 8 calls in flight), in the same run. Target <= 1.25x; then
+ * same concurrency (the integration's 8 calls in flight, 4 in each of the queue's 2 workers), in the same run. Target <= 1.25x; then
  * 0 accounts left in a wrong state: every account inactive here and on the server.
  * The 10,000 accounts are created and provisioned through the API first (a bulk job, a
  * provisioning run to the server's /Bulk): not timed.
@@ -13,10 +13,13 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { shardsOf } from '../functions/accounts/account-partitions';
+import { withStates } from '../functions/accounts/account-states';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { startLocalStack } from '../bin/local/stack';
 import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
+import { PROVISIONING_WINDOW } from '../functions/provisioning/chunk-window';
+import { queues } from '../shared/routes';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
@@ -65,8 +68,10 @@ export async function accountActionsBench(): Promise<void> {
     const provisioned = await until<{ status: string; synced: number }>(`/api/provisioning-jobs/${run.id}`);
     if (provisioned.synced !== COUNT) throw new Error(`provisioned ${provisioned.synced} of ${COUNT}`);
 
-    // The bare client: the same users, PATCH active (the adapter's request), 8 in flight, keep-alive (fetch).
-    const concurrency = defaultPacing.custom.concurrency;
+    // The bare client: the same users, PATCH active (the adapter's request), keep-alive (fetch), as many in flight as the
+    // workers have: the integration's pacing split over the provisioning queue's concurrent workers (platform-calls.ts pacedCalls), each a chunk of the window.
+    const workers = queues.find((q) => q.name === 'provisioning')!.maxConcurrency;
+    const concurrency = Math.max(1, Math.floor(defaultPacing.custom.concurrency / workers)) * Math.min(workers, PROVISIONING_WINDOW);
     const ids = (await server.users()).map((u) => u.id);
     const bareStart = performance.now();
     await mapBounded(ids, concurrency, async (id) => {
@@ -93,15 +98,17 @@ export async function accountActionsBench(): Promise<void> {
     for (const pk of keys.accountPartitions(user.sub, project.id, shards)) {
       let start: Record<string, unknown> | undefined;
       do {
-        const page = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :a)', FilterExpression: 'isActive = :t', ProjectionExpression: 'SK', ExpressionAttributeValues: { ':pk': pk, ':a': 'ACCOUNT#', ':t': true }, ExclusiveStartKey: start }));
-        activeHere += page.Items?.length ?? 0;
+        const page = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :a)', ProjectionExpression: 'PK, SK, isActive', ExpressionAttributeValues: { ':pk': pk, ':a': 'ACCOUNT#' }, ExclusiveStartKey: start }));
+        // As every reader sees them: with the action's outcome (isActive) from the ACT state blocks.
+        const accounts = await withStates(db, 'bulkonboard', { userId: user.sub, projectId: project.id, shards }, page.Items ?? [], { consistent: true, channels: ['ACT'] });
+        activeHere += accounts.filter((a) => a.isActive !== false).length;
         start = page.LastEvaluatedKey;
       } while (start);
     }
     const ratio = oursMs / bareMs;
     figure(
       `deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
-        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight ${seconds(bareMs)}; ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
+        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight (the workers': ${workers} x ${concurrency / workers}) ${seconds(bareMs)}; ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
         `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0)`,
     );
     if (activeThere + activeHere > 0 || done.done !== COUNT) throw new Error('accounts left in a wrong state');

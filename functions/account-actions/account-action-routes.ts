@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { ACCOUNT_ACTION_MAX, ACTION_FAILURES_SHOWN, actionWords, type AccountAction, type AccountActionInput, type AccountActionJob, type AccountActionStatus } from '../../shared/schemas/account-actions';
 import type { PlanId } from '../../shared/plans';
@@ -6,8 +6,9 @@ import { plural } from '../../shared/text/plural';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import * as jobs from '../account-jobs/lifecycle';
-import { accountsOfJob, MAX_SELECTED_ACCOUNTS, selectedRows } from '../account-jobs/selection';
+import { MAX_SELECTED_ACCOUNTS, selectedRows } from '../account-jobs/selection';
 import { shardsOf } from '../accounts/account-partitions';
+import type { StateEntry } from '../accounts/account-states';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 import { accountActionJobs, type ActionDeps } from './account-actions';
@@ -139,9 +140,39 @@ export const getAccountAction =
     return view;
   };
 
-const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> =>
-  accountsOfJob(deps, job, { filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' } }, ACTION_FAILURES_SHOWN, (account) => ({
-    accountId: String(account.id),
-    username: String(account.username),
-    reason: String(account.actionError ?? ''),
-  }));
+/**
+ * The accounts the job left as they were, with the words: its failed entries in the project's ACT
+ * state blocks (account-actions-chunk.ts), in row order, with each account's username.
+ */
+async function actionFailures(deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> {
+  const userId = String(job.userId);
+  const projectId = String(job.projectId);
+  const failed: { row: number; reason: string }[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
+        ExpressionAttributeValues: { ':pk': keys.accountStatesOf(userId, projectId).PK, ':act': 'ACT#' },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const block of page.Items ?? []) {
+      for (const [row, entry] of Object.entries((block.rows ?? {}) as Record<string, StateEntry>)) {
+        if (entry.actionRun === job.id && entry.actionResult === 'failed') failed.push({ row: Number(row), reason: String(entry.actionError ?? '') });
+      }
+    }
+    start = page.LastEvaluatedKey;
+  } while (start);
+  const shown = failed.sort((a, b) => a.row - b.row).slice(0, ACTION_FAILURES_SHOWN);
+  const shards = Number(job.shards ?? 1);
+  const accounts = await Promise.all(
+    shown.map(async ({ row }) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards), ProjectionExpression: 'id, username' }))).Item),
+  );
+  return shown.flatMap(({ reason }, i) => {
+    const account = accounts[i];
+    return account ? [{ accountId: String(account.id), username: String(account.username), reason }] : [];
+  });
+}
