@@ -38,7 +38,7 @@ describe('bench sections', () => {
     expect(lines).toEqual(['\nAll 1 bench sections ran.']);
   });
 
-  it('runs parts in processes of their own, hands back the figures each said (also of one that failed) and goes on after one that fails or dies', async () => {
+  it('runs parts in processes of their own, hands back the figures each said (also of one that failed) and the reason it failed, and goes on after one that fails or dies', async () => {
     const script = path.join(import.meta.dirname, 'fixtures', 'bench-part-child.ts');
     const figures = new Map(['fine', 'over', 'dies', 'last'].map((name) => [name, [] as string[]]));
     const lines: string[] = [];
@@ -47,7 +47,7 @@ describe('bench sections', () => {
       { log: (line) => lines.push(line) },
     );
     expect(failures).toEqual([
-      { name: 'over', reason: 'the over part exited with 1' },
+      { name: 'over', reason: '1.30x is over the target' },
       { name: 'dies', reason: 'the dies part was killed (SIGKILL)' },
     ]);
     expect(Object.fromEntries(figures)).toEqual({
