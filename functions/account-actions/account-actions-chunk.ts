@@ -254,15 +254,16 @@ function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistory
 /**
  * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written in
  * batches beside the work (every WRITE_EVERY_OUTCOMES, or WRITE_EVERY_MS after the first), each
- * account once (an entry of this job is never replaced). `written()` writes what is left, then
- * the history items of the chunk's done entries: each keyed by its entry's time and the job (the
- * same key every time), so a delivery that died between an entry and its history item leaves the
- * item to the next one, and no delivery writes one twice.
+ * account once (an entry of this job is never replaced). Once a write of entries is done, the
+ * history items of its done ones follow, still beside the work; each is keyed by its entry's time
+ * and the job (the same key every time), so `written()` also writes those of the chunk's entries
+ * a delivery that died in between left without one, and no delivery writes one twice.
  */
 class ActionOutcomes {
-  private unwritten = 0;
+  private unwritten: number[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly writes: Promise<void>[] = [];
+  private readonly historyWritten = new Set<number>();
   private failure: unknown;
 
   constructor(
@@ -286,15 +287,23 @@ class ActionOutcomes {
     const row = rowOf(account);
     if (this.writer.get(row)?.actionRun === this.job.id) return;
     this.writer.set(row, { ...outcome, actionRun: String(this.job.id), actionAt: this.deps.now().toISOString() });
-    if (++this.unwritten >= WRITE_EVERY_OUTCOMES) this.write();
+    this.unwritten.push(row);
+    if (this.unwritten.length >= WRITE_EVERY_OUTCOMES) this.write();
     else this.timer ??= setTimeout(() => this.write(), WRITE_EVERY_MS);
   }
 
+  /** The entries set since the last write, then their history items. */
   private write(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    this.unwritten = 0;
-    this.writes.push(this.writer.flush().catch((error: unknown) => void (this.failure ??= error)));
+    const rows = this.unwritten;
+    this.unwritten = [];
+    this.writes.push(
+      this.writer
+        .flush()
+        .then(() => this.history(rows))
+        .catch((error: unknown) => void (this.failure ??= error)),
+    );
   }
 
   /** This job's entries of the chunk's rows. */
@@ -309,16 +318,22 @@ class ActionOutcomes {
     return found;
   }
 
-  /** Every outcome written, then the history items of the done ones; throws the first write's error. */
+  /** Every outcome and its history item written; throws the first write's error. */
   async written(): Promise<void> {
     this.write();
     await Promise.all(this.writes);
     if (this.failure !== undefined) throw this.failure;
+    await this.history(this.entries().map(([row]) => row).filter((row) => !this.historyWritten.has(row)));
+  }
+
+  /** The history items of these rows' done entries (written entries only). */
+  private async history(rows: readonly number[]): Promise<void> {
     const { userId } = this.message;
     const projectId = String(this.job.projectId);
-    const history = this.entries().flatMap(([row, entry]) => {
-      const kind = entry.actionResult === 'done' ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
-      if (!kind) return [];
+    const items = rows.flatMap((row) => {
+      const entry = this.writer.get(row);
+      const kind = entry && entry.actionRun === this.job.id && entry.actionResult === 'done' ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
+      if (!entry || !kind) return [];
       const at = String(entry.actionAt);
       return [
         {
@@ -334,8 +349,9 @@ class ActionOutcomes {
       ];
     });
     const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < history.length; i += 25) batches.push(history.slice(i, i + 25));
+    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
     await mapBounded(batches, 4, (batch) => putAll(this.deps, batch));
+    for (const row of rows) this.historyWritten.add(row);
   }
 }
 
