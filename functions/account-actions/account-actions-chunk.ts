@@ -105,7 +105,7 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
     await outcomes.written().catch(() => undefined);
     throw error;
   }
-  return { done: await chunkTally(deps, job, message, outcomes) };
+  return { done: await chunkTally(deps, job, message, outcomes, job.action === 'delete' ? undefined : all) };
 }
 
 /** The accounts on the platform: there first, then here. Returns the delay after which a later delivery takes the rest, if any. */
@@ -372,11 +372,13 @@ class Unprocessed extends Error {}
  * accounts it erased (counted on its item), and selected rows with no account (a long list is not
  * checked at the start): failed.
  */
-async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes): Promise<ChunkTally> {
+async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, loaded?: readonly Account[]): Promise<ChunkTally> {
   await outcomes.written();
+  // `loaded`: the chunk's accounts as this delivery read them, still all there (an action that erases none; the project's lock keeps others off).
   const [{ Item }, items] = await Promise.all([
     deps.db.send(new GetCommand({ TableName: deps.tableName, Key: accountActionJobs.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true })),
-    chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { projection: 'SK, #row', names: { '#row': 'row' } }),
+    loaded ??
+      chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { projection: 'SK, #row', names: { '#row': 'row' } }),
   ]);
   const present = new Set(items.map(rowOf));
   // An entry of an account erased since (a delete refused once, then done by another action) counts no more.
