@@ -31,7 +31,7 @@ import { accountActionJobs } from './account-actions';
  * one entry per account marked with the job (`actionRun`, `actionResult`, the platform's words),
  * with `isActive`: every reader of accounts overlays it. A block holds 50 accounts of a shard and
  * is written by the delivery that holds the chunk's lease, conditional on its version, as answers
- * arrive (ActionOutcomes): a chunk of 250 accounts costs a handful of writes, where a transaction
+ * arrive (ActionOutcomes): a chunk of 500 accounts (ACTION_CHUNK_ACCOUNTS) costs about 10 block writes, where a transaction
  * per account (the account item, with its search indexes, and a history item) took longer on
  * DynamoDB Local than the platform's PATCHes themselves. So a redelivery never does an account
  * twice: what an entry of this job says is decided.
