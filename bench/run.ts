@@ -27,6 +27,9 @@
  *       same concurrency, <= 1.25x, 0 accounts left in a wrong state (bench/account-actions.ts; port offset 35000).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
+ * 14. The Account Database's filtered pages (GET /api/accounts): p95 at 1,000 accounts against a large
+ *     user (DIRECTORY_BENCH_ACCOUNTS, default 200,000, written into the table: said in the output),
+ *     and the items a page reads (bench/directory.ts, part `directory`; port offset 22500).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics,
@@ -54,6 +57,7 @@ import { lifecycleBench, lifecycleParts } from './lifecycle';
 import { inOwnProcess } from './own-process';
 import { projectDeletionBench } from './project-deletion';
 import { accountActionsBench } from './account-actions';
+import { directoryBench } from './directory';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -194,7 +198,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

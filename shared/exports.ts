@@ -6,13 +6,15 @@
 export const exportFormats = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 export const proExportFormats: readonly ExportFormat[] = ['xlsx', 'json'];
-/** What the Export Center makes: a project's accounts in a format, or everything of the user as one zip (Settings > Data). */
-export const exportKinds = ['project', 'account-data'] as const;
+/** What the Export Center makes: a project's accounts in a format, everything of the user as one zip (Settings > Data), or the Account Database's accounts the filters select. */
+export const exportKinds = ['project', 'account-data', 'directory'] as const;
 export type ExportKind = (typeof exportKinds)[number];
 /** A file's format: a project export's, or the zip of Export All Data. */
 export type ExportFileFormat = ExportFormat | 'zip';
 /** The name Export All Data shows in the history. */
 export const ACCOUNT_DATA_EXPORT_NAME = 'All your data';
+/** The name an export of the Account Database (its 'Export All', what the filters select) shows in the history. */
+export const DIRECTORY_EXPORT_NAME = 'Account Database';
 
 /** Export files and their download links live this long (the bucket's lifecycle matches). */
 export const EXPORT_FILE_DAYS = 7;

@@ -59,6 +59,8 @@ export const routes: readonly RouteDefinition[] = [
   // Delete a project: a job on the provisioning queue (?removeFromPlatform=false keeps its accounts on their platform); its progress.
   { method: 'DELETE', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects', auth: 'jwt' },
+  // The Account Database: every account of the caller, paged, sorted and filtered (with an optional term).
+  { method: 'GET', path: '/api/accounts', group: 'accounts', auth: 'jwt' },
   { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
   // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
   { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
@@ -74,6 +76,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
   // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
   { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
+  // 'Export All' in the Account Database: the accounts its filters select, through the export worker.
+  { method: 'POST', path: '/api/exports/directory', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
   // A finished export's file: a fresh 15-minute link, the download recorded as a security event.
   { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history', auth: 'jwt' },
@@ -92,6 +96,8 @@ export const routes: readonly RouteDefinition[] = [
   // Account actions: Deactivate / Reactivate / Delete some (or all) of a project's accounts, the platform first (functions/account-actions).
   { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning', auth: 'jwt' },
+  // How many accounts a bulk-bar filter takes now (its confirmation's count; functions/account-jobs/selection.ts).
+  { method: 'GET', path: '/api/projects/{id}/account-selection', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
   { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
@@ -234,10 +240,12 @@ export function findRoute(method: string, path: string):
 /**
  * DynamoDB actions a function may be granted, named as IAM names them. A transaction needs the
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
- * table's indexes too. Nothing here grants Scan: no code uses it. BatchGetItem: only the account
+ * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
+ * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
+ * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker and the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names).
  */
-export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'] as const;
+export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'Scan'] as const;
 export type TableAction = (typeof tableActions)[number];
 
 const read = ['GetItem', 'Query'] as const satisfies readonly TableAction[];
@@ -298,7 +306,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // PutItem), queued on the provisioning queue; its security event (PutItem).
   projects: { table: [...readWrite], sendTo: ['provisioning'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
-  // search that shows passwords is recorded as a security event (and the gate's).
+  // search that shows passwords is recorded as a security event (and the gate's); the Account
+  // Database fills a project's Sync Failed / Removed lists once (PutItem, UpdateItem of the project).
   // An edit is one transaction: the account (UpdateItem), its history entry (PutItem) and, for a
   // regenerated username, the old name item (DeleteItem), the new one (PutItem) and the user's
   // bulk lock (ConditionCheckItem).
@@ -381,7 +390,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'export-dead-letter-worker': { table: ['UpdateItem', 'GetItem', 'PutItem'] },
   // Streams a project's accounts (passwords decrypted) into a file in the export bucket; deletes
   // that file again when the export was stopped or erased meanwhile (account deletion).
-  'export-worker': { table: readWrite, exportBucket: 'readWrite', encryptionKey: true },
+  // BatchGetItem: a directory export reads the accounts its Sync Failed / Removed lists name (functions/accounts/browse-accounts.ts).
+  'export-worker': { table: [...readWrite, 'BatchGetItem'], exportBucket: 'readWrite', encryptionKey: true },
   // Creates accounts on platforms (passwords and credentials decrypted) and records their status;
   // a chunk's lease is deleted when its delivery ends.
   // A project's deletion: its accounts removed from their platform and erased (transactions of
@@ -415,21 +425,32 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
  * timer with the same rule). Code in functions/schedules/<name>.ts.
  */
 export interface ScheduleDefinition {
-  name: 'weekly-digest';
+  name: 'weekly-digest' | 'project-expiry';
   /** EventBridge Scheduler expression, in UTC. */
   expression: string;
   description: string;
-  /** For the local timer: the UTC weekday (0 = Sunday) and hour of the rule above. */
-  weekday: number;
-  hourUtc: number;
+  /** For the local timer: the UTC weekday (0 = Sunday) and hour of the rule above; neither: every hour, on the hour. */
+  weekday?: number;
+  hourUtc?: number;
 }
 
 export const schedules: readonly ScheduleDefinition[] = [
   { name: 'weekly-digest', expression: 'cron(0 8 ? * MON *)', description: 'Queues the weekly digest e-mail of every opted-in Pro user', weekday: 1, hourUtc: 8 },
+  // Hourly: an expiration date arrives at midnight in its owner's timezone; the next run (within the hour) starts the expiry.
+  { name: 'project-expiry', expression: 'cron(0 * * * ? *)', description: 'Starts the deactivation of the projects whose expiration date arrived in their owner\'s timezone' },
 ];
 export type ScheduleName = ScheduleDefinition['name'];
 
 export const scheduleAccess: Record<ScheduleName, FunctionAccess> = {
   // Reads the digest's subscribers and their user items, and queues one e-mail each.
   'weekly-digest': { table: ['Query', 'GetItem'], sendTo: ['mail'] },
+  // Queries the ProjectsByExpiry index (the due dates), reads each project, its import's bulk job, its owner's settings
+  // (timezone) and integration name; starts the expiry as an account action (the project's lock,
+  // expiredAt and the index entry removed, the job: one transaction; its start message on the
+  // provisioning queue; an UpdateItem marks a project without accounts expired) and records the
+  // security event and notification (PutItem); the e-mail through the mail queue. Scan: once per
+  // table, the one-time backfill giving projects older than the index their keys (paged, resumable,
+  // its progress in a marker item; every run after it is done reads only the marker).
+  // ConditionCheckItem: the user's creation lock not held, in the start's transaction.
+  'project-expiry': { table: ['Query', 'GetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'Scan'], sendTo: ['provisioning', 'mail'] },
 };

@@ -62,6 +62,12 @@ export interface LocalStackOptions {
   observeDeliveries?: (delivery: Delivery) => void;
   /** Told what is starting and when each part is ready, with its time (npm start prints it). */
   progress?: (message: string) => void;
+  /**
+   * Run the schedules on their timers (default: yes). Test stacks do not: a test runs a schedule's
+   * function itself with the clock it needs, and the hourly expiry sweep firing on the hour would
+   * expire other tests' past-dated projects in the middle of their test.
+   */
+  schedules?: boolean;
 }
 
 export interface LocalStack {
@@ -279,8 +285,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       );
     }
 
-    // EventBridge Scheduler's part: the weekly digest on its weekly timer (npm run digest: now).
-    running.push(startSchedules(log));
+    // EventBridge Scheduler's part: the weekly digest on its weekly timer, the expiry sweep hourly (npm run digest / expire: now).
+    if (options.schedules !== false) running.push(startSchedules(log));
 
     const appConfig: AppConfig = {
       region: REGION,

@@ -1,14 +1,12 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
-import { ACCOUNT_ACTION_MAX, ACTION_FAILURES_SHOWN, actionWords, type AccountAction, type AccountActionInput, type AccountActionJob, type AccountActionStatus } from '../../shared/schemas/account-actions';
+import { ACTION_FAILURES_SHOWN, actionWords, type AccountAction, type AccountActionInput, type AccountActionJob, type AccountActionStatus } from '../../shared/schemas/account-actions';
 import type { PlanId } from '../../shared/plans';
-import { plural } from '../../shared/text/plural';
-import { ConflictError, NotFoundError } from '../core/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import * as jobs from '../account-jobs/lifecycle';
-import { MAX_SELECTED_ACCOUNTS, selectedRows } from '../account-jobs/selection';
-import { shardsOf } from '../accounts/account-partitions';
-import type { StateEntry } from '../accounts/account-states';
+import { accountsOfJob, countFilter, NONE_MATCH, resolveSelection, selectionWords } from '../account-jobs/selection';
+import { accountFilterSchema, type AccountSelectionCount } from '../../shared/schemas/account-selection';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 import { accountActionJobs, type ActionDeps } from './account-actions';
@@ -36,17 +34,8 @@ export function actionView(item: Record<string, unknown>): AccountActionJob {
     done: Number(item.done ?? 0),
     onPlatform: Number(item.onPlatform ?? 0),
     failed: Number(item.failed ?? 0),
+    ...(item.origin === 'expiry' ? { origin: 'expiry' as const } : {}),
   };
-}
-
-/** Listed accounts checked one by one at the start (404 for one not of the project); a longer list's missing ones count as failed in the work. */
-export const CHECKED_AT_START = 100;
-
-/** Whether every listed row (of a short list) is an account of the project. */
-async function allExist(deps: Pick<ActionDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number, rows: number[]): Promise<boolean> {
-  if (rows.length > CHECKED_AT_START) return true;
-  const found = await Promise.all(rows.map(async (row) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards), ProjectionExpression: 'PK', ConsistentRead: true }))).Item));
-  return found.every(Boolean);
 }
 
 export interface StartActionDeps extends ActionDeps {
@@ -67,13 +56,11 @@ export const startAccountAction =
   async (userId: string, projectId: string, input: AccountActionInput, origin: Partial<RequestOrigin> = {}): Promise<AccountActionJob> => {
     const { Item: project } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
-    const rows = input.accountIds ? selectedRows(projectId, input.accountIds) : undefined;
-    if (input.accountIds && (!rows || !(await allExist(deps, userId, projectId, shardsOf(project), rows)))) throw new NotFoundError(input.accountIds.length === 1 ? 'Account not found' : 'One of the accounts was not found in this project');
-    if (rows && rows.length > Math.min(MAX_SELECTED_ACCOUNTS, ACCOUNT_ACTION_MAX)) throw new ConflictError(`At most ${ACCOUNT_ACTION_MAX} accounts per action.`);
+    const selection = await resolveSelection(deps, { userId, projectId, project }, input);
     const busy = busyReason(project);
     if (busy) throw new ConflictError(busy);
-    const total = rows ? rows.length : Number(project.accountCount ?? 0);
-    if (total === 0) throw new ConflictError('This project has no accounts.');
+    const total = selection.total;
+    if (total === 0) throw new ConflictError(NONE_MATCH[selection.filter ?? 'all']);
     // Accounts on a platform are changed there first: a platform operation, Pro as provisioning is.
     const provisioned = typeof project.integrationId === 'string' && Number(project.syncedCount ?? 0) > 0;
     if (provisioned) assertApiIntegrations(await deps.plan(userId));
@@ -90,7 +77,7 @@ export const startAccountAction =
       projectId,
       projectName: String(project.name),
       action,
-      ...(rows ? { rows } : {}),
+      ...selection.fields,
       ...(provisioned ? { integrationId: String(project.integrationId), ...(integrationName ? { integrationName } : {}) } : {}),
       status: 'queued',
       total,
@@ -112,12 +99,11 @@ export const startAccountAction =
       throw latest ? new ConflictError(busyReason(latest) ?? BUSY.activeAccountAction!) : new NotFoundError('Project not found');
     }
     const words = actionWords[action];
-    const one = input.accountIds?.length === 1 ? input.accountIds[0] : undefined;
     await recordSecurityEvent(deps.events, {
       userId,
       type: ({ deactivate: 'accounts_deactivated', reactivate: 'accounts_reactivated', delete: 'accounts_deleted', update: 'accounts_updated_on_platform' } as const)[action],
       severity: action === 'delete' ? 'high' : 'medium',
-      description: `${words.verb}: ${one ? `account ${one}` : rows ? plural(total, 'account') : `all ${plural(total, 'account')}`} of project "${String(project.name)}"${integrationName ? `, on ${integrationName} first` : ''}`,
+      description: `${words.verb}: ${selectionWords(input, total)} of project "${String(project.name)}"${integrationName ? `, on ${integrationName} first` : ''}`,
       ...origin,
       at: now,
       source: `action:${jobId}`,
@@ -141,38 +127,29 @@ export const getAccountAction =
   };
 
 /**
- * The accounts the job left as they were, with the words: its failed entries in the project's ACT
- * state blocks (account-actions-chunk.ts), in row order, with each account's username.
+ * The accounts the job left as they were, with the words: the failed rows kept beside the job
+ * (job-failures.ts) read by key with their ACT state entries (account-actions-chunk.ts), where the
+ * outcome lives; a job from before those rows were kept reads the project's accounts, its
+ * outcomes then on the items.
  */
-async function actionFailures(deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> {
-  const userId = String(job.userId);
-  const projectId = String(job.projectId);
-  const failed: { row: number; reason: string }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
-        ExpressionAttributeValues: { ':pk': keys.accountStatesOf(userId, projectId).PK, ':act': 'ACT#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const block of page.Items ?? []) {
-      for (const [row, entry] of Object.entries((block.rows ?? {}) as Record<string, StateEntry>)) {
-        if (entry.actionRun === job.id && entry.actionResult === 'failed') failed.push({ row: Number(row), reason: String(entry.actionError ?? '') });
-      }
-    }
-    start = page.LastEvaluatedKey;
-  } while (start);
-  const shown = failed.sort((a, b) => a.row - b.row).slice(0, ACTION_FAILURES_SHOWN);
-  const shards = Number(job.shards ?? 1);
-  const accounts = await Promise.all(
-    shown.map(async ({ row }) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards), ProjectionExpression: 'id, username' }))).Item),
-  );
-  return shown.flatMap(({ reason }, i) => {
-    const account = accounts[i];
-    return account ? [{ accountId: String(account.id), username: String(account.username), reason }] : [];
-  });
-}
+const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> =>
+  accountsOfJob(deps, job, { failed: (a) => a.actionRun === job.id && a.actionResult === 'failed', filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' }, channels: ['ACT'] }, ACTION_FAILURES_SHOWN, (account) => ({
+    accountId: String(account.id),
+    username: String(account.username),
+    reason: String(account.actionError ?? ''),
+  }));
+
+/**
+ * GET /api/projects/{id}/account-selection?filter=: how many of the project's accounts a bulk-bar
+ * filter takes now, for its confirmation (the counters' number, or a count of the accounts for the
+ * page's Active / Deactivated). 404 for another user's project, 400 for an unknown filter.
+ */
+export const countAccountSelection =
+  (deps: Pick<ActionDeps, 'db' | 'tableName'>) =>
+  async (userId: string, projectId: string, filter: string | undefined): Promise<AccountSelectionCount> => {
+    const { Item: project } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
+    if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    const parsed = accountFilterSchema.safeParse(filter);
+    if (!parsed.success) throw new ValidationError(parsed.error.issues[0]?.message ?? 'Unknown filter');
+    return { filter: parsed.data, count: await countFilter(deps, userId, projectId, project, parsed.data) };
+  };

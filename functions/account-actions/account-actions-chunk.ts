@@ -12,10 +12,11 @@ import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
-import { isSelected, rowsOf } from '../account-jobs/selection';
+import { rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { overlayState, readStates, rowOf, type StateEntry } from '../accounts/account-states';
+import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
@@ -49,8 +50,9 @@ type Deps = Pick<ActionChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>;
 
 const STOPPED_OURS = 'Not changed: the action stopped on our side after repeated errors. Run it again.';
 
-/** The selected accounts of the chunk this job has not decided yet. */
-const undecided = (job: JobItem, accounts: readonly Account[]) => accounts.filter((a) => isSelected(rowsOf(job), a) && a.actionRun !== job.id);
+/** The selected accounts of the chunk (its rows, its filter: selection.ts, on the accounts with their ACT entries overlaid) this job has not decided yet. */
+const undecided = async (deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, accounts: Account[]) =>
+  selectedAccounts(deps, job, accounts.filter((a) => a.actionRun !== job.id), { overlaid: true });
 
 /** What an update sends: the account's names and e-mail, and its username when it was regenerated since the platform last had it. */
 const changesOf = (a: Account) => {
@@ -84,7 +86,7 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
     return 'stopped';
   }
   const { accounts: all, outcomes } = await loadChunk(deps, job, message, shardsOf(project));
-  const accounts = undecided(job, all);
+  const accounts = await undecided(deps, job, all);
   const integration = typeof job.integrationId === 'string' ? await deps.integration(userId, job.integrationId) : undefined;
   const onPlatform = typeof job.integrationId === 'string' ? accounts.filter(onPlatformOf) : [];
   try {
@@ -192,6 +194,8 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
 /** A deleted account: erased with its username and counted off, once (the transaction's conditions). */
 async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, there: boolean): Promise<void> {
   const userId = message.userId;
+  // Its links and history first (a redelivery finds what is left: the account is still there until the transaction).
+  await eraseAccountTraces(deps, userId, String(job.projectId), account);
   const status = account.externalStatus;
   const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
   const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];
@@ -245,7 +249,7 @@ const WRITE_EVERY_MS = 500;
 
 /** The history entry an account's done entry stands for (none: an update here only, with nothing sent to a platform). */
 function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistoryKind | undefined {
-  if (action === 'deactivate') return 'deactivated';
+  if (action === 'deactivate') return typeof entry.expiredAt === 'string' ? 'expired' : 'deactivated';
   if (action === 'reactivate') return 'reactivated';
   if (action === 'update' && entry.actionOnPlatform === true) return 'updated_on_platform';
   return undefined;
@@ -275,12 +279,14 @@ class ActionOutcomes {
 
   done(account: Account, detail?: string): void {
     const isActive = this.job.action === 'deactivate' ? false : this.job.action === 'reactivate' ? true : account.isActive !== false;
-    this.set(account, { isActive, actionResult: 'done', actionOnPlatform: detail !== undefined, ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}) });
+    // A project's expiry (origin 'expiry') marks the account expired; a reactivation clears the mark (the entry replaces the last one), an update keeps it.
+    const expiredAt = this.job.action === 'deactivate' ? (this.job.origin === 'expiry' ? this.deps.now().toISOString() : undefined) : this.job.action === 'update' ? account.expiredAt : undefined;
+    this.set(account, { isActive, actionResult: 'done', actionOnPlatform: detail !== undefined, ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}), ...(typeof expiredAt === 'string' ? { expiredAt } : {}) });
   }
 
   /** Left as it was (refused by the platform, or not reached), with the words. */
   failed(account: Account, words: string): void {
-    this.set(account, { isActive: account.isActive !== false, actionResult: 'failed', actionError: words.slice(0, 500) });
+    this.set(account, { isActive: account.isActive !== false, actionResult: 'failed', actionError: words.slice(0, 500), ...(typeof account.expiredAt === 'string' ? { expiredAt: account.expiredAt } : {}) });
   }
 
   private set(account: Account, outcome: StateEntry): void {
@@ -382,7 +388,8 @@ async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: 
   ]);
   const present = new Set(items.map(rowOf));
   // An entry of an account erased since (a delete refused once, then done by another action) counts no more.
-  const marked = outcomes.entries().filter(([row]) => present.has(row)).map(([, entry]) => entry);
+  const kept = outcomes.entries().filter(([row]) => present.has(row));
+  const marked = kept.map(([, entry]) => entry);
   const deleted = Number(Item?.deleted ?? 0);
   const done = marked.filter((a) => a.actionResult === 'done').length + deleted;
   const onPlatform = marked.filter((a) => a.actionResult === 'done' && a.actionOnPlatform === true).length + Number(Item?.deletedOnPlatform ?? 0);
@@ -390,7 +397,7 @@ async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: 
   let missing = 0;
   if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
   const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
-  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed } };
+  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: kept.filter(([, entry]) => entry.actionResult === 'failed').map(([row]) => row) };
 }
 
 /** Dead-letter worker: a chunk that failed every delivery leaves its undecided accounts as they were, failed with the reason. */
@@ -398,7 +405,7 @@ export const recordDeadActionChunk = (deps: Pick<ActionChunkDeps, 'db' | 'tableN
   deadChunkRecorder(deps, accountActionJobs, async (job, message) => {
     const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true }));
     const { accounts, outcomes } = await loadChunk(deps, job, message, project ? shardsOf(project) : Number(job.shards ?? 1));
-    for (const account of undecided(job, accounts)) outcomes.failed(account, STOPPED_OURS);
+    for (const account of await undecided(deps, job, accounts)) outcomes.failed(account, STOPPED_OURS);
     return chunkTally(deps, job, message, outcomes);
   });
 

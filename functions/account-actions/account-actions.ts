@@ -2,7 +2,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { selectedRanges } from '../account-jobs/selection';
+import { planTotal, selectedRanges } from '../account-jobs/selection';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
 import type { ActionChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
@@ -40,6 +40,7 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
   chunkEntityType: 'AccountActionChunk',
   lock: 'activeAccountAction',
   working: ['running'],
+  listsFailures: true,
   window: PROVISIONING_WINDOW,
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'action-start', userId, jobId }),
@@ -50,7 +51,8 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
   },
   async plan(deps, job, project) {
     if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
-    const total = Number(project.accountCount ?? 0);
+    // Every account, or a filter's (evaluated on each account when its chunk reaches it): every chunk.
+    const total = planTotal(job, project);
     return { total, fields: await jobs.planLayout(deps, job, project, total) };
   },
 };

@@ -25,6 +25,8 @@ export const globalItemKinds = {
   stripeCustomer: 'user item',
   /** A processed Stripe event id: holds no user id or data, and expires by TTL. */
   stripeEvent: 'holds no user data',
+  /** A one-time job's progress over the whole table (the expiry index backfill): holds no user id or data. */
+  migration: 'holds no user data',
 } as const satisfies Partial<Record<keyof typeof keys, string>>;
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GetCommand, type TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { recordFailedRows } from './job-failures';
 import { commitChunkDone } from './job-records';
 import type { AccountJobKind, ChunkRange, JobDeps, JobItem } from './kind';
 import { failJob, finishJob, markPickedUp, readJob } from './lifecycle';
@@ -30,6 +31,8 @@ export interface ChunkTally {
   marker: Record<string, number | boolean>;
   /** Added to the job's counters (beside chunksDone). */
   job: Record<string, number>;
+  /** Rows of the chunk's accounts the job could not handle (a kind that `listsFailures`): kept beside the job before the marker is written (job-failures.ts). */
+  failedRows?: readonly number[];
   /** Other writes of the same transaction (the project's counters, analytics); one whose condition fails ends the job ('The project was deleted.'). */
   also?: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 }
@@ -121,6 +124,8 @@ export async function recordChunkDone<Chunk extends JobChunk>(deps: JobDeps<NoIn
   const { userId, jobId, chunk } = idsOf(kind as AccountJobKind<unknown, JobChunk>, message);
   const at = deps.now().toISOString();
   const adds = Object.entries(tally.job);
+  // Before the marker: a delivery that dies between the two writes them again (the same items).
+  if (tally.failedRows?.length) await recordFailedRows(deps, userId, kind.key(userId, jobId), jobId, tally.failedRows);
   // Undefined when an earlier delivery wrote the marker: releaseNext reads it.
   const marker = await commitChunkDone(
     deps,

@@ -71,6 +71,11 @@ export interface AccountJobKind<Start = unknown, Chunk extends ChunkRange = Chun
   waitingFailure?: string;
   /** The job records when a worker first picks one of its chunks up (`pickedUpAt`: its status stops saying queued). */
   reportsPickup?: boolean;
+  /**
+   * Its chunks' tallies name their failed accounts (`failedRows`), kept beside the job
+   * (job-failures.ts): the job is started with `failuresListed`, and its failures list reads them.
+   */
+  listsFailures?: boolean;
   /** Told once when the job ends (the bell's notification); never throws. */
   ended?: (deps: Pick<JobDeps, 'db' | 'tableName'>, job: JobItem, status: 'completed' | 'failed', at: string, reason?: string) => Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { failDeliveryJob, finishDeliveryJob, leaveWorking, readDeliveryJob, type ProjectLock } from './job-records';
@@ -30,9 +30,21 @@ export async function startJob(
   deps: JobDeps,
   kind: AccountJobKind,
   job: JobItem & { userId: string; projectId: string; id: string },
-  options: { excludes: readonly ProjectLock[]; projectSet: Record<string, unknown>; unqueued: string },
+  options: {
+    excludes: readonly ProjectLock[];
+    projectSet: Record<string, unknown>;
+    unqueued: string;
+    /** Attributes the start removes from the project, and a further condition on it (its names and values other than `#p<n>`, `#r<n>`, `:p<n>`, `:job`): the expiry sweep's. */
+    projectRemove?: readonly string[];
+    projectCondition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+    /** Further items of the start's transaction, after the project's and the job's (the expiry sweep's check of the user's creation lock); one whose condition fails: busy. */
+    alsoItems?: NonNullable<TransactWriteCommandInput['TransactItems']>;
+  },
 ): Promise<'started' | 'busy'> {
   const set = Object.entries(options.projectSet);
+  const removed = options.projectRemove ?? [];
+  const extra = options.projectCondition;
+  const names = { ...Object.fromEntries(set.map(([name], i) => [`#p${i}`, name])), ...Object.fromEntries(removed.map((name, i) => [`#r${i}`, name])), ...extra?.names };
   try {
     await deps.db.send(
       new TransactWriteCommand({
@@ -41,18 +53,20 @@ export async function startJob(
             Update: {
               TableName: deps.tableName,
               Key: keys.project(job.userId, job.projectId),
-              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}`,
-              ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`)].join(' AND '),
-              ...(set.length ? { ExpressionAttributeNames: Object.fromEntries(set.map(([name], i) => [`#p${i}`, name])) } : {}),
-              ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])) },
+              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''}`,
+              ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`), ...(extra ? [`(${extra.expression})`] : [])].join(' AND '),
+              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+              ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
             },
           },
-          { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job, ...(kind.listsFailures ? { failuresListed: true } : {}) }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ...(options.alsoItems ?? []),
         ],
       }),
     );
   } catch (error) {
-    if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') return 'busy';
+    const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+    if (reasons.some((reason, i) => i !== 1 && reason.Code === 'ConditionalCheckFailed')) return 'busy';
     throw error;
   }
   try {

@@ -88,6 +88,7 @@ export function accountView(item: Record<string, unknown>, password?: string, pr
   if (typeof item.emailSentAt === 'string') view.emailSentAt = item.emailSentAt;
   if (typeof item.credentialsViewedAt === 'string') view.credentialsViewedAt = item.credentialsViewedAt;
   if (typeof item.editedAt === 'string') view.editedAt = item.editedAt;
+  if (item.isActive === false && typeof item.expiredAt === 'string') view.expiredAt = item.expiredAt;
   if (item.actionResult === 'failed' && typeof item.actionError === 'string') view.actionError = item.actionError;
   if (typeof item.emailSentAt === 'string' && typeof item.emailChangedAt === 'string' && item.emailChangedAt > item.emailSentAt) view.emailSentToPreviousAddress = true;
   const change = item.platformChange as { platform?: unknown; since?: unknown; fields?: unknown } | undefined;

@@ -1,8 +1,10 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isThrottling, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
+import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+import { LISTED_STATUSES, listedRows, sameRows, type ListedStatus, type StatusListWrites } from './account-status-lists';
+
 
 /** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
 export class StateBlockConflict extends Error {
@@ -19,13 +21,15 @@ export class StateBlockConflict extends Error {
  */
 export class StateBlockWriter {
   /** `changed`: the rows set since the block was last written (to write; a block that exists is written as them only). */
-  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; changed: Set<string> }>();
+  private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; changed: Set<string>; listed: Record<ListedStatus, number[]> }>();
   private flushing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly deps: { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy },
     private readonly target: { userId: string; projectId: string; shards: number },
     private readonly channel: StateChannel,
+    /** The PROV channel's writer (provisioning) keeps the blocks' status lists (account-status-list-writes.ts). */
+    private readonly statusLists?: StatusListWrites,
   ) {}
 
   /**
@@ -79,6 +83,8 @@ export class StateBlockWriter {
       rows: { ...((item.rows as Record<string, StateEntry>) ?? {}) },
       version: Number(item.version ?? 0),
       changed: new Set(),
+      // What its list items hold: written with every write of the block that changed them.
+      listed: listedRows((item.rows as Record<string, StateEntry>) ?? {}),
     });
   }
 
@@ -91,7 +97,7 @@ export class StateBlockWriter {
     const key = stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, shards);
     let block = this.blocks.get(key.SK);
     if (!block) {
-      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, changed: new Set() };
+      block = { key, shard: row % shards, fromRow: blockStart(row, shards), rows: {}, version: 0, changed: new Set(), listed: { failed: [], removed: [] } };
       this.blocks.set(key.SK, block);
     }
     block.rows[String(row)] = entry;
@@ -121,41 +127,54 @@ export class StateBlockWriter {
         const changed = [...block.changed];
         block.changed.clear();
         const version = block.version + 1;
+        // A PROV block whose failed / removed rows changed writes its lists in the same
+        // transaction: the list never says what the block does not (a conflict cancels both).
+        const lists = this.channel === 'PROV' && this.statusLists ? listedRows(block.rows) : undefined;
+        const listWrites = lists ? LISTED_STATUSES.filter((status) => !sameRows(lists[status], block.listed[status])) : [];
+        const put =
+          block.version === 0
+            ? {
+                TableName: this.deps.tableName,
+                Item: {
+                  ...block.key,
+                  entityType: 'AccountStates',
+                  userId: this.target.userId,
+                  projectId: this.target.projectId,
+                  channel: this.channel,
+                  shard: block.shard,
+                  fromRow: block.fromRow,
+                  rows: { ...block.rows },
+                  version,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              }
+            : undefined;
+        const update = {
+          TableName: this.deps.tableName,
+          Key: block.key,
+          UpdateExpression: `SET ${changed.map((_, i) => `#rows.#r${i} = :r${i}`).join(', ')}, #version = :next`,
+          ConditionExpression: '#version = :version',
+          ExpressionAttributeNames: { '#rows': 'rows', '#version': 'version', ...Object.fromEntries(changed.map((row, i) => [`#r${i}`, row])) },
+          ExpressionAttributeValues: { ':version': block.version, ':next': version, ...Object.fromEntries(changed.map((row, i) => [`:r${i}`, block.rows[row]])) },
+        };
         try {
-          await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
-            block.version === 0
-              ? this.deps.db.send(
-                  new PutCommand({
-                    TableName: this.deps.tableName,
-                    Item: {
-                      ...block.key,
-                      entityType: 'AccountStates',
-                      userId: this.target.userId,
-                      projectId: this.target.projectId,
-                      channel: this.channel,
-                      shard: block.shard,
-                      fromRow: block.fromRow,
-                      rows: { ...block.rows },
-                      version,
-                    },
-                    ConditionExpression: 'attribute_not_exists(PK)',
-                  }),
-                )
-              : this.deps.db.send(
-                  new UpdateCommand({
-                    TableName: this.deps.tableName,
-                    Key: block.key,
-                    UpdateExpression: `SET ${changed.map((_, i) => `#rows.#r${i} = :r${i}`).join(', ')}, #version = :next`,
-                    ConditionExpression: '#version = :version',
-                    ExpressionAttributeNames: { '#rows': 'rows', '#version': 'version', ...Object.fromEntries(changed.map((row, i) => [`#r${i}`, row])) },
-                    ExpressionAttributeValues: { ':version': block.version, ':next': version, ...Object.fromEntries(changed.map((row, i) => [`:r${i}`, block.rows[row]])) },
-                  }),
-                ),
-          );
+          await withRetry('Recording account states', this.deps.retry ?? requestRetry, (e) => isThrottling(e) || isTransactionConflict(e), async (): Promise<unknown> => {
+            if (!listWrites.length) return put ? this.deps.db.send(new PutCommand(put)) : this.deps.db.send(new UpdateCommand(update));
+            return this.deps.db.send(
+              new TransactWriteCommand({
+                TransactItems: [
+                  put ? { Put: put } : { Update: update },
+                  ...this.statusLists!.writes(this.deps.tableName, this.target, block, lists!, listWrites, version),
+                ],
+              }),
+            );
+          });
           block.version = version;
+          if (lists) block.listed = lists;
         } catch (error) {
           for (const row of changed) block.changed.add(row);
           if (error instanceof ConditionalCheckFailedException) throw new StateBlockConflict();
+          if (error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed') throw new StateBlockConflict();
           throw error;
         }
       }),

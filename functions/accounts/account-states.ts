@@ -30,12 +30,13 @@ export const stateChannels: readonly StateChannel[] = ['PROV', 'MAIL', 'ACT'];
 /**
  * The account attributes each channel owns: an entry replaces exactly these (absent = removed).
  * ACT: the latest account action's outcome (functions/account-actions/account-actions-chunk.ts)
- * and `isActive`, which only an action changes once the account exists (Deactivate, Reactivate).
+ * and `isActive`, which only an action changes once the account exists (Deactivate, Reactivate),
+ * with `expiredAt` when a project's expiry deactivated it (the views' 'Expired'; a Reactivate clears it).
  */
 export const channelAttributes: Record<StateChannel, readonly string[]> = {
   PROV: ['externalStatus', 'externalAccountId', 'externalError', 'provisionedAt', 'provisionRun'],
   MAIL: ['emailStatus', 'emailMessageId', 'emailSentAt', 'emailError', 'emailStatusAt', 'mailSend', 'mailSendFrom', 'mailClaim', 'mailSendResult'],
-  ACT: ['isActive', 'actionRun', 'actionResult', 'actionError', 'actionAt', 'actionOnPlatform', 'actionDetail'],
+  ACT: ['isActive', 'expiredAt', 'actionRun', 'actionResult', 'actionError', 'actionAt', 'actionOnPlatform', 'actionDetail'],
 };
 
 export type StateEntry = Record<string, string | number | boolean>;

@@ -81,7 +81,7 @@ async function projectsOf(db: DynamoDBDocumentClient, tableName: string, userId:
 }
 
 /** Items by key (BatchGetItem, at most 100 keys a call), unprocessed keys read again with full jitter. */
-async function accountsByKey(db: DynamoDBDocumentClient, tableName: string, itemKeys: { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown>>> {
+export async function accountsByKey(db: DynamoDBDocumentClient, tableName: string, itemKeys: { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown>>> {
   const found = new Map<string, Record<string, unknown>>();
   for (let i = 0; i < itemKeys.length; i += 100) {
     let pending: Record<string, unknown>[] = itemKeys.slice(i, i + 100);

@@ -19,7 +19,7 @@ export interface Counters {
   rowsSettled: number;
   rowsFailed: number;
   projects: number;
-  /** Active projects whose expiration date has passed (in the user's timezone). */
+  /** Active projects whose expiration date has arrived (its start, in the user's timezone). */
   expiredProjects: number;
   /** Projects completed (functions/projects/project-changes.ts): no longer active, whatever their date. */
   completedProjects: number;
@@ -51,8 +51,9 @@ export async function readCounters(deps: AnalyticsDeps, userId: string): Promise
   const today = dayOf(now, timeZone);
   const [monthItems, expired] = await Promise.all([
     query(deps, { PK: keys.statsTotal(userId).PK, from: keys.statsMonth(userId, months[0]!).SK, to: keys.statsMonth(userId, months[MONTHS - 1]!).SK }),
-    // Expiration dates before today: the project expired at the end of its date.
-    query(deps, { PK: keys.statsTotal(userId).PK, from: keys.statsExpiry(userId, '0000-00-00').SK, to: keys.statsExpiry(userId, previousDay(today)).SK }),
+    // Expiration dates up to today: a project expires at the start of its date in the owner's
+    // timezone, as the expiry sweep and the dashboard decide (projects/project-expiry.ts).
+    query(deps, { PK: keys.statsTotal(userId).PK, from: keys.statsExpiry(userId, '0000-00-00').SK, to: keys.statsExpiry(userId, today).SK }),
   ]);
   const byMonth = new Map(monthItems.map((item) => [String(item.month), item]));
   const synced: Counters['synced'] = {};
@@ -147,12 +148,6 @@ async function query(deps: AnalyticsDeps, range: { PK: string; from: string; to:
     }),
   );
   return Items;
-}
-
-function previousDay(day: string): string {
-  const date = new Date(`${day}T00:00:00Z`);
-  date.setUTCDate(date.getUTCDate() - 1);
-  return date.toISOString().slice(0, 10);
 }
 
 /**

@@ -1,13 +1,14 @@
 import { createPasswordGenerator } from '../../shared/generation/password';
 import { planLimits, UNLIMITED } from '../../shared/plans';
-import { answersAtOnce, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
+import { answersAtOnce, rejectedRowsPath, type BulkCreateInput, type BulkCreateSummary, type CreatedAccount } from '../../shared/schemas/bulk';
 import { isIdShaped } from '../../shared/schemas/ids';
-import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
+import { PROJECT_COMPLETED_MESSAGE, PROJECT_EXPIRED_MESSAGE } from '../../shared/schemas/project';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { plural } from '../../shared/text/plural';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { shardsOf } from '../accounts/account-partitions';
 import { monthOf } from '../analytics/counters';
+import { projectHasExpired } from '../projects/project-expiry';
 import { activityItem } from '../dashboard/activity';
 import { secretContext } from '../core/encryption';
 import { ConflictError, NotFoundError, PlanLimitError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
@@ -19,7 +20,7 @@ import type { AddFollowUps } from './bulk-jobs';
 import { LOCK_TTL_MS, type Item } from './bulk-store';
 import { checkCsvText, checkRows, rowBytes, type CheckedRow } from './check-rows';
 import type { CreateBulkAccountsDeps, CreateBulkAccountsResult, PreparedCreation, StreamedRows } from './create-bulk-accounts';
-import { failedRowsOf, inlineFailed } from './rejected-rows';
+import { failedRowsOf, inlineFailed, rejectedRowItems } from './rejected-rows';
 import { usernameSlots, usernamesFor, withUsernameSlots, withUsernameSlotsAsync, type UsernameSlot } from './usernames';
 
 /** A request answered at once holds the user's lock this long at most (as a creation answered at once). */
@@ -42,7 +43,9 @@ async function* renumberedAsync<T extends { row: number }>(rows: AsyncIterable<T
  * existing project of the caller's, the same way a creation makes them (the same row checks,
  * usernames unique among all the user's accounts, passwords, plan limits reserved atomically,
  * answered at once or as a job by the same rule), with these differences:
- * - the project is read first: another user's or no such id 404, a completed project 409;
+ * - the project is read first: another user's or no such id 404, a completed project 409, an
+ *   expired one 409 too (expiredAt, or its date arrived in the owner's timezone: the people would
+ *   stay active on a project whose accounts are deactivated; checked again atomically by reserveRows);
  * - the user's counters reserve the accounts only (the project count does not go up), and the
  *   free plan's accounts per project are checked against the project's accounts, atomically on
  *   the project item together with the row numbers (reserveRows);
@@ -55,7 +58,7 @@ async function* renumberedAsync<T extends { row: number }>(rows: AsyncIterable<T
  *   project's other accounts count as taken (only the job's own names, which carry its id, do not);
  * - when the project was provisioned to an integration (project.integrationId), a Pro user's new
  *   accounts are provisioned there after the import (mode 'provision': the pending ones), and
- *   with sendCredentials the holders not yet e-mailed get their credentials.
+ *   with sendCredentials the added people get their credentials (a send over the added rows).
  */
 export const addPeople =
   (deps: CreateBulkAccountsDeps) =>
@@ -67,9 +70,10 @@ export const addPeople =
     if (!project) throw new NotFoundError('Project not found');
     if (project.status === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
     if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
+    const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);
+    if (projectHasExpired(project, deps.now(), timeZone)) throw new ConflictError(PROJECT_EXPIRED_MESSAGE);
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
-    const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);
     if (input.sendCredentials) assertCredentialEmails(usage.plan);
     const limits = planLimits[usage.plan];
     const held = Number(project.accountCount ?? 0);
@@ -79,7 +83,6 @@ export const addPeople =
     const projectId = String(project.id);
     // The project's platform, for a plan that provisions; a lapsed plan adds the people here only.
     const provisionTo = typeof project.integrationId === 'string' && limits.apiIntegrations ? project.integrationId : undefined;
-    const followUps: AddFollowUps = { ...(provisionTo ? { integrationId: provisionTo } : {}), ...(input.sendCredentials ? { sendCredentials: input.sendCredentials } : {}) };
 
     const started = deps.now();
     const jobId = prepared.projectId ?? deps.newId(started);
@@ -94,15 +97,23 @@ export const addPeople =
         ...(limits.accountsPerProject !== UNLIMITED ? { accountsPerProject: limits.accountsPerProject } : {}),
         at: started.toISOString(),
       });
+      // The e-mails go to the added rows only: older accounts never e-mailed are not this add's.
+      const followUps: AddFollowUps = {
+        ...(provisionTo ? { integrationId: provisionTo } : {}),
+        ...(input.sendCredentials ? { sendCredentials: input.sendCredentials, rows: { from: firstRow, to: firstRow + valid.length - 1 } } : {}),
+      };
       await deps.store.adoptStoredUsernames(userId, accountsBefore);
       const createdAt = started.toISOString();
       const shards = shardsOf(project);
       const name = String(project.name);
       const accountType = project.accountType as ProjectRecord['accountType'];
-      const summaryBase = { total, failed: inlineFailed(rejected), failedCount: rejected.length };
+      const summaryBase = { total, failed: inlineFailed(rejected), failedCount: rejected.length, ...(rejected.length ? { rejectedRowsUrl: rejectedRowsPath(projectId) } : {}) };
+      // The rows refused join the project's rejected-rows report (after the creation's), as the project's failed count does.
+      const report = rejectedRowItems(userId, projectId, rejected, (part) => keys.rejectedRowsAddPart(userId, projectId, jobId, part));
 
       const startJob = async (): Promise<CreateBulkAccountsResult> => {
         written = true;
+        if (report.length) await deps.store.writeAll(report);
         const year = started.getUTCFullYear();
         const rows: Iterable<CheckedRow & UsernameSlot> | AsyncIterable<CheckedRow & UsernameSlot> = Array.isArray(valid)
           ? renumbered(withUsernameSlots(valid, year), firstRow)
@@ -159,7 +170,7 @@ export const addPeople =
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id), jobId })));
       written = true;
       try {
-        await deps.store.writeAll(items);
+        await deps.store.writeAll([...report, ...items]);
       } catch (error) {
         logger.error('Writing the people added at once failed part-way: they are added as a job', { userId, projectId, jobId, error: error instanceof Error ? error.message : String(error) });
         await deps.store.renewLock(userId, jobId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch(() => undefined);
@@ -191,7 +202,8 @@ export const addPeople =
 
 /**
  * Once the added accounts exist: provision them to the project's integration (a run of mode
- * 'provision' takes every pending account of the project) and e-mail the holders not e-mailed yet.
+ * 'provision' takes every pending account of the project) and e-mail the added holders (the send
+ * over the added rows, those not e-mailed yet).
  * A failure to start either is reported, never undoes the accounts. Also called by the bulk worker
  * when a job adding people ends (process-chunk.ts).
  */
@@ -212,7 +224,7 @@ export async function startFollowUps(
   }
   if (followUps.sendCredentials && deps.sendCredentials) {
     try {
-      result.mailSendId = (await deps.sendCredentials(userId, projectId, followUps.sendCredentials as NonNullable<BulkCreateInput['sendCredentials']>, false, 'unsent')).id;
+      result.mailSendId = (await deps.sendCredentials(userId, projectId, followUps.sendCredentials as NonNullable<BulkCreateInput['sendCredentials']>, false, 'unsent', followUps.rows)).id;
     } catch (error) {
       result.mailSendError = `The people were added, but their credentials could not be e-mailed (${reasonOf(error, 'the mail queue did not answer')}). Send them from the project with Send credentials.`;
     }

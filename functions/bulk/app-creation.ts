@@ -66,7 +66,7 @@ export function appFollowUpStarters(db: DynamoDBDocumentClient, tableName: strin
   });
   return {
     provision: (userId, projectId, integrationId, waitForAccounts) => provision(userId, projectId, { integrationId, mode: 'provision' }, { waitForAccounts }),
-    sendCredentials: (userId, projectId, options, waitForAccounts, scope = 'all') => send(userId, projectId, { ...options, scope, overrideSuppression: false }, { waitForAccounts }),
+    sendCredentials: (userId, projectId, options, waitForAccounts, scope = 'all', rows) => send(userId, projectId, { ...options, scope, overrideSuppression: false }, { waitForAccounts, ...(rows ? { rows } : {}) }),
   };
 }
 

@@ -36,6 +36,8 @@ export const CHUNK_WINDOW = Math.max(1, (queues.find((q) => q.name === 'bulk')?.
 export interface AddFollowUps {
   integrationId?: string;
   sendCredentials?: Record<string, unknown>;
+  /** The rows the add made (the project's rows `from..to`): its e-mails go to these only. */
+  rows?: { from: number; to: number };
 }
 
 export interface BulkJobStarter {

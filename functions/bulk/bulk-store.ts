@@ -17,7 +17,7 @@ import { queryAllUnder } from '../core/prefix-query';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
 import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, projectFullMessage, type Usage } from '../usage/plan-usage';
-import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
+import { PROJECT_COMPLETED_MESSAGE, PROJECT_EXPIRED_MESSAGE } from '../../shared/schemas/project';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 
 export type Item = Record<string, unknown> & { PK: string; SK: string };
@@ -210,7 +210,8 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
 
     async reserveRows(userId, projectId, rows, options) {
       // Not while the project is being deleted (its deletion would miss the new accounts).
-      const conditions = ['attribute_exists(PK)', '(attribute_not_exists(#status) OR #status <> :completed)', 'attribute_not_exists(activeProjectDeletion)'];
+      // Nor once its expiry started (the sweep sets expiredAt in the transaction that starts it).
+      const conditions = ['attribute_exists(PK)', '(attribute_not_exists(#status) OR #status <> :completed)', 'attribute_not_exists(activeProjectDeletion)', 'attribute_not_exists(expiredAt)'];
       const values: Record<string, unknown> = { ':n': rows, ':base': options.rowBase, ':completed': 'completed', ':at': options.at };
       if (options.accountsPerProject !== undefined) {
         conditions.push('(attribute_not_exists(accountCount) OR accountCount <= :maxBefore)');
@@ -236,6 +237,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         if (!old) throw new NotFoundError('Project not found');
         if (old.status?.S === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
         if (old.activeProjectDeletion?.S) throw new ConflictError(PROJECT_BEING_DELETED);
+        if (old.expiredAt?.S) throw new ConflictError(PROJECT_EXPIRED_MESSAGE);
         const held = Number(old.accountCount?.N ?? 0);
         const max = options.accountsPerProject ?? 0;
         throw new PlanLimitError(projectFullMessage(max, held, rows), { limit: 'accountsPerProject', max, used: held, requested: rows });

@@ -4,7 +4,9 @@ import { peopleCsvStream } from '../../shared/csv/read-people';
 import { rejectedRowsCsv } from '../../shared/csv/read-people';
 import { UTF8_BOM } from '../../shared/csv/write-csv';
 import { isIdShaped } from '../../shared/schemas/ids';
-import { PROJECT_COMPLETED_MESSAGE } from '../../shared/schemas/project';
+import { PROJECT_COMPLETED_MESSAGE, PROJECT_EXPIRED_MESSAGE } from '../../shared/schemas/project';
+import { userTimeZone } from '../analytics/counters';
+import { projectHasExpired } from '../projects/project-expiry';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import type { BulkCreateInput } from '../../shared/schemas/bulk';
 import {
@@ -140,15 +142,16 @@ export const startUpload =
   async (userId: string, uploadId: string, options: BulkUploadOptions): Promise<BulkUpload> => {
     const item = await getUpload(deps, userId, uploadId);
     if (item.status !== 'waiting' && item.status !== 'checked') throw new ConflictError(uploadMessages.notStartable(item.status));
-    // People added to a project: another user's 404, a completed one 409, before the file is read
+    // People added to a project: another user's 404, a completed or expired one 409, before the file is read
     // (the creation checks again, atomically, when it reserves the rows).
     if (options.projectId !== undefined) {
       const { Item: project } = isIdShaped(options.projectId)
-        ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, options.projectId), ConsistentRead: true, ProjectionExpression: '#status, activeProjectDeletion', ExpressionAttributeNames: { '#status': 'status' } }))
+        ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, options.projectId), ConsistentRead: true, ProjectionExpression: '#status, activeProjectDeletion, expiredAt, expirationDate', ExpressionAttributeNames: { '#status': 'status' } }))
         : { Item: undefined };
       if (!project) throw new NotFoundError('Project not found');
       if (project.status === 'completed') throw new ConflictError(PROJECT_COMPLETED_MESSAGE);
       if (typeof project.activeProjectDeletion === 'string') throw new ConflictError(PROJECT_BEING_DELETED);
+      if (projectHasExpired(project, deps.now(), await userTimeZone(deps.db, deps.tableName, userId))) throw new ConflictError(PROJECT_EXPIRED_MESSAGE);
     }
     const size = await deps.objects.size(uploadKey(userId, uploadId));
     if (size === undefined || size === 0) throw new ValidationError(uploadMessages.notArrived);

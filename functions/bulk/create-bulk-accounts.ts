@@ -35,8 +35,8 @@ export interface CreateBulkAccountsDeps {
   provision?: (userId: string, projectId: string, integrationId: string, waitForAccounts: boolean) => Promise<{ id: string }>;
   /** The user's timezone preference: the analytics counters count work in the user's months (functions/analytics/counters.ts). */
   timeZone: (userId: string) => Promise<string>;
-  /** Starts e-mailing the new accounts' holders their credentials (sendCredentials); `waitForAccounts` while a job creates them; `scope` 'unsent' for people added to a project. */
-  sendCredentials?: (userId: string, projectId: string, options: NonNullable<BulkCreateInput['sendCredentials']>, waitForAccounts: boolean, scope?: 'all' | 'unsent') => Promise<{ id: string }>;
+  /** Starts e-mailing the new accounts' holders their credentials (sendCredentials); `waitForAccounts` while a job creates them; `scope` 'unsent' and the added `rows` for people added to a project. */
+  sendCredentials?: (userId: string, projectId: string, options: NonNullable<BulkCreateInput['sendCredentials']>, waitForAccounts: boolean, scope?: 'all' | 'unsent', rows?: { from: number; to: number }) => Promise<{ id: string }>;
 }
 
 /** Starts the credential e-mails of a new project's accounts; a failure to start does not undo the accounts, it is reported. */

@@ -33,13 +33,14 @@ export const inlineFailed = (rejected: readonly RejectedRow[]): FailedRow[] => f
 /**
  * The items that keep a project's full report: rows in order, split into parts of at most
  * REPORT_PART_MAX_BYTES, so any number of rejections fits (the response lists only the first few).
+ * `partKey`: the creation's parts (the default), or an add's (keys.rejectedRowsAddPart).
  */
-export function rejectedRowItems(userId: string, projectId: string, rejected: readonly RejectedRow[]): Item[] {
+export function rejectedRowItems(userId: string, projectId: string, rejected: readonly RejectedRow[], partKey: (part: number) => { PK: string; SK: string } = (part) => keys.rejectedRowsPart(userId, projectId, part)): Item[] {
   const items: Item[] = [];
   let current: Cells[] = [];
   let size = 2;
   const flush = () => {
-    items.push({ ...keys.rejectedRowsPart(userId, projectId, items.length), entityType: 'RejectedRows', count: current.length, rows: JSON.stringify(current) });
+    items.push({ ...partKey(items.length), entityType: 'RejectedRows', count: current.length, rows: JSON.stringify(current) });
     current = [];
     size = 2;
   };
@@ -81,7 +82,8 @@ export function reportRows(parts: readonly Record<string, unknown>[]): CsvRow[] 
 /**
  * GET /api/projects/{id}/rejected-rows: every row of the project that was not created, as CSV
  * (the shared rejected-rows writer: formulas neutralised; BOM for spreadsheets, like the export). Rows refused up front come from the
- * project's report; rows a background job could not store from its chunk records.
+ * project's report; rows a background job could not store from its chunk records. Then the rows
+ * each later add of people refused, add by add (its rows numbered as in what was added).
  */
 export const rejectedRowsReport =
   (deps: { db: DynamoDBDocumentClient; tableName: string }) =>
@@ -100,7 +102,8 @@ export const rejectedRowsReport =
         ConsistentRead: true,
       }),
     ]);
-    const rows = reportRows(parts);
+    const isAdd = (part: Record<string, unknown>) => String(part.SK).startsWith('ADD#');
+    const rows = reportRows(parts.filter((part) => !isAdd(part)));
     const add = (row: number, firstName: string, lastName: string, email: string, message: string) =>
       rows.push({ row, firstName, lastName, email, raw: [], issues: [{ message }] });
     for (const chunk of chunks) {
@@ -108,5 +111,7 @@ export const rejectedRowsReport =
       for (const r of (chunk.failedRows ?? []) as { row: number; firstName: string; lastName: string; email: string }[]) add(r.row, r.firstName, r.lastName, r.email, message);
     }
     rows.sort((a, b) => a.row - b.row);
+    // `ADD#<time-ordered job id>#<part>`: the adds in the order they were made, each one's parts in order.
+    rows.push(...reportRows(parts.filter(isAdd).sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1))));
     return { filename: `${safeFilename(String(project.name))}_rejected_rows.csv`, body: UTF8_BOM + rejectedRowsCsv(rows) };
   };

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -28,6 +28,7 @@ const usernameShard = (username: string) => {
 const usernamePartition = (userId: string, username: string) => `${userPk(userId)}#USERNAMES#${usernameShard(username)}`;
 
 const USERNAME_BLOCK_PREFIX = 'USERNAMEBLOCK#';
+const EXPIRY_PARTITION = 'EXPIRY';
 
 const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
 
@@ -61,6 +62,17 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#STATE`, SK: `${channel}#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}` }) as const,
 
   /**
+   * The rows of one PROV state block whose platform status is `status` (failed, removed: the
+   * exceptions), beside the block in the project's STATE partition, written with it
+   * (account-state-writer.ts): the Account Database's "Sync Failed" filter reads these instead of
+   * passing over every account (docs/data-model.md, "The Account Database as a directory"). Its own
+   * prefix: the blocks' range reads (`PROV#…`) never see one.
+   */
+  accountStatusList: (userId: string, projectId: string, status: string, fromRow: number, shard: number) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#STATE`, SK: `LIST#${status}#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}` }) as const,
+  accountStatusListPrefix: (status: string) => `LIST#${status}#`,
+
+  /**
    * What happened to an account that no other record keeps (an edit, and the lifecycle actions to
    * come), in one partition per project beside its state blocks: sort key `<row>#<ISO time>#<id>`,
    * so one account's entries are a begins_with Query, newest first with ScanIndexForward false.
@@ -70,6 +82,16 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
   /** Query: one account's history entries (begins_with on SK). */
   accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
+
+  /**
+   * The one-time links issued to an account (functions/credential-links): one small item per
+   * link (`tokenHash`, `sendId`), written with the link, in one partition per project (sort key
+   * `<row>#<sendId>`), so deleting the account finds its links by a begins_with Query.
+   * Listed in projectPartitions.
+   */
+  accountLink: (userId: string, projectId: string, row: number, sendId: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#LINKS`, SK: `${rowKey(row)}#${sendId}` }) as const,
+  /** Query: one account's links (begins_with on SK). */
+  accountLinksOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#LINKS`, SKPrefix: `${rowKey(row)}#` }) as const,
 
   /**
    * Index keys that make an account findable by prefix of first name, last name, e-mail and
@@ -88,6 +110,14 @@ export const keys = {
   }),
   /** The index partition of the terms that start like `term`. */
   accountSearchPartition: (userId: string, term: string) => accountSearchPartition(userId, term),
+  /**
+   * A project's place in the ProjectsByExpiry index (sparse: only a project whose expiration date
+   * is set and not handled yet has these attributes): one index partition sorted by the date, so
+   * the expiry sweep Queries the due ones (docs/data-model.md, "Expiry").
+   */
+  projectExpiry: (userId: string, projectId: string, date: string) => ({ ExpiryPK: EXPIRY_PARTITION, ExpirySK: `${date}#${userId}#${projectId}` }) as const,
+  /** Query on ProjectsByExpiry: every project to expire, by date. */
+  expiryDue: () => ({ ExpiryPK: EXPIRY_PARTITION }) as const,
   /** Every search partition of a user (for reading all usernames). */
   allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
 
@@ -137,6 +167,14 @@ export const keys = {
   /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
   accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
   accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /**
+   * One account a job over accounts (a Reset Passwords job, an account action) could not handle,
+   * by its row, beside the job item (`<job SK>#FAILED#<row>`): the job's failures list reads these
+   * (account-jobs/job-failures.ts) instead of the project's accounts. Written with the chunk's tally.
+   */
+  jobFailure: (userId: string, jobSk: string, row: number) => ({ PK: userPk(userId), SK: `${jobSk}#FAILED#${rowKey(row)}` }) as const,
+  /** Query: a job's failed accounts in row order (begins_with). */
+  jobFailuresOf: (userId: string, jobSk: string) => ({ PK: userPk(userId), SKPrefix: `${jobSk}#FAILED#` }) as const,
   /** Query: a user's provisioning runs and their chunk markers (begins_with). */
   provisioningJobsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROVJOB#' }) as const,
 
@@ -145,6 +183,8 @@ export const keys = {
    * partition, so neither the project list nor the account pages ever read it.
    */
   rejectedRowsPart: (userId: string, projectId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `PART#${rowKey(part)}` }) as const,
+  /** The rows an add of people to the project (functions/bulk/add-people.ts, job `jobId`) refused, in the same partition after the creation's: `ADD#<jobId>#<part>`. */
+  rejectedRowsAddPart: (userId: string, projectId: string, jobId: string, part: number) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED`, SK: `ADD#${jobId}#${rowKey(part)}` }) as const,
   rejectedRowsOf: (userId: string, projectId: string) => ({ PK: `${userPk(userId)}#PROJECT#${projectId}#REJECTED` }) as const,
 
   /** A POST /api/bulk-create Idempotency-Key of the user, and the parts of its stored (encrypted) answer. */
@@ -229,6 +269,7 @@ export const keys = {
     `${userPk(userId)}#PROJECT#${projectId}#REJECTED`,
     `${accountPartition(userId, projectId, 0)}#STATE`,
     `${accountPartition(userId, projectId, 0)}#HISTORY`,
+    `${accountPartition(userId, projectId, 0)}#LINKS`,
   ],
 
   /**
@@ -239,6 +280,12 @@ export const keys = {
   statsTotal: (userId: string) => ({ PK: userPk(userId), SK: 'STATS#TOTAL' }) as const,
   statsMonth: (userId: string, month: string) => ({ PK: userPk(userId), SK: `STATS#MONTH#${month}` }) as const,
   statsExpiry: (userId: string, date: string) => ({ PK: userPk(userId), SK: `STATS#EXPIRES#${date}` }) as const,
+
+  /**
+   * A one-time job over the whole table (functions/schedules/backfill-expiry-index.ts): how far it
+   * got and whether it is done. Global, owned by no user.
+   */
+  migration: (name: string) => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }) as const,
 
   stripeEvent: (eventId: string) => ({ PK: `STRIPE_EVENT#${eventId}`, SK: 'EVENT' }) as const,
   /** ... and a Stripe customer's user id, written at checkout completion. */

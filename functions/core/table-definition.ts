@@ -20,6 +20,9 @@ export const tableDefinition = {
     { indexName: 'AccountsByLastName', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: searchProjection },
     { indexName: 'AccountsByEmail', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: searchProjection },
     { indexName: 'AccountsByUsername', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: searchProjection },
+    // Sparse: only projects whose expiration date is set and not handled yet (keys.projectExpiry);
+    // the expiry sweep reads the due ones by date, never a Scan.
+    { indexName: 'ProjectsByExpiry', partitionKey: 'ExpiryPK', sortKey: 'ExpirySK', projection: { type: 'INCLUDE', nonKeyAttributes: ['userId', 'id', 'expirationDate'] } },
   ],
   timeToLiveAttribute: 'expiresAt',
 } as const;

@@ -41,6 +41,9 @@ export interface IssuedCredentialLink {
   expiresAt: string;
 }
 
+/** An account's row, from its sort key (`ACCOUNT#<row>`). */
+const rowOfAccountSk = (sk: string): number => Number(sk.slice('ACCOUNT#'.length));
+
 /**
  * Idempotent per (sendId, accountId): the first call writes two items in one conditional
  * transaction, the link (keyed by the token's hash: what the public routes look up) and the issue
@@ -99,6 +102,13 @@ export async function issueCredentialLink(deps: IssueCredentialLinkDeps, input: 
           // A global item of the user's (its key is the token's hash): account deletion finds it
           // through this reference in the user's partition (functions/account-deletion/global-reference.ts).
           { Put: { TableName: tableName, Item: globalReferenceItem(input.userId, keys.credentialLink(tokenHash)) } },
+          // The account's list of its links: deleting the account erases them (functions/accounts/erase-account-traces.ts).
+          {
+            Put: {
+              TableName: tableName,
+              Item: { ...keys.accountLink(input.userId, input.projectId, rowOfAccountSk(input.accountSK), input.sendId), entityType: 'AccountLink', userId: input.userId, projectId: input.projectId, accountId: input.accountId, sendId: input.sendId, tokenHash, expiresAt: ttl },
+            },
+          },
         ],
       }),
     );

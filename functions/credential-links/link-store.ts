@@ -3,7 +3,7 @@ import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { keys } from '../core/keys';
 import { DELETION_REQUESTED_AT } from '../core/account-gate';
 import { shardsOf } from '../accounts/account-partitions';
-import { withStates } from '../accounts/account-states';
+import { overlayState, rowOf, stateBlockKey, type StateEntry } from '../accounts/account-states';
 
 /** A stored link as the public routes read it (the item of keys.credentialLink(tokenHash)). */
 export interface StoredLink {
@@ -64,8 +64,10 @@ export function dynamoLinkStore(db: DynamoDBDocumentClient, tableName: string): 
     async account(link) {
       const [item, project] = await Promise.all([get({ PK: link.accountPK, SK: link.accountSK }), get(keys.project(link.userId, link.projectId))]);
       if (!item || !project) return item;
-      const [current] = await withStates(db, tableName, { userId: link.userId, projectId: link.projectId, shards: shardsOf(project) }, [item], { consistent: true, channels: ['ACT'] });
-      return current;
+      // The one block that holds it, by key (GetItem: this function is granted no Query).
+      const block = await get(stateBlockKey(link.userId, link.projectId, 'ACT', rowOf(item), shardsOf(project)));
+      const entry = (block?.rows as Record<string, StateEntry> | undefined)?.[String(rowOf(item))];
+      return entry ? overlayState(item, { PROV: new Map(), MAIL: new Map(), ACT: new Map([[rowOf(item), entry]]) }) : item;
     },
     project: (link) => get(keys.project(link.userId, link.projectId)),
 

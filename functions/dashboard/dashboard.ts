@@ -3,12 +3,14 @@ import type { ActivityItem, DashboardStats } from '../../shared/schemas/project'
 import { keys } from '../core/keys';
 import type { ProjectStore } from '../projects/project-store';
 import { growthRate, readCounters } from '../analytics/analytics';
+import { projectHasExpired } from '../projects/project-expiry';
 
 export const RECENT_ACTIVITY_LIMIT = 10;
 
 /**
  * GET /api/dashboard/stats, from the user's counters and projects:
- * totalAccounts (stored accounts), activeProjects (active and not past their expiration date),
+ * totalAccounts (stored accounts), activeProjects (active and not expired: no expiredAt, and its
+ * expiration date not arrived in the owner's timezone, as the expiry sweep decides: projects/project-expiry.ts),
  * successRate (rows created of rows submitted), avgProcessingTime (measured seconds per account:
  * a creation's wall time from the request to its last row, summed, over the accounts it created);
  * the change labels from the analytics counters (functions/analytics).
@@ -23,15 +25,15 @@ export const dashboardStats =
       readCounters(deps, userId),
     ]);
     const thisMonth = counters.months.at(-1)!;
-    const today = deps.now().toISOString().slice(0, 10);
+    const now = deps.now();
     let created = 0;
     let failed = 0;
     let activeProjects = 0;
     for (const project of projects) {
       created += Number(project.accountCount ?? 0);
       failed += Number(project.failedCount ?? 0);
-      const expired = typeof project.expirationDate === 'string' && project.expirationDate < today;
-      if (project.status !== 'completed' && !expired) activeProjects++;
+      // Expired as the sweep and the badge decide it: expiredAt, or its date arrived in the owner's timezone.
+      if (project.status !== 'completed' && !projectHasExpired(project, now, counters.timeZone)) activeProjects++;
     }
     const processedAccounts = Number(user?.processedAccounts ?? 0);
     return {

@@ -1,4 +1,4 @@
-import { ACCOUNT_DATA_EXPORT_NAME, EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFileFormat, type ExportFormat, type ExportKind, type ExportView } from '../../shared/exports';
+import { ACCOUNT_DATA_EXPORT_NAME, DIRECTORY_EXPORT_NAME, EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFileFormat, type ExportFormat, type ExportKind, type ExportView } from '../../shared/exports';
 import { keys } from '../core/keys';
 import { safeFilename } from '../projects/export-project-csv';
 
@@ -23,6 +23,8 @@ export interface ExportRecord {
   sizeBytes?: number;
   error?: string;
   attempts?: number;
+  /** A directory export: the Account Database's filters, term and sort it was started with. */
+  selection?: Record<string, string>;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -35,6 +37,11 @@ export function newExportRecord(input: { id: string; userId: string; projectId: 
 /** Export All Data (Settings > Data): everything of the user in one zip, through the same queue, worker and history. */
 export function newAccountDataExportRecord(input: { id: string; userId: string; now: Date }): ExportRecord {
   return newRecord({ ...input, kind: 'account-data', projectId: '', projectName: ACCOUNT_DATA_EXPORT_NAME, format: 'zip' });
+}
+
+/** 'Export All' in the Account Database: the accounts its filters select, in a format, through the same queue, worker and history. */
+export function newDirectoryExportRecord(input: { id: string; userId: string; format: ExportFormat; selection: Record<string, string>; now: Date }): ExportRecord {
+  return { ...newRecord({ ...input, kind: 'directory', projectId: '', projectName: DIRECTORY_EXPORT_NAME }), selection: input.selection };
 }
 
 function newRecord(input: { id: string; kind: ExportKind; userId: string; projectId: string; projectName: string; format: ExportFileFormat; now: Date }): ExportRecord {
@@ -66,7 +73,10 @@ export const exportContentTypes: Record<ExportFileFormat, string> = {
   zip: 'application/zip',
 };
 
-export const kindOf = (item: Record<string, unknown> | ExportRecord): ExportKind => ((item as { kind?: unknown }).kind === 'account-data' ? 'account-data' : 'project');
+export const kindOf = (item: Record<string, unknown> | ExportRecord): ExportKind => {
+  const kind = (item as { kind?: unknown }).kind;
+  return kind === 'account-data' || kind === 'directory' ? kind : 'project';
+};
 
 /** The name the browser saves the file as: {projectName}_accounts.<ext>, or bulkonboard-data_<date>.zip for all data. */
 export const exportFilename = (projectName: string, format: ExportFileFormat, kind: ExportKind = 'project', createdAt = ''): string =>

@@ -7,7 +7,8 @@ import { dynamoProjectStore } from '../projects/project-store';
 import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { sqsExportQueue } from './export-queue';
 import { dynamoExportStore } from './export-store';
-import { startAccountDataExport, startExport } from './start-export';
+import { startAccountDataExport, startDirectoryExport, startExport } from './start-export';
+import { directoryExportSchema } from '../../shared/schemas/account-directory';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -16,9 +17,12 @@ const now = () => new Date();
 const queue = sqsExportQueue(sqs(), requireEnv('EXPORTS_QUEUE_URL'));
 const start = startExport({ exports, projects: dynamoProjectStore(db, tableName), queue, now, newId: timeOrderedId });
 const startAccountData = startAccountDataExport({ exports, queue, now, newId: timeOrderedId });
+const startDirectory = startDirectoryExport({ exports, projects: dynamoProjectStore(db, tableName), queue, now, newId: timeOrderedId });
 
 export const handler = httpHandler({
   'POST /api/exports': route({ body: createExportSchema, run: async ({ userId, body }) => new Response(202, await start(userId, body)) }),
+  // 'Export All' in the Account Database: what its filters select.
+  'POST /api/exports/directory': route({ body: directoryExportSchema, run: async ({ userId, body }) => new Response(202, await startDirectory(userId, body)) }),
   'POST /api/exports/account-data': route({
     run: async ({ userId, event }) => {
       const started = await startAccountData(userId);

@@ -13,6 +13,7 @@ import type { ExportMessage } from './export-message';
 import type { ExportStore } from './export-store';
 import { exportWriters, type ExportWriter, type RowPages } from './export-writers';
 import type { ExportSubject } from '../notifications/events';
+import type { AccountView } from '../../shared/schemas/project';
 
 export const EXPORT_FAILED = 'The export could not be written. Please try again.';
 
@@ -40,6 +41,8 @@ export interface RunExportDeps {
   files: Pick<ExportFiles, 'upload' | 'remove'>;
   now: () => Date;
   writers?: Record<ExportFormat, ExportWriter>;
+  /** A directory export's accounts ('Export All' in the Account Database), page after page, passwords shown: the stored selection read again. */
+  directoryPages?: (userId: string, selection: Record<string, string>) => AsyncIterable<AccountView[]>;
   /** Tells the user the file is ready (the bell), a project's export or Export All Data alike; never fails the export. */
   notifyReady?: (input: { userId: string; exportId: string; subject: ExportSubject; format: string; rowCount: number; at: Date }) => Promise<void>;
   /** Tells the user the export failed for good (the bell); never fails anything itself. */
@@ -72,6 +75,10 @@ export const runExport =
       await runAccountDataExport(deps, message, String(item.createdAt), attempt);
       return;
     }
+    if (kindOf(item) === 'directory') {
+      await runDirectoryExport(deps, message, item, attempt);
+      return;
+    }
     const format = item.format as ExportFormat;
     const projectName = String(item.projectName);
     try {
@@ -97,6 +104,54 @@ export const runExport =
       await failAndNotify(deps, userId, exportId, { kind: 'project', projectName }, `${EXPORT_FAILED} ${reasonOf(error)}`);
     }
   };
+
+/**
+ * 'Export All' in the Account Database: the accounts its stored selection picks now (filters,
+ * term, sort), in the same writers, with the same formula neutralising, at the same key.
+ */
+async function runDirectoryExport(deps: RunExportDeps, { userId, exportId }: ExportMessage, item: Record<string, unknown>, attempt: Attempt): Promise<void> {
+  const format = item.format as ExportFormat;
+  const projectName = String(item.projectName);
+  try {
+    if (!deps.directoryPages) throw new PermanentExportError('This export cannot be made here.');
+    const selection = (item.selection ?? {}) as Record<string, string>;
+    const { rowCount, sizeBytes } = await writeAndUpload({
+      files: deps.files,
+      writer: (deps.writers ?? exportWriters)[format],
+      pages: directoryRows(deps.directoryPages(userId, selection)),
+      key: exportObjectKey(userId, exportId, format),
+      contentType: exportContentTypes[format],
+      contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
+    });
+    const at = deps.now();
+    if (!(await completeOrRemove(deps, userId, exportId, exportObjectKey(userId, exportId, format), { rowCount, sizeBytes, now: at }))) return;
+    await deps.notifyReady?.({ userId, exportId, subject: { kind: 'project', projectName }, format, rowCount, at });
+  } catch (error) {
+    const permanent = error instanceof PermanentExportError;
+    if (!permanent && attempt.number < attempt.max) throw error;
+    await failAndNotify(deps, userId, exportId, { kind: 'project', projectName }, `${EXPORT_FAILED} ${reasonOf(error)}`);
+  }
+}
+
+/** The Account Database's accounts (as lists show them, passwords read) become export rows. */
+async function* directoryRows(pages: AsyncIterable<AccountView[]>): RowPages {
+  for await (const views of pages) {
+    yield views.map((view): ExportRow => {
+      if (view.password === undefined) throw new PermanentExportError('A stored password could not be read.');
+      return {
+        firstName: view.firstName,
+        lastName: view.lastName,
+        email: view.email,
+        username: view.username,
+        password: view.password,
+        projectName: view.projectName,
+        accountType: view.accountType,
+        createdAt: view.createdAt,
+        externalStatus: view.externalStatus,
+      };
+    });
+  }
+}
 
 /** The export failed for good: recorded, and told in the bell when this call is the one that ended it. */
 async function failAndNotify(deps: Pick<RunExportDeps, 'exports' | 'now' | 'notifyFailed'>, userId: string, exportId: string, subject: ExportSubject, reason: string): Promise<void> {

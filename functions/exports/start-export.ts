@@ -1,9 +1,11 @@
 import type * as z from 'zod';
 import { planLimits } from '../../shared/plans';
 import { PRO_FORMAT_MESSAGE, type createExportSchema, type ExportView } from '../../shared/schemas/export';
-import { PlanLimitError } from '../core/errors';
+import { NotFoundError, PlanLimitError } from '../core/errors';
+import { isIdShaped } from '../../shared/schemas/ids';
 import type { ProjectStore } from '../projects/project-store';
-import { exportView, newAccountDataExportRecord, newExportRecord } from './export-item';
+import { exportView, newAccountDataExportRecord, newDirectoryExportRecord, newExportRecord } from './export-item';
+import type { directoryExportSchema } from '../../shared/schemas/account-directory';
 import type { ExportQueue } from './export-queue';
 import type { ExportStore } from './export-store';
 
@@ -50,6 +52,32 @@ export const startAccountDataExport =
   async (userId: string): Promise<ExportView> => {
     const now = deps.now();
     const record = newAccountDataExportRecord({ id: deps.newId(now), userId, now });
+    await deps.exports.create(record);
+    try {
+      await deps.queue.send({ userId, exportId: record.id });
+    } catch (error) {
+      await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
+      throw error;
+    }
+    return exportView(record, now);
+  };
+
+/**
+ * POST /api/exports/directory ('Export All' in the Account Database): the accounts the filters,
+ * term and sort select, in a format of the caller's plan (403 for xlsx/json on the free plan); a
+ * project filter that is not the caller's is 404. The selection is stored on the export item and
+ * read again by the worker (functions/accounts/browse-accounts.ts, page after page).
+ */
+export const startDirectoryExport =
+  (deps: StartExportDeps) =>
+  async (userId: string, request: z.output<typeof directoryExportSchema>): Promise<ExportView> => {
+    const { format, ...selection } = request;
+    if (selection.projectId !== undefined && !isIdShaped(selection.projectId)) throw new NotFoundError('Project not found');
+    const [plan] = await Promise.all([deps.exports.plan(userId), selection.projectId !== undefined ? deps.projects.get(userId, selection.projectId) : undefined]);
+    if (!planLimits[plan].exportFormats.includes(format)) throw new PlanLimitError(PRO_FORMAT_MESSAGE);
+    const now = deps.now();
+    const stored = Object.fromEntries(Object.entries(selection).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
+    const record = newDirectoryExportRecord({ id: deps.newId(now), userId, format, selection: stored, now });
     await deps.exports.create(record);
     try {
       await deps.queue.send({ userId, exportId: record.id });

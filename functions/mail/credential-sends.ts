@@ -1,5 +1,5 @@
 import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
-import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { builtInTemplate } from '../../shared/email/default-template';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -23,7 +23,9 @@ import type { CredentialsChunkMessage, CredentialsMessage, CredentialsQueue } fr
 import { queues } from '../../shared/routes';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
+import { filterOf, NONE_MATCH, planTotal, resolveSelection, selectedRanges, selectionWords, skippedOf } from '../account-jobs/selection';
 import { rowOfAccount } from '../account-jobs/selection';
+import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
 import { successorOf as successorIn } from '../account-jobs/window';
 
 /**
@@ -51,6 +53,8 @@ export interface StartSendDeps extends SendJobDeps {
   plan: (userId: string) => Promise<PlanId>;
   /** Whether one-time links can be issued here (functions/mail/credential-link-port.ts). */
   linksAvailable: boolean;
+  /** Where a send over a selection (the bulk bar) is recorded as a security event. */
+  events?: SecurityEventDeps;
 }
 
 export interface PlanSendDeps extends SendJobDeps {
@@ -80,23 +84,26 @@ export function sendView(item: Record<string, unknown>): MailSend {
   const open = Math.max(0, total - sent - failed - suppressed);
   // Once its chunks are on the queue, what is not done is queued; before that it is pending.
   const onQueue = item.status === 'running' && item.chunksQueued === true;
+  const skipped = skippedOf(item, sent + failed + suppressed);
   return {
     id: String(item.id),
     projectId: String(item.projectId),
     projectName: String(item.projectName ?? ''),
     scope: item.scope as SendScope,
     ...(typeof item.accountId === 'string' ? { accountId: item.accountId } : {}),
+    ...(filterOf(item) ? { filter: filterOf(item) } : {}),
     templateId: String(item.templateId),
     templateName: String(item.templateName ?? ''),
     delivery: item.delivery === 'link' ? 'link' : 'password',
     ...(item.delivery === 'link' ? { linkExpiresInDays: Number(item.linkExpiresInDays) } : {}),
     status: item.status as MailSendStatus,
     total,
-    queued: onQueue ? open : 0,
     sent,
     failed,
     suppressed,
-    pending: onQueue ? 0 : open,
+    pending: skipped === undefined ? (onQueue ? 0 : open) : 0,
+    queued: skipped === undefined && onQueue ? open : 0,
+    ...(skipped ? { skipped } : {}),
     ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
@@ -107,11 +114,44 @@ export function sendView(item: Record<string, unknown>): MailSend {
 /** An account id is `<projectId>.<row>` (keys.accountId): its row (the engine's selection.ts). */
 export { rowOfAccount };
 
-/** How many accounts a send of this scope takes, from the project's exact counters. */
-function scopeCount(scope: SendScope, project: Record<string, unknown>): number {
+/** How many accounts a send takes, from the project's exact counters (a selection: its rows, or its filter's count). */
+function scopeCount(send: Record<string, unknown>, project: Record<string, unknown>): number {
+  const scope = send.scope as SendScope;
+  if (scope === 'selection') return Array.isArray(send.rows) ? send.rows.length : planTotal(send, project);
   const accountCount = Number(project.accountCount ?? 0);
   const counts = projectEmailCounts(project, accountCount);
   return { all: accountCount, unsent: counts.notSent, failed: counts.failed, account: 1 }[scope];
+}
+
+/**
+ * A send over some of the project's rows (`rowsFrom..rowsTo` on the send: the people an add made,
+ * functions/bulk/add-people.ts): only those rows' accounts are e-mailed.
+ */
+export type SendRows = { from: number; to: number };
+export const rowsOfSend = (send: Record<string, unknown>): SendRows | undefined =>
+  typeof send.rowsFrom === 'number' && typeof send.rowsTo === 'number' ? { from: send.rowsFrom, to: send.rowsTo } : undefined;
+
+/** How many accounts the project has in the rows (a Query of the range in each partition: in proportion to the rows). */
+async function accountsIn(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number, rows: SendRows): Promise<number> {
+  let count = 0;
+  for (const pk of keys.accountPartitions(userId, projectId, shards)) {
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':pk': pk, ':first': keys.account(userId, projectId, rows.from).SK, ':last': keys.account(userId, projectId, rows.to).SK },
+          Select: 'COUNT',
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      count += page.Count ?? 0;
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return count;
 }
 
 /** The template a send renders with, copied onto the send: a later edit does not change a send under way. */
@@ -138,13 +178,14 @@ async function templateFor(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: 
  * ('unsent'), those whose e-mail failed ('failed', Resend failed) or one account. One send per
  * project at a time (a lock on the project item, taken with the send item in one transaction).
  * `waitForAccounts`: a bulk job is still creating the project's accounts; the send plans its
- * chunks once that job has ended.
+ * chunks once that job has ended. `rows`: only the accounts of these rows (people just added, all
+ * of them new: the send counts the accounts there).
  */
 export const PASSWORDS_BEING_RESET = 'The passwords of this project are being reset. Send the credentials once the reset has finished.';
 
 export const startSend =
   (deps: StartSendDeps) =>
-  async (userId: string, projectId: string, input: SendCredentialsRequest, options: { waitForAccounts?: boolean } = {}): Promise<MailSend> => {
+  async (userId: string, projectId: string, input: SendCredentialsRequest, options: { waitForAccounts?: boolean; rows?: SendRows; origin?: Partial<RequestOrigin> } = {}): Promise<MailSend> => {
     assertCredentialEmails(await deps.plan(userId));
     const { Item: project } = isIdShaped(projectId)
       ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
@@ -162,16 +203,21 @@ export const startSend =
         : { Item: undefined };
       if (!account || account.id !== input.accountId) throw new NotFoundError('Account not found');
     }
+    // The bulk bar's listed accounts or filter: checked as every selection is (404 for an id not of the project).
+    const selection = input.scope === 'selection' ? await resolveSelection(deps, { userId, projectId, project }, { accountIds: input.accountIds, filter: input.filter }) : undefined;
     if (input.delivery === 'link' && !deps.linksAvailable) {
       throw new ConflictError('One-time links cannot be sent yet on this installation. Send the password in the e-mail instead.');
     }
     // Where the account holders sign in ({{loginUrl}}): the project's platform URL, when it has one.
     const loginUrl = typeof project.platformUrl === 'string' && project.platformUrl ? project.platformUrl : undefined;
     const template = await templateFor(deps, userId, input, loginUrl !== undefined);
-    const total = options.waitForAccounts ? 0 : scopeCount(input.scope, project);
+    // An add's rows (rowsFrom..rowsTo), for a send of a whole-project scope; a selection is its own.
+    const rows = input.scope === 'account' || selection ? undefined : options.rows;
+    const total = options.waitForAccounts ? 0 : selection ? selection.total : rows ? await accountsIn(deps, userId, projectId, shardsOf(project), rows) : scopeCount({ scope: input.scope }, project);
     if (!options.waitForAccounts && total === 0) {
       throw new ConflictError(
         {
+          selection: NONE_MATCH[selection?.filter ?? 'all'],
           all: 'This project has no accounts to e-mail.',
           unsent: 'Every account of this project has been e-mailed already. Use Resend failed, or send to one account from its row.',
           failed: 'No credential e-mail of this project failed: there is nothing to resend.',
@@ -193,6 +239,8 @@ export const startSend =
       projectName: String(project.name),
       scope: input.scope,
       ...(input.scope === 'account' ? { accountId: input.accountId, accountRow } : {}),
+      ...(rows ? { rowsFrom: rows.from, rowsTo: rows.to } : {}),
+      ...(selection?.fields ?? {}),
       overrideSuppression: input.scope === 'account' && input.overrideSuppression,
       delivery: input.delivery,
       ...(input.delivery === 'link' ? { linkExpiresInDays: input.linkExpiresInDays } : {}),
@@ -218,6 +266,18 @@ export const startSend =
       unqueued: 'The send could not be queued. Please try again.',
     });
     if (started === 'busy') throw new ConflictError('Credentials of this project are being e-mailed already. Wait for that send to finish, then try again.');
+    if (selection && deps.events) {
+      // Who sent whose credentials, how many: a send over the bulk bar's selection.
+      await recordSecurityEvent(deps.events, {
+        userId,
+        type: 'credentials_sent',
+        severity: 'medium',
+        description: `Send credentials: ${selectionWords({ accountIds: input.accountIds, filter: input.filter }, total)} of project "${String(project.name)}"${input.delivery === 'link' ? ', as one-time links' : ''}`,
+        ...options.origin,
+        at: now,
+        source: `send:${sendId}`,
+      });
+    }
     return sendView(item);
   };
 
@@ -226,9 +286,23 @@ export const startSend =
  * accounts of that shard; one account's send is one chunk of its row. The same plan always gives
  * the same chunks, so a plan that runs twice queues the same messages (a chunk is done once).
  */
-export function chunkPlan(userId: string, sendId: string, shards: number, maxRow: number, accountRow?: number, accountsPerChunk = MAIL_CHUNK_ACCOUNTS): CredentialsChunkMessage[] {
+export function chunkPlan(
+  userId: string,
+  sendId: string,
+  shards: number,
+  maxRow: number,
+  accountRow?: number,
+  accountsPerChunk = MAIL_CHUNK_ACCOUNTS,
+  listed?: readonly number[],
+  rows?: SendRows,
+): CredentialsChunkMessage[] {
   if (accountRow !== undefined) return [{ type: 'credentials', userId, sendId, chunk: 0, shard: accountRow % Math.max(1, shards), fromRow: accountRow, toRow: accountRow }];
-  return rowRanges(shards, maxRow, accountsPerChunk).map((range) => ({ type: 'credentials', userId, sendId, ...range }));
+  // Listed accounts: only the chunks that hold them (the same block-aligned ranges as a send to all).
+  if (listed) return selectedRanges(shards, listed, accountsPerChunk).map((range) => ({ type: 'credentials', userId, sendId, ...range }));
+  const ranges = rowRanges(shards, rows ? Math.min(maxRow, rows.to) : maxRow, accountsPerChunk);
+  // A send over some rows: the project's ranges that reach them, cut to them and numbered again.
+  const kept = rows ? ranges.filter((range) => range.toRow >= rows.from).map((range, chunk) => ({ ...range, chunk, fromRow: Math.max(range.fromRow, rows.from) })) : ranges;
+  return kept.map((range) => ({ type: 'credentials', userId, sendId, ...range }));
 }
 
 /** A chunk size as planned: a whole number of state blocks (STATE_BLOCK_ROWS), else the default. */
@@ -263,7 +337,16 @@ export const successorOf = (send: Record<string, unknown>, chunk: number): Crede
 
 /** The chunk messages of a planned send. */
 export const planOf = (send: Record<string, unknown>): CredentialsChunkMessage[] =>
-  chunkPlan(String(send.userId), String(send.id), Number(send.shards ?? 1), Number(send.maxRow ?? 0), send.scope === 'account' ? Number(send.accountRow) : undefined, chunkAccountsOf(send.chunkAccounts));
+  chunkPlan(
+    String(send.userId),
+    String(send.id),
+    Number(send.shards ?? 1),
+    Number(send.maxRow ?? 0),
+    send.scope === 'account' ? Number(send.accountRow) : undefined,
+    chunkAccountsOf(send.chunkAccounts),
+    Array.isArray(send.rows) ? send.rows.map(Number) : undefined,
+    rowsOfSend(send),
+  );
 
 /**
  * Credential sends as a kind of account job (functions/account-jobs): a send holds its project
@@ -284,9 +367,9 @@ function credentialSendsPlannedBy(deps: { chunkAccounts?: (total: number) => num
     startMessage: (userId, sendId) => ({ type: 'credentials', userId, sendId }),
     chunks: planOf,
     async plan(jobDeps, send, project) {
-      const scope = send.scope as SendScope;
-      const total = scopeCount(scope, project);
-      const layout = scope === 'account' ? { shards: shardsOf(project), maxRow: 0 } : await jobs.planLayout(jobDeps, send, project, total);
+      const rows = rowsOfSend(send);
+      const total = rows ? await accountsIn(jobDeps, String(send.userId), String(send.projectId), shardsOf(project), rows) : scopeCount(send, project);
+      const layout = send.scope === 'account' || Array.isArray(send.rows) ? { shards: shardsOf(project), maxRow: 0 } : await jobs.planLayout(jobDeps, send, project, total);
       // Fixed here with the plan (stored on the send): a plan that runs again queues the same chunks.
       return { total, fields: { ...layout, chunkAccounts: chunkAccountsOf(deps.chunkAccounts?.(total) ?? MAIL_CHUNK_ACCOUNTS) } };
     },

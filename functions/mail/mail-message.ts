@@ -37,12 +37,14 @@ export const mailMessageSchema = z.discriminatedUnion('type', [
     reason: z.optional(z.string()),
   }),
   z.object({ type: z.literal('security-alert'), userId: id, title: z.string(), detail: z.string(), at: z.string() }),
+  /** A project's expiration date arrived: its accounts are being deactivated (here, and on `platform` when they are there). */
+  z.object({ type: z.literal('project-expired'), userId: id, projectId: id, projectName: z.string(), expirationDate: z.string(), accounts: z.number(), platform: z.optional(z.string()) }),
   /** `week`: the Monday (UTC, YYYY-MM-DD) the digest covers the seven days before. */
   z.object({ type: z.literal('weekly-digest'), userId: id, week: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) }),
   credentialsMessageSchema,
 ]);
 export type MailMessage = z.infer<typeof mailMessageSchema>;
-export type NotificationMailMessage = Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>;
+export type NotificationMailMessage = Extract<MailMessage, { type: 'project-completion' | 'project-expired' | 'security-alert' | 'weekly-digest' }>;
 
 /** Sends credentials messages to the mail queue; `delaySeconds` (at most 900) for one that must wait. */
 export interface CredentialsQueue {

@@ -9,7 +9,7 @@ import type { StoredSettings } from '../users/settings-reader';
 import type { UserRepository } from '../users/user-repository';
 import type { NotificationMailMessage } from './mail-message';
 import type { Mailer } from './ses-mailer';
-import { projectCompletionEmail } from './project-completion-email';
+import { projectCompletionEmail, projectExpiredEmail } from './project-completion-email';
 import { securityAlertEmail } from './security-alert-email';
 import { weeklyDigestEmail, type DigestContent } from './weekly-digest-email';
 
@@ -27,7 +27,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * The user's own notification e-mails. Each is decided when it is sent, not when it was queued:
  * e-mail notifications are a Pro feature (spec 6), and each kind has its switch in Settings >
- * Notifications (project completion: e-mail notifications and project completion e-mails;
+ * Notifications (project completion and expiry: e-mail notifications and project completion e-mails;
  * security alerts; the weekly digest). A user who is not Pro or switched it off gets nothing.
  */
 export const sendNotificationMail =
@@ -40,6 +40,11 @@ export const sendNotificationMail =
       case 'project-completion':
         if (!(on.emailNotifications && on.projectCompletionEmail)) return 'skipped';
         await deps.mailer.send(projectCompletionEmail(user, message, deps.appUrl));
+        return 'sent';
+      case 'project-expired':
+        // A project's own news, like its completion: the same two switches.
+        if (!(on.emailNotifications && on.projectCompletionEmail)) return 'skipped';
+        await deps.mailer.send(projectExpiredEmail(user, message, deps.appUrl));
         return 'sent';
       case 'security-alert':
         if (!on.securityAlerts) return 'skipped';

@@ -10,7 +10,7 @@ export const processMail =
     mailer: Mailer;
     appUrl: string;
     /** The user's notification e-mails (functions/mail/notification-mail.ts). */
-    notificationMail: (message: Extract<MailMessage, { type: 'project-completion' | 'security-alert' | 'weekly-digest' }>) => Promise<unknown>;
+    notificationMail: (message: Extract<MailMessage, { type: 'project-completion' | 'project-expired' | 'security-alert' | 'weekly-digest' }>) => Promise<unknown>;
   }) =>
   async (message: MailMessage): Promise<void> => {
     switch (message.type) {
@@ -21,6 +21,7 @@ export const processMail =
         return;
       }
       case 'project-completion':
+      case 'project-expired':
       case 'security-alert':
       case 'weekly-digest':
         await deps.notificationMail(message);

@@ -29,3 +29,26 @@ export function projectCompletionEmail(user: { email: string; firstName: string 
       `<p>The BulkOnboard team</p>`,
   };
 }
+
+type ProjectExpired = Extract<NotificationMailMessage, { type: 'project-expired' }>;
+
+/** A project's expiration date arrived: its accounts are being deactivated, and how to bring them back. */
+export function projectExpiredEmail(user: { email: string; firstName: string }, message: ProjectExpired, appUrl: string): Email {
+  const name = user.firstName.trim() || 'there';
+  const link = `${appUrl.replace(/\/$/, '')}/projects/${encodeURIComponent(message.projectId)}`;
+  const subject = `Your project "${message.projectName}" expired`;
+  const summary = `"${message.projectName}" reached its expiration date (${message.expirationDate}): its ${accounts(message.accounts)} ${message.accounts === 1 ? 'is' : 'are'} being deactivated here${message.platform ? ` and on ${message.platform}` : ''}.`;
+  const after = 'To bring them back, choose Reactivate on the project page; to keep the project running, set a later expiration date in Edit.';
+  return {
+    to: user.email,
+    subject,
+    text: `Hi ${name},\n\n${summary}\n\n${after}\n\nOpen the project: ${link}\n\nYou receive this because project completion e-mails are on in Settings > Notifications.\n\nThe BulkOnboard team`,
+    html:
+      `<p>Hi ${escapeHtml(name)},</p>` +
+      `<p>${escapeHtml(summary)}</p>` +
+      `<p>${escapeHtml(after)}</p>` +
+      `<p><a href="${escapeHtml(link)}">Open the project</a></p>` +
+      `<p style="color:#666;font-size:12px">You receive this because project completion e-mails are on in Settings &gt; Notifications.</p>` +
+      `<p>The BulkOnboard team</p>`,
+  };
+}

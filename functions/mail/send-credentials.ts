@@ -8,7 +8,8 @@ import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../sh
 import type { SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { blockStart, channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
+import { blockStart, channelAttributes, overlayState, readStates, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
+import { filterChannels, filterOf, isSelected, matchesFilter, rowsOf } from '../account-jobs/selection';
 import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -18,7 +19,7 @@ import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../prov
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
-import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, successorOf, type SendJobDeps } from './credential-sends';
+import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, rowsOfSend, successorOf, type SendJobDeps } from './credential-sends';
 import type { CredentialsChunkMessage, CredentialsMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
@@ -66,11 +67,15 @@ const statusOf = (account: Record<string, unknown>): Status => ((emailStatuses a
 /** Whether an account is one a send of this scope takes (before this send touched it). */
 function inScope(send: Record<string, unknown>, account: Record<string, unknown>): boolean {
   if (account.mailSend === send.id) return false;
+  const rows = rowsOfSend(send);
+  if (rows && (rowOf(account) < rows.from || rowOf(account) > rows.to)) return false;
   const scope = send.scope as SendScope;
   const status = statusOf(account);
-  if (scope === 'unsent') return status === 'none';
+  if (scope === 'unsent') return matchesFilter('unsent', account);
   if (scope === 'failed') return status === 'failed';
   if (scope === 'account') return account.id === send.accountId;
+  // The bulk bar's listed accounts or filter (account-jobs/selection.ts: the one evaluation of a filter).
+  if (scope === 'selection') return isSelected(rowsOf(send), account) && matchesFilter(filterOf(send), account);
   return true;
 }
 
@@ -206,13 +211,17 @@ async function readChunk(deps: SendChunkDeps, send: Record<string, unknown>, mes
   const { userId } = message;
   const projectId = String(send.projectId);
   const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
-  const [items, loaded, suppressed, cipher] = await Promise.all([
+  // A filter on the platform's state (the bulk bar's 'failed') reads the chunk's PROV blocks too; one on
+  // isActive (Active, Deactivated: an account action's outcome) its ACT blocks.
+  const others = filterChannels(filterOf(send)).filter((channel) => channel !== 'MAIL');
+  const [items, loaded, suppressed, cipher, states] = await Promise.all([
     chunkAccounts(deps, userId, projectId, message),
     writer.load(message.fromRow, message.toRow, message.shard),
     suppressionsOf(deps, userId),
     send.delivery === 'password' ? deps.cipher() : undefined,
+    others.length ? readStates(deps.db, deps.tableName, { userId, projectId, shards: Number(send.shards ?? 1) }, message.fromRow, message.toRow, { consistent: true, channels: others }) : undefined,
   ]);
-  return { writer, items, loaded, suppressed, cipher };
+  return { writer, items, loaded, suppressed, cipher, prov: states?.PROV ?? new Map<number, StateEntry>(), act: states?.ACT ?? new Map<number, StateEntry>() };
 }
 
 /** One leased delivery of a chunk: done with its tally, or later when its rest goes back on the queue. */
@@ -220,9 +229,9 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const { writer, items, loaded, suppressed, cipher } = read;
+  const { writer, items, loaded, suppressed, cipher, prov, act } = read;
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
-  const accounts = items.map((item) => overlayState(item, { PROV: new Map(), MAIL: loaded }));
+  const accounts = items.map((item) => overlayState(item, { PROV: prov, MAIL: loaded, ACT: act }));
 
   // One write of the changed blocks at a time; calls while one waits to start share it.
   let stopped = false;

@@ -154,3 +154,32 @@ export async function notifySecurityAlert(
   // Written by this call (not a repeat of the same event): e-mail it once.
   if (id) await queueMail(deps.mail, { type: 'security-alert', userId: alert.userId, title: alert.title, detail: alert.detail, at: alert.at.toISOString() });
 }
+
+/** A project's expiration date arrived (the expiry sweep started its deactivation): the bell, and the e-mail where the user's settings allow. */
+export async function projectExpired(
+  deps: NotificationDeps & { mail?: QueueMail },
+  input: { userId: string; projectId: string; projectName: string; expirationDate: string; accounts: number; platform?: string; at: Date },
+): Promise<void> {
+  const id = await recordNotification(deps, {
+    userId: input.userId,
+    kind: 'project-expired',
+    title: `Project "${input.projectName}" expired`,
+    body: input.accounts
+      ? `Its expiration date (${input.expirationDate}) arrived: ${count(input.accounts, 'account', 'accounts')} ${input.accounts === 1 ? 'is' : 'are'} being deactivated${input.platform ? ` here and on ${input.platform}` : ''}.`
+      : `Its expiration date (${input.expirationDate}) arrived. It has no accounts to deactivate.`,
+    link: `/projects/${input.projectId}`,
+    source: `project-expiry:${input.projectId}:${input.expirationDate}`,
+    at: input.at,
+  });
+  // Written by this call (not a repeat): e-mailed once.
+  if (id)
+    await queueMail(deps.mail, {
+      type: 'project-expired',
+      userId: input.userId,
+      projectId: input.projectId,
+      projectName: input.projectName,
+      expirationDate: input.expirationDate,
+      accounts: input.accounts,
+      ...(input.platform ? { platform: input.platform } : {}),
+    });
+}

@@ -117,6 +117,13 @@ export const editProject =
       else remove.push(field);
     }
     const changed = (['name', 'description', 'platformUrl', 'accountType', 'expirationDate'] as const).filter((field) => (read[field] ?? '') !== (edit[field] ?? ''));
+    if (changed.includes('expirationDate')) {
+      // A new date is a new expiry: the project enters the expiry index under it (or leaves it when
+      // the date is removed) and is no longer 'Expired' (docs/lifecycle.md, "Expiry").
+      if (edit.expirationDate) Object.assign(set, keys.projectExpiry(userId, projectId, edit.expirationDate));
+      else remove.push('ExpiryPK', 'ExpirySK');
+      remove.push('expiredAt');
+    }
     const expirationDate = edit.expirationDate || undefined;
     await writeChange(deps, userId, projectId, read, { set, remove }, { status: statusOf(read), ...(expirationDate ? { expirationDate } : {}) });
     const next: Record<string, unknown> = { ...read, ...set };

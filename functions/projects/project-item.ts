@@ -17,7 +17,13 @@ export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCoun
   passwordSettings?: PasswordSettings;
 }
 
-export const projectItem = (record: ProjectRecord) => ({ ...keys.project(record.userId, record.id), entityType: 'Project', ...record });
+/** The stored project; one with an expiration date is in the expiry index until it is handled (functions/schedules/sweep-expired-projects.ts). */
+export const projectItem = (record: ProjectRecord) => ({
+  ...keys.project(record.userId, record.id),
+  entityType: 'Project',
+  ...(record.expirationDate ? keys.projectExpiry(record.userId, record.id, record.expirationDate) : {}),
+  ...record,
+});
 
 /** Percent of rows created, one decimal. */
 export const successRate = (created: number, failed: number): number =>
@@ -51,6 +57,7 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.description === 'string') project.description = item.description;
   if (typeof item.platformUrl === 'string') project.platformUrl = item.platformUrl;
   if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
+  if (typeof item.expiredAt === 'string') project.expiredAt = item.expiredAt;
   if (typeof item.integrationId === 'string') project.integrationId = item.integrationId;
   if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
   if (typeof item.mailSendId === 'string') project.mailSendId = item.mailSendId;

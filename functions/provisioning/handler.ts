@@ -13,7 +13,7 @@ import { sqs } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { sqsRunWait } from './run-wait';
 import { accountActionSchema } from '../../shared/schemas/account-actions';
-import { getAccountAction, startAccountAction } from '../account-actions/account-action-routes';
+import { countAccountSelection, getAccountAction, startAccountAction } from '../account-actions/account-action-routes';
 import { requestOrigin } from '../security/security-events';
 
 const runtime = provisioningRuntime();
@@ -40,12 +40,16 @@ const startAction = startAccountAction({
   integrationName: async (userId, id) => (await runtime.integrations.get(userId, id))?.name,
 });
 const getAction = getAccountAction(runtime);
+const countSelection = countAccountSelection(runtime);
 
 export const handler = httpHandler({
   // Free and Pro alike; a project whose accounts are on a platform needs Pro (the platform is changed first).
   'POST /api/projects/{id}/account-actions': route({
     body: accountActionSchema,
     run: async ({ userId, pathParameters, body, event }) => new Response(202, { job: await startAction(userId, pathParameters.id ?? '', body, requestOrigin(event)) }),
+  }),
+  'GET /api/projects/{id}/account-selection': route({
+    run: ({ userId, pathParameters, query }) => countSelection(userId, pathParameters.id ?? '', query.filter),
   }),
   'GET /api/account-actions/{id}': route({
     run: ({ userId, pathParameters }) => getAction(userId, pathParameters.id ?? ''),

@@ -66,6 +66,22 @@ const isSignFailure = (value: Record<string, string> | CallFailure): value is Ca
 export const isCallFailure = (value: PlatformAnswer | CallFailure): value is CallFailure => 'kind' in value;
 
 /**
+ * A lifecycle call's answer (update, deactivate / reactivate, delete) as the REST adapters read it
+ * (SCIM, Microsoft Graph, Okta): a call that failed as it is; 404 the account gone (`gone`,
+ * goneFrom's words); 2xx `done`; else a `conflict` when the answer is one, or the platform's
+ * failure (`failure`, failureOf unless the platform words its own).
+ */
+export function lifecycleAnswer<T>(
+  answer: PlatformAnswer | CallFailure,
+  read: { gone: T; done: T; conflict?: (answer: PlatformAnswer) => T | undefined; failure?: (answer: PlatformAnswer) => CallFailure },
+): T | CallFailure {
+  if (isCallFailure(answer)) return answer;
+  if (answer.status === 404) return read.gone;
+  if (answer.status >= 200 && answer.status < 300) return read.done;
+  return read.conflict?.(answer) ?? (read.failure ?? failureOf)(answer);
+}
+
+/**
  * A client for one integration in one worker invocation: SSRF-guarded calls (every one through
  * functions/core/outbound.ts), keep-alive sockets for the invocation, the sign-in headers fetched
  * once (an OAuth token again once when the platform answers 401).

@@ -3,6 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
+import { provStatusLists } from '../accounts/account-status-list-writes';
 import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
 import { workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';
@@ -76,7 +77,7 @@ async function loadChunk(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'retry'>
   const { userId, jobId } = message;
   const projectId = String(job.projectId);
   const from = sourceStatusOf[job.mode as ProvisioningMode];
-  const states = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: shardsOfRun(job) }, 'PROV');
+  const states = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: shardsOfRun(job) }, 'PROV', provStatusLists);
   const [accounts, entries] = await Promise.all([
     chunkAccountItems(deps.db, deps.tableName, { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }),
     states.load(message.fromRow, message.toRow, message.shard),

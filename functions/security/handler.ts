@@ -6,6 +6,7 @@ import { cognito, dynamo, sqs } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
+import { dynamoPlanReader } from '../usage/plan-store';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { getPasswordReset, startPasswordReset } from './reset-passwords';
 import { requireEnv } from '../core/env';
@@ -39,6 +40,7 @@ const startReset = startPasswordReset({
   ...resetDeps,
   newId: timeOrderedId,
   events,
+  plan: dynamoPlanReader(db, tableName),
   async integrationName(userId, integrationId) {
     const { Item } = await db.send(new GetCommand({ TableName: tableName, Key: keys.integration(userId, integrationId), ProjectionExpression: '#n', ExpressionAttributeNames: { '#n': 'name' } }));
     return typeof Item?.name === 'string' ? Item.name : undefined;
@@ -62,7 +64,7 @@ export const handler = httpHandler({
   'POST /api/security/two-factor/disable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => disable(userId, accessToken, body.code, requestOrigin(event)) }),
   'POST /api/security/reset-passwords': route({
     body: resetPasswordsSchema,
-    run: async ({ userId, body, event }) => new Response(202, await startReset(userId, body.projectId, requestOrigin(event))),
+    run: async ({ userId, body, event }) => new Response(202, await startReset(userId, body.projectId, requestOrigin(event), { accountIds: body.accountIds, filter: body.filter })),
   }),
   'GET /api/security/reset-passwords/{id}': route({ run: ({ userId, pathParameters }) => readResetJob(userId, pathParameters.id ?? '') }),
 });

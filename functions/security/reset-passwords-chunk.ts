@@ -8,8 +8,9 @@ import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
 import { leaseItem } from '../account-jobs/lease';
+import { selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
-import { withStates } from '../accounts/account-states';
+import { rowOf, withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { mapBounded } from '../provisioning/pacing';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
@@ -47,7 +48,7 @@ export interface ResetChunkDeps extends PacedDeps {
 
 const PENDING = 'pending';
 
-/** The chunk's accounts this job has not finished: not reached yet, or given a new password not yet applied. */
+/** The chunk's accounts of the job's selection this job has not finished: not reached yet, or given a new password not yet applied. */
 async function unfinishedAccounts(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: Record<string, unknown>, message: ResetChunkMessage) {
   const userId = message.userId;
   const projectId = String(job.projectId);
@@ -57,7 +58,8 @@ async function unfinishedAccounts(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>
     { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
     { filter: 'attribute_not_exists(passwordResetRun) OR passwordResetRun <> :run OR passwordResetStatus = :pending', values: { ':run': message.jobId, ':pending': PENDING } },
   );
-  return accounts;
+  // A reset of listed accounts or of a filter's (the bulk bar): only those, the filter as they are now.
+  return selectedAccounts(deps, job, accounts);
 }
 
 export const resetChunk = (deps: ResetChunkDeps) => chunkRunner(deps, passwordResets, { run: (job, message) => resetLeased(deps, message, job) }, leaseItem(passwordResets));
@@ -232,13 +234,14 @@ async function chunkTally(deps: Pick<ResetChunkDeps, 'db' | 'tableName'>, job: R
     deps.db,
     deps.tableName,
     { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
-    { filter: 'passwordResetRun = :run', projection: 'passwordResetStatus', values: { ':run': message.jobId } },
+    { filter: 'passwordResetRun = :run', projection: 'SK, passwordResetStatus', values: { ':run': message.jobId } },
   );
   for (const item of items) {
     const status = item.passwordResetStatus as keyof typeof counts;
     if (status in counts) counts[status]++;
   }
-  return { marker: counts, job: { done: counts.updated + counts.local, updatedOnPlatform: counts.updated, failed: counts.failed } };
+  const failedRows = items.filter((item) => item.passwordResetStatus === 'failed').map(rowOf);
+  return { marker: counts, job: { done: counts.updated + counts.local, updatedOnPlatform: counts.updated, failed: counts.failed }, failedRows };
 }
 
 /**

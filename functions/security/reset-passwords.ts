@@ -10,7 +10,11 @@ import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { accountsOfJob } from '../account-jobs/selection';
+import { accountsOfJob, NONE_MATCH, planTotal, resolveSelection, selectedRanges, selectionWords, type SelectionInput } from '../account-jobs/selection';
+import { shardsOf } from '../accounts/account-partitions';
+import { PROVISIONING_CHUNK_ACCOUNTS } from '../provisioning/provisioning-jobs';
+import type { PlanId } from '../../shared/plans';
+import { assertApiIntegrations } from '../usage/plan-usage';
 import { plural } from '../../shared/text/plural';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { jobViewBase } from '../account-jobs/job-view';
@@ -48,12 +52,19 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
   chunkEntityType: 'PasswordResetChunk',
   lock: 'activePasswordReset',
   working: ['running'],
+  listsFailures: true,
   window: PROVISIONING_WINDOW,
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'reset-start', userId, jobId }),
-  chunks: (job) => resetChunks(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
+  // Listed accounts (the bulk bar's ticked ones): only the chunks that hold them.
+  chunks: (job) =>
+    Array.isArray(job.rows)
+      ? selectedRanges(Number(job.shards ?? 1), job.rows.map(Number), PROVISIONING_CHUNK_ACCOUNTS).map((range) => ({ type: 'reset-chunk', userId: String(job.userId), jobId: String(job.id), ...range }))
+      : resetChunks(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
   async plan(deps, job, project) {
-    const total = Number(project.accountCount ?? 0);
+    if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
+    // Every account, or a filter's (evaluated on each account when its chunk reaches it).
+    const total = planTotal(job, project);
     return { total, fields: await jobs.planLayout(deps, job, project, total) };
   },
 };
@@ -89,28 +100,36 @@ function busyReason(project: Record<string, unknown>, bulkJob: Record<string, un
 export interface StartResetDeps extends ResetDeps {
   newId: (now: Date) => string;
   events: SecurityEventDeps;
+  /** The user's plan: a reset that sets passwords on a platform needs Pro, as provisioning does. */
+  plan: (userId: string) => Promise<PlanId>;
   /** The integration's name, for the job's view (the project's accounts were provisioned to it). */
   integrationName: (userId: string, integrationId: string) => Promise<string | undefined>;
 }
 
 /**
- * Starts a reset of the project's accounts: 404 for a project that is not the caller's, 409 while
- * something else works on its accounts; otherwise the lock and the job in one transaction, the
+ * Starts a reset of the project's accounts (all of them, the listed ones or a filter's: the
+ * checks of every selection, account-jobs/selection.ts): 404 for a project or an account that is
+ * not the caller's, 409 while something else works on its accounts, Pro when the accounts are on
+ * a platform; otherwise the lock and the job in one transaction, the
  * start message queued, and the security event (high, with an alert) recorded.
  */
 export const startPasswordReset =
   (deps: StartResetDeps) =>
-  async (userId: string, projectId: string, origin: RequestOrigin): Promise<PasswordResetJob> => {
+  async (userId: string, projectId: string, origin: RequestOrigin, selectionInput: SelectionInput = {}): Promise<PasswordResetJob> => {
     const { Item: project } = isIdShaped(projectId)
       ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
       : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
+    const selection = await resolveSelection(deps, { userId, projectId, project }, selectionInput);
     const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
     const busy = busyReason(project, bulkJob);
     if (busy) throw new ConflictError(busy);
-    const total = Number(project.accountCount ?? 0);
-    if (total === 0) throw new ConflictError('This project has no accounts: there is no password to reset.');
-    const integrationName = typeof project.integrationId === 'string' && Number(project.syncedCount ?? 0) > 0 ? await deps.integrationName(userId, project.integrationId) : undefined;
+    const total = selection.total;
+    if (total === 0) throw new ConflictError(selection.filter && selection.filter !== 'all' ? NONE_MATCH[selection.filter] : 'This project has no accounts: there is no password to reset.');
+    const provisioned = typeof project.integrationId === 'string' && Number(project.syncedCount ?? 0) > 0;
+    // New passwords set on a platform: a platform operation, Pro as provisioning is.
+    if (provisioned) assertApiIntegrations(await deps.plan(userId));
+    const integrationName = provisioned ? await deps.integrationName(userId, String(project.integrationId)) : undefined;
 
     // New passwords set on a platform are marked "must change" as new accounts would be (the setting now).
     const requirePasswordChange = await requirePasswordChangeOf(deps, userId);
@@ -125,6 +144,7 @@ export const startPasswordReset =
       userId,
       projectId,
       projectName: String(project.name),
+      ...selection.fields,
       ...(integrationName ? { integrationName } : {}),
       status: 'queued',
       total,
@@ -146,17 +166,18 @@ export const startPasswordReset =
       const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
       throw new ConflictError((now && busyReason(now, undefined)) ?? RESET_RUNNING);
     }
+    const whole = !selectionInput.accountIds && (selectionInput.filter ?? 'all') === 'all';
     await recordSecurityEvent(deps.events, {
       userId,
       type: 'account_passwords_reset',
       severity: 'high',
-      description: `Passwords reset for the ${plural(total, 'account')} of project "${String(project.name)}"`,
+      description: whole ? `Passwords reset for the ${plural(total, 'account')} of project "${String(project.name)}"` : `Passwords reset for ${selectionWords(selectionInput, total)} of project "${String(project.name)}"${integrationName ? `, on ${integrationName} too` : ''}`,
       ...origin,
       at: now,
       source: `reset:${jobId}`,
       alert: {
         title: 'Account passwords reset',
-        detail: `New passwords are being generated for the ${plural(total, 'account')} of "${String(project.name)}". If this was not you, sign in and check your Security page.`,
+        detail: `New passwords are being generated for ${whole ? `the ${plural(total, 'account')}` : selectionWords(selectionInput, total)} of "${String(project.name)}". If this was not you, sign in and check your Security page.`,
       },
     });
     return resetView(item);
@@ -175,7 +196,7 @@ export const getPasswordReset =
 
 /** The accounts of the job the platform refused, with the reason (at most RESET_FAILURES_SHOWN). */
 const resetFailures = (deps: Pick<ResetDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<PasswordResetJob['failures']>> =>
-  accountsOfJob(deps, job, { filter: 'passwordResetRun = :run AND passwordResetStatus = :failed', projection: 'username, email, passwordResetError', values: { ':run': job.id, ':failed': 'failed' } }, RESET_FAILURES_SHOWN, (account) => ({
+  accountsOfJob(deps, job, { failed: (a) => a.passwordResetRun === job.id && a.passwordResetStatus === 'failed', filter: 'passwordResetRun = :run AND passwordResetStatus = :failed', projection: 'username, email, passwordResetError', values: { ':run': job.id, ':failed': 'failed' } }, RESET_FAILURES_SHOWN, (account) => ({
     username: String(account.username),
     email: String(account.email),
     reason: String(account.passwordResetError ?? ''),

@@ -11,15 +11,27 @@ import { dynamoExportStore } from '../exports/export-store';
 import { runExport } from '../exports/run-export';
 import { exportFailed, exportReady } from '../notifications/events';
 import { dynamoProjectStore } from '../projects/project-store';
+import { browseAccounts } from '../accounts/browse-accounts';
+import { directoryQuerySchema, DIRECTORY_PAGE_MAX } from '../../shared/schemas/account-directory';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
 const maxAttempts = queues.find((q) => q.name === 'exports')?.maxReceiveCount ?? 1;
+const browse = browseAccounts({ db, tableName, cipher: appCipher });
 const run = runExport({
   exports: dynamoExportStore(db, tableName),
   projects: dynamoProjectStore(db, tableName),
   accountPages: dynamoAccountPages(db, tableName),
   accountData: dynamoAccountDataSource(db, tableName),
+  // The Account Database's own pages, with passwords, one after another until the last.
+  directoryPages: async function* (userId, selection) {
+    let cursor: string | undefined;
+    do {
+      const page = await browse(userId, directoryQuerySchema.parse({ ...selection, limit: String(DIRECTORY_PAGE_MAX), showPasswords: 'true', ...(cursor ? { cursor } : {}) }));
+      if (page.items.length) yield page.items;
+      cursor = page.nextCursor;
+    } while (cursor);
+  },
   cipher: appCipher,
   files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { accountFilterSchema, accountIdsSchema, SELECTION_MAX } from './account-selection';
 
 /**
  * Account actions (functions/account-actions): Deactivate, Reactivate or Delete some of a
@@ -11,19 +12,15 @@ export const accountActions = ['deactivate', 'reactivate', 'delete', 'update'] a
 export type AccountAction = (typeof accountActions)[number];
 
 /** The most accounts one action names (the engine's MAX_SELECTED_ACCOUNTS). */
-export const ACCOUNT_ACTION_MAX = 10_000;
+export const ACCOUNT_ACTION_MAX = SELECTION_MAX;
 
-/** POST /api/projects/{id}/account-actions: `accountIds` (at most ACCOUNT_ACTION_MAX) or `filter: 'all'`. */
+/** POST /api/projects/{id}/account-actions: `accountIds` (at most ACCOUNT_ACTION_MAX) or a `filter` (shared/schemas/account-selection.ts). */
 export const accountActionSchema = z
   .object(
     {
       action: z.enum(accountActions, 'Action must be deactivate, reactivate, delete or update'),
-      accountIds: z
-        .array(z.string('Each account id must be a string').max(200, 'Account not found'), 'accountIds must be a list of account ids')
-        .min(1, 'Choose at least one account')
-        .max(ACCOUNT_ACTION_MAX, `At most ${ACCOUNT_ACTION_MAX.toLocaleString('en-US')} accounts per action: choose all accounts of the project instead`)
-        .optional(),
-      filter: z.enum(['all'], "filter must be 'all'").optional(),
+      accountIds: accountIdsSchema.optional(),
+      filter: accountFilterSchema.optional(),
     },
     'The request must be an object with the action and the accounts',
   )
@@ -57,8 +54,12 @@ export interface AccountActionJob {
   onPlatform: number;
   failed: number;
   pending: number;
+  /** Once it completed: accounts of its filter (or list) that no longer matched (or were gone) when reached. */
+  skipped?: number;
   integrationName?: string;
   reason?: string;
+  /** 'expiry': started by the project's expiration date (the expiry schedule), not by the user. */
+  origin?: 'expiry';
   /** Once it is over: the accounts not changed, with the platform's (or our) words. */
   failures?: { accountId: string; username: string; reason: string }[];
   createdAt: string;

@@ -1,14 +1,16 @@
 import * as z from 'zod';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from './email-status';
+import { accountFilterSchema, accountIdsSchema, type AccountFilter } from './account-selection';
 
 /**
  * Credential e-mails (functions/mail/credential-sends.ts): a send e-mails the account holders of
  * one project their credentials, rendered with one of the user's templates (or the built-in one),
  * through the mail queue and SES.
  */
-export const sendScopes = ['all', 'unsent', 'failed', 'account'] as const;
+// 'selection': the project page's bulk bar, the listed accounts (accountIds) or a filter's (shared/schemas/account-selection.ts).
+export const sendScopes = ['all', 'unsent', 'failed', 'account', 'selection'] as const;
 export type SendScope = (typeof sendScopes)[number];
-export const sendScopeLabels: Record<SendScope, string> = { all: 'All accounts', unsent: 'Not sent yet', failed: 'Resend failed', account: 'One account' };
+export const sendScopeLabels: Record<SendScope, string> = { all: 'All accounts', unsent: 'Not sent yet', failed: 'Resend failed', account: 'One account', selection: 'Selected accounts' };
 
 export const credentialDeliveries = ['password', 'link'] as const;
 export type CredentialDeliveryChoice = (typeof credentialDeliveries)[number];
@@ -36,11 +38,15 @@ export type CredentialOptions = z.output<typeof credentialOptionsSchema>;
 /** POST /api/projects/{id}/send-credentials */
 export const sendCredentialsSchema = credentialOptionsSchema
   .extend({
-    scope: z.enum(sendScopes, 'Scope must be all, unsent, failed or account'),
+    scope: z.enum(sendScopes, 'Scope must be all, unsent, failed, account or selection'),
     accountId: z.string().trim().min(1).max(300).optional(),
+    accountIds: accountIdsSchema.optional(),
+    filter: accountFilterSchema.optional(),
     overrideSuppression: z.boolean().optional().default(false),
   })
   .superRefine((body, ctx) => {
+    if (body.scope === 'selection' && (body.accountIds === undefined) === (body.filter === undefined)) ctx.addIssue({ code: 'custom', path: ['accountIds'], message: 'Give either accountIds or filter, not both' });
+    if (body.scope !== 'selection' && (body.accountIds !== undefined || body.filter !== undefined)) ctx.addIssue({ code: 'custom', path: ['scope'], message: "Accounts or a filter are given only with scope 'selection'" });
     if (body.scope === 'account' && !body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: 'Choose the account to send to' });
     if (body.scope !== 'account' && body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: "An account is named only with scope 'account'" });
     if (body.overrideSuppression && body.scope !== 'account') {
@@ -64,6 +70,8 @@ export interface MailSend {
   projectName: string;
   scope: SendScope;
   accountId?: string;
+  /** scope 'selection' by a filter: which. */
+  filter?: AccountFilter;
   templateId: string;
   templateName: string;
   delivery: CredentialDeliveryChoice;
@@ -75,6 +83,8 @@ export interface MailSend {
   failed: number;
   suppressed: number;
   pending: number;
+  /** Once it completed: accounts of its filter (or list) that no longer matched (or were gone) when reached. */
+  skipped?: number;
   reason?: string;
   createdAt: string;
   updatedAt: string;

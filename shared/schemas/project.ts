@@ -11,6 +11,8 @@ export interface Project {
   platformUrl?: string;
   accountType: AccountType;
   expirationDate?: string;
+  /** When its expiration date arrived (in the user's timezone) and its accounts were deactivated ('Expired'); gone when the date is changed. */
+  expiredAt?: string;
   status: 'active' | 'completed';
   /** Accounts stored in this project. */
   accountCount: number;
@@ -82,6 +84,8 @@ export interface AccountView {
   platformChange?: { platform: string; since: string; fields: string[]; text: string };
   /** When the account was last edited (PUT /api/accounts/{id}). */
   editedAt?: string;
+  /** Deactivated by its project's expiry (shown 'Expired' rather than 'Deactivated'); gone once reactivated or deactivated by hand. */
+  expiredAt?: string;
   /** The last Deactivate / Reactivate / Delete of it the platform refused (the account left as it was), in its words ('Sync Failed: ...'). */
   actionError?: string;
   /** The e-mail address changed after the last credential e-mail: its status is that of an e-mail to the previous address. */
@@ -151,3 +155,9 @@ export const projectStatusSchema = z.object({ status: z.enum(projectStatuses, 'S
 
 /** The 409 of adding people to a completed project (POST /api/bulk-create and the upload's start with projectId). */
 export const PROJECT_COMPLETED_MESSAGE = 'This project is completed: it takes no new people. Reopen it to add people.';
+/**
+ * The 409 of adding people to an expired project (its expiry started: `expiredAt`, or its date has
+ * arrived in the owner's timezone and the hourly sweep is about to start it): people added then
+ * would be active on a project whose accounts are being, or are about to be, deactivated.
+ */
+export const PROJECT_EXPIRED_MESSAGE = 'This project has expired. Change its expiration date to add people.';

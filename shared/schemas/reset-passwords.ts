@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { accountFilterSchema, accountIdsSchema } from './account-selection';
 
 /**
  * Reset Passwords (the Security page's quick action): every account of one project gets a new
@@ -7,13 +8,20 @@ import * as z from 'zod';
  * platform refused keeps its previous password, here and there, with the reason.
  */
 
-/** POST /api/security/reset-passwords */
-export const resetPasswordsSchema = z.object(
-  {
-    projectId: z.string('Choose a project').trim().min(1, 'Choose a project').max(100, 'Project not found'),
-  },
-  'The request must be an object with the project to reset',
-);
+/**
+ * POST /api/security/reset-passwords: every account of the project, or (the project page's bulk
+ * bar) the listed accounts (`accountIds`) or a `filter` (shared/schemas/account-selection.ts).
+ */
+export const resetPasswordsSchema = z
+  .object(
+    {
+      projectId: z.string('Choose a project').trim().min(1, 'Choose a project').max(100, 'Project not found'),
+      accountIds: accountIdsSchema.optional(),
+      filter: accountFilterSchema.optional(),
+    },
+    'The request must be an object with the project to reset',
+  )
+  .refine((input) => input.accountIds === undefined || input.filter === undefined, { message: 'Give either accountIds or filter, not both' });
 export type ResetPasswordsInput = z.input<typeof resetPasswordsSchema>;
 
 export const passwordResetStatuses = ['queued', 'running', 'completed', 'failed'] as const;
@@ -45,6 +53,8 @@ export interface PasswordResetJob {
   /** The platform refused: previous password kept. */
   failed: number;
   pending: number;
+  /** Once it completed: accounts of its filter (or list) that no longer matched (or were gone) when reached. */
+  skipped?: number;
   /** The integration the project's accounts were provisioned to, when any is. */
   integrationName?: string;
   /** Why the job failed as a whole, in words a user can act on. */

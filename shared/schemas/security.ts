@@ -107,6 +107,8 @@ export const securityEventTypes = [
   'accounts_reactivated',
   'accounts_deleted',
   'accounts_updated_on_platform',
+  'project_expired',
+  'credentials_sent',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Integration } from '../../shared/schemas/integrations';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import type { ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { screenshotPath } from '../support/browser';
+import { signedInWithProvisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -34,19 +33,7 @@ describe('Deactivate, reactivate and delete accounts, in Chromium', () => {
   const nameOf = (i: number) => `${people[i]!.firstName} Lifecycle`;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Actions', lastName: 'Tester' });
-    await upgradeToPro(user);
-    const integration = await user.json<Integration>('/api/integrations', {
-      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
-    });
-    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
-      body: { projectName: `Actions ${tag}`, csvData: people, apiIntegrationId: integration.id, createExternalAccounts: true },
-    });
-    project = created.project;
-    await until('the provisioning run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`), (run) => run.status === 'completed');
-    await signInThroughApp(page, app, user);
+    ({ browser, page, user, project } = await signedInWithProvisionedProject({ firstName: 'Actions', lastName: 'Tester' }, `Actions ${tag}`, people));
   });
   afterAll(async () => {
     await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);

@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Integration } from '../../shared/schemas/integrations';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import type { ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { screenshotPath } from '../support/browser';
+import { signedInWithProvisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -35,23 +34,7 @@ describe('Edit an account and see its history, in Chromium', () => {
   ];
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Edit', lastName: 'Tester' });
-    await upgradeToPro(user);
-    const integration = await user.json<Integration>('/api/integrations', {
-      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
-    });
-    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
-      body: { projectName: `Edits ${tag}`, csvData: people, apiIntegrationId: integration.id, createExternalAccounts: true },
-    });
-    project = created.project;
-    await until(
-      'the provisioning run',
-      () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`),
-      (run) => run.status === 'completed',
-    );
-    await signInThroughApp(page, app, user);
+    ({ browser, page, user, project } = await signedInWithProvisionedProject({ firstName: 'Edit', lastName: 'Tester' }, `Edits ${tag}`, people));
   });
   afterAll(async () => {
     await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);
@@ -89,7 +72,11 @@ describe('Edit an account and see its history, in Chromium', () => {
     await dialog.getByLabel('Last name').fill('Quinn-Ortega');
     await dialog.getByLabel('Email').fill(`mara.q.${tag}@example.com`);
     await dialog.getByRole('button', { name: 'Save changes' }).click();
-    await dialog.waitFor({ state: 'hidden' });
+    // On a platform: 'Update on <platform>' is offered at once, and nothing is sent unless chosen.
+    const offer = page.getByRole('dialog', { name: 'Account saved: update it on Local SCIM directory?' });
+    await offer.getByText('Nothing is updated unless you choose to.').waitFor();
+    await offer.getByRole('button', { name: 'Not now' }).click();
+    await offer.waitFor({ state: 'hidden' });
 
     const row = accountsTable().getByRole('row').filter({ hasText: `mara.q.${tag}@example.com` });
     await row.getByText(`${people[0]!.firstName} Quinn-Ortega`).waitFor();
@@ -129,7 +116,10 @@ describe('Edit an account and see its history, in Chromium', () => {
     const newAddress = `theo.new.${tag}@example.com`;
     await dialog.getByLabel('Email').fill(newAddress);
     await dialog.getByRole('button', { name: 'Save changes' }).click();
-    const ask = page.getByRole('dialog', { name: 'Send the credentials to the new address?' });
+    // Theo is on the platform too: the same step offers the update there and asks about the credentials.
+    const ask = page.getByRole('dialog', { name: 'Account saved: update it on Local SCIM directory?' });
+    await ask.getByRole('button', { name: 'Update on Local SCIM directory' }).waitFor();
+    await ask.getByText('Nothing is sent or updated unless you choose to.').waitFor();
     await ask.getByText(`The credentials were e-mailed to ${people[1]!.email}.`, { exact: false }).waitFor();
     expect(describeViolations('send to the new address (light)', await axeViolations(page))).toEqual([]);
     await page.screenshot({ path: screenshotPath('account-edit-send-new-address-light') });

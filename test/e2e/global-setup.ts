@@ -11,7 +11,8 @@ import { startChromiumServers } from '../support/browser';
  * one Chromium per worker that its test files connect to (test/support/browser.ts).
  */
 export default async function setup(project: TestProject) {
-  await build({ configFile: path.join(projectRoot, 'frontend', 'vite.config.ts'), logLevel: 'warn' });
+  // Progress polls at most every second (frontend/src/lib/poll-cap.ts): a screen waiting on a job sees its end within a second, not within 5.
+  await build({ configFile: path.join(projectRoot, 'frontend', 'vite.config.ts'), logLevel: 'warn', define: { 'import.meta.env.VITE_POLL_MAX_MS': JSON.stringify('1000') } });
   const starting = startChromiumServers(project.config.maxWorkers);
   starting.catch(() => undefined); // handled below, once the stacks are up
   const stacks = await startTestStacks(project, 'e2e', 20_000, 'static').catch(async (error: unknown) => {

@@ -1,14 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Integration } from '../../shared/schemas/integrations';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { Project } from '../../shared/schemas/project';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { timeOrderedId } from '../../functions/core/ids';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, type ApiUser } from '../support/api';
 import { axeViolations, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { provisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -131,19 +130,12 @@ describe('Delete project in Chromium', () => {
 
   it("a provisioned project's dialog offers to remove the accounts from the platform too (on by default), saying what the platform does", async () => {
     const pro = await apiUser({ firstName: 'Prov', lastName: 'Deleter' });
-    await upgradeToPro(pro);
-    const integration = await pro.json<Integration>('/api/integrations', {
-      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
-    });
-    const created = await pro.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
-      body: { projectName: `Synced ${tag}`, csvData: people(3, `Syn${tag}`), apiIntegrationId: integration.id, createExternalAccounts: true },
-    });
-    await until('the run', () => pro.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`), (run) => run.status === 'completed', 90_000, 300);
     const context = await browser.newContext({ viewport: desktop });
     const proPage = await context.newPage();
     try {
-      await signInThroughApp(proPage, app, pro);
-      await proPage.goto(`${app}/projects/${created.project.id}`);
+      // The sign-in beside the API set-up: neither waits for the other.
+      const [{ project }] = await Promise.all([provisionedProject(pro, `Synced ${tag}`, people(3, `Syn${tag}`)), signInThroughApp(proPage, app, pro)]);
+      await proPage.goto(`${app}/projects/${project.id}`);
       await proPage.getByRole('button', { name: 'Delete project' }).click();
       const dialog = proPage.getByRole('alertdialog', { name: `Delete "Synced ${tag}" and its 3 accounts?` });
       const checkbox = dialog.getByRole('checkbox', { name: 'Remove the accounts from Local SCIM directory too' });

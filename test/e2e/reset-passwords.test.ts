@@ -1,11 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import type { Integration } from '../../shared/schemas/integrations';
-import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
-import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { people, type ApiUser } from '../support/api';
 import { axeViolations, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { screenshotPath } from '../support/browser';
+import { signedInWithProvisionedProject } from '../support/provisioned-project';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -23,24 +22,7 @@ describe('Reset Passwords in Chromium', () => {
   const tag = `${Date.now() % 100_000}`;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Reset', lastName: 'Tester' });
-    await upgradeToPro(user);
-    const integration = await user.json<Integration>('/api/integrations', {
-      body: { name: 'Local SCIM directory', platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
-    });
-    const created = await user.json<{ project: Project; summary: { provisioningJobId?: string } }>('/api/bulk-create', {
-      body: { projectName: `Onboarding ${tag}`, csvData: people(3, `Reset${tag}`), apiIntegrationId: integration.id, createExternalAccounts: true },
-    });
-    project = created.project;
-    for (const deadline = Date.now() + 20_000; ; ) {
-      const run = await user.json<ProvisioningJob>(`/api/provisioning-jobs/${created.summary.provisioningJobId!}`);
-      if (run.status === 'completed') break;
-      if (Date.now() > deadline) throw new Error(`provisioning still ${run.status}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    await signInThroughApp(page, app, user);
+    ({ browser, page, user, project } = await signedInWithProvisionedProject({ firstName: 'Reset', lastName: 'Tester' }, `Onboarding ${tag}`, people(3, `Reset${tag}`)));
   });
   afterAll(async () => {
     await page?.evaluate(() => localStorage.removeItem('theme')).catch(() => undefined);

@@ -53,9 +53,15 @@ describe('stateful stack', () => {
             { AttributeName: definition.partitionKey, KeyType: 'HASH' },
             { AttributeName: definition.sortKey, KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'firstName', 'lastName'] },
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...definition.projection.nonKeyAttributes] },
         });
       }
+      // The search indexes carry only the account's id and names; the expiry index what the sweep reads.
+      expect(indexes.filter((index) => index.IndexName.startsWith('AccountsBy')).map((index) => index.Projection)).toEqual(Array(4).fill({ ProjectionType: 'INCLUDE', NonKeyAttributes: ['id', 'firstName', 'lastName'] }));
+      expect(indexes.find((index) => index.IndexName === 'ProjectsByExpiry')?.KeySchema).toEqual([
+        { AttributeName: 'ExpiryPK', KeyType: 'HASH' },
+        { AttributeName: 'ExpirySK', KeyType: 'RANGE' },
+      ]);
       expect(table.Properties.AttributeDefinitions).toEqual(
         expect.arrayContaining(['PK', 'SK', ...tableDefinition.globalSecondaryIndexes.flatMap((i) => [i.partitionKey, i.sortKey])].map((name) => ({ AttributeName: name, AttributeType: 'S' }))),
       );

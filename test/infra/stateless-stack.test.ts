@@ -145,8 +145,9 @@ function allowedActions(name: string): string[] {
 }
 
 describe('functions', () => {
-  it('every schedule of shared/routes.ts starts its function through EventBridge Scheduler (the weekly digest: Mondays 08:00 UTC), with a role that may invoke only that function', () => {
+  it('every schedule of shared/routes.ts starts its function through EventBridge Scheduler (the weekly digest: Mondays 08:00 UTC; the expiry sweep: hourly), with a role that may invoke only that function', () => {
     expect(schedules.find((s) => s.name === 'weekly-digest')?.expression).toBe('cron(0 8 ? * MON *)');
+    expect(schedules.find((s) => s.name === 'project-expiry')?.expression).toBe('cron(0 * * * ? *)');
     const found = ofType('AWS::Scheduler::Schedule');
     expect(found).toHaveLength(schedules.length);
     for (const definition of schedules) {
@@ -429,7 +430,7 @@ describe('functions', () => {
     expect(refersTo(users.Resource, statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
   });
 
-  it('table access names the table and, for Query, its indexes, never index/*; nothing grants Scan, and BatchGetItem only the accounts search and the SES events worker (the blocks and accounts of a batch in one read)', () => {
+  it('table access names the table and, for Query, its indexes, never index/*; only the expiry schedule gets Scan (its one-time backfill), and BatchGetItem only the accounts search, the export worker (the accounts a directory export lists) and the SES events worker (the blocks and accounts of a batch in one read)', () => {
     const dynamoStatements = allStatements()
       .map(({ statement }) => statement)
       .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
@@ -442,11 +443,13 @@ describe('functions', () => {
         expect(resource).not.toContain('/index/');
       }
       expect(resource).not.toContain('*');
-      expect(actionsOf(statement)).not.toContain('dynamodb:Scan');
     }
+    const scanners = dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:Scan'));
+    expect(scanners).toHaveLength(1);
+    expect(expectedFunctions.filter(({ access }) => access.table?.includes('Scan')).map(({ name }) => name)).toEqual(['project-expiry']);
     const batchGetters = expectedFunctions.filter(({ access }) => access.table?.includes('BatchGetItem')).map(({ name }) => name);
-    expect(batchGetters).toEqual(['accounts', 'mail-events-worker']);
-    expect(dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:BatchGetItem'))).toHaveLength(2);
+    expect(batchGetters).toEqual(['accounts', 'export-worker', 'mail-events-worker']);
+    expect(dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:BatchGetItem'))).toHaveLength(3);
   });
 
   it.each(workers.map((w) => [w.worker, w] as const))(

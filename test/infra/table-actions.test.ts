@@ -21,6 +21,7 @@ const usedBy: Record<TableAction, RegExp> = {
   BatchWriteItem: /new BatchWriteCommand\(/,
   BatchGetItem: /new BatchGetCommand\(/,
   ConditionCheckItem: /\bConditionCheck: \{/,
+  Scan: /new ScanCommand\(/,
 };
 
 const functions = [
@@ -69,7 +70,8 @@ describe('DynamoDB grants are used by the code', () => {
     // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
     'mail-worker': ['PutItem', 'UpdateItem'],
     // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.
-    'credential-links': ['PutItem'],
+    // account-states.ts also holds the account readers' Query; the link reads its account's one ACT block by key (link-store.ts).
+    'credential-links': ['PutItem', 'Query'],
     // account-states.ts and account-partitions.ts also hold the account readers; the events worker uses their block keys and shard bound.
     'mail-events-worker': ['Query'],
   };
@@ -81,10 +83,13 @@ describe('DynamoDB grants are used by the code', () => {
     expect(missing, 'used by code in this bundle but not granted (AccessDenied on AWS)').toEqual([]);
   });
 
-  it('the search finds what it looks for (a grant of Scan would fail here, as nothing uses it)', async () => {
+  it('the search finds what it looks for (only the expiry schedule scans: its one-time backfill)', async () => {
     const sources = await projectSources('functions/bulk/handler.ts');
     expect(usedBy.BatchWriteItem.test(sources)).toBe(true);
     expect(/new ScanCommand\(|new BatchGetCommand\(/.test(sources)).toBe(false);
+    expect(usedBy.Scan.test(await projectSources('functions/schedules/project-expiry.ts'))).toBe(true);
+    const scanners = [...routeGroups.map((group) => groupAccess[group]), ...Object.values(workerAccess), ...Object.values(scheduleAccess), cognitoTriggerAccess].filter((access) => access.table?.includes('Scan'));
+    expect(scanners).toEqual([scheduleAccess['project-expiry']]);
     expect(usedBy.BatchGetItem.test(await projectSources('functions/accounts/handler.ts'))).toBe(true);
   });
 });

@@ -2,12 +2,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { accountActionJobs } from '../../functions/account-actions/account-actions';
 import { shardsOf } from '../../functions/accounts/account-partitions';
 import { withStates } from '../../functions/accounts/account-states';
+import { eraseAccountTraces } from '../../functions/accounts/erase-account-traces';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
@@ -51,6 +52,18 @@ async function act(user: ApiUser, projectId: string, body: Record<string, unknow
 }
 const accountsOf = async (user: ApiUser, projectId: string) => (await user.json<Page<AccountView>>(`/api/projects/${projectId}/accounts?limit=500`)).items;
 const projectItem = (user: ApiUser, projectId: string) => getItem(keys.project(user.sub, projectId));
+
+/** Issues a one-time link to the account (as a send does) and answers the keys of every item it wrote. */
+async function linkItemsOf(user: ApiUser, projectId: string, accountId: string) {
+  const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8')));
+  const row = Number(accountId.slice(projectId.length + 1));
+  const account = keys.account(user.sub, projectId, row, Number((await projectItem(user, projectId))?.accountShards ?? 1));
+  const sendId = timeOrderedId();
+  await issueCredentialLink({ db, tableName: TABLE, cipher, appUrl: stack.urls.app }, { userId: user.sub, projectId, accountId, accountPK: account.PK, accountSK: account.SK, sendId, expiresInDays: 7 });
+  const issue = keys.credentialLinkIssue(user.sub, sendId, accountId);
+  const link = keys.credentialLink(String((await getItem(issue))?.tokenHash));
+  return [issue, link, keys.globalReference(user.sub, link), keys.accountLink(user.sub, projectId, row, sendId)];
+}
 
 describe('account actions without a platform (a free user)', () => {
   let user: ApiUser;
@@ -97,9 +110,20 @@ describe('account actions without a platform (a free user)', () => {
     expect(events.filter((e) => e.type === 'accounts_reactivated')).toHaveLength(1);
   });
 
-  it('deletes two accounts: erased with their usernames, the counts and the plan usage go down, and the free user can add again', async () => {
+  it('deletes two accounts: erased with their usernames, their one-time links and history, the counts and the plan usage go down, and the free user can add again', async () => {
     const userBefore = await getItem(keys.user(user.sub));
     const doomed = accounts.slice(1, 3);
+    const kept = accounts[3]!;
+    // Each has a history entry and a one-time link; so has an account that stays.
+    expect(await act(user, project.id, { action: 'deactivate', accountIds: [...doomed, kept].map((a) => a.id) })).toMatchObject({ status: 'completed', done: 3 });
+    const links = new Map<string, Awaited<ReturnType<typeof linkItemsOf>>>();
+    for (const account of [...doomed, kept]) links.set(account.id, await linkItemsOf(user, project.id, account.id));
+    const historyOf = async (account: AccountView) => {
+      const of = keys.accountHistoryOf(user.sub, project.id, Number(account.id.slice(project.id.length + 1)));
+      return (await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :row)', ExpressionAttributeValues: { ':pk': of.PK, ':row': of.SKPrefix }, ConsistentRead: true }))).Items ?? [];
+    };
+    for (const account of [...doomed, kept]) expect(await historyOf(account)).not.toHaveLength(0);
+
     const job = await act(user, project.id, { action: 'delete', accountIds: doomed.map((a) => a.id) });
     expect(job).toMatchObject({ status: 'completed', total: 2, done: 2, failed: 0 });
     const left = await accountsOf(user, project.id);
@@ -108,12 +132,28 @@ describe('account actions without a platform (a free user)', () => {
     expect((await projectItem(user, project.id))?.accountCount).toBe(3);
     expect(Number((await getItem(keys.user(user.sub)))?.accountCount)).toBe(Number(userBefore?.accountCount) - 2);
     expect((await user.call(`/api/accounts/${doomed[0]!.id}/history`)).status).toBe(404);
+    // Their links (the link, its reference, the send's issue record, the account's list) and history entries are gone; the kept account's stay.
+    for (const account of doomed) {
+      for (const key of links.get(account.id)!) expect(await getItem(key), `${key.PK} ${key.SK}`).toBeUndefined();
+      expect(await historyOf(account)).toHaveLength(0);
+    }
+    for (const key of links.get(kept.id)!) expect(await getItem(key), `${key.PK} ${key.SK}`).toBeDefined();
+    expect(await historyOf(kept)).not.toHaveLength(0);
 
     // An id of a deleted account names nothing now: 404, as another user's.
     expect((await user.call(`/api/projects/${project.id}/account-actions`, { body: { action: 'delete', accountIds: [doomed[0]!.id] } })).status).toBe(404);
     // The names are free again: a new project takes them.
     const again = await user.json<{ accounts: { username: string }[] }>('/api/bulk-create', { body: { projectName: 'Actions again', csvData: people(5, 'Actlocal') } });
     for (const account of doomed) expect(again.accounts.map((a) => a.username)).toContain(account.username);
+  });
+
+  it("a link issued before the account's list of links is found through its latest send and erased too", async () => {
+    const account = accounts[4]!;
+    const [issue, link, reference, listed] = await linkItemsOf(user, project.id, account.id);
+    await db.send(new DeleteCommand({ TableName: TABLE, Key: listed! }));
+    const sendId = issue!.SK.split('#')[1]!;
+    await eraseAccountTraces({ db, tableName: TABLE }, user.sub, project.id, { id: account.id, row: Number(account.id.slice(project.id.length + 1)), mailSend: sendId });
+    for (const key of [issue!, link!, reference!]) expect(await getItem(key), `${key.PK} ${key.SK}`).toBeUndefined();
   });
 
   it('redelivered start and chunks change nothing twice', async () => {

@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { type BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand, type QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { chunkAccountItems } from '../../functions/accounts/account-partitions';
 import { chunkRunner, deadChunkRecorder, type ChunkTally } from '../../functions/account-jobs/chunk-runner';
 import type { AccountJobKind, JobItem } from '../../functions/account-jobs/kind';
 import { leaseItem } from '../../functions/account-jobs/lease';
 import { planJob, startJob } from '../../functions/account-jobs/lifecycle';
-import { isSelected, rowsOf, selectedRanges } from '../../functions/account-jobs/selection';
+import { accountsOfJob, isSelected, rowsOf, selectedRanges } from '../../functions/account-jobs/selection';
+import { rowRanges } from '../../functions/accounts/account-partitions';
 import { testDb } from '../support/api';
 
 /**
@@ -123,5 +124,85 @@ describe('a kind of account job on the engine', () => {
       expect(account?.touchCount ?? 0).toBeLessThanOrEqual(1);
     }
     expect(touchedRows).toEqual([1, 2, 5]);
+  });
+
+  it("lists a finished job's failed accounts from the rows its chunks kept beside it: a page of 50 reads about 50 items of a 300-account project; an old job is read as before", async () => {
+    const db = testDb();
+    const userId = randomUUID();
+    const projectId = randomUUID();
+    const ACCOUNTS = 300;
+    const PAGE = 50;
+    await db.send(new PutCommand({ TableName: TABLE, Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: 'Failures', accountCount: ACCOUNTS } }));
+    const accounts = Array.from({ length: ACCOUNTS }, (_, i) => ({ ...keys.account(userId, projectId, i + 1), entityType: 'Account', id: keys.accountId(projectId, i + 1), projectId, row: i + 1, username: `user${i + 1}` }));
+    for (let i = 0; i < accounts.length; i += 25) {
+      await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: accounts.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+    }
+    const sent: (Start | Chunk)[] = [];
+    const deps = { db, tableName: TABLE, queue: { send: async (messages: readonly (Start | Chunk)[]) => void sent.push(...messages) }, now: () => new Date() };
+    const checks: AccountJobKind<Start, Chunk> = {
+      name: 'check',
+      entityType: 'TestCheckJob',
+      key: (user, job) => ({ PK: `USER#${user}`, SK: `CHECK#${job}` }),
+      chunkKey: (user, job, chunk) => ({ PK: `USER#${user}`, SK: `CHECK#${job}#CHUNK#${chunk}` }),
+      chunkEntityType: 'TestCheckChunk',
+      lock: 'activeCheck',
+      working: ['running'],
+      window: 0,
+      listsFailures: true,
+      jobOf: (message) => message.jobId,
+      startMessage: (user, job) => ({ type: 'touch-start', userId: user, jobId: job }),
+      chunks: (job) => rowRanges(1, Number(job.maxRow), 40).map((range) => ({ type: 'touch-chunk', userId: String(job.userId), jobId: String(job.id), ...range })),
+      plan: async () => ({ total: ACCOUNTS, fields: { shards: 1, maxRow: ACCOUNTS } }),
+    };
+    // Every third account fails (100 of them, in every chunk); each chunk's tally names its failed rows.
+    const run = chunkRunner(deps, checks, {
+      run: async (job, message) => {
+        const chunk = await chunkAccountItems(db, TABLE, { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow });
+        for (const account of chunk) {
+          const result = Number(account.row) % 3 === 0 ? 'failed' : 'done';
+          await db.send(new UpdateCommand({ TableName: TABLE, Key: { PK: account.PK, SK: account.SK }, UpdateExpression: 'SET checkRun = :job, checkResult = :result', ExpressionAttributeValues: { ':job': job.id, ':result': result } }));
+        }
+        const failedRows = chunk.filter((a) => Number(a.row) % 3 === 0).map((a) => Number(a.row));
+        return { done: { marker: { failed: failedRows.length }, job: { failed: failedRows.length }, failedRows } };
+      },
+    }, leaseItem(checks));
+    const jobId = randomUUID();
+    const at = new Date().toISOString();
+    const item = { ...checks.key(userId, jobId), entityType: 'TestCheckJob', id: jobId, userId, projectId, status: 'queued', total: 0, failed: 0, chunks: 0, chunksDone: 0, createdAt: at, updatedAt: at };
+    expect(await startJob(deps, checks, item, { excludes: [], projectSet: {}, unqueued: 'not queued' })).toBe('started');
+    await planJob(deps, checks, userId, jobId);
+    const chunks = sent.filter((m): m is Chunk => m.type === 'touch-chunk');
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const chunk of chunks) await run(chunk);
+    await run(chunks[0]!); // a redelivery of a done chunk adds nothing
+    const readJob = async () => (await db.send(new GetCommand({ TableName: TABLE, Key: checks.key(userId, jobId), ConsistentRead: true }))).Item!;
+    expect(await readJob()).toMatchObject({ status: 'completed', failed: 100, failuresListed: true });
+
+    // What the list reads: the items each Query read (before its filter) and each GetItem or BatchGetItem returned.
+    let itemsRead = 0;
+    const counting = {
+      send: async (command: QueryCommand | BatchGetCommand) => {
+        const answer = (await db.send(command as QueryCommand)) as { ScannedCount?: number; Responses?: Record<string, unknown[]>; Item?: unknown };
+        itemsRead += (answer.ScannedCount ?? 0) + Object.values(answer.Responses ?? {}).reduce((n, items) => n + items.length, 0) + (answer.Item ? 1 : 0);
+        return answer;
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const failures = (job: JobItem) =>
+      accountsOfJob({ db: counting, tableName: TABLE }, job, { failed: (a) => a.checkRun === jobId && a.checkResult === 'failed', filter: 'checkRun = :run AND checkResult = :failed', projection: 'id, username', values: { ':run': jobId, ':failed': 'failed' } }, PAGE, (a) => String(a.username));
+    const firstPage = Array.from({ length: PAGE }, (_, i) => `user${3 * (i + 1)}`);
+    expect(await failures(await readJob())).toEqual(firstPage);
+    expect(itemsRead).toBe(2 * PAGE);
+
+    // An account failed by this job and handled by a later one since is not listed: the next failure takes its place.
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.account(userId, projectId, 3), UpdateExpression: 'SET checkRun = :later', ExpressionAttributeValues: { ':later': 'a-later-job' } }));
+    itemsRead = 0;
+    expect(await failures(await readJob())).toEqual([...firstPage.slice(1), `user${3 * (PAGE + 1)}`]);
+    expect(itemsRead).toBe(2 * (PAGE + 1));
+
+    // A job started before the failed rows were kept (no failuresListed): the same list, read through the project's accounts (all of them).
+    const { failuresListed: _listed, ...oldJob } = await readJob();
+    itemsRead = 0;
+    expect(await failures(oldJob)).toEqual([...firstPage.slice(1), `user${3 * (PAGE + 1)}`]);
+    expect(itemsRead).toBe(ACCOUNTS);
   });
 });

@@ -188,6 +188,25 @@ describe('Add people to a project', () => {
     expect(events.filter((e) => e.type === 'accounts_added').map((e) => e.description)).toContain('1 account added to the project "Team"');
   });
 
+  it("keeps an add's refused rows in the project's rejected-rows report, after the creation's, as its failed count says", async () => {
+    const user = await apiUser();
+    const { project } = await create(user, 'Reported', [...people(2, 'Rep'), { firstName: 'Creation', lastName: 'Refused', email: 'not-an-address' }]);
+    const response = await add(user, project.id, [{ firstName: '', lastName: 'Nofirst', email: 'nofirst@example.com' }, ...people(1, 'RepNew'), { firstName: 'Add', lastName: 'Refused', email: 'also-not-an-address' }]);
+    expect(response.status).toBe(200);
+    const added = (await response.json()) as Created & { summary: { rejectedRowsUrl?: string } };
+    expect(added.summary).toMatchObject({ successful: 1, failedCount: 2, rejectedRowsUrl: `/api/projects/${project.id}/rejected-rows` });
+    expect((await projectOf(user, project.id)).failedCount).toBe(3);
+    const report = await user.call(`/api/projects/${project.id}/rejected-rows`);
+    expect(report.status).toBe(200);
+    const lines = (await report.text()).replace(/^\uFEFF/, '').trim().split(/\r?\n/);
+    // The header, the creation's row, then the add's two (numbered as in what was added).
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toContain('not-an-address');
+    expect(lines[2]).toContain('Nofirst');
+    expect(lines[2]).toContain('First name is required');
+    expect(lines[3]).toContain('also-not-an-address');
+  });
+
   it("answers 404 for another user's project, writing nothing", async () => {
     const [owner, stranger] = await Promise.all([apiUser(), apiUser()]);
     const { project } = await create(owner, 'Private', people(2, 'Pr'));
@@ -298,6 +317,32 @@ describe('Add people to a project', () => {
     const send = await waitSend(added.summary.mailSendId!);
     // Only the three new holders: the first two were e-mailed already.
     expect(send).toMatchObject({ status: 'completed', scope: 'unsent', total: 3 });
+  });
+
+  it('e-mails only the added people, not older accounts never e-mailed (at once and as a job)', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const { project } = await create(user, 'Not mailed', people(2, 'Old'));
+    const waitSend = (id: string) => until('the send to end', () => user.json<MailSend>(`/api/mail-sends/${id}`), (m) => m.status === 'completed' || m.status === 'failed');
+    const added = (await (await add(user, project.id, people(3, 'OldNew'), { sendCredentials: { delivery: 'password' } })).json()) as Created & { summary: { mailSendId?: string } };
+    expect(await waitSend(added.summary.mailSendId!)).toMatchObject({ status: 'completed', scope: 'unsent', total: 3, sent: 3 });
+    const statuses = async () => Object.fromEntries((await allAccounts(user, project.id)).map((a) => [a.email, a.emailStatus]));
+    const first = await statuses();
+    // Never e-mailed: no status.
+    expect(people(2, 'Old').map((p) => first[p.email])).toEqual([undefined, undefined]);
+    expect(people(3, 'OldNew').map((p) => first[p.email]).every((status) => status !== undefined)).toBe(true);
+
+    // A large add (a job): its send waits for the accounts, then takes only its rows.
+    const many = people(1001, 'OldJob');
+    const queued = await add(user, project.id, many, { sendCredentials: { delivery: 'password' } });
+    expect(queued.status).toBe(202);
+    const { job } = (await queued.json()) as Queued;
+    const done = await until('the add to end', () => user.json<BulkJob & { mailSendId?: string }>(`/api/bulk-jobs/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed', 180_000, 300);
+    expect(done.status).toBe('completed');
+    const sendId = await until('its send', async () => (await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)?.mailSendId, (id) => typeof id === 'string' && id !== added.summary.mailSendId);
+    expect(await waitSend(sendId!)).toMatchObject({ status: 'completed', total: 1001, sent: 1001 });
+    const after = await statuses();
+    expect(people(2, 'Old').map((p) => after[p.email])).toEqual([undefined, undefined]);
   });
 
   it('provisions the added people to the project’s integration after the import', async () => {

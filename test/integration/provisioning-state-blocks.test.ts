@@ -179,6 +179,13 @@ describe('provisioning results in state blocks', () => {
     expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', total: 5, synced: 4, failed: 1, pending: 0 });
     const after = (await user.json<Page<AccountView>>(`/api/projects/${run.projectId}/accounts?limit=100`)).items;
     expect(after.find((a) => a.username === protectedName)).toMatchObject({ externalStatus: 'failed', externalError: 'HTTP 403: This user may not be changed by this client' });
+    // The run kept its block's Sync Failed list in the block's write: the Account Database reads the failure there.
+    const failedRow = Number(after.find((a) => a.username === protectedName)!.id.split('.')[1]);
+    const { Item: list } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.accountStatusList(user.sub, run.projectId, 'failed', 1, 0), ConsistentRead: true }));
+    expect(list?.rows).toEqual([failedRow]);
+    const directory = await user.json<{ items: AccountView[]; count: number }>(`/api/accounts?platformStatus=failed&projectId=${run.projectId}`);
+    expect(directory.items.map((a) => a.username)).toEqual([protectedName]);
+    expect(directory.count).toBe(1);
     // Refused twice first (nothing had shown the credentials work), then twice after the others.
     expect(refusedCalls).toHaveLength(4);
   });

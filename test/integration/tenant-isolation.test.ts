@@ -111,7 +111,7 @@ async function ownTotals(user: ApiUser) {
   return {
     projects: projects.length,
     accounts: projects.reduce((sum, p) => sum + p.accountCount, 0),
-    active: projects.filter((p) => p.status !== 'completed' && !(p.expirationDate && p.expirationDate < today)).length,
+    active: projects.filter((p) => p.status !== 'completed' && !p.expiredAt && !(p.expirationDate && p.expirationDate <= today)).length,
   };
 }
 
@@ -231,6 +231,16 @@ const expectations: Record<string, Expectation> = {
       expect(Item?.status).not.toBe('completed');
     },
   },
+  // A filter naming A's project answers as a project that does not exist; without one, B lists only B's accounts.
+  'GET /api/accounts': {
+    query: (a) => `?projectId=${a.projectId}&showPasswords=true`,
+    answer: 404,
+    ownerAfter: async ({ a, b }) => {
+      expect((await a.user.json<{ items: { id: string }[] }>(`/api/accounts?projectId=${a.projectId}`)).items.map((item) => item.id)).toContain(a.account.id);
+      const own = await b.json<{ items: { projectId: string }[]; count: number }>('/api/accounts?limit=100');
+      expect(own.items.every((item) => item.projectId !== a.projectId)).toBe(true);
+    },
+  },
   'GET /api/accounts/search': {
     query: (a) => `?q=${encodeURIComponent(a.account.firstName)}&showPasswords=true`,
     answer: async (response, { a, b }) => {
@@ -302,6 +312,8 @@ const expectations: Record<string, Expectation> = {
       expect(portal.customerId).not.toBe(a.customerId);
     },
   },
+  // Export All of the Account Database: a filter naming A's project is a project that does not exist.
+  'POST /api/exports/directory': { body: ({ a }) => ({ format: 'csv', projectId: a.projectId }), answer: 404 },
   'POST /api/exports/account-data': {
     answer: async (response, { a, b }) => {
       const started = await ok<ExportView>(response, 202);
@@ -518,6 +530,8 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/account-actions/{id}': { id: (a) => a.accountActionId, answer: 404 },
+  // A count of the owner's accounts (no names in it): B's answer is 404, with or without a valid filter.
+  'GET /api/projects/{id}/account-selection': { id: (a) => a.projectId, query: () => '?filter=deactivated', ownerFirst: 'no-markers', answer: 404 },
 };
 
 const jwtRoutes = routes.filter((r) => r.auth === 'jwt');

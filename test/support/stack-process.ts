@@ -47,6 +47,8 @@ async function main() {
       persistDynamoDb: false,
       web: options.web,
       log,
+      // Tests run the scheduled functions themselves, with the clock they need.
+      schedules: false,
     });
   } catch (error) {
     await send({ failed: error instanceof Error ? (error.stack ?? error.message) : String(error) });

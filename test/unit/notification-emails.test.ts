@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { projectCompletionEmail } from '../../functions/mail/project-completion-email';
+import { projectCompletionEmail, projectExpiredEmail } from '../../functions/mail/project-completion-email';
 import { securityAlertEmail } from '../../functions/mail/security-alert-email';
 import { weeklyDigestEmail } from '../../functions/mail/weekly-digest-email';
 
@@ -21,6 +21,18 @@ describe('notification e-mails', () => {
     expect(failed.text).toContain('Creating accounts in "X" stopped: Invalid password settings. 0 accounts created, 5 rows not created.');
     const partly = projectCompletionEmail(user, { type: 'project-completion', userId: 'u', projectId: 'p', projectName: 'X', outcome: 'failed', created: 6000, failed: 4000, reason: 'Rows 7,001-8,000 could not be stored.' }, 'https://app.example');
     expect(partly.text).toContain('6,000 accounts created, 4,000 rows not created.');
+  });
+
+  it('project expired: escaped, the date, the count, the platform, how to bring the accounts back', () => {
+    const mail = projectExpiredEmail(user, { type: 'project-expired', userId: 'u', projectId: 'p-1', projectName: hostile, expirationDate: '2030-03-10', accounts: 1200, platform: 'Okta <prod>' }, 'https://app.example/');
+    expect(mail.subject).toBe(`Your project "${hostile}" expired`);
+    expect(mail.html).not.toContain('<script>');
+    expect(mail.html).toContain('Okta &#60;prod&#62;');
+    expect(mail.text).toContain('reached its expiration date (2030-03-10): its 1,200 accounts are being deactivated here and on Okta <prod>.');
+    expect(mail.text).toContain('choose Reactivate on the project page');
+    expect(mail.text).toContain('https://app.example/projects/p-1');
+    const one = projectExpiredEmail(user, { type: 'project-expired', userId: 'u', projectId: 'p', projectName: 'X', expirationDate: '2030-03-10', accounts: 1 }, 'https://app.example');
+    expect(one.text).toContain('its 1 account is being deactivated here.');
   });
 
   it('security alert: escaped, with its time and the Security Center link', () => {

@@ -96,4 +96,10 @@ describe('notification ids and the weekly timer', () => {
     expect(nextRun(rule, new Date('2026-11-25T12:00:00Z')).toISOString()).toBe('2026-11-30T08:00:00.000Z');
     expect(nextRun(rule, new Date('2026-12-29T09:00:00Z')).toISOString()).toBe('2027-01-04T08:00:00.000Z');
   });
+
+  it('the local timer runs an hourly rule (the expiry sweep) at the next full hour', () => {
+    expect(nextRun({}, new Date('2026-11-23T07:59:00Z')).toISOString()).toBe('2026-11-23T08:00:00.000Z');
+    expect(nextRun({}, new Date('2026-11-23T08:00:00Z')).toISOString()).toBe('2026-11-23T09:00:00.000Z');
+    expect(nextRun({}, new Date('2026-12-31T23:30:00Z')).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
 });

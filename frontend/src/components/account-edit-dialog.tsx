@@ -19,7 +19,17 @@ type FieldErrors = Partial<Record<Field, string>>;
  *
  * Mounted open; closing unmounts it.
  */
-export function AccountEditDialog({ account, onClose, onSendCredentials }: { account: AccountView; onClose: () => void; onSendCredentials?: (account: AccountView) => void }) {
+export function AccountEditDialog({
+  account,
+  onClose,
+  onSendCredentials,
+  onUpdateOnPlatform,
+}: {
+  account: AccountView;
+  onClose: () => void;
+  onSendCredentials?: (account: AccountView) => void;
+  onUpdateOnPlatform?: (account: AccountView) => void;
+}) {
   const [draft, setDraft] = useState({ firstName: account.firstName, lastName: account.lastName, email: account.email, regenerateUsername: false });
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
@@ -51,8 +61,12 @@ export function AccountEditDialog({ account, onClose, onSendCredentials }: { acc
             return onClose();
           }
           toaster.create({ type: 'success', title: 'Account updated', description: result.changes.map((c) => accountFieldLabels[c.field]).join(', ') });
-          // The old address as it was when saved (the row re-renders with the new one meanwhile).
-          if (result.credentialsSentToOldAddress && onSendCredentials) return setSaved({ result, oldEmail: result.changes.find((c) => c.field === 'email')?.from ?? '' });
+          // What may follow, asked (never done unasked): the platform's copy updated now, the
+          // credentials sent to the new address. The old address as it was when saved (the row
+          // re-renders with the new one meanwhile).
+          const askSend = result.credentialsSentToOldAddress && !!onSendCredentials;
+          const askUpdate = !!result.account.platformChange && !!onUpdateOnPlatform;
+          if (askSend || askUpdate) return setSaved({ result, oldEmail: result.changes.find((c) => c.field === 'email')?.from ?? '' });
           onClose();
         },
         onError: (failure) => {
@@ -94,13 +108,25 @@ export function AccountEditDialog({ account, onClose, onSendCredentials }: { acc
         <Dialog.Positioner>
           <Dialog.Content mx="4" aria-busy={busy}>
             {saved ? (
-              <SendToNewAddress
+              <AfterSave
                 result={saved.result}
                 oldEmail={saved.oldEmail}
-                onSend={() => {
-                  onSendCredentials?.(saved.result.account);
-                  onClose();
-                }}
+                onSend={
+                  saved.result.credentialsSentToOldAddress && onSendCredentials
+                    ? () => {
+                        onSendCredentials(saved.result.account);
+                        onClose();
+                      }
+                    : undefined
+                }
+                onUpdate={
+                  saved.result.account.platformChange && onUpdateOnPlatform
+                    ? () => {
+                        onUpdateOnPlatform(saved.result.account);
+                        onClose();
+                      }
+                    : undefined
+                }
                 onSkip={onClose}
               />
             ) : (
@@ -169,19 +195,28 @@ export function AccountEditDialog({ account, onClose, onSendCredentials }: { acc
   );
 }
 
-function SendToNewAddress({ result, oldEmail, onSend, onSkip }: { result: AccountEditResult; oldEmail: string; onSend: () => void; onSkip: () => void }) {
+/**
+ * After a save: an account on a platform is offered 'Update on <platform>' at once (the 'update'
+ * account action for this one account); an e-mail changed after the credentials went to the old
+ * address asks whether to send them to the new one. Nothing happens unless chosen.
+ */
+function AfterSave({ result, oldEmail, onSend, onUpdate, onSkip }: { result: AccountEditResult; oldEmail: string; onSend?: () => void; onUpdate?: () => void; onSkip: () => void }) {
+  const platform = result.account.platformChange?.platform;
   return (
     <>
       <Dialog.Header>
-        <Dialog.Title>Send the credentials to the new address?</Dialog.Title>
+        <Dialog.Title>{onUpdate ? `Account saved: update it on ${platform}?` : 'Send the credentials to the new address?'}</Dialog.Title>
       </Dialog.Header>
       <Dialog.Body>
         <Stack gap="3">
-          <Text>
-            The credentials were e-mailed to <strong>{oldEmail}</strong>. The account&apos;s e-mail is now <strong>{result.account.email}</strong>.
-          </Text>
+          {onUpdate ? <Text>The change is saved here. {platform} still has the previous values until the account is updated there.</Text> : null}
+          {onSend ? (
+            <Text>
+              The credentials were e-mailed to <strong>{oldEmail}</strong>. The account&apos;s e-mail is now <strong>{result.account.email}</strong>.
+            </Text>
+          ) : null}
           <Text color="fg.muted" fontSize="sm">
-            Nothing is sent unless you choose to.
+            Nothing is {onUpdate && onSend ? 'sent or updated' : onUpdate ? 'updated' : 'sent'} unless you choose to.
           </Text>
         </Stack>
       </Dialog.Body>
@@ -189,9 +224,16 @@ function SendToNewAddress({ result, oldEmail, onSend, onSkip }: { result: Accoun
         <Button variant="outline" onClick={onSkip}>
           Not now
         </Button>
-        <Button colorPalette="blue" onClick={onSend}>
-          Send credentials
-        </Button>
+        {onSend ? (
+          <Button colorPalette="blue" variant={onUpdate ? 'outline' : 'solid'} onClick={onSend}>
+            Send credentials
+          </Button>
+        ) : null}
+        {onUpdate ? (
+          <Button colorPalette="blue" onClick={onUpdate}>
+            Update on {platform}
+          </Button>
+        ) : null}
       </Dialog.Footer>
     </>
   );

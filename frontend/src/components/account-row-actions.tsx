@@ -13,10 +13,17 @@ type Opened = 'edit' | 'history' | 'deactivate' | 'reactivate' | 'delete' | 'upd
  * dialog), History (a drawer), Deactivate or Reactivate, and Delete (each asked first, naming the
  * account and what its platform does: account-action-dialog.tsx). `onSendCredentials`: after an
  * e-mail change on an account whose credentials were sent, the edit dialog offers to send them to
- * the new address through it.
+ * the new address through it; after an edit of an account on a platform, it offers 'Update on
+ * <platform>' (the update action for this account).
  */
 export function AccountRowActions({ account, onSendCredentials }: { account: AccountView; onSendCredentials?: (account: AccountView) => void }) {
   const [open, setOpen] = useState<Opened>();
+  // The account as an edit saved it, when the edit dialog's 'Update on <platform>' opens the update.
+  const [edited, setEdited] = useState<AccountView>();
+  const close = () => {
+    setOpen(undefined);
+    setEdited(undefined);
+  };
   const name = `${account.firstName} ${account.lastName}`;
   return (
     <>
@@ -63,10 +70,20 @@ export function AccountRowActions({ account, onSendCredentials }: { account: Acc
           </Menu.Positioner>
         </Portal>
       </Menu.Root>
-      {open === 'edit' ? <AccountEditDialog account={account} onClose={() => setOpen(undefined)} {...(onSendCredentials ? { onSendCredentials } : {})} /> : null}
+      {open === 'edit' ? (
+        <AccountEditDialog
+          account={account}
+          onClose={() => setOpen((now) => (now === 'edit' ? undefined : now))}
+          onUpdateOnPlatform={(saved) => {
+            setEdited(saved);
+            setOpen('update');
+          }}
+          {...(onSendCredentials ? { onSendCredentials } : {})}
+        />
+      ) : null}
       {open === 'history' ? <AccountHistoryDrawer account={account} onClose={() => setOpen(undefined)} /> : null}
       {open === 'deactivate' || open === 'reactivate' || open === 'delete' || open === 'update' ? (
-        <AccountActionDialog projectId={account.projectId} action={open} target={{ accounts: [account] }} onClose={() => setOpen(undefined)} />
+        <AccountActionDialog projectId={account.projectId} action={open} target={{ accounts: [edited ?? account] }} onClose={close} />
       ) : null}
     </>
   );

@@ -140,14 +140,14 @@ function PlatformChangeNote({ account }: { account: AccountView }) {
   );
 }
 
-/** Deactivated here (and on its platform, where it is one), and the last action its platform refused, in its words. */
+/** Deactivated here (and on its platform, where it is one; 'Expired' when its project's expiry did it), and the last action its platform refused, in its words. */
 function LifecycleNote({ account }: { account: AccountView }) {
   if (account.isActive && !account.actionError) return null;
   return (
     <Box mt="1">
       {account.isActive ? null : (
         <Badge colorPalette="gray" variant="outline">
-          Deactivated
+          {account.expiredAt ? 'Expired' : 'Deactivated'}
         </Badge>
       )}
       {account.actionError ? (

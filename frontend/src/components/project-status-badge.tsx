@@ -1,8 +1,14 @@
 import { Badge } from '@chakra-ui/react';
 import type { Project } from '@shared/schemas/project';
 
-/** Spec 4: 'completed' shows Completed, anything else Active. */
-export function ProjectStatusBadge({ status }: { status: Project['status'] }) {
+/** Spec 4: 'completed' shows Completed, anything else Active; a project whose expiration date arrived (expiredAt) shows Expired. */
+export function ProjectStatusBadge({ status, expiredAt }: { status: Project['status']; expiredAt?: string }) {
+  if (expiredAt)
+    return (
+      <Badge colorPalette="orange" variant="subtle">
+        Expired
+      </Badge>
+    );
   return status === 'completed' ? (
     <Badge colorPalette="gray" variant="subtle">
       Completed

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { AccountAction, AccountActionJob } from '@shared/schemas/account-actions';
+import type { AccountFilter, AccountSelectionCount } from '@shared/schemas/account-selection';
 import { ApiError, apiRequest, serverMessageOf } from './api-client';
 import { jobPollInterval } from './job-polling';
 import { queryKeys } from './query-keys';
@@ -31,7 +32,7 @@ export function useAccountActionQuery(jobId: string | undefined, initial?: Accou
   return query;
 }
 
-export type AccountActionRequest = { projectId: string; action: AccountAction } & ({ accountIds: string[] } | { filter: 'all' });
+export type AccountActionRequest = { projectId: string; action: AccountAction } & ({ accountIds: string[] } | { filter: AccountFilter });
 
 /** POST /api/projects/{id}/account-actions (202 with the job); a refusal the server explains shows its message. */
 export function useStartAccountAction() {
@@ -49,5 +50,15 @@ export function useStartAccountAction() {
         description: serverMessageOf(error, [400, 402, 403, 404, 409]) ?? 'The action could not be started. Please try again.',
       });
     },
+  });
+}
+
+/** GET /api/projects/{id}/account-selection?filter=: how many accounts a filter no project counter gives (Active, Deactivated) takes now; read when asked for. */
+export function useSelectionCountQuery(projectId: string, filter: AccountFilter, enabled: boolean) {
+  return useQuery({
+    queryKey: ['/api/projects', projectId, 'account-selection', filter] as const,
+    queryFn: () => apiRequest<AccountSelectionCount>(`/api/projects/${encodeURIComponent(projectId)}/account-selection?filter=${filter}`),
+    enabled,
+    staleTime: 5_000,
   });
 }

@@ -1,3 +1,5 @@
+import { pollCap } from './poll-cap';
+
 /**
  * How often a background job's progress is read: bulk creation jobs and provisioning runs poll
  * through the same schedule, so every open window costs the stage's shared request limit the same.
@@ -5,8 +7,8 @@
 
 /** A job's first polls come this often: a small job ends within them. */
 export const JOB_POLL_MS = 1000;
-/** The slowest poll of a long job: its progress still moves on screen, at a fifth of the requests. */
-export const JOB_POLL_MAX_MS = 5000;
+/** The slowest poll of a long job: its progress still moves on screen, at a fifth of the requests (the e2e build: poll-cap.ts). */
+export const JOB_POLL_MAX_MS = pollCap(5000);
 /** Polls at the fast rate before slowing down. */
 export const JOB_FAST_POLLS = 5;
 /** Each poll after the fast ones waits this much longer than the one before, up to JOB_POLL_MAX_MS. */

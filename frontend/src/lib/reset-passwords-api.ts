@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { PasswordResetJob } from '@shared/schemas/reset-passwords';
+import type { AccountFilter } from '@shared/schemas/account-selection';
 import { ApiError, apiRequest, serverMessageOf } from './api-client';
 import { jobPollInterval } from './job-polling';
 import { queryKeys } from './query-keys';
@@ -29,11 +30,14 @@ export function usePasswordResetQuery(jobId: string | undefined, initial?: Passw
   return query;
 }
 
+/** What a reset takes: a project's accounts, all of them or (the bulk bar) the listed ones or a filter's. */
+export type ResetRequest = string | { projectId: string; accountIds?: string[]; filter?: AccountFilter };
+
 /** POST /api/security/reset-passwords (202 with the job); a refusal the server explains shows its message. */
 export function useStartPasswordReset() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (projectId: string) => apiRequest<PasswordResetJob>('/api/security/reset-passwords', { method: 'POST', body: { projectId } }),
+    mutationFn: (request: ResetRequest) => apiRequest<PasswordResetJob>('/api/security/reset-passwords', { method: 'POST', body: typeof request === 'string' ? { projectId: request } : request }),
     onSuccess: (job) => {
       queryClient.setQueryData(['/api/security/reset-passwords', job.id], job);
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
@@ -44,7 +48,7 @@ export function useStartPasswordReset() {
       toaster.create({
         type: 'error',
         title: 'Reset not started',
-        description: serverMessageOf(error, [400, 404, 409]) ?? 'Failed to start the password reset. Please try again.',
+        description: serverMessageOf(error, [400, 402, 403, 404, 409]) ?? 'Failed to start the password reset. Please try again.',
       });
     },
   });

@@ -13,7 +13,7 @@ import type {
   UpdateOutcome,
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
-import { failureOf, isCallFailure, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { failureOf, isCallFailure, lifecycleAnswer, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /** What a lifecycle call says of an account Microsoft Entra ID no longer has. */
 const gone = goneFrom('Microsoft Entra ID');
@@ -244,31 +244,23 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
     async update(externalId, changes): Promise<UpdateOutcome> {
       const body = graphChanges(changes, settings);
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return gone.update;
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: body.userPrincipalName ? `Updated in Microsoft Entra ID, as ${body.userPrincipalName}.` : 'Updated in Microsoft Entra ID.' };
-      if (isConflict(answer.status, answer.json)) return { kind: 'conflict', message: `Microsoft Entra ID refused the change: a value it keeps unique is taken. ${failureOf(answer).message}` };
-      return failureOf(answer);
+      return lifecycleAnswer<UpdateOutcome>(answer, {
+        gone: gone.update,
+        done: { kind: 'done', detail: body.userPrincipalName ? `Updated in Microsoft Entra ID, as ${body.userPrincipalName}.` : 'Updated in Microsoft Entra ID.' },
+        conflict: (refused) => (isConflict(refused.status, refused.json) ? { kind: 'conflict', message: `Microsoft Entra ID refused the change: a value it keeps unique is taken. ${failureOf(refused).message}` } : undefined),
+      });
     },
 
     /** PATCH accountEnabled: false blocks sign-in, true allows it again. */
     async setActive(externalId, active): Promise<SetActiveOutcome> {
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: { accountEnabled: active } });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) {
-        return gone.setActive(active);
-      }
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: active ? 'Sign-in allowed again in Microsoft Entra ID.' : 'Sign-in blocked in Microsoft Entra ID (accountEnabled false).' };
-      return failureOf(answer);
+      return lifecycleAnswer<SetActiveOutcome>(answer, { gone: gone.setActive(active), done: { kind: 'done', detail: active ? 'Sign-in allowed again in Microsoft Entra ID.' : 'Sign-in blocked in Microsoft Entra ID (accountEnabled false).' } });
     },
 
     /** DELETE /users/{id}: Entra ID keeps the user in its deleted items for 30 days. */
     async remove(externalId): Promise<RemoveOutcome> {
       const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return gone.remove;
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deleted', detail: 'Deleted in Microsoft Entra ID (restorable there for 30 days).' };
-      return failureOf(answer);
+      return lifecycleAnswer<RemoveOutcome>(answer, { gone: gone.remove, done: { kind: 'done', action: 'deleted', detail: 'Deleted in Microsoft Entra ID (restorable there for 30 days).' } });
     },
 
     close: () => client.close(),

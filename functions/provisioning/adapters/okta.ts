@@ -15,7 +15,7 @@ import type {
   UpdateOutcome,
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
-import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { failureOf, isCallFailure, lifecycleAnswer, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /** What a lifecycle call says of an account Okta no longer has. */
 const goneFromOkta = goneFrom('Okta');
@@ -312,11 +312,12 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
     async update(externalId, changes): Promise<UpdateOutcome> {
       const body = oktaProfileChanges(changes, settings);
       const answer = await client.call({ method: 'POST', path: userPath(externalId), body });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return goneFromOkta.update;
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: body.profile.login !== undefined ? `Updated on Okta, with the login ${body.profile.login}.` : 'Updated on Okta.' };
-      if (isLoginTaken(answer)) return { kind: 'conflict', message: `The login "${body.profile.login ?? ''}" is already taken on Okta by another user.` };
-      return oktaFailure(answer);
+      return lifecycleAnswer<UpdateOutcome>(answer, {
+        gone: goneFromOkta.update,
+        done: { kind: 'done', detail: body.profile.login !== undefined ? `Updated on Okta, with the login ${body.profile.login}.` : 'Updated on Okta.' },
+        conflict: (refused) => (isLoginTaken(refused) ? { kind: 'conflict', message: `The login "${body.profile.login ?? ''}" is already taken on Okta by another user.` } : undefined),
+        failure: oktaFailure,
+      });
     },
 
     setActive: (externalId, active) => (active ? reactivate(externalId) : deactivate(externalId)),

@@ -15,7 +15,7 @@ import type {
   UpdateOutcome,
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
-import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { failureOf, isCallFailure, lifecycleAnswer, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /** What a lifecycle call says of an account The SCIM provider no longer has. */
 const gone = goneFrom('The SCIM provider');
@@ -286,31 +286,24 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
     async update(externalId, changes): Promise<UpdateOutcome> {
       if (!(await config()).patch) return { kind: 'failed', retryable: false, message: SCIM_NO_PATCH };
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: scimChanges(changes), contentType: SCIM_JSON });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return gone.update;
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: changes.username !== undefined ? 'Updated on the SCIM provider, with the new user name.' : 'Updated on the SCIM provider.' };
-      // RFC 7644 3.12: 409 uniqueness, a value the provider keeps unique (userName, or an e-mail) is taken.
-      if (answer.status === 409 || scimTypeOf(answer.json) === 'uniqueness') return { kind: 'conflict', message: `The SCIM provider refused the change: a value it keeps unique is taken. The platform says: ${platformMessage(answer)}` };
-      return failureOf(answer);
+      return lifecycleAnswer<UpdateOutcome>(answer, {
+        gone: gone.update,
+        done: { kind: 'done', detail: changes.username !== undefined ? 'Updated on the SCIM provider, with the new user name.' : 'Updated on the SCIM provider.' },
+        // RFC 7644 3.12: 409 uniqueness, a value the provider keeps unique (userName, or an e-mail) is taken.
+        conflict: (refused) =>
+          refused.status === 409 || scimTypeOf(refused.json) === 'uniqueness' ? { kind: 'conflict', message: `The SCIM provider refused the change: a value it keeps unique is taken. The platform says: ${platformMessage(refused)}` } : undefined,
+      });
     },
 
     async setActive(externalId, active): Promise<SetActiveOutcome> {
       if (!(await config()).patch) return { kind: 'failed', retryable: false, message: SCIM_NO_PATCH };
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body: { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: active }] }, contentType: SCIM_JSON });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) {
-        return gone.setActive(active);
-      }
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', detail: active ? 'Active again on the SCIM provider.' : 'Inactive on the SCIM provider (active false).' };
-      return failureOf(answer);
+      return lifecycleAnswer<SetActiveOutcome>(answer, { gone: gone.setActive(active), done: { kind: 'done', detail: active ? 'Active again on the SCIM provider.' : 'Inactive on the SCIM provider (active false).' } });
     },
 
     async remove(externalId): Promise<RemoveOutcome> {
       const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
-      if (isCallFailure(answer)) return answer;
-      if (answer.status === 404) return gone.remove;
-      if (answer.status >= 200 && answer.status < 300) return { kind: 'done', action: 'deleted', detail: 'Deleted from the SCIM provider.' };
-      return failureOf(answer);
+      return lifecycleAnswer<RemoveOutcome>(answer, { gone: gone.remove, done: { kind: 'done', action: 'deleted', detail: 'Deleted from the SCIM provider.' } });
     },
 
     close: () => client.close(),

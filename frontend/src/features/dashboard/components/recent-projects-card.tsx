@@ -50,7 +50,7 @@ export function RecentProjectsCard() {
                 </Text>
               </Stack>
               <Stack gap="1" align="flex-end" flexShrink="0">
-                <ProjectStatusBadge status={project.status} />
+                <ProjectStatusBadge status={project.status} expiredAt={project.expiredAt} />
                 <HStack fontSize="xs" color="fg.muted">
                   <time dateTime={project.createdAt}>{formatDate(project.createdAt)}</time>
                 </HStack>

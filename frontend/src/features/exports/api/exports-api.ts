@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { CreateExportRequest, ExportView } from '@shared/schemas/export';
 import { apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { pollCap } from '../../../lib/poll-cap';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
 
 export const exportHistoryQueryKey = queryKeys.exportHistory;
 
 /** While an export waits or runs, the history is read this often (and not at all otherwise). */
-export const EXPORT_POLL_MS = 2000;
+export const EXPORT_POLL_MS = pollCap(2000);
 /**
  * A history older than this is read again when the window regains focus (a file may have expired
  * meanwhile; download links are minted per download, not kept in the list).

@@ -160,7 +160,7 @@ function ExportHistoryItem({ entry }: { entry: ExportView }) {
                 Download
               </Button>
             </Box>
-          ) : failed || entry.expired ? (
+          ) : (failed || entry.expired) && entry.kind !== 'directory' ? (
             <Box flexShrink="0">
               <Button
                 size="sm"

@@ -4,7 +4,7 @@ import { CheckCircle2Icon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucid
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
-import { projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
+import { PROJECT_EXPIRED_MESSAGE, projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
 import type * as z from 'zod';
 import { useEditProject, useSetProjectStatus } from '../../../lib/projects-api';
 import { queryKeys } from '../../../lib/query-keys';
@@ -18,7 +18,8 @@ const EDIT_FORM_ID = 'edit-project-form';
 /**
  * The project page's own actions: Add people (the bulk creator's dialog aimed at this project:
  * a CSV file, people typed in or a large upload), Edit, and Complete / Reopen. A completed
- * project takes no new people: Add people waits for Reopen.
+ * project takes no new people: Add people waits for Reopen; nor does an expired one: Add people
+ * waits for a new expiration date (Edit).
  */
 export function ProjectActions({ project }: { project: Project }) {
   const [editing, setEditing] = useState(false);
@@ -30,10 +31,13 @@ export function ProjectActions({ project }: { project: Project }) {
   // A project being deleted takes no new people and no change (the API answers 409).
   const deleting = project.deletionActive === true;
   const whyNot = deleting ? 'This project is being deleted' : undefined;
+  // An expired project takes no new people until its date changes (the API answers 409 with the same words).
+  const expired = project.expiredAt !== undefined;
+  const whyNotAdd = whyNot ?? (expired ? PROJECT_EXPIRED_MESSAGE : completed ? 'Reopen the project to add people' : undefined);
 
   return (
     <>
-      <Button colorPalette="blue" onClick={() => setAdding(true)} disabled={completed || deleting} title={whyNot ?? (completed ? 'Reopen the project to add people' : undefined)}>
+      <Button colorPalette="blue" onClick={() => setAdding(true)} disabled={completed || deleting || expired} title={whyNotAdd}>
         <UserPlusIcon aria-hidden="true" />
         Add people
       </Button>

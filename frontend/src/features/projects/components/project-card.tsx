@@ -35,7 +35,7 @@ export function ProjectCard({ project }: { project: Project }) {
           <Card.Title id={titleId} as="h2" fontSize="md" wordBreak="break-word">
             {project.name}
           </Card.Title>
-          <ProjectStatusBadge status={project.status} />
+          <ProjectStatusBadge status={project.status} expiredAt={project.expiredAt} />
         </HStack>
         {project.description ? (
           <Card.Description lineClamp={2} wordBreak="break-word">

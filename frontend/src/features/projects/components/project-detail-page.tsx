@@ -1,12 +1,13 @@
-import { Alert, Badge, Button, Card, Flex, HStack, Link, Stack, Text } from '@chakra-ui/react';
-import { ArrowLeftIcon, DownloadIcon, MailIcon, PowerIcon, PowerOffIcon, Trash2Icon, UsersIcon, XIcon } from 'lucide-react';
+import { Alert, Badge, Button, Card, Flex, HStack, Link, Menu, Portal, Stack, Text } from '@chakra-ui/react';
+import { ArrowLeftIcon, ChevronDownIcon, DownloadIcon, KeyRoundIcon, ListChecksIcon, MailIcon, PowerIcon, PowerOffIcon, Trash2Icon, UsersIcon, XIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
-import type { AccountView } from '@shared/schemas/project';
+import type { AccountView, Project } from '@shared/schemas/project';
+import { accountFilterLabels, accountFilters, type AccountFilter } from '@shared/schemas/account-selection';
 import { AccountTable } from '../../../components/account-table';
 import { AccountRowActions } from '../../../components/account-row-actions';
-import { AccountActionDialog, type ActionTarget } from '../../../components/account-action-dialog';
-import type { AccountAction } from '@shared/schemas/account-actions';
+import { AccountActionDialog, type ActionTarget, type BulkAction } from '../../../components/account-action-dialog';
+import { useSelectionCountQuery } from '../../../lib/account-actions-api';
 import { EmptyStateCard } from '../../../components/empty-state-card';
 import { ListSkeleton } from '../../../components/list-skeleton';
 import { PageHeader } from '../../../components/page-header';
@@ -118,7 +119,7 @@ export function ProjectDetailPage() {
           </Alert.Root>
         ) : null}
         <HStack gap="3" wrap="wrap" fontSize="sm" color="fg.muted">
-          <ProjectStatusBadge status={project.status} />
+          <ProjectStatusBadge status={project.status} expiredAt={project.expiredAt} />
           <Text>{plural(project.accountCount, 'account')}</Text>
           <Text aria-hidden="true">·</Text>
           <Text>{project.successRate}% success rate</Text>
@@ -127,7 +128,7 @@ export function ProjectDetailPage() {
           {project.expirationDate ? (
             <>
               <Text aria-hidden="true">·</Text>
-              <Text>Expires {formatDate(project.expirationDate)}</Text>
+              <Text>{project.expiredAt ? 'Expired' : 'Expires'} {formatDate(project.expirationDate)}</Text>
             </>
           ) : null}
           {host ? (
@@ -140,7 +141,7 @@ export function ProjectDetailPage() {
         <ProjectDeletionProgress project={project} showKept />
         <ProjectProvisioning project={project} />
         <ProjectEmails project={project} onSend={setSending} />
-        <ProjectAccounts projectId={project.id} total={project.accountCount} onSend={(account) => setSending({ scope: 'account', account })} sendDisabled={project.mailSendActive === true} />
+        <ProjectAccounts project={project} onSend={(account) => setSending({ scope: 'account', account })} sendDisabled={project.mailSendActive === true} />
       </Stack>
       <SendCredentialsFlow project={project} target={sending} onClose={() => setSending(undefined)} />
     </>
@@ -149,26 +150,52 @@ export function ProjectDetailPage() {
 
 type Shown = 'all' | 'active' | 'deactivated';
 
-function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId: string; total: number; onSend: (account: AccountView) => void; sendDisabled: boolean }) {
+/** The bulk bar's filters besides the ticked rows: their count now, from the project's exact counters (Active and Deactivated: counted by the server when asked). */
+const counterCounts = (project: Project) => ({ all: project.accountCount, failed: project.syncFailedCount, unsent: project.emailCounts.notSent });
+const selectedWords: Record<AccountFilter, (n: number) => string> = {
+  all: (n) => `All ${plural(n, 'account')} selected`,
+  failed: (n) => `${plural(n, 'account')} whose sync failed selected`,
+  unsent: (n) => `${plural(n, 'account')} never e-mailed selected`,
+  active: (n) => `All ${plural(n, 'active account')} selected`,
+  deactivated: (n) => `All ${plural(n, 'deactivated account')} selected`,
+};
+
+function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; onSend: (account: AccountView) => void; sendDisabled: boolean }) {
+  const projectId = project.id;
+  const total = project.accountCount;
   const [showPasswords, setShowPasswords] = useState(false);
+  const [selectOpen, setSelectOpen] = useState(false);
   const accounts = useProjectAccountsQuery(projectId, showPasswords);
   const all = accounts.data?.pages.flatMap((page) => page.items) ?? [];
-  // Selection: ticked rows, or every account of the project ('Select all N').
+  // Selection: ticked rows, or a filter's accounts of the project (all, sync failed, never
+  // e-mailed), the filter evaluated by the job on each account when it reaches it (docs/jobs.md).
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
-  const [allSelected, setAllSelected] = useState(false);
+  const [filter, setFilter] = useState<AccountFilter>();
   const [shown, setShown] = useState<Shown>('all');
-  const [acting, setActing] = useState<{ action: AccountAction; target: ActionTarget }>();
+  const [acting, setActing] = useState<{ action: BulkAction; target: ActionTarget }>();
+  // The page's own views as sets of the whole project: counted when the Select menu opens or one is chosen.
+  const activeCount = useSelectionCountQuery(projectId, 'active', selectOpen || filter === 'active' || shown === 'active');
+  const deactivatedCount = useSelectionCountQuery(projectId, 'deactivated', selectOpen || filter === 'deactivated' || shown === 'deactivated');
+  const counts: Record<AccountFilter, number | undefined> = { ...counterCounts(project), active: activeCount.data?.count, deactivated: deactivatedCount.data?.count };
   const loaded = shown === 'all' ? all : all.filter((a) => a.isActive === (shown === 'active'));
   const deactivatedShown = all.filter((a) => !a.isActive).length;
-  const selectedCount = allSelected ? total : selected.size;
+  const filterCount = filter ? counts[filter] : undefined;
+  const counting = filter !== undefined && filterCount === undefined;
   const clear = () => {
     setSelected(new Set());
-    setAllSelected(false);
+    setFilter(undefined);
   };
+  const selectFilter = (next: AccountFilter) => {
+    setSelected(new Set());
+    setFilter(next);
+  };
+  // The rows shown ticked under a filter: those loaded here that it takes now.
+  const shownBy: Record<AccountFilter, (a: AccountView) => boolean> = { all: () => true, failed: (a) => a.externalStatus === 'failed', unsent: (a) => !a.emailStatus, active: (a) => a.isActive, deactivated: (a) => !a.isActive };
+  const ticked = filter ? new Set(all.filter(shownBy[filter]).map((a) => a.id)) : selected;
   const onSelect = (ids: string[], checked: boolean) => {
-    setAllSelected(false);
-    setSelected((old) => {
-      const next = new Set(allSelected ? all.map((a) => a.id) : old);
+    setFilter(undefined);
+    setSelected(() => {
+      const next = new Set(ticked);
       for (const id of ids) {
         if (checked) next.add(id);
         else next.delete(id);
@@ -176,7 +203,7 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
       return next;
     });
   };
-  const act = (action: AccountAction) => setActing({ action, target: allSelected ? { all: total } : { accounts: all.filter((a) => selected.has(a.id)) } });
+  const act = (action: BulkAction) => setActing({ action, target: filter ? { filter, count: filterCount ?? 0 } : { accounts: all.filter((a) => selected.has(a.id)) } });
 
   return (
     <Card.Root variant="outline">
@@ -210,34 +237,75 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
           </Text>
         ) : (
           <>
-            <HStack gap="1" wrap="wrap" role="group" aria-label="Show accounts">
-              {(['all', 'active', 'deactivated'] as const).map((option) => (
-                <Button key={option} size="xs" variant={shown === option ? 'subtle' : 'ghost'} aria-pressed={shown === option} onClick={() => setShown(option)}>
-                  {option === 'all' ? 'All' : option === 'active' ? 'Active' : `Deactivated${deactivatedShown ? ` (${deactivatedShown})` : ''}`}
-                </Button>
-              ))}
-            </HStack>
-            {selectedCount > 0 ? (
+            <Flex gap="2" wrap="wrap" justify="space-between" align="center">
+              <HStack gap="1" wrap="wrap" role="group" aria-label="Show accounts">
+                {(['all', 'active', 'deactivated'] as const).map((option) => (
+                  <Button key={option} size="xs" variant={shown === option ? 'subtle' : 'ghost'} aria-pressed={shown === option} onClick={() => setShown(option)}>
+                    {option === 'all' ? 'All' : option === 'active' ? 'Active' : `Deactivated${deactivatedShown ? ` (${deactivatedShown})` : ''}`}
+                  </Button>
+                ))}
+              </HStack>
+              <Menu.Root positioning={{ placement: 'bottom-end' }} onOpenChange={(details) => setSelectOpen(details.open)} onSelect={(details) => selectFilter(details.value as AccountFilter)}>
+                <Menu.Trigger asChild>
+                  <Button size="xs" variant="outline">
+                    <ListChecksIcon aria-hidden="true" />
+                    Select
+                    <ChevronDownIcon aria-hidden="true" />
+                  </Button>
+                </Menu.Trigger>
+                <Portal>
+                  <Menu.Positioner>
+                    <Menu.Content minW="56">
+                      {accountFilters.map((option) => (
+                        <Menu.Item key={option} value={option} disabled={counts[option] === 0}>
+                          <Flex justify="space-between" w="full" gap="4">
+                            <span>{accountFilterLabels[option]}</span>
+                            <Text as="span" color="fg.muted">
+                              {counts[option] === undefined ? '...' : count.format(counts[option])}
+                            </Text>
+                          </Flex>
+                        </Menu.Item>
+                      ))}
+                    </Menu.Content>
+                  </Menu.Positioner>
+                </Portal>
+              </Menu.Root>
+            </Flex>
+            {filter || selected.size > 0 ? (
               // The bulk bar: in the card's flow (never under a toast), wrapping on a phone.
-              <Flex role="region" aria-label="Selected accounts" gap="2" align="center" wrap="wrap" borderWidth="1px" borderRadius="md" p="2" bg="bg.muted">
+              <Flex role="region" aria-label="Selected accounts" gap="2" align="center" wrap="wrap" borderWidth="1px" borderRadius="md" p="2" bg="bg.muted" minW="0">
                 <Text fontSize="sm" fontWeight="medium">
-                  {allSelected ? `All ${plural(total, 'account')} selected` : `${plural(selectedCount, 'account')} selected`}
+                  {filter ? (filterCount === undefined ? `Counting the ${accountFilterLabels[filter].toLowerCase()} accounts...` : selectedWords[filter](filterCount)) : `${plural(selected.size, 'account')} selected`}
                 </Text>
-                {!allSelected && total > selected.size ? (
-                  <Button size="xs" variant="plain" color="blue.fg" onClick={() => setAllSelected(true)}>
+                {!filter && shown === 'all' && total > selected.size ? (
+                  <Button size="xs" variant="plain" color="blue.fg" onClick={() => selectFilter('all')}>
                     Select all {count.format(total)} in the project
                   </Button>
                 ) : null}
-                <HStack gap="1" wrap="wrap" ms={{ md: 'auto' }}>
-                  <Button size="xs" variant="outline" onClick={() => act('deactivate')}>
+                {!filter && shown !== 'all' && counts[shown] !== undefined && (counts[shown] ?? 0) > selected.size ? (
+                  // The page's view as the whole project's set: every account in it, not only those loaded.
+                  <Button size="xs" variant="plain" color="blue.fg" onClick={() => selectFilter(shown)}>
+                    Select all {count.format(counts[shown] ?? 0)} {shown} in the project
+                  </Button>
+                ) : null}
+                <HStack gap="1" wrap="wrap" ms={{ md: 'auto' }} minW="0" aria-busy={counting}>
+                  <Button size="xs" variant="outline" onClick={() => act('send')} disabled={sendDisabled || counting}>
+                    <MailIcon aria-hidden="true" />
+                    Send credentials
+                  </Button>
+                  <Button size="xs" variant="outline" onClick={() => act('reset')} disabled={counting}>
+                    <KeyRoundIcon aria-hidden="true" />
+                    Reset password
+                  </Button>
+                  <Button size="xs" variant="outline" onClick={() => act('deactivate')} disabled={counting}>
                     <PowerOffIcon aria-hidden="true" />
                     Deactivate
                   </Button>
-                  <Button size="xs" variant="outline" onClick={() => act('reactivate')}>
+                  <Button size="xs" variant="outline" onClick={() => act('reactivate')} disabled={counting}>
                     <PowerIcon aria-hidden="true" />
                     Reactivate
                   </Button>
-                  <Button size="xs" variant="outline" colorPalette="red" onClick={() => act('delete')}>
+                  <Button size="xs" variant="outline" colorPalette="red" onClick={() => act('delete')} disabled={counting}>
                     <Trash2Icon aria-hidden="true" />
                     Delete
                   </Button>
@@ -252,7 +320,7 @@ function ProjectAccounts({ projectId, total, onSend, sendDisabled }: { projectId
               accounts={loaded}
               showPasswords={showPasswords}
               showProject={false}
-              selection={{ selected: allSelected ? new Set(all.map((a) => a.id)) : selected, onChange: onSelect }}
+              selection={{ selected: ticked, onChange: onSelect }}
               caption="Accounts of this project"
               action={(account) => (
                 <HStack gap="1">

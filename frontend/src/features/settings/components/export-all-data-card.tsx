@@ -8,10 +8,11 @@ import { useStartAccountDataExport } from '../../../lib/account-data-export';
 import { apiRequest } from '../../../lib/api-client';
 import { useDownloadExport } from '../../../lib/export-download';
 import { formatDateTime } from '../../../lib/format-date';
+import { pollCap } from '../../../lib/poll-cap';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
 
-const POLL_MS = 2000;
+const POLL_MS = pollCap(2000);
 const running = (entry: ExportView) => entry.status === 'pending' || entry.status === 'processing';
 
 /** The newest Export All Data of the user, from the export history (read every 2 s while it runs). */

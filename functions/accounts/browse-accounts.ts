@@ -1,0 +1,453 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DirectoryFilters, DirectoryPage, DirectoryQuery } from '../../shared/schemas/account-directory';
+import { projectEmailCounts } from '../../shared/schemas/mail-send';
+import type { AccountView } from '../../shared/schemas/project';
+import { isIdShaped } from '../../shared/schemas/ids';
+import type { Cipher } from '../core/encryption';
+import { NotFoundError, ValidationError } from '../core/errors';
+import { keys } from '../core/keys';
+import { queryAllUnder } from '../core/prefix-query';
+import { syncCounts } from '../projects/project-item';
+import { accountView, readableAccountPassword } from './account-item';
+import { shardsOf } from './account-partitions';
+import { parseAccountId } from './account-record';
+import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
+import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
+import { withStatesByKey } from './account-states-by-key';
+import { accountsByKey, searchAccounts } from './search-accounts';
+
+/**
+ * GET /api/accounts: the Account Database as a directory (docs/data-model.md, "The Account
+ * Database as a directory"). Without a term it lists the caller's accounts a page at a time,
+ * newest first (or by project, or by last name), with filters that combine.
+ *
+ * What serves it:
+ * - The project items (one Query of the user's partition): the project-level filters (project,
+ *   account type, expiry range, expired, a created range that starts after a project's accounts)
+ *   are decided on them, and their counters (accounts, synced / failed / removed, each e-mail
+ *   status) give the count badge and leave out every project with nothing to match, without
+ *   reading one of its accounts.
+ * - By date or project: the chosen projects' account partitions walked in row order (newest
+ *   first: rows descending, projects newest first), each shard asked for its share, the state
+ *   blocks overlaid, the account-level filters checked in code.
+ * - By name: the last-name search index walked partition by partition (a..z, 0..9, others), the
+ *   project-level filters checked on the index entry's id, the page's accounts read by key.
+ *
+ * A request reads at most READ_FACTOR items per item of the page: a filter that matches few of the
+ * accounts it must pass over returns a shorter page (or none) with a cursor that goes on from where
+ * it stopped, never a read of everything in one request.
+ */
+export const READ_FACTOR = 8;
+
+type Project = Record<string, unknown>;
+
+interface Cursor {
+  s: DirectoryQuery['sort'];
+  /** date / project: the project and its last row passed (absent: its first row is next). */
+  p?: string;
+  r?: number;
+  /** name: the index partition (position in PARTITION_ORDER) and the last entry passed. */
+  c?: number;
+  k?: { sk: string; pk: string; ask: string };
+}
+
+const PARTITION_ORDER = [...'abcdefghijklmnopqrstuvwxyz0123456789_'];
+
+const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+
+function decodeCursor(raw: string | undefined, sort: DirectoryQuery['sort']): Cursor | undefined {
+  if (!raw) return undefined;
+  let cursor: Cursor;
+  try {
+    cursor = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as Cursor;
+  } catch {
+    throw new ValidationError('Invalid cursor');
+  }
+  if (!cursor || typeof cursor !== 'object' || cursor.s !== sort) throw new ValidationError('Invalid cursor');
+  return cursor;
+}
+
+const today = (now: Date) => now.toISOString().slice(0, 10);
+
+/** The project is past its expiration date (its accounts count as expired). */
+export const projectExpired = (project: Project, now: Date): boolean => typeof project.expirationDate === 'string' && project.expirationDate !== '' && project.expirationDate < today(now);
+
+/** The filters decided on the project item alone. */
+function projectMatches(project: Project, filters: DirectoryFilters, now: Date): boolean {
+  if (filters.projectId && project.id !== filters.projectId) return false;
+  if (filters.accountType && (project.accountType ?? 'Standard User') !== filters.accountType) return false;
+  const expires = typeof project.expirationDate === 'string' && project.expirationDate ? project.expirationDate : undefined;
+  if ((filters.expiresFrom || filters.expiresTo) && !expires) return false;
+  if (filters.expiresFrom && expires! < filters.expiresFrom) return false;
+  if (filters.expiresTo && expires! > filters.expiresTo) return false;
+  const expired = projectExpired(project, now);
+  if (filters.state === 'expired' && !expired) return false;
+  if (filters.state === 'active' && expired) return false;
+  // Accounts are created with their project or later: a project created after the range's end has none in it.
+  if (filters.createdTo && String(project.createdAt ?? '') > `${filters.createdTo}T23:59:59.999Z`) return false;
+  return true;
+}
+
+/**
+ * How many of the project's accounts can match, from its counters: exact when every account-level
+ * filter has a counter (one of platform status or e-mail status; not both, not 'viewed', not
+ * active / deactivated, not a created range), else the smallest counter that bounds it.
+ */
+export function projectBound(project: Project, filters: DirectoryFilters): { count: number; exact: boolean } {
+  const accounts = Math.max(0, Number(project.accountCount ?? 0));
+  const bounds: number[] = [accounts];
+  let counted = 0;
+  let exact = true;
+  if (filters.platformStatus) {
+    const sync = syncCounts(project, accounts);
+    bounds.push({ success: sync.syncedCount, failed: sync.syncFailedCount, removed: sync.syncRemovedCount, pending: sync.syncPendingCount }[filters.platformStatus]);
+    counted++;
+  }
+  if (filters.emailStatus && filters.emailStatus !== 'viewed') {
+    const email = projectEmailCounts(project, accounts);
+    bounds.push(filters.emailStatus === 'not_sent' ? email.notSent : email[filters.emailStatus]);
+    counted++;
+  }
+  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo) exact = false;
+  if (filters.state === 'active' || filters.state === 'deactivated') {
+    if (typeof project.deactivatedCount === 'number') {
+      const deactivated = Math.max(0, project.deactivatedCount);
+      bounds.push(filters.state === 'deactivated' ? deactivated : accounts - deactivated);
+      if (counted > 0) exact = false;
+    } else exact = false;
+  }
+  return { count: Math.max(0, Math.min(...bounds)), exact };
+}
+
+/** The account-level filters, on the account as lists show it. */
+function accountMatches(view: AccountView, filters: DirectoryFilters): boolean {
+  if (filters.platformStatus && view.externalStatus !== filters.platformStatus) return false;
+  if (filters.emailStatus) {
+    if (filters.emailStatus === 'viewed') {
+      if (!view.credentialsViewedAt) return false;
+    } else if ((view.emailStatus ?? 'not_sent') !== filters.emailStatus) return false;
+  }
+  if (filters.state === 'active' && !view.isActive) return false;
+  if (filters.state === 'deactivated' && view.isActive) return false;
+  if (filters.createdFrom && view.createdAt < `${filters.createdFrom}T00:00:00.000Z`) return false;
+  if (filters.createdTo && view.createdAt > `${filters.createdTo}T23:59:59.999Z`) return false;
+  return true;
+}
+
+const hasAccountFilter = (filters: DirectoryFilters) => Boolean(filters.platformStatus || filters.emailStatus || filters.state === 'active' || filters.state === 'deactivated' || filters.createdFrom || filters.createdTo);
+
+/**
+ * Up to `n` accounts of one project after (or, descending, before) row `after`, in row order over
+ * every shard: each shard asked for its share; only rows up to the nearest "last row" of the shards
+ * that have more are certain to have no gap, so the batch ends there. States overlaid.
+ */
+export async function projectRows(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  target: { userId: string; projectId: string; shards: number },
+  n: number,
+  after: number | undefined,
+  descending: boolean,
+): Promise<{ items: Record<string, unknown>[]; read: number; more: boolean; last?: number }> {
+  const partitions = keys.accountPartitions(target.userId, target.projectId, target.shards);
+  const share = partitions.length === 1 ? n : Math.ceil(n / partitions.length) + 1;
+  const low = !descending && after !== undefined ? keys.account(target.userId, target.projectId, after + 1).SK : 'ACCOUNT#';
+  const high = descending && after !== undefined ? keys.account(target.userId, target.projectId, Math.max(0, after - 1)).SK : 'ACCOUNT#~';
+  const pages = await Promise.all(
+    partitions.map(async (pk) => {
+      const page = await db.send(
+        new QueryCommand({
+          TableName: tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+          ExpressionAttributeValues: { ':pk': pk, ':low': low, ':high': high },
+          ScanIndexForward: !descending,
+          Limit: share,
+        }),
+      );
+      const items = page.Items ?? [];
+      return { items, more: page.LastEvaluatedKey !== undefined, last: items.length ? String(items[items.length - 1]!.SK) : undefined };
+    }),
+  );
+  const before = (a: string, b: string) => (descending ? a > b : a < b);
+  let bound: string | undefined;
+  for (const page of pages) if (page.more && page.last !== undefined && (bound === undefined || before(page.last, bound))) bound = page.last;
+  const merged = pages
+    .flatMap((page) => page.items)
+    .filter((item) => item.entityType === 'Account' && (bound === undefined || !before(bound, String(item.SK))))
+    .sort((a, b) => (before(String(a.SK), String(b.SK)) ? -1 : 1));
+  const batch = merged.slice(0, n);
+  const read = pages.reduce((sum, page) => sum + page.items.length, 0);
+  return { items: await withStates(db, tableName, target, batch), read, more: pages.some((page) => page.more) || merged.length > batch.length, ...(batch.length ? { last: rowOfItem(batch[batch.length - 1]!) } : {}) };
+}
+
+const isListed = (status: string | undefined): status is ListedStatus => (LISTED_STATUSES as readonly string[]).includes(status ?? '');
+
+/**
+ * Up to `n` accounts of one project in a listed platform status (failed, removed), in row order,
+ * from the status lists its PROV blocks keep (keys.accountStatusList): the list items (each names
+ * at least one such row) and then only those accounts by key, never the accounts in between.
+ * The lists of the blocks that start at the same row (one per shard) are read together: a page of
+ * list items that stops inside such a group leaves that group to the next call.
+ */
+export async function listedProjectRows(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  target: { userId: string; projectId: string; shards: number },
+  status: ListedStatus,
+  n: number,
+  after: number | undefined,
+  descending: boolean,
+): Promise<{ items: Record<string, unknown>[]; read: number; more: boolean; last?: number }> {
+  const shards = Math.max(1, target.shards);
+  const width = STATE_BLOCK_ROWS * shards;
+  if (descending && after !== undefined && after <= 1) return { items: [], read: 0, more: false };
+  const groupSk = (row: number) => keys.accountStatusList(target.userId, target.projectId, status, Math.floor((row - 1) / width) * width + 1, 0).SK.replace(/#\d+$/, '');
+  const prefix = keys.accountStatusListPrefix(status);
+  const low = !descending && after !== undefined ? `${groupSk(after + 1)}#` : prefix;
+  const high = descending && after !== undefined ? `${groupSk(after - 1)}#~` : `${prefix}~`;
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+      ExpressionAttributeValues: { ':pk': keys.accountStatesOf(target.userId, target.projectId).PK, ':low': low, ':high': high },
+      ScanIndexForward: !descending,
+      Limit: Math.min(n, 100) + shards + 1,
+    }),
+  );
+  const lists = page.Items ?? [];
+  let more = page.LastEvaluatedKey !== undefined;
+  const lastGroup = lists.length ? Number(lists[lists.length - 1]!.fromRow) : undefined;
+  const kept = more ? lists.filter((item) => Number(item.fromRow) !== lastGroup) : lists;
+  const rows = kept
+    .flatMap((item) => (Array.isArray(item.rows) ? item.rows.map(Number) : []))
+    .filter((row) => after === undefined || (descending ? row < after : row > after))
+    .sort((a, b) => (descending ? b - a : a - b));
+  const take = rows.slice(0, n);
+  let last: number | undefined;
+  if (rows.length > n) {
+    last = take[take.length - 1];
+    more = true;
+  } else if (kept.length) {
+    const starts = kept.map((item) => Number(item.fromRow));
+    last = descending ? Math.min(...starts) : Math.max(...starts) + width - 1;
+  }
+  const found = await accountsByKey(db, tableName, take.map((row) => keys.account(target.userId, target.projectId, row, shards)));
+  // An account deleted since (a list names its row until its block is written again) is left out.
+  const accounts = take.map((row) => found.get(`${keys.account(target.userId, target.projectId, row, shards).PK}|${keys.account(target.userId, target.projectId, row, shards).SK}`)).filter((item): item is Record<string, unknown> => item !== undefined);
+  return { items: await withStates(db, tableName, target, accounts), read: lists.length + found.size, more, ...(last !== undefined ? { last } : {}) };
+}
+
+/** PROV blocks one request reads to fill older projects' status lists (resumed by the next request). */
+export const FILL_BLOCKS_PER_REQUEST = 100;
+
+/**
+ * Once per project, a step at a time: the status lists of the blocks written before blocks kept
+ * them. Each step reads at most `budget.blocks` of the project's PROV blocks (from where the last
+ * step stopped, `statusListsFillKey` on the project), puts their lists (a list a writer wrote since
+ * is kept: `attribute_not_exists`), and records how far it got; the last one sets `statusListsAt`.
+ * Until then the project is walked (74), so every answer is right and no request reads more than
+ * its budget. A project with a provisioning run under way waits: the run's writes would race the fill.
+ */
+async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, userId: string, project: Record<string, unknown>, now: Date, budget: { blocks: number }): Promise<boolean> {
+  if (typeof project.statusListsAt === 'string') return true;
+  if (typeof project.activeProvisioningJob === 'string' || budget.blocks <= 0) return false;
+  const projectId = String(project.id);
+  const { PK } = keys.accountStatesOf(userId, projectId);
+  const from = typeof project.statusListsFillKey === 'string' && project.statusListsFillKey.startsWith('PROV#') ? project.statusListsFillKey : undefined;
+  const page = await db.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prov)',
+      ExpressionAttributeValues: { ':pk': PK, ':prov': 'PROV#' },
+      ConsistentRead: true,
+      Limit: budget.blocks,
+      ...(from ? { ExclusiveStartKey: { PK, SK: from } } : {}),
+    }),
+  );
+  const blocks = page.Items ?? [];
+  budget.blocks -= Math.max(1, blocks.length);
+  await Promise.all(
+    blocks.flatMap((block) => {
+      const lists = listedRows((block.rows as Record<string, StateEntry>) ?? {});
+      return LISTED_STATUSES.filter((status) => lists[status].length > 0).map(async (status) => {
+        const key = keys.accountStatusList(userId, projectId, status, Number(block.fromRow), Number(block.shard));
+        try {
+          await db.send(
+            new PutCommand({
+              TableName: tableName,
+              Item: { ...key, entityType: 'AccountStatusList', userId, projectId, status, shard: Number(block.shard), fromRow: Number(block.fromRow), rows: lists[status], blockVersion: Number(block.version ?? 0) },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            }),
+          );
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        }
+      });
+    }),
+  );
+  const done = page.LastEvaluatedKey === undefined;
+  await db.send(
+    new UpdateCommand({
+      TableName: tableName,
+      Key: keys.project(userId, projectId),
+      UpdateExpression: done ? 'SET statusListsAt = :at REMOVE statusListsFillKey' : 'SET statusListsFillKey = :key',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: done ? { ':at': now.toISOString() } : { ':key': String(page.LastEvaluatedKey!.SK) },
+    }),
+  );
+  return done;
+}
+
+const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
+
+export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: string; cipher: () => Promise<Cipher>; now?: () => Date }) => {
+  const search = searchAccounts(deps);
+  return async (userId: string, query: DirectoryQuery): Promise<DirectoryPage & { itemsRead: number }> => {
+    const now = deps.now?.() ?? new Date();
+    const filters: DirectoryFilters = query;
+    const showPasswords = query.showPasswords === 'true';
+    const projects = await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId));
+    const projectItems = projects.filter((project) => project.entityType === 'Project');
+    if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
+    const byId = new Map(projectItems.map((project) => [String(project.id), project]));
+    const chosen = projectItems.filter((project) => projectMatches(project, filters, now));
+    const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters)]));
+    const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
+    const accountFiltered = hasAccountFilter(filters);
+    // Sync Failed / Removed: the projects whose blocks keep status lists are read through them.
+    const listedProjects = new Set<string>();
+    if (isListed(filters.platformStatus) && !(query.q ?? '').trim() && query.sort !== 'name') {
+      const fill = { blocks: FILL_BLOCKS_PER_REQUEST };
+      for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
+    }
+
+    const term = (query.q ?? '').trim();
+    if (term) {
+      // A term: the prefix search (its first SEARCH_LIMIT hits per index), then the filters on them.
+      const found = await search(userId, term, showPasswords);
+      const allowed = new Set(chosen.map((project) => String(project.id)));
+      const items = found.items.filter((view) => allowed.has(view.projectId) && accountMatches(view, filters));
+      return { items, count: items.length, countIs: found.hasMore ? 'at-least' : 'exact', itemsRead: found.items.length };
+    }
+
+    const count = candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
+    const countExact = candidates.every((project) => bounds.get(String(project.id))!.exact);
+    const budget = query.limit * READ_FACTOR;
+    const cursor = decodeCursor(query.cursor, query.sort);
+    const views: AccountView[] = [];
+    const raw: Record<string, unknown>[] = [];
+    let read = 0;
+    let next: Cursor | undefined;
+
+    if (query.sort === 'name') {
+      const allowed = new Set(candidates.map((project) => String(project.id)));
+      let c = cursor?.c ?? 0;
+      if (!Number.isInteger(c) || c < 0 || c > PARTITION_ORDER.length) throw new ValidationError('Invalid cursor');
+      let start: Record<string, unknown> | undefined;
+      if (cursor?.k) {
+        const { sk, pk, ask } = cursor.k;
+        // A cursor can only go on in the caller's own index partition, at one of the caller's accounts.
+        if (typeof sk !== 'string' || typeof pk !== 'string' || typeof ask !== 'string' || !pk.startsWith(`USER#${userId}#PROJECT#`) || !ask.startsWith('ACCOUNT#')) throw new ValidationError('Invalid cursor');
+        start = { GSI2PK: `USER#${userId}#ACCOUNTS#${PARTITION_ORDER[c]}`, GSI2SK: sk, PK: pk, SK: ask };
+      }
+      outer: while (c < PARTITION_ORDER.length && allowed.size > 0) {
+        if (read >= budget) {
+          next = { s: 'name', c, ...(start ? { k: { sk: String(start.GSI2SK), pk: String(start.PK), ask: String(start.SK) } } : {}) };
+          break;
+        }
+        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered ? 4 : 1));
+        const page = await deps.db.send(
+          new QueryCommand({
+            TableName: deps.tableName,
+            IndexName: 'AccountsByLastName',
+            KeyConditionExpression: 'GSI2PK = :pk',
+            ExpressionAttributeValues: { ':pk': `USER#${userId}#ACCOUNTS#${PARTITION_ORDER[c]}` },
+            Limit: want,
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        const entries = page.Items ?? [];
+        read += entries.length;
+        const wanted = entries.filter((entry) => allowed.has(parseAccountId(String(entry.id))?.projectId ?? ''));
+        const full = await accountsByKey(deps.db, deps.tableName, wanted.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
+        read += full.size;
+        const stored = wanted.map((entry) => full.get(`${String(entry.PK)}|${String(entry.SK)}`)).filter((item): item is Record<string, unknown> => item !== undefined);
+        const shards = new Map(candidates.map((project) => [String(project.id), shardsOf(project)]));
+        const withState = await withStatesByKey(deps.db, deps.tableName, userId, stored, shards);
+        const states = new Map(withState.map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+        for (const entry of entries) {
+          const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);
+          start = { GSI2PK: entry.GSI2PK, GSI2SK: entry.GSI2SK, PK: entry.PK, SK: entry.SK };
+          if (!item) continue;
+          const view = accountView(item, undefined, String(byId.get(String(item.projectId))?.name ?? item.projectName));
+          if (!accountMatches(view, filters)) continue;
+          views.push(view);
+          raw.push(item);
+          if (views.length === query.limit) {
+            const last = entry === entries[entries.length - 1];
+            if (!last || page.LastEvaluatedKey || c < PARTITION_ORDER.length - 1) next = { s: 'name', c, k: { sk: String(start.GSI2SK), pk: String(start.PK), ask: String(start.SK) } };
+            break outer;
+          }
+        }
+        if (!page.LastEvaluatedKey) {
+          c++;
+          start = undefined;
+        }
+      }
+    } else {
+      const descending = query.sort === 'date';
+      const order = [...candidates].sort((a, b) =>
+        descending ? (String(a.id) < String(b.id) ? 1 : -1) : String(a.name ?? '').localeCompare(String(b.name ?? '')) || (String(a.id) < String(b.id) ? -1 : 1),
+      );
+      let i = 0;
+      let after: number | undefined;
+      if (cursor) {
+        if (typeof cursor.p !== 'string' || (cursor.r !== undefined && (!Number.isInteger(cursor.r) || cursor.r < 0))) throw new ValidationError('Invalid cursor');
+        i = order.findIndex((project) => project.id === cursor.p);
+        // Another user's project, or one the filters no longer choose, continues nothing.
+        if (i < 0) throw new ValidationError('Invalid cursor');
+        after = cursor.r;
+      }
+      outer: while (i < order.length) {
+        if (read >= budget) {
+          next = { s: query.sort, p: String(order[i]!.id), ...(after !== undefined ? { r: after } : {}) };
+          break;
+        }
+        const project = order[i]!;
+        const target = { userId, projectId: String(project.id), shards: shardsOf(project) };
+        const listed = isListed(filters.platformStatus) && listedProjects.has(String(project.id));
+        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered && !listed ? 4 : 1));
+        const batch = listed
+          ? await listedProjectRows(deps.db, deps.tableName, target, filters.platformStatus as ListedStatus, want, after, descending)
+          : await projectRows(deps.db, deps.tableName, target, want, after, descending);
+        read += batch.read;
+        for (const [n, item] of batch.items.entries()) {
+          after = rowOfItem(item);
+          const view = accountView(item, undefined, String(project.name ?? item.projectName));
+          if (!accountMatches(view, filters)) continue;
+          views.push(view);
+          raw.push(item);
+          if (views.length === query.limit) {
+            if (n < batch.items.length - 1 || batch.more || i < order.length - 1) next = { s: query.sort, p: String(project.id), r: after };
+            break outer;
+          }
+        }
+        if (batch.last !== undefined) after = batch.last;
+        if (!batch.more) {
+          i++;
+          after = undefined;
+        }
+      }
+    }
+
+    if (showPasswords && raw.length) {
+      const cipher = await deps.cipher();
+      raw.forEach((item, n) => {
+        const password = readableAccountPassword(cipher, item);
+        if (password !== undefined) views[n]!.password = password;
+      });
+    }
+    return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
+  };
+};
