@@ -3,7 +3,8 @@
  * of the project, until the job is completed: queue, workers, pacing, the platform's PATCH and
  * each account's write here) against a bare client that PATCHes the same 10,000 users of the same
  * SCIM server (bin/local/scim-server.ts in a process of its own, as a platform would be) at the
- * same concurrency (the integration's 8 calls in flight), in the same run. Target <= 1.25x; then
+ * same concurrency (the integration's 8 calls in flight, 4 in each of the queue's 2 workers), in the same run (the
+ * mean of one bare pass before the action and one after it, so a load that drifts weighs on both alike). Target <= 1.25x; then
  * 0 accounts left in a wrong state: every account inactive here and on the server.
  * The 10,000 accounts are created and provisioned through the API first (a bulk job, a
  * provisioning run to the server's /Bulk): not timed.
@@ -13,12 +14,16 @@ import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { shardsOf } from '../functions/accounts/account-partitions';
+import { withStates } from '../functions/accounts/account-states';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { startLocalStack } from '../bin/local/stack';
 import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
+import { PROVISIONING_WINDOW } from '../functions/provisioning/chunk-window';
+import { queues } from '../shared/routes';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
+import { figure } from './own-process';
 import { benchPortShift } from './ports';
 import { startRemoteScimServer } from './provisioning';
 
@@ -64,43 +69,55 @@ export async function accountActionsBench(): Promise<void> {
     const provisioned = await until<{ status: string; synced: number }>(`/api/provisioning-jobs/${run.id}`);
     if (provisioned.synced !== COUNT) throw new Error(`provisioned ${provisioned.synced} of ${COUNT}`);
 
-    // The bare client: the same users, PATCH active (the adapter's request), 8 in flight, keep-alive (fetch).
-    const concurrency = defaultPacing.custom.concurrency;
+    // The bare client: the same users, PATCH active (the adapter's request), keep-alive (fetch), as many in flight as the
+    // workers have: the integration's pacing split over the provisioning queue's concurrent workers (platform-calls.ts pacedCalls), each a chunk of the window.
+    const workers = queues.find((q) => q.name === 'provisioning')!.maxConcurrency;
+    const concurrency = Math.max(1, Math.floor(defaultPacing.custom.concurrency / workers)) * Math.min(workers, PROVISIONING_WINDOW);
     const ids = (await server.users()).map((u) => u.id);
-    const bareStart = performance.now();
-    await mapBounded(ids, concurrency, async (id) => {
-      const response = await fetch(`${server.url}/Users/${id}`, {
-        method: 'PATCH',
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
-        body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: true }] }),
+    // Each user's state as it already is (active before ours, inactive after): the server does the same work, nothing changes.
+    const bare = async (active: boolean) => {
+      const started = performance.now();
+      await mapBounded(ids, concurrency, async (id) => {
+        const response = await fetch(`${server.url}/Users/${id}`, {
+          method: 'PATCH',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+          body: JSON.stringify({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations: [{ op: 'replace', path: 'active', value: active }] }),
+        });
+        if (response.status >= 300) throw new Error(`bare PATCH answered ${response.status}`);
+        await response.arrayBuffer();
       });
-      if (response.status >= 300) throw new Error(`bare PATCH answered ${response.status}`);
-      await response.arrayBuffer();
-    });
-    const bareMs = performance.now() - bareStart;
+      return performance.now() - started;
+    };
+    const bareBefore = await bare(true);
 
     const oursStart = performance.now();
     const { job: action } = await api<{ job: { id: string } }>(`/api/projects/${project.id}/account-actions`, { action: 'deactivate', filter: 'all' });
     const done = await until<{ status: string; done: number; failed: number; onPlatform: number }>(`/api/account-actions/${action.id}`);
     const oursMs = performance.now() - oursStart;
-
-    // 0 wrong states: inactive on the server and here.
+    // The server's state as the action left it (before the bare pass below, which sets every user inactive).
     const activeThere = (await server.users()).filter((u) => u.active).length;
+    // The bare client again after ours, and its mean: a machine whose load drifts during the run weighs on both sides alike.
+    const bareAfter = await bare(false);
+    const bareMs = (bareBefore + bareAfter) / 2;
+
+    // 0 wrong states: inactive on the server (above) and here.
     let activeHere = 0;
     const { Item: projectItem } = await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, project.id), ConsistentRead: true }));
     const shards = shardsOf(projectItem);
     for (const pk of keys.accountPartitions(user.sub, project.id, shards)) {
       let start: Record<string, unknown> | undefined;
       do {
-        const page = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :a)', FilterExpression: 'isActive = :t', ProjectionExpression: 'SK', ExpressionAttributeValues: { ':pk': pk, ':a': 'ACCOUNT#', ':t': true }, ExclusiveStartKey: start }));
-        activeHere += page.Items?.length ?? 0;
+        const page = await db.send(new QueryCommand({ TableName: 'bulkonboard', KeyConditionExpression: 'PK = :pk AND begins_with(SK, :a)', ProjectionExpression: 'PK, SK, isActive', ExpressionAttributeValues: { ':pk': pk, ':a': 'ACCOUNT#' }, ExclusiveStartKey: start }));
+        // As every reader sees them: with the action's outcome (isActive) from the ACT state blocks.
+        const accounts = await withStates(db, 'bulkonboard', { userId: user.sub, projectId: project.id, shards }, page.Items ?? [], { consistent: true, channels: ['ACT'] });
+        activeHere += accounts.filter((a) => a.isActive !== false).length;
         start = page.LastEvaluatedKey;
       } while (start);
     }
     const ratio = oursMs / bareMs;
-    console.log(
-      `  deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
-        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight ${seconds(bareMs)}; ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
+    figure(
+      `deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
+        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight (the workers': ${workers} x ${concurrency / workers}) ${seconds(bareMs)} (mean of ${seconds(bareBefore)} before and ${seconds(bareAfter)} after); ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
         `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0)`,
     );
     if (activeThere + activeHere > 0 || done.done !== COUNT) throw new Error('accounts left in a wrong state');

@@ -1,127 +1,27 @@
 /**
- * Adding 100 people to a project of 50,000 against creating a new project of 100, in the same
- * run, against the local stack (the gateway, the bulk handler, DynamoDB Local): the add must take
- * no longer than 1.2x the creation (median of alternating requests).
- *  - The 50,000-account project is NOT created through the API (minutes here): its project item
- *    (16 shards, as an import of that size has), its 50,000 account items and their username
- *    blocks are written straight into the table, as the bulk job writes them; the user's counters
- *    say 50,000 accounts. The output says so.
- *  - Each add and each creation is a real POST /api/bulk-create of 100 people answered at once
- *    (a Pro user: no plan limit in the way).
+ * `npm run bench -- lifecycle`: issue 27's three figures, each part in a process of its own
+ * (each starts a local stack: see own-process.ts), one after another; a part that fails is
+ * reported and the next one runs. At the end the three figures with their targets, or why a
+ * part gave none. The parts run alone too: `add-people`, `project-delete`, `actions`.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { portsFromEnv, projectRoot } from '../bin/local/settings';
-import { startLocalStack } from '../bin/local/stack';
-import { accountItem } from '../functions/accounts/account-item';
-import { accountShardsFor } from '../functions/accounts/account-partitions';
-import { usernameBlocks } from '../functions/bulk/bulk-store';
-import { keys } from '../functions/core/keys';
-import { timeOrderedId } from '../functions/core/ids';
-import { createTestUser } from '../test/support/cognito-users';
-import { benchPortShift } from './ports';
+import { runSections } from './sections';
+import { inOwnProcess } from './own-process';
 
-const EXISTING = 50_000;
-const ADDED = 100;
-const ROUNDS = 7;
-const LIMIT = 1.2;
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export const lifecycleParts = [
+  { name: 'actions', what: 'Deactivate 10,000 provisioned accounts on a SCIM server: <= 1.25x a bare client at the same concurrency, 0 in a wrong state' },
+  { name: 'project-delete', what: 'Delete a project of 50,000 accounts (no platform): <= 1.5x a bare BatchWrite delete, the worker under 256 MB' },
+  { name: 'add-people', what: 'Add 100 people to a project of 50,000: <= 1.2x creating a project of 100' },
+] as const;
 
 export async function lifecycleBench(): Promise<void> {
-  console.log(`\n== Adding ${ADDED} people to a project of ${EXISTING.toLocaleString('en-US')} against creating a project of ${ADDED} (local stack)`);
-  const dataDir = path.join(projectRoot, '.test-data', 'bench-lifecycle');
-  fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 35_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
-  try {
-    const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
-      marshallOptions: { removeUndefinedValues: true },
-    });
-    const user = await createTestUser(stack.urls.cognito, stack.userPool);
-    const call = async <T>(p: string, body?: unknown): Promise<T> => {
-      const response = await fetch(`${stack.urls.app}${p}`, {
-        method: body ? 'POST' : 'GET',
-        headers: { authorization: `Bearer ${user.accessToken}`, 'content-type': 'application/json' },
-        body: body ? JSON.stringify(body) : undefined,
-      });
-      if (!response.ok) throw new Error(`${p}: ${response.status} ${await response.text()}`);
-      return (await response.json()) as T;
-    };
-    await call('/api/auth/user');
-    const userId = user.sub;
-
-    // The large project, written as the bulk job writes it.
-    const now = new Date();
-    const projectId = timeOrderedId(now);
-    const shards = accountShardsFor(EXISTING);
-    const createdAt = now.toISOString();
-    await db.send(
-      new PutCommand({
-        TableName: 'bulkonboard',
-        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: 'Large', accountType: 'Standard User', status: 'active', accountCount: EXISTING, failedCount: 0, accountShards: shards, statsCounted: true, createdAt, updatedAt: createdAt },
-      }),
-    );
-    const year = now.getUTCFullYear();
-    const names: string[] = [];
-    const items: Record<string, unknown>[] = [];
-    for (let row = 1; row <= EXISTING; row++) {
-      const username = `large${row}person${year}`;
-      names.push(username);
-      items.push(
-        accountItem(
-          { id: keys.accountId(projectId, row), userId, projectId, projectName: 'Large', row, firstName: 'Large', lastName: `Person${row}`, email: `large.${row}@example.com`, username, passwordCiphertext: 'bench', accountType: 'Standard User', isActive: true, externalStatus: 'pending', createdAt },
-          shards,
-        ),
-      );
-    }
-    items.push(...usernameBlocks(userId, { projectId, jobId: projectId, chunk: 0 }, names));
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        for (let batch = batches.pop(); batch; batch = batches.pop()) {
-          let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
-          while (pending.length) {
-            const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { bulkonboard: pending as never } }));
-            pending = UnprocessedItems?.bulkonboard ?? [];
-          }
-        }
-      }),
-    );
-    await db.send(
-      new UpdateCommand({
-        TableName: 'bulkonboard',
-        Key: keys.user(userId),
-        UpdateExpression: 'SET subscriptionPlan = :pro, usernameItems = :one, projectCount = :p, accountCount = :n',
-        ExpressionAttributeValues: { ':pro': 'pro', ':one': 1, ':p': 1, ':n': EXISTING },
-      }),
-    );
-
-    const people = (tag: string) => Array.from({ length: ADDED }, (_, i) => ({ firstName: `New${tag}`, lastName: `Person${i}`, email: `new.${tag}.${i}@example.com` }));
-    const times = { add: [] as number[], create: [] as number[] };
-    // One of each first, not timed (handler warmth).
-    await call('/api/bulk-create', { projectName: 'Warm', csvData: people('warm') });
-    await call('/api/bulk-create', { projectName: 'ignored', projectId, csvData: people('warmadd') });
-    for (let round = 0; round < ROUNDS; round++) {
-      const order: ('add' | 'create')[] = round % 2 ? ['create', 'add'] : ['add', 'create'];
-      for (const kind of order) {
-        const started = performance.now();
-        const body = kind === 'add' ? { projectName: 'ignored', projectId, csvData: people(`a${round}`) } : { projectName: `New ${round}`, csvData: people(`c${round}`) };
-        const answer = await call<{ summary: { successful: number } }>('/api/bulk-create', body);
-        times[kind].push(performance.now() - started);
-        if (answer.summary.successful !== ADDED) throw new Error(`${kind}: ${answer.summary.successful} of ${ADDED} created`);
-      }
-    }
-    const [add, create] = [median(times.add), median(times.create)];
-    const ratio = add / create;
-    console.log(
-      `lifecycle add ${ADDED} to a project of ${EXISTING.toLocaleString('en-US')}: median ${add.toFixed(0)} ms; new project of ${ADDED}: median ${create.toFixed(0)} ms; ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x; ${ROUNDS} rounds each, alternating)` +
-        ` (the ${EXISTING.toLocaleString('en-US')} accounts were NOT created through the API: written into the table as the bulk job writes them)`,
-    );
-    if (ratio > LIMIT) throw new Error(`adding took ${ratio.toFixed(2)}x a creation (target <= ${LIMIT}x)`);
-  } finally {
-    await stack.stop();
+  const figures = new Map<string, string[]>(lifecycleParts.map((part) => [part.name, []]));
+  const failures = await runSections(lifecycleParts.map((part) => ({ name: part.name, run: inOwnProcess(part.name, figures.get(part.name)) })));
+  console.log('\n== Issue 27 (lifecycle) figures');
+  for (const part of lifecycleParts) {
+    const failure = failures.find((f) => f.name === part.name);
+    console.log(`  ${part.what}`);
+    for (const line of figures.get(part.name)!) console.log(`    ${line}`);
+    if (failure) console.log(`    FAILED: ${failure.reason.split('\n')[0]}`);
   }
+  if (failures.length) throw new Error(`${failures.map((f) => f.name).join(', ')} failed (above)`);
 }

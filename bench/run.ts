@@ -16,28 +16,30 @@
  *     1,500-row job while another user's 250,000-row uploaded job runs, beside the same on an
  *     idle stack, and the ratios (bench/fair.ts).
  * 11. 250,000 rows uploaded to S3 and created, beside a bare BatchWrite (bench/upload.ts; port offset 12500).
- * 12. Adding 100 people to a project of 50,000 beside creating a project of 100, ratio <= 1.2x
- *     (bench/lifecycle.ts: the 50,000 are written into the table, said in the output; port offset 35000, as analytics).
- * 13. Deactivating 10,000 provisioned accounts on a SCIM server beside a bare client's PATCHes at the
- *     same concurrency, ratio <= 1.25x, 0 accounts left in a wrong state (bench/account-actions.ts,
- *     part `actions`; port offset 35000 as lifecycle: run in its own process).
+ * 12. `lifecycle`: issue 27's three figures (bench/lifecycle.ts), each of its parts in a process of
+ *     its own (each starts a local stack; see bench/own-process.ts), also runnable alone:
+ *     `add-people`: adding 100 people to a project of 50,000 beside creating a project of 100, ratio <= 1.2x
+ *       (bench/add-people.ts: the 50,000 are written into the table, said in the output; port offset 35000);
+ *     `project-delete`: deleting a project of 50,000 accounts (no platform) beside a bare BatchWrite delete of
+ *       its items, <= 1.5x, and the peak RSS of the process running its chunks, < 256 MB
+ *       (bench/project-deletion.ts; port offset 37500);
+ *     `actions`: deactivating 10,000 provisioned accounts on a SCIM server beside a bare client's PATCHes at the
+ *       same concurrency, <= 1.25x, 0 accounts left in a wrong state (bench/account-actions.ts; port offset 35000).
  *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
  *     project CSV download of the same rows (bench/exports.ts).
- * 12. Deleting a project of 50,000 accounts (no platform) beside a bare BatchWrite delete of its items,
- *     and the peak RSS of the process running its chunks (bench/project-deletion.ts; port offset 37500).
  * 14. The Account Database's filtered pages (GET /api/accounts): p95 at 1,000 accounts against a large
  *     user (DIRECTORY_BENCH_ACCOUNTS, default 200,000, written into the table: said in the output),
  *     and the items a page reads (bench/directory.ts, part `directory`; port offset 22500).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
- * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics) and 15000 (fair), plus TEST_PORT_SHIFT.
+ * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics,
+ * add-people, actions), 37500 (project-delete), 12500 (upload) and 15000 (fair), plus TEST_PORT_SHIFT (bench/ports.ts).
  */
 import '../bin/local/log-level';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { fileURLToPath } from 'node:url';
 import { bundleLikeLambda } from './lambda-bundle';
 import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
@@ -50,7 +52,9 @@ import { mailBench } from './mail';
 import { analyticsBench } from './analytics';
 import { fairBench } from './fair';
 import { uploadBench } from './upload';
-import { lifecycleBench } from './lifecycle';
+import { addPeopleBench } from './add-people';
+import { lifecycleBench, lifecycleParts } from './lifecycle';
+import { inOwnProcess } from './own-process';
 import { projectDeletionBench } from './project-deletion';
 import { accountActionsBench } from './account-actions';
 import { directoryBench } from './directory';
@@ -194,24 +198,17 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {
   console.error(`Unknown bench part: ${unknown.join(', ')}. The parts: ${Object.keys(parts).join(', ')}.`);
   process.exit(2);
 }
-const chosen = (named.length ? named : Object.keys(parts)) as (keyof typeof parts)[];
-/**
- * Several parts: each in a process of its own. A part's local stack sets the environment its
- * handlers read once at import (clients, endpoints), as Lambda does; a second stack in the same
- * process would be served by handlers bound to the first. A part that fails (or dies) is reported
- * as failed and the next one runs.
- */
-const inOwnProcess = (name: string) => async () => {
-  const child = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), name], { stdio: 'inherit', env: process.env });
-  if (child.status !== 0) throw new Error(`the ${name} part ${child.signal ? `was killed (${child.signal})` : `exited with ${child.status}`}`);
-};
+// The whole bench runs each of lifecycle's parts once, inside lifecycle.
+const grouped = new Set<string>(lifecycleParts.map((part) => part.name));
+const chosen = (named.length ? named : Object.keys(parts).filter((name) => !grouped.has(name))) as (keyof typeof parts)[];
+// Several parts: each in a process of its own (bench/own-process.ts); a part that fails (or dies) is reported as failed and the next one runs.
 const failures = await runSections(chosen.map((name) => ({ name, run: chosen.length > 1 ? inOwnProcess(name) : parts[name] })));
 // A failed part may leave servers behind in this process (they would keep it running): end here.
 process.exit(failures.length ? 1 : 0);

@@ -126,8 +126,14 @@ export const getAccountAction =
     return view;
   };
 
+/**
+ * The accounts the job left as they were, with the words: the failed rows kept beside the job
+ * (job-failures.ts) read by key with their ACT state entries (account-actions-chunk.ts), where the
+ * outcome lives; a job from before those rows were kept reads the project's accounts, its
+ * outcomes then on the items.
+ */
 const actionFailures = (deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<NonNullable<AccountActionJob['failures']>> =>
-  accountsOfJob(deps, job, { failed: (a) => a.actionRun === job.id && a.actionResult === 'failed', filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' } }, ACTION_FAILURES_SHOWN, (account) => ({
+  accountsOfJob(deps, job, { failed: (a) => a.actionRun === job.id && a.actionResult === 'failed', filter: 'actionRun = :run AND actionResult = :failed', projection: 'id, username, actionError', values: { ':run': job.id, ':failed': 'failed' }, channels: ['ACT'] }, ACTION_FAILURES_SHOWN, (account) => ({
     accountId: String(account.id),
     username: String(account.username),
     reason: String(account.actionError ?? ''),

@@ -1,9 +1,10 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, type EmailStatus } from '../../shared/schemas/email-status';
 import type { AccountAction } from '../../shared/schemas/account-actions';
+import type { AccountHistoryKind } from '../../shared/schemas/account-edit';
 import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
-import { timeOrderedId } from '../core/ids';
+import { timeOrderedIdFrom } from '../core/ids';
 import { keys } from '../core/keys';
 import { counterUpdates } from '../analytics/counters';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
@@ -13,7 +14,8 @@ import * as jobs from '../account-jobs/lifecycle';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
 import { rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
-import { rowOf, withStates } from '../accounts/account-states';
+import { StateBlockWriter } from '../accounts/account-state-writer';
+import { overlayState, readStates, rowOf, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
@@ -24,22 +26,33 @@ import { accountActionJobs } from './account-actions';
  * One chunk of an account action (account-actions.ts). Each selected account of the chunk this
  * job has not decided yet: on its platform first when it is there (Synced, its id there in the
  * PROV state blocks) and the job has the integration (Pro at the start), paced as provisioning
- * (429s waited out, 5xx retried); then here, in one conditional write marked with the job
- * (`actionRun`), so a redelivery never does it twice: deactivate / reactivate set `isActive`
- * with a history entry; delete erases the account item (its search keys are on it) and its
- * username (free for reuse) and moves the user's, project's and analytics' counters down, in one
- * transaction that also counts it on the chunk's item. An account the platform refused stays as
- * it was, marked failed with the platform's words (`actionError`): running the action again retries it.
+ * (429s waited out, 5xx retried); then here.
+ *
+ * Where the outcome lives: in the project's ACT state blocks (functions/accounts/account-states.ts),
+ * one entry per account marked with the job (`actionRun`, `actionResult`, the platform's words),
+ * with `isActive`: every reader of accounts overlays it. A block holds 50 accounts of a shard and
+ * is written by the delivery that holds the chunk's lease, conditional on its version, as answers
+ * arrive (ActionOutcomes): a chunk of 500 accounts (ACTION_CHUNK_ACCOUNTS) costs about 10 block writes, where a transaction
+ * per account (the account item, with its search indexes, and a history item) took longer on
+ * DynamoDB Local than the platform's PATCHes themselves. So a redelivery never does an account
+ * twice: what an entry of this job says is decided.
+ *  - deactivate / reactivate: the entry (isActive), then its history item (ActionOutcomes.written).
+ *  - update: the "not yet updated" mark cleared on the account item, then the entry and its history.
+ *  - delete: the account item (its search keys are on it) and its username (free for reuse) erased
+ *    and the user's, project's and analytics' counters moved down, in one transaction per account
+ *    that also counts it on the chunk's item (once: the account is gone after it).
+ * An account the platform refused stays as it was, its entry failed with the platform's words
+ * (`actionError`): running the action again retries it.
  */
 export type ActionChunkDeps = PlatformChunkDeps;
 type Account = Record<string, unknown>;
 type Deps = Pick<ActionChunkDeps, 'db' | 'tableName' | 'now' | 'retry'>;
 
 const STOPPED_OURS = 'Not changed: the action stopped on our side after repeated errors. Run it again.';
-const NOT_DECIDED = 'attribute_exists(PK) AND (attribute_not_exists(actionRun) OR actionRun <> :run)';
 
-const undecided = async (deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage) =>
-  selectedAccounts(deps, job, await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'attribute_not_exists(actionRun) OR actionRun <> :run', values: { ':run': message.jobId } }));
+/** The selected accounts of the chunk (its rows, its filter: selection.ts, on the accounts with their ACT entries overlaid) this job has not decided yet. */
+const undecided = async (deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, accounts: Account[]) =>
+  selectedAccounts(deps, job, accounts.filter((a) => a.actionRun !== job.id), { overlaid: true });
 
 /** What an update sends: the account's names and e-mail, and its username when it was regenerated since the platform last had it. */
 const changesOf = (a: Account) => {
@@ -48,41 +61,69 @@ const changesOf = (a: Account) => {
 };
 
 const onPlatformOf = (a: Account) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '';
-const cancelledOnFirst = (error: unknown) => error instanceof TransactionCanceledException && error.CancellationReasons?.[0]?.Code === 'ConditionalCheckFailed';
+const cancelledOn = (error: unknown, index: number) => error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
 export const accountActionChunk = (deps: ActionChunkDeps) => chunkRunner(deps, accountActionJobs, { run: (job, message) => actLeased(deps, job, message) }, leaseItem(accountActionJobs));
 
+/** The chunk's accounts (every one of its rows that exists) with their states, and the writer of its ACT blocks. */
+async function loadChunk(deps: Deps, job: JobItem, message: ActionChunkMessage, shards: number) {
+  const target = { userId: message.userId, projectId: String(job.projectId), shards };
+  const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, target, 'ACT');
+  const [acts, items, states] = await Promise.all([
+    writer.load(message.fromRow, message.toRow, message.shard),
+    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }),
+    readStates(deps.db, deps.tableName, target, message.fromRow, message.toRow, { consistent: true, channels: ['PROV', 'MAIL'] }),
+  ]);
+  const accounts = items.map((item) => overlayState(item, { ...states, ACT: acts }));
+  return { accounts, outcomes: new ActionOutcomes(deps, job, message, writer) };
+}
+
 async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage): Promise<ChunkEnd> {
-  const { userId, jobId } = message;
-  const action = job.action as AccountAction;
+  const { userId } = message;
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
   if (!project) {
-    await jobs.failJob(deps, accountActionJobs, userId, jobId, 'The project was deleted.');
+    await jobs.failJob(deps, accountActionJobs, userId, message.jobId, 'The project was deleted.');
     return 'stopped';
   }
-  const accounts = await withStates(deps.db, deps.tableName, { userId, projectId: String(job.projectId), shards: shardsOf(project) }, await undecided(deps, job, message), { consistent: true });
+  const { accounts: all, outcomes } = await loadChunk(deps, job, message, shardsOf(project));
+  const accounts = await undecided(deps, job, all);
   const integration = typeof job.integrationId === 'string' ? await deps.integration(userId, job.integrationId) : undefined;
   const onPlatform = typeof job.integrationId === 'string' ? accounts.filter(onPlatformOf) : [];
-  await mapBounded(
-    accounts.filter((a) => !onPlatform.includes(a)),
-    8,
-    (a) => applyHere(deps, job, message, a, integration?.platform),
-  );
-  if (!onPlatform.length) return { done: await chunkTally(deps, job, message) };
-  const platformName = String(job.integrationName ?? integration?.name ?? 'the platform');
-  const failAll = (words: string) => mapBounded(onPlatform, 8, (a) => recordFailed(deps, job, a, words));
-  if ((message.requeues ?? 0) > MAX_REQUEUES) {
-    await failAll(`Sync Failed: ${platformName} kept asking us to wait (HTTP 429) for too long. Run the action again later.`);
-    return { done: await chunkTally(deps, job, message) };
+  try {
+    await mapBounded(
+      accounts.filter((a) => !onPlatform.includes(a)),
+      8,
+      (a) => applyHere(deps, job, message, outcomes, a, integration?.platform),
+    );
+    if (onPlatform.length) {
+      const later = await actOnPlatform(deps, job, message, outcomes, onPlatform, integration);
+      if (later !== undefined) {
+        await outcomes.written();
+        return { later };
+      }
+    }
+  } catch (error) {
+    // What was decided before the error is kept (a later delivery skips it); the error fails this delivery.
+    await outcomes.written().catch(() => undefined);
+    throw error;
   }
-  const credentials = integration && (await integrationCredentials(deps.cipher, userId, integration));
+  return { done: await chunkTally(deps, job, message, outcomes, job.action === 'delete' ? undefined : all) };
+}
+
+/** The accounts on the platform: there first, then here. Returns the delay after which a later delivery takes the rest, if any. */
+async function actOnPlatform(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, onPlatform: Account[], integration: Awaited<ReturnType<ActionChunkDeps['integration']>>): Promise<number | undefined> {
+  const action = job.action as AccountAction;
+  const platformName = String(job.integrationName ?? integration?.name ?? 'the platform');
+  const failAll = (words: string): undefined => void onPlatform.forEach((a) => outcomes.failed(a, words));
+  if ((message.requeues ?? 0) > MAX_REQUEUES) return failAll(`Sync Failed: ${platformName} kept asking us to wait (HTTP 429) for too long. Run the action again later.`);
+  const credentials = integration && (await integrationCredentials(deps.cipher, message.userId, integration));
   if (!integration || !credentials) {
-    await failAll(integration ? "Sync Failed: the integration's credentials cannot be read. Enter them again in the integration, then run the action again." : `Sync Failed: the integration these accounts were provisioned to was deleted, so ${platformName} could not be changed.`);
-    return { done: await chunkTally(deps, job, message) };
+    return failAll(
+      integration ? "Sync Failed: the integration's credentials cannot be read. Enter them again in the integration, then run the action again." : `Sync Failed: the integration these accounts were provisioned to was deleted, so ${platformName} could not be changed.`,
+    );
   }
   const adapter = deps.adapterFor(integration, credentials);
   let refused: string | undefined;
-  let later: number | undefined;
   // Each answer's write here runs beside the next calls (not in the call's slot): the platform's pace sets the job's.
   const writes: Promise<void>[] = [];
   let writeFailure: unknown;
@@ -92,153 +133,101 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
         writeFailure ??= error;
       }),
     );
+  let later: number | undefined;
   try {
     later = await pacedCalls(deps, deps.pacingOf(integration), onPlatform, async (account): Promise<PacedAnswer> => {
       if (refused) {
-        record(recordFailed(deps, job, account, refused));
+        outcomes.failed(account, refused);
         return {};
       }
       const externalId = String(account.externalAccountId);
       const outcome =
         action === 'delete' ? await adapter.remove(externalId) : action === 'update' ? await adapter.update(externalId, changesOf(account)) : await adapter.setActive(externalId, action === 'reactivate');
-      if (outcome.kind === 'conflict') record(recordFailed(deps, job, account, `Sync Failed: ${outcome.message}`));
-      else if (outcome.kind === 'done') record(applyHere(deps, job, message, account, integration.platform, outcome.detail, 'externalId' in outcome ? outcome.externalId : undefined));
-      else if (outcome.kind === 'gone') record(recordFailed(deps, job, account, `Sync Failed: ${outcome.detail}`));
+      if (outcome.kind === 'conflict') outcomes.failed(account, `Sync Failed: ${outcome.message}`);
+      else if (outcome.kind === 'done') record(applyHere(deps, job, message, outcomes, account, integration.platform, outcome.detail, 'externalId' in outcome ? outcome.externalId : undefined));
+      else if (outcome.kind === 'gone') outcomes.failed(account, `Sync Failed: ${outcome.detail}`);
       else {
-        const fail = () => recordFailed(deps, job, account, `Sync Failed: ${outcome.message}`);
+        const fail = async () => outcomes.failed(account, `Sync Failed: ${outcome.message}`);
         if (outcome.authRefused) {
           // The rest of the chunk is not tried with credentials the platform refuses.
           refused = `Sync Failed: ${platformName} refused our credentials (${outcome.message}). Edit the integration and test it, then run the action again.`;
-          record(recordFailed(deps, job, account, refused));
+          outcomes.failed(account, refused);
         } else if (outcome.retryable) return { retry: outcome.rateLimited ? 'rate' : 'server', retryAfterMs: outcome.retryAfterMs, exhausted: fail };
-        else record(fail());
+        else await fail();
       }
       return {};
     });
   } finally {
     adapter.close();
-    // Every answer written before the chunk is counted (or left to a later delivery); a write that failed fails the delivery.
+    // Every answer recorded before the chunk is counted (or left to a later delivery); a write that failed fails the delivery.
     await Promise.all(writes);
   }
   if (writeFailure !== undefined) throw writeFailure;
-  if (later !== undefined) return { later };
-  return { done: await chunkTally(deps, job, message) };
-}
-
-/** An account the platform refused (or that we could not reach): left as it was, marked with the job and the words. Once. */
-async function recordFailed(deps: Deps, job: JobItem, account: Account, words: string): Promise<void> {
-  try {
-    await withRetry('Recording an account action', deps.retry ?? workerRetry, isThrottling, () =>
-      deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: { PK: account.PK, SK: account.SK },
-          UpdateExpression: 'SET actionRun = :run, actionResult = :failed, actionError = :words, actionAt = :at REMOVE actionDetail',
-          ConditionExpression: NOT_DECIDED,
-          ExpressionAttributeValues: { ':run': job.id, ':failed': 'failed', ':words': words.slice(0, 500), ':at': deps.now().toISOString() },
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
+  return later;
 }
 
 /** The action here, once the platform (if any) did it: `detail` is the platform's words. */
-async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, detail?: string, externalId?: string): Promise<void> {
-  const at = deps.now();
-  const atIso = at.toISOString();
-  const userId = message.userId;
-  const there = detail !== undefined;
-  let items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, account: Account, platform: string | undefined, detail?: string, externalId?: string): Promise<void> {
+  if (job.action === 'delete') return erase(deps, job, message, account, platform, detail !== undefined);
   if (job.action === 'update') {
-    // The platform has the account's values now (or it is not on one): the "not yet updated" mark goes.
-    items = [
-      {
-        Update: {
-          TableName: deps.tableName,
-          Key: { PK: account.PK, SK: account.SK },
-          UpdateExpression: `SET actionRun = :run, actionResult = :done, actionAt = :at, actionOnPlatform = :there${there ? ', actionDetail = :detail' : ''}${externalId ? ', externalAccountId = :external' : ''} REMOVE actionError, platformChange${there ? '' : ', actionDetail'}`,
-          ConditionExpression: NOT_DECIDED,
-          ExpressionAttributeValues: { ':run': job.id, ':done': 'done', ':at': atIso, ':there': there, ...(there ? { ':detail': detail.slice(0, 500) } : {}), ...(externalId ? { ':external': externalId } : {}) },
-        },
-      },
-      ...(there
-        ? [
-            {
-              Put: {
-                TableName: deps.tableName,
-                Item: { ...keys.accountHistory(userId, String(job.projectId), rowOf(account), atIso, timeOrderedId(at)), entityType: 'AccountHistory', userId, projectId: job.projectId, accountId: account.id, kind: 'updated_on_platform', at: atIso, detail },
-              },
-            },
-          ]
-        : []),
-    ];
-  } else if (job.action !== 'delete') {
-    const active = job.action === 'reactivate';
-    // A project's expiry (origin 'expiry') marks the account expired; any other (de)activation clears the mark.
-    const expiry = !active && job.origin === 'expiry';
-    items = [
-      {
-        Update: {
-          TableName: deps.tableName,
-          Key: { PK: account.PK, SK: account.SK },
-          UpdateExpression: `SET isActive = :active, actionRun = :run, actionResult = :done, actionAt = :at, actionOnPlatform = :there${there ? ', actionDetail = :detail' : ''}${expiry ? ', expiredAt = :at' : ''} REMOVE actionError${there ? '' : ', actionDetail'}${expiry ? '' : ', expiredAt'}`,
-          ConditionExpression: NOT_DECIDED,
-          ExpressionAttributeValues: { ':active': active, ':run': job.id, ':done': 'done', ':at': atIso, ':there': there, ...(there ? { ':detail': detail.slice(0, 500) } : {}) },
-        },
-      },
-      {
-        Put: {
-          TableName: deps.tableName,
-          Item: {
-            ...keys.accountHistory(userId, String(job.projectId), rowOf(account), atIso, timeOrderedId(at)),
-            entityType: 'AccountHistory',
-            userId,
-            projectId: job.projectId,
-            accountId: account.id,
-            kind: active ? 'reactivated' : expiry ? 'expired' : 'deactivated',
-            at: atIso,
-            ...(there ? { detail } : {}),
-          },
-        },
-      },
-    ];
-  } else {
-    await eraseAccountTraces(deps, userId, String(job.projectId), account);
-    const status = account.externalStatus;
-    const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
-    const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];
-    items = [
-      {
-        Update: {
-          TableName: deps.tableName,
-          Key: accountActionJobs.chunkKey(userId, message.jobId, message.chunk),
-          UpdateExpression: 'ADD deleted :one, deletedOnPlatform :there SET entityType = :type, chunk = :chunk',
-          ConditionExpression: 'attribute_not_exists(doneAt)',
-          ExpressionAttributeValues: { ':one': 1, ':there': there ? 1 : 0, ':type': accountActionJobs.chunkEntityType, ':chunk': message.chunk },
-        },
-      },
-      { Delete: { TableName: deps.tableName, Key: { PK: account.PK, SK: account.SK }, ConditionExpression: NOT_DECIDED, ExpressionAttributeValues: { ':run': job.id } } },
-      { Update: { TableName: deps.tableName, Key: keys.user(userId), UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -1 } } },
-      {
-        Update: {
-          TableName: deps.tableName,
-          Key: keys.project(userId, String(job.projectId)),
-          UpdateExpression: `ADD ${projectAdds.map((_, n) => `#p${n} :minus`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(projectAdds.map(([name], n) => [`#p${n}`, name])),
-          ExpressionAttributeValues: { ':minus': -1 },
-        },
-      },
-      ...(status === 'success' && platform ? counterUpdates(deps.tableName, userId, '', { synced: { platform, count: -1 } }) : []),
-      ...(await usernameRelease(deps, userId, String(job.projectId), account)),
-    ];
+    // The platform has the account's values now (or it is not on one): the "not yet updated" mark goes (before the entry: a redelivery does it again).
+    try {
+      await withRetry('Applying an account action', deps.retry ?? workerRetry, isThrottling, () =>
+        deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: { PK: account.PK, SK: account.SK },
+            UpdateExpression: `${externalId ? 'SET externalAccountId = :external ' : ''}REMOVE platformChange`,
+            ConditionExpression: 'attribute_exists(PK)',
+            ...(externalId ? { ExpressionAttributeValues: { ':external': externalId } } : {}),
+          }),
+        ),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return;
+      throw error;
+    }
   }
+  outcomes.done(account, detail);
+}
+
+/** A deleted account: erased with its username and counted off, once (the transaction's conditions). */
+async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, there: boolean): Promise<void> {
+  const userId = message.userId;
+  // Its links and history first (a redelivery finds what is left: the account is still there until the transaction).
+  await eraseAccountTraces(deps, userId, String(job.projectId), account);
+  const status = account.externalStatus;
+  const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
+  const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];
+  const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
+    {
+      Update: {
+        TableName: deps.tableName,
+        Key: accountActionJobs.chunkKey(userId, message.jobId, message.chunk),
+        UpdateExpression: 'ADD deleted :one, deletedOnPlatform :there SET entityType = :type, chunk = :chunk',
+        ConditionExpression: 'attribute_not_exists(doneAt)',
+        ExpressionAttributeValues: { ':one': 1, ':there': there ? 1 : 0, ':type': accountActionJobs.chunkEntityType, ':chunk': message.chunk },
+      },
+    },
+    { Delete: { TableName: deps.tableName, Key: { PK: account.PK, SK: account.SK }, ConditionExpression: 'attribute_exists(PK)' } },
+    { Update: { TableName: deps.tableName, Key: keys.user(userId), UpdateExpression: 'ADD accountCount :minus', ExpressionAttributeValues: { ':minus': -1 } } },
+    {
+      Update: {
+        TableName: deps.tableName,
+        Key: keys.project(userId, String(job.projectId)),
+        UpdateExpression: `ADD ${projectAdds.map((_, n) => `#p${n} :minus`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(projectAdds.map(([name], n) => [`#p${n}`, name])),
+        ExpressionAttributeValues: { ':minus': -1 },
+      },
+    },
+    ...(status === 'success' && platform ? counterUpdates(deps.tableName, userId, '', { synced: { platform, count: -1 } }) : []),
+    ...(await usernameRelease(deps, userId, String(job.projectId), account)),
+  ];
   try {
     await withRetry('Applying an account action', deps.retry ?? workerRetry, isThrottling, () => deps.db.send(new TransactWriteCommand({ TransactItems: items })));
   } catch (error) {
-    // Done by another delivery (or the chunk recorded done meanwhile): nothing more to do.
-    if (cancelledOnFirst(error) || (error instanceof TransactionCanceledException && error.CancellationReasons?.[1]?.Code === 'ConditionalCheckFailed')) return;
+    // Erased by another delivery (or the chunk recorded done meanwhile): nothing more to do.
+    if (cancelledOn(error, 0) || cancelledOn(error, 1)) return;
     throw error;
   }
 }
@@ -254,30 +243,170 @@ async function usernameRelease(deps: Deps, userId: string, projectId: string, ac
   return [{ Update: { TableName: deps.tableName, Key: block.key, UpdateExpression: `REMOVE #names[${block.index}]`, ConditionExpression: `#names[${block.index}] = :name`, ExpressionAttributeNames: { '#names': 'names' }, ExpressionAttributeValues: { ':name': username } } }];
 }
 
+/** Outcomes written this many at a time, or this long after the first one not yet written. */
+const WRITE_EVERY_OUTCOMES = 50;
+const WRITE_EVERY_MS = 500;
+
+/** The history entry an account's done entry stands for (none: an update here only, with nothing sent to a platform). */
+function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistoryKind | undefined {
+  if (action === 'deactivate') return typeof entry.expiredAt === 'string' ? 'expired' : 'deactivated';
+  if (action === 'reactivate') return 'reactivated';
+  if (action === 'update' && entry.actionOnPlatform === true) return 'updated_on_platform';
+  return undefined;
+}
+
 /**
- * What the chunk did: its accounts marked with the job (done, failed), those it erased (counted on
- * its item), and selected rows with no account (a long list is not checked at the start): failed.
+ * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written in
+ * batches beside the work (every WRITE_EVERY_OUTCOMES, or WRITE_EVERY_MS after the first), each
+ * account once (an entry of this job is never replaced). Once a write of entries is done, the
+ * history items of its done ones follow, still beside the work; each is keyed by its entry's time
+ * and the job (the same key every time), so `written()` also writes those of the chunk's entries
+ * a delivery that died in between left without one, and no delivery writes one twice.
  */
-async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage): Promise<ChunkTally> {
-  const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: accountActionJobs.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true }));
-  const items = await chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { projection: 'SK, actionRun, actionResult, actionOnPlatform' });
-  const marked = items.filter((a) => a.actionRun === message.jobId);
+class ActionOutcomes {
+  private unwritten: number[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly writes: Promise<void>[] = [];
+  private readonly historyWritten = new Set<number>();
+  private failure: unknown;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly job: JobItem,
+    private readonly message: ActionChunkMessage,
+    readonly writer: StateBlockWriter,
+  ) {}
+
+  done(account: Account, detail?: string): void {
+    const isActive = this.job.action === 'deactivate' ? false : this.job.action === 'reactivate' ? true : account.isActive !== false;
+    // A project's expiry (origin 'expiry') marks the account expired; a reactivation clears the mark (the entry replaces the last one), an update keeps it.
+    const expiredAt = this.job.action === 'deactivate' ? (this.job.origin === 'expiry' ? this.deps.now().toISOString() : undefined) : this.job.action === 'update' ? account.expiredAt : undefined;
+    this.set(account, { isActive, actionResult: 'done', actionOnPlatform: detail !== undefined, ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}), ...(typeof expiredAt === 'string' ? { expiredAt } : {}) });
+  }
+
+  /** Left as it was (refused by the platform, or not reached), with the words. */
+  failed(account: Account, words: string): void {
+    this.set(account, { isActive: account.isActive !== false, actionResult: 'failed', actionError: words.slice(0, 500), ...(typeof account.expiredAt === 'string' ? { expiredAt: account.expiredAt } : {}) });
+  }
+
+  private set(account: Account, outcome: StateEntry): void {
+    const row = rowOf(account);
+    if (this.writer.get(row)?.actionRun === this.job.id) return;
+    this.writer.set(row, { ...outcome, actionRun: String(this.job.id), actionAt: this.deps.now().toISOString() });
+    this.unwritten.push(row);
+    if (this.unwritten.length >= WRITE_EVERY_OUTCOMES) this.write();
+    else this.timer ??= setTimeout(() => this.write(), WRITE_EVERY_MS);
+  }
+
+  /** The entries set since the last write, then their history items. */
+  private write(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const rows = this.unwritten;
+    this.unwritten = [];
+    this.writes.push(
+      this.writer
+        .flush()
+        .then(() => this.history(rows))
+        .catch((error: unknown) => void (this.failure ??= error)),
+    );
+  }
+
+  /** This job's entries of the chunk's rows. */
+  entries(): [number, StateEntry][] {
+    const shards = Math.max(1, Number(this.job.shards ?? 1));
+    const found: [number, StateEntry][] = [];
+    for (let row = this.message.fromRow; row <= this.message.toRow; row++) {
+      if (row % shards !== this.message.shard) continue;
+      const entry = this.writer.get(row);
+      if (entry && entry.actionRun === this.job.id) found.push([row, entry]);
+    }
+    return found;
+  }
+
+  /** Every outcome and its history item written; throws the first write's error. */
+  async written(): Promise<void> {
+    this.write();
+    await Promise.all(this.writes);
+    if (this.failure !== undefined) throw this.failure;
+    await this.history(this.entries().map(([row]) => row).filter((row) => !this.historyWritten.has(row)));
+  }
+
+  /** The history items of these rows' done entries (written entries only). */
+  private async history(rows: readonly number[]): Promise<void> {
+    const { userId } = this.message;
+    const projectId = String(this.job.projectId);
+    const items = rows.flatMap((row) => {
+      const entry = this.writer.get(row);
+      const kind = entry && entry.actionRun === this.job.id && entry.actionResult === 'done' ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
+      if (!entry || !kind) return [];
+      const at = String(entry.actionAt);
+      return [
+        {
+          ...keys.accountHistory(userId, projectId, row, at, timeOrderedIdFrom(new Date(at), `${String(this.job.id)}#${row}`)),
+          entityType: 'AccountHistory',
+          userId,
+          projectId,
+          accountId: keys.accountId(projectId, row),
+          kind,
+          at,
+          ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}),
+        },
+      ];
+    });
+    const batches: Record<string, unknown>[][] = [];
+    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+    await mapBounded(batches, 4, (batch) => putAll(this.deps, batch));
+    for (const row of rows) this.historyWritten.add(row);
+  }
+}
+
+/** One BatchWriteItem of puts, what it leaves unprocessed sent again. */
+async function putAll(deps: Deps, items: Record<string, unknown>[]): Promise<void> {
+  let pending: Record<string, unknown>[] = items.map((Item) => ({ PutRequest: { Item } }));
+  await withRetry('Recording account history', deps.retry ?? workerRetry, (error) => isThrottling(error) || error instanceof Unprocessed, async () => {
+    const { UnprocessedItems } = await deps.db.send(new BatchWriteCommand({ RequestItems: { [deps.tableName]: pending as never } }));
+    pending = (UnprocessedItems?.[deps.tableName] ?? []) as Record<string, unknown>[];
+    if (pending.length) throw new Unprocessed();
+  });
+}
+
+class Unprocessed extends Error {}
+
+/**
+ * What the chunk did, once its outcomes are written: its entries of this job (done, failed), the
+ * accounts it erased (counted on its item), and selected rows with no account (a long list is not
+ * checked at the start): failed.
+ */
+async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, loaded?: readonly Account[]): Promise<ChunkTally> {
+  await outcomes.written();
+  // `loaded`: the chunk's accounts as this delivery read them, still all there (an action that erases none; the project's lock keeps others off).
+  const [{ Item }, items] = await Promise.all([
+    deps.db.send(new GetCommand({ TableName: deps.tableName, Key: accountActionJobs.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true })),
+    loaded ??
+      chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { projection: 'SK, #row', names: { '#row': 'row' } }),
+  ]);
+  const present = new Set(items.map(rowOf));
+  // An entry of an account erased since (a delete refused once, then done by another action) counts no more.
+  const kept = outcomes.entries().filter(([row]) => present.has(row));
+  const marked = kept.map(([, entry]) => entry);
   const deleted = Number(Item?.deleted ?? 0);
   const done = marked.filter((a) => a.actionResult === 'done').length + deleted;
   const onPlatform = marked.filter((a) => a.actionResult === 'done' && a.actionOnPlatform === true).length + Number(Item?.deletedOnPlatform ?? 0);
   const rows = rowsOf(job);
-  const present = new Set(items.map(rowOf));
   let missing = 0;
   if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
   const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
-  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: marked.filter((a) => a.actionResult === 'failed').map(rowOf) };
+  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: kept.filter(([, entry]) => entry.actionResult === 'failed').map(([row]) => row) };
 }
 
 /** Dead-letter worker: a chunk that failed every delivery leaves its undecided accounts as they were, failed with the reason. */
 export const recordDeadActionChunk = (deps: Pick<ActionChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
   deadChunkRecorder(deps, accountActionJobs, async (job, message) => {
-    await mapBounded(await undecided(deps, job, message), 8, (a) => recordFailed(deps, job, a, STOPPED_OURS));
-    return chunkTally(deps, job, message);
+    const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true }));
+    const { accounts, outcomes } = await loadChunk(deps, job, message, project ? shardsOf(project) : Number(job.shards ?? 1));
+    for (const account of await undecided(deps, job, accounts)) outcomes.failed(account, STOPPED_OURS);
+    return chunkTally(deps, job, message, outcomes);
   });
 
 /** An action-start that failed every delivery: the job fails and frees the project. */

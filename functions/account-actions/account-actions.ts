@@ -5,7 +5,6 @@ import * as jobs from '../account-jobs/lifecycle';
 import { planTotal, selectedRanges } from '../account-jobs/selection';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
-import { PROVISIONING_CHUNK_ACCOUNTS } from '../provisioning/provisioning-jobs';
 import type { ActionChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
 
 /**
@@ -24,6 +23,15 @@ export interface ActionDeps {
   now: () => Date;
 }
 
+/**
+ * Accounts per chunk message (a multiple of the state blocks' 50 rows). Twice a provisioning
+ * run's: an action is one short call per account, and each chunk's own reads and writes (about 15
+ * round trips to the table and the queue, while the worker's platform calls wait) come half as
+ * often. A platform slower than the delivery's budget (platform-calls.ts CHUNK_BUDGET_MS) leaves
+ * the rest of a chunk to a later delivery, as for any chunk.
+ */
+export const ACTION_CHUNK_ACCOUNTS = 500;
+
 export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkMessage> = {
   name: 'account action',
   entityType: 'AccountAction',
@@ -38,7 +46,7 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
   startMessage: (userId, jobId) => ({ type: 'action-start', userId, jobId }),
   chunks: (job) => {
     const shards = Number(job.shards ?? 1);
-    const ranges = Array.isArray(job.rows) ? selectedRanges(shards, job.rows.map(Number), PROVISIONING_CHUNK_ACCOUNTS) : rowRanges(shards, Number(job.maxRow ?? 0), PROVISIONING_CHUNK_ACCOUNTS);
+    const ranges = Array.isArray(job.rows) ? selectedRanges(shards, job.rows.map(Number), ACTION_CHUNK_ACCOUNTS) : rowRanges(shards, Number(job.maxRow ?? 0), ACTION_CHUNK_ACCOUNTS);
     return ranges.map((range) => ({ type: 'action-chunk', userId: String(job.userId), jobId: String(job.id), ...range }));
   },
   async plan(deps, job, project) {

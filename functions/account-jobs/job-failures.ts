@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
+import { addBlock, emptyStates, overlayState, stateBlockKey, type StateChannel } from '../accounts/account-states';
 import type { JobItem } from './kind';
 
 /**
@@ -29,7 +30,15 @@ export async function recordFailedRows(deps: Db & { retry?: RetryPolicy }, userI
  * The first `limit` accounts of a job that it recorded failed and that still say so (`failed`: a
  * later job may have handled one since, or it was deleted), in row order, mapped by `map`.
  */
-export async function listedFailures<T>(deps: Db, jobKey: { SK: string }, job: JobItem, failed: (account: Record<string, unknown>) => boolean, limit: number, map: (account: Record<string, unknown>) => T): Promise<T[]> {
+export async function listedFailures<T>(
+  deps: Db,
+  jobKey: { SK: string },
+  job: JobItem,
+  failed: (account: Record<string, unknown>) => boolean,
+  limit: number,
+  map: (account: Record<string, unknown>) => T,
+  channels: readonly StateChannel[] = [],
+): Promise<T[]> {
   const userId = String(job.userId);
   const projectId = String(job.projectId);
   const shards = Number(job.shards ?? 1);
@@ -49,7 +58,7 @@ export async function listedFailures<T>(deps: Db, jobKey: { SK: string }, job: J
       }),
     );
     const rows = (page.Items ?? []).map((item) => Number(item.row));
-    const accounts = await accountsByRow(deps, userId, projectId, shards, rows);
+    const accounts = await accountsByRow(deps, userId, projectId, shards, rows, channels);
     for (const row of rows) {
       const account = accounts.get(row);
       if (account && failed(account)) found.push(map(account));
@@ -59,8 +68,24 @@ export async function listedFailures<T>(deps: Db, jobKey: { SK: string }, job: J
   return found;
 }
 
-/** The accounts of the rows (at most a failures page: one GetItem each, at once). */
-async function accountsByRow(deps: Db, userId: string, projectId: string, shards: number, rows: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
-  const items = await Promise.all(rows.map(async (row) => [row, (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards) }))).Item] as const));
-  return new Map(items.flatMap(([row, item]) => (item ? [[row, item] as const] : [])));
+/**
+ * The accounts of the rows (at most a failures page: one GetItem each, at once), with the
+ * `channels` of their state overlaid (one GetItem per state block that holds one of them: an
+ * account action's outcome is its ACT entry, account-actions-chunk.ts).
+ */
+async function accountsByRow(deps: Db, userId: string, projectId: string, shards: number, rows: readonly number[], channels: readonly StateChannel[]): Promise<Map<number, Record<string, unknown>>> {
+  const blockKeys = new Map<string, { PK: string; SK: string }>();
+  for (const channel of channels) {
+    for (const row of rows) {
+      const key = stateBlockKey(userId, projectId, channel, row, shards);
+      blockKeys.set(`${key.PK}|${key.SK}`, key);
+    }
+  }
+  const [items, blocks] = await Promise.all([
+    Promise.all(rows.map(async (row) => [row, (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.account(userId, projectId, row, shards) }))).Item] as const)),
+    Promise.all([...blockKeys.values()].map(async (Key) => (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key, ConsistentRead: true }))).Item)),
+  ]);
+  const states = emptyStates();
+  for (const block of blocks) if (block) addBlock(states, block);
+  return new Map(items.flatMap(([row, item]) => (item ? [[row, overlayState(item, states)] as const] : [])));
 }

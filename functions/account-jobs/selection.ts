@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { plural } from '../../shared/text/plural';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
-import { rowOf, withStates, type StateChannel } from '../accounts/account-states';
+import { addBlock, emptyStates, overlayState, rowOf, withStates, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { accountFilters, type AccountFilter } from '../../shared/schemas/account-selection';
 import { emailStatuses } from '../../shared/schemas/email-status';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
@@ -67,16 +67,17 @@ export const isSelected = (rows: ReadonlySet<number> | undefined, account: Recor
  * result: `failed`, and as a query, `filter`), in row order, mapped by `map`. A job of a kind that
  * `listsFailures` reads the failed rows kept beside it and those accounts by key (job-failures.ts:
  * in proportion to the failures shown); a job started before those were kept (no
- * `failuresListed`) is read through the project's partitions.
+ * `failuresListed`) is read through the project's partitions (its outcomes were on the items then).
+ * `channels`: the state channels `failed` reads (overlaid on the accounts read by key).
  */
 export async function accountsOfJob<T>(
   deps: { db: DynamoDBDocumentClient; tableName: string },
   job: JobItem,
-  query: { failed: (account: Record<string, unknown>) => boolean; filter: string; projection: string; values: Record<string, unknown> },
+  query: { failed: (account: Record<string, unknown>) => boolean; filter: string; projection: string; values: Record<string, unknown>; channels?: readonly StateChannel[] },
   limit: number,
   map: (account: Record<string, unknown>) => T,
 ): Promise<T[]> {
-  if (job.failuresListed === true) return listedFailures(deps, { SK: String(job.SK) }, job, query.failed, limit, map);
+  if (job.failuresListed === true) return listedFailures(deps, { SK: String(job.SK) }, job, query.failed, limit, map, query.channels);
   const found: T[] = [];
   for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), Number(job.shards ?? 1))) {
     let start: Record<string, unknown> | undefined;
@@ -121,44 +122,71 @@ export function filterCount(filter: AccountFilter, project: Record<string, unkno
   return accountCount;
 }
 
-/** The condition a count query keeps an account by, for the filters no counter gives (what matchesFilter says, on the item). */
-const COUNT_CONDITION: Partial<Record<AccountFilter, string>> = { deactivated: 'isActive = :false', active: 'attribute_not_exists(isActive) OR isActive <> :false' };
-
 /**
  * How many of a project's accounts a filter takes now: the counters where they give it, else a
- * count of the project's accounts (a paged COUNT query of its partitions: reads every account
- * once, returns none). The project's lock then keeps the number true for the job.
+ * count of the project's accounts as every reader sees them (Active / Deactivated: `isActive` of
+ * the item with its ACT state entry overlaid, matchesFilter): a paged query of its partitions
+ * reading only each account's row and `isActive`, and one query of its ACT blocks. The project's
+ * lock then keeps the number true for the job.
  */
 export async function countFilter(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string, project: Record<string, unknown>, filter: AccountFilter): Promise<number> {
   const counted = filterCount(filter, project);
   if (counted !== undefined) return counted;
+  const [acts, accounts] = await Promise.all([actEntries(deps, userId, projectId), itemsOf(deps, userId, projectId, shardsOf(project))]);
   let count = 0;
-  for (const pk of keys.accountPartitions(userId, projectId, shardsOf(project))) {
+  for (const account of accounts) if (matchesFilter(filter, overlayState(account, { ...emptyStates(), ACT: acts }))) count++;
+  return count;
+}
+
+/** Each account of the project: its keys, row and `isActive` only. */
+async function itemsOf(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string, shards: number): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  for (const pk of keys.accountPartitions(userId, projectId, shards)) {
     let start: Record<string, unknown> | undefined;
     do {
       const page = await deps.db.send(
         new QueryCommand({
           TableName: deps.tableName,
           KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          FilterExpression: COUNT_CONDITION[filter],
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ':false': false },
-          Select: 'COUNT',
+          ProjectionExpression: 'SK, #row, isActive',
+          ExpressionAttributeNames: { '#row': 'row' },
+          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
           ConsistentRead: true,
           ExclusiveStartKey: start,
         }),
       );
-      count += page.Count ?? 0;
+      found.push(...(page.Items ?? []));
       start = page.LastEvaluatedKey;
     } while (start);
   }
-  return count;
+  return found;
+}
+
+/** Every ACT state entry of the project (row -> entry). */
+async function actEntries(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string): Promise<Map<number, StateEntry>> {
+  const states = emptyStates();
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
+        ExpressionAttributeValues: { ':pk': keys.accountStatesOf(userId, projectId).PK, ':act': 'ACT#' },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const block of page.Items ?? []) addBlock(states, block);
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return states.ACT!;
 }
 
 /** A filtered job's total when it is planned: the counters' number, else the one counted at its start (the lock kept it true). */
 export const planTotal = (job: JobItem, project: Record<string, unknown>): number => filterCount(filterOf(job) ?? 'all', project) ?? Number(job.total ?? 0);
 
 /** The state channels an account's filter reads (functions/accounts/account-states.ts): overlaid before matchesFilter. */
-export const filterChannels = (filter: AccountFilter | undefined): StateChannel[] => (filter === 'failed' ? ['PROV'] : filter === 'unsent' ? ['MAIL'] : []);
+export const filterChannels = (filter: AccountFilter | undefined): StateChannel[] => (filter === 'failed' ? ['PROV'] : filter === 'unsent' ? ['MAIL'] : filter === 'active' || filter === 'deactivated' ? ['ACT'] : []);
 
 /** Whether an account (the channels of filterChannels overlaid) is one the filter takes. */
 export function matchesFilter(filter: AccountFilter | undefined, account: Record<string, unknown>): boolean {
@@ -171,16 +199,15 @@ export function matchesFilter(filter: AccountFilter | undefined, account: Record
 
 /**
  * The accounts of a chunk the job takes: of its rows (`rows`) and matching its filter, read
- * with the states the filter needs (strongly consistent). Accounts returned keep those states
- * overlaid; without a filter nothing more is read.
+ * with the states the filter needs (strongly consistent; `overlaid`: the caller read them already).
+ * Accounts returned keep those states overlaid; without a filter nothing more is read.
  */
-export async function selectedAccounts(deps: { db: DynamoDBDocumentClient; tableName: string }, job: JobItem, accounts: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+export async function selectedAccounts(deps: { db: DynamoDBDocumentClient; tableName: string }, job: JobItem, accounts: Record<string, unknown>[], options: { overlaid?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const rows = rowsOf(job);
   const filter = filterOf(job);
   const listed = accounts.filter((account) => isSelected(rows, account));
   if (!filter || !listed.length) return listed;
-  const channels = filterChannels(filter);
-  // A filter on the item alone (active, deactivated) reads nothing more.
+  const channels = options.overlaid ? [] : filterChannels(filter);
   const overlaid = channels.length ? await withStates(deps.db, deps.tableName, { userId: String(job.userId), projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, listed, { consistent: true, channels }) : listed;
   return overlaid.filter((account) => matchesFilter(filter, account));
 }

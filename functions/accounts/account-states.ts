@@ -2,7 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { keys } from '../core/keys';
 
 /**
- * What a delivery job (a provisioning run, a credential send) knows about each account, kept in
+ * What a delivery job (a provisioning run, a credential send, an account action) knows about each account, kept in
  * small "state blocks" beside the accounts instead of on the account items.
  *
  * Why: an account item carries the four search indexes' attributes and is ~1.1 KB; a status
@@ -24,13 +24,19 @@ import { keys } from '../core/keys';
  */
 export const STATE_BLOCK_ROWS = 50;
 
-export type StateChannel = 'PROV' | 'MAIL';
-export const stateChannels: readonly StateChannel[] = ['PROV', 'MAIL'];
+export type StateChannel = 'PROV' | 'MAIL' | 'ACT';
+export const stateChannels: readonly StateChannel[] = ['PROV', 'MAIL', 'ACT'];
 
-/** The account attributes each channel owns: an entry replaces exactly these (absent = removed). */
+/**
+ * The account attributes each channel owns: an entry replaces exactly these (absent = removed).
+ * ACT: the latest account action's outcome (functions/account-actions/account-actions-chunk.ts)
+ * and `isActive`, which only an action changes once the account exists (Deactivate, Reactivate),
+ * with `expiredAt` when a project's expiry deactivated it (the views' 'Expired'; a Reactivate clears it).
+ */
 export const channelAttributes: Record<StateChannel, readonly string[]> = {
   PROV: ['externalStatus', 'externalAccountId', 'externalError', 'provisionedAt', 'provisionRun'],
   MAIL: ['emailStatus', 'emailMessageId', 'emailSentAt', 'emailError', 'emailStatusAt', 'mailSend', 'mailSendFrom', 'mailClaim', 'mailSendResult'],
+  ACT: ['isActive', 'expiredAt', 'actionRun', 'actionResult', 'actionError', 'actionAt', 'actionOnPlatform', 'actionDetail'],
 };
 
 export type StateEntry = Record<string, string | number | boolean>;
@@ -47,15 +53,15 @@ export const stateBlockKey = (userId: string, projectId: string, channel: StateC
 /** An account's row (the item's `row`, else its sort key). */
 export const rowOf = (account: Record<string, unknown>): number => (typeof account.row === 'number' ? account.row : Number(String(account.SK).slice('ACCOUNT#'.length)));
 
-/** row -> entry, per channel. */
-export type AccountStates = Record<StateChannel, Map<number, StateEntry>>;
-export const emptyStates = (): AccountStates => ({ PROV: new Map(), MAIL: new Map() });
+/** row -> entry, per channel (a reader that needs no action outcomes may leave ACT out). */
+export type AccountStates = Record<Exclude<StateChannel, 'ACT'>, Map<number, StateEntry>> & { ACT?: Map<number, StateEntry> };
+export const emptyStates = (): AccountStates => ({ PROV: new Map(), MAIL: new Map(), ACT: new Map() });
 
 export function addBlock(states: AccountStates, item: Record<string, unknown>): void {
   const channel = item.channel as StateChannel;
   const rows = item.rows as Record<string, StateEntry> | undefined;
   if (!states[channel] || !rows) return;
-  for (const [row, entry] of Object.entries(rows)) states[channel].set(Number(row), entry);
+  for (const [row, entry] of Object.entries(rows)) states[channel]!.set(Number(row), entry);
 }
 
 /** The states of a project's rows from..to (every shard), read with one Query per channel. */
@@ -100,7 +106,7 @@ export function overlayState(account: Record<string, unknown>, states: AccountSt
   const row = rowOf(account);
   let result = account;
   for (const channel of stateChannels) {
-    const entry = states[channel].get(row);
+    const entry = states[channel]?.get(row);
     if (!entry) continue;
     if (result === account) result = { ...account };
     for (const attribute of channelAttributes[channel]) delete result[attribute];

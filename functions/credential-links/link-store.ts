@@ -2,6 +2,8 @@ import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { DELETION_REQUESTED_AT } from '../core/account-gate';
+import { shardsOf } from '../accounts/account-partitions';
+import { overlayState, rowOf, stateBlockKey, type StateEntry } from '../accounts/account-states';
 
 /** A stored link as the public routes read it (the item of keys.credentialLink(tokenHash)). */
 export interface StoredLink {
@@ -58,7 +60,15 @@ export function dynamoLinkStore(db: DynamoDBDocumentClient, tableName: string): 
       );
       return Item !== undefined && Item[DELETION_REQUESTED_AT] === undefined;
     },
-    account: (link) => get({ PK: link.accountPK, SK: link.accountSK }),
+    // With its account action's outcome (isActive: a deactivated account's link shows nothing), kept in the project's ACT state blocks.
+    async account(link) {
+      const [item, project] = await Promise.all([get({ PK: link.accountPK, SK: link.accountSK }), get(keys.project(link.userId, link.projectId))]);
+      if (!item || !project) return item;
+      // The one block that holds it, by key (GetItem: this function is granted no Query).
+      const block = await get(stateBlockKey(link.userId, link.projectId, 'ACT', rowOf(item), shardsOf(project)));
+      const entry = (block?.rows as Record<string, StateEntry> | undefined)?.[String(rowOf(item))];
+      return entry ? overlayState(item, { PROV: new Map(), MAIL: new Map(), ACT: new Map([[rowOf(item), entry]]) }) : item;
+    },
     project: (link) => get(keys.project(link.userId, link.projectId)),
 
     async spend(tokenHash, at) {

@@ -211,16 +211,17 @@ async function readChunk(deps: SendChunkDeps, send: Record<string, unknown>, mes
   const { userId } = message;
   const projectId = String(send.projectId);
   const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, { userId, projectId, shards: Number(send.shards ?? 1) }, 'MAIL');
-  // A filter on the platform's state (the bulk bar's 'failed') reads the chunk's PROV blocks too.
-  const provNeeded = filterChannels(filterOf(send)).includes('PROV');
-  const [items, loaded, suppressed, cipher, prov] = await Promise.all([
+  // A filter on the platform's state (the bulk bar's 'failed') reads the chunk's PROV blocks too; one on
+  // isActive (Active, Deactivated: an account action's outcome) its ACT blocks.
+  const others = filterChannels(filterOf(send)).filter((channel) => channel !== 'MAIL');
+  const [items, loaded, suppressed, cipher, states] = await Promise.all([
     chunkAccounts(deps, userId, projectId, message),
     writer.load(message.fromRow, message.toRow, message.shard),
     suppressionsOf(deps, userId),
     send.delivery === 'password' ? deps.cipher() : undefined,
-    provNeeded ? readStates(deps.db, deps.tableName, { userId, projectId, shards: Number(send.shards ?? 1) }, message.fromRow, message.toRow, { consistent: true, channels: ['PROV'] }) : undefined,
+    others.length ? readStates(deps.db, deps.tableName, { userId, projectId, shards: Number(send.shards ?? 1) }, message.fromRow, message.toRow, { consistent: true, channels: others }) : undefined,
   ]);
-  return { writer, items, loaded, suppressed, cipher, prov: prov?.PROV ?? new Map<number, StateEntry>() };
+  return { writer, items, loaded, suppressed, cipher, prov: states?.PROV ?? new Map<number, StateEntry>(), act: states?.ACT ?? new Map<number, StateEntry>() };
 }
 
 /** One leased delivery of a chunk: done with its tally, or later when its rest goes back on the queue. */
@@ -228,9 +229,9 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const { writer, items, loaded, suppressed, cipher, prov } = read;
+  const { writer, items, loaded, suppressed, cipher, prov, act } = read;
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
-  const accounts = items.map((item) => overlayState(item, { PROV: prov, MAIL: loaded }));
+  const accounts = items.map((item) => overlayState(item, { PROV: prov, MAIL: loaded, ACT: act }));
 
   // One write of the changed blocks at a time; calls while one waits to start share it.
   let stopped = false;

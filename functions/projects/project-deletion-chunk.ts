@@ -35,8 +35,26 @@ type Account = Record<string, unknown>;
 
 const STOPPED_OURS = 'Not deleted: the deletion stopped on our side after repeated errors. Delete the project again.';
 
+/**
+ * What a chunk reads of an account: its keys and username (to erase them), what it counts on the
+ * project (its provisioning and e-mail statuses, overlaid by the PROV and MAIL state blocks) and
+ * its id there. Not the whole item (its names, e-mail, password and search keys, ~1 KB): the
+ * worker would parse and hold five times as much for nothing.
+ */
+const ACCOUNT_FIELDS = {
+  projection: 'PK, SK, #row, id, username, externalStatus, externalAccountId, emailStatus, emailEventMessageId, emailEventStatus, emailEventAt, emailEventError',
+  names: { '#row': 'row' },
+};
+/** The state channels a deletion reads: the platform's (what to remove there) and the e-mail's (what the project counts). */
+const CHANNELS = ['PROV', 'MAIL'] as const;
+
 const undecided = (deps: Pick<DeletionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: DeleteChunkMessage) =>
-  chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { filter: 'attribute_not_exists(deletionRun) OR deletionRun <> :run', values: { ':run': message.jobId } });
+  chunkAccountItems(
+    deps.db,
+    deps.tableName,
+    { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow },
+    { ...ACCOUNT_FIELDS, filter: 'attribute_not_exists(deletionRun) OR deletionRun <> :run', values: { ':run': message.jobId } },
+  );
 
 export const deletionChunk = (deps: DeletionChunkDeps) =>
   chunkRunner(deps, projectDeletions, { run: (job, message) => (message.shard === PROJECT_STEP ? projectStep(deps, job, message) : accountsStep(deps, job, message)) }, leaseItem(projectDeletions));
@@ -48,7 +66,7 @@ async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: Dele
     return 'stopped';
   }
   const target = { userId: message.userId, projectId: String(job.projectId), shards: shardsOf(project) };
-  const accounts = await withStates(deps.db, deps.tableName, target, await undecided(deps, job, message), { consistent: true });
+  const accounts = await withStates(deps.db, deps.tableName, target, await undecided(deps, job, message), { consistent: true, channels: CHANNELS });
   await recordStart(deps, job, message, project, accounts);
   const platformName = String(job.integrationName ?? 'the platform');
   const onPlatform = job.removeFromPlatform === true ? accounts.filter(isOnPlatform) : [];
@@ -166,8 +184,8 @@ async function chunkTally(deps: Pick<DeletionChunkDeps, 'db' | 'tableName'>, job
   if (message.shard === PROJECT_STEP) return { marker: empty, job: empty };
   const { Item: start } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.projectDeletionChunkStart(userId, message.jobId, message.chunk), ConsistentRead: true }));
   const range = { userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow };
-  const keptItems = await chunkAccountItems(deps.db, deps.tableName, range, { filter: 'deletionRun = :run', values: { ':run': message.jobId } });
-  const kept = tallyOf(keptItems.length ? await withStates(deps.db, deps.tableName, { userId, projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, keptItems, { consistent: true }) : [], job.removeFromPlatform === true);
+  const keptItems = await chunkAccountItems(deps.db, deps.tableName, range, { ...ACCOUNT_FIELDS, filter: 'deletionRun = :run', values: { ':run': message.jobId } });
+  const kept = tallyOf(keptItems.length ? await withStates(deps.db, deps.tableName, { userId, projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, keptItems, { consistent: true, channels: CHANNELS }) : [], job.removeFromPlatform === true);
   const before = (start?.counts ?? {}) as Record<string, number>;
   const gone = (name: string) => Math.max(0, Number(before[name] ?? 0) - Number(kept[name] ?? 0));
   const counts = { removed: gone('accounts'), removedOnPlatform: gone('onPlatform'), kept: keptItems.length };
@@ -261,7 +279,7 @@ export const recordDeadDeletionChunk = (deps: Pick<DeletionChunkDeps, 'db' | 'ta
     if (message.shard !== PROJECT_STEP) {
       const accounts = await undecided(deps, job, message);
       // A chunk that never started records what it starts from first (its accounts' states for the project's counters).
-      await recordStart({ ...deps, integration: async () => undefined }, job, message, undefined, await withStates(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, accounts, { consistent: true }));
+      await recordStart({ ...deps, integration: async () => undefined }, job, message, undefined, await withStates(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shards: Number(job.shards ?? 1) }, accounts, { consistent: true, channels: CHANNELS }));
       await keepAll(deps, job, accounts, STOPPED_OURS);
     }
     return chunkTally(deps, job, message);

@@ -70,7 +70,8 @@ describe('DynamoDB grants are used by the code', () => {
     // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
     'mail-worker': ['PutItem', 'UpdateItem'],
     // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.
-    'credential-links': ['PutItem'],
+    // account-states.ts also holds the account readers' Query; the link reads its account's one ACT block by key (link-store.ts).
+    'credential-links': ['PutItem', 'Query'],
     // account-states.ts and account-partitions.ts also hold the account readers; the events worker uses their block keys and shard bound.
     'mail-events-worker': ['Query'],
   };

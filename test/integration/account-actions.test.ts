@@ -6,6 +6,8 @@ import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { accountActionJobs } from '../../functions/account-actions/account-actions';
+import { shardsOf } from '../../functions/accounts/account-partitions';
+import { withStates } from '../../functions/accounts/account-states';
 import { eraseAccountTraces } from '../../functions/accounts/erase-account-traces';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
@@ -335,7 +337,9 @@ describe('a bulk deactivation through a storm of 429s and 500s on the local SCIM
       expect(job.done + job.failed).toBe(COUNT);
       expect(scim.stats().faults429 + scim.stats().faults500).toBeGreaterThan(0);
 
-      const { Items: after = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(user.sub, project.id).PK }, ConsistentRead: true }));
+      const { Items: stored = [] } = await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountsOf(user.sub, project.id).PK }, ConsistentRead: true }));
+      // Read as every reader reads them: with their states (an action's outcome, isActive included, lives in the ACT state blocks).
+      const after = await withStates(db, TABLE, { userId: user.sub, projectId: project.id, shards: shardsOf(await projectItem(user, project.id)) }, stored, { consistent: true });
       const there = new Map(scim.users().map((u) => [u.userName, u.active]));
       expect(there.size).toBe(COUNT);
       // Here as there: every account deactivated on the directory is deactivated here, every one refused is active in both.

@@ -55,6 +55,9 @@ describe('the filters of a job over a selection (one evaluation for every kind)'
     expect(matchesFilter(undefined, { emailStatus: 'sent' })).toBe(true);
     expect(filterChannels('failed')).toEqual(['PROV']);
     expect(filterChannels('unsent')).toEqual(['MAIL']);
+    // isActive is an account action's outcome, kept in the ACT state blocks.
+    expect(filterChannels('active')).toEqual(['ACT']);
+    expect(filterChannels('deactivated')).toEqual(['ACT']);
     expect(filterChannels(undefined)).toEqual([]);
   });
 
@@ -71,16 +74,25 @@ describe('the filters of a job over a selection (one evaluation for every kind)'
 });
 
 describe('selectedAccounts', () => {
-  it('keeps the rows listed and, for a filter on the item alone, only the accounts it matches (nothing read)', async () => {
+  const accounts = [
+    { row: 1, isActive: false },
+    { row: 2, isActive: true },
+    { row: 3 },
+  ];
+
+  it('keeps the rows listed and, for accounts read with their states already (overlaid), only those the filter matches (nothing read)', async () => {
     const deps = { db: { send: () => Promise.reject(new Error('no read expected')) } as never, tableName: 't' };
-    const accounts = [
-      { row: 1, isActive: false },
-      { row: 2, isActive: true },
-      { row: 3 },
-    ];
-    expect(await selectedAccounts(deps, { filter: 'deactivated' }, accounts)).toEqual([{ row: 1, isActive: false }]);
-    expect(await selectedAccounts(deps, { filter: 'active' }, accounts)).toEqual([{ row: 2, isActive: true }, { row: 3 }]);
+    expect(await selectedAccounts(deps, { filter: 'deactivated' }, accounts, { overlaid: true })).toEqual([{ row: 1, isActive: false }]);
+    expect(await selectedAccounts(deps, { filter: 'active' }, accounts, { overlaid: true })).toEqual([{ row: 2, isActive: true }, { row: 3 }]);
     expect(await selectedAccounts(deps, { rows: [2, 3] }, accounts)).toEqual([{ row: 2, isActive: true }, { row: 3 }]);
     expect(await selectedAccounts(deps, {}, accounts)).toEqual(accounts);
+  });
+
+  it("'active' / 'deactivated' read isActive with the accounts' ACT entries overlaid (an action's outcome is there, not on the item)", async () => {
+    const blocks = [{ channel: 'ACT', rows: { '2': { isActive: false, actionRun: 'j1', actionResult: 'done' }, '1': { isActive: true, actionRun: 'j2', actionResult: 'done' } } }];
+    const deps = { db: { send: () => Promise.resolve({ Items: blocks }) } as never, tableName: 't' };
+    const job = { userId: 'u', projectId: 'p', shards: 1 };
+    expect((await selectedAccounts(deps, { ...job, filter: 'deactivated' }, accounts)).map((a) => a.row)).toEqual([2]);
+    expect((await selectedAccounts(deps, { ...job, filter: 'active' }, accounts)).map((a) => a.row)).toEqual([1, 3]);
   });
 });

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { inOwnProcess } from '../../bench/own-process';
 import { runSections } from '../../bench/sections';
 
 describe('bench sections', () => {
@@ -36,4 +37,24 @@ describe('bench sections', () => {
     expect(await runSections([{ name: 'a', run: async () => undefined }], { log: (l) => lines.push(l) })).toEqual([]);
     expect(lines).toEqual(['\nAll 1 bench sections ran.']);
   });
+
+  it('runs parts in processes of their own, hands back the figures each said (also of one that failed) and the reason it failed, and goes on after one that fails or dies', async () => {
+    const script = path.join(import.meta.dirname, 'fixtures', 'bench-part-child.ts');
+    const figures = new Map(['fine', 'over', 'dies', 'last'].map((name) => [name, [] as string[]]));
+    const lines: string[] = [];
+    const failures = await runSections(
+      [...figures.keys()].map((name) => ({ name, run: inOwnProcess(name, figures.get(name), script) })),
+      { log: (line) => lines.push(line) },
+    );
+    expect(failures).toEqual([
+      { name: 'over', reason: '1.30x is over the target' },
+      { name: 'dies', reason: 'the dies part was killed (SIGKILL)' },
+    ]);
+    expect(Object.fromEntries(figures)).toEqual({
+      fine: ['fine: 1.10x (target <= 1.2x)'],
+      over: ['over: 1.10x (target <= 1.2x)', 'over: second figure'],
+      dies: ['dies: 1.10x (target <= 1.2x)'],
+      last: ['last: 1.10x (target <= 1.2x)'],
+    });
+  }, 60_000);
 });
