@@ -9,7 +9,7 @@ import { accountsOfJob, countFilter, NONE_MATCH, resolveSelection, selectionWord
 import { accountFilterSchema, type AccountSelectionCount } from '../../shared/schemas/account-selection';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
-import { accountActionJobs, type ActionDeps } from './account-actions';
+import { accountActionItem, accountActionJobs, type ActionDeps } from './account-actions';
 import { jobViewBase } from '../account-jobs/job-view';
 
 /**
@@ -69,26 +69,10 @@ export const startAccountAction =
     const now = deps.now();
     const at = now.toISOString();
     const jobId = deps.newId(now);
-    const item = {
-      ...keys.accountAction(userId, jobId),
-      entityType: 'AccountAction',
-      id: jobId,
-      userId,
-      projectId,
-      projectName: String(project.name),
-      action,
-      ...selection.fields,
-      ...(provisioned ? { integrationId: String(project.integrationId), ...(integrationName ? { integrationName } : {}) } : {}),
-      status: 'queued',
-      total,
-      done: 0,
-      onPlatform: 0,
-      failed: 0,
-      chunks: 0,
-      chunksDone: 0,
-      createdAt: at,
-      updatedAt: at,
-    };
+    const item = accountActionItem(
+      { userId, projectId, projectName: String(project.name), jobId, action, total, at, ...(provisioned ? { integration: { id: String(project.integrationId), ...(integrationName ? { name: integrationName } : {}) } } : {}) },
+      selection.fields,
+    );
     const started = await jobs.startJob(deps, accountActionJobs, item, {
       excludes: ['activeProvisioningJob', 'activeMailSend', 'activePasswordReset', 'activeProjectDeletion'],
       projectSet: {},

@@ -59,3 +59,35 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
 
 /** An action-start message: count, fix the chunks and queue the first window once. */
 export const planAccountAction = (deps: ActionDeps) => (userId: string, jobId: string) => jobs.planJob(deps, accountActionJobs, userId, jobId);
+
+/**
+ * A new account action's job item, as every start writes it (a user's action, or a project's
+ * expiry with `origin: 'expiry'`): the counters at zero, the project's integration named when its
+ * accounts are on a platform.
+ */
+export function accountActionItem(
+  fields: { userId: string; projectId: string; projectName: string; jobId: string; action: string; total: number; at: string; integration?: { id: string; name?: string } },
+  extra: Record<string, unknown> = {},
+) {
+  const { userId, projectId, projectName, jobId, action, total, at, integration } = fields;
+  return {
+    ...keys.accountAction(userId, jobId),
+    entityType: 'AccountAction',
+    id: jobId,
+    userId,
+    projectId,
+    projectName,
+    action,
+    ...extra,
+    ...(integration ? { integrationId: integration.id, ...(integration.name ? { integrationName: integration.name } : {}) } : {}),
+    status: 'queued',
+    total,
+    done: 0,
+    onPlatform: 0,
+    failed: 0,
+    chunks: 0,
+    chunksDone: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+}

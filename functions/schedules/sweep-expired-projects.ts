@@ -1,7 +1,7 @@
 import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { plural } from '../../shared/text/plural';
-import { accountActionJobs } from '../account-actions/account-actions';
+import { accountActionItem, accountActionJobs } from '../account-actions/account-actions';
 import * as jobs from '../account-jobs/lifecycle';
 import type { ProjectLock } from '../account-jobs/job-records';
 import { dayOf, userTimeZone } from '../analytics/counters';
@@ -193,26 +193,10 @@ async function startExpiry(deps: ExpirySweepDeps, now: Date, userId: string, pro
     }
   } else {
     jobId = deps.newId(now);
-    const item = {
-      ...keys.accountAction(userId, jobId),
-      entityType: 'AccountAction',
-      id: jobId,
-      userId,
-      projectId,
-      projectName,
-      action: 'deactivate',
-      origin: 'expiry',
-      ...(provisioned ? { integrationId: String(project.integrationId), ...(integrationName ? { integrationName } : {}) } : {}),
-      status: 'queued',
-      total,
-      done: 0,
-      onPlatform: 0,
-      failed: 0,
-      chunks: 0,
-      chunksDone: 0,
-      createdAt: at,
-      updatedAt: at,
-    };
+    const item = accountActionItem(
+      { userId, projectId, projectName, jobId, action: 'deactivate', total, at, ...(provisioned ? { integration: { id: String(project.integrationId), ...(integrationName ? { name: integrationName } : {}) } } : {}) },
+      { origin: 'expiry' },
+    );
     let started: 'started' | 'busy';
     try {
       started = await jobs.startJob({ ...deps, now: () => now }, accountActionJobs, item, {
