@@ -102,7 +102,10 @@ export class AppHttpApi extends Construct {
     const integrationOf = (group: RouteGroup): HttpLambdaIntegration => {
       let integration = integrations.get(group);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${constructId(group)}Integration`, props.handlers[group]);
+        // One invoke permission per function, scoped to this API, instead of one per route: a stack
+        // holds at most 500 resources, and a permission per route (two resources a route with the
+        // route itself) would spend them on every new route (docs/deploy.md, "Stack size").
+        integration = new HttpLambdaIntegration(`${constructId(group)}Integration`, props.handlers[group], { scopePermissionToRoute: false });
         integrations.set(group, integration);
       }
       return integration;
