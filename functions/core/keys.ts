@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -227,6 +227,14 @@ export const keys = {
   /** In-app notifications, newest first by time-ordered id, in their own partition (kept 90 days by TTL). */
   notification: (userId: string, notificationId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: `NOTIFICATION#${notificationId}` }) as const,
   notificationsOf: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SKPrefix: 'NOTIFICATION#' }) as const,
+  /**
+   * A small item per unread notification, beside it (same TTL): the bell counts these with one
+   * bounded Query instead of reading every notification of 90 days. Gone when it is read.
+   */
+  unreadNotification: (userId: string, notificationId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: `UNREAD#${notificationId}` }) as const,
+  unreadNotificationsOf: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SKPrefix: 'UNREAD#' }) as const,
+  /** Marks that a user's notifications written before the unread items existed were given theirs (one-time, at the first read). */
+  unreadNotificationsIndexed: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: 'UNREAD_INDEXED' }) as const,
   /** The user's settings (notifications, preferences); the account group is the profile item. */
   userSettings: (userId: string) => ({ PK: userPk(userId), SK: 'SETTINGS' }) as const,
   /**

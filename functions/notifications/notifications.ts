@@ -1,7 +1,7 @@
 import { isId } from '../core/ids';
 import { NotFoundError, ValidationError } from '../core/errors';
 import type { MarkReadInput, NotificationList } from '../../shared/schemas/notifications';
-import { markRead, notificationsPage, unreadKeys, type NotificationDeps } from './notification-store';
+import { indexUnread, markRead, notificationsPage, unreadCount, unreadKeys, type NotificationDeps } from './notification-store';
 
 export const NOTIFICATIONS_PAGE_DEFAULT = 20;
 export const NOTIFICATIONS_PAGE_MAX = 100;
@@ -15,15 +15,15 @@ const pageLimit = (value: string | undefined): number => {
   return n;
 };
 
-/** GET /api/notifications?limit=&cursor=: newest first, with how many are unread in all. */
+/** GET /api/notifications?limit=&cursor=: newest first, with how many are unread (up to UNREAD_COUNT_CAP, then `unreadCountCapped`). */
 export const listNotifications =
   (deps: Deps) =>
   async (userId: string, query: { limit?: string; cursor?: string }): Promise<NotificationList> => {
     const limit = pageLimit(query.limit);
     if (query.cursor !== undefined && !isId(query.cursor)) throw new ValidationError('Invalid cursor');
     const now = deps.now();
-    const [page, unread] = await Promise.all([notificationsPage(deps, userId, limit, now, query.cursor), unreadKeys(deps, userId, now)]);
-    return { notifications: page.notifications, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), unreadCount: unread.length };
+    const [page, unread] = await Promise.all([notificationsPage(deps, userId, limit, now, query.cursor), indexUnread(deps, userId, now).then(() => unreadCount(deps, userId, now))]);
+    return { notifications: page.notifications, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), unreadCount: unread.count, ...(unread.more ? { unreadCountCapped: true } : {}) };
   };
 
 /**
@@ -34,6 +34,7 @@ export const markNotificationsRead =
   (deps: Deps) =>
   async (userId: string, input: MarkReadInput): Promise<{ marked: number; unreadCount: number }> => {
     const now = deps.now();
+    await indexUnread(deps, userId, now);
     const ids = input.all ? (await unreadKeys(deps, userId, now)).map((n) => n.id) : [...new Set(input.ids ?? [])];
     // An id that is not one of ours cannot name an item: no write is tried for it.
     const results: boolean[] = [];
@@ -42,5 +43,6 @@ export const markNotificationsRead =
       results.push(...(await Promise.all(ids.slice(i, i + 25).map((id) => (isId(id) ? markRead(deps, userId, id, now) : Promise.resolve(false))))));
     }
     if (!input.all && results.some((found) => !found)) throw new NotFoundError('Notification not found');
-    return { marked: results.filter(Boolean).length, unreadCount: (await unreadKeys(deps, userId, now)).length };
+    const unread = await unreadCount(deps, userId, now);
+    return { marked: results.filter(Boolean).length, unreadCount: unread.count, ...(unread.more ? { unreadCountCapped: true } : {}) };
   };

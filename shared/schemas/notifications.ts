@@ -23,7 +23,9 @@ export const notificationListSchema = z.object({
   notifications: z.array(notificationSchema),
   /** Pass as ?cursor= for the next (older) page; absent on the last page. */
   nextCursor: z.string().optional(),
+  /** Unread notifications counted, at most 100 (one bounded read); `unreadCountCapped`: there are more (the bell shows '99+'). */
   unreadCount: z.number(),
+  unreadCountCapped: z.boolean().optional(),
 });
 export type NotificationList = z.infer<typeof notificationListSchema>;
 

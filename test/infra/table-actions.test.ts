@@ -68,7 +68,8 @@ describe('DynamoDB grants are used by the code', () => {
     // export-store.ts holds the whole export lifecycle; the dead-letter worker marks an export failed, reads it and writes its notification.
     'export-dead-letter-worker': ['Query'],
     // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
-    'mail-worker': ['PutItem', 'UpdateItem'],
+    // notification-store.ts also holds the bell's writes (mark read, the one-time unread pass); the digest only reads unread items.
+    'mail-worker': ['PutItem', 'UpdateItem', 'DeleteItem'],
     // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.
     // account-states.ts also holds the account readers' Query; the link reads its account's one ACT block by key (link-store.ts).
     'credential-links': ['PutItem', 'Query'],

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, inject, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { BulkJob } from '../../shared/schemas/bulk';
@@ -13,6 +13,7 @@ import { sendNotificationMail } from '../../functions/mail/notification-mail';
 import { sesMailer } from '../../functions/mail/ses-mailer';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { exportFailed, notifySecurityAlert } from '../../functions/notifications/events';
+import { recordNotification } from '../../functions/notifications/notification-writer';
 import { newAccountDataExportRecord } from '../../functions/exports/export-item';
 import { dynamoExportStore } from '../../functions/exports/export-store';
 import { EXPORT_STOPPED, recordDeadExport } from '../../functions/exports/record-dead-export';
@@ -160,6 +161,40 @@ describe('notifications', () => {
     const after = await notifications(user);
     expect(after.unreadCount).toBe(0);
     expect(after.notifications.every((n) => n.read)).toBe(true);
+  });
+
+  it('the unread count is one bounded read of unread items (issue 29, item 4): 120 unread answer 100 and capped, a redelivered notification read since is not counted again, older notifications without their item are counted after a one-time pass', async () => {
+    const user = await apiUser();
+    const db = testDb();
+    const deps = { db, tableName: 'bulkonboard' };
+    const base = Date.now() - 60_000;
+    for (let i = 0; i < 120; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, (_, j) => recordNotification(deps, { userId: user.sub, kind: 'export-ready', title: `N${i + j}`, body: 'b', link: '/exports', source: `test:${i + j}`, at: new Date(base + i + j) })),
+      );
+    }
+    const many = await notifications(user, '?limit=5');
+    expect(many).toMatchObject({ unreadCount: 100, unreadCountCapped: true });
+    expect(many.notifications).toHaveLength(5);
+    expect(await user.json('/api/notifications/read', { method: 'POST', body: { all: true } })).toEqual({ marked: 120, unreadCount: 0 });
+    // The same event written again (a redelivered job end): nothing new, and it stays read.
+    expect(await recordNotification(deps, { userId: user.sub, kind: 'export-ready', title: 'N0', body: 'b', link: '/exports', source: 'test:0', at: new Date(base) })).toBeUndefined();
+    expect(await notifications(user, '?limit=1')).toMatchObject({ unreadCount: 0 });
+
+    // A user whose notifications were written before unread items existed (a plain unread item).
+    const older = await apiUser();
+    for (const n of [1, 2, 3]) {
+      const id = timeOrderedId();
+      await db.send(
+        new PutCommand({
+          TableName: 'bulkonboard',
+          Item: { ...keys.notification(older.sub, id), entityType: 'Notification', id, kind: 'export-ready', title: `Old ${n}`, body: 'b', link: '/exports', read: n === 3, createdAt: new Date().toISOString(), expiresAt: Math.floor(Date.now() / 1000) + 86_400 },
+        }),
+      );
+    }
+    expect(await notifications(older)).toMatchObject({ unreadCount: 2 });
+    expect((await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.unreadNotificationsIndexed(older.sub) }))).Item).toBeDefined();
+    expect(await older.json('/api/notifications/read', { method: 'POST', body: { all: true } })).toEqual({ marked: 2, unreadCount: 0 });
   });
 
   it("Export All Data notifies in the bell like a project export (issue 26: it never did), linking to the Export Center where it is downloaded", async () => {

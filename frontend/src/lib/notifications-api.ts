@@ -22,7 +22,7 @@ export function useNotifications() {
   });
 }
 
-const markReadAnswer = z.object({ marked: z.number(), unreadCount: z.number() });
+const markReadAnswer = z.object({ marked: z.number(), unreadCount: z.number(), unreadCountCapped: z.boolean().optional() });
 
 /** Marks some (or all) read; the list shows them read at once and is then read again. */
 export function useMarkNotificationsRead() {
@@ -35,7 +35,7 @@ export function useMarkNotificationsRead() {
         const ids = new Set(input.ids ?? []);
         const notifications = list.notifications.map((n) => (input.all || ids.has(n.id) ? { ...n, read: true } : n));
         const newlyRead = list.notifications.filter((n) => !n.read && (input.all || ids.has(n.id))).length;
-        return { ...list, notifications, unreadCount: input.all ? 0 : Math.max(0, list.unreadCount - newlyRead) };
+        return { ...list, notifications, unreadCount: input.all ? 0 : Math.max(0, list.unreadCount - newlyRead), unreadCountCapped: input.all ? false : list.unreadCountCapped };
       });
     },
     onSettled: () => queryClient.invalidateQueries({ queryKey: notificationsQueryKey }),

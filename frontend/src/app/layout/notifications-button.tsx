@@ -15,6 +15,8 @@ export function NotificationsButton() {
   const markRead = useMarkNotificationsRead();
   const navigate = useNavigate();
   const unreadCount = data?.unreadCount ?? 0;
+  // The API counts at most 100 unread notifications (one bounded read): beyond, '99+'.
+  const unreadLabel = data?.unreadCountCapped || unreadCount > 99 ? '99+' : String(unreadCount);
   const notifications = data?.notifications ?? [];
 
   const openNotification = (notification: Notification) => {
@@ -26,7 +28,7 @@ export function NotificationsButton() {
   return (
     <Popover.Root open={open} onOpenChange={(details) => setOpen(details.open)} positioning={{ placement: 'bottom-end' }}>
       <Popover.Trigger asChild>
-        <IconButton aria-label={unreadCount > 0 ? `Notifications (${unreadCount} unread)` : 'Notifications'} variant="ghost" size="sm" position="relative">
+        <IconButton aria-label={unreadCount > 0 ? `Notifications (${unreadLabel} unread)` : 'Notifications'} variant="ghost" size="sm" position="relative">
           <BellIcon />
           {unreadCount > 0 ? (
             <Box data-testid="unread-dot" position="absolute" top="1.5" right="1.5" w="2" h="2" borderRadius="full" bg="red.solid" />
