@@ -462,18 +462,24 @@ const readJob = async (deps: Pick<ChunkDeps, 'db' | 'tableName'>, message: BulkC
  */
 async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage, jobRead: Promise<Record<string, unknown> | undefined>): Promise<void> {
   if (!message.window) return;
-  const key = keys.bulkJobWaitingChunk(message.userId, message.jobId, message.chunk + message.window);
-  const { Item: waiting } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }));
+  const next = message.chunk + message.window;
+  let key: Record<string, string> = keys.bulkJobWaitingChunk(message.userId, message.jobId, next);
+  let { Item: waiting } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }));
+  if (!waiting) {
+    // A job started before waiting chunks were spread keeps them in the user's partition.
+    key = keys.legacyBulkJobWaitingChunk(message.userId, message.jobId, next);
+    ({ Item: waiting } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true })));
+  }
   if (!waiting) return; // the job has no such chunk, or it was released already
   const body = gunzipSync(waiting.body as Uint8Array).toString('utf8');
-  const next = bulkChunkMessageSchema.parse(JSON.parse(body));
+  const nextChunk = bulkChunkMessageSchema.parse(JSON.parse(body));
   const job = await jobRead;
   if (!job) return; // the job is gone (its user was deleted)
   if (job.status === 'failed') {
-    await recordChunk(deps, next, { done: 0, failedRows: next.rows }, String(job.reason ?? JOB_STOPPED));
+    await recordChunk(deps, nextChunk, { done: 0, failedRows: nextChunk.rows }, String(job.reason ?? JOB_STOPPED));
   } else {
-    if (!deps.bulkQueue) throw new Error(`Chunk ${next.chunk} of job ${next.jobId} is due on the bulk queue, but no queue was given`);
-    await deps.bulkQueue(body, next.userId);
+    if (!deps.bulkQueue) throw new Error(`Chunk ${nextChunk.chunk} of job ${nextChunk.jobId} is due on the bulk queue, but no queue was given`);
+    await deps.bulkQueue(body, nextChunk.userId);
   }
   await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: key }));
 }

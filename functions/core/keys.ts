@@ -19,6 +19,13 @@ const accountSearchPartition = (userId: string, term: string) => `${userPk(userI
  * evenly over USERNAME_PARTITIONS partitions (by first letter, 'j' alone would take ~13%).
  */
 export const USERNAME_PARTITIONS = 37;
+/**
+ * A large job's waiting chunks (~20 KB each, ~500 for a 250,000-row upload) are spread over this
+ * many partitions of their own: in the user's partition they were ~10 MB written into one
+ * partition key at once (DynamoDB takes ~1,000 WCU a second per partition), beside every other
+ * item of the user.
+ */
+export const WAITING_CHUNK_PARTITIONS = 8;
 const usernameBase = (username: string) => username.replace(/-\d+$/, '');
 const usernameShard = (username: string) => {
   let hash = 0x811c9dc5;
@@ -145,8 +152,11 @@ export const keys = {
 
   bulkJob: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}` }) as const,
   bulkJobChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
-  /** A chunk waiting for its turn on the bulk queue (functions/bulk/bulk-jobs.ts): its own prefix, so chunk queries never read it. */
-  bulkJobWaitingChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#WAITING#${rowKey(chunk)}` }) as const,
+  /** A chunk waiting for its turn on the bulk queue (functions/bulk/bulk-jobs.ts), in one of WAITING_CHUNK_PARTITIONS side partitions by its number. */
+  bulkJobWaitingChunk: (userId: string, jobId: string, chunk: number) =>
+    ({ PK: `${userPk(userId)}#BULKWAITING#${chunk % WAITING_CHUNK_PARTITIONS}`, SK: `BULKJOB#${jobId}#WAITING#${rowKey(chunk)}` }) as const,
+  /** Where a waiting chunk was kept before they were spread (a job under way during the release that spread them). */
+  legacyBulkJobWaitingChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `BULKJOB#${jobId}#WAITING#${rowKey(chunk)}` }) as const,
 
   /** A CSV uploaded to S3 for a bulk creation (functions/bulk/bulk-uploads.ts): options, progress, report. */
   bulkUpload: (userId: string, uploadId: string) => ({ PK: userPk(userId), SK: `BULKUPLOAD#${uploadId}` }) as const,
@@ -270,7 +280,13 @@ export const keys = {
   globalReference: (userId: string, target: { PK: string; SK: string }) => ({ PK: userPk(userId), SK: `GLOBALREF#${target.PK}#${target.SK}` }) as const,
   globalReferencesOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'GLOBALREF#' }) as const,
   /** Every partition of a user beside USER#<id> that is not per project (those follow from the project items). */
-  userSidePartitions: (userId: string) => [...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`), `${userPk(userId)}#NOTIFICATIONS`, `${userPk(userId)}#SECURITY`, `${userPk(userId)}#SESSIONS`],
+  userSidePartitions: (userId: string) => [
+    ...Array.from({ length: USERNAME_PARTITIONS }, (_, shard) => `${userPk(userId)}#USERNAMES#${shard}`),
+    `${userPk(userId)}#NOTIFICATIONS`,
+    `${userPk(userId)}#SECURITY`,
+    `${userPk(userId)}#SESSIONS`,
+    ...Array.from({ length: WAITING_CHUNK_PARTITIONS }, (_, shard) => `${userPk(userId)}#BULKWAITING#${shard}`),
+  ],
   /** Every partition of a project beside its first account partition: the other shards, the rejected rows, the accounts' state blocks and their history. */
   projectPartitions: (userId: string, projectId: string, shards = 1) => [
     ...Array.from({ length: Math.max(1, shards) }, (_, shard) => accountPartition(userId, projectId, shard)),

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob } from '../../shared/schemas/bulk';
 import { CHUNK_WINDOW, sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
@@ -11,7 +11,7 @@ import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
-import { keys } from '../../functions/core/keys';
+import { keys, WAITING_CHUNK_PARTITIONS } from '../../functions/core/keys';
 import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { until } from '../support/until';
@@ -36,19 +36,25 @@ async function countAccounts(userId: string, projectId: string): Promise<number>
   return count;
 }
 
-/** The job's chunks still waiting in DynamoDB for their turn on the queue. */
-async function waitingChunks(userId: string, jobId: string): Promise<number> {
-  const { Count = 0 } = await testDb().send(
-    new QueryCommand({
-      TableName: TABLE,
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': `${keys.bulkJob(userId, jobId).SK}#WAITING#` },
-      Select: 'COUNT',
-      ConsistentRead: true,
+/** The job's chunks still waiting in DynamoDB for their turn on the queue, per partition they are spread over (the old place last). */
+async function waitingByPartition(userId: string, jobId: string): Promise<number[]> {
+  const partitions = [...Array.from({ length: WAITING_CHUNK_PARTITIONS }, (_, i) => keys.bulkJobWaitingChunk(userId, jobId, i).PK), keys.user(userId).PK];
+  return Promise.all(
+    partitions.map(async (pk) => {
+      const { Count = 0 } = await testDb().send(
+        new QueryCommand({
+          TableName: TABLE,
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': pk, ':prefix': `${keys.bulkJob(userId, jobId).SK}#WAITING#` },
+          Select: 'COUNT',
+          ConsistentRead: true,
+        }),
+      );
+      return Count;
     }),
   );
-  return Count;
 }
+const waitingChunks = async (userId: string, jobId: string): Promise<number> => (await waitingByPartition(userId, jobId)).reduce((a, b) => a + b, 0);
 
 const userItem = async (userId: string) => (await testDb().send(new GetCommand({ TableName: TABLE, Key: keys.user(userId), ConsistentRead: true }))).Item ?? {};
 
@@ -149,6 +155,14 @@ describe('fair turns on the shared bulk queue', () => {
     const { job, bodies } = await parkedJob(user, 2600, 'Twice');
     expect(bodies.map((b) => b.chunk)).toEqual([0, 1, 2]);
     expect(await waitingChunks(user.sub, job.id)).toBe(3);
+    // Spread by chunk number over partitions of their own (chunks 3, 4, 5), none in the user's partition.
+    expect(await waitingByPartition(user.sub, job.id)).toEqual([0, 0, 0, 1, 1, 1, 0, 0, 0]);
+    // One of them as a job started before the spread kept it (the user's partition): still released.
+    const spread = keys.bulkJobWaitingChunk(user.sub, job.id, 5);
+    const { Item: fifth } = await testDb().send(new GetCommand({ TableName: TABLE, Key: spread, ConsistentRead: true }));
+    await testDb().send(new PutCommand({ TableName: TABLE, Item: { ...fifth, ...keys.legacyBulkJobWaitingChunk(user.sub, job.id, 5) } }));
+    await testDb().send(new DeleteCommand({ TableName: TABLE, Key: spread }));
+    expect(await waitingByPartition(user.sub, job.id)).toEqual([0, 0, 0, 1, 1, 0, 0, 0, 1]);
     // Every queued chunk twice at once (SQS may deliver a message more than once).
     await deliver(...bodies, ...bodies);
     const done = await until('the job to end', () => user.json<BulkJob>(`/api/bulk-jobs/${job.id}`), ended);

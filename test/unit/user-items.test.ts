@@ -47,6 +47,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   bulkJob: () => keys.bulkJob(u, p),
   bulkJobChunk: () => keys.bulkJobChunk(u, p, 1),
   bulkJobWaitingChunk: () => keys.bulkJobWaitingChunk(u, p, 4),
+  legacyBulkJobWaitingChunk: () => keys.legacyBulkJobWaitingChunk(u, p, 4),
   bulkUpload: () => keys.bulkUpload(u, p),
   provisioningJob: () => keys.provisioningJob(u, p),
   provisioningChunk: () => keys.provisioningChunk(u, p, 1),
