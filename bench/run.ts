@@ -30,6 +30,10 @@
  * 14. The Account Database's filtered pages (GET /api/accounts): p95 at 1,000 accounts against a large
  *     user (DIRECTORY_BENCH_ACCOUNTS, default 200,000, written into the table: said in the output),
  *     and the items a page reads (bench/directory.ts, part `directory`; port offset 22500).
+ * 15. Many customers at once (bench/tenants.ts, part `tenants`; port offset 47500): TENANTS (10)
+ *     customers x PEOPLE (2,000), each with its own SCIM directory, imported, provisioned and
+ *     e-mailed together; per customer the times, slowest over fastest, a small customer beside a
+ *     large one against alone, lost and duplicated accounts and e-mails (docs/capacity.md).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics,
@@ -45,6 +49,7 @@ import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { bulkBench } from './bulk';
+import { tenantsBench } from './tenants';
 import { exportsBench } from './exports';
 import { generationBench } from './generation';
 import { provisioningBench } from './provisioning';
@@ -198,7 +203,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {
