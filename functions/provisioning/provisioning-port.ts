@@ -94,13 +94,13 @@ export const goneFrom = (holder: string, thing: 'user' | 'entry' = 'user') => ({
 
 /**
  * A group on the platform that a project's accounts join (issue 28 item 5): its id there, the name
- * it was found or created by, and `kind` where a platform has more than one kind of group
- * (Salesforce: a permission set or a public group).
+ * it was found or created by, and `type` where a platform has more than one kind of group
+ * (Salesforce: a permission set or a public group; Okta: OKTA_GROUP or APP_GROUP).
  */
 export interface PlatformGroup {
   id: string;
   name: string;
-  kind?: string;
+  type?: string;
 }
 
 /**

@@ -18,7 +18,7 @@ interface OktaGroup {
 }
 
 const groupOf = (group: OktaGroup | undefined, name: string): PlatformGroup | undefined =>
-  group && typeof group.id === 'string' ? { id: group.id, name: typeof group.profile?.name === 'string' ? group.profile.name : name, ...(typeof group.type === 'string' ? { kind: group.type } : {}) } : undefined;
+  group && typeof group.id === 'string' ? { id: group.id, name: typeof group.profile?.name === 'string' ? group.profile.name : name, ...(typeof group.type === 'string' ? { type: group.type } : {}) } : undefined;
 
 /** Okta's 400 E0000001 for a name it holds already ("name: An object with this field already exists"). */
 const nameTaken = (answer: PlatformAnswer) => answer.status === 400 && (answer.json as { errorCode?: unknown } | undefined)?.errorCode === 'E0000001';

@@ -37,14 +37,14 @@ export function salesforceGroups(client: PlatformClient, base: string): GroupOpe
     );
     if (!Array.isArray(sets)) return sets;
     const set = sets.find((s) => typeof s.Id === 'string');
-    if (set) return { id: String(set.Id), name, kind: PERMISSION_SET };
+    if (set) return { id: String(set.Id), name, type: PERMISSION_SET };
     const groups = await query<{ Id?: string }>(`SELECT Id, Name, DeveloperName FROM Group WHERE Type = 'Regular' AND (Name = ${soqlString(name)} OR DeveloperName = ${soqlString(salesforceDeveloperName(name))}) LIMIT 2`);
     if (!Array.isArray(groups)) return groups;
     const group = groups.find((g) => typeof g.Id === 'string');
-    return group ? { id: String(group.Id), name, kind: PUBLIC_GROUP } : undefined;
+    return group ? { id: String(group.Id), name, type: PUBLIC_GROUP } : undefined;
   };
   const member = (group: PlatformGroup) =>
-    group.kind === PERMISSION_SET
+    group.type === PERMISSION_SET
       ? { object: 'PermissionSetAssignment', body: (userId: string) => ({ AssigneeId: userId, PermissionSetId: group.id }), where: (userId: string) => `AssigneeId = ${soqlString(userId)} AND PermissionSetId = ${soqlString(group.id)}`, what: `the permission set "${group.name}"` }
       : { object: 'GroupMember', body: (userId: string) => ({ GroupId: group.id, UserOrGroupId: userId }), where: (userId: string) => `UserOrGroupId = ${soqlString(userId)} AND GroupId = ${soqlString(group.id)}`, what: `the public group "${group.name}"` };
 
@@ -55,7 +55,7 @@ export function salesforceGroups(client: PlatformClient, base: string): GroupOpe
       if (isCallFailure(answer)) return answer;
       if (answer.status >= 200 && answer.status < 300) {
         const id = (answer.json as { id?: unknown } | undefined)?.id;
-        if (typeof id === 'string') return { id, name, kind: PUBLIC_GROUP };
+        if (typeof id === 'string') return { id, name, type: PUBLIC_GROUP };
       }
       if (errorCodes(answer).includes('DUPLICATE_DEVELOPER_NAME') || errorCodes(answer).includes('DUPLICATE_VALUE')) {
         const found = await find(name);

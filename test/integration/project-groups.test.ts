@@ -1,0 +1,134 @@
+import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
+import { chunkPlan } from '../../functions/provisioning/provisioning-jobs';
+import type { AccountActionJob } from '../../shared/schemas/account-actions';
+import type { Integration } from '../../shared/schemas/integrations';
+import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import type { ProvisioningJob } from '../../shared/schemas/provisioning';
+import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { until } from '../support/until';
+
+/**
+ * A project's platform groups (issue 28 item 5) through the API, the provisioning queue and its
+ * worker of the local stack, on the real local SCIM directory (scimmy's Groups): the project's
+ * Edit (Pro, validation in words, another user's 404), a missing group without permission failing
+ * the accounts in words, groups created when allowed and joined by every account, a redelivered
+ * run adding nobody twice, Delete taking the account out of the groups (Deactivate keeping them).
+ */
+const stack = inject('stack');
+const origin = () => new URL(stack.fakePlatformOrigin);
+const token = 'groups-test-scim-token';
+
+const accountsOf = async (user: ApiUser, projectId: string) => (await user.json<Page<AccountView>>(`/api/projects/${projectId}/accounts?limit=500`)).items;
+const runOf = (user: ApiUser, id: string) => until('the provisioning run', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${id}`), (r) => r.status === 'completed' || r.status === 'failed' || r.status === 'paused');
+const edit = (user: ApiUser, project: Project, changes: Record<string, unknown>) =>
+  user.call(`/api/projects/${project.id}`, { method: 'PUT', body: { name: project.name, accountType: project.accountType, ...changes } });
+
+describe('project groups on the local SCIM directory', () => {
+  let user: ApiUser;
+  let scim: ScimServer;
+  let integration: Integration;
+  let project: Project;
+
+  beforeAll(async () => {
+    scim = await startScimServer({ port: Number(origin().port), host: origin().hostname, token });
+    user = await apiUser();
+    project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Groups SCIM', csvData: people(3, 'Grp') } })).project;
+  });
+  afterAll(() => scim?.stop());
+
+  it('a free user cannot name groups (the upgrade message); clearing them is allowed', async () => {
+    const refused = await edit(user, project, { groups: ['Staff'] });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { message: string }).message).toMatch(/API Integrations/);
+    expect((await edit(user, project, { groups: [] })).status).toBe(200);
+  });
+
+  it('checks group names in words (400), never a 500', async () => {
+    await upgradeToPro(user);
+    const cases: [unknown, string][] = [
+      [Array.from({ length: 11 }, (_, i) => `G${i}`), 'A project can join at most 10 groups'],
+      [['Staff', 'staff'], 'Each group can be named only once'],
+      [['  '], 'A group name cannot be empty'],
+      [['x'.repeat(121)], 'A group name must be at most 120 characters'],
+      [['bad\u0007name'], 'A group name cannot contain control characters'],
+      ['Staff', 'Groups must be a list of group names'],
+      [[42], 'Group names must be text'],
+    ];
+    for (const [groups, message] of cases) {
+      const answer = await edit(user, project, { groups });
+      expect(answer.status, JSON.stringify(groups)).toBe(400);
+      expect(JSON.stringify(await answer.json())).toContain(message);
+    }
+    expect((await edit(user, project, { createGroups: 'yes' })).status).toBe(400);
+  });
+
+  it("another user's project answers 404", async () => {
+    const other = await apiUser();
+    await upgradeToPro(other);
+    expect((await edit(other, project, { groups: ['Staff'] })).status).toBe(404);
+    expect((await user.json<Project>(`/api/projects`)).length).toBeGreaterThan(0);
+  });
+
+  it('a missing group without permission fails each account in words, nothing created; allowed, the groups are created and joined once', async () => {
+    // 'Staff' exists on the directory; 'New Hires' does not.
+    const made = await fetch(`${scim.url}/Groups`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+      body: JSON.stringify({ schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Staff', members: [] }),
+    });
+    expect(made.status).toBe(201);
+    const saved = await edit(user, project, { groups: ['Staff', 'New Hires'] });
+    expect(saved.status).toBe(200);
+    expect(await saved.json()).toMatchObject({ groups: ['Staff', 'New Hires'] });
+    expect((await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)).toMatchObject({ groups: ['Staff', 'New Hires'] });
+
+    integration = await user.json<Integration>('/api/integrations', {
+      body: { name: 'SCIM for groups', platform: 'custom', baseUrl: scim.url, authMethod: 'bearer_token', authConfig: { token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+    });
+    const first = await user.json<ProvisioningJob>(`/api/projects/${project.id}/provision`, { body: { integrationId: integration.id, mode: 'provision' } });
+    expect(await runOf(user, first.id)).toMatchObject({ status: 'completed', synced: 0, failed: 3 });
+    for (const account of await accountsOf(user, project.id)) {
+      expect(account.externalStatus).toBe('failed');
+      expect(account.externalError).toContain(`The group "New Hires" does not exist on SCIM for groups, and this project does not create missing groups`);
+    }
+    expect(scim.users()).toHaveLength(0);
+    expect(scim.groups().map((g) => g.displayName)).toEqual(['Staff']);
+
+    const allowed = await edit(user, project, { groups: ['Staff', 'New Hires'], createGroups: true });
+    expect(await allowed.json()).toMatchObject({ groups: ['Staff', 'New Hires'], createGroups: true });
+    const retry = await user.json<ProvisioningJob>(`/api/projects/${project.id}/provision`, { body: { integrationId: integration.id, mode: 'retry' } });
+    expect(await runOf(user, retry.id)).toMatchObject({ status: 'completed', synced: 3, failed: 0 });
+    const ids = (await accountsOf(user, project.id)).map((a) => a.externalAccountId!).sort();
+    expect(ids).toHaveLength(3);
+    const groups = () => new Map(scim.groups().map((g) => [g.displayName, [...g.members].sort()]));
+    expect(groups()).toEqual(new Map([['Staff', ids], ['New Hires', ids]]));
+
+    // The run's chunks delivered again: nothing changes, nobody added twice, no group made twice.
+    const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const messages = chunkPlan(user.sub, retry.id, 1, 3);
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: stack.queueUrls.provisioning!, Entries: messages.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify(m) })) }));
+    const requests = scim.stats().requests;
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await user.json<ProvisioningJob>(`/api/provisioning-jobs/${retry.id}`)).toMatchObject({ status: 'completed', synced: 3, failed: 0 });
+    expect(scim.stats().requests).toBe(requests);
+    expect(groups()).toEqual(new Map([['Staff', ids], ['New Hires', ids]]));
+  });
+
+  it('Deactivate keeps the memberships; Delete takes the account out of the groups first', async () => {
+    const [kept, gone] = await accountsOf(user, project.id);
+    const act = async (body: Record<string, unknown>) => {
+      const { job } = await user.json<{ job: AccountActionJob }>(`/api/projects/${project.id}/account-actions`, { body });
+      return until('the action', () => user.json<AccountActionJob>(`/api/account-actions/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed');
+    };
+    expect(await act({ action: 'deactivate', accountIds: [kept!.id] })).toMatchObject({ status: 'completed', done: 1, failed: 0 });
+    expect(scim.groups().every((g) => g.members.includes(kept!.externalAccountId!))).toBe(true);
+    expect(await act({ action: 'delete', accountIds: [gone!.id] })).toMatchObject({ status: 'completed', done: 1, failed: 0 });
+    expect(scim.users().find((u) => u.id === gone!.externalAccountId)).toBeUndefined();
+    for (const group of scim.groups()) {
+      expect(group.members).not.toContain(gone!.externalAccountId);
+      expect(group.members).toContain(kept!.externalAccountId);
+    }
+  });
+});
