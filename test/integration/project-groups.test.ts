@@ -4,6 +4,7 @@ import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { chunkPlan } from '../../functions/provisioning/provisioning-jobs';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
 import type { Integration } from '../../shared/schemas/integrations';
+import type { ProjectDeletion } from '../../shared/schemas/project-deletion';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
@@ -130,5 +131,19 @@ describe('project groups on the local SCIM directory', () => {
       expect(group.members).not.toContain(gone!.externalAccountId);
       expect(group.members).toContain(kept!.externalAccountId);
     }
+  });
+
+  it("the project's deletion takes its accounts out of the groups before deleting them there", async () => {
+    const left = (await accountsOf(user, project.id)).map((a) => a.externalAccountId!);
+    expect(left).toHaveLength(2);
+    const started = await user.call(`/api/projects/${project.id}`, { method: 'DELETE' });
+    expect(started.status, await started.clone().text()).toBe(202);
+    const { id } = (await started.json()) as ProjectDeletion;
+    expect(await until('the deletion', () => user.json<ProjectDeletion>(`/api/project-deletions/${id}`), (d) => d.status === 'completed' || d.status === 'failed')).toMatchObject({ status: 'completed', kept: 0 });
+    expect(scim.users()).toHaveLength(0);
+    expect(scim.groups().map((g) => [g.displayName, g.members])).toEqual([
+      ['Staff', []],
+      ['New Hires', []],
+    ]);
   });
 });
