@@ -1,4 +1,5 @@
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { chunkPlan } from '../../functions/provisioning/provisioning-jobs';
@@ -8,6 +9,7 @@ import type { ProjectDeletion } from '../../shared/schemas/project-deletion';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { startSlapd, type Slapd } from '../support/slapd';
 import { until } from '../support/until';
 
 /**
@@ -15,7 +17,8 @@ import { until } from '../support/until';
  * worker of the local stack, on the real local SCIM directory (scimmy's Groups): the project's
  * Edit (Pro, validation in words, another user's 404), a missing group without permission failing
  * the accounts in words, groups created when allowed and joined by every account, a redelivered
- * run adding nobody twice, Delete taking the account out of the groups (Deactivate keeping them).
+ * run adding nobody twice, Delete taking the account out of the groups (Deactivate keeping them);
+ * and on slapd, a groupOfNames created and joined, then left on Delete.
  */
 const stack = inject('stack');
 const origin = () => new URL(stack.fakePlatformOrigin);
@@ -145,5 +148,52 @@ describe('project groups on the local SCIM directory', () => {
       ['Staff', []],
       ['New Hires', []],
     ]);
+  });
+});
+
+describe('project groups on an LDAP directory (slapd, groupOfNames)', () => {
+  let slapd: Slapd;
+  let admin: Client;
+  beforeAll(async () => {
+    slapd = await startSlapd({ port: Number(new URL(stack.fakeDirectoryOrigin).port) });
+    admin = new Client({ url: slapd.url });
+    await admin.bind(slapd.rootDn, slapd.rootPassword);
+  });
+  afterAll(async () => {
+    await admin?.unbind();
+    await slapd?.stop();
+  });
+  const membersOf = async (dn: string) => {
+    const { searchEntries } = await admin.search(dn, { scope: 'base', attributes: ['member'] });
+    const member = searchEntries[0]?.member;
+    return (Array.isArray(member) ? member : [member]).map(String).sort();
+  };
+
+  it('creates the group when allowed, adds each entry on provisioning and takes it out on Delete', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const baseDn = `ou=People,${slapd.suffix}`;
+    const integration = await user.json<Integration>('/api/integrations', {
+      body: {
+        name: 'Corp directory',
+        platform: 'active_directory',
+        baseUrl: slapd.url,
+        authMethod: 'basic_auth',
+        authConfig: { username: slapd.rootDn, password: slapd.rootPassword },
+        apiConfig: { provisioning: { ldap: { baseDn, directory: 'openldap' } } },
+      },
+    });
+    const { project } = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Directory groups', csvData: people(2, 'Ldapgrp') } });
+    expect((await edit(user, project, { groups: ['Engineers'], createGroups: true })).status).toBe(200);
+    const run = await user.json<ProvisioningJob>(`/api/projects/${project.id}/provision`, { body: { integrationId: integration.id, mode: 'provision' } });
+    expect(await runOf(user, run.id)).toMatchObject({ status: 'completed', synced: 2, failed: 0 });
+    const [one, two] = await accountsOf(user, project.id);
+    const group = `cn=Engineers,${baseDn}`;
+    expect(await membersOf(group)).toEqual([slapd.rootDn, one!.externalAccountId!, two!.externalAccountId!].sort());
+
+    const { job } = await user.json<{ job: AccountActionJob }>(`/api/projects/${project.id}/account-actions`, { body: { action: 'delete', accountIds: [one!.id] } });
+    expect(await until('the delete', () => user.json<AccountActionJob>(`/api/account-actions/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed')).toMatchObject({ status: 'completed', done: 1 });
+    expect(await membersOf(group)).toEqual([slapd.rootDn, two!.externalAccountId!].sort());
+    expect((await admin.search(baseDn, { scope: 'one', filter: `(uid=${one!.username})` })).searchEntries).toHaveLength(0);
   });
 });
