@@ -47,6 +47,8 @@ describe('project groups on the local SCIM directory', () => {
     expect(refused.status).toBe(403);
     expect(((await refused.json()) as { message: string }).message).toMatch(/API Integrations/);
     expect((await edit(user, project, { groups: [] })).status).toBe(200);
+    const created = await user.call('/api/bulk-create', { body: { projectName: 'Grouped at creation', csvData: people(1, 'Grpfree'), groups: ['Staff'] } });
+    expect(created.status).toBe(403);
   });
 
   it('checks group names in words (400), never a 500', async () => {
@@ -66,6 +68,12 @@ describe('project groups on the local SCIM directory', () => {
       expect(JSON.stringify(await answer.json())).toContain(message);
     }
     expect((await edit(user, project, { createGroups: 'yes' })).status).toBe(400);
+    // At creation too, with the same rules.
+    const refused = await user.call('/api/bulk-create', { body: { projectName: 'Grouped at creation', csvData: people(1, 'Grpnew'), groups: ['A', 'a'] } });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain('Each group can be named only once');
+    const { project: made } = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Grouped at creation', csvData: people(1, 'Grpnew'), groups: ['Sales'], createGroups: true } });
+    expect(made).toMatchObject({ groups: ['Sales'], createGroups: true });
   });
 
   it("another user's project answers 404", async () => {
