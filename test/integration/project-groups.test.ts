@@ -2,13 +2,16 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { chunkPlan } from '../../functions/provisioning/provisioning-jobs';
+import { GROUP_CLAIM_MS, resolveRunGroups } from '../../functions/provisioning/run-groups';
+import type { GroupOperations } from '../../functions/provisioning/provisioning-port';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { ProjectDeletion } from '../../shared/schemas/project-deletion';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
-import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { startSlapd, type Slapd } from '../support/slapd';
 import { until } from '../support/until';
 
@@ -203,5 +206,62 @@ describe('project groups on an LDAP directory (slapd, groupOfNames)', () => {
     expect(await until('the delete', () => user.json<AccountActionJob>(`/api/account-actions/${job.id}`), (j) => j.status === 'completed' || j.status === 'failed')).toMatchObject({ status: 'completed', done: 1 });
     expect(await membersOf(group)).toEqual([slapd.rootDn, two!.externalAccountId!].sort());
     expect((await admin.search(baseDn, { scope: 'one', filter: `(uid=${one!.username})` })).searchEntries).toHaveLength(0);
+  });
+});
+
+describe("a run's groups are resolved once, on DynamoDB Local", () => {
+  const db = testDb();
+  const deps = (at = Date.now()) => ({ db, tableName: 'bulkonboard', now: () => new Date(at) });
+  /** A platform whose groups are all missing: each create takes a moment, counted. */
+  const platform = () => {
+    const created: string[] = [];
+    const groups: GroupOperations = {
+      find: async () => undefined,
+      create: async (name) => {
+        created.push(name);
+        await new Promise((r) => setTimeout(r, 300));
+        return { id: `id-${name}`, name };
+      },
+      addMember: async () => ({ kind: 'done', detail: '' }),
+      removeMember: async () => ({ kind: 'done', detail: '' }),
+    };
+    return { created, groups };
+  };
+  const runItem = async (n: string, extra: Record<string, unknown> = {}) => {
+    const key = { PK: `USER#groups-test-${n}-${Date.now()}`, SK: 'PROVJOB#run' };
+    const job = { ...key, groups: ['Staff', 'Interns'], createGroups: true, ...extra };
+    await db.send(new PutCommand({ TableName: 'bulkonboard', Item: job }));
+    return { key, job };
+  };
+
+  it('two deliveries at once: one creates each group, the other waits and then reads what it recorded', async () => {
+    const { key, job } = await runItem('once');
+    const { created, groups } = platform();
+    const words = (claimant: string) => ({ platform: 'SCIM', claimant });
+    const [a, b] = await Promise.all([resolveRunGroups(deps(), key, job, groups, words('a')), resolveRunGroups(deps(), key, job, groups, words('b'))]);
+    expect(created).toEqual(['Staff', 'Interns']);
+    const targets = [
+      { name: 'Staff', group: { id: 'id-Staff', name: 'Staff' } },
+      { name: 'Interns', group: { id: 'id-Interns', name: 'Interns' } },
+    ];
+    expect([a, b]).toContainEqual({ targets });
+    expect([a, b]).toContainEqual({ later: 3000 });
+    // The waiting delivery, again (its copy of the run read before): the recorded groups, nothing created.
+    expect(await resolveRunGroups(deps(), key, job, groups, words('b'))).toEqual({ targets });
+    expect(created).toHaveLength(2);
+  });
+
+  it("a claim whose delivery died is taken over once it lapses; a missing group without the switch is recorded in words", async () => {
+    const { key, job } = await runItem('lapsed', { createGroups: false, groupClaim: 'dead', groupClaimUntil: Date.now() + GROUP_CLAIM_MS });
+    const { created, groups } = platform();
+    expect(await resolveRunGroups(deps(), key, job, groups, { platform: 'SCIM', claimant: 'c' })).toEqual({ later: 3000 });
+    const resolved = await resolveRunGroups(deps(Date.now() + GROUP_CLAIM_MS + 1000), key, job, groups, { platform: 'SCIM', claimant: 'c' });
+    expect(created).toEqual([]);
+    expect(resolved).toEqual({
+      targets: ['Staff', 'Interns'].map((name) => ({
+        name,
+        error: `The group "${name}" does not exist on SCIM, and this project does not create missing groups: create it there, or turn on 'Create groups that do not exist' in the project's Edit, then retry.`,
+      })),
+    });
   });
 });
