@@ -19,7 +19,8 @@ const themes = ['light', 'dark'] as const;
  * A project's platform groups in Chromium (issue 28 item 5): a free user meets the upgrade prompt;
  * a Pro user names two groups in the project's Edit (chips, 'Create groups that do not exist'),
  * the project page lists them, and once provisioned to the stack's Local SCIM directory every
- * account is a member of both there. The Edit dialog and the page axe-clean, light and dark,
+ * account is a member of both there; a new project from the Bulk Creator names its group beside
+ * its platform, and its accounts join it. The dialogs and the page axe-clean, light and dark,
  * 1280 and 390 px wide.
  */
 describe('project groups (Chromium)', () => {
@@ -120,5 +121,31 @@ describe('project groups (Chromium)', () => {
       await page.getByText('Synced').first().waitFor();
     };
     expect(await shot('page', showPage)).toEqual([]);
+  });
+
+  it('the Bulk Creator names the new project\'s group beside its platform; the accounts join it', async () => {
+    const mentors = `Mentors ${tag}`;
+    const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });
+    const platform = dialog.getByRole('group', { name: 'Create accounts on a platform' });
+    const fill = async () => {
+      await page.goto(`${app}/bulk-creator`);
+      await page.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
+      const csv = ['First Name,Last Name,Email', `Mia,Mentor${tag},mia${tag}@example.com`, `Max,Mentor${tag},max${tag}@example.com`].join('\r\n');
+      await page.getByLabel('Upload CSV').setInputFiles({ name: 'mentors.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await dialog.getByText('2 valid').waitFor();
+      await dialog.getByLabel('Project name').fill(`Mentors ${tag}`);
+      await platform.getByText('Also create these accounts on the platform of an integration').click();
+      const input = platform.getByRole('textbox', { name: 'Groups on the platform' });
+      await input.fill(mentors);
+      await input.press('Enter');
+      await platform.getByText('Create groups that do not exist', { exact: true }).click();
+      await platform.getByText(mentors, { exact: true }).scrollIntoViewIfNeeded();
+    };
+    expect(await shot('bulk-creator', fill)).toEqual([]);
+    await dialog.getByRole('button', { name: 'Generate Accounts' }).click();
+    await dialog.getByText('2 synced, 0 failed, 0 pending of 2').waitFor({ timeout: 60_000 });
+    const answer = await fetch(`${stack.scim.url}/Groups?filter=${encodeURIComponent(`displayName eq "${mentors}"`)}`, { headers: { authorization: `Bearer ${stack.scim.token}` } });
+    const [group] = ((await answer.json()) as { Resources: { members?: { value: string }[] }[] }).Resources;
+    expect(group?.members).toHaveLength(2);
   });
 });

@@ -12,7 +12,7 @@ import { useEffectivePlan, useSubscriptionStatus } from '../../../lib/subscripti
 import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
 import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
 import { plural } from '@shared/text/plural';
-import { ProjectGroupsFields } from './project-groups-fields';
+import { ProjectGroupsFields } from '../../../components/project-groups-fields';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -142,6 +142,7 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                             onCreateGroupsChange={create.onChange}
                             error={errors.groups?.message ?? (Array.isArray(errors.groups) ? errors.groups.find((e) => e?.message)?.message : undefined)}
                             pro={plan === undefined ? undefined : plan === 'pro'}
+                            idPrefix="project-edit"
                           />
                         )}
                       />

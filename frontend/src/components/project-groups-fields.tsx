@@ -3,11 +3,12 @@ import { CrownIcon } from 'lucide-react';
 import { useState } from 'react';
 import { proFeatures } from '@shared/plans';
 import { GROUP_NAME_MAX, PROJECT_GROUPS_MAX } from '@shared/schemas/project';
-import { SettingSwitch } from '../../../components/setting-switch';
-import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
+import { SettingSwitch } from './setting-switch';
+import { UpgradePromptDialog } from './upgrade-prompt-dialog';
 
 /**
- * A project's platform groups (issue 28 item 5) in its Edit: a chips input of group names (Enter
+ * A project's platform groups (issue 28 item 5) in its Edit and in the bulk creator (when the
+ * accounts are also created on a platform): a chips input of group names (Enter
  * or a comma adds one; each chip has its remove button) and 'Create groups that do not exist'.
  * Pro, as provisioning is: a free user sees what it does and the upgrade prompt instead of the
  * field (groups already named stay listed, and can be removed).
@@ -19,6 +20,7 @@ export function ProjectGroupsFields({
   onCreateGroupsChange,
   error,
   pro,
+  idPrefix,
 }: {
   groups: string[];
   createGroups: boolean;
@@ -27,9 +29,11 @@ export function ProjectGroupsFields({
   error?: string;
   /** Undefined while the plan loads. */
   pro: boolean | undefined;
+  /** Keeps the ids unique on the page ('project-edit', 'bulk-create'). */
+  idPrefix: string;
 }) {
   const [gate, setGate] = useState(false);
-  const helperId = 'project-groups-help';
+  const helperId = `${idPrefix}-groups-help`;
   if (pro === false && groups.length === 0) {
     return (
       <Stack gap="2" borderWidth="1px" borderRadius="md" p="3">
@@ -82,7 +86,7 @@ export function ProjectGroupsFields({
         </Button>
       ) : (
         <SettingSwitch
-          idPrefix="project-edit"
+          idPrefix={idPrefix}
           name="createGroups"
           label="Create groups that do not exist"
           description="A group the platform does not have is created there. Off: the accounts fail to sync with the reason, and nothing is created."
