@@ -2,7 +2,19 @@ import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { Client } from 'ldapts';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { CreateQueueCommand, DeleteQueueCommand } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
+import { timeOrderedId } from '../../functions/core/ids';
+import { keys } from '../../functions/core/keys';
+import { recordOf } from '../../functions/integrations/integration-record';
+import { adapterFactory, pacingOf } from '../../functions/provisioning/adapters';
+import { provisionChunk, type ProvisionDeps } from '../../functions/provisioning/provision-accounts';
+import { planRun, readJob, startProvisioning } from '../../functions/provisioning/provisioning-jobs';
+import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
+import { dynamoPlanReader } from '../../functions/usage/plan-store';
 import { chunkPlan } from '../../functions/provisioning/provisioning-jobs';
 import { GROUP_CLAIM_MS, resolveRunGroups } from '../../functions/provisioning/run-groups';
 import type { GroupOperations } from '../../functions/provisioning/provisioning-port';
@@ -263,5 +275,74 @@ describe("a run's groups are resolved once, on DynamoDB Local", () => {
         error: `The group "${name}" does not exist on SCIM, and this project does not create missing groups: create it there, or turn on 'Create groups that do not exist' in the project's Edit, then retry.`,
       })),
     });
+  });
+});
+
+describe("a group join that fails, through the run's worker (the stack's SCIM directory)", () => {
+  it('a passing failure (500) is retried and the account synced; a refusal fails it with the words, its platform id kept', async () => {
+    const db = testDb();
+    const TABLE = 'bulkonboard';
+    const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    // A queue no worker reads: the run's own messages stay there; the chunk is delivered here.
+    const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `groups-join-test-${Date.now()}` }))).QueueUrl!;
+    try {
+      const user = await apiUser();
+      await upgradeToPro(user);
+      const tag = String(Date.now());
+      const integration = await user.json<Integration>('/api/integrations', {
+        body: { name: `Join directory ${tag}`, platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: {} },
+      });
+      const { project } = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Joins ${tag}`, csvData: people(3, `Join${tag}`), groups: [`Joiners ${tag}`], createGroups: true } });
+      const queue = sqsProvisioningQueue(sqs, queueUrl);
+      const integrationOf = async (userId: string, id: string) => {
+        const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.integration(userId, id), ConsistentRead: true }));
+        return Item ? recordOf(Item) : undefined;
+      };
+      const run = await startProvisioning({ db, tableName: TABLE, queue, now: () => new Date(), newId: timeOrderedId, plan: dynamoPlanReader(db, TABLE), integration: integrationOf })(user.sub, project.id, { integrationId: integration.id, mode: 'provision' });
+      await planRun({ db, tableName: TABLE, queue, now: () => new Date() })(user.sub, run.id);
+      const job = (await readJob({ db, tableName: TABLE }, user.sub, run.id))!;
+      expect(job).toMatchObject({ groups: [`Joiners ${tag}`], createGroups: true });
+      const [message] = chunkPlan(user.sub, run.id, Number(job.shards), Number(job.maxRow));
+      const accounts = (await user.json<Page<AccountView>>(`/api/projects/${project.id}/accounts?limit=10`)).items;
+      const [flaky, refused] = [accounts[0]!.username, accounts[1]!.username];
+      const factory = adapterFactory({ allowedOrigins: [new URL(stack.scim.url).origin] });
+      const usernames = new Map<string, string>();
+      let flakyFailures = 0;
+      const adapterFor: ProvisionDeps['adapterFor'] = (record, credentials, policy) => {
+        const real = factory(record, credentials, policy);
+        return {
+          ...real,
+          create: async (list) => {
+            const outcomes = await real.create(list);
+            outcomes.forEach((o, i) => 'externalId' in o && usernames.set(o.externalId, list[i]!.username));
+            return outcomes;
+          },
+          groups: {
+            ...real.groups,
+            addMember: async (group, externalId) => {
+              const who = usernames.get(externalId);
+              if (who === flaky && flakyFailures++ === 0) return { kind: 'failed', retryable: true, message: 'HTTP 500: Internal error' };
+              if (who === refused) return { kind: 'failed', retryable: false, message: 'HTTP 403: This group is managed elsewhere' };
+              return real.groups.addMember(group, externalId);
+            },
+          },
+        };
+      };
+      const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8')));
+      const deps: ProvisionDeps = { db, tableName: TABLE, queue, now: () => new Date(), cipher: async () => cipher, integration: integrationOf, adapterFor, pacingOf, workers: 1, sleep: async () => undefined };
+      await provisionChunk(deps)(message!);
+
+      expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', total: 3, synced: 2, failed: 1 });
+      expect(flakyFailures).toBe(2);
+      const after = (await user.json<Page<AccountView>>(`/api/projects/${project.id}/accounts?limit=10`)).items;
+      const failed = after.find((a) => a.username === refused)!;
+      expect(failed).toMatchObject({ externalStatus: 'failed', externalError: `Created on Join directory ${tag}, but not added to the group "Joiners ${tag}": HTTP 403: This group is managed elsewhere` });
+      expect(failed.externalAccountId).toBeTruthy();
+      const answer = await fetch(`${stack.scim.url}/Groups?filter=${encodeURIComponent(`displayName eq "Joiners ${tag}"`)}`, { headers: { authorization: `Bearer ${stack.scim.token}` } });
+      const [group] = ((await answer.json()) as { Resources: { members?: { value: string }[] }[] }).Resources;
+      expect((group?.members ?? []).map((m) => m.value).sort()).toEqual(after.filter((a) => a.username !== refused).map((a) => a.externalAccountId).sort());
+    } finally {
+      await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
+    }
   });
 });
