@@ -121,6 +121,10 @@ describe('project groups (Chromium)', () => {
       await page.getByText('Synced').first().waitFor();
     };
     expect(await shot('page', showPage)).toEqual([]);
+    // The Edit names what the project's platform does with groups, before anything is changed.
+    const dialog = await openEdit();
+    await dialog.getByText(/^Local SCIM directory: The SCIM provider adds each account to the project's groups/).waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 
   it('the Bulk Creator names the new project\'s group beside its platform; the accounts join it', async () => {
@@ -139,6 +143,7 @@ describe('project groups (Chromium)', () => {
       await input.fill(mentors);
       await input.press('Enter');
       await platform.getByText('Create groups that do not exist', { exact: true }).click();
+      await platform.getByText(/^Local SCIM directory: The SCIM provider adds each account/).waitFor();
       await platform.getByText(mentors, { exact: true }).scrollIntoViewIfNeeded();
     };
     expect(await shot('bulk-creator', fill)).toEqual([]);

@@ -3,6 +3,7 @@ import { CrownIcon } from 'lucide-react';
 import { useState } from 'react';
 import { proFeatures } from '@shared/plans';
 import { GROUP_NAME_MAX, PROJECT_GROUPS_MAX } from '@shared/schemas/project';
+import type { OperationSupport } from '@shared/schemas/lifecycle';
 import { SettingSwitch } from './setting-switch';
 import { UpgradePromptDialog } from './upgrade-prompt-dialog';
 
@@ -21,6 +22,7 @@ export function ProjectGroupsFields({
   error,
   pro,
   idPrefix,
+  platform,
 }: {
   groups: string[];
   createGroups: boolean;
@@ -31,6 +33,8 @@ export function ProjectGroupsFields({
   pro: boolean | undefined;
   /** Keeps the ids unique on the page ('project-edit', 'bulk-create'). */
   idPrefix: string;
+  /** What the project's platform does with groups, or why it cannot (lifecycleSupport(integration).groups), when it is known. */
+  platform?: { name: string; support: OperationSupport };
 }) {
   const [gate, setGate] = useState(false);
   const helperId = `${idPrefix}-groups-help`;
@@ -80,6 +84,11 @@ export function ProjectGroupsFields({
           </Text>
         )}
       </Field.Root>
+      {platform ? (
+        <Text fontSize="sm" color={platform.support.supported ? 'fg.muted' : 'fg.error'}>
+          {platform.name}: {platform.support.supported ? platform.support.how : platform.support.reason}
+        </Text>
+      ) : null}
       {pro === false ? (
         <Button variant="outline" size="sm" alignSelf="flex-start" onClick={() => onGroupsChange([])}>
           Remove the groups

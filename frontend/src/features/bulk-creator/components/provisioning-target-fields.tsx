@@ -13,6 +13,7 @@ import { defaultTarget, provisioningTargets } from '../../../lib/provisioning-pr
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
 import { PlatformCheck } from './platform-check';
 import { ProjectGroupsFields } from '../../../components/project-groups-fields';
+import { lifecycleSupport } from '@shared/schemas/lifecycle';
 
 const LEGEND = 'Create accounts on a platform';
 
@@ -80,6 +81,7 @@ export function ProvisioningTargetFields({
   }
 
   const refused = choices.filter((choice) => choice.reason);
+  const targetIntegration = choices.find((choice) => choice.integration.id === target && !choice.reason)?.integration;
   const usable = choices.length - refused.length;
   return (
     <Fieldset.Root>
@@ -138,6 +140,7 @@ export function ProvisioningTargetFields({
                     error={errors.groups?.message ?? (Array.isArray(errors.groups) ? errors.groups.find((e) => e?.message)?.message : undefined)}
                     pro
                     idPrefix="bulk-create"
+                    {...(targetIntegration ? { platform: { name: targetIntegration.name, support: lifecycleSupport(targetIntegration).groups } } : {})}
                   />
                 )}
               />

@@ -13,6 +13,8 @@ import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dial
 import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
 import { plural } from '@shared/text/plural';
 import { ProjectGroupsFields } from '../../../components/project-groups-fields';
+import { useIntegrationsQuery } from '../../../lib/integrations-query';
+import { lifecycleSupport } from '@shared/schemas/lifecycle';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -82,6 +84,9 @@ type EditValues = z.output<typeof projectEditSchema>;
 function EditProjectDialog({ project, onClose }: { project: Project; onClose: () => void }) {
   const edit = useEditProject();
   const plan = useEffectivePlan();
+  // The project's platform says what it does with groups (or why it cannot) before the user names any.
+  const integrations = useIntegrationsQuery(plan === 'pro' && project.integrationId !== undefined);
+  const integration = integrations.data?.find((candidate) => candidate.id === project.integrationId);
   const {
     register,
     control,
@@ -143,6 +148,7 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                             error={errors.groups?.message ?? (Array.isArray(errors.groups) ? errors.groups.find((e) => e?.message)?.message : undefined)}
                             pro={plan === undefined ? undefined : plan === 'pro'}
                             idPrefix="project-edit"
+                            {...(integration ? { platform: { name: integration.name, support: lifecycleSupport(integration).groups } } : {})}
                           />
                         )}
                       />
