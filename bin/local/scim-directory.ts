@@ -18,9 +18,18 @@ export interface StoredUser {
   passwordHash?: string;
 }
 
+/** A SCIM Group (RFC 7643 4.2): its displayName (unique here, without regard to case) and members (`value`: a user's id). */
+export interface StoredGroup {
+  id: string;
+  attributes: Record<string, unknown> & { displayName: string; members?: { value: string; display?: string; type?: string }[] };
+  created: string;
+  lastModified: string;
+}
+
 interface StoreFile {
   version: 1;
   users: StoredUser[];
+  groups?: StoredGroup[];
 }
 
 /** Why the directory refused a change; the server maps these to SCIM errors. */
@@ -72,6 +81,11 @@ export class ScimDirectory {
   private readonly users = new Map<string, StoredUser>();
   private readonly byUserNameIndex = new Map<string, string>();
   private readonly byEmailIndex = new Map<string, Set<string>>();
+  /**
+   * Groups by id. A user's removal leaves its memberships as they are (RFC 7644 lets a provider
+   * keep them; some do): a client that wants them gone removes them, as BulkOnboard does.
+   */
+  private readonly groupsById = new Map<string, StoredGroup>();
   private readonly clock: () => Date;
   private readonly writeDelayMs: number;
   private timer: NodeJS.Timeout | undefined;
@@ -110,6 +124,34 @@ export class ScimDirectory {
 
   all(): StoredUser[] {
     return [...this.users.values()];
+  }
+
+  groups(): StoredGroup[] {
+    return [...this.groupsById.values()];
+  }
+
+  group(id: string): StoredGroup | undefined {
+    return this.groupsById.get(id);
+  }
+
+  /** Creates (no id) or replaces a group; a displayName another group holds is a conflict (409 uniqueness). */
+  saveGroup(id: string | undefined, attributes: StoredGroup['attributes']): StoredGroup {
+    const existing = id === undefined ? undefined : this.groupsById.get(id);
+    if (id !== undefined && !existing) throw new DirectoryNotFound(`Resource ${id} not found`);
+    const holder = [...this.groupsById.values()].find((g) => lower(g.attributes.displayName) === lower(attributes.displayName) && g.id !== id);
+    if (holder) throw new DirectoryConflict(`displayName '${attributes.displayName}' is already taken by another group`);
+    // RFC 7644 3.5.2.1: adding a value the attribute holds already changes nothing (scimmy's PATCH appends it again).
+    if (Array.isArray(attributes.members)) attributes.members = [...new Map(attributes.members.map((m) => [m.value, m])).values()];
+    const now = this.clock().toISOString();
+    const group: StoredGroup = { id: existing?.id ?? randomUUID(), attributes, created: existing?.created ?? now, lastModified: now };
+    this.groupsById.set(group.id, group);
+    this.changed();
+    return group;
+  }
+
+  removeGroup(id: string): void {
+    if (!this.groupsById.delete(id)) throw new DirectoryNotFound(`Resource ${id} not found`);
+    this.changed();
   }
 
   create(attributes: StoredUser['attributes'], password: string | undefined): StoredUser {
@@ -158,6 +200,7 @@ export class ScimDirectory {
     this.users.clear();
     this.byUserNameIndex.clear();
     this.byEmailIndex.clear();
+    this.groupsById.clear();
     this.created = 0;
     this.changed();
   }
@@ -221,6 +264,7 @@ export class ScimDirectory {
       return;
     }
     for (const user of parsed.users) this.index(user);
+    for (const group of parsed.groups ?? []) this.groupsById.set(group.id, group);
   }
 
   /** Batches a burst of changes into one write, some milliseconds later. */
@@ -244,7 +288,7 @@ export class ScimDirectory {
       if (!this.dirty) return;
       this.dirty = false;
       const began = performance.now();
-      const content: StoreFile = { version: 1, users: this.all() };
+      const content: StoreFile = { version: 1, users: this.all(), groups: this.groups() };
       const temporary = `${file}.${process.pid}.tmp`;
       try {
         await writeFile(temporary, JSON.stringify(content), { mode: 0o600 });

@@ -7,7 +7,7 @@ import SCIMMY from 'scimmy';
 import SCIMMYRouters from 'scimmy-routers';
 import { tenantOfLocalScimToken } from '../../functions/integrations/local-scim-tenant';
 import { planBulk } from './scim-bulk-plan';
-import { DirectoryConflict, DirectoryNotFound, passwordMatches, ScimDirectory, type StoredUser } from './scim-directory';
+import { DirectoryConflict, DirectoryNotFound, passwordMatches, ScimDirectory, type StoredGroup, type StoredUser } from './scim-directory';
 
 /**
  * The local SCIM directory: a real SCIM 2.0 service provider (RFC 7643/7644) on loopback, built
@@ -59,6 +59,8 @@ export interface ScimServer {
   stop(): Promise<void>;
   stats(): { requests: number; created: number; faults429: number; faults500: number; users: number };
   users(): ScimUserSummary[];
+  /** The operator directory's groups: displayName and the member ids. */
+  groups(): { id: string; displayName: string; members: string[] }[];
   /** Whether this password is the user's now (tests: the directory keeps only a salted hash). */
   passwordMatches(userName: string, password: string): boolean;
   /** Forgets every user and zeroes the stats and the fault sequence. */
@@ -120,6 +122,54 @@ function findUsers(directory: ScimDirectory, filter: SCIMMY.Types.Filter | undef
   return [...new Map(indexed.map((u) => [u.id, u])).values()].map(toScim);
 }
 
+function groupToScim(group: StoredGroup) {
+  return { ...group.attributes, id: group.id, meta: { resourceType: 'Group', created: group.created, lastModified: group.lastModified } };
+}
+
+/**
+ * Groups (RFC 7643 4.2) in the request's store: scimmy reads (egress), applies a PATCH's add and
+ * remove of members to what it read, and hands the result back (ingress) to be saved.
+ */
+function declareGroups() {
+  SCIMMY.Resources.Group.basepath(SCIM_BASE_PATH);
+  SCIMMY.Resources.declare(
+    SCIMMY.Resources.Group.ingress((resource, instance, ctx) => {
+      const { id: _id, meta: _meta, schemas: _schemas, ...attributes } = JSON.parse(JSON.stringify(instance)) as Record<string, unknown>;
+      try {
+        return groupToScim(directoryOf(ctx).saveGroup(resource.id ?? undefined, attributes as StoredGroup['attributes'])) as never;
+      } catch (error) {
+        if (error instanceof DirectoryConflict) throw new SCIMMY.Types.Error(409, 'uniqueness', error.message);
+        if (error instanceof DirectoryNotFound) throw new SCIMMY.Types.Error(404, null as unknown as string, error.message);
+        throw error;
+      }
+    })
+      .egress((resource, ctx) => {
+        const directory = directoryOf(ctx);
+        if (resource.id) {
+          const group = directory.group(resource.id);
+          if (!group) throw new SCIMMY.Types.Error(404, null as unknown as string, `Resource ${resource.id} not found`);
+          return groupToScim(group) as never;
+        }
+        const groups = directory.groups().map(groupToScim);
+        // displayName is not case-exact (RFC 7643 8.7.1): `displayName eq "x"` ignores case, as for userName.
+        const [expression, more] = (resource.filter ?? []) as unknown as Record<string, unknown>[];
+        const wanted = expression?.displayName;
+        if (!more && expression && Object.keys(expression).length === 1 && Array.isArray(wanted) && wanted[0] === 'eq' && typeof wanted[1] === 'string') {
+          return groups.filter((g) => g.displayName.toLowerCase() === (wanted[1] as string).toLowerCase()) as never;
+        }
+        return (resource.filter ? resource.filter.match(groups) : groups) as never;
+      })
+      .degress((resource, ctx) => {
+        try {
+          directoryOf(ctx).removeGroup(resource.id!);
+        } catch (error) {
+          if (error instanceof DirectoryNotFound) throw new SCIMMY.Types.Error(404, null as unknown as string, error.message);
+          throw error;
+        }
+      }),
+  );
+}
+
 /** scimmy's resource handlers are process-wide; each request brings its own store in the context. */
 let usersDeclared = false;
 function declareUsers() {
@@ -130,6 +180,7 @@ function declareUsers() {
   for (const resource of [SCIMMY.Resources.User, SCIMMY.Resources.Schema, SCIMMY.Resources.ResourceType, SCIMMY.Resources.ServiceProviderConfig]) {
     resource.basepath(SCIM_BASE_PATH);
   }
+  declareGroups();
   SCIMMY.Resources.declare(
     SCIMMY.Resources.User.extend(SCIMMY.Schemas.EnterpriseUser, false)
       .ingress((resource, instance, ctx) => {
@@ -453,6 +504,8 @@ export async function startScimServer(options: ScimServerOptions): Promise<ScimS
           emails: emails.flatMap((e) => (typeof e.value === 'string' ? [e.value] : [])),
         };
       }),
+    groups: () =>
+      directory.groups().map((group) => ({ id: group.id, displayName: group.attributes.displayName, members: (group.attributes.members ?? []).map((m) => m.value) })),
     passwordMatches: (userName, password) => {
       const hash = directory.byUserName(userName)?.passwordHash;
       return hash !== undefined && passwordMatches(hash, password);

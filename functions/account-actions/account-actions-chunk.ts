@@ -21,6 +21,7 @@ import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
 import { accountActionJobs } from './account-actions';
+import { groupLeaver, leavesGroupsOnDelete } from './leave-groups';
 
 /**
  * One chunk of an account action (account-actions.ts). Each selected account of the chunk this
@@ -96,7 +97,7 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
       (a) => applyHere(deps, job, message, outcomes, a, integration?.platform),
     );
     if (onPlatform.length) {
-      const later = await actOnPlatform(deps, job, message, outcomes, onPlatform, integration);
+      const later = await actOnPlatform(deps, job, message, outcomes, onPlatform, integration, Array.isArray(project.groups) ? project.groups.map(String) : []);
       if (later !== undefined) {
         await outcomes.written();
         return { later };
@@ -111,7 +112,15 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
 }
 
 /** The accounts on the platform: there first, then here. Returns the delay after which a later delivery takes the rest, if any. */
-async function actOnPlatform(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, onPlatform: Account[], integration: Awaited<ReturnType<ActionChunkDeps['integration']>>): Promise<number | undefined> {
+async function actOnPlatform(
+  deps: ActionChunkDeps,
+  job: JobItem,
+  message: ActionChunkMessage,
+  outcomes: ActionOutcomes,
+  onPlatform: Account[],
+  integration: Awaited<ReturnType<ActionChunkDeps['integration']>>,
+  groups: readonly string[],
+): Promise<number | undefined> {
   const action = job.action as AccountAction;
   const platformName = String(job.integrationName ?? integration?.name ?? 'the platform');
   const failAll = (words: string): undefined => void onPlatform.forEach((a) => outcomes.failed(a, words));
@@ -123,6 +132,8 @@ async function actOnPlatform(deps: ActionChunkDeps, job: JobItem, message: Actio
     );
   }
   const adapter = deps.adapterFor(integration, credentials);
+  // Delete takes the account out of the project's groups first where the platform keeps them (leave-groups.ts).
+  const leaveGroups = action === 'delete' && groups.length && leavesGroupsOnDelete(integration) ? groupLeaver(adapter.groups, groups, platformName) : undefined;
   let refused: string | undefined;
   // Each answer's write here runs beside the next calls (not in the call's slot): the platform's pace sets the job's.
   const writes: Promise<void>[] = [];
@@ -142,7 +153,7 @@ async function actOnPlatform(deps: ActionChunkDeps, job: JobItem, message: Actio
       }
       const externalId = String(account.externalAccountId);
       const outcome =
-        action === 'delete' ? await adapter.remove(externalId) : action === 'update' ? await adapter.update(externalId, changesOf(account)) : await adapter.setActive(externalId, action === 'reactivate');
+        action === 'delete' ? ((await leaveGroups?.(externalId)) ?? (await adapter.remove(externalId))) : action === 'update' ? await adapter.update(externalId, changesOf(account)) : await adapter.setActive(externalId, action === 'reactivate');
       if (outcome.kind === 'conflict') outcomes.failed(account, `Sync Failed: ${outcome.message}`);
       else if (outcome.kind === 'done') record(applyHere(deps, job, message, outcomes, account, integration.platform, outcome.detail, 'externalId' in outcome ? outcome.externalId : undefined));
       else if (outcome.kind === 'gone') outcomes.failed(account, `Sync Failed: ${outcome.detail}`);

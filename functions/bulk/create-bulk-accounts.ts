@@ -128,7 +128,8 @@ export const createBulkAccounts =
     if (valid.length === 0) throw new ValidationError('None of the rows can be created.', failedRowsOf(rejected));
 
     const [usage, timeZone] = await Promise.all([deps.store.usage(userId), deps.timeZone(userId)]);
-    if (input.createExternalAccounts || input.apiIntegrationId) assertApiIntegrations(usage.plan);
+    // Platform groups are Pro, as provisioning is.
+    if (input.createExternalAccounts || input.apiIntegrationId || input.groups?.length) assertApiIntegrations(usage.plan);
     if (input.sendCredentials) assertCredentialEmails(usage.plan);
     if (input.createExternalAccounts && !input.apiIntegrationId) {
       throw new ValidationError('Choose the integration to create the accounts on.', [{ path: 'apiIntegrationId', message: 'Choose the integration to create the accounts on.' }]);
@@ -164,6 +165,7 @@ export const createBulkAccounts =
         ...(input.platformUrl ? { platformUrl: input.platformUrl } : {}),
         accountType: input.accountType,
         ...(input.expirationDate ? { expirationDate: input.expirationDate } : {}),
+        ...(input.groups?.length ? { groups: input.groups, ...(input.createGroups ? { createGroups: true } : {}) } : {}),
         status: 'active',
         accountCount: 0,
         failedCount: rejected.length,

@@ -12,13 +12,14 @@ import { projectView } from './project-item';
 import { dynamoProjectStore } from './project-store';
 import { plural } from '../../shared/text/plural';
 import { projectDeletionRoutes } from './project-deletion-routes';
+import { dynamoPlanReader } from '../usage/plan-store';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
 const projects = dynamoProjectStore(db, tableName);
 const exportCsv = exportProjectCsv({ projects, cipher: appCipher });
 const events = { db, tableName };
-const changes = { db, tableName, now: () => new Date() };
+const changes = { db, tableName, now: () => new Date(), plan: dynamoPlanReader(db, tableName) };
 const edit = editProject(changes);
 const setStatus = setProjectStatus(changes);
 
@@ -30,7 +31,7 @@ const pageLimit = (value: string | undefined): number => {
 };
 
 const accounts = (n: number) => plural(n, 'account');
-const fieldLabels: Record<string, string> = { name: 'name', description: 'description', platformUrl: 'platform URL', accountType: 'account type', expirationDate: 'expiration date' };
+const fieldLabels: Record<string, string> = { name: 'name', description: 'description', platformUrl: 'platform URL', accountType: 'account type', expirationDate: 'expiration date', groups: 'groups', createGroups: 'creating missing groups' };
 
 export const handler = httpHandler({
   ...projectDeletionRoutes(),

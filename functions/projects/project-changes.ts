@@ -9,11 +9,17 @@ import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { projectView } from './project-item';
+import type { PlanId } from '../../shared/plans';
+import { assertApiIntegrations } from '../usage/plan-usage';
+
+const sameGroups = (a: unknown, b: readonly string[] | undefined) => JSON.stringify(Array.isArray(a) ? a : []) === JSON.stringify(b ?? []);
 
 export interface ProjectChangeDeps {
   db: DynamoDBDocumentClient;
   tableName: string;
   now: () => Date;
+  /** The user's plan: naming platform groups is Pro (as provisioning is). */
+  plan?: (userId: string) => Promise<PlanId>;
 }
 
 type ProjectEdit = z.output<typeof projectEditSchema>;
@@ -116,7 +122,20 @@ export const editProject =
       if (value) set[field] = value;
       else remove.push(field);
     }
-    const changed = (['name', 'description', 'platformUrl', 'accountType', 'expirationDate'] as const).filter((field) => (read[field] ?? '') !== (edit[field] ?? ''));
+    const changed: string[] = (['name', 'description', 'platformUrl', 'accountType', 'expirationDate'] as const).filter((field) => (read[field] ?? '') !== (edit[field] ?? ''));
+    // Groups (absent from the request: unchanged). Naming or changing them is Pro, as provisioning is; removing them is not.
+    if (edit.groups !== undefined && !sameGroups(read.groups, edit.groups)) {
+      if (edit.groups.length && deps.plan) assertApiIntegrations(await deps.plan(userId));
+      if (edit.groups.length) set.groups = edit.groups;
+      else remove.push('groups');
+      changed.push('groups');
+    }
+    if (edit.createGroups !== undefined && edit.createGroups !== (read.createGroups === true)) {
+      if (edit.createGroups && deps.plan) assertApiIntegrations(await deps.plan(userId));
+      if (edit.createGroups) set.createGroups = true;
+      else remove.push('createGroups');
+      changed.push('createGroups');
+    }
     if (changed.includes('expirationDate')) {
       // A new date is a new expiry: the project enters the expiry index under it (or leaves it when
       // the date is removed) and is no longer 'Expired' (docs/lifecycle.md, "Expiry").

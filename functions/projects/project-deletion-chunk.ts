@@ -18,6 +18,7 @@ import { globalKeysNamedBy } from '../account-deletion/global-reference';
 import { mapBounded } from '../provisioning/pacing';
 import type { DeleteChunkMessage } from '../provisioning/provisioning-message';
 import { PROJECT_STEP, projectDeletions } from './project-deletion';
+import { groupLeaver, leavesGroupsOnDelete } from '../account-actions/leave-groups';
 
 /**
  * One chunk of a project's deletion (project-deletion.ts). An account chunk: each account not yet
@@ -84,10 +85,14 @@ async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: Dele
       await keepAll(deps, job, onPlatform, notRemovedFrom(platformName, words));
     } else {
       const adapter = deps.adapterFor(integration, credentials);
+      // Out of the project's groups first where the platform keeps the memberships of a deleted user (as an account's Delete).
+      const groups = Array.isArray(project.groups) ? project.groups.map(String) : [];
+      const leaveGroups = groups.length && leavesGroupsOnDelete(integration) ? groupLeaver(adapter.groups, groups, platformName) : undefined;
       try {
         later = await pacedCalls(deps, deps.pacingOf(integration), onPlatform, async (account): Promise<PacedAnswer> => {
           if (refusedCredentials) return {};
-          const outcome = await adapter.remove(String(account.externalAccountId));
+          const externalId = String(account.externalAccountId);
+          const outcome = (await leaveGroups?.(externalId)) ?? (await adapter.remove(externalId));
           if (outcome.kind === 'done') removedThere.push(account);
           else if (outcome.authRefused) refusedCredentials = true;
           else {

@@ -58,6 +58,8 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.platformUrl === 'string') project.platformUrl = item.platformUrl;
   if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
   if (typeof item.expiredAt === 'string') project.expiredAt = item.expiredAt;
+  if (Array.isArray(item.groups) && item.groups.length) project.groups = item.groups.map(String);
+  if (item.createGroups === true) project.createGroups = true;
   if (typeof item.integrationId === 'string') project.integrationId = item.integrationId;
   if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
   if (typeof item.mailSendId === 'string') project.mailSendId = item.mailSendId;

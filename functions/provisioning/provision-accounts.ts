@@ -18,6 +18,7 @@ import { failJob, jobKey, pauseJob, provisioningRuns, type ProvisioningJobDeps }
 import type { ChunkMessage } from './provisioning-message';
 import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
 import { backoffMs, mapBounded, realSleep, TokenBucket } from './pacing';
+import { joinGroups, resolveRunGroups, runGroupNames, type GroupTarget } from './run-groups';
 import { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 
 /** Consecutive 401/403 answers after which a run pauses instead of failing every account. */
@@ -135,6 +136,28 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
     const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, Math.max(1, Math.floor(pacing.concurrency / share)), clock, sleep);
     const requirePasswordChange = mode !== 'undo' && job.requirePasswordChange === true;
     const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange });
+    const platformName = String(job.integrationName ?? integration.name);
+
+    // The project's groups (fixed on the run): resolved once per run; a group the run cannot use fails the accounts, none created.
+    let groupTargets: GroupTarget[] = [];
+    if (mode !== 'undo' && runGroupNames(job).length) {
+      const resolved = await resolveRunGroups(deps, jobKey(userId, jobId), job, adapter.groups, { platform: platformName, claimant: `${message.shard}.${message.fromRow}.${randomInt(1e9)}` });
+      if (!('targets' in resolved)) adapter.close();
+      if ('later' in resolved) return { later: resolved.later };
+      if ('paused' in resolved) {
+        await pauseJob(deps, userId, jobId, PAUSED_CREDENTIALS);
+        return 'stopped';
+      }
+      groupTargets = resolved.targets;
+      const unusable = groupTargets.flatMap((t) => (t.error ? [t.error] : []));
+      if (unusable.length) {
+        adapter.close();
+        recordOutcomes(deps, job, states, accounts.map((account) => ({ account, outcome: { kind: 'failed', retryable: false, message: `Not created: ${unusable.join(' ')}` } })));
+        return { done: await chunkTally(deps, job, message, states) };
+      }
+    }
+    const joinAll = async (outcomes: ProvisioningOutcome[]): Promise<ProvisioningOutcome[]> =>
+      groupTargets.length ? Promise.all(outcomes.map((outcome) => joinGroups(adapter.groups, groupTargets, outcome, () => bucket.take(), platformName))) : outcomes;
 
     const finals: Final[] = [];
     const createAll = (accounts: Record<string, unknown>[]) => createOn(adapter, cipher, accounts, finals);
@@ -181,7 +204,10 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
             stop = { kind: 'later', delayMs: 0 };
             return;
           }
-          const { called, outcomes } = mode === 'undo' ? await undoAll(waiting) : await createAll(waiting);
+          const made = mode === 'undo' ? await undoAll(waiting) : await createAll(waiting);
+          const called = made.called;
+          // Each account created or linked joins the run's groups before its outcome counts.
+          const outcomes = mode === 'undo' ? made.outcomes : await joinAll(made.outcomes);
           waiting = called;
           if (!called.length) return;
           const again: Record<string, unknown>[] = [];
@@ -357,7 +383,8 @@ export function recordOutcomes(deps: Pick<ProvisionDeps, 'now'>, job: Record<str
     const ok = outcome.kind === 'created' || outcome.kind === 'linked';
     // A failed undo leaves the account on the platform: still Synced, with the reason.
     const to = ok ? doneStatusOf[mode] : mode === 'undo' ? 'success' : 'failed';
-    const externalId = ok && mode !== 'undo' ? (outcome as { externalId: string }).externalId : before.externalAccountId;
+    // A failed group join keeps the account's id on the platform (it was created there).
+    const externalId = ok && mode !== 'undo' ? (outcome as { externalId: string }).externalId : ((outcome as { externalId?: string }).externalId ?? before.externalAccountId);
     states.set(row, {
       externalStatus: to,
       ...(typeof externalId === 'string' ? { externalAccountId: externalId } : {}),

@@ -76,7 +76,9 @@ export const provisioningRuns: AccountJobKind<ProvisioningMessage, ChunkMessage>
   chunks: (job) => chunkPlan(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
   async plan(deps, job, project) {
     const total = sourceCount(job.mode as ProvisioningMode, syncCounts(project, Number(project.accountCount ?? 0)));
-    return { total, fields: await jobs.planLayout(deps, job, project, total) };
+    // The project's groups as they are now: every chunk of the run joins the same ones (run-groups.ts).
+    const groups = job.mode !== 'undo' && Array.isArray(project.groups) && project.groups.length ? { groups: project.groups, createGroups: project.createGroups === true } : {};
+    return { total, fields: { ...(await jobs.planLayout(deps, job, project, total)), ...groups } };
   },
   waitingFailure: 'The accounts were not created in time, so nothing was provisioned. Start it again from the project.',
   ended: (deps, job, status, at, reason) => notifyRunEnded(deps, job, status, at, reason),

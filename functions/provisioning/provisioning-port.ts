@@ -92,6 +92,34 @@ export const goneFrom = (holder: string, thing: 'user' | 'entry' = 'user') => ({
   remove: { kind: 'done', action: 'deleted', alreadyGone: true, detail: `${holder} no longer had this ${thing}: nothing left to delete.` } satisfies RemoveOutcome,
 });
 
+/**
+ * A group on the platform that a project's accounts join (issue 28 item 5): its id there, the name
+ * it was found or created by, and `type` where a platform has more than one kind of group
+ * (Salesforce: a permission set or a public group; Okta: OKTA_GROUP or APP_GROUP).
+ */
+export interface PlatformGroup {
+  id: string;
+  name: string;
+  type?: string;
+}
+
+/**
+ * Adding or removing a member: done, with what the platform did in words (a member already in the
+ * group, or already out of it, is done too: redelivery adds nobody twice); gone when the group or
+ * the account is not there any more.
+ */
+export type MembershipOutcome = { kind: 'done'; detail: string } | { kind: 'gone'; detail: string } | Failure;
+
+/** The port's group operations (every adapter has them; capabilities().lifecycle.groups says how, or why not). */
+export interface GroupOperations {
+  /** The group with exactly this name (case-insensitive where the platform is), if the platform has one. */
+  find(name: string): Promise<PlatformGroup | undefined | Failure>;
+  /** Creates the group; one made meanwhile by another call under the same name is found and returned instead. */
+  create(name: string): Promise<PlatformGroup | Failure>;
+  addMember(group: PlatformGroup, externalId: string): Promise<MembershipOutcome>;
+  removeMember(group: PlatformGroup, externalId: string): Promise<MembershipOutcome>;
+}
+
 export interface ProvisioningCapabilities {
   /** Accounts one request may create (1: no batch endpoint). */
   batchSize: number;
@@ -150,6 +178,8 @@ export interface ProvisioningAdapter {
   setActive(externalId: string, active: boolean): Promise<SetActiveOutcome>;
   /** Deletes the account where the platform allows it; deactivates it where the platform keeps its users. */
   remove(externalId: string): Promise<RemoveOutcome>;
+  /** The groups a project's accounts join: find, create, add and remove a member. */
+  groups: GroupOperations;
   /** Frees sockets kept for this invocation. */
   close(): void;
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { credentialOptionsSchema } from './mail-send';
+import { createGroupsSchema, projectGroupsSchema } from './project-groups';
 
 /** Spec 3 and 9: account types, password rules, bulk-create request and response. */
 export const accountTypes = ['Standard User', 'Admin User', 'Training Account', 'Demo Account'] as const;
@@ -116,6 +117,9 @@ export const bulkCreateRequestSchema = z.object({
    * there too (Pro). A completed project answers 409, another user's 404.
    */
   projectId: z.string().trim().min(1, 'Project not found').max(100, 'Project not found').optional(),
+  /** The new project's platform groups and whether missing ones are created (Pro; as in the project's Edit). Not used when adding people (projectId): the project's own stay. */
+  groups: projectGroupsSchema.optional(),
+  createGroups: createGroupsSchema.optional(),
 });
 export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
 

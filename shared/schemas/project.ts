@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { bulkCreateRequestSchema, type AccountType } from './bulk';
+import { createGroupsSchema, projectGroupsSchema } from './project-groups';
 import type { EmailStatus } from './email-status';
 import type { ProjectEmailCounts } from './mail-send';
 
@@ -25,6 +26,9 @@ export interface Project {
   syncFailedCount: number;
   syncRemovedCount: number;
   syncPendingCount: number;
+  /** Groups on the platform its accounts join when provisioned (Pro), and whether missing ones are created there. */
+  groups?: string[];
+  createGroups?: boolean;
   /** The integration its accounts are provisioned to, and its latest provisioning run. */
   integrationId?: string;
   provisioningJobId?: string;
@@ -138,12 +142,16 @@ export interface SubscriptionStatus {
  * PUT /api/projects/{id}: a project's own fields, with the very rules and messages of the bulk
  * creator's (shared/schemas/bulk.ts). An empty description, platform URL or expiration date clears it.
  */
+export { GROUP_NAME_MAX, PROJECT_GROUPS_MAX, projectGroupsSchema, createGroupsSchema } from './project-groups';
+
 export const projectEditSchema = z.object({
   name: bulkCreateRequestSchema.shape.projectName,
   description: bulkCreateRequestSchema.shape.description,
   platformUrl: bulkCreateRequestSchema.shape.platformUrl,
   accountType: bulkCreateRequestSchema.shape.accountType,
   expirationDate: bulkCreateRequestSchema.shape.expirationDate,
+  groups: projectGroupsSchema.optional(),
+  createGroups: createGroupsSchema.optional(),
 });
 export type ProjectEditRequest = z.input<typeof projectEditSchema>;
 

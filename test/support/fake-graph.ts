@@ -13,8 +13,14 @@ import type { AddressInfo } from 'node:net';
  * Retry-After; the Microsoft identity platform's token endpoint grants client credentials only
  * with a scope (AADSTS90014 otherwise). GET /users/{id} answers the user ($select honoured);
  * PATCH /users/{id} (Update user) answers 204, a userPrincipalName another user holds 400
- * ObjectConflict; DELETE /users/{id} 204; an unknown id 404 Request_ResourceNotFound. The API is
- * under /v1.0.
+ * ObjectConflict; DELETE /users/{id} 204; an unknown id 404 Request_ResourceNotFound. Groups
+ * (Create group, List groups, Add member, Remove member): POST /groups needs displayName,
+ * mailEnabled, mailNickname and securityEnabled (400 otherwise) and answers 201; GET
+ * /groups?$filter=displayName eq '...' answers { value } (display names are not unique in Entra
+ * ID); POST /groups/{id}/members/$ref with an @odata.id naming a directory object answers 204, a
+ * member already there 400 "One or more added object references already exist for the following
+ * modified properties: 'members'."; DELETE /groups/{id}/members/{userId}/$ref 204, 404 when not a
+ * member. The API is under /v1.0.
  */
 export interface GraphReceived {
   method: string;
@@ -41,6 +47,8 @@ export interface FakeGraph {
   domain: string;
   oauth: { clientId: string; clientSecret: string; tokenUrl: string; accessToken: string };
   users: Map<string, GraphUserRecord>;
+  /** Groups by id: display name and member ids. */
+  groups: Map<string, { id: string; displayName: string; mailNickname: string; securityEnabled: boolean; members: Set<string> }>;
   received: GraphReceived[];
   tokenRequests: URLSearchParams[];
   /** UPNs (lower case) whose next creation inside a $batch is throttled: 429, Retry-After retryAfterSeconds. */
@@ -76,6 +84,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
   const clientSecret = 'graph-client-secret';
   let nextId = 1;
   const users = new Map<string, GraphUserRecord>();
+  const groups: FakeGraph['groups'] = new Map();
   // Emptied in place by reset(): tests hold these.
   const received: GraphReceived[] = [];
   const tokenRequests: URLSearchParams[] = [];
@@ -141,6 +150,37 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
         return { status: 204 };
       }
     }
+    if (method === 'POST' && url.pathname === '/groups') {
+      const group = body as Record<string, unknown>;
+      for (const field of ['displayName', 'mailEnabled', 'mailNickname', 'securityEnabled']) {
+        if (group?.[field] === undefined) return graphError(400, 'Request_BadRequest', `Invalid value specified for property '${field}' of resource 'Group'.`);
+      }
+      if (/[\s@()\\[\]";:<>,]/.test(String(group.mailNickname))) return graphError(400, 'Request_BadRequest', "Invalid value specified for property 'mailNickname' of resource 'Group'.");
+      const id = `11111111-0000-0000-0000-${String(nextId++).padStart(12, '0')}`;
+      groups.set(id, { id, displayName: String(group.displayName), mailNickname: String(group.mailNickname), securityEnabled: group.securityEnabled === true, members: new Set() });
+      return { status: 201, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#groups/$entity', id, displayName: group.displayName, mailEnabled: group.mailEnabled, mailNickname: group.mailNickname, securityEnabled: group.securityEnabled } };
+    }
+    if (method === 'GET' && url.pathname === '/groups') {
+      const match = /^displayName eq '((?:[^']|'')*)'$/.exec(url.searchParams.get('$filter') ?? '');
+      if (!match) return graphError(400, 'Request_UnsupportedQuery', 'Unsupported Query.');
+      const name = match[1]!.replace(/''/g, "'").toLowerCase();
+      return { status: 200, body: { value: [...groups.values()].filter((g) => g.displayName.toLowerCase() === name).map((g) => ({ id: g.id, displayName: g.displayName })) } };
+    }
+    const add = /^\/groups\/([^/]+)\/members\/\$ref$/.exec(url.pathname);
+    const remove = /^\/groups\/([^/]+)\/members\/([^/]+)\/\$ref$/.exec(url.pathname);
+    const group = groups.get(decodeURIComponent((add ?? remove)?.[1] ?? ''));
+    if ((add || remove) && !group) return graphError(404, 'Request_ResourceNotFound', `Resource '${(add ?? remove)![1]}' does not exist or one of its queried reference-property objects are not present.`);
+    if (method === 'POST' && add && group) {
+      const member = /\/directoryObjects\/([^/]+)$/.exec(String((body as { '@odata.id'?: unknown } | undefined)?.['@odata.id'] ?? ''))?.[1];
+      if (!member || !users.has(decodeURIComponent(member))) return graphError(404, 'Request_ResourceNotFound', `Resource '${member}' does not exist or one of its queried reference-property objects are not present.`);
+      if (group.members.has(decodeURIComponent(member))) return graphError(400, 'Request_BadRequest', "One or more added object references already exist for the following modified properties: 'members'.");
+      group.members.add(decodeURIComponent(member));
+      return { status: 204 };
+    }
+    if (method === 'DELETE' && remove && group) {
+      if (!group.members.delete(decodeURIComponent(remove[2]!))) return graphError(404, 'Request_ResourceNotFound', `Resource '${remove[2]}' does not exist or one of its queried reference-property objects are not present.`);
+      return { status: 204 };
+    }
     return graphError(400, 'BadRequest', `Resource not found for the segment '${url.pathname}'.`);
   }
 
@@ -205,6 +245,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
     domain,
     oauth: { clientId: 'graph-app-id', clientSecret, tokenUrl: `${origin}/${tenant}/oauth2/v2.0/token`, accessToken },
     users,
+    groups,
     received,
     tokenRequests,
     throttleInBatch,
@@ -217,6 +258,7 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
     },
     reset() {
       users.clear();
+      groups.clear();
       received.length = 0;
       tokenRequests.length = 0;
       throttleInBatch.clear();

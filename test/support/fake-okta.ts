@@ -15,7 +15,12 @@ import type { AddressInfo } from 'node:net';
  * refused in another status with 403 E0000038; POST /api/v1/users/{id} a partial update of the
  * profile (a login held by another user: 400 E0000001, as at creation) or the password; 401 E0000011 for a wrong token; 429 E0000047 with
  * X-Rate-Limit-Limit/-Remaining/-Reset (epoch seconds); the org authorization server's token
- * endpoint (/oauth2/v1/token) for client credentials.
+ * endpoint (/oauth2/v1/token) for client credentials. Groups API: GET
+ * /api/v1/groups?search=profile.name eq "..." answers an array; POST /api/v1/groups with
+ * profile.name creates an OKTA_GROUP (a name held: 400 E0000001 "name: An object with this field
+ * already exists"); PUT /api/v1/groups/{groupId}/users/{userId} and DELETE on it answer 204 (an
+ * unknown group or user 404 E0000007); an APP_GROUP's membership is refused (400 E0000060:
+ * "Unsupported operation.", as Okta answers for a group it does not manage).
  */
 export interface OktaReceived {
   method: string;
@@ -35,6 +40,8 @@ export interface FakeOkta {
   token: string;
   oauth: { clientId: string; clientSecret: string; tokenUrl: string; accessToken: string };
   users: Map<string, OktaUserRecord>;
+  /** Groups by id: name, type and member ids. */
+  groups: Map<string, { id: string; type: 'OKTA_GROUP' | 'APP_GROUP'; profile: { name: string; description?: string }; members: Set<string> }>;
   /** Each user's current password (a test double: Okta itself never shows one). */
   passwords: Map<string, string>;
   received: OktaReceived[];
@@ -69,6 +76,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
   let nextId = 1;
   const passwords = new Map<string, string>();
   const users = new Map<string, OktaUserRecord>();
+  const groups: FakeOkta['groups'] = new Map();
   // Emptied in place by reset(): tests hold these arrays.
   const state = { received: [] as OktaReceived[], tokenRequests: [] as URLSearchParams[] };
   const limits = { rateLimited: 0, resetInSeconds: 30, clockSkewSeconds: 0 };
@@ -99,6 +107,33 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
       const user = (id: string) => users.get(decodeURIComponent(id));
       const notFound = (id: string) => send(res, 404, oktaError('E0000007', `Not found: Resource not found: ${id} (User)`));
 
+      if (req.method === 'GET' && url.pathname === '/api/v1/groups') {
+        const match = /^profile\.name eq "(.*)"$/.exec(url.searchParams.get('search') ?? '');
+        if (!match) return send(res, 400, oktaError('E0000031', 'Invalid search criteria.'));
+        const name = (JSON.parse(`"${match[1]}"`) as string).toLowerCase();
+        return send(res, 200, [...groups.values()].filter((g) => g.profile.name.toLowerCase() === name).map(({ members: _members, ...group }) => group));
+      }
+      if (req.method === 'POST' && url.pathname === '/api/v1/groups') {
+        const profile = (body as { profile?: { name?: unknown; description?: unknown } } | undefined)?.profile;
+        if (typeof profile?.name !== 'string' || !profile.name) return send(res, 400, oktaError('E0000001', 'Api validation failed: name', ['name: The field cannot be left blank']));
+        const name = profile.name;
+        if ([...groups.values()].some((g) => g.profile.name.toLowerCase() === name.toLowerCase())) {
+          return send(res, 400, oktaError('E0000001', 'Api validation failed: name', ['name: An object with this field already exists in the current organization']));
+        }
+        const id = `00g${String(nextId++).padStart(17, '0')}`;
+        groups.set(id, { id, type: 'OKTA_GROUP', profile: { name, ...(typeof profile.description === 'string' ? { description: profile.description } : {}) }, members: new Set() });
+        return send(res, 200, { id, type: 'OKTA_GROUP', profile: groups.get(id)!.profile, _links: {} });
+      }
+      const member = /^\/api\/v1\/groups\/([^/]+)\/users\/([^/]+)$/.exec(url.pathname);
+      if (member && (req.method === 'PUT' || req.method === 'DELETE')) {
+        const group = groups.get(decodeURIComponent(member[1]!));
+        if (!group) return send(res, 404, oktaError('E0000007', `Not found: Resource not found: ${member[1]} (UserGroup)`));
+        if (!user(member[2]!)) return notFound(member[2]!);
+        if (group.type !== 'OKTA_GROUP') return send(res, 400, oktaError('E0000060', 'Unsupported operation.'));
+        if (req.method === 'PUT') group.members.add(decodeURIComponent(member[2]!));
+        else group.members.delete(decodeURIComponent(member[2]!));
+        return send(res, 204);
+      }
       if (req.method === 'POST' && url.pathname === '/api/v1/users') {
         if (limits.rateLimited > 0) {
           limits.rateLimited--;
@@ -216,6 +251,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
     token,
     oauth: { clientId: 'okta-service-app', clientSecret, tokenUrl: `${origin}/oauth2/v1/token`, accessToken },
     users,
+    groups,
     passwords,
     received: state.received,
     tokenRequests: state.tokenRequests,
@@ -228,6 +264,7 @@ export async function startFakeOkta(options: { host?: string; port?: number; tok
     },
     reset() {
       users.clear();
+      groups.clear();
       state.received.length = 0;
       state.tokenRequests.length = 0;
       limits.rateLimited = 0;

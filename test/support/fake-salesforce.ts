@@ -7,8 +7,13 @@ import type { AddressInfo } from 'node:net';
  * /composite/sobjects: one SaveResult per record, in order, errors as [{statusCode, message,
  * fields}]), SOQL query on User by Username, the User Password resource (204), sObject Rows GET
  * (?fields=) and PATCH (204; a Username held here or in another org 400 DUPLICATE_USERNAME; a new
- * Email waits for its owner's confirmation, as Salesforce does, in `pendingEmail`). Errors outside a
- * collection are [{message, errorCode}]. Every request is recorded.
+ * Email waits for its owner's confirmation, as Salesforce does, in `pendingEmail`). Permission
+ * sets and public groups: SOQL on PermissionSet (Name or Label), Group (Type 'Regular', Name or
+ * DeveloperName), PermissionSetAssignment and GroupMember; POST /sobjects/Group (201 {id,
+ * success}; a DeveloperName held: 400 DUPLICATE_DEVELOPER_NAME), POST
+ * /sobjects/PermissionSetAssignment and /sobjects/GroupMember (201; the same pair again: 400
+ * DUPLICATE_VALUE), DELETE /sobjects/<object>/{id} (204). Errors outside a collection are
+ * [{message, errorCode}]. Every request is recorded.
  */
 export const SALESFORCE_TEST_VERSION = '/services/data/v62.0';
 
@@ -41,6 +46,13 @@ export interface FakeSalesforceState {
   tokens: number;
   secret: string;
   nextId: number;
+  /** Permission sets (seeded by tests: set up in Salesforce, never created here). */
+  permissionSets: Map<string, { Id: string; Name: string; Label: string }>;
+  /** Public groups (Type 'Regular'). */
+  groups: Map<string, { Id: string; Name: string; DeveloperName: string; Type: string }>;
+  /** Rows of PermissionSetAssignment and GroupMember, by Id. */
+  assignments: Map<string, { Id: string; AssigneeId: string; PermissionSetId: string }>;
+  members: Map<string, { Id: string; GroupId: string; UserOrGroupId: string }>;
 }
 
 export interface FakeSalesforce {
@@ -58,7 +70,7 @@ const json = (res: http.ServerResponse, status: number, body?: unknown, headers:
 export async function startFakeSalesforce(options: { port?: number; host?: string; secret?: string } = {}): Promise<FakeSalesforce> {
   const VERSION = SALESFORCE_TEST_VERSION;
   const secret = options.secret ?? 'right-secret';
-  const state: FakeSalesforceState = { received: [], users: new Map(), elsewhere: new Set(), queued: [], tokens: 0, secret, nextId: 1 };
+  const state: FakeSalesforceState = { received: [], users: new Map(), elsewhere: new Set(), queued: [], tokens: 0, secret, nextId: 1, permissionSets: new Map(), groups: new Map(), assignments: new Map(), members: new Map() };
   let origin = '';
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -106,6 +118,56 @@ export async function startFakeSalesforce(options: { port?: number; host?: strin
             return { id, success: true, errors: [] };
           }),
         );
+      }
+      const soql = url.searchParams.get('q') ?? '';
+      const from = /FROM (\w+)/.exec(soql)?.[1];
+      if (req.method === 'GET' && url.pathname === `${VERSION}/query` && from && from !== 'User') {
+        // Each `Field = 'value'` of the WHERE clause (values unescaped); SOQL's = on text ignores case.
+        const where = new Map<string, string[]>();
+        for (const [, field, value] of soql.matchAll(/(\w+) = '((?:[^'\\]|\\.)*)'/g)) where.set(field!, [...(where.get(field!) ?? []), value!.replace(/\\(.)/g, '$1').toLowerCase()]);
+        const is = (field: string, value: string) => (where.get(field) ?? []).includes(value.toLowerCase());
+        const rows: Record<string, unknown>[] =
+          from === 'PermissionSet'
+            ? [...state.permissionSets.values()].filter((p) => is('Name', p.Name) || is('Label', p.Label))
+            : from === 'Group'
+              ? [...state.groups.values()].filter((g) => g.Type === 'Regular' && (is('Name', g.Name) || is('DeveloperName', g.DeveloperName)))
+              : from === 'PermissionSetAssignment'
+                ? [...state.assignments.values()].filter((a) => is('AssigneeId', a.AssigneeId) && is('PermissionSetId', a.PermissionSetId))
+                : from === 'GroupMember'
+                  ? [...state.members.values()].filter((m) => is('UserOrGroupId', m.UserOrGroupId) && is('GroupId', m.GroupId))
+                  : [];
+        return json(res, 200, { totalSize: rows.length, done: true, records: rows.map((r) => ({ attributes: { type: from }, ...r })) });
+      }
+      const create = new RegExp(`^${VERSION}/sobjects/(Group|PermissionSetAssignment|GroupMember)$`).exec(url.pathname);
+      if (req.method === 'POST' && create) {
+        const fields = body as Record<string, string>;
+        const id = `0${create[1] === 'Group' ? '0G' : create[1] === 'GroupMember' ? '11' : 'Pa'}${String(state.nextId++).padStart(15, '0')}`;
+        const duplicate = () => json(res, 400, [{ message: 'duplicate value found: <unknown> duplicates value on record with id: <unknown>', errorCode: 'DUPLICATE_VALUE', fields: [] }]);
+        if (create[1] === 'Group') {
+          if ([...state.groups.values()].some((g) => g.DeveloperName.toLowerCase() === String(fields.DeveloperName).toLowerCase())) {
+            return json(res, 400, [{ message: 'The Group Name you specified is already in use.', errorCode: 'DUPLICATE_DEVELOPER_NAME', fields: ['DeveloperName'] }]);
+          }
+          state.groups.set(id, { Id: id, Name: String(fields.Name), DeveloperName: String(fields.DeveloperName), Type: String(fields.Type) });
+        } else if (create[1] === 'PermissionSetAssignment') {
+          if (![...state.users.values()].some((u) => u.Id === fields.AssigneeId) || !state.permissionSets.has(String(fields.PermissionSetId))) {
+            return json(res, 400, [{ message: 'invalid cross reference id', errorCode: 'INVALID_CROSS_REFERENCE_KEY', fields: [] }]);
+          }
+          if ([...state.assignments.values()].some((a) => a.AssigneeId === fields.AssigneeId && a.PermissionSetId === fields.PermissionSetId)) return duplicate();
+          state.assignments.set(id, { Id: id, AssigneeId: String(fields.AssigneeId), PermissionSetId: String(fields.PermissionSetId) });
+        } else {
+          if (![...state.users.values()].some((u) => u.Id === fields.UserOrGroupId) || !state.groups.has(String(fields.GroupId))) {
+            return json(res, 400, [{ message: 'invalid cross reference id', errorCode: 'INVALID_CROSS_REFERENCE_KEY', fields: [] }]);
+          }
+          if ([...state.members.values()].some((m) => m.UserOrGroupId === fields.UserOrGroupId && m.GroupId === fields.GroupId)) return duplicate();
+          state.members.set(id, { Id: id, GroupId: String(fields.GroupId), UserOrGroupId: String(fields.UserOrGroupId) });
+        }
+        return json(res, 201, { id, success: true, errors: [] });
+      }
+      const row = new RegExp(`^${VERSION}/sobjects/(PermissionSetAssignment|GroupMember)/([^/]+)$`).exec(url.pathname);
+      if (req.method === 'DELETE' && row) {
+        const table = row[1] === 'GroupMember' ? state.members : state.assignments;
+        if (!table.delete(row[2]!)) return json(res, 404, [{ message: 'The requested resource does not exist', errorCode: 'NOT_FOUND' }]);
+        return json(res, 204);
       }
       if (req.method === 'GET' && url.pathname === `${VERSION}/query`) {
         const [, field, quoted] = /WHERE (Username|Email) = '((?:[^'\\]|\\.)*)'/.exec(url.searchParams.get('q') ?? '') ?? [];
@@ -163,6 +225,10 @@ export async function startFakeSalesforce(options: { port?: number; host?: strin
       state.users.clear();
       state.elsewhere.clear();
       state.queued = [];
+      state.permissionSets.clear();
+      state.groups.clear();
+      state.assignments.clear();
+      state.members.clear();
       state.secret = secret;
     },
     stop: () =>

@@ -102,6 +102,16 @@ describe('the upload form with a provisioning target', () => {
     expect(request).not.toHaveProperty('apiIntegrationId');
     expect(request).not.toHaveProperty('createExternalAccounts');
   });
+
+  it("sends the project's groups only with a target, checked with the server's words", () => {
+    const grouped = { ...base, createExternalAccounts: true, apiIntegrationId: 'int-1', groups: ['Staff', 'Interns'], createGroups: true };
+    expect(toBulkCreateRequest(uploadFormSchema.parse(grouped), rows)).toMatchObject({ groups: ['Staff', 'Interns'], createGroups: true });
+    expect(toBulkCreateRequest(uploadFormSchema.parse({ ...grouped, createExternalAccounts: false }), rows)).not.toHaveProperty('groups');
+    expect(toBulkCreateRequest(uploadFormSchema.parse({ ...grouped, createGroups: false }), rows)).not.toHaveProperty('createGroups');
+    expect(toBulkCreateRequest(uploadFormSchema.parse({ ...grouped, groups: [] }), rows)).not.toHaveProperty('groups');
+    const twice = uploadFormSchema.safeParse({ ...grouped, groups: ['Staff', 'STAFF'] });
+    expect(twice.error?.issues[0]).toMatchObject({ path: ['groups'], message: 'Each group can be named only once' });
+  });
 });
 
 describe("a run's badge while it waits on the shared queue", () => {

@@ -57,7 +57,7 @@ const refusingAdapter = (client: PlatformClient | undefined, reason: string): Pr
   return {
     capabilities: async () => {
       const no = { supported: false, reason } as const;
-      return { batchSize: 1, undo: 'deactivate', mustChangePassword: no, lifecycle: { update: no, userName: no, setActive: no, remove: no } };
+      return { batchSize: 1, undo: 'deactivate', mustChangePassword: no, lifecycle: { update: no, userName: no, setActive: no, remove: no, groups: no } };
     },
     find: async () => refusal,
     create: async (people) => people.map(() => refusal),
@@ -67,6 +67,7 @@ const refusingAdapter = (client: PlatformClient | undefined, reason: string): Pr
     update: async () => refusal,
     setActive: async () => refusal,
     remove: async () => refusal,
+    groups: { find: async () => refusal, create: async () => refusal, addMember: async () => refusal, removeMember: async () => refusal },
     close: () => client?.close(),
   };
 };

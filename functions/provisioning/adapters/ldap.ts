@@ -21,6 +21,7 @@ import type {
   UpdateOutcome,
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
+import { ldapGroups } from './ldap-groups';
 
 /** What a lifecycle call says of an account the directory no longer has. */
 const gone = goneFrom('The directory', 'entry');
@@ -423,6 +424,8 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         return ldapFailure(error, options.timeoutMs);
       }
     },
+
+    groups: ldapGroups(connected, { baseDn: settings.baseDn, activeDirectory: ad, bindDn: target.credentials.username ?? '', timeoutMs: options.timeoutMs }),
 
     close() {
       const open = session;

@@ -14,6 +14,7 @@ import type {
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, lifecycleAnswer, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { microsoftGraphGroups } from './microsoft-graph-groups';
 
 /** What a lifecycle call says of an account Microsoft Entra ID no longer has. */
 const gone = goneFrom('Microsoft Entra ID');
@@ -262,6 +263,8 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
       const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
       return lifecycleAnswer<RemoveOutcome>(answer, { gone: gone.remove, done: { kind: 'done', action: 'deleted', detail: 'Deleted in Microsoft Entra ID (restorable there for 30 days).' } });
     },
+
+    groups: microsoftGraphGroups(client),
 
     close: () => client.close(),
   };

@@ -16,6 +16,7 @@ import type {
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, lifecycleAnswer, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { oktaGroups } from './okta-groups';
 
 /** What a lifecycle call says of an account Okta no longer has. */
 const goneFromOkta = goneFrom('Okta');
@@ -323,6 +324,8 @@ export function oktaAdapter(client: PlatformClient, settings: OktaSettings = {},
     setActive: (externalId, active) => (active ? reactivate(externalId) : deactivate(externalId)),
 
     remove: (externalId) => deactivateThenDelete(externalId, true),
+
+    groups: oktaGroups(client),
 
     close: () => client.close(),
   };

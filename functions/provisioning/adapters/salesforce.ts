@@ -3,6 +3,7 @@ import { SALESFORCE_LIFECYCLE } from '../../../shared/schemas/lifecycle';
 import type { ExternalAccount, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson, RemoveOutcome, SetActiveOutcome, SetPasswordOutcome, UndoOutcome, UpdateOutcome } from '../provisioning-port';
 import { mapBounded } from '../pacing';
 import { failureOf, isCallFailure, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
+import { salesforceGroups } from './salesforce-groups';
 
 /**
  * Salesforce (REST API, a connected app's client credentials on the instance URL): Users are
@@ -281,6 +282,8 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
       if (outcome.kind !== 'done') return outcome;
       return { ...outcome, detail: outcome.alreadyGone ? outcome.detail : "Deactivated in Salesforce (IsActive false): Salesforce keeps users, it cannot delete them." };
     },
+
+    groups: salesforceGroups(client, base),
 
     close: () => client.close(),
   };

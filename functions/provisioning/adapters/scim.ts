@@ -15,6 +15,7 @@ import type {
   UpdateOutcome,
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
+import { scimGroups } from './scim-groups';
 import { failureOf, isCallFailure, lifecycleAnswer, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /** What a lifecycle call says of an account The SCIM provider no longer has. */
@@ -204,7 +205,7 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
         const patch = config?.patch?.supported !== false;
         const lifecycle: LifecycleSupport = patch
           ? SCIM_LIFECYCLE
-          : { ...SCIM_LIFECYCLE, update: { supported: false, reason: SCIM_NO_PATCH }, userName: { supported: false, reason: SCIM_NO_PATCH }, setActive: { supported: false, reason: SCIM_NO_PATCH } };
+          : { ...SCIM_LIFECYCLE, update: { supported: false, reason: SCIM_NO_PATCH }, userName: { supported: false, reason: SCIM_NO_PATCH }, setActive: { supported: false, reason: SCIM_NO_PATCH }, groups: { supported: false, reason: SCIM_NO_PATCH } };
         const bulk = config?.bulk;
         const supported = bulk?.supported === true && Number(bulk.maxOperations) > 1;
         return {
@@ -305,6 +306,8 @@ export function scimAdapter(client: PlatformClient, settings: ScimSettings = {})
       const answer = await client.call({ method: 'DELETE', path: userPath(externalId) });
       return lifecycleAnswer<RemoveOutcome>(answer, { gone: gone.remove, done: { kind: 'done', action: 'deleted', detail: 'Deleted from the SCIM provider.' } });
     },
+
+    groups: scimGroups(client),
 
     close: () => client.close(),
   };

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { projectGroupsSchema } from '@shared/schemas/project-groups';
 import { bulkCreateRequestSchema, defaultPasswordSettings, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, passwordSettingsSchema, type BulkCreateRequest } from '@shared/schemas/bulk';
 import type { Preferences } from '@shared/schemas/user-settings';
 import { calendarDatePlusDays } from '../../../lib/format-date';
@@ -19,6 +20,9 @@ export const uploadFormSchema = bulkCreateRequestSchema
     passwordSettings: passwordSettingsSchema,
     createExternalAccounts: z.boolean().default(false),
     apiIntegrationId: z.string().default(''),
+    /** The project's groups on that platform (sent only with it), and 'Create groups that do not exist'. */
+    groups: projectGroupsSchema.default([]),
+    createGroups: z.boolean().default(false),
     /** 'E-mail the account holders' (Pro): the template ('' = the default), the password or a one-time link. */
     sendCredentials: z.boolean().default(false),
     credentialTemplateId: z.string().default(''),
@@ -47,6 +51,8 @@ export const uploadFormDefaults: UploadFormInput = {
   passwordSettings: defaultPasswordSettings,
   createExternalAccounts: false,
   apiIntegrationId: '',
+  groups: [],
+  createGroups: false,
   sendCredentials: false,
   credentialTemplateId: '',
   credentialDelivery: 'password',
@@ -82,6 +88,7 @@ export function toBulkCreateRequest(values: UploadFormValues, rows: readonly Csv
     csvData: rows.map(({ firstName, lastName, email }) => ({ firstName, lastName, email })),
     passwordSettings: values.passwordSettings,
     ...(values.createExternalAccounts && values.apiIntegrationId ? { createExternalAccounts: true, apiIntegrationId: values.apiIntegrationId } : {}),
+    ...(values.createExternalAccounts && values.apiIntegrationId && values.groups.length ? { groups: values.groups, ...(values.createGroups ? { createGroups: true } : {}) } : {}),
     ...(values.sendCredentials
       ? {
           sendCredentials: {

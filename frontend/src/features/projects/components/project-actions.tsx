@@ -1,17 +1,20 @@
-import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckCircle2Icon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { Controller, useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
 import { PROJECT_EXPIRED_MESSAGE, projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
 import type * as z from 'zod';
 import { useEditProject, useSetProjectStatus } from '../../../lib/projects-api';
 import { queryKeys } from '../../../lib/query-keys';
-import { useSubscriptionStatus } from '../../../lib/subscription-api';
+import { useEffectivePlan, useSubscriptionStatus } from '../../../lib/subscription-api';
 import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
 import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
 import { plural } from '@shared/text/plural';
+import { ProjectGroupsFields } from '../../../components/project-groups-fields';
+import { useIntegrationsQuery } from '../../../lib/integrations-query';
+import { lifecycleSupport } from '@shared/schemas/lifecycle';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -77,11 +80,16 @@ export function ProjectActions({ project }: { project: Project }) {
 
 type EditValues = z.output<typeof projectEditSchema>;
 
-/** Edit: the fields of the bulk creator with its rules and messages (projectEditSchema). */
+/** Edit: the fields of the bulk creator with its rules and messages (projectEditSchema), and the platform groups (Pro). */
 function EditProjectDialog({ project, onClose }: { project: Project; onClose: () => void }) {
   const edit = useEditProject();
+  const plan = useEffectivePlan();
+  // The project's platform says what it does with groups (or why it cannot) before the user names any.
+  const integrations = useIntegrationsQuery(plan === 'pro' && project.integrationId !== undefined);
+  const integration = integrations.data?.find((candidate) => candidate.id === project.integrationId);
   const {
     register,
+    control,
     handleSubmit,
     formState: { errors },
   } = useForm<ProjectEditRequest, unknown, EditValues>({
@@ -92,6 +100,8 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
       platformUrl: project.platformUrl ?? '',
       accountType: project.accountType,
       expirationDate: project.expirationDate ?? '',
+      groups: project.groups ?? [],
+      createGroups: project.createGroups ?? false,
     },
   });
   const submit = handleSubmit((values) => edit.mutate({ id: project.id, edit: values }, { onSuccess: onClose }));
@@ -117,10 +127,34 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
             </Dialog.Header>
             <Dialog.Body>
               <form id={EDIT_FORM_ID} onSubmit={(event) => void submit(event)} noValidate>
-                <ProjectDetailsFields
-                  register={{ name: register('name'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
-                  errors={{ name: errors.name?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
-                />
+                <Stack gap="4">
+                  <ProjectDetailsFields
+                    register={{ name: register('name'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
+                    errors={{ name: errors.name?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
+                  />
+                  <Controller
+                    control={control}
+                    name="groups"
+                    render={({ field: groups }) => (
+                      <Controller
+                        control={control}
+                        name="createGroups"
+                        render={({ field: create }) => (
+                          <ProjectGroupsFields
+                            groups={groups.value ?? []}
+                            createGroups={create.value ?? false}
+                            onGroupsChange={groups.onChange}
+                            onCreateGroupsChange={create.onChange}
+                            error={errors.groups?.message ?? (Array.isArray(errors.groups) ? errors.groups.find((e) => e?.message)?.message : undefined)}
+                            pro={plan === undefined ? undefined : plan === 'pro'}
+                            idPrefix="project-edit"
+                            {...(integration ? { platform: { name: integration.name, support: lifecycleSupport(integration).groups } } : {})}
+                          />
+                        )}
+                      />
+                    )}
+                  />
+                </Stack>
               </form>
             </Dialog.Body>
             <Dialog.Footer flexWrap="wrap">

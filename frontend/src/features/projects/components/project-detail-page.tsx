@@ -138,6 +138,17 @@ export function ProjectDetailPage() {
             </>
           ) : null}
         </HStack>
+        {project.groups?.length ? (
+          <HStack gap="2" wrap="wrap" fontSize="sm" aria-label="Groups on the platform" role="group">
+            <Text color="fg.muted">Groups on the platform{project.createGroups ? ' (created if missing)' : ''}:</Text>
+            {project.groups.map((group) => (
+              <Badge key={group} variant="subtle" colorPalette="purple" size="md">
+                <UsersIcon aria-hidden="true" size={12} />
+                {group}
+              </Badge>
+            ))}
+          </HStack>
+        ) : null}
         <ProjectDeletionProgress project={project} showKept />
         <ProjectProvisioning project={project} />
         <ProjectEmails project={project} onSend={setSending} />
