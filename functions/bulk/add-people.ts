@@ -14,7 +14,7 @@ import { secretContext } from '../core/encryption';
 import { ConflictError, NotFoundError, PlanLimitError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
-import { projectView, type ProjectRecord } from '../projects/project-item';
+import { attributeKeysOf, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertCredentialEmails, projectFullMessage } from '../usage/plan-usage';
 import type { AddFollowUps } from './bulk-jobs';
 import { LOCK_TTL_MS, type Item } from './bulk-store';
@@ -156,6 +156,7 @@ export const addPeople =
           firstName: person.firstName,
           lastName: person.lastName,
           email: person.email,
+          ...(person.attributes ? { attributes: person.attributes } : {}),
           username: usernames[i]!,
           passwordCiphertext: cipher.encrypt(plain, secretContext.account(userId, id)),
           accountType,
@@ -189,7 +190,7 @@ export const addPeople =
         accounts: valid.length,
         processingMs: finished.getTime() - started.getTime(),
         counters: { month: monthOf(finished, timeZone), change: { accounts: valid.length, rowsSettled: total, rowsFailed: rejected.length } },
-        project: { projectId, accounts: valid.length, failed: rejected.length, at },
+        project: { projectId, accounts: valid.length, failed: rejected.length, at, attributeKeys: attributeKeysOf(valid) },
       });
       const followed = await startFollowUps(deps, userId, projectId, followUps);
       const shown = { ...project, accountCount: held + valid.length, failedCount: Number(project.failedCount ?? 0) + rejected.length, updatedAt: at, ...(followed.provisioningJobId ? { provisioningJobId: followed.provisioningJobId } : {}) };

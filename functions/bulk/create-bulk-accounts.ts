@@ -6,7 +6,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterrupt
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
-import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
+import { attributeKeysOf, projectItem, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
@@ -234,6 +234,7 @@ export const createBulkAccounts =
           firstName: person.firstName,
           lastName: person.lastName,
           email: person.email,
+          ...(person.attributes ? { attributes: person.attributes } : {}),
           username: usernames[i]!,
           passwordCiphertext: cipher.encrypt(plain, secretContext.account(userId, keys.accountId(projectId, person.row))),
           accountType: input.accountType,
@@ -245,6 +246,8 @@ export const createBulkAccounts =
         accounts.push(createdAccount(record, plain));
       });
       project.accountCount = valid.length;
+      const attributeKeys = attributeKeysOf(valid);
+      if (attributeKeys) project.attributeKeys = attributeKeys;
       const finished = deps.now();
       project.updatedAt = finished.toISOString();
       const activity = [

@@ -107,6 +107,7 @@ export const processChunk =
         firstName: row.firstName,
         lastName: row.lastName,
         email: row.email,
+        ...(row.attributes ? { attributes: row.attributes } : {}),
         username: usernames[i]!,
         passwordCiphertext: cipher.encrypt(nextPassword(), secretContext.account(message.userId, id)),
         accountType: message.accountType,
