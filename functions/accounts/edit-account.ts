@@ -12,6 +12,7 @@ import { recordSecurityEvent, type RequestOrigin } from '../security/security-ev
 import { accountView, attributesOf } from './account-item';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
 import { searchTerm } from './search-terms';
+import { attributeIndexChanges } from './attribute-index';
 import { blockHolding, takenUsernamesOfBase } from './username-claims';
 
 export interface EditAccountDeps {
@@ -153,6 +154,12 @@ export function editAccount(deps: EditAccountDeps) {
           },
         },
       ];
+      // The Attribute filter's entries follow the values (functions/accounts/attribute-index.ts).
+      if (attributesChanged) {
+        const index = attributeIndexChanges(userId, loaded.projectId, loaded.row, attributesBefore, attributesAfter);
+        for (const Key of index.remove) transactItems.push({ Delete: { TableName: deps.tableName, Key } });
+        for (const Item of index.put) transactItems.push({ Put: { TableName: deps.tableName, Item } });
+      }
       const usernameChanged = after.username !== before.username;
       if (usernameChanged) {
         // The old name goes back to the pool: its name item, or its place in the username block

@@ -14,6 +14,7 @@ import { secretContext } from '../core/encryption';
 import { ConflictError, NotFoundError, PlanLimitError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
+import { attributeIndexItems } from '../accounts/attribute-index';
 import { attributeKeysOf, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertCredentialEmails, projectFullMessage } from '../usage/plan-usage';
 import type { AddFollowUps } from './bulk-jobs';
@@ -143,6 +144,8 @@ export const addPeople =
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
       const accounts: CreatedAccount[] = [];
       const items: Item[] = [];
+      /** The Attribute filter's entries of the accounts' extra columns (functions/accounts/attribute-index.ts). */
+      const indexItems: Item[] = [];
       valid.forEach((person, i) => {
         const row = firstRow + i;
         const id = keys.accountId(projectId, row);
@@ -165,13 +168,14 @@ export const addPeople =
           createdAt,
         };
         items.push(accountItem(record, shards) as Item);
+        indexItems.push(...attributeIndexItems(userId, projectId, row, person.attributes));
         accounts.push(createdAccount(record, plain));
       });
       if (deps.now().getTime() > started.getTime() + SYNC_LOCK_TTL_MS - SYNC_FENCE_MARGIN_MS) throw new ServiceUnavailableError(SYNC_TOO_SLOW);
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id), jobId })));
       written = true;
       try {
-        await deps.store.writeAll([...report, ...items]);
+        await deps.store.writeAll([...report, ...items, ...indexItems]);
       } catch (error) {
         logger.error('Writing the people added at once failed part-way: they are added as a job', { userId, projectId, jobId, error: error instanceof Error ? error.message : String(error) });
         await deps.store.renewLock(userId, jobId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch(() => undefined);

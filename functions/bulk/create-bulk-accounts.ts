@@ -6,6 +6,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterrupt
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
+import { attributeIndexItems } from '../accounts/attribute-index';
 import { attributeKeysOf, projectItem, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
@@ -223,6 +224,8 @@ export const createBulkAccounts =
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
       const accounts: CreatedAccount[] = [];
       const items: Item[] = [];
+      /** The Attribute filter's entries of the accounts' extra columns (functions/accounts/attribute-index.ts). */
+      const indexItems: Item[] = [];
       valid.forEach((person, i) => {
         const plain = nextPassword();
         const record: AccountRecord = {
@@ -243,6 +246,7 @@ export const createBulkAccounts =
           createdAt,
         };
         items.push(accountItem(record));
+        indexItems.push(...attributeIndexItems(userId, projectId, person.row, person.attributes));
         accounts.push(createdAccount(record, plain));
       });
       project.accountCount = valid.length;
@@ -265,7 +269,7 @@ export const createBulkAccounts =
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
       try {
-        await deps.store.writeAll([projectItem(project), ...items, ...report]);
+        await deps.store.writeAll([projectItem(project), ...items, ...indexItems, ...report]);
       } catch (error) {
         // Part of the accounts may be stored, and their passwords would be shown nowhere: never a
         // 500 here. The same rows go the job path (same project, keys and names; new passwords,

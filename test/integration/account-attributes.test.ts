@@ -6,7 +6,9 @@ import type { AccountEditResult, AccountHistoryEntry } from '../../shared/schema
 import type { BulkUpload, BulkUploadForm } from '../../shared/schemas/bulk-upload';
 import type { ExportView } from '../../shared/schemas/export';
 import { UTF8_BOM } from '../../shared/csv/write-csv';
-import { apiUser, exportDownloadUrl, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, exportDownloadUrl, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { browseAccounts } from '../../functions/accounts/browse-accounts';
+import { directoryQuerySchema } from '../../shared/schemas/account-directory';
 import { until } from '../support/until';
 
 /**
@@ -172,3 +174,81 @@ describe('exports with extra columns', () => {
   }, 60_000);
 });
 
+
+describe('the Attribute filter of the Account Database', () => {
+  it('finds the accounts whose column holds the value (any case), through the index: pages of bounded reads, edits followed, other users kept out', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // A job's worth (over the 1,000 rows answered at once): every 10th person is in Sales.
+    const rows = Array.from({ length: 1100 }, (_, i) => ({ firstName: `F${i}`, lastName: 'Dept', email: `f${i}@example.com`, attributes: { department: i % 10 === 0 ? 'Sales' : 'Support' } }));
+    const queued = await user.json<{ project: Project; job: BulkJob }>('/api/bulk-create', { body: { projectName: 'Departments', csvData: rows } });
+    await until('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+    const small = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Small', csvText: FILE } });
+    // A project without the column is never read.
+    await user.json<Created>('/api/bulk-create', { body: { projectName: 'No columns', csvData: [{ firstName: 'No', lastName: 'Column', email: 'no.column@example.com' }] } });
+
+    const found: AccountView[] = [];
+    let cursor: string | undefined;
+    let requests = 0;
+    do {
+      const page = await user.json<{ items: AccountView[]; nextCursor?: string; count: number; countIs: string }>(
+        `/api/accounts?attributeName=department&attributeValue=sales&limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(page.countIs).toBe('at-most');
+      found.push(...page.items);
+      cursor = page.nextCursor;
+      requests++;
+    } while (cursor && requests < 20);
+    expect(found).toHaveLength(111);
+    expect(found.every((account) => account.attributes?.department === 'Sales')).toBe(true);
+    // Newest first: the small project's Ann, then the job's rows from the last.
+    expect(found[0]!.email).toBe('ann@example.com');
+    expect(found[1]!.email).toBe('f1090@example.com');
+    expect(requests).toBeLessThanOrEqual(6);
+
+    // Combined with another filter and with a term; by name too (walked, checked in code).
+    expect((await user.json<{ items: AccountView[] }>(`/api/accounts?attributeName=department&attributeValue=Sales&projectId=${small.project.id}`)).items.map((a) => a.email)).toEqual(['ann@example.com']);
+    expect((await user.json<{ items: AccountView[] }>('/api/accounts?attributeName=department&attributeValue=Sales&q=ann')).items.map((a) => a.email)).toEqual(['ann@example.com']);
+    // By name the last-name index is walked and the filter checked in code: short pages with a cursor until the match.
+    const byName: AccountView[] = [];
+    let nameCursor: string | undefined;
+    let nameRequests = 0;
+    do {
+      const page = await user.json<{ items: AccountView[]; nextCursor?: string }>(`/api/accounts?attributeName=title&attributeValue=rep&sort=name${nameCursor ? `&cursor=${encodeURIComponent(nameCursor)}` : ''}`);
+      byName.push(...page.items);
+      nameCursor = page.nextCursor;
+      nameRequests++;
+    } while (nameCursor && nameRequests < 20);
+    expect(byName.map((a) => a.email)).toEqual(['ann@example.com']);
+    // Half a filter is a 400.
+    expect((await user.call('/api/accounts?attributeName=department')).status).toBe(400);
+
+    // An edit moves the account in the index.
+    const ann = small.accounts[0]!;
+    await user.json(`/api/accounts/${ann.id}`, { method: 'PUT', body: { firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com', attributes: { department: 'Marketing' } } });
+    expect((await user.json<{ items: AccountView[] }>(`/api/accounts?attributeName=department&attributeValue=Sales&projectId=${small.project.id}`)).items).toEqual([]);
+    expect((await user.json<{ items: AccountView[] }>('/api/accounts?attributeName=department&attributeValue=marketing')).items.map((a) => a.email)).toEqual(['ann@example.com']);
+
+    // Export All of the filtered view: the filtered accounts only.
+    const csv = Papa.parse<string[]>((await exportFile(user, '/api/exports/directory', { format: 'csv', attributeName: 'department', attributeValue: 'marketing' })).trim()).data;
+    expect(csv.slice(1).map((row) => row[2])).toEqual(['ann@example.com']);
+
+    // Another user with the same column and value sees only their own.
+    const other = await apiUser();
+    await other.json<Created>('/api/bulk-create', { body: { projectName: 'Theirs', csvText: FILE } });
+    expect((await other.json<{ items: AccountView[] }>('/api/accounts?attributeName=department&attributeValue=Sales')).items.map((a) => a.projectName)).toEqual(['Theirs']);
+  }, 180_000);
+
+  it('reads a number of items proportional to the page, however many accounts the project has', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const rows = Array.from({ length: 600 }, (_, i) => ({ firstName: `G${i}`, lastName: 'Rare', email: `g${i}@example.com`, attributes: { site: i % 100 === 0 ? 'Paris' : 'Lyon' } }));
+    const created = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Sites', csvData: rows } });
+    const browse = browseAccounts({ db: testDb(), tableName: 'bulkonboard', cipher: () => Promise.reject(new Error('no passwords here')) });
+    const page = await browse(user.sub, directoryQuerySchema.parse({ attributeName: 'site', attributeValue: 'Paris', limit: '25' }));
+    expect(page.items).toHaveLength(6);
+    // The 6 index entries and the 6 accounts (and none of the 594 others), beside the project items.
+    expect(page.itemsRead).toBeLessThanOrEqual(12);
+    expect(created.project.attributeKeys).toEqual(['site']);
+  }, 60_000);
+});
