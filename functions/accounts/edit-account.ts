@@ -12,7 +12,7 @@ import { recordSecurityEvent, type RequestOrigin } from '../security/security-ev
 import { accountView, attributesOf } from './account-item';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
 import { searchTerm } from './search-terms';
-import { attributeIndexChanges } from './attribute-index';
+import { attributeIndexChanges } from './attribute-index-items';
 import { blockHolding, takenUsernamesOfBase } from './username-claims';
 
 export interface EditAccountDeps {

@@ -14,7 +14,7 @@ import { secretContext } from '../core/encryption';
 import { ConflictError, NotFoundError, PlanLimitError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
-import { attributeIndexItems } from '../accounts/attribute-index';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
 import { attributeKeysOf, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertCredentialEmails, projectFullMessage } from '../usage/plan-usage';
 import type { AddFollowUps } from './bulk-jobs';

@@ -6,7 +6,7 @@ import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterrupt
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
-import { attributeIndexItems } from '../accounts/attribute-index';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
 import { attributeKeysOf, projectItem, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';

@@ -8,7 +8,7 @@ import { isThrottling, isTransactionConflict, withRetry, workerRetry, type Retry
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
-import { attributeIndexItems } from '../accounts/attribute-index';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
 import { activityItem } from '../dashboard/activity';
 import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
 import { LOCK_TTL_MS, UsernameTakenError, usernameBlocks, type BulkStore } from './bulk-store';
