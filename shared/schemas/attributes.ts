@@ -93,7 +93,8 @@ export function checkAttributes(input: Readonly<Record<string, string>> | undefi
   for (const [name, raw] of Object.entries(input)) {
     const value = typeof raw === 'string' ? raw.trim() : '';
     if (!value) continue;
-    const key = isAttributeKey(name) ? name : attributeKey(name);
+    // Header names and keys alike: a key is its own normal form ('costCenter' stays), a header becomes one ('Job Title' -> 'title').
+    const key = attributeKey(name);
     if (!key) {
       if (NEVER_KEPT.has(name.toLowerCase().replace(/[^a-z0-9]/g, ''))) continue;
       problems.push(ATTRIBUTE_MESSAGES.badKey(name));

@@ -117,3 +117,10 @@ describe('export writers with extra columns', () => {
     expect(json[1]).not.toHaveProperty('attributes');
   });
 });
+
+describe('keys are their own normal form', () => {
+  it('gives a key back unchanged, and a spelling of a well-known column its key, whether sent as a header or a key', () => {
+    for (const key of ['department', 'title', 'managerEmail', 'phone', 'employeeId', 'costCenter', 'c2ndLine', 'x'.repeat(40)]) expect(attributeKey(key)).toBe(key);
+    expect(checkAttributes({ jobTitle: 'Rep', 'Employee Number': 'E-1' }).attributes).toEqual({ title: 'Rep', employeeId: 'E-1' });
+  });
+});
