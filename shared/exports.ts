@@ -73,3 +73,5 @@ export const EXPORT_COLUMNS = [
   { key: 'externalStatus', header: 'External Status' },
 ] as const;
 export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number]['key'], string>;
+/** A row with the account's extra columns (department, title...): written after the standard ones, in the export's attribute columns. */
+export type ExportRecord = ExportRow & { attributes?: Record<string, string> };

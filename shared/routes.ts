@@ -86,6 +86,7 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
   { method: 'PUT', path: '/api/integrations/{id}', group: 'integrations', auth: 'jwt' },
   { method: 'POST', path: '/api/integrations/{id}/test', group: 'integrations', auth: 'jwt' },
+  { method: 'POST', path: '/api/integrations/{id}/attribute-preview', group: 'integrations', auth: 'jwt' },
   { method: 'DELETE', path: '/api/integrations/{id}', group: 'integrations', auth: 'jwt' },
   { method: 'GET', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },
   { method: 'POST', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },

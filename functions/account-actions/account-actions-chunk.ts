@@ -17,6 +17,7 @@ import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { overlayState, readStates, rowOf, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
+import { attributesOf } from '../accounts/account-item';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
@@ -58,7 +59,17 @@ const undecided = async (deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: J
 /** What an update sends: the account's names and e-mail, and its username when it was regenerated since the platform last had it. */
 const changesOf = (a: Account) => {
   const fields = (a.platformChange as { fields?: unknown } | undefined)?.fields;
-  return { firstName: String(a.firstName), lastName: String(a.lastName), email: String(a.email), ...(Array.isArray(fields) && fields.includes('username') ? { username: String(a.username) } : {}) };
+  const attributes = attributesOf(a) ?? {};
+  // Extra columns the edits removed: their platform attributes are cleared (the adapter factory maps them).
+  const removedAttributes = Array.isArray(fields) ? fields.map(String).filter((f) => f.startsWith('attributes.')).map((f) => f.slice('attributes.'.length)).filter((key) => !(key in attributes)) : [];
+  return {
+    firstName: String(a.firstName),
+    lastName: String(a.lastName),
+    email: String(a.email),
+    ...(Array.isArray(fields) && fields.includes('username') ? { username: String(a.username) } : {}),
+    attributes,
+    ...(removedAttributes.length ? { removedAttributes } : {}),
+  };
 };
 
 const onPlatformOf = (a: Account) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '';

@@ -5,6 +5,7 @@ import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { searchTerm } from './search-terms';
+import type { AccountAttributes } from '../../shared/schemas/attributes';
 
 /** An account as stored: the password only encrypted (AES-256-GCM token). */
 export interface AccountRecord {
@@ -24,6 +25,8 @@ export interface AccountRecord {
   externalAccountId?: string;
   externalError?: string;
   createdAt: string;
+  /** The person's extra columns (department, title...): one map, normalised keys (shared/schemas/attributes.ts); absent when none. */
+  attributes?: AccountAttributes;
 }
 
 /** The stored item; `shards`: the project's shard count (the partition follows from the row). */
@@ -95,8 +98,19 @@ export function accountView(item: Record<string, unknown>, password?: string, pr
   if (change && typeof change.platform === 'string') {
     view.platformChange = { platform: change.platform, since: String(change.since ?? ''), fields: Array.isArray(change.fields) ? change.fields.map(String) : [], text: platformChangeText(change.platform) };
   }
+  const attributes = attributesOf(item);
+  if (attributes) view.attributes = attributes;
   if (password !== undefined) view.password = password;
   return view;
+}
+
+/** An item's extra columns as strings (undefined: none). */
+export function attributesOf(item: Record<string, unknown>): AccountAttributes | undefined {
+  const stored = item.attributes;
+  if (!stored || typeof stored !== 'object') return undefined;
+  const attributes: AccountAttributes = {};
+  for (const [key, value] of Object.entries(stored as Record<string, unknown>)) if (typeof value === 'string' && value) attributes[key] = value;
+  return Object.keys(attributes).length ? attributes : undefined;
 }
 
 export const createdAccount = (record: AccountRecord, plainPassword: string): CreatedAccount => ({

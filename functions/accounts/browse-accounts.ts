@@ -8,7 +8,8 @@ import type { Cipher } from '../core/encryption';
 import { NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
-import { syncCounts } from '../projects/project-item';
+import { projectAttributeKeys, syncCounts } from '../projects/project-item';
+import { attributeProjectRows, foldAttributeValue } from './attribute-index';
 import { accountView, readableAccountPassword } from './account-item';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
@@ -86,6 +87,8 @@ function projectMatches(project: Project, filters: DirectoryFilters, now: Date):
   if (filters.state === 'active' && expired) return false;
   // Accounts are created with their project or later: a project created after the range's end has none in it.
   if (filters.createdTo && String(project.createdAt ?? '') > `${filters.createdTo}T23:59:59.999Z`) return false;
+  // The Attribute filter: a project none of whose accounts ever had the column holds no match.
+  if (filters.attributeName && !projectAttributeKeys(project).includes(filters.attributeName)) return false;
   return true;
 }
 
@@ -109,7 +112,8 @@ export function projectBound(project: Project, filters: DirectoryFilters): { cou
     bounds.push(filters.emailStatus === 'not_sent' ? email.notSent : email[filters.emailStatus]);
     counted++;
   }
-  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo) exact = false;
+  // No counter per column value: a bound (the project's accounts), never exact.
+  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo || filters.attributeName) exact = false;
   if (filters.state === 'active' || filters.state === 'deactivated') {
     if (typeof project.deactivatedCount === 'number') {
       const deactivated = Math.max(0, project.deactivatedCount);
@@ -132,10 +136,12 @@ function accountMatches(view: AccountView, filters: DirectoryFilters): boolean {
   if (filters.state === 'deactivated' && view.isActive) return false;
   if (filters.createdFrom && view.createdAt < `${filters.createdFrom}T00:00:00.000Z`) return false;
   if (filters.createdTo && view.createdAt > `${filters.createdTo}T23:59:59.999Z`) return false;
+  if (filters.attributeName && foldAttributeValue(view.attributes?.[filters.attributeName] ?? '') !== foldAttributeValue(filters.attributeValue ?? '')) return false;
   return true;
 }
 
-const hasAccountFilter = (filters: DirectoryFilters) => Boolean(filters.platformStatus || filters.emailStatus || filters.state === 'active' || filters.state === 'deactivated' || filters.createdFrom || filters.createdTo);
+const hasAccountFilter = (filters: DirectoryFilters) =>
+  Boolean(filters.platformStatus || filters.emailStatus || filters.state === 'active' || filters.state === 'deactivated' || filters.createdFrom || filters.createdTo || filters.attributeName);
 
 /**
  * Up to `n` accounts of one project after (or, descending, before) row `after`, in row order over
@@ -417,10 +423,14 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         const project = order[i]!;
         const target = { userId, projectId: String(project.id), shards: shardsOf(project) };
         const listed = isListed(filters.platformStatus) && listedProjects.has(String(project.id));
-        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered && !listed ? 4 : 1));
+        // The Attribute filter reads its index (pattern 77): each entry read is an account with the value.
+        const byAttribute = !listed && filters.attributeName !== undefined && filters.attributeValue !== undefined;
+        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered && !listed && !byAttribute ? 4 : 1));
         const batch = listed
           ? await listedProjectRows(deps.db, deps.tableName, target, filters.platformStatus as ListedStatus, want, after, descending)
-          : await projectRows(deps.db, deps.tableName, target, want, after, descending);
+          : byAttribute
+            ? await attributeProjectRows(deps.db, deps.tableName, target, { key: filters.attributeName!, value: filters.attributeValue! }, want, after, descending)
+            : await projectRows(deps.db, deps.tableName, target, want, after, descending);
         read += batch.read;
         for (const [n, item] of batch.items.entries()) {
           after = rowOfItem(item);

@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { accountFieldLabels, editableAccountFields, platformChangeText, type AccountEditRequest, type AccountEditResult, type EditableAccountField, type FieldChange } from '../../shared/schemas/account-edit';
+import { attributeField, changedFieldLabel, editableAccountFields, platformChangeText, type AccountEditRequest, type AccountEditResult, type EditableAccountField, type FieldChange } from '../../shared/schemas/account-edit';
 import type { EmailStatus } from '../../shared/schemas/email-status';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import { usernamesFor } from '../bulk/usernames';
@@ -9,9 +9,10 @@ import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { recordSecurityEvent, type RequestOrigin } from '../security/security-events';
-import { accountView } from './account-item';
+import { accountView, attributesOf } from './account-item';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
 import { searchTerm } from './search-terms';
+import { attributeIndexChanges } from './attribute-index-items';
 import { blockHolding, takenUsernamesOfBase } from './username-claims';
 
 export interface EditAccountDeps {
@@ -66,6 +67,17 @@ export function editAccount(deps: EditAccountDeps) {
         username: input.regenerateUsername ? await freshUsername(userId, loaded, input, at) : before.username,
       };
       const changes: FieldChange[] = editableAccountFields.filter((field) => before[field] !== after[field]).map((field) => ({ field, from: before[field], to: after[field] }));
+      // The extra columns, when sent: the whole map as it should be (a key left out is removed).
+      const attributesBefore = attributesOf(item) ?? {};
+      const attributesAfter = input.attributes ?? attributesBefore;
+      const attributeKeys = [...new Set([...Object.keys(attributesBefore), ...Object.keys(attributesAfter)])].sort();
+      for (const key of attributeKeys) {
+        const from = attributesBefore[key] ?? '';
+        const to = attributesAfter[key] ?? '';
+        if (from !== to) changes.push({ field: attributeField(key), from, to });
+      }
+      const attributesChanged = changes.some((change) => change.field.startsWith('attributes.'));
+      const newKeys = Object.keys(attributesAfter).filter((key) => !(key in attributesBefore));
       if (changes.length === 0) return { account: accountView(current), changes, credentialsSentToOldAddress: false };
 
       const atIso = at.toISOString();
@@ -80,6 +92,7 @@ export function editAccount(deps: EditAccountDeps) {
       const search = keys.accountSearch(userId, { firstName: searchTerm(after.firstName), lastName: searchTerm(after.lastName), email: searchTerm(after.email), username: after.username }, accountId);
       const set: Record<string, unknown> = { firstName: after.firstName, lastName: after.lastName, email: after.email, username: after.username, editedAt: atIso, ...search };
       if (platformChange) set.platformChange = platformChange;
+      if (attributesChanged) set.attributes = attributesAfter;
       // The e-mail status shown is that of the last e-mail, which went to the old address: the lists say so.
       if (emailChanged) set.emailChangedAt = atIso;
       const names = Object.fromEntries(Object.keys(set).map((name, i) => [`#s${i}`, name]));
@@ -90,19 +103,40 @@ export function editAccount(deps: EditAccountDeps) {
             TableName: deps.tableName,
             Key: { PK: item.PK, SK: item.SK },
             UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :s${i}`).join(', ')}`,
-            ConditionExpression: 'firstName = :oldFirst AND lastName = :oldLast AND email = :oldEmail AND username = :oldUsername',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':oldFirst': before.firstName, ':oldLast': before.lastName, ':oldEmail': before.email, ':oldUsername': before.username },
+            // The extra columns as read too (a map compares whole), when they change.
+            ConditionExpression: `firstName = :oldFirst AND lastName = :oldLast AND email = :oldEmail AND username = :oldUsername${
+              attributesChanged ? (item.attributes === undefined ? ' AND attribute_not_exists(#oldAttributes)' : ' AND #oldAttributes = :oldAttributes') : ''
+            }`,
+            ExpressionAttributeNames: { ...names, ...(attributesChanged ? { '#oldAttributes': 'attributes' } : {}) },
+            ExpressionAttributeValues: {
+              ...values,
+              ':oldFirst': before.firstName,
+              ':oldLast': before.lastName,
+              ':oldEmail': before.email,
+              ':oldUsername': before.username,
+              ...(attributesChanged && item.attributes !== undefined ? { ':oldAttributes': item.attributes } : {}),
+            },
           },
         },
-        {
-          // The project as read: no provisioning run started since (its start sets this in one write).
-          ConditionCheck: {
-            TableName: deps.tableName,
-            Key: keys.project(userId, loaded.projectId),
-            ConditionExpression: 'attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
-          },
-        },
+        newKeys.length
+          ? {
+              // The same condition, and the new extra columns join the project's (its exports show them).
+              Update: {
+                TableName: deps.tableName,
+                Key: keys.project(userId, loaded.projectId),
+                UpdateExpression: 'ADD attributeKeys :keys',
+                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
+                ExpressionAttributeValues: { ':keys': new Set(newKeys) },
+              },
+            }
+          : {
+              // The project as read: no provisioning run started since (its start sets this in one write).
+              ConditionCheck: {
+                TableName: deps.tableName,
+                Key: keys.project(userId, loaded.projectId),
+                ConditionExpression: 'attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
+              },
+            },
         {
           Put: {
             TableName: deps.tableName,
@@ -120,6 +154,12 @@ export function editAccount(deps: EditAccountDeps) {
           },
         },
       ];
+      // The Attribute filter's entries follow the values (functions/accounts/attribute-index.ts).
+      if (attributesChanged) {
+        const index = attributeIndexChanges(userId, loaded.projectId, loaded.row, attributesBefore, attributesAfter);
+        for (const Key of index.remove) transactItems.push({ Delete: { TableName: deps.tableName, Key } });
+        for (const Item of index.put) transactItems.push({ Put: { TableName: deps.tableName, Item } });
+      }
       const usernameChanged = after.username !== before.username;
       if (usernameChanged) {
         // The old name goes back to the pool: its name item, or its place in the username block
@@ -185,7 +225,7 @@ export function editAccount(deps: EditAccountDeps) {
         {
           userId,
           type: 'account_edited',
-          description: `Account ${before.username} (${accountId}) edited: ${changes.map((c) => accountFieldLabels[c.field]).join(', ')}`,
+          description: `Account ${before.username} (${accountId}) edited: ${changes.map((c) => changedFieldLabel(c.field)).join(', ')}`,
           severity: emailChanged ? 'medium' : 'low',
           at,
           ...origin,

@@ -14,7 +14,8 @@ import { secretContext } from '../core/encryption';
 import { ConflictError, NotFoundError, PlanLimitError, ServiceUnavailableError, ValidationError, WriteInterruptedError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
-import { projectView, type ProjectRecord } from '../projects/project-item';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
+import { attributeKeysOf, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertCredentialEmails, projectFullMessage } from '../usage/plan-usage';
 import type { AddFollowUps } from './bulk-jobs';
 import { LOCK_TTL_MS, type Item } from './bulk-store';
@@ -143,6 +144,8 @@ export const addPeople =
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
       const accounts: CreatedAccount[] = [];
       const items: Item[] = [];
+      /** The Attribute filter's entries of the accounts' extra columns (functions/accounts/attribute-index.ts). */
+      const indexItems: Item[] = [];
       valid.forEach((person, i) => {
         const row = firstRow + i;
         const id = keys.accountId(projectId, row);
@@ -156,6 +159,7 @@ export const addPeople =
           firstName: person.firstName,
           lastName: person.lastName,
           email: person.email,
+          ...(person.attributes ? { attributes: person.attributes } : {}),
           username: usernames[i]!,
           passwordCiphertext: cipher.encrypt(plain, secretContext.account(userId, id)),
           accountType,
@@ -164,13 +168,14 @@ export const addPeople =
           createdAt,
         };
         items.push(accountItem(record, shards) as Item);
+        indexItems.push(...attributeIndexItems(userId, projectId, row, person.attributes));
         accounts.push(createdAccount(record, plain));
       });
       if (deps.now().getTime() > started.getTime() + SYNC_LOCK_TTL_MS - SYNC_FENCE_MARGIN_MS) throw new ServiceUnavailableError(SYNC_TOO_SLOW);
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id), jobId })));
       written = true;
       try {
-        await deps.store.writeAll([...report, ...items]);
+        await deps.store.writeAll([...report, ...items, ...indexItems]);
       } catch (error) {
         logger.error('Writing the people added at once failed part-way: they are added as a job', { userId, projectId, jobId, error: error instanceof Error ? error.message : String(error) });
         await deps.store.renewLock(userId, jobId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch(() => undefined);
@@ -189,7 +194,7 @@ export const addPeople =
         accounts: valid.length,
         processingMs: finished.getTime() - started.getTime(),
         counters: { month: monthOf(finished, timeZone), change: { accounts: valid.length, rowsSettled: total, rowsFailed: rejected.length } },
-        project: { projectId, accounts: valid.length, failed: rejected.length, at },
+        project: { projectId, accounts: valid.length, failed: rejected.length, at, attributeKeys: attributeKeysOf(valid) },
       });
       const followed = await startFollowUps(deps, userId, projectId, followUps);
       const shown = { ...project, accountCount: held + valid.length, failedCount: Number(project.failedCount ?? 0) + rejected.length, updatedAt: at, ...(followed.provisioningJobId ? { provisioningJobId: followed.provisioningJobId } : {}) };

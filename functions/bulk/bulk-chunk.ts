@@ -31,6 +31,17 @@ export const bulkChunkMessageSchema = z.object({
   /** The project's account shards (messages queued before sharding have none: 1). */
   shards: z.optional(z.number()),
   /** Rows with their username slot: base and occurrence index within the file. */
-  rows: z.array(z.object({ row: z.number(), firstName: z.string(), lastName: z.string(), email: z.string(), base: z.string(), k: z.number() })),
+  rows: z.array(
+    z.object({
+      row: z.number(),
+      firstName: z.string(),
+      lastName: z.string(),
+      email: z.string(),
+      base: z.string(),
+      k: z.number(),
+      /** The person's extra columns, checked already (messages queued before them have none). */
+      attributes: z.optional(z.record(z.string(), z.string())),
+    }),
+  ),
 });
 export type BulkChunkMessage = z.infer<typeof bulkChunkMessageSchema>;

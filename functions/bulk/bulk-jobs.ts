@@ -98,7 +98,9 @@ export function sqsBulkJobStarter(
           }
         : { Put: { TableName: tableName, Item: projectItem(project) } };
       await db.send(new TransactWriteCommand({ TransactItems: [projectWrite, ...counterUpdates(tableName, userId, counters.month, counters.change)] }));
-      const chunks = chunkBodiesOfAsync(rows, (chunk, chunkRows) => ({
+      // The keys of the rows' extra columns, gathered as they are chunked (streamed rows are read once).
+      const attributeKeys = new Set<string>();
+      const chunks = chunkBodiesOfAsync(withAttributeKeys(rows, attributeKeys), (chunk, chunkRows) => ({
         userId,
         jobId,
         projectId: project.id,
@@ -131,6 +133,19 @@ export function sqsBulkJobStarter(
         throw error;
       }
       await waiting.drained();
+      if (attributeKeys.size) {
+        // Before the job exists: the project's exports know every column its accounts will carry.
+        await db.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: keys.project(userId, project.id),
+            UpdateExpression: 'ADD attributeKeys :keys',
+            // Never a project again from this write alone.
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':keys': attributeKeys },
+          }),
+        );
+      }
       const job: BulkJob = {
         id: jobId,
         projectId: project.id,
@@ -268,8 +283,8 @@ function chunker(message: (chunk: number, rows: ChunkRow[]) => BulkChunkMessage)
     return body;
   };
   return {
-    add({ row, firstName, lastName, email, base, k }: CheckedRow & UsernameSlot): { chunk: number; body: string; rows: number } | undefined {
-      const item: ChunkRow = { row, firstName, lastName, email, base, k };
+    add({ row, firstName, lastName, email, base, k, attributes }: CheckedRow & UsernameSlot): { chunk: number; body: string; rows: number } | undefined {
+      const item: ChunkRow = { row, firstName, lastName, email, base, k, ...(attributes ? { attributes } : {}) };
       const itemSize = Buffer.byteLength(JSON.stringify(item)) + 1;
       const full = current.length && (current.length >= CHUNK_ROWS || size + itemSize > CHUNK_MAX_BYTES) ? made() : undefined;
       current.push(item);
@@ -303,6 +318,14 @@ export async function* chunkBodiesOfAsync(
   }
   const last = chunks.end();
   if (last) yield last;
+}
+
+/** The rows unchanged, each one's attribute keys added to `found` as it passes. */
+async function* withAttributeKeys<T extends { attributes?: Record<string, string> }>(rows: Iterable<T> | AsyncIterable<T>, found: Set<string>): AsyncGenerator<T> {
+  for await (const row of rows) {
+    for (const key of Object.keys(row.attributes ?? {})) found.add(key);
+    yield row;
+  }
 }
 
 /** Message bodies grouped for SendMessageBatch: at most 10 entries and BATCH_MAX_BYTES each. */

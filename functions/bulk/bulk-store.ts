@@ -49,7 +49,7 @@ export interface BulkStore {
    * A creation finished: record its processing time, count it on the analytics counters (in the
    * same transaction: counted exactly when it is recorded) and give the lock back.
    */
-  finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number; counters?: { month: string; change: CounterChange }; project?: { projectId: string; accounts: number; failed: number; at: string } }): Promise<void>;
+  finish(userId: string, done: { lockOwner: string; accounts: number; processingMs: number; counters?: { month: string; change: CounterChange }; project?: { projectId: string; accounts: number; failed: number; at: string; attributeKeys?: Set<string> } }): Promise<void>;
   /**
    * Usernames of the user's accounts that start with any of the bases: strongly consistent reads
    * of the base table's username items (never an index: see claimUsernames).
@@ -347,8 +347,14 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
                       Update: {
                         TableName: tableName,
                         Key: keys.project(userId, done.project.projectId),
-                        UpdateExpression: 'ADD accountCount :accounts, failedCount :failed SET updatedAt = :at',
-                        ExpressionAttributeValues: { ':accounts': done.project.accounts, ':failed': done.project.failed, ':at': done.project.at },
+                        // The keys of the added people's extra columns join the project's (exports know their columns).
+                        UpdateExpression: `ADD accountCount :accounts, failedCount :failed${done.project.attributeKeys ? ', attributeKeys :keys' : ''} SET updatedAt = :at`,
+                        ExpressionAttributeValues: {
+                          ':accounts': done.project.accounts,
+                          ':failed': done.project.failed,
+                          ':at': done.project.at,
+                          ...(done.project.attributeKeys ? { ':keys': done.project.attributeKeys } : {}),
+                        },
                       },
                     },
                   ]

@@ -6,7 +6,8 @@ import { NotFoundError, ServiceUnavailableError, ValidationError, WriteInterrupt
 import { keys } from '../core/keys';
 import { accountItem, createdAccount, type AccountRecord } from '../accounts/account-item';
 import { accountShardsFor } from '../accounts/account-partitions';
-import { projectItem, projectView, type ProjectRecord } from '../projects/project-item';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
+import { attributeKeysOf, projectItem, projectView, type ProjectRecord } from '../projects/project-item';
 import { assertApiIntegrations, assertCredentialEmails, assertFitsPlan } from '../usage/plan-usage';
 import { activityItem } from '../dashboard/activity';
 import { monthOf } from '../analytics/counters';
@@ -225,6 +226,8 @@ export const createBulkAccounts =
       const nextPassword = createPasswordGenerator(input.passwordSettings, deps.randomBytes);
       const accounts: CreatedAccount[] = [];
       const items: Item[] = [];
+      /** The Attribute filter's entries of the accounts' extra columns (functions/accounts/attribute-index.ts). */
+      const indexItems: Item[] = [];
       valid.forEach((person, i) => {
         const plain = nextPassword();
         const record: AccountRecord = {
@@ -236,6 +239,7 @@ export const createBulkAccounts =
           firstName: person.firstName,
           lastName: person.lastName,
           email: person.email,
+          ...(person.attributes ? { attributes: person.attributes } : {}),
           username: usernames[i]!,
           passwordCiphertext: cipher.encrypt(plain, secretContext.account(userId, keys.accountId(projectId, person.row))),
           accountType: input.accountType,
@@ -244,9 +248,12 @@ export const createBulkAccounts =
           createdAt,
         };
         items.push(accountItem(record));
+        indexItems.push(...attributeIndexItems(userId, projectId, person.row, person.attributes));
         accounts.push(createdAccount(record, plain));
       });
       project.accountCount = valid.length;
+      const attributeKeys = attributeKeysOf(valid);
+      if (attributeKeys) project.attributeKeys = attributeKeys;
       const finished = deps.now();
       project.updatedAt = finished.toISOString();
       const activity = [
@@ -264,7 +271,7 @@ export const createBulkAccounts =
       await deps.store.claimUsernames(userId, items.map((item) => ({ username: String(item.username), projectId, accountId: String(item.id) })));
       written = true;
       try {
-        await deps.store.writeAll([projectItem(project), ...items, ...report]);
+        await deps.store.writeAll([projectItem(project), ...items, ...indexItems, ...report]);
       } catch (error) {
         // Part of the accounts may be stored, and their passwords would be shown nowhere: never a
         // 500 here. The same rows go the job path (same project, keys and names; new passwords,

@@ -8,6 +8,7 @@ import { isThrottling, isTransactionConflict, withRetry, workerRetry, type Retry
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
 import { activityItem } from '../dashboard/activity';
 import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
 import { LOCK_TTL_MS, UsernameTakenError, usernameBlocks, type BulkStore } from './bulk-store';
@@ -107,6 +108,7 @@ export const processChunk =
         firstName: row.firstName,
         lastName: row.lastName,
         email: row.email,
+        ...(row.attributes ? { attributes: row.attributes } : {}),
         username: usernames[i]!,
         passwordCiphertext: cipher.encrypt(nextPassword(), secretContext.account(message.userId, id)),
         accountType: message.accountType,
@@ -133,6 +135,10 @@ export const processChunk =
       // The names before any account, with the calls of all the chunk's lanes.
       await deps.store.writeAll(usernameBlocks(message.userId, message, usernames), { parallel: parallel * lanes });
     }
+    // The Attribute filter's entries of the chunk's extra columns, before the accounts: an account
+    // that exists has its entries (one whose account is not written yet is skipped by the reader).
+    const indexItems = message.rows.flatMap((row) => attributeIndexItems(message.userId, message.projectId, row.row, row.attributes));
+    if (indexItems.length) await deps.store.writeAll(indexItems, { parallel: parallel * lanes });
     const claimNames = async (group: typeof items) => {
       if (unbroken) return;
       const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id), ...(addsPeople(message) ? { jobId: message.jobId } : {}) }));

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -89,6 +89,17 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
   /** Query: one account's history entries (begins_with on SK). */
   accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
+
+  /**
+   * The Account Database's Attribute filter (docs/data-model.md, pattern 77): one small item per
+   * extra column of an account, in one partition per project, sorted by column, value (case
+   * folded, see attributeValueKey) and row, so the accounts of a project with department = Sales
+   * are one Query in row order. Listed in projectPartitions.
+   */
+  accountAttributeIndex: (userId: string, projectId: string, key: string, valueKey: string, row: number) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#ATTR`, SK: `${key}#${valueKey}#${rowKey(row)}` }) as const,
+  /** Query: the index entries of one column value in a project (begins_with / BETWEEN on SK). */
+  accountAttributeIndexOf: (userId: string, projectId: string, key: string, valueKey: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#ATTR`, SKPrefix: `${key}#${valueKey}#` }) as const,
 
   /**
    * The one-time links issued to an account (functions/credential-links): one small item per
@@ -294,6 +305,7 @@ export const keys = {
     `${accountPartition(userId, projectId, 0)}#STATE`,
     `${accountPartition(userId, projectId, 0)}#HISTORY`,
     `${accountPartition(userId, projectId, 0)}#LINKS`,
+    `${accountPartition(userId, projectId, 0)}#ATTR`,
   ],
 
   /**

@@ -1,9 +1,10 @@
 import type { Writable } from 'node:stream';
 import { createRequire } from 'node:module';
 import type ExcelJSModule from 'exceljs';
-import { EXPORT_COLUMNS, type ExportFormat, type ExportRow } from '../../shared/exports';
+import { EXPORT_COLUMNS, type ExportFormat, type ExportRecord, type ExportRow } from '../../shared/exports';
 import { UTF8_BOM, csvLine, neutraliseFormula } from '../../shared/csv/write-csv';
 import { drained, end, write } from './output-stream';
+import { attributeLabel } from '../../shared/schemas/attributes';
 
 /**
  * exceljs ships in a Lambda layer, not in the bundle (lib/package-layer.ts); `require` resolves it
@@ -14,19 +15,27 @@ let excelJs: typeof ExcelJSModule | undefined;
 const loadExcelJs = (): typeof ExcelJSModule => (excelJs ??= createRequire(import.meta.url)('exceljs') as typeof ExcelJSModule);
 
 /** Rows arrive a page at a time (one DynamoDB page), so memory holds one page, never the project. */
-export type RowPages = AsyncIterable<readonly ExportRow[]>;
-/** Writes the file to `out` with backpressure, ends `out`, answers the number of rows written. */
-export type ExportWriter = (pages: RowPages, out: Writable) => Promise<number>;
+export type RowPages = AsyncIterable<readonly ExportRecord[]>;
+/**
+ * Writes the file to `out` with backpressure, ends `out`, answers the number of rows written.
+ * `attributeKeys`: the extra columns (department, title...), after the standard ones, in this order
+ * (known before the first row: the project's attributeKeys); an account without one has it empty.
+ */
+export type ExportWriter = (pages: RowPages, out: Writable, options?: { attributeKeys?: readonly string[] }) => Promise<number>;
 
-const cellsOf = (row: ExportRow): string[] => EXPORT_COLUMNS.map((column) => row[column.key]);
+const cellsOf = (row: ExportRecord, attributeKeys: readonly string[] = []): string[] => [
+  ...EXPORT_COLUMNS.map((column) => row[column.key]),
+  ...attributeKeys.map((key) => row.attributes?.[key] ?? ''),
+];
+const headersOf = (attributeKeys: readonly string[] = []): string[] => [...EXPORT_COLUMNS.map((c) => c.header), ...attributeKeys.map(attributeLabel)];
 
-/** RFC 4180 through the shared csvLine (formula guard included), UTF-8 with BOM for Excel. */
-export const writeCsv: ExportWriter = async (pages, out) => {
-  await write(out, UTF8_BOM + csvLine(EXPORT_COLUMNS.map((c) => c.header)));
+/** RFC 4180 through the shared csvLine (formula guard included, extra columns too), UTF-8 with BOM for Excel. */
+export const writeCsv: ExportWriter = async (pages, out, options = {}) => {
+  await write(out, UTF8_BOM + csvLine(headersOf(options.attributeKeys)));
   let rows = 0;
   for await (const page of pages) {
     let chunk = '';
-    for (const row of page) chunk += csvLine(cellsOf(row));
+    for (const row of page) chunk += csvLine(cellsOf(row, options.attributeKeys));
     rows += page.length;
     if (chunk) await write(out, chunk);
   }
@@ -34,7 +43,10 @@ export const writeCsv: ExportWriter = async (pages, out) => {
   return rows;
 };
 
-/** A JSON array, one object per account with the EXPORT_COLUMNS keys in order; values as stored. */
+/**
+ * A JSON array, one object per account with the EXPORT_COLUMNS keys in order, then its extra
+ * columns as one `attributes` object (only those it has; none: no key); values as stored.
+ */
 export const writeJson: ExportWriter = async (pages, out) => {
   await write(out, '[');
   let rows = 0;
@@ -43,6 +55,7 @@ export const writeJson: ExportWriter = async (pages, out) => {
     for (const row of page) {
       const record: Record<string, string> = {};
       for (const column of EXPORT_COLUMNS) record[column.key] = row[column.key];
+      if (row.attributes && Object.keys(row.attributes).length) (record as Record<string, unknown>).attributes = row.attributes;
       chunk += (rows === 0 ? '\n' : ',\n') + JSON.stringify(record);
       rows++;
     }
@@ -80,16 +93,19 @@ const COLUMN_WIDTHS: Record<ExportRow extends Record<infer K, string> ? K : neve
  * Streaming xlsx (exceljs WorkbookWriter): one sheet 'Accounts', bold frozen header, text-formatted
  * columns; each row is committed at once so only the zip's window stays in memory.
  */
-export const writeXlsx: ExportWriter = async (pages, out) => {
+export const writeXlsx: ExportWriter = async (pages, out, options = {}) => {
   const workbook = new (loadExcelJs().stream.xlsx.WorkbookWriter)({ stream: out, useStyles: true, useSharedStrings: false });
   const sheet = workbook.addWorksheet('Accounts', { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = EXPORT_COLUMNS.map((column) => ({ key: column.key, width: COLUMN_WIDTHS[column.key], style: { numFmt: '@' } }));
-  const header = sheet.addRow(EXPORT_COLUMNS.map((c) => c.header));
+  sheet.columns = [
+    ...EXPORT_COLUMNS.map((column) => ({ key: column.key, width: COLUMN_WIDTHS[column.key], style: { numFmt: '@' } })),
+    ...(options.attributeKeys ?? []).map((key) => ({ key: `attribute:${key}`, width: 18, style: { numFmt: '@' } })),
+  ];
+  const header = sheet.addRow(headersOf(options.attributeKeys));
   header.font = { bold: true };
   header.commit();
   let rows = 0;
   for await (const page of pages) {
-    for (const row of page) sheet.addRow(cellsOf(row).map(xlsxText)).commit();
+    for (const row of page) sheet.addRow(cellsOf(row, options.attributeKeys).map(xlsxText)).commit();
     rows += page.length;
     await drained(out);
   }

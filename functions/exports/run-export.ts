@@ -1,6 +1,6 @@
 import { accountPassword } from '../accounts/account-item';
 import { Transform } from 'node:stream';
-import type { ExportFormat, ExportRow } from '../../shared/exports';
+import type { ExportFormat, ExportRecord } from '../../shared/exports';
 import type { Cipher } from '../core/encryption';
 import { NotFoundError } from '../core/errors';
 import type { ProjectStore } from '../projects/project-store';
@@ -14,6 +14,9 @@ import type { ExportStore } from './export-store';
 import { exportWriters, type ExportWriter, type RowPages } from './export-writers';
 import type { ExportSubject } from '../notifications/events';
 import type { AccountView } from '../../shared/schemas/project';
+import { attributesOf } from '../accounts/account-item';
+import { projectAttributeKeys } from '../projects/project-item';
+import { orderedAttributeKeys } from '../../shared/schemas/attributes';
 
 export const EXPORT_FAILED = 'The export could not be written. Please try again.';
 
@@ -35,7 +38,8 @@ export interface RunExportDeps {
   exports: ExportStore;
   /** What Export All Data reads (account-data exports). */
   accountData: AccountDataSource;
-  projects: Pick<ProjectStore, 'get'>;
+  /** `list`: the user's projects, whose attribute keys are a directory export's extra columns (none: no extra columns). */
+  projects: Pick<ProjectStore, 'get'> & Partial<Pick<ProjectStore, 'list'>>;
   accountPages: AccountPages;
   cipher: () => Promise<Cipher>;
   files: Pick<ExportFiles, 'upload' | 'remove'>;
@@ -82,7 +86,7 @@ export const runExport =
     const format = item.format as ExportFormat;
     const projectName = String(item.projectName);
     try {
-      await deps.projects.get(userId, String(item.projectId)).catch((error: unknown) => {
+      const project = await deps.projects.get(userId, String(item.projectId)).catch((error: unknown) => {
         throw error instanceof NotFoundError ? new PermanentExportError('The project no longer exists.') : error;
       });
       const cipher = await deps.cipher();
@@ -90,6 +94,8 @@ export const runExport =
         files: deps.files,
         writer: (deps.writers ?? exportWriters)[format],
         pages: exportRows(deps.accountPages(userId, String(item.projectId)), cipher, projectName),
+        // The project's extra columns, known before its first account (docs/accounts.md).
+        attributeKeys: projectAttributeKeys(project),
         key: exportObjectKey(userId, exportId, format),
         contentType: exportContentTypes[format],
         contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
@@ -119,6 +125,7 @@ async function runDirectoryExport(deps: RunExportDeps, { userId, exportId }: Exp
       files: deps.files,
       writer: (deps.writers ?? exportWriters)[format],
       pages: directoryRows(deps.directoryPages(userId, selection)),
+      attributeKeys: await directoryAttributeKeys(deps, userId, selection),
       key: exportObjectKey(userId, exportId, format),
       contentType: exportContentTypes[format],
       contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
@@ -133,10 +140,23 @@ async function runDirectoryExport(deps: RunExportDeps, { userId, exportId }: Exp
   }
 }
 
+/**
+ * A directory export's extra columns: those of the project it is filtered to, else those of all
+ * the user's projects (one Query of the project items, as many as the plan allows).
+ */
+async function directoryAttributeKeys(deps: RunExportDeps, userId: string, selection: Record<string, string>): Promise<string[]> {
+  if (selection.projectId) {
+    const project = await deps.projects.get(userId, selection.projectId).catch(() => undefined);
+    return project ? projectAttributeKeys(project) : [];
+  }
+  if (!deps.projects.list) return [];
+  return orderedAttributeKeys((await deps.projects.list(userId)).flatMap(projectAttributeKeys));
+}
+
 /** The Account Database's accounts (as lists show them, passwords read) become export rows. */
 async function* directoryRows(pages: AsyncIterable<AccountView[]>): RowPages {
   for await (const views of pages) {
-    yield views.map((view): ExportRow => {
+    yield views.map((view): ExportRecord => {
       if (view.password === undefined) throw new PermanentExportError('A stored password could not be read.');
       return {
         firstName: view.firstName,
@@ -148,6 +168,7 @@ async function* directoryRows(pages: AsyncIterable<AccountView[]>): RowPages {
         accountType: view.accountType,
         createdAt: view.createdAt,
         externalStatus: view.externalStatus,
+        ...(view.attributes ? { attributes: view.attributes } : {}),
       };
     });
   }
@@ -215,14 +236,16 @@ const reasonOf = (error: unknown): string => {
 export async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]>, cipher: Cipher, projectName: string): RowPages {
   const text = (value: unknown, fallback = '') => (value === undefined || value === null ? fallback : String(value));
   for await (const items of pages) {
-    yield items.map((item): ExportRow => {
+    yield items.map((item): ExportRecord => {
       let password: string;
       try {
         password = accountPassword(cipher, item);
       } catch {
         throw new PermanentExportError('A stored password could not be read.');
       }
+      const attributes = attributesOf(item);
       return {
+        ...(attributes ? { attributes } : {}),
         firstName: text(item.firstName),
         lastName: text(item.lastName),
         email: text(item.email),
@@ -246,6 +269,7 @@ async function writeAndUpload(input: {
   files: Pick<ExportFiles, 'upload'>;
   writer: ExportWriter;
   pages: RowPages;
+  attributeKeys?: readonly string[];
   key: string;
   contentType: string;
   contentDisposition: string;
@@ -267,7 +291,7 @@ async function writeAndUpload(input: {
     if (!ours) storageError = new StorageError(error);
     throw storageError ?? error;
   });
-  const writing = input.writer(input.pages, body);
+  const writing = input.writer(input.pages, body, { attributeKeys: input.attributeKeys ?? [] });
   try {
     const [rowCount] = await Promise.all([writing, uploading]);
     return { rowCount, sizeBytes };

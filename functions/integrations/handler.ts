@@ -1,4 +1,5 @@
-import { createIntegrationSchema, updateIntegrationSchema } from '../../shared/schemas/integrations';
+import { attributeMappingPreviewSchema, createIntegrationSchema, updateIntegrationSchema } from '../../shared/schemas/integrations';
+import { attributePreview } from './attribute-preview';
 import { dynamo, sqs } from '../core/clients';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { failRunsOf } from '../provisioning/provisioning-jobs';
@@ -29,6 +30,9 @@ const integrations = integrationUseCases({
   },
 });
 
+const integrationStore = dynamoIntegrationStore(db, tableName);
+const preview = attributePreview({ integration: (userId, id) => integrationStore.get(userId, id) });
+
 export const handler = httpHandler({
   'GET /api/integrations': route({ run: ({ userId }) => integrations.list(userId) }),
   'GET /api/integration-templates': route({
@@ -45,6 +49,12 @@ export const handler = httpHandler({
     authorize: ({ userId }) => integrations.assertPlan(userId),
     body: updateIntegrationSchema,
     run: ({ userId, pathParameters, body, event }) => integrations.update(userId, pathParameters.id ?? '', body, requestOrigin(event)),
+  }),
+  // What one person would look like on the platform with a mapping of extra columns (Pro, as integrations).
+  'POST /api/integrations/{id}/attribute-preview': route({
+    authorize: ({ userId }) => integrations.assertPlan(userId),
+    body: attributeMappingPreviewSchema,
+    run: ({ userId, pathParameters, body }) => preview(userId, pathParameters.id ?? '', body),
   }),
   'POST /api/integrations/{id}/test': route({ run: ({ userId, pathParameters }) => integrations.test(userId, pathParameters.id ?? '') }),
   'DELETE /api/integrations/{id}': route({

@@ -1,4 +1,6 @@
-import { accountPassword } from '../accounts/account-item';
+import { accountPassword, attributesOf } from '../accounts/account-item';
+import { projectAttributeKeys } from './project-item';
+import { attributeLabel } from '../../shared/schemas/attributes';
 import { ACCOUNT_CSV_HEADER, UTF8_BOM, csvLine } from '../../shared/csv/write-csv';
 import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS } from '../../shared/schemas/project';
 import type { Cipher } from '../core/encryption';
@@ -23,7 +25,9 @@ export const exportProjectCsv =
     const accountCount = Number(project.accountCount ?? 0);
     if (accountCount > maxAccounts) throw new ConflictError(exportCenterMessage(accountCount), { accountCount, maxAccounts });
     const cipher = await deps.cipher();
-    const lines: string[] = [UTF8_BOM, csvLine(ACCOUNT_CSV_HEADER)];
+    // The extra columns (department, title...) after the standard ones, as the project lists them.
+    const attributeKeys = projectAttributeKeys(project);
+    const lines: string[] = [UTF8_BOM, csvLine([...ACCOUNT_CSV_HEADER, ...attributeKeys.map(attributeLabel)])];
     let rows = 0;
     let cursor: string | undefined;
     do {
@@ -38,6 +42,7 @@ export const exportProjectCsv =
             String(item.email),
             String(item.username),
             accountPassword(cipher, item),
+            ...attributeKeys.map((key) => attributesOf(item)?.[key] ?? ''),
           ]),
         );
       }

@@ -2,9 +2,15 @@ import type { AccountType, PasswordSettings } from '../../shared/schemas/bulk';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
+import { orderedAttributeKeys } from '../../shared/schemas/attributes';
 
 /** A project as stored: the view without the derived success rate, plus its owner. */
-export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncRemovedCount' | 'syncPendingCount' | 'emailCounts'> {
+export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCount' | 'syncFailedCount' | 'syncRemovedCount' | 'syncPendingCount' | 'emailCounts' | 'attributeKeys'> {
+  /**
+   * The keys of its accounts' extra columns, a string set (only ever added to: `ADD attributeKeys`
+   * when accounts are written or edited), so exports know their columns before the first account.
+   */
+  attributeKeys?: Set<string>;
   syncedCount?: number;
   syncFailedCount?: number;
   syncRemovedCount?: number;
@@ -24,6 +30,20 @@ export const projectItem = (record: ProjectRecord) => ({
   ...(record.expirationDate ? keys.projectExpiry(record.userId, record.id, record.expirationDate) : {}),
   ...record,
 });
+
+/** A project item's attribute keys (a string set as stored), in the order exports show them. */
+export function projectAttributeKeys(item: Record<string, unknown>): string[] {
+  const stored = item.attributeKeys;
+  const keys = stored instanceof Set ? [...stored] : Array.isArray(stored) ? stored : [];
+  return orderedAttributeKeys(keys.filter((key): key is string => typeof key === 'string'));
+}
+
+/** The keys a set of people's attributes use (undefined: none, so no empty set is ever written). */
+export function attributeKeysOf(people: Iterable<{ attributes?: Record<string, string> }>): Set<string> | undefined {
+  const found = new Set<string>();
+  for (const person of people) for (const key of Object.keys(person.attributes ?? {})) found.add(key);
+  return found.size ? found : undefined;
+}
 
 /** Percent of rows created, one decimal. */
 export const successRate = (created: number, failed: number): number =>
@@ -66,5 +86,7 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.activeMailSend === 'string') project.mailSendActive = true;
   if (typeof item.projectDeletionId === 'string') project.deletionId = item.projectDeletionId;
   if (typeof item.activeProjectDeletion === 'string') project.deletionActive = true;
+  const attributeKeys = projectAttributeKeys(item);
+  if (attributeKeys.length) project.attributeKeys = attributeKeys;
   return project;
 }

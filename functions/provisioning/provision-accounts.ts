@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { doneStatusOf, PAUSED_CREDENTIALS, provisioningSupport, sourceStatusOf, type ProvisioningMode } from '../../shared/schemas/provisioning';
-import { accountPassword } from '../accounts/account-item';
+import { accountPassword, attributesOf } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { provStatusLists } from '../accounts/account-status-list-writes';
 import { channelAttributes, overlayState, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
@@ -323,7 +323,8 @@ async function createOn(adapter: ProvisioningAdapter, cipher: Cipher, accounts: 
       continue;
     }
     called.push(account);
-    people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email) });
+    const attributes = attributesOf(account);
+    people.push({ accountId: String(account.id), username: String(account.username), password, firstName: String(account.firstName), lastName: String(account.lastName), email: String(account.email), ...(attributes ? { attributes } : {}) });
   }
   const outcomes = people.length ? await adapter.create(people) : [];
   // A platform that repeats the request in its error must not put the password in externalError.

@@ -16,6 +16,14 @@ export interface ProvisioningPerson {
   firstName: string;
   lastName: string;
   email: string;
+  /** The account's extra columns (department, title...), as kept here: shared/schemas/attributes.ts. */
+  attributes?: Record<string, string>;
+  /**
+   * The same mapped to the platform's attributes (attribute name -> value): set by the adapter
+   * factory from the integration's mapping (shared/schemas/attribute-mapping.ts), read by the
+   * adapters' body builders, which put each where their platform wants it.
+   */
+  platformAttributes?: Record<string, string>;
 }
 
 /** An account that exists on the platform (names when the platform's answer has them). */
@@ -56,6 +64,12 @@ export interface AccountChanges {
   lastName: string;
   email: string;
   username?: string;
+  /** The account's extra columns now, and those the edit removed (their keys). */
+  attributes?: Record<string, string>;
+  removedAttributes?: string[];
+  /** The same mapped (set by the adapter factory): the platform attributes to set, and those to clear. */
+  platformAttributes?: Record<string, string>;
+  clearedPlatformAttributes?: string[];
 }
 
 /**

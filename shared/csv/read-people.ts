@@ -1,6 +1,7 @@
 import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST, personSchema } from '../schemas/bulk';
 import { csvRecordStream, readCsvRecords, type CsvRecordHandler } from './read-records';
 import { toCsv } from './write-csv';
+import { attributeKey, checkAttributes, type AccountAttributes } from '../schemas/attributes';
 
 /**
  * Reading the people of a bulk-creation CSV (spec 5, issue 3). The browser runs it for the
@@ -22,6 +23,11 @@ export interface CsvRow {
   email: string;
   /** The record's cells as parsed, untrimmed. */
   raw: string[];
+  /**
+   * The row's other columns (a file with a header only): department, title... under normalised
+   * keys (shared/schemas/attributes.ts), empty cells left out.
+   */
+  attributes?: AccountAttributes;
   issues: CsvRowIssue[];
 }
 
@@ -86,6 +92,23 @@ function isHeader(cells: readonly string[]): boolean {
   return cells.some((cell) => /first/i.test(cell) || exactHeaderField(cell) !== undefined);
 }
 
+/** A header's other columns: each one's index and attribute key (the first of two columns with one key wins). */
+export type ExtraColumns = readonly { index: number; key: string }[];
+
+function extraColumns(cells: readonly string[], columns: Record<PersonField, number>): ExtraColumns {
+  const used = new Set(Object.values(columns));
+  const seen = new Set<string>();
+  const extras: { index: number; key: string }[] = [];
+  cells.forEach((cell, index) => {
+    if (used.has(index)) return;
+    const key = attributeKey(cell);
+    if (!key || seen.has(key)) return;
+    seen.add(key);
+    extras.push({ index, key });
+  });
+  return extras;
+}
+
 /** Column index of each field, or undefined when the header lacks one. */
 function mapHeader(cells: readonly string[]): Record<PersonField, number> | undefined {
   const columns: Partial<Record<PersonField, number>> = {};
@@ -131,7 +154,7 @@ const fileFailure = (fileError: string, header = false): CsvReadResult => ({ row
  * Checks one record against the spec's rules; `firstRowOfEmail` carries the file's e-mails seen so
  * far (none: repeats are not looked for, see peopleCsvStream).
  */
-function checkRecord(row: number, cells: string[], columns: Record<PersonField, number>, firstRowOfEmail: Map<string, number> | undefined): CsvRow {
+function checkRecord(row: number, cells: string[], columns: Record<PersonField, number>, firstRowOfEmail: Map<string, number> | undefined, extras: ExtraColumns = []): CsvRow {
   const firstName = (cells[columns.firstName] ?? '').trim();
   const lastName = (cells[columns.lastName] ?? '').trim();
   const email = (cells[columns.email] ?? '').trim();
@@ -143,13 +166,23 @@ function checkRecord(row: number, cells: string[], columns: Record<PersonField, 
       if (!issues.some((known) => known.field === field)) issues.push({ field, message: issue.message });
     }
   }
+  const extra = attributesOf(cells, extras);
+  for (const message of extra.problems) issues.push({ message });
   if (firstRowOfEmail && !issues.some((issue) => issue.field === 'email')) {
     const key = email.toLowerCase();
     const firstRow = firstRowOfEmail.get(key);
     if (firstRow === undefined) firstRowOfEmail.set(key, row);
     else issues.push({ field: 'email', message: csvMessages.duplicateEmail(firstRow) });
   }
-  return { row, firstName, lastName, email, raw: cells, issues };
+  return { row, firstName, lastName, email, raw: cells, issues, ...(Object.keys(extra.attributes).length ? { attributes: extra.attributes } : {}) };
+}
+
+/** A record's other columns as the account keeps them, with the problems that reject the row. */
+function attributesOf(cells: readonly string[], extras: ExtraColumns) {
+  if (!extras.length) return { attributes: {}, problems: [] };
+  const values: Record<string, string> = {};
+  for (const { index, key } of extras) values[key] = cells[index] ?? '';
+  return checkAttributes(values);
 }
 
 /**
@@ -178,6 +211,7 @@ function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimi
   let seenFirstRecord = false;
   let header = false;
   let columns: Record<PersonField, number> | undefined = { firstName: 0, lastName: 1, email: 2 };
+  let extras: ExtraColumns = [];
   let dataRows = 0;
   let firstRowOfEmail = repeats ? new Map<string, number>() : undefined;
   const onRecord: CsvRecordHandler = (cells, line, badQuote) => {
@@ -187,12 +221,13 @@ function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimi
       if (isHeader(cells)) {
         header = true;
         columns = mapHeader(cells);
+        if (columns) extras = extraColumns(cells, columns);
         return columns !== undefined;
       }
     }
     dataRows++;
     if (dataRows <= maxRows) {
-      onRow(badQuote ? badQuoteRecord(line, cells, columns!) : checkRecord(line, cells, columns!, firstRowOfEmail));
+      onRow(badQuote ? badQuoteRecord(line, cells, columns!) : checkRecord(line, cells, columns!, firstRowOfEmail, extras));
       return true;
     }
     if (dataRows === maxRows + 1) {

@@ -55,11 +55,18 @@ const directoryFields = z.object({
   createdTo: date.optional(),
   expiresFrom: date.optional(),
   expiresTo: date.optional(),
+  /**
+   * The Attribute filter: an extra column (its key, shared/schemas/attributes.ts) and the value it
+   * must hold, compared without regard to case (docs/data-model.md, pattern 77). Both or neither.
+   */
+  attributeName: z.string().trim().max(40, 'Choose a column').regex(/^[a-z][a-zA-Z0-9]*$/, 'Choose a column').optional(),
+  attributeValue: z.string().trim().min(1, 'Type the value to find').max(256, 'The value is at most 256 characters').optional(),
 });
 
 type Ranges = { createdFrom?: string | undefined; createdTo?: string | undefined; expiresFrom?: string | undefined; expiresTo?: string | undefined };
-const rangesInOrder = <T extends z.ZodType<Ranges>>(schema: T) =>
+const rangesInOrder = <T extends z.ZodType<Ranges & { attributeName?: string | undefined; attributeValue?: string | undefined }>>(schema: T) =>
   schema
+    .refine((query) => (query.attributeName === undefined) === (query.attributeValue === undefined), { path: ['attributeValue'], message: 'Choose a column and type the value to find' })
     .refine((query) => !query.createdFrom || !query.createdTo || query.createdFrom <= query.createdTo, { path: ['createdTo'], message: 'The end of the range is before its start' })
     .refine((query) => !query.expiresFrom || !query.expiresTo || query.expiresFrom <= query.expiresTo, { path: ['expiresTo'], message: 'The end of the range is before its start' });
 
@@ -78,8 +85,8 @@ export type DirectoryExportRequest = z.input<typeof directoryExportSchema>;
 export type DirectorySelection = z.output<typeof directoryFields>;
 
 export type DirectoryQuery = z.infer<typeof directoryQuerySchema>;
-export type DirectoryFilters = Pick<DirectoryQuery, 'projectId' | 'accountType' | 'platformStatus' | 'emailStatus' | 'state' | 'createdFrom' | 'createdTo' | 'expiresFrom' | 'expiresTo'>;
-export const directoryFilterNames = ['projectId', 'accountType', 'platformStatus', 'emailStatus', 'state', 'createdFrom', 'createdTo', 'expiresFrom', 'expiresTo'] as const;
+export type DirectoryFilters = Pick<DirectoryQuery, 'projectId' | 'accountType' | 'platformStatus' | 'emailStatus' | 'state' | 'createdFrom' | 'createdTo' | 'expiresFrom' | 'expiresTo' | 'attributeName' | 'attributeValue'>;
+export const directoryFilterNames = ['projectId', 'accountType', 'platformStatus', 'emailStatus', 'state', 'createdFrom', 'createdTo', 'expiresFrom', 'expiresTo', 'attributeName', 'attributeValue'] as const;
 
 /** A project id from a query: an id that cannot exist names nothing (404). */
 export const isProjectIdShaped = (value: string): boolean => isIdShaped(value);

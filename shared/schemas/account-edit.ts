@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { personSchema } from './bulk';
+import { attributeLabel, checkAttributes } from './attributes';
 import type { AccountView } from './project';
 
 /**
@@ -10,6 +11,18 @@ import type { AccountView } from './project';
  */
 export const accountEditSchema = personSchema.extend({
   regenerateUsername: z.boolean('regenerateUsername must be true or false').optional().default(false),
+  /**
+   * The account's extra columns as they should be (department, title...: shared/schemas/attributes.ts,
+   * keys normalised, empty values removed, the same caps as a CSV row). Absent: left as they are.
+   */
+  attributes: z
+    .record(z.string().max(200), z.string().max(1000, 'A value must be at most 1,000 characters'))
+    .transform((values, context) => {
+      const checked = checkAttributes(values);
+      for (const message of checked.problems) context.addIssue({ code: 'custom', message, path: [] });
+      return checked.attributes;
+    })
+    .optional(),
 });
 export type AccountEditInput = z.input<typeof accountEditSchema>;
 export type AccountEditRequest = z.output<typeof accountEditSchema>;
@@ -18,8 +31,17 @@ export const editableAccountFields = ['firstName', 'lastName', 'email', 'usernam
 export type EditableAccountField = (typeof editableAccountFields)[number];
 export const accountFieldLabels: Record<EditableAccountField, string> = { firstName: 'First name', lastName: 'Last name', email: 'E-mail', username: 'Username' };
 
+/** An extra column as a changed field: `attributes.<key>`. */
+export type AttributeField = `attributes.${string}`;
+export const attributeField = (key: string): AttributeField => `attributes.${key}`;
+
+/** A changed field's label: the fixed fields', or the extra column's ('Department'). */
+export const changedFieldLabel = (field: EditableAccountField | AttributeField): string =>
+  field.startsWith('attributes.') ? attributeLabel(field.slice('attributes.'.length)) : accountFieldLabels[field as EditableAccountField];
+
 export interface FieldChange {
-  field: EditableAccountField;
+  /** A fixed field, or an extra column (`attributes.department`; '' as from/to: it had none / has none now). */
+  field: EditableAccountField | AttributeField;
   from: string;
   to: string;
 }

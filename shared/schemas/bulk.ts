@@ -101,6 +101,15 @@ export const bulkCreateRequestSchema = z.object({
         firstName: z.string().max(1000).default(''),
         lastName: z.string().max(1000).default(''),
         email: z.string().max(1000).default(''),
+        /**
+         * The row's extra columns (department, title...): header -> value. Checked row by row
+         * (shared/schemas/attributes.ts checkAttributes: a row over the caps is rejected with its
+         * reason); here only bounded so a request cannot carry more than a file could.
+         */
+        attributes: z
+          .record(z.string().max(200), z.string().max(1000))
+          .refine((values) => Object.keys(values).length <= 200, 'At most 200 extra columns per row')
+          .optional(),
       }),
     )
     .min(1, 'At least one account is required')

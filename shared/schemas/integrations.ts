@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { mappingProblems, mappingTargetOf } from './attribute-mapping';
 
 /** Spec 3, api_integrations. */
 export const integrationPlatforms = ['salesforce', 'active_directory', 'okta', 'workday', 'custom'] as const;
@@ -136,8 +137,27 @@ export const provisioningSettingsSchema = z.object({
   salesforce: salesforceSettingsSchema.optional(),
   /** Active Directory / LDAP (platform `active_directory`, ldap:// or ldaps:// base URL). */
   ldap: ldapSettingsSchema.optional(),
+  /**
+   * Extra columns to the platform's attributes: column key (shared/schemas/attributes.ts) ->
+   * attribute name (shared/schemas/attribute-mapping.ts). Absent: the platform's default mapping;
+   * {}: nothing mapped. Checked against the platform's attributes with the integration.
+   */
+  attributeMapping: z.record(z.string().max(60), z.string().trim().max(100)).refine((mapping) => Object.keys(mapping).length <= 100, 'At most 100 mapped columns').optional(),
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
+
+/** POST /api/integrations/{id}/attribute-preview: an unsaved mapping to preview, and the person to show (none: a sample). */
+export const attributeMappingPreviewSchema = z.object({
+  attributeMapping: provisioningSettingsSchema.shape.attributeMapping,
+  person: z
+    .object({
+      firstName: z.string().trim().min(1, 'First name is required').max(100),
+      lastName: z.string().trim().min(1, 'Last name is required').max(100),
+      email: z.string().trim().max(254).email('Valid email is required'),
+      attributes: z.record(z.string().max(200), z.string().max(1000)).optional(),
+    })
+    .optional(),
+});
 
 /** The fields of an integration as a user enters them. */
 const integrationFields = z.object({
@@ -181,14 +201,27 @@ const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; a
   }
 };
 
+/** An attribute mapping names only the platform's attributes, each once. */
+const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: string; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: z.RefinementCtx) => {
+  const mapping = value.apiConfig?.provisioning?.attributeMapping;
+  if (!mapping) return;
+  const target = mappingTargetOf(value);
+  if (!target) {
+    if (Object.values(mapping).some(Boolean)) ctx.addIssue({ code: 'custom', path: ['apiConfig', 'provisioning', 'attributeMapping'], message: 'This platform takes no attributes from columns' });
+    return;
+  }
+  for (const message of mappingProblems(target, mapping)) ctx.addIssue({ code: 'custom', path: ['apiConfig', 'provisioning', 'attributeMapping'], message });
+};
+
 /**
  * The credential checks: required fields (unless `stored` names the fields kept from before),
  * no field of another method, a plain header name.
  */
 const checkCredentials =
   (requireAll: boolean) =>
-  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string> }, ctx: z.RefinementCtx) => {
+  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string>; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: z.RefinementCtx) => {
     checkLdapUrl(value, ctx);
+    checkAttributeMapping(value, ctx);
     const fields = authFields[value.authMethod];
     if (requireAll) {
       for (const field of fields) {

@@ -40,6 +40,8 @@ export interface Project {
   /** The project's latest deletion (GET /api/project-deletions/{id}), and whether it is under way ('Deleting...'). */
   deletionId?: string;
   deletionActive?: boolean;
+  /** The extra columns its accounts carry (department, title...), well-known first: what its table's drawer, its exports and its mapping preview show. */
+  attributeKeys?: string[];
   createdAt: string;
   updatedAt: string;
 }
@@ -94,6 +96,8 @@ export interface AccountView {
   actionError?: string;
   /** The e-mail address changed after the last credential e-mail: its status is that of an e-mail to the previous address. */
   emailSentToPreviousAddress?: boolean;
+  /** The person's extra columns (department, title...) under normalised keys (shared/schemas/attributes.ts); absent when none. */
+  attributes?: Record<string, string>;
 }
 
 export interface Page<T> {

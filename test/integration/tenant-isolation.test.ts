@@ -369,6 +369,7 @@ const expectations: Record<string, Expectation> = {
     ownerAfter: async ({ a }) => expect((await a.user.json<Integration[]>('/api/integrations')).map((i) => i.id)).toEqual([a.integrationId]),
   },
   'POST /api/integrations/{id}/test': { id: (a) => a.integrationId, ownerFirst: 'markers', answer: 404 },
+  'POST /api/integrations/{id}/attribute-preview': { id: (a) => a.integrationId, body: () => ({ attributeMapping: { department: 'department' } }), answer: 404 },
   'PUT /api/integrations/{id}': {
     id: (a) => a.integrationId,
     body: () => ({ ...okta(`B renames it ${token()}`), apiConfig: {} }),

@@ -1,6 +1,8 @@
-import { Alert, Button, Checkbox, CloseButton, Code, Dialog, Input, Portal, Stack, Text } from '@chakra-ui/react';
+import { Alert, Button, Checkbox, CloseButton, Code, Dialog, Fieldset, HStack, IconButton, Input, Portal, Stack, Text } from '@chakra-ui/react';
+import { PlusIcon, XIcon } from 'lucide-react';
+import { attributeKey, attributeLabel, orderedAttributeKeys } from '@shared/schemas/attributes';
 import { useRef, useState, type FormEvent } from 'react';
-import { accountEditSchema, accountFieldLabels, type AccountEditResult } from '@shared/schemas/account-edit';
+import { accountEditSchema, changedFieldLabel, type AccountEditResult } from '@shared/schemas/account-edit';
 import type { AccountView } from '@shared/schemas/project';
 import { FormField } from './form-field';
 import { serverFieldErrors, serverMessageOf } from '../lib/api-client';
@@ -8,6 +10,8 @@ import { useEditAccount } from '../lib/accounts-api';
 import { toaster } from '../lib/toaster';
 
 type Field = 'firstName' | 'lastName' | 'email';
+/** One extra column in the form: `key` for one the account has, none for one being added (named by `name`). */
+type DetailRow = { id: number; key?: string; name: string; value: string };
 type FieldErrors = Partial<Record<Field, string>>;
 
 /**
@@ -31,6 +35,9 @@ export function AccountEditDialog({
   onUpdateOnPlatform?: (account: AccountView) => void;
 }) {
   const [draft, setDraft] = useState({ firstName: account.firstName, lastName: account.lastName, email: account.email, regenerateUsername: false });
+  // The extra columns as rows: a kept one shows its label; a new one is named by the user.
+  const [details, setDetails] = useState<DetailRow[]>(() => orderedAttributeKeys(Object.keys(account.attributes ?? {})).map((key, i) => ({ id: i, key, name: attributeLabel(key), value: account.attributes![key]! })));
+  const nextDetail = useRef(details.length);
   const [errors, setErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<string>();
   const [saved, setSaved] = useState<{ result: AccountEditResult; oldEmail: string }>();
@@ -40,13 +47,18 @@ export function AccountEditDialog({
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const parsed = accountEditSchema.safeParse(draft);
-    if (!parsed.success) {
+    const unnamed = details.find((row) => !row.key && row.value.trim() && !attributeKey(row.name));
+    // A row without a name is left out; kept ones by their key, new ones by the name typed.
+    const attributes = Object.fromEntries(details.filter((row) => row.key || row.name.trim()).map((row) => [row.key ?? row.name, row.value]));
+    const parsed = accountEditSchema.safeParse({ ...draft, ...(account.attributes || details.length ? { attributes } : {}) });
+    if (!parsed.success || unnamed) {
       const found: FieldErrors = {};
-      for (const issue of parsed.error.issues) {
+      for (const issue of parsed.error?.issues ?? []) {
         const field = issue.path[0] as Field;
-        found[field] ??= issue.message;
+        if (field === 'firstName' || field === 'lastName' || field === 'email') found[field] ??= issue.message;
+        else setFormError(issue.message);
       }
+      if (unnamed) setFormError('Name each detail with letters or digits (for example Department).');
       setErrors(found);
       return;
     }
@@ -60,7 +72,7 @@ export function AccountEditDialog({
             toaster.create({ type: 'info', title: 'Nothing changed', description: 'The account already had these values.' });
             return onClose();
           }
-          toaster.create({ type: 'success', title: 'Account updated', description: result.changes.map((c) => accountFieldLabels[c.field]).join(', ') });
+          toaster.create({ type: 'success', title: 'Account updated', description: result.changes.map((c) => changedFieldLabel(c.field)).join(', ') });
           // What may follow, asked (never done unasked): the platform's copy updated now, the
           // credentials sent to the new address. The old address as it was when saved (the row
           // re-renders with the new one meanwhile).
@@ -160,6 +172,54 @@ export function AccountEditDialog({
                         It is the person&apos;s login: leave it unless they should sign in with a new one.
                       </Text>
                     </Stack>
+                    <Fieldset.Root>
+                      <Fieldset.Legend fontSize="sm" fontWeight="medium">
+                        Details
+                      </Fieldset.Legend>
+                      <Fieldset.HelperText fontSize="xs">Department, title, phone, employee ID or any other column kept from the file.</Fieldset.HelperText>
+                      <Stack gap="2" mt="2" data-testid="account-details-fields">
+                        {details.map((row) => (
+                          <HStack key={row.id} gap="2" align="flex-end">
+                            {row.key ? (
+                              <Text fontSize="sm" minW="28" maxW="40" truncate id={`detail-${row.id}`}>
+                                {row.name}
+                              </Text>
+                            ) : (
+                              <Input
+                                size="sm"
+                                maxW="40"
+                                aria-label="Detail name"
+                                placeholder="Name"
+                                value={row.name}
+                                onChange={(event) => setDetails((old) => old.map((r) => (r.id === row.id ? { ...r, name: event.target.value } : r)))}
+                                disabled={busy}
+                              />
+                            )}
+                            <Input
+                              size="sm"
+                              flex="1"
+                              aria-label={row.key ? row.name : 'Detail value'}
+                              placeholder="Value"
+                              value={row.value}
+                              onChange={(event) => setDetails((old) => old.map((r) => (r.id === row.id ? { ...r, value: event.target.value } : r)))}
+                              disabled={busy}
+                            />
+                            <IconButton size="sm" variant="ghost" aria-label={`Remove ${row.name || 'this detail'}`} onClick={() => setDetails((old) => old.filter((r) => r.id !== row.id))} disabled={busy}>
+                              <XIcon />
+                            </IconButton>
+                          </HStack>
+                        ))}
+                        <Button
+                          size="sm"
+                          variant="outline"
+                          alignSelf="flex-start"
+                          onClick={() => setDetails((old) => [...old, { id: nextDetail.current++, name: '', value: '' }])}
+                          disabled={busy}
+                        >
+                          <PlusIcon /> Add a detail
+                        </Button>
+                      </Stack>
+                    </Fieldset.Root>
                     {account.platformChange || account.externalStatus === 'success' ? (
                       <Alert.Root status="warning">
                         <Alert.Indicator />

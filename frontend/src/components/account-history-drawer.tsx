@@ -1,4 +1,4 @@
-import { Box, Button, CloseButton, Code, Drawer, List, Portal, Stack, Text } from '@chakra-ui/react';
+import { Box, Button, CloseButton, Code, DataList, Drawer, Heading, List, Portal, Stack, Text } from '@chakra-ui/react';
 import {
   CircleAlertIcon,
   CircleCheckIcon,
@@ -16,8 +16,9 @@ import {
   TimerOffIcon,
 } from 'lucide-react';
 import type { ReactNode } from 'react';
-import { accountFieldLabels, type AccountHistoryEntry, type AccountHistoryKind } from '@shared/schemas/account-edit';
+import { changedFieldLabel, type AccountHistoryEntry, type AccountHistoryKind } from '@shared/schemas/account-edit';
 import type { AccountView } from '@shared/schemas/project';
+import { attributeLabel, orderedAttributeKeys } from '@shared/schemas/attributes';
 import { formatDateTime } from '../lib/format-date';
 import { useAccountHistoryQuery } from '../lib/accounts-api';
 import { ListSkeleton } from './list-skeleton';
@@ -64,6 +65,7 @@ export function AccountHistoryDrawer({ account, onClose }: { account: AccountVie
               </Stack>
             </Drawer.Header>
             <Drawer.Body pb="6">
+              <AccountDetails account={account} />
               {history.isPending ? (
                 <ListSkeleton rows={4} label="Loading the history" />
               ) : history.isError ? (
@@ -100,6 +102,27 @@ export function AccountHistoryDrawer({ account, onClose }: { account: AccountVie
   );
 }
 
+/** The account's extra columns (department, title...), when it has any: kept from its CSV, edited with Edit. */
+function AccountDetails({ account }: { account: AccountView }) {
+  const keys = orderedAttributeKeys(Object.keys(account.attributes ?? {}));
+  if (!keys.length) return null;
+  return (
+    <Stack gap="2" mb="6" data-testid="account-details">
+      <Heading as="h3" size="sm">
+        Details
+      </Heading>
+      <DataList.Root orientation="horizontal" size="sm" aria-label={`Details of ${account.firstName} ${account.lastName}`}>
+        {keys.map((key) => (
+          <DataList.Item key={key}>
+            <DataList.ItemLabel>{attributeLabel(key)}</DataList.ItemLabel>
+            <DataList.ItemValue overflowWrap="anywhere">{account.attributes![key]}</DataList.ItemValue>
+          </DataList.Item>
+        ))}
+      </DataList.Root>
+    </Stack>
+  );
+}
+
 function HistoryItem({ entry }: { entry: AccountHistoryEntry }) {
   const { icon, color } = icons[entry.kind] ?? { icon: <CircleCheckIcon size={16} />, color: 'fg' };
   return (
@@ -116,7 +139,7 @@ function HistoryItem({ entry }: { entry: AccountHistoryEntry }) {
           <List.Root as="ul" variant="plain" gap="0.5" fontSize="sm">
             {entry.changes.map((change) => (
               <List.Item key={change.field} display="block" overflowWrap="anywhere">
-                {accountFieldLabels[change.field]}: <Text as="span" textDecoration="line-through" color="fg.muted">{change.from}</Text> → {change.to}
+                {changedFieldLabel(change.field)}: <Text as="span" textDecoration="line-through" color="fg.muted">{change.from}</Text> → {change.to}
               </List.Item>
             ))}
           </List.Root>

@@ -9,12 +9,39 @@ import { microsoftGraphAdapter } from './microsoft-graph';
 import { oktaAdapter } from './okta';
 import { salesforceAdapter } from './salesforce';
 import { scimAdapter } from './scim';
+import { clearedAttributes, mapAttributes, mappingOf, mappingTargetOf } from '../../../shared/schemas/attribute-mapping';
 
 /**
  * The adapter for an integration's platform (one file per platform in this folder). Only
  * platforms that provisioningSupport() (shared/schemas/provisioning.ts) accepts reach here.
  */
 export const adapterFactory =
+  (outbound: OutboundOptions) =>
+  (integration: IntegrationRecord, credentials: Record<string, string>, policy: AccountPolicy = {}): ProvisioningAdapter =>
+    withMappedAttributes(integration, platformAdapter(outbound)(integration, credentials, policy));
+
+/**
+ * The people's and changes' extra columns mapped to the platform's attributes by the
+ * integration's mapping (its own, else the platform's default: shared/schemas/attribute-mapping.ts)
+ * before the adapter builds its bodies: the one place a mapping is applied.
+ */
+export function withMappedAttributes(integration: Pick<IntegrationRecord, 'platform' | 'baseUrl' | 'apiConfig'>, adapter: ProvisioningAdapter): ProvisioningAdapter {
+  const target = mappingTargetOf(integration);
+  if (!target) return adapter;
+  const mapping = mappingOf(target, integration.apiConfig?.provisioning?.attributeMapping);
+  return {
+    ...adapter,
+    create: (people) => adapter.create(people.map((person) => ({ ...person, platformAttributes: mapAttributes(target, mapping, person.attributes) }))),
+    update: (externalId, changes) =>
+      adapter.update(externalId, {
+        ...changes,
+        platformAttributes: mapAttributes(target, mapping, changes.attributes),
+        clearedPlatformAttributes: clearedAttributes(target, mapping, changes.removedAttributes ?? []),
+      }),
+  };
+}
+
+const platformAdapter =
   (outbound: OutboundOptions) =>
   (integration: IntegrationRecord, credentials: Record<string, string>, policy: AccountPolicy = {}): ProvisioningAdapter => {
     const settings = integration.apiConfig?.provisioning;
@@ -32,6 +59,20 @@ export const adapterFactory =
       { platform: integration.platform, apiType: integration.apiType, baseUrl: integration.baseUrl, authMethod: integration.authMethod, credentials, apiConfig: integration.apiConfig ?? {} },
       outbound,
     );
+    return httpAdapter(integration, client, policy, refusal);
+  };
+
+/**
+ * The adapter of an HTTP platform over a given client: the platform's own (platformClient), or
+ * one that only records the requests (the mapping preview, functions/integrations/attribute-preview.ts).
+ */
+export function httpAdapter(
+  integration: IntegrationRecord,
+  client: PlatformClient,
+  policy: AccountPolicy = {},
+  refusal: (client?: PlatformClient) => ProvisioningAdapter = (c) => refusingAdapter(c, 'Provisioning to this platform is not available.'),
+): ProvisioningAdapter {
+    const settings = integration.apiConfig?.provisioning;
     switch (integration.platform) {
       case 'custom':
         return scimAdapter(client, { undo: settings?.undo });
@@ -49,7 +90,7 @@ export const adapterFactory =
         client.close();
         throw new Error(`No provisioning adapter for ${integration.platform}`);
     }
-  };
+}
 
 /** An adapter that creates nobody: every person fails with the reason (not retried). */
 const refusingAdapter = (client: PlatformClient | undefined, reason: string): ProvisioningAdapter => {

@@ -88,6 +88,43 @@ const parentOf = (dn: string) => {
 /** AD's "user must change password at next logon": pwdLastSet 0 (the only value besides -1 a client may write). */
 export const AD_MUST_CHANGE_PWD_LAST_SET = '0';
 
+/**
+ * The entry an LDAP add creates for a person (OpenLDAP inetOrgPerson, or an Active Directory
+ * user), with its mapped extra columns: what the adapter sends, and what the mapping preview shows.
+ */
+export function ldapEntryOf(person: ProvisioningPerson, settings: LdapAdapterSettings, secure: boolean): { dn: string; attributes: Attribute[] } | CallFailure {
+  const ad = settings.directory === 'active_directory';
+  const text = (type: string, ...values: string[]) => new Attribute({ type, values: values.filter((v) => v !== '') });
+  const displayName = `${person.firstName} ${person.lastName}`.trim() || person.username;
+  // The mapped extra columns are attributes of the entry by their type (title, departmentNumber...).
+  const mapped = Object.entries(person.platformAttributes ?? {}).map(([type, value]) => text(type, value));
+  const common = [text('givenName', person.firstName), text('sn', person.lastName || person.username), text('displayName', displayName), text('mail', person.email), ...mapped];
+  if (!ad) {
+    return {
+      dn: `uid=${escapeRdnValue(person.username)},${settings.baseDn}`,
+      attributes: [text('objectClass', 'top', 'person', 'organizationalPerson', 'inetOrgPerson'), text('uid', person.username), text('cn', displayName), ...common, text('userPassword', sshaPassword(person.password))],
+    };
+  }
+  if (person.username.length > SAM_ACCOUNT_NAME_MAX || SAM_FORBIDDEN.test(person.username)) {
+    return { kind: 'failed', retryable: false, message: `The user name "${person.username}" cannot be an Active Directory sAMAccountName (at most ${SAM_ACCOUNT_NAME_MAX} characters, none of " / \\ [ ] : ; | = , + * ? < > @).` };
+  }
+  if (!secure) return { kind: 'failed', retryable: false, message: 'Active Directory takes a password (unicodePwd) only over an encrypted connection: use an ldaps:// URL.' };
+  return {
+    dn: `CN=${escapeRdnValue(person.username)},${settings.baseDn}`,
+    attributes: [
+      text('objectClass', 'top', 'person', 'organizationalPerson', 'user'),
+      text('cn', person.username),
+      text('sAMAccountName', person.username),
+      text('userPrincipalName', `${person.username}@${upnSuffixOf(settings)}`),
+      ...common.filter((a) => a.type !== 'displayName'),
+      text('displayName', displayName),
+      // AD's password attribute: the password in double quotes, UTF-16LE.
+      new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] }),
+      text('userAccountControl', String(AD_NORMAL_ACCOUNT)),
+    ],
+  };
+}
+
 export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credentials'>, settings: LdapAdapterSettings, options: LdapOptions = {}, policy: AccountPolicy = {}): ProvisioningAdapter {
   const ad = settings.directory === 'active_directory';
   const nameAttribute = ad ? 'sAMAccountName' : 'uid';
@@ -185,35 +222,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
     return [ad ? new Attribute({ type: 'pwdLastSet', values: [AD_MUST_CHANGE_PWD_LAST_SET] }) : new Attribute({ type: 'pwdReset', values: ['TRUE'] })];
   };
 
-  const entryOf = (person: ProvisioningPerson, secure: boolean): { dn: string; attributes: Attribute[] } | CallFailure => {
-    const text = (type: string, ...values: string[]) => new Attribute({ type, values: values.filter((v) => v !== '') });
-    const displayName = `${person.firstName} ${person.lastName}`.trim() || person.username;
-    const common = [text('givenName', person.firstName), text('sn', person.lastName || person.username), text('displayName', displayName), text('mail', person.email)];
-    if (!ad) {
-      return {
-        dn: `uid=${escapeRdnValue(person.username)},${settings.baseDn}`,
-        attributes: [text('objectClass', 'top', 'person', 'organizationalPerson', 'inetOrgPerson'), text('uid', person.username), text('cn', displayName), ...common, text('userPassword', sshaPassword(person.password))],
-      };
-    }
-    if (person.username.length > SAM_ACCOUNT_NAME_MAX || SAM_FORBIDDEN.test(person.username)) {
-      return { kind: 'failed', retryable: false, message: `The user name "${person.username}" cannot be an Active Directory sAMAccountName (at most ${SAM_ACCOUNT_NAME_MAX} characters, none of " / \\ [ ] : ; | = , + * ? < > @).` };
-    }
-    if (!secure) return { kind: 'failed', retryable: false, message: 'Active Directory takes a password (unicodePwd) only over an encrypted connection: use an ldaps:// URL.' };
-    return {
-      dn: `CN=${escapeRdnValue(person.username)},${settings.baseDn}`,
-      attributes: [
-        text('objectClass', 'top', 'person', 'organizationalPerson', 'user'),
-        text('cn', person.username),
-        text('sAMAccountName', person.username),
-        text('userPrincipalName', `${person.username}@${upnSuffixOf(settings)}`),
-        ...common.filter((a) => a.type !== 'displayName'),
-        text('displayName', displayName),
-        // AD's password attribute: the password in double quotes, UTF-16LE.
-        new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] }),
-        text('userAccountControl', String(AD_NORMAL_ACCOUNT)),
-      ],
-    };
-  };
+  const entryOf = (person: ProvisioningPerson, secure: boolean) => ldapEntryOf(person, settings, secure);
 
   /** AD: sets or clears ACCOUNTDISABLE in the entry's userAccountControl, keeping its other flags. */
   const setDisabled = async (ldap: LdapSession, dn: string, disabled: boolean) => {
@@ -364,6 +373,9 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         replace('mail', changes.email),
         ...(ad ? [] : [replace('cn', displayName)]),
         ...(ad && username !== undefined ? [replace('sAMAccountName', username), replace('userPrincipalName', `${username}@${upnSuffixOf(settings)}`)] : []),
+        // Mapped extra columns replaced; a cleared one replaced by no value (deleted, and no error when absent).
+        ...Object.entries(changes.platformAttributes ?? {}).map(([type, value]) => replace(type, value)),
+        ...(changes.clearedPlatformAttributes ?? []).filter((type) => !(type in (changes.platformAttributes ?? {}))).map((type) => replace(type, '')),
       ];
       try {
         await ldap.client.modify(externalId, modifications);

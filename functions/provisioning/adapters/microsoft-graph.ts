@@ -54,7 +54,12 @@ const mailNicknameOf = (username: string) => username.replace(/[\s@()\\[\]";:<>,
  * passwordProfile.forceChangePasswordNextSignIn follows the user's Require password change
  * setting: on, Entra ID asks for a new password at the first sign-in.
  */
+/** Mapped values as Graph properties: businessPhones is a list (one number), the others strings. */
+const graphProperties = (values: Readonly<Record<string, string>> = {}) =>
+  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, name === 'businessPhones' ? [value] : value]));
+
 export const graphUser = (person: ProvisioningPerson, settings: GraphSettings, policy: AccountPolicy = {}) => ({
+  ...graphProperties(person.platformAttributes),
   accountEnabled: true,
   displayName: `${person.firstName} ${person.lastName}`.trim() || person.username,
   mailNickname: mailNicknameOf(person.username),
@@ -81,6 +86,9 @@ const externalOf = (user: GraphUser | undefined): ExternalAccount | undefined =>
  * username, the userPrincipalName (username@domain) and the mailNickname made from it.
  */
 export const graphChanges = (changes: AccountChanges, settings: GraphSettings) => ({
+  // Cleared properties null (businessPhones an empty list), mapped ones set.
+  ...Object.fromEntries((changes.clearedPlatformAttributes ?? []).map((name) => [name, name === 'businessPhones' ? [] : null])),
+  ...graphProperties(changes.platformAttributes),
   givenName: changes.firstName,
   surname: changes.lastName,
   displayName: `${changes.firstName} ${changes.lastName}`.trim() || changes.username || changes.email,

@@ -53,7 +53,8 @@ export const oktaLoginOf = (person: Pick<ProvisioningPerson, 'username' | 'email
   settings.login === 'email' ? person.email : person.username;
 
 export const oktaUser = (person: ProvisioningPerson, settings: OktaSettings) => ({
-  profile: { login: oktaLoginOf(person, settings), email: person.email, firstName: person.firstName, lastName: person.lastName },
+  // The mapped extra columns are profile properties (base or custom) by name.
+  profile: { ...person.platformAttributes, login: oktaLoginOf(person, settings), email: person.email, firstName: person.firstName, lastName: person.lastName },
   credentials: { password: { value: person.password } },
 });
 
@@ -87,7 +88,9 @@ const accountOf = (user: OktaUser | undefined): ExternalAccount | undefined => {
  */
 export const oktaProfileChanges = (changes: AccountChanges, settings: OktaSettings) => {
   const login = settings.login === 'email' ? changes.email : changes.username;
-  return { profile: { firstName: changes.firstName, lastName: changes.lastName, email: changes.email, ...(login !== undefined ? { login } : {}) } };
+  // Mapped extra columns set, cleared ones null (a partial update leaves the others as they are).
+  const cleared = Object.fromEntries((changes.clearedPlatformAttributes ?? []).map((name) => [name, null]));
+  return { profile: { ...cleared, ...changes.platformAttributes, firstName: changes.firstName, lastName: changes.lastName, email: changes.email, ...(login !== undefined ? { login } : {}) } };
 };
 
 /**

@@ -71,6 +71,8 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
   const base = `/services/data/v${settings.apiVersion ?? SALESFORCE_API_VERSION}`;
 
   const userOf = (person: ProvisioningPerson) => ({
+    // The mapped extra columns are User fields by API name (Department, Title, Region__c...).
+    ...person.platformAttributes,
     attributes: { type: 'User' },
     Username: salesforceUsername(person.username, settings),
     Alias: salesforceAlias(person),
@@ -252,7 +254,8 @@ export function salesforceAdapter(client: PlatformClient, settings: SalesforceSe
      */
     async update(externalId, changes): Promise<UpdateOutcome> {
       const username = changes.username !== undefined ? salesforceUsername(changes.username, settings) : undefined;
-      const answer = await patchUser(externalId, { FirstName: changes.firstName, LastName: changes.lastName, Email: changes.email, ...(username ? { Username: username } : {}) });
+      const cleared = Object.fromEntries((changes.clearedPlatformAttributes ?? []).map((name) => [name, null]));
+      const answer = await patchUser(externalId, { ...cleared, ...changes.platformAttributes, FirstName: changes.firstName, LastName: changes.lastName, Email: changes.email, ...(username ? { Username: username } : {}) });
       if (isCallFailure(answer)) return answer;
       if (answer.status === 404) return { kind: 'gone', detail: 'Salesforce has no such user.' };
       if (answer.status >= 200 && answer.status < 300) {

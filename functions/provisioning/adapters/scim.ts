@@ -16,6 +16,7 @@ import type {
 } from '../provisioning-port';
 import { goneFrom } from '../provisioning-port';
 import { scimGroups } from './scim-groups';
+import { SCIM_ENTERPRISE_USER } from '../../../shared/schemas/attribute-mapping';
 import { failureOf, isCallFailure, lifecycleAnswer, platformMessage, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 
 /** What a lifecycle call says of an account The SCIM provider no longer has. */
@@ -44,15 +45,41 @@ const userPath = (externalId: string) => `/Users/${encodeURIComponent(externalId
 /** A filter value in double quotes (RFC 7644 3.4.2.2: a JSON string). */
 const quoted = (value: string) => JSON.stringify(value);
 
-export const scimUser = (person: ProvisioningPerson) => ({
-  schemas: [USER_SCHEMA],
-  userName: person.username,
-  name: { givenName: person.firstName, familyName: person.lastName, formatted: `${person.firstName} ${person.lastName}` },
-  displayName: `${person.firstName} ${person.lastName}`,
-  emails: [{ value: person.email, type: 'work', primary: true }],
-  active: true,
-  password: person.password,
-});
+/**
+ * Mapped values as SCIM places them (shared/schemas/attribute-mapping.ts): core singular
+ * attributes by name, `phoneNumbers.<type>` as phoneNumbers entries of that type, and
+ * `enterprise.<name>` in the enterprise extension (RFC 7643 4.3; its manager as `{ value }`).
+ */
+export function scimAttributeParts(values: Readonly<Record<string, string>> = {}) {
+  const core: Record<string, string> = {};
+  const phoneNumbers: { value: string; type: string }[] = [];
+  const enterprise: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(values)) {
+    if (name.startsWith('enterprise.')) {
+      const field = name.slice('enterprise.'.length);
+      enterprise[field] = field === 'manager' ? { value } : value;
+    } else if (name.startsWith('phoneNumbers.')) phoneNumbers.push({ value, type: name.slice('phoneNumbers.'.length) });
+    else core[name] = value;
+  }
+  return { core, phoneNumbers, enterprise };
+}
+
+export const scimUser = (person: ProvisioningPerson) => {
+  const { core, phoneNumbers, enterprise } = scimAttributeParts(person.platformAttributes);
+  const extended = Object.keys(enterprise).length > 0;
+  return {
+    schemas: extended ? [USER_SCHEMA, SCIM_ENTERPRISE_USER] : [USER_SCHEMA],
+    userName: person.username,
+    name: { givenName: person.firstName, familyName: person.lastName, formatted: `${person.firstName} ${person.lastName}` },
+    displayName: `${person.firstName} ${person.lastName}`,
+    emails: [{ value: person.email, type: 'work', primary: true }],
+    ...core,
+    ...(phoneNumbers.length ? { phoneNumbers } : {}),
+    ...(extended ? { [SCIM_ENTERPRISE_USER]: enterprise } : {}),
+    active: true,
+    password: person.password,
+  };
+};
 
 const externalOf = (resource: unknown): ExternalAccount | undefined => {
   const r = resource as { id?: unknown; userName?: unknown; emails?: { value?: unknown }[]; active?: unknown; name?: { givenName?: unknown; familyName?: unknown } } | undefined;
@@ -81,8 +108,29 @@ export const scimChanges = (changes: AccountChanges) => ({
     { op: 'replace', path: 'displayName', value: `${changes.firstName} ${changes.lastName}`.trim() },
     { op: 'replace', path: 'emails', value: [{ value: changes.email, type: 'work', primary: true }] },
     ...(changes.username !== undefined ? [{ op: 'replace', path: 'userName', value: changes.username }] : []),
+    ...scimAttributeOperations(changes),
   ],
 });
+
+/**
+ * The mapped extra columns as PATCH operations: replace each value (the enterprise extension's by
+ * its URN-qualified path), remove the cleared ones; phone numbers as the whole list of the mapped
+ * types the account has (removed when none is left).
+ */
+function scimAttributeOperations(changes: AccountChanges): Record<string, unknown>[] {
+  const { core, phoneNumbers, enterprise } = scimAttributeParts(changes.platformAttributes);
+  const cleared = changes.clearedPlatformAttributes ?? [];
+  const operations: Record<string, unknown>[] = [];
+  for (const [name, value] of Object.entries(core)) operations.push({ op: 'replace', path: name, value });
+  for (const [name, value] of Object.entries(enterprise)) operations.push({ op: 'replace', path: `${SCIM_ENTERPRISE_USER}:${name}`, value });
+  const phonesTouched = phoneNumbers.length > 0 || cleared.some((name) => name.startsWith('phoneNumbers.'));
+  if (phonesTouched) operations.push(phoneNumbers.length ? { op: 'replace', path: 'phoneNumbers', value: phoneNumbers } : { op: 'remove', path: 'phoneNumbers' });
+  for (const name of cleared) {
+    if (name.startsWith('phoneNumbers.')) continue;
+    operations.push({ op: 'remove', path: name.startsWith('enterprise.') ? `${SCIM_ENTERPRISE_USER}:${name.slice('enterprise.'.length)}` : name });
+  }
+  return operations;
+}
 
 /** SCIM's own error shape inside a bulk operation's `response` (status as a string there). */
 const scimTypeOf = (json: unknown): string | undefined => {

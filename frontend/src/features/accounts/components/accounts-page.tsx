@@ -29,6 +29,7 @@ import { DIRECTORY_PAGE_SIZE, useAccountDirectoryQuery } from '../api/account-di
 import { useDebouncedValue } from '../hooks/use-debounced-value';
 import { ExportAllDialog } from './export-all-dialog';
 import { plural } from '@shared/text/plural';
+import { attributeLabel, orderedAttributeKeys } from '@shared/schemas/attributes';
 
 const SEARCH_DEBOUNCE_MS = 250;
 /** Pages fetched on their own to fill the first screen when a filter matches few of the accounts a page passes over. */
@@ -48,7 +49,11 @@ const filterLabels: Record<FilterName, string> = {
   createdTo: 'Created to',
   expiresFrom: 'Expires from',
   expiresTo: 'Expires to',
+  attributeName: 'Column',
+  attributeValue: 'Value',
 };
+/** The Attribute filter is one chip ('Department: Sales'), sent only with both halves. */
+const attributeFilterNames: readonly FilterName[] = ['attributeName', 'attributeValue'];
 
 function countText(count: number, countIs: 'exact' | 'at-most' | 'at-least'): string {
   if (countIs === 'at-most') return `Up to ${plural(count, 'result')}`;
@@ -62,10 +67,19 @@ export function AccountsPage() {
   const [sort, setSort] = useState<DirectorySort>('date');
   const [filters, setFilters] = useState<DirectoryFilters>({});
   const [filtersOpen, setFiltersOpen] = useState(false);
+  const [attributeValue, setAttributeValue] = useState('');
   const panelId = useId();
   const searchTerm = useDebouncedValue(term.trim(), SEARCH_DEBOUNCE_MS);
-  const directory = useAccountDirectoryQuery({ term: searchTerm, sort, filters, showPasswords });
+  const typedValue = useDebouncedValue(attributeValue.trim(), SEARCH_DEBOUNCE_MS);
+  // The Attribute filter applies once a column is chosen and a value typed.
+  const applied: DirectoryFilters = useMemo(() => {
+    const { attributeName, attributeValue: _typed, ...rest } = filters;
+    return attributeName && typedValue ? { ...rest, attributeName, attributeValue: typedValue } : rest;
+  }, [filters, typedValue]);
+  const directory = useAccountDirectoryQuery({ term: searchTerm, sort, filters: applied, showPasswords });
   const projects = useProjectsQuery();
+  // The columns the user's accounts carry (department, title...): each project keeps its own.
+  const columns = useMemo(() => orderedAttributeKeys((projects.data ?? []).flatMap((project) => project.attributeKeys ?? [])), [projects.data]);
   const plan = useEffectivePlan();
   const send = useSendCredentials();
   // After an e-mail change, 'Send credentials' sends this one account's with the user's default
@@ -76,8 +90,14 @@ export function AccountsPage() {
   const accounts = useMemo(() => pages.flatMap((page) => page.items), [pages]);
   const first = pages[0];
   const current = first && !directory.isPlaceholderData ? first : undefined;
-  const activeFilters = directoryFilterNames.filter((name) => filters[name]);
-  const narrowed = searchTerm.length > 0 || activeFilters.length > 0;
+  const activeFilters = directoryFilterNames.filter((name) => applied[name] && !attributeFilterNames.includes(name));
+  const attributeChip = applied.attributeName ? `${attributeLabel(applied.attributeName)}: ${applied.attributeValue}` : undefined;
+  const clearAttribute = () => {
+    setFilters((before) => ({ ...before, attributeName: undefined }));
+    setAttributeValue('');
+  };
+  const narrowed = searchTerm.length > 0 || activeFilters.length > 0 || !!attributeChip;
+  const filterCount = activeFilters.length + (attributeChip ? 1 : 0);
 
   // A filter that matches few accounts can answer a page with fewer rows (each request reads a
   // bounded number): the next pages are asked for at once until the screen has a page's worth.
@@ -145,10 +165,10 @@ export function AccountsPage() {
                     <NativeSelect.Indicator />
                   </NativeSelect.Root>
                   <Button variant="outline" size="sm" aria-expanded={filtersOpen} aria-controls={panelId} onClick={() => setFiltersOpen((open) => !open)}>
-                    <FilterIcon aria-hidden="true" /> Filters{activeFilters.length ? ` (${activeFilters.length})` : ''}
+                    <FilterIcon aria-hidden="true" /> Filters{filterCount ? ` (${filterCount})` : ''}
                   </Button>
                   <PasswordVisibilityButton shown={showPasswords} onToggle={() => setShowPasswords((shown) => !shown)} />
-                  <ExportAllDialog term={searchTerm} sort={sort} filters={filters} countText={current ? countText(current.count, current.countIs).toLowerCase() : 'the accounts shown'} />
+                  <ExportAllDialog term={searchTerm} sort={sort} filters={applied} countText={current ? countText(current.count, current.countIs).toLowerCase() : 'the accounts shown'} />
                 </HStack>
               </Flex>
               {filtersOpen ? (
@@ -166,11 +186,40 @@ export function AccountsPage() {
                     {dateField('expiresFrom')}
                     {dateField('expiresTo')}
                   </SimpleGrid>
+                  {columns.length ? (
+                    <SimpleGrid columns={{ base: 1, sm: 2 }} gap="3">
+                      <Field.Root>
+                        <Field.Label>Attribute</Field.Label>
+                        <NativeSelect.Root size="sm">
+                          <NativeSelect.Field value={filters.attributeName ?? ''} onChange={(event) => setFilter('attributeName', event.target.value)}>
+                            <option value="">Any column</option>
+                            {columns.map((key) => (
+                              <option key={key} value={key}>
+                                {attributeLabel(key)}
+                              </option>
+                            ))}
+                          </NativeSelect.Field>
+                          <NativeSelect.Indicator />
+                        </NativeSelect.Root>
+                      </Field.Root>
+                      <Field.Root disabled={!filters.attributeName}>
+                        <Field.Label>Attribute value</Field.Label>
+                        <Input size="sm" placeholder={filters.attributeName ? `Exact ${attributeLabel(filters.attributeName).toLowerCase()}` : 'Choose a column first'} value={attributeValue} onChange={(event) => setAttributeValue(event.target.value)} />
+                        <Field.HelperText>The whole value, in any case.</Field.HelperText>
+                      </Field.Root>
+                    </SimpleGrid>
+                  ) : null}
                 </Stack>
               ) : null}
-              {activeFilters.length ? (
+              {filterCount ? (
                 <HStack gap="2" wrap="wrap">
                   <HStack gap="2" wrap="wrap" aria-label="Active filters" role="list">
+                    {attributeChip ? (
+                      <Badge role="listitem" size="lg" variant="surface" colorPalette="gray" pe="0">
+                        {attributeChip}
+                        <CloseButton size="2xs" aria-label={`Remove filter ${attributeChip}`} onClick={clearAttribute} />
+                      </Badge>
+                    ) : null}
                     {activeFilters.map((name) => (
                       <Badge key={name} role="listitem" size="lg" variant="surface" colorPalette="gray" pe="0">
                         {filterLabels[name]}: {chipValue(name)}
@@ -178,7 +227,14 @@ export function AccountsPage() {
                       </Badge>
                     ))}
                   </HStack>
-                  <Button variant="plain" size="xs" onClick={() => setFilters({})}>
+                  <Button
+                    variant="plain"
+                    size="xs"
+                    onClick={() => {
+                      setFilters({});
+                      setAttributeValue('');
+                    }}
+                  >
                     Clear all
                   </Button>
                 </HStack>
@@ -195,7 +251,7 @@ export function AccountsPage() {
             <EmptyStateCard
               icon={<SearchXIcon />}
               title="No accounts found"
-              description={searchTerm ? `No account matches "${searchTerm}"${activeFilters.length ? ' with these filters' : ''}.` : 'No account matches these filters.'}
+              description={searchTerm ? `No account matches "${searchTerm}"${filterCount ? ' with these filters' : ''}.` : 'No account matches these filters.'}
             />
           ) : (
             <EmptyStateCard icon={<DatabaseIcon />} title="No accounts yet" description="The accounts you create in your projects appear here, from every project." />

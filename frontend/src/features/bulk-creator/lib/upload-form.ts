@@ -85,7 +85,8 @@ export function toBulkCreateRequest(values: UploadFormValues, rows: readonly Csv
     ...(values.platformUrl ? { platformUrl: values.platformUrl } : {}),
     accountType: values.accountType,
     ...(values.expirationDate ? { expirationDate: values.expirationDate } : {}),
-    csvData: rows.map(({ firstName, lastName, email }) => ({ firstName, lastName, email })),
+    // The extra columns (department, title...) travel with their row; the server checks them again.
+    csvData: rows.map(({ firstName, lastName, email, attributes }) => ({ firstName, lastName, email, ...(attributes && Object.keys(attributes).length ? { attributes } : {}) })),
     passwordSettings: values.passwordSettings,
     ...(values.createExternalAccounts && values.apiIntegrationId ? { createExternalAccounts: true, apiIntegrationId: values.apiIntegrationId } : {}),
     ...(values.createExternalAccounts && values.apiIntegrationId && values.groups.length ? { groups: values.groups, ...(values.createGroups ? { createGroups: true } : {}) } : {}),

@@ -1,5 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import type { CreateIntegrationRequest, Integration, IntegrationTemplate } from '@shared/schemas/integrations';
+import type { AttributePreview } from '@shared/schemas/attribute-mapping';
 import { ApiError, apiRequest, serverMessageOf } from '../../../lib/api-client';
 import { queryKeys } from '../../../lib/query-keys';
 import { invalidatePlanQueries } from '../../../lib/subscription-api';
@@ -136,5 +137,13 @@ export function useDeleteIntegration() {
       if (error instanceof ApiError && error.status === 404) void queryClient.invalidateQueries({ queryKey: integrationQueryKeys.list });
       toaster.create({ type: 'error', title: 'Delete failed', description: 'Failed to delete integration.' });
     },
+  });
+}
+
+/** What one person would look like on the platform with a mapping of extra columns (POST .../attribute-preview). */
+export function useAttributePreview() {
+  return useMutation({
+    mutationFn: ({ id, attributeMapping }: { id: string; attributeMapping?: Record<string, string> }) =>
+      apiRequest<AttributePreview>(`/api/integrations/${encodeURIComponent(id)}/attribute-preview`, { method: 'POST', body: attributeMapping ? { attributeMapping } : {} }),
   });
 }

@@ -1,6 +1,9 @@
 import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
+import { useMemo, useState } from 'react';
 import { useForm, useWatch, type FieldPath, type UseFormRegister } from 'react-hook-form';
+import { defaultAttributeMapping, mappingProblems, mappingTargetOf, type MappingTarget } from '@shared/schemas/attribute-mapping';
+import { AttributeMappingFields, mappingOfRows, mappingRows, mappingToSave, type MappingRow } from './attribute-mapping-fields';
 import {
   apiTypes,
   authFields,
@@ -93,6 +96,17 @@ export function IntegrationDialog({
   // The same rule as the server's, on what is typed: e.g. Entra ID needs its verified domain.
   const support = platform ? provisioningSupport({ platform, apiType, baseUrl, apiConfig: { provisioning: compactSettings(settings) } }) : undefined;
   const ldap = platform === 'active_directory' && isLdapUrl(baseUrl ?? '');
+  // Columns on the platform: the integration's mapping, else its platform's default; kept in the
+  // form's state (not a registered field) and added to the request on save.
+  const target = platform ? mappingTargetOf({ platform, baseUrl, apiConfig: { provisioning: { ldap: settings?.ldap } } }) : undefined;
+  const [mappingEdit, setMappingEdit] = useState<{ target: MappingTarget; rows: MappingRow[] }>();
+  const initialRows = useMemo(() => {
+    if (!target) return [];
+    const own = editing && mappingTargetOf(editing) === target ? editing.apiConfig.provisioning?.attributeMapping : undefined;
+    return mappingRows(own ?? defaultAttributeMapping[target]);
+  }, [target, editing]);
+  const rows = mappingEdit && mappingEdit.target === target ? mappingEdit.rows : initialRows;
+  const mappingInvalid = !!target && mappingProblems(target, mappingOfRows(rows)).length > 0;
 
   // A platform chosen here brings its template's settings, for the fields the user has not changed.
   const applyPlatform = (chosen: IntegrationPlatform | '') => {
@@ -111,7 +125,11 @@ export function IntegrationDialog({
     }
   };
   const onSubmit = handleSubmit((values) => {
-    const request = toCreateRequest(values);
+    // The mapping's problems are shown under it; nothing is sent until they are fixed.
+    if (mappingInvalid) return;
+    const attributeMapping = target ? mappingToSave(target, rows) : undefined;
+    const plain = toCreateRequest(values);
+    const request = attributeMapping ? { ...plain, apiConfig: { ...plain.apiConfig, provisioning: { ...plain.apiConfig.provisioning, attributeMapping } } } : plain;
     if (editing) update.mutate({ id: editing.id, request }, { onSuccess: onClose, onError });
     else create.mutate(request, { onSuccess: onClose, onError });
   });
@@ -344,6 +362,12 @@ export function IntegrationDialog({
                       </FormField>
                     </Fieldset.Content>
                   </Fieldset.Root>
+                  {target ? (
+                    <>
+                      <Separator />
+                      <AttributeMappingFields target={target} rows={rows} onChange={(next) => setMappingEdit({ target, rows: next })} integrationId={editing?.id} />
+                    </>
+                  ) : null}
                 </Stack>
               </form>
             </Dialog.Body>

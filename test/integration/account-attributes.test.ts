@@ -1,0 +1,254 @@
+import { describe, expect, it } from 'vitest';
+import Papa from 'papaparse';
+import type { BulkJob, CreatedAccount } from '../../shared/schemas/bulk';
+import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import type { AccountEditResult, AccountHistoryEntry } from '../../shared/schemas/account-edit';
+import type { BulkUpload, BulkUploadForm } from '../../shared/schemas/bulk-upload';
+import type { ExportView } from '../../shared/schemas/export';
+import { UTF8_BOM } from '../../shared/csv/write-csv';
+import { apiUser, exportDownloadUrl, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { browseAccounts } from '../../functions/accounts/browse-accounts';
+import { directoryQuerySchema } from '../../shared/schemas/account-directory';
+import { until } from '../support/until';
+
+/**
+ * Extra columns kept per account (issue 28 item 5): a CSV's department, title, manager e-mail,
+ * phone, employee id and any other column are kept on the account, shown, edited and exported,
+ * through every way people arrive (CSV at creation, Add people, a file uploaded to S3).
+ */
+type Created = { project: Project; accounts: CreatedAccount[]; summary: { successful: number; failedCount: number; failed: { row: number; message: string }[] } };
+
+const FILE = [
+  'First Name,Last Name,Email,Department,Job Title,Manager Email,Phone,Employee ID,Cost Center',
+  'Ann,Lee,ann@example.com,Sales,Rep,boss@example.com,+1 555 0100,E-1,=SUM(A1)',
+  'Bob,Ray,bob@example.com,,,,,,',
+  `Cid,Poe,cid@example.com,${'x'.repeat(300)},,,,,`,
+].join('\n');
+
+async function accountsOf(user: ApiUser, projectId: string): Promise<AccountView[]> {
+  return (await user.json<Page<AccountView>>(`/api/projects/${projectId}/accounts?limit=100`)).items;
+}
+const projectOf = async (user: ApiUser, id: string) => (await user.json<Project[]>('/api/projects')).find((p) => p.id === id)!;
+
+/** The browser's way to a large file: the form, the file straight to the bucket, the start. */
+async function uploadAndStart(user: ApiUser, text: string, body: Record<string, unknown>): Promise<string> {
+  const form = (await (await user.call('/api/bulk-uploads', { method: 'POST' })).json()) as BulkUploadForm;
+  const data = new FormData();
+  for (const [name, value] of Object.entries(form.fields)) data.append(name, value);
+  data.append('file', new Blob([text], { type: 'text/csv' }), 'people.csv');
+  expect((await fetch(form.url, { method: 'POST', body: data })).status).toBeLessThan(300);
+  expect((await user.call(`/api/bulk-uploads/${form.id}/start`, { method: 'POST', body })).status).toBe(202);
+  return form.id;
+}
+
+async function exportFile(user: ApiUser, path: string, body: Record<string, unknown>): Promise<string> {
+  const response = await user.call(path, { body });
+  expect(response.status, await response.clone().text()).toBe(202);
+  const started = (await response.json()) as ExportView;
+  const done = await until(
+    'the export',
+    async () => (await user.json<ExportView[]>('/api/exports/history')).find((entry) => entry.id === started.id),
+    (entry) => entry?.status === 'completed' || entry?.status === 'failed',
+  );
+  expect(done?.status, done?.error).toBe('completed');
+  // Without its BOM (the CSV's; none in JSON).
+  return (await (await fetch(await exportDownloadUrl(user, started.id))).text()).replace(/^\uFEFF/, '');
+}
+
+describe('extra columns of a CSV', () => {
+  it('are kept per account at creation, shown in the lists, and a row over the caps is rejected with its reason', async () => {
+    const user = await apiUser();
+    const created = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Columns', csvText: FILE } });
+    expect(created.summary).toMatchObject({ successful: 2, failedCount: 1, failed: [{ row: 4, message: 'Department must be at most 256 characters' }] });
+    expect(created.project.attributeKeys).toEqual(['department', 'title', 'managerEmail', 'phone', 'employeeId', 'costCenter']);
+    const [ann, bob] = await accountsOf(user, created.project.id);
+    expect(ann!.attributes).toEqual({ department: 'Sales', title: 'Rep', managerEmail: 'boss@example.com', phone: '+1 555 0100', employeeId: 'E-1', costCenter: '=SUM(A1)' });
+    expect(bob!.attributes).toBeUndefined();
+    // The same rows sent as JSON (the web app's way), header names as keys: the server normalises them.
+    const sent = await user.json<Created>('/api/bulk-create', {
+      body: { projectName: 'Columns JSON', csvData: [{ firstName: 'Dee', lastName: 'Kay', email: 'dee@example.com', attributes: { 'Job Title': 'Lead', Department: 'Ops' } }] },
+    });
+    expect((await accountsOf(user, sent.project.id))[0]!.attributes).toEqual({ title: 'Lead', department: 'Ops' });
+    // Too many columns for a request is a 400, never a 500.
+    const tooMany = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`c${i}`, 'v']));
+    expect((await user.call('/api/bulk-create', { body: { projectName: 'Too many', csvData: [{ firstName: 'A', lastName: 'B', email: 'ab@example.com', attributes: tooMany }] } })).status).toBe(400);
+  });
+
+  it('come with people added to a project, and join the project\'s columns', async () => {
+    const user = await apiUser();
+    const created = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Add', csvData: [{ firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com', attributes: { department: 'Sales' } }] } });
+    const added = await user.call('/api/bulk-create', { body: { projectName: 'ignored', projectId: created.project.id, csvText: 'First Name,Last Name,Email,Region\nBob,Ray,bob@example.com,North' } });
+    expect(added.status, await added.clone().text()).toBe(200);
+    const accounts = await accountsOf(user, created.project.id);
+    expect(accounts.map((a) => a.attributes)).toEqual([{ department: 'Sales' }, { region: 'North' }]);
+    expect((await projectOf(user, created.project.id)).attributeKeys).toEqual(['department', 'region']);
+  });
+
+  it('travel through a file uploaded to S3 (a job), and through people added from one', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const rows = Array.from({ length: 30 }, (_, i) => `P${i},Upload,p${i}@example.com,Dept ${i % 3},E${i}`);
+    const id = await uploadAndStart(user, ['First Name,Last Name,Email,Department,Employee Number', ...rows].join('\n'), { projectName: 'Uploaded' });
+    const upload = await until('the upload to be read', () => user.json<BulkUpload>(`/api/bulk-uploads/${id}`), (state) => state.status === 'queued' || state.status === 'failed' || state.status === 'checked');
+    expect(upload.status, upload.reason).toBe('queued');
+    await until('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${id}`), (job) => job.status === 'completed' || job.status === 'failed');
+    const accounts = await user.json<Page<AccountView>>(`/api/projects/${id}/accounts?limit=100`);
+    expect(accounts.items).toHaveLength(30);
+    for (const account of accounts.items) {
+      const i = Number(account.firstName.slice(1));
+      expect(account.attributes).toEqual({ department: `Dept ${i % 3}`, employeeId: `E${i}` });
+    }
+    expect((await projectOf(user, id)).attributeKeys).toEqual(['department', 'employeeId']);
+
+    const addId = await uploadAndStart(user, 'First Name,Last Name,Email,Site\nNew,Person,new@example.com,Paris', { projectName: 'ignored', projectId: id });
+    const addUpload = await until('the add to be read', () => user.json<BulkUpload>(`/api/bulk-uploads/${addId}`), (state) => !!state.job || state.status === 'failed');
+    await until('the add job', () => user.json<BulkJob>(`/api/bulk-jobs/${addUpload.job!.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+    const all = await user.json<Page<AccountView>>(`/api/projects/${id}/accounts?limit=100`);
+    expect(all.items.find((a) => a.email === 'new@example.com')!.attributes).toEqual({ site: 'Paris' });
+    expect((await projectOf(user, id)).attributeKeys).toEqual(['department', 'employeeId', 'site']);
+  }, 120_000);
+});
+
+describe('editing extra columns', () => {
+  it('changes, adds and removes them with a history entry; a value over the cap is a 400; another user gets 404', async () => {
+    const user = await apiUser();
+    const created = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Edit', csvText: FILE } });
+    const ann = created.accounts[0]!;
+    const body = { firstName: ann.firstName, lastName: ann.lastName, email: ann.email };
+    const edited = await user.json<AccountEditResult>(`/api/accounts/${ann.id}`, {
+      method: 'PUT',
+      body: { ...body, attributes: { department: 'Marketing', title: 'Rep', managerEmail: 'boss@example.com', phone: '+1 555 0100', employeeId: 'E-1', costCenter: '=SUM(A1)', Building: 'B2' } },
+    });
+    expect(edited.changes).toEqual([
+      { field: 'attributes.building', from: '', to: 'B2' },
+      { field: 'attributes.department', from: 'Sales', to: 'Marketing' },
+    ]);
+    expect(edited.account.attributes).toMatchObject({ department: 'Marketing', building: 'B2' });
+    expect((await projectOf(user, created.project.id)).attributeKeys).toContain('building');
+    const history = await user.json<{ entries: AccountHistoryEntry[] }>(`/api/accounts/${ann.id}/history`);
+    expect(history.entries.find((e) => e.kind === 'edited')!.changes).toEqual(edited.changes);
+
+    // Left out: removed. Absent altogether: unchanged.
+    const removed = await user.json<AccountEditResult>(`/api/accounts/${ann.id}`, { method: 'PUT', body: { ...body, attributes: { department: 'Marketing' } } });
+    expect(removed.account.attributes).toEqual({ department: 'Marketing' });
+    const same = await user.json<AccountEditResult>(`/api/accounts/${ann.id}`, { method: 'PUT', body });
+    expect(same.changes).toEqual([]);
+    expect(same.account.attributes).toEqual({ department: 'Marketing' });
+
+    const tooLong = await user.call(`/api/accounts/${ann.id}`, { method: 'PUT', body: { ...body, attributes: { department: 'x'.repeat(300) } } });
+    expect(tooLong.status).toBe(400);
+    expect(JSON.stringify(await tooLong.json())).toContain('Department must be at most 256 characters');
+    const stranger = await apiUser();
+    expect((await stranger.call(`/api/accounts/${ann.id}`, { method: 'PUT', body: { ...body, attributes: { department: 'Hack' } } })).status).toBe(404);
+  });
+});
+
+describe('exports with extra columns', () => {
+  it('add them after the standard columns, formula-safe: the project CSV, the Export Center (CSV, JSON) and Export All', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const created = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Exported', csvText: FILE } });
+
+    const download = await user.call(`/api/projects/${created.project.id}/export`);
+    expect(download.status).toBe(200);
+    const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await download.arrayBuffer());
+    expect(text.startsWith(UTF8_BOM)).toBe(true);
+    const [header, first, second] = Papa.parse<string[]>(text.slice(1).trim()).data;
+    expect(header).toEqual(['First Name', 'Last Name', 'Email', 'Username', 'Password', 'Department', 'Title', 'Manager Email', 'Phone', 'Employee ID', 'Cost Center']);
+    expect(first!.slice(5)).toEqual(['Sales', 'Rep', 'boss@example.com', "'+1 555 0100", 'E-1', "'=SUM(A1)"]);
+    expect(second!.slice(5)).toEqual(['', '', '', '', '', '']);
+
+    const csv = Papa.parse<string[]>((await exportFile(user, '/api/exports', { projectId: created.project.id, format: 'csv' })).trim()).data;
+    expect(csv[0]!.slice(9)).toEqual(['Department', 'Title', 'Manager Email', 'Phone', 'Employee ID', 'Cost Center']);
+    expect(csv[1]!.slice(9)).toEqual(['Sales', 'Rep', 'boss@example.com', "'+1 555 0100", 'E-1', "'=SUM(A1)"]);
+    const json = JSON.parse(await exportFile(user, '/api/exports', { projectId: created.project.id, format: 'json' })) as Record<string, unknown>[];
+    expect(json[0]!.attributes).toEqual({ department: 'Sales', title: 'Rep', managerEmail: 'boss@example.com', phone: '+1 555 0100', employeeId: 'E-1', costCenter: '=SUM(A1)' });
+    expect(json[1]).not.toHaveProperty('attributes');
+
+    // Export All over every project: the union of their columns.
+    await user.json<Created>('/api/bulk-create', { body: { projectName: 'Other', csvData: [{ firstName: 'Zed', lastName: 'Z', email: 'zed@example.com', attributes: { site: 'Paris' } }] } });
+    const all = Papa.parse<string[]>((await exportFile(user, '/api/exports/directory', { format: 'csv', sort: 'name' })).trim()).data;
+    expect(all[0]!.slice(9)).toEqual(['Department', 'Title', 'Manager Email', 'Phone', 'Employee ID', 'Cost Center', 'Site']);
+    const zed = all.find((row) => row[2] === 'zed@example.com')!;
+    expect(zed.slice(9)).toEqual(['', '', '', '', '', '', 'Paris']);
+  }, 60_000);
+});
+
+
+describe('the Attribute filter of the Account Database', () => {
+  it('finds the accounts whose column holds the value (any case), through the index: pages of bounded reads, edits followed, other users kept out', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // A job's worth (over the 1,000 rows answered at once): every 10th person is in Sales.
+    const rows = Array.from({ length: 1100 }, (_, i) => ({ firstName: `F${i}`, lastName: 'Dept', email: `f${i}@example.com`, attributes: { department: i % 10 === 0 ? 'Sales' : 'Support' } }));
+    const queued = await user.json<{ project: Project; job: BulkJob }>('/api/bulk-create', { body: { projectName: 'Departments', csvData: rows } });
+    await until('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+    const small = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Small', csvText: FILE } });
+    // A project without the column is never read.
+    await user.json<Created>('/api/bulk-create', { body: { projectName: 'No columns', csvData: [{ firstName: 'No', lastName: 'Column', email: 'no.column@example.com' }] } });
+
+    const found: AccountView[] = [];
+    let cursor: string | undefined;
+    let requests = 0;
+    do {
+      const page = await user.json<{ items: AccountView[]; nextCursor?: string; count: number; countIs: string }>(
+        `/api/accounts?attributeName=department&attributeValue=sales&limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      expect(page.countIs).toBe('at-most');
+      found.push(...page.items);
+      cursor = page.nextCursor;
+      requests++;
+    } while (cursor && requests < 20);
+    expect(found).toHaveLength(111);
+    expect(found.every((account) => account.attributes?.department === 'Sales')).toBe(true);
+    // Newest first: the small project's Ann, then the job's rows from the last.
+    expect(found[0]!.email).toBe('ann@example.com');
+    expect(found[1]!.email).toBe('f1090@example.com');
+    expect(requests).toBeLessThanOrEqual(6);
+
+    // Combined with another filter and with a term; by name too (walked, checked in code).
+    expect((await user.json<{ items: AccountView[] }>(`/api/accounts?attributeName=department&attributeValue=Sales&projectId=${small.project.id}`)).items.map((a) => a.email)).toEqual(['ann@example.com']);
+    expect((await user.json<{ items: AccountView[] }>('/api/accounts?attributeName=department&attributeValue=Sales&q=ann')).items.map((a) => a.email)).toEqual(['ann@example.com']);
+    // By name the last-name index is walked and the filter checked in code: short pages with a cursor until the match.
+    const byName: AccountView[] = [];
+    let nameCursor: string | undefined;
+    let nameRequests = 0;
+    do {
+      const page = await user.json<{ items: AccountView[]; nextCursor?: string }>(`/api/accounts?attributeName=title&attributeValue=rep&sort=name${nameCursor ? `&cursor=${encodeURIComponent(nameCursor)}` : ''}`);
+      byName.push(...page.items);
+      nameCursor = page.nextCursor;
+      nameRequests++;
+    } while (nameCursor && nameRequests < 20);
+    expect(byName.map((a) => a.email)).toEqual(['ann@example.com']);
+    // Half a filter is a 400.
+    expect((await user.call('/api/accounts?attributeName=department')).status).toBe(400);
+
+    // An edit moves the account in the index.
+    const ann = small.accounts[0]!;
+    await user.json(`/api/accounts/${ann.id}`, { method: 'PUT', body: { firstName: 'Ann', lastName: 'Lee', email: 'ann@example.com', attributes: { department: 'Marketing' } } });
+    expect((await user.json<{ items: AccountView[] }>(`/api/accounts?attributeName=department&attributeValue=Sales&projectId=${small.project.id}`)).items).toEqual([]);
+    expect((await user.json<{ items: AccountView[] }>('/api/accounts?attributeName=department&attributeValue=marketing')).items.map((a) => a.email)).toEqual(['ann@example.com']);
+
+    // Export All of the filtered view: the filtered accounts only.
+    const csv = Papa.parse<string[]>((await exportFile(user, '/api/exports/directory', { format: 'csv', attributeName: 'department', attributeValue: 'marketing' })).trim()).data;
+    expect(csv.slice(1).map((row) => row[2])).toEqual(['ann@example.com']);
+
+    // Another user with the same column and value sees only their own.
+    const other = await apiUser();
+    await other.json<Created>('/api/bulk-create', { body: { projectName: 'Theirs', csvText: FILE } });
+    expect((await other.json<{ items: AccountView[] }>('/api/accounts?attributeName=department&attributeValue=Sales')).items.map((a) => a.projectName)).toEqual(['Theirs']);
+  }, 180_000);
+
+  it('reads a number of items proportional to the page, however many accounts the project has', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const rows = Array.from({ length: 600 }, (_, i) => ({ firstName: `G${i}`, lastName: 'Rare', email: `g${i}@example.com`, attributes: { site: i % 100 === 0 ? 'Paris' : 'Lyon' } }));
+    const created = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Sites', csvData: rows } });
+    const browse = browseAccounts({ db: testDb(), tableName: 'bulkonboard', cipher: () => Promise.reject(new Error('no passwords here')) });
+    const page = await browse(user.sub, directoryQuerySchema.parse({ attributeName: 'site', attributeValue: 'Paris', limit: '25' }));
+    expect(page.items).toHaveLength(6);
+    // The 6 index entries and the 6 accounts (and none of the 594 others), beside the project items.
+    expect(page.itemsRead).toBeLessThanOrEqual(12);
+    expect(created.project.attributeKeys).toEqual(['site']);
+  }, 60_000);
+});
