@@ -164,7 +164,8 @@ describe('a SCIM provider without PATCH (ServiceProviderConfig patch.supported f
   it('says it cannot update or deactivate before anyone tries, refuses them without a call, and still deletes', async () => {
     const scim = scimAdapter(platformClient({ platform: 'custom', apiType: 'REST', baseUrl: `${origin}/scim/v2`, authMethod: 'bearer_token', credentials: { token: 't' }, apiConfig: {} }, { allowedOrigins: [origin] }));
     const { lifecycle } = await scim.capabilities();
-    expect(lifecycle).toEqual({ ...SCIM_LIFECYCLE, update: { supported: false, reason: SCIM_NO_PATCH }, userName: { supported: false, reason: SCIM_NO_PATCH }, setActive: { supported: false, reason: SCIM_NO_PATCH } });
+    // Group membership is a PATCH of the group too.
+    expect(lifecycle).toEqual({ ...SCIM_LIFECYCLE, update: { supported: false, reason: SCIM_NO_PATCH }, userName: { supported: false, reason: SCIM_NO_PATCH }, setActive: { supported: false, reason: SCIM_NO_PATCH }, groups: { supported: false, reason: SCIM_NO_PATCH } });
     expect(await scim.update('u1', { firstName: 'A', lastName: 'B', email: 'a@example.com' })).toEqual({ kind: 'failed', retryable: false, message: SCIM_NO_PATCH });
     expect(await scim.setActive('u1', false)).toEqual({ kind: 'failed', retryable: false, message: SCIM_NO_PATCH });
     expect(await scim.remove('u1')).toMatchObject({ kind: 'done', action: 'deleted' });
