@@ -14,8 +14,18 @@ import { firstChunks, unfinishedChunks, windowOf } from './window';
  * told once). Every step may run again (a redelivered message): each write is conditional.
  */
 
-/** How long a job waits for the import creating its project's accounts before it gives up. */
+/**
+ * How long a job waits for the import creating its project's accounts without the import moving
+ * (no chunk recorded: its `updatedAt`) before it gives up. An import that keeps moving keeps its
+ * follow-on jobs waiting, however long it takes (a 250,000-row upload on a busy queue).
+ */
 export const WAITING_LIMIT_MS = 30 * 60 * 1000;
+/**
+ * How often a waiting job looks at the import: every 5 s for its first minute (a small import ends
+ * at once), then every minute. The import's end wakes it at once (functions/bulk/wake-follow-ons.ts):
+ * this look is the fallback for a wake-up that was lost.
+ */
+export const waitingLookSeconds = (waitedMs: number): number => (waitedMs < 60_000 ? 5 : 60);
 
 export const readJob = (deps: Pick<JobDeps, 'db' | 'tableName'>, kind: AccountJobKind, userId: string, jobId: string) => readDeliveryJob(deps, kind, userId, jobId);
 
@@ -96,12 +106,15 @@ export async function planJob(deps: JobDeps, kind: AccountJobKind, userId: strin
   if (job.status === 'waiting') {
     const { Item: bulkJob } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, projectId), ConsistentRead: true }));
     if (bulkJob && bulkJob.status !== 'completed' && bulkJob.status !== 'failed') {
-      // A bulk job holds its user's lock 15 minutes at most: one still running after twice that is not coming back.
-      if (deps.now().getTime() - Number(job.waitingSince ?? deps.now().getTime()) > WAITING_LIMIT_MS) {
+      const now = deps.now().getTime();
+      const since = Number(job.waitingSince ?? now);
+      const moved = Date.parse(String(bulkJob.updatedAt ?? ''));
+      // Given up only when the import stopped moving for WAITING_LIMIT_MS (a bulk job that records no chunk for that long is not coming back).
+      if (now - Math.max(since, Number.isNaN(moved) ? 0 : moved) > WAITING_LIMIT_MS) {
         return failJob(deps, kind, userId, jobId, kind.waitingFailure ?? 'The accounts were not created in time.');
       }
-      // Still creating: look again in a few seconds (a delayed message, no worker waits).
-      await deps.queue.send([kind.startMessage(userId, jobId)], 5);
+      // Still creating: look again later (a delayed message, no worker waits); the import's end wakes it sooner.
+      await deps.queue.send([kind.startMessage(userId, jobId)], waitingLookSeconds(now - since));
       return;
     }
   }

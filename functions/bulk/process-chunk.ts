@@ -1,3 +1,4 @@
+import type { WakeFollowOns } from './wake-follow-ons';
 import { gunzipSync } from 'node:zlib';
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -39,6 +40,8 @@ export interface ChunkDeps {
    * startFollowUps: provisioning to the project's integration, credential e-mails).
    */
   followUps?: (userId: string, projectId: string, followUps: AddFollowUps) => Promise<Record<string, string>>;
+  /** Wakes the project's provisioning run and credentials send that wait for this import to end (wake-follow-ons.ts). */
+  wake?: WakeFollowOns;
 }
 
 /** The transaction's first item is the chunk marker: its condition failing means "already recorded". */
@@ -508,6 +511,8 @@ async function finishIfComplete(deps: ChunkDeps, message: BulkChunkMessage, jobR
   const failed = Number(job.failedCount ?? 0);
   if (done + failed < Number(job.total)) return;
   await releaseLock(deps, message.userId, job);
+  // Every row is handled (created or not): what waits for the accounts may start now.
+  await deps.wake?.(message.userId, message.projectId);
   // Stopped by failJob (which wrote its own activity) or finished with nothing created.
   if (job.status === 'failed') return;
   if (job.status !== 'completed') {

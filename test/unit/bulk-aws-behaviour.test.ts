@@ -218,6 +218,7 @@ const message = (chunk: number, rows = 2): BulkChunkMessage => ({
 
 function worker(handler: Handler, retry: RetryPolicy = instantRetry) {
   const fake = scriptedDb(handler);
+  const woken: string[] = [];
   let clock = 0;
   const timed: RetryPolicy = { ...retry, now: () => clock, sleep: async (ms) => void (clock += ms) };
   const run = processChunk({
@@ -229,8 +230,9 @@ function worker(handler: Handler, retry: RetryPolicy = instantRetry) {
     now: () => new Date('2026-01-01T00:01:00.000Z'),
     newId: () => 'id',
     retry: timed,
+    wake: async (userId, projectId) => void woken.push(`${userId}/${projectId}`),
   });
-  return { run, calls: fake.calls };
+  return { run, calls: fake.calls, woken };
 }
 
 const isKey = (input: Record<string, any>, key: { PK: string; SK: string }) => input.Key?.PK === key.PK && input.Key?.SK === key.SK;
@@ -312,7 +314,7 @@ describe('a job whose completion step failed once', () => {
   it('is completed by the next delivery of any of its chunks, though that chunk is already recorded', async () => {
     // Every chunk recorded (done = total) but the status never changed: the completing delivery died.
     const job: Record<string, unknown> = { status: 'running', total: 4, done: 4, failedCount: 0, lockOwner: 'job1', startedAt: Date.parse('2026-01-01T00:00:00.000Z'), projectName: 'Import', createdAt: '2026-01-01T00:00:00.000Z' };
-    const { run, calls } = worker(({ name, input }) => {
+    const { run, calls, woken } = worker(({ name, input }) => {
       if (name === 'GetCommand' && isKey(input, keys.bulkJobChunk('u1', 'job1', 1))) return { Item: { done: 2 } };
       if (name === 'GetCommand' && isKey(input, keys.bulkJob('u1', 'job1'))) return { Item: { ...job } };
       if (name === 'UpdateCommand' && isKey(input, keys.bulkJob('u1', 'job1'))) {
@@ -324,6 +326,8 @@ describe('a job whose completion step failed once', () => {
     });
     await run(message(1));
     expect(job.status).toBe('completed');
+    // What waits for the accounts (the project's run and send) is woken once the import has ended.
+    expect(woken).toEqual([`u1/${message(1).projectId}`]);
     // Activity entries with fixed keys (a second run rewrites the same items), statistics once, lock released.
     const activities = calls.filter((c) => c.name === 'BatchWriteCommand').flatMap((c) => (c.input.RequestItems.t as any[]).map((r) => r.PutRequest.Item.title));
     expect(activities).toEqual(['Project "Import" created', '4 accounts created in "Import"']);
