@@ -15,7 +15,9 @@ import { parseAccountId } from './account-record';
 import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
 import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
 import { withStatesByKey } from './account-states-by-key';
-import { accountsByKey, searchAccounts } from './search-accounts';
+import { accountsByKey } from './search-accounts';
+import { searchTerm } from './search-terms';
+import { checkTermCursor, termWalk, type TermCursor } from './term-walk';
 
 /**
  * GET /api/accounts: the Account Database as a directory (docs/data-model.md, "The Account
@@ -50,6 +52,8 @@ interface Cursor {
   /** name: the index partition (position in PARTITION_ORDER) and the last entry passed. */
   c?: number;
   k?: { sk: string; pk: string; ask: string };
+  /** a term: where the walk of the search indexes stopped (term-walk.ts). */
+  t?: TermCursor;
 }
 
 const PARTITION_ORDER = [...'abcdefghijklmnopqrstuvwxyz0123456789_'];
@@ -302,11 +306,18 @@ async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, 
 const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
 
 export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: string; cipher: () => Promise<Cipher>; now?: () => Date }) => {
-  const search = searchAccounts(deps);
   return async (userId: string, query: DirectoryQuery): Promise<DirectoryPage & { itemsRead: number }> => {
     const now = deps.now?.() ?? new Date();
     const filters: DirectoryFilters = query;
     const showPasswords = query.showPasswords === 'true';
+    const revealPasswords = async (raw: Record<string, unknown>[], views: AccountView[]) => {
+      if (!showPasswords || !raw.length) return;
+      const cipher = await deps.cipher();
+      raw.forEach((item, n) => {
+        const password = readableAccountPassword(cipher, item);
+        if (password !== undefined) views[n]!.password = password;
+      });
+    };
     const projects = await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId));
     const projectItems = projects.filter((project) => project.entityType === 'Project');
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
@@ -322,13 +333,25 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
-    const term = (query.q ?? '').trim();
+    const term = searchTerm(query.q ?? '');
     if (term) {
-      // A term: the prefix search (its first SEARCH_LIMIT hits per index), then the filters on them.
-      const found = await search(userId, term, showPasswords);
-      const allowed = new Set(chosen.map((project) => String(project.id)));
-      const items = found.items.filter((view) => allowed.has(view.projectId) && accountMatches(view, filters));
-      return { items, count: items.length, countIs: found.hasMore ? 'at-least' : 'exact', itemsRead: found.items.length };
+      // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit.
+      const cursor = decodeCursor(query.cursor, query.sort);
+      const shards = new Map(chosen.map((project) => [String(project.id), shardsOf(project)]));
+      const walk = await termWalk(deps, userId, term, {
+        limit: query.limit,
+        budget: query.limit * READ_FACTOR,
+        ...(cursor ? { cursor: checkTermCursor(userId, term, cursor.t) } : {}),
+        shards,
+        filtered: accountFiltered,
+        accept: (item) => {
+          const view = accountView(item, undefined, String(byId.get(String(item.projectId))?.name ?? item.projectName));
+          return accountMatches(view, filters) ? view : undefined;
+        },
+      });
+      await revealPasswords(walk.raw, walk.items);
+      // The badge: the hits of a walk that ended in one request; otherwise those found so far, and more.
+      return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
     }
 
     const count = candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
@@ -441,13 +464,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       }
     }
 
-    if (showPasswords && raw.length) {
-      const cipher = await deps.cipher();
-      raw.forEach((item, n) => {
-        const password = readableAccountPassword(cipher, item);
-        if (password !== undefined) views[n]!.password = password;
-      });
-    }
+    await revealPasswords(raw, views);
     return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
   };
 };
