@@ -4,6 +4,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IConfigurationSet, IEmailIdentity } from 'aws-cdk-lib/aws-ses';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { MonitoredFunction } from './constructs/monitoring';
 import type { QueueDefinition } from '../shared/routes';
 
 export type QueueName = QueueDefinition['name'];
@@ -33,4 +34,6 @@ export interface AppResources {
   stripeSecret: ISecret;
   userPool: IUserPool;
   webClient: IUserPoolClient;
+  /** The user pool's trigger (functions/security/sign-in-trigger.ts), for the alarms of the stateless stack; not grantable. */
+  cognitoTrigger?: MonitoredFunction;
 }

@@ -70,7 +70,8 @@ export class StatefulStack extends Stack {
       stripeSecret,
     };
 
-    this.createSignInTrigger(settings, userPool);
+    const trigger = this.createSignInTrigger(settings, userPool);
+    this.resources.cognitoTrigger = { name: trigger.name, function: trigger.function, logGroup: trigger.logGroup, timeout: trigger.timeout };
 
     new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: webClient.userPoolClientId });
@@ -235,7 +236,7 @@ export class StatefulStack extends Stack {
    * It lives here with the pool (a function of the stateless stack would make the stacks depend
    * on each other), without the pool's ids in its environment (the pool names it).
    */
-  private createSignInTrigger(settings: AppSettings, userPool: UserPool): void {
+  private createSignInTrigger(settings: AppSettings, userPool: UserPool): AppFunction {
     const trigger = new AppFunction(this, 'CognitoTriggerFunction', {
       entry: 'functions/security/sign-in-trigger.ts',
       name: 'cognito-trigger',
@@ -247,6 +248,7 @@ export class StatefulStack extends Stack {
     trigger.grantAccess(cognitoTriggerAccess);
     userPool.addTrigger(UserPoolOperation.POST_AUTHENTICATION, trigger.function);
     userPool.addTrigger(UserPoolOperation.POST_CONFIRMATION, trigger.function);
+    return trigger;
   }
 
   /** One queue per entry of shared/routes.ts `queues`, each with its dead-letter queue. */

@@ -24,7 +24,7 @@ import { constructId } from './construct-id';
 import { layerPackagesOf } from './package-layer';
 import { AppFunction } from './constructs/app-function';
 import { AppHttpApi } from './constructs/http-api';
-import { Monitoring } from './constructs/monitoring';
+import type { MonitoredFunction } from './constructs/monitoring';
 import { WebApp } from './constructs/web-app';
 import type { AppSettings } from './settings';
 
@@ -44,7 +44,6 @@ export class StatelessStack extends Stack {
   readonly scheduled: Partial<Record<ScheduleName, AppFunction>> = {};
   readonly api: AppHttpApi;
   readonly web: WebApp;
-  readonly monitoring: Monitoring;
 
   constructor(scope: Construct, id: string, props: StatelessStackProps) {
     super(scope, id, props);
@@ -92,19 +91,6 @@ export class StatelessStack extends Stack {
       },
     });
 
-    this.monitoring = new Monitoring(this, 'Monitoring', {
-      prefix: settings.prefix,
-      alarmEmail: settings.alarmEmail,
-      functions: [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers), ...Object.values<AppFunction>(this.scheduled)].map((fn) => ({
-        name: fn.name,
-        function: fn.function,
-        logGroup: fn.logGroup,
-        timeout: fn.timeout,
-      })),
-      deadLetterQueues: resources.deadLetterQueues,
-      api: this.api.api,
-    });
-
     const appUrl = `https://${this.web.distribution.distributionDomainName}`;
     // Links in e-mails point at the web app.
     for (const fn of [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers), ...Object.values<AppFunction>(this.scheduled)]) {
@@ -114,6 +100,16 @@ export class StatelessStack extends Stack {
     new CfnOutput(this, 'AppUrl', { value: appUrl });
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.apiEndpoint });
     new CfnOutput(this, 'DistributionId', { value: this.web.distribution.distributionId });
+  }
+
+  /** Every function of this stack, for the alarms of the monitoring stack (lib/monitoring-stack.ts). */
+  monitoredFunctions(): MonitoredFunction[] {
+    return [...Object.values<AppFunction>(this.functions), ...Object.values<AppFunction>(this.workers), ...Object.values<AppFunction>(this.scheduled)].map((fn) => ({
+      name: fn.name,
+      function: fn.function,
+      logGroup: fn.logGroup,
+      timeout: fn.timeout,
+    }));
   }
 
   /**

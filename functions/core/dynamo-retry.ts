@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomInt } from 'node:crypto';
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 
@@ -24,6 +25,24 @@ export interface RetryPolicy {
 }
 
 export const workerRetry: RetryPolicy = { budgetMs: 60_000, baseMs: 50, capMs: 5_000 };
+
+/**
+ * The end of the Lambda invocation a retry runs in (epoch ms), set by the worker and HTTP
+ * middleware from the context's remaining time. A budget longer than what the function has left
+ * (the 60 s worker budget in the mail-events worker's 10 s, the bulk worker's 50 s) would be cut
+ * by the timeout, mid-write and with nothing logged: no attempt starts after the deadline less
+ * DEADLINE_MARGIN_MS, so the failure is thrown, logged and handed back to the queue in time.
+ */
+const invocationDeadline = new AsyncLocalStorage<number>();
+/** Kept after the last attempt for what follows it: recording the failure, answering, handing a record back. */
+export const DEADLINE_MARGIN_MS = 2_000;
+
+/** Runs `run` with retries bounded by the invocation's remaining time (a context without it: the policies' budgets alone). */
+export function withinInvocation<T>(context: { getRemainingTimeInMillis?: () => number } | undefined, run: () => Promise<T>, now: () => number = Date.now): Promise<T> {
+  const remaining = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : undefined;
+  if (typeof remaining !== 'number' || !Number.isFinite(remaining) || remaining <= 0) return run();
+  return invocationDeadline.run(now() + remaining, run);
+}
 export const requestRetry: RetryPolicy = { budgetMs: 8_000, baseMs: 25, capMs: 1_000 };
 
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -77,6 +96,8 @@ export async function withRetry<T>(what: string, policy: RetryPolicy, retryable:
       if (!retryable(error)) throw error;
       const wait = jitterDelay(policy, tries);
       if (now() + wait - started > policy.budgetMs) throw new RetryBudgetSpentError(what, tries, error);
+      const deadline = invocationDeadline.getStore();
+      if (deadline !== undefined && now() + wait > deadline - DEADLINE_MARGIN_MS) throw new RetryBudgetSpentError(what, tries, error);
       await sleep(wait);
     }
   }

@@ -1,3 +1,4 @@
+import { withinInvocation } from './dynamo-retry';
 import { gzipSync } from 'node:zlib';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
@@ -226,7 +227,8 @@ const defaultAccountGate = (): AccountGate | undefined => {
 
 export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>, options: HttpHandlerOptions = {}) {
   const accountGate = options.accountGate ?? defaultAccountGate();
-  const dispatch = async (event: HttpEvent, _context: Context): Promise<HttpResult> => {
+  const dispatch = (event: HttpEvent, context: Context): Promise<HttpResult> => withinInvocation(context, () => route(event));
+  const route = async (event: HttpEvent): Promise<HttpResult> => {
     const key = event.routeKey;
     const target = table[key];
     if (!target) throw new NotFoundError(`No route for ${key}`);

@@ -2,6 +2,7 @@ import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { safeParse, type $ZodType, type output } from 'zod/v4/core';
+import { withinInvocation } from './dynamo-retry';
 import { logger } from './logger';
 import { RetryLaterError } from './retry-later';
 
@@ -30,7 +31,8 @@ export function queueWorker<Schema extends $ZodType>(
   schema: Schema,
   processRecord: (message: output<Schema>, record: SQSRecord) => Promise<void>,
 ) {
-  const handle = async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
+  const handle = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => withinInvocation(context, () => handleBatch(event));
+  const handleBatch = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     for (const record of event.Records) {
       try {
@@ -56,7 +58,8 @@ export function queueBatchWorker<Schema extends $ZodType>(
   schema: Schema,
   processBatch: (messages: readonly output<Schema>[], records: readonly SQSRecord[]) => Promise<readonly (Error | undefined)[]>,
 ) {
-  const handle = async (event: SQSEvent, _context: Context): Promise<SQSBatchResponse> => {
+  const handle = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> => withinInvocation(context, () => handleBatch(event));
+  const handleBatch = async (event: SQSEvent): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     const fail = (record: SQSRecord, error: unknown) => {
       logHandedBack(record, error);

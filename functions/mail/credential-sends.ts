@@ -6,6 +6,8 @@ import { isIdShaped } from '../../shared/schemas/ids';
 import {
   BUILTIN_TEMPLATE_ID,
   projectEmailCounts,
+  sendPauseReasons,
+  type SendPauseReason,
   type CredentialOptions,
   type MailSend,
   type MailSendStatus,
@@ -105,6 +107,9 @@ export function sendView(item: Record<string, unknown>): MailSend {
     queued: skipped === undefined && onQueue ? open : 0,
     ...(skipped ? { skipped } : {}),
     ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
+    ...(item.status === 'running' && (sendPauseReasons as readonly unknown[]).includes(item.pausedReason)
+      ? { paused: { reason: item.pausedReason as SendPauseReason, detail: String(item.pausedMessage ?? ''), resumesAt: String(item.resumesAt ?? '') } }
+      : {}),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
     ...(typeof item.completedAt === 'string' ? { completedAt: item.completedAt } : {}),

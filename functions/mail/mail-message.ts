@@ -16,6 +16,8 @@ export const credentialsMessageSchema = z.object({
   fromRow: z.optional(z.number()),
   toRow: z.optional(z.number()),
   requeues: z.optional(z.number()),
+  /** Deliveries put back because SES took no e-mail for now (quota used, sending paused): not counted as requeues. */
+  pauses: z.optional(z.number()),
   /** Set by the dead-letter worker: the chunk failed every delivery; its accounts not reached fail with the reason. */
   givenUp: z.optional(z.boolean()),
 });

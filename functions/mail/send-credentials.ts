@@ -5,7 +5,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAllUnder } from '../core/prefix-query';
 import { compileEmail, type RenderedEmail, type RenderTools, type TemplateValues } from '../../shared/email/render-email';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
-import type { SendScope } from '../../shared/schemas/mail-send';
+import { pauseWords, type SendScope } from '../../shared/schemas/mail-send';
 import { accountPassword } from '../accounts/account-item';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { blockStart, channelAttributes, overlayState, readStates, rowOf, STATE_BLOCK_ROWS, type StateEntry } from '../accounts/account-states';
@@ -19,7 +19,7 @@ import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../prov
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
-import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, rowsOfSend, successorOf, type SendJobDeps } from './credential-sends';
+import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, rowsOfSend, sendKey, successorOf, type SendJobDeps } from './credential-sends';
 import type { CredentialsChunkMessage, CredentialsMessage } from './mail-message';
 
 /** SES's default sending quota in a new account's region: e-mails a second, all workers together. */
@@ -285,10 +285,14 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     ...(typeof account.emailMessageId === 'string' ? { mailSendFromMessage: account.emailMessageId } : {}),
   });
 
-  if (message.givenUp || (message.requeues ?? 0) > MAX_REQUEUES) {
+  if (message.givenUp || (message.requeues ?? 0) > MAX_REQUEUES || (message.pauses ?? 0) > MAX_PAUSES) {
     // Failed every delivery (the dead-letter worker), or SES kept this chunk waiting for hours:
     // its accounts not reached fail with the reason, so the send ends and adds up.
-    const reason = message.givenUp ? STOPPED_ON_OUR_SIDE : 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.';
+    const reason = message.givenUp
+      ? STOPPED_ON_OUR_SIDE
+      : (message.pauses ?? 0) > MAX_PAUSES
+        ? `SES took no e-mail for ${Math.round((MAX_PAUSES * PAUSE_SECONDS) / 3600)} hours (${pauseWords(send.pausedReason)}). Use Resend failed once it sends again.`
+        : 'SES kept refusing for too long (sending rate exceeded). Use Resend failed later.';
     for (const account of accounts.filter((a) => inScope(send, a))) {
       writer.set(rowOf(account), resultEntry(fresh(account), 'failed', { error: reason }));
     }
@@ -311,6 +315,8 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const rate = deps.rate();
   const bucket = pacerFor(rate, deps.workers, clock, sleep);
   let throttledFor = 0;
+  let paused: Extract<SendOutcome, { kind: 'paused' }> | undefined;
+  let anySent = false;
   // The send's template, sanitised and its text part converted once for the whole chunk.
   let compiled: ((values: TemplateValues) => RenderedEmail) | undefined;
 
@@ -427,6 +433,15 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       }
       break;
     }
+    if (outcome.kind === 'paused') {
+      // SES takes no e-mail for now: nothing is wrong with this one. The chunk stops here, its
+      // claim given back, and waits (sendPaused); every other e-mail of it would get the same answer.
+      paused = outcome;
+      stopped = true;
+      attempted.delete(row);
+      return;
+    }
+    anySent ||= outcome.kind === 'sent';
     if (outcome.kind === 'sent') record(account, 'sent', { messageId: outcome.messageId });
     else if (outcome.kind === 'unknown') record(account, 'failed', { error: `SES did not confirm the e-mail (${outcome.message}); it was not sent again so that nobody gets it twice. Use Resend if it did not arrive.` });
     else record(account, 'failed', { error: outcome.kind === 'throttled' ? `SES kept refusing: ${outcome.message}` : outcome.message });
@@ -445,9 +460,52 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const [flushed, queued] = await Promise.allSettled([written(), successor ? deps.queue.send([successor]) : Promise.resolve()]);
   if (flushed.status === 'rejected') throw flushed.reason;
   if (taskError) throw taskError;
+  if (paused) return sendPaused(deps, message, send, paused);
+  if (anySent && typeof send.pausedReason === 'string') await resumed(deps, message);
   // The rest of the chunk in a new delivery (the accounts this send handled are not taken again).
   if (stopped) return { later: throttledFor };
   return { done: doneTally(deps, send, await chunkTally(deps, send, message, items, writer), successor !== undefined && queued.status === 'fulfilled') };
+}
+
+/** How long a paused chunk waits before it asks SES again (SQS's longest delay). */
+export const PAUSE_SECONDS = 900;
+/** Pauses of one chunk before its accounts fail: a day and a half (SES's daily quota is a rolling 24 hours). */
+export const MAX_PAUSES = 144;
+
+/**
+ * A chunk that SES took no e-mail of for now (quota used, sending paused): its accounts stay as
+ * they were (none fails), the send says why and when it tries again, and the chunk goes back on
+ * the queue for PAUSE_SECONDS, counted as a pause (not a requeue, whose limit is for throttling).
+ */
+async function sendPaused(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>, paused: Extract<SendOutcome, { kind: 'paused' }>): Promise<ChunkEnd> {
+  const now = deps.now();
+  const resumesAt = new Date(now.getTime() + PAUSE_SECONDS * 1000).toISOString();
+  logger.warn('Credential send paused: SES takes no e-mail for now', { sendId: message.sendId, reason: paused.reason, error: paused.message });
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: sendKey(message.userId, message.sendId),
+      UpdateExpression: 'SET pausedReason = :reason, pausedMessage = :message, resumesAt = :resumes, pausedAt = if_not_exists(pausedAt, :at), updatedAt = :at',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':reason': paused.reason, ':message': paused.message.slice(0, 300), ':resumes': resumesAt, ':at': now.toISOString() },
+    }),
+  ).catch((error: unknown) => logger.warn('Send pause not recorded', { sendId: message.sendId, error: error instanceof Error ? error.message : String(error) }));
+  await deps.queue.send([{ ...message, pauses: (message.pauses ?? 0) + 1 }], PAUSE_SECONDS);
+  return 'stopped';
+}
+
+/** SES took e-mail again: the send's pause is over. */
+async function resumed(deps: SendChunkDeps, message: CredentialsChunkMessage): Promise<void> {
+  await deps.db
+    .send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: sendKey(message.userId, message.sendId),
+        UpdateExpression: 'REMOVE pausedReason, pausedMessage, resumesAt, pausedAt',
+        ConditionExpression: 'attribute_exists(PK)',
+      }),
+    )
+    .catch((error: unknown) => logger.warn('Send pause not cleared', { sendId: message.sendId, error: error instanceof Error ? error.message : String(error) }));
 }
 
 /**

@@ -34,6 +34,16 @@ export interface SignInTriggerDeps {
 
 type TriggerEvent = PostAuthenticationTriggerEvent | PostConfirmationTriggerEvent;
 
+/** The refusal of a locked account: a sign-in the trigger fails on purpose (not a failure of the trigger). */
+export class AccountLockedRefusal extends Error {}
+
+/**
+ * What the trigger logs (at ERROR) when it fails for any other reason: the user's sign-in or
+ * password reset failed with it. A metric filter counts the line and an alarm fires on the first
+ * (lib/constructs/monitoring.ts `triggerFailureMessage`, docs/runbook.md).
+ */
+export const TRIGGER_FAILED_MESSAGE = 'Cognito trigger failed';
+
 export const signInTrigger =
   (deps: SignInTriggerDeps) =>
   async <E extends TriggerEvent>(event: E): Promise<E> => {
@@ -54,7 +64,7 @@ export const signInTrigger =
           })
         : undefined;
       if (isLocked(guard, now)) {
-        throw new Error(accountLockedMessage(Math.max(1, Math.ceil((guard!.lockedUntil! - now.getTime() / 1000) / 60))));
+        throw new AccountLockedRefusal(accountLockedMessage(Math.max(1, Math.ceil((guard!.lockedUntil! - now.getTime() / 1000) / 60))));
       }
       const origin = pendingOriginOf(guard, now);
       await recordSecurityEvent(deps.events, {
@@ -113,5 +123,19 @@ export const handler = async <E extends TriggerEvent>(event: E): Promise<E> => {
       now: () => new Date(),
     });
   }
-  return run(event);
+  return reportingFailures(run)(event);
 };
+
+/** The trigger, with every failure but a locked account's refusal logged as TRIGGER_FAILED_MESSAGE (and still thrown: Cognito fails that sign-in). */
+export const reportingFailures =
+  (trigger: ReturnType<typeof signInTrigger>) =>
+  async <E extends TriggerEvent>(event: E): Promise<E> => {
+    try {
+      return await trigger(event);
+    } catch (error) {
+      if (!(error instanceof AccountLockedRefusal)) {
+        logger.error(TRIGGER_FAILED_MESSAGE, { triggerSource: event.triggerSource, error: error instanceof Error ? error.message : String(error) });
+      }
+      throw error;
+    }
+  };

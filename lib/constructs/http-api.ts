@@ -50,6 +50,11 @@ export const routeThrottles: Readonly<Record<string, Throttle>> = {
   // Calls someone else's server for up to 18 s.
   'POST /api/integrations/{id}/test': { rateLimit: 5, burstLimit: 10 },
   // Public (no token): a flood from anywhere on the internet takes only these buckets.
+  // Sign-in calls Cognito's InitiateAuth / RespondToAuthChallenge, whose 'user authentication'
+  // quota (120 a second by default, per account and region) also serves token refreshes: a flood
+  // of sign-ins takes at most 30 + 10 of it and never the stage's 200 that signed-in users need.
+  'POST /api/auth/sign-in': { rateLimit: 30, burstLimit: 60 },
+  'POST /api/auth/sign-in/totp': { rateLimit: 10, burstLimit: 20 },
   'POST /api/credential-links/state': { rateLimit: 50, burstLimit: 100 },
   'POST /api/credential-links/reveal': { rateLimit: 20, burstLimit: 40 },
 };
@@ -102,7 +107,10 @@ export class AppHttpApi extends Construct {
     const integrationOf = (group: RouteGroup): HttpLambdaIntegration => {
       let integration = integrations.get(group);
       if (!integration) {
-        integration = new HttpLambdaIntegration(`${constructId(group)}Integration`, props.handlers[group]);
+        // One invoke permission per function, scoped to this API, instead of one per route: a stack
+        // holds at most 500 resources, and a permission per route (two resources a route with the
+        // route itself) would spend them on every new route (docs/deploy.md, "Stack size").
+        integration = new HttpLambdaIntegration(`${constructId(group)}Integration`, props.handlers[group], { scopePermissionToRoute: false });
         integrations.set(group, integration);
       }
       return integration;

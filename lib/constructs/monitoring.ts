@@ -29,6 +29,11 @@ export interface MonitoredFunction {
 
 export interface MonitoringProps {
   prefix: string;
+  /**
+   * The user pool's trigger (it lives in the stateful stack with the pool): its failures fail
+   * users' sign-ins and password resets, so it has the functions' alarms and one of its own.
+   */
+  cognitoTrigger?: MonitoredFunction;
   /** Receives every alarm by e-mail; none: the topic has no subscriber (synth warns). */
   alarmEmail: string | undefined;
   functions: readonly MonitoredFunction[];
@@ -43,6 +48,9 @@ export const failureLogMessages = {
   /** A queue record given back as a batch item failure (functions/core/queue-worker.ts). */
   FailedRecords: 'Record failed',
 } as const;
+
+/** What the Cognito trigger logs at ERROR when it fails other than by refusing a locked account (functions/security/sign-in-trigger.ts). */
+export const triggerFailureMessage = 'Cognito trigger failed';
 
 /** A function's maximum duration above this share of its timeout raises an alarm. */
 export const durationAlarmShare = 0.8;
@@ -99,10 +107,23 @@ export class Monitoring extends Construct {
     if (props.alarmEmail) this.topic.addSubscription(new EmailSubscription(props.alarmEmail));
     this.action = new SnsAction(this.topic);
 
+    // A message moved to a dead-letter queue by SQS shows only in its visible count, and a queue
+    // whose dead-letter worker drains it within the period shows it only as received; a message
+    // the code sends there itself counts as sent. Any of the three raises the alarm.
     for (const [name, queue] of Object.entries(props.deadLetterQueues)) {
+      const dlqPeriod = Duration.minutes(5);
       this.alarm(`${constructId(name)}DeadLetterQueue`, {
-        description: `Messages of the ${name} queue could not be processed and wait in its dead-letter queue.`,
-        metric: queue.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+        description: `Messages of the ${name} queue could not be processed and were moved to its dead-letter queue (received there by its dead-letter worker, if it has one).`,
+        metric: new MathExpression({
+          expression: 'FILL(visible, 0) + FILL(received, 0) + FILL(sent, 0)',
+          usingMetrics: {
+            visible: queue.metricApproximateNumberOfMessagesVisible({ period: dlqPeriod, statistic: 'Maximum' }),
+            received: queue.metricNumberOfMessagesReceived({ period: dlqPeriod, statistic: 'Sum' }),
+            sent: queue.metricNumberOfMessagesSent({ period: dlqPeriod, statistic: 'Sum' }),
+          },
+          period: dlqPeriod,
+          label: `${name} dead-letter messages`,
+        }),
         threshold: 1,
       });
     }
@@ -146,7 +167,24 @@ export class Monitoring extends Construct {
       });
     }
 
-    for (const fn of props.functions) {
+    if (props.cognitoTrigger) {
+      const trigger = props.cognitoTrigger;
+      new MetricFilter(this, `${constructId(trigger.name)}TriggerFailuresFilter`, {
+        logGroup: trigger.logGroup,
+        filterPattern: FilterPattern.all(FilterPattern.stringValue('$.level', '=', 'ERROR'), FilterPattern.stringValue('$.message', '=', triggerFailureMessage)),
+        metricNamespace: props.prefix,
+        metricName: 'CognitoTriggerFailures',
+        metricValue: '1',
+        defaultValue: 0,
+      });
+      this.alarm('CognitoTriggerFailures', {
+        description: "The Cognito trigger failed (not a locked account's refusal): users' sign-ins or password resets failed with it; see the cognito-trigger logs.",
+        metric: new Metric({ namespace: props.prefix, metricName: 'CognitoTriggerFailures', statistic: 'Sum', period }),
+        threshold: 1,
+      });
+    }
+
+    for (const fn of [...props.functions, ...(props.cognitoTrigger ? [props.cognitoTrigger] : [])]) {
       const id = constructId(fn.name);
       this.alarm(`${id}Throttles`, {
         description: `${fn.name}: Lambda throttled invocations (concurrency limit reached).`,

@@ -59,6 +59,17 @@ export type SendCredentialsRequest = z.output<typeof sendCredentialsSchema>;
 export const mailSendStatuses = ['waiting', 'queued', 'running', 'completed', 'failed'] as const;
 export type MailSendStatus = (typeof mailSendStatuses)[number];
 
+/** Why SES takes no e-mail for now (functions/mail/credential-mailer.ts): its 24-hour quota is used, sending is paused, or the account is suspended. */
+export const sendPauseReasons = ['quota', 'paused', 'suspended'] as const;
+export type SendPauseReason = (typeof sendPauseReasons)[number];
+
+/** What the send's progress says while SES takes no e-mail ('Paused: <words>; tries again at ...'). */
+export function pauseWords(reason: unknown): string {
+  if (reason === 'quota') return 'the sending quota for today is used';
+  if (reason === 'suspended') return "this installation's e-mail account is suspended by AWS; its operator has been alerted";
+  return "sending is paused on this installation's e-mail account";
+}
+
 /**
  * GET /api/mail-sends/{id}: total = queued + sent + failed + suppressed + pending. pending: not on
  * the queue yet (the send waits for its accounts or is being planned); queued: on the mail queue,
@@ -86,6 +97,8 @@ export interface MailSend {
   /** Once it completed: accounts of its filter (or list) that no longer matched (or were gone) when reached. */
   skipped?: number;
   reason?: string;
+  /** While SES takes no e-mail: why, SES's words, and when the send asks again. Its accounts wait (none fails of it). */
+  paused?: { reason: SendPauseReason; detail: string; resumesAt: string };
   createdAt: string;
   updatedAt: string;
   completedAt?: string;

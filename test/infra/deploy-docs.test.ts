@@ -81,3 +81,22 @@ describe('docs/deploy.md and the acknowledgements say what the stacks do', () =>
     }
   });
 });
+
+describe('docs/runbook.md: every alarm says what it means and what to do', () => {
+  it('has a section for each kind of alarm the monitoring stack creates, and a row for each queue', () => {
+    const runbook = readFileSync(path.join(projectRoot, 'docs/runbook.md'), 'utf8');
+    const alarmIds = Object.keys(Template.fromStack(built.monitoring).findResources('AWS::CloudWatch::Alarm'));
+    expect(alarmIds.length).toBeGreaterThan(0);
+    const kinds = new Set(
+      alarmIds.map((id) => {
+        const name = id.replace(/^Monitoring/, '').replace(/Alarm[0-9A-F]{8}$/, '');
+        if (name.endsWith('DeadLetterQueue')) return '<Queue>DeadLetterQueue';
+        if (name.endsWith('Throttles')) return '<Function>Throttles';
+        if (name.endsWith('NearTimeout')) return '<Function>NearTimeout';
+        return name;
+      }),
+    );
+    for (const kind of kinds) expect(runbook, kind).toContain(`\n## \`${kind}\`\n`);
+    for (const queue of queues) expect(runbook, queue.name).toContain(`| \`${queue.name}\` |`);
+  });
+});

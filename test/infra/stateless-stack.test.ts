@@ -502,6 +502,30 @@ describe('functions', () => {
   });
 });
 
+describe('stack size', () => {
+  // CloudFormation refuses a stack of more than 500 resources: each stack keeps room for growth.
+  it.each([
+    ['stateless', () => resources],
+    ['stateful', () => statefulResources],
+    ['monitoring', () => Template.fromStack(built.monitoring).toJSON().Resources as Resources],
+  ] as const)('the %s stack keeps under 450 of the 500 resources a stack may hold', (_name, of) => {
+    expect(Object.keys(of()).length).toBeLessThan(450);
+  });
+
+  it('API Gateway may invoke each route group function through one permission scoped to this API, not one per route', () => {
+    const permissions = ofType('AWS::Lambda::Permission')
+      .map(([, r]) => r.Properties)
+      .filter((p) => p.Principal === 'apigateway.amazonaws.com');
+    expect(permissions).toHaveLength(routeGroups.length);
+    const apiId = ofType('AWS::ApiGatewayV2::Api')[0]![0];
+    for (const permission of permissions) {
+      const arn = JSON.stringify(permission.SourceArn);
+      expect(arn).toContain(apiId);
+      expect(arn).toContain('/*/*/*');
+    }
+  });
+});
+
 describe('HTTP API', () => {
   it('has exactly the routes of shared/routes.ts', () => {
     const routeKeys = ofType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);

@@ -573,6 +573,36 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     expect((await user.json<{ email: string }[]>('/api/email-suppressions')).map((s) => s.email).filter((e) => e.startsWith('batched'))).toEqual([]);
   });
 
+  it("SES taking no e-mail for now (daily quota used) pauses the send with the reason and when it tries again: no account fails, the chunk waits 15 minutes off the requeue count, and the next delivery sends each e-mail once and clears the pause (issue 29, item 2)", async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Quota', csvData: people(3, 'Quota') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'unsent' });
+    queued.length = 0;
+    // The first e-mail goes; then SES's daily quota is used (an AWS-only answer: the emulator has no quota).
+    let calls = 0;
+    const quotaAfterOne: CredentialMailer = {
+      send: async (email, tags) => (++calls <= 1 ? deps.mailer.send(email, tags) : { kind: 'paused', reason: 'quota', message: 'Daily message quota exceeded.' }),
+    };
+    const delays: (number | undefined)[] = [];
+    const queue = { send: async (messages: CredentialsMessage[], delay?: number) => void (queued.push(...messages), delays.push(delay)) };
+    await sendChunk({ ...deps, queue, mailer: quotaAfterOne, concurrency: 1 })(chunks[0]!);
+    const waiting = queued.filter((m): m is CredentialsChunkMessage => m.chunk === 0);
+    expect(waiting).toEqual([{ ...chunks[0], pauses: 1 }]);
+    expect(delays).toEqual([900]);
+    const midway = sendView((await readSend(deps, user.sub, send.id))!);
+    expect(midway).toMatchObject({ status: 'running', sent: 0, failed: 0, queued: 3, paused: { reason: 'quota', detail: 'Daily message quota exceeded.' } });
+    expect(Date.parse(midway.paused!.resumesAt)).toBeGreaterThan(Date.now());
+    // No account failed, none is left claimed; the one SES took is sent.
+    expect((await accountsOf(user, created.project.id)).map((a) => a.emailStatus ?? 'none').sort()).toEqual(['none', 'none', 'sent']);
+    // The API shows the pause too.
+    expect((await user.json<{ paused?: unknown }>(`/api/mail-sends/${send.id}`)).paused).toMatchObject({ reason: 'quota' });
+
+    await sendChunk(deps)(waiting[0]!);
+    for (let i = 0; i < 3; i++) expect(await mailsTo(`quota${i}@example.com`)).toHaveLength(1);
+    const done = sendView((await readSend(deps, user.sub, send.id))!);
+    expect(done).toMatchObject({ status: 'completed', sent: 3, failed: 0 });
+    expect(done.paused).toBeUndefined();
+  });
+
   it('an e-mail SES keeps throttling past the delivery\'s budget is given back, not lost: the chunk goes back on the queue and its next delivery sends it once', async () => {
     const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Throttled', csvData: people(2, 'Throttle') } });
     const { send, chunks } = await plannedSend(created.project.id, { scope: 'unsent' });

@@ -171,4 +171,14 @@ describe("SES's answers", () => {
     expect(classifySendError(error('MessageRejected', 400, 'Email address is not verified.'))).toEqual({ kind: 'refused', message: 'Email address is not verified.' });
     expect(classifySendError(error('TimeoutError')).kind).toBe('unknown');
   });
+
+  it("the installation's SES account taking no e-mail for now is a pause, never a refusal of the e-mail (issue 29, item 2)", () => {
+    // SES documents the daily quota as a throttling error whose message says so (SESv2 may name it LimitExceeded).
+    for (const name of ['ThrottlingException', 'TooManyRequestsException', 'LimitExceededException']) {
+      expect(classifySendError(error(name, name === 'TooManyRequestsException' ? 429 : 400, 'Daily message quota exceeded.'))).toEqual({ kind: 'paused', reason: 'quota', message: 'Daily message quota exceeded.' });
+    }
+    expect(classifySendError(error('SendingPausedException', 400, 'Sending paused for this account.'))).toMatchObject({ kind: 'paused', reason: 'paused' });
+    expect(classifySendError(error('AccountSendingPausedException', 400, 'Email sending is disabled for your entire account.'))).toMatchObject({ kind: 'paused', reason: 'paused' });
+    expect(classifySendError(error('AccountSuspendedException', 400, 'Account is suspended.'))).toMatchObject({ kind: 'paused', reason: 'suspended' });
+  });
 });

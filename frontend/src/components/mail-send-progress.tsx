@@ -1,5 +1,5 @@
 import { Badge, Box, HStack, Stack, Text } from '@chakra-ui/react';
-import type { MailSend, MailSendStatus } from '@shared/schemas/mail-send';
+import { pauseWords, type MailSend, type MailSendStatus } from '@shared/schemas/mail-send';
 
 const statusLabels: Record<MailSendStatus, string> = { waiting: 'Waiting for the accounts', queued: 'Queued', running: 'Sending', completed: 'Completed', failed: 'Failed' };
 const statusPalette: Record<MailSendStatus, string> = { waiting: 'gray', queued: 'gray', running: 'blue', completed: 'green', failed: 'red' };
@@ -15,6 +15,15 @@ export function sendCountsText(send: MailSend): string {
   return `${parts.join(', ')} of ${count.format(send.total)}`;
 }
 
+const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** 'Paused: the sending quota for today is used; tries again at 14:05. No account fails because of it.' */
+export function pausedText(paused: NonNullable<MailSend['paused']>): string {
+  const at = new Date(paused.resumesAt);
+  const when = Number.isNaN(at.getTime()) ? 'shortly' : `at ${time.format(at)}`;
+  return `Paused: ${pauseWords(paused.reason)}; tries again ${when}. No account fails because of it.`;
+}
+
 /** A credentials send's progress: sent, failed and skipped side by side on a bar, and the counts in words. */
 export function MailSendProgress({ send, lost }: { send: MailSend; lost?: boolean }) {
   const label = `Credential e-mails with ${send.templateName}`;
@@ -27,8 +36,8 @@ export function MailSendProgress({ send, lost }: { send: MailSend; lost?: boolea
           {label}
           {send.delivery === 'link' ? ` (one-time links, ${send.linkExpiresInDays} days)` : ''}
         </Text>
-        <Badge colorPalette={statusPalette[send.status]} variant="subtle">
-          {statusLabels[send.status]}
+        <Badge colorPalette={send.paused ? 'orange' : statusPalette[send.status]} variant="subtle">
+          {send.paused ? 'Paused' : statusLabels[send.status]}
         </Badge>
       </HStack>
       <Box
@@ -51,6 +60,11 @@ export function MailSendProgress({ send, lost }: { send: MailSend; lost?: boolea
       <Text fontSize="sm" role="status" aria-live="polite" data-testid="mail-send-counts">
         {sendCountsText(send)}
       </Text>
+      {send.paused ? (
+        <Text fontSize="sm" color="fg.warning" data-testid="mail-send-paused">
+          {pausedText(send.paused)}
+        </Text>
+      ) : null}
       {send.reason ? (
         <Text fontSize="sm" color="fg.error">
           {send.reason}

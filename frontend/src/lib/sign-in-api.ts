@@ -18,6 +18,8 @@ export class SignInError extends Error {
 }
 
 const GENERIC = 'Something went wrong. Please try again.';
+/** API Gateway's own 429 (the route's throttle: `{"message":"Too Many Requests"}`, no code). */
+export const THROTTLED = 'Too many attempts. Please wait a moment and try again.';
 
 async function post<T>(path: string, body: unknown, accessToken?: string): Promise<T> {
   let response: Response;
@@ -39,6 +41,7 @@ async function post<T>(path: string, body: unknown, accessToken?: string): Promi
   }
   if (!response.ok) {
     const { message, code } = (parsed ?? {}) as { message?: unknown; code?: unknown };
+    if (response.status === 429 && typeof code !== 'string') throw new SignInError(429, THROTTLED);
     throw new SignInError(response.status, typeof message === 'string' && response.status < 500 ? message : GENERIC, typeof code === 'string' ? code : undefined);
   }
   return parsed as T;
