@@ -245,8 +245,9 @@ export function findRoute(method: string, path: string):
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
  * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
  * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
- * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker and the account
- * search, which reads the accounts it shows by key (its indexes project only keys and names).
+ * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, the account
+ * search, which reads the accounts it shows by key (its indexes project only keys and names), and the provisioning routes (an
+ * action over the Account Database resolves its selection through the directory's pages).
  */
 export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'Scan'] as const;
 export type TableAction = (typeof tableActions)[number];
