@@ -54,7 +54,15 @@ interface Cursor {
   k?: { sk: string; pk: string; ask: string };
   /** a term: where the walk of the search indexes stopped (term-walk.ts). */
   t?: TermCursor;
+  /** date: the first page's count (and e: exact), so a later page reads only the projects it walks. */
+  n?: number;
+  e?: boolean;
+  /** date: the walk goes on with the projects older than `p` (p's accounts are all passed). */
+  o?: boolean;
 }
+
+/** Project items a later page of the newest-first walk reads, from the cursor's project on (a page of them at a time). */
+export const PROJECTS_PER_PAGE = 25;
 
 const PARTITION_ORDER = [...'abcdefghijklmnopqrstuvwxyz0123456789_'];
 
@@ -318,8 +326,29 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         if (password !== undefined) views[n]!.password = password;
       });
     };
-    const projects = await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId));
-    const projectItems = projects.filter((project) => project.entityType === 'Project');
+    const term = searchTerm(query.q ?? '');
+    const cursor = decodeCursor(query.cursor, query.sort);
+    // A later page newest first (without a term or a project filter) carries the first page's
+    // count: it reads the user's projects from its own on, PROJECTS_PER_PAGE at a time, not all of them.
+    const paged = !term && query.sort === 'date' && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
+    let projectItems: Record<string, unknown>[];
+    let olderProjects: string | undefined;
+    if (paged) {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+          ExpressionAttributeValues: { ':pk': keys.projectsOf(userId).PK, ':low': keys.projectsOf(userId).SKPrefix, ':high': keys.project(userId, cursor.p!).SK },
+          ScanIndexForward: false,
+          Limit: PROJECTS_PER_PAGE + (cursor.o ? 1 : 0),
+        }),
+      );
+      const items = page.Items ?? [];
+      // The cursor's project is the caller's and still there (read first): else it continues nothing.
+      if (items[0]?.id !== cursor.p) throw new ValidationError('Invalid cursor');
+      projectItems = items.filter((project) => project.entityType === 'Project' && !(cursor.o && project.id === cursor.p));
+      if (page.LastEvaluatedKey && items.length) olderProjects = String(items[items.length - 1]!.id);
+    } else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
     const byId = new Map(projectItems.map((project) => [String(project.id), project]));
     const chosen = projectItems.filter((project) => projectMatches(project, filters, now));
@@ -333,10 +362,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
-    const term = searchTerm(query.q ?? '');
     if (term) {
       // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit.
-      const cursor = decodeCursor(query.cursor, query.sort);
       const shards = new Map(chosen.map((project) => [String(project.id), shardsOf(project)]));
       const walk = await termWalk(deps, userId, term, {
         limit: query.limit,
@@ -354,10 +381,9 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
     }
 
-    const count = candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
-    const countExact = candidates.every((project) => bounds.get(String(project.id))!.exact);
+    const count = paged ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
+    const countExact = paged ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
     const budget = query.limit * READ_FACTOR;
-    const cursor = decodeCursor(query.cursor, query.sort);
     const views: AccountView[] = [];
     const raw: Record<string, unknown>[] = [];
     let read = 0;
@@ -428,9 +454,12 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       if (cursor) {
         if (typeof cursor.p !== 'string' || (cursor.r !== undefined && (!Number.isInteger(cursor.r) || cursor.r < 0))) throw new ValidationError('Invalid cursor');
         i = order.findIndex((project) => project.id === cursor.p);
+        // A later page read from its own project on: that project (gone since, or no longer
+        // chosen) is passed, the walk goes on with the older ones read after it.
+        if (paged && (i < 0 || cursor.o)) i = Math.max(0, order.findIndex((project) => String(project.id) < cursor.p!));
         // Another user's project, or one the filters no longer choose, continues nothing.
-        if (i < 0) throw new ValidationError('Invalid cursor');
-        after = cursor.r;
+        else if (i < 0) throw new ValidationError('Invalid cursor');
+        else after = cursor.r;
       }
       outer: while (i < order.length) {
         if (read >= budget) {
@@ -452,7 +481,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
           views.push(view);
           raw.push(item);
           if (views.length === query.limit) {
-            if (n < batch.items.length - 1 || batch.more || i < order.length - 1) next = { s: query.sort, p: String(project.id), r: after };
+            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects) next = { s: query.sort, p: String(project.id), r: after };
             break outer;
           }
         }
@@ -462,9 +491,13 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
           after = undefined;
         }
       }
+      // The projects of this page are walked and older ones remain: the next page reads them.
+      if (!next && views.length < query.limit && olderProjects) next = { s: query.sort, p: olderProjects, o: true };
     }
 
     await revealPasswords(raw, views);
+    // Newest first, the count goes with the cursor (the next page reads only the projects it walks).
+    if (next && query.sort === 'date') Object.assign(next, { n: count, e: countExact });
     return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
   };
 };
