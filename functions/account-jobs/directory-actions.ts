@@ -142,10 +142,11 @@ export const startDirectoryAction =
         }),
       );
     }
-    return viewOf(item, parts, new Map());
+    return directoryActionView(item, parts, new Map());
   };
 
-function viewOf(item: Record<string, unknown>, parts: DirectoryActionPart[], reads: Map<string, PartView | undefined>): DirectoryActionJob {
+/** The action as its parts' jobs say now (`reads`: each started part's job view): done + failed + skipped + pending = total. */
+export function directoryActionView(item: Record<string, unknown>, parts: DirectoryActionPart[], reads: Map<string, PartView | undefined>): DirectoryActionJob {
   let done = 0;
   let failed = 0;
   let onPlatform = 0;
@@ -155,10 +156,15 @@ function viewOf(item: Record<string, unknown>, parts: DirectoryActionPart[], rea
     const job = part.jobId ? reads.get(part.jobId) : undefined;
     if (job) {
       done += job.done;
-      failed += job.failed;
       onPlatform += job.onPlatform;
-      // A job counts its listed accounts gone or no longer matching its kind when reached as skipped.
-      skipped += job.status === 'completed' ? Math.max(0, part.total - job.done - job.failed) : job.skipped;
+      if (job.status === 'failed') {
+        // A job that stopped (its reason shown) left the accounts it had not reached as they were.
+        failed += Math.max(job.failed, part.total - job.done);
+      } else {
+        failed += job.failed;
+        // A completed job counts its listed accounts gone or no longer fitting its kind when reached as skipped.
+        skipped += job.status === 'completed' ? Math.max(0, part.total - job.done - job.failed) : job.skipped;
+      }
       shown.push({ ...part, status: job.status, ...(job.reason ? { reason: job.reason } : {}) });
     } else {
       if (part.status === 'not_started') failed += part.total;
@@ -196,7 +202,7 @@ export const getDirectoryAction =
     for (let i = 0; i < started.length; i += 10) {
       await Promise.all(started.slice(i, i + 10).map(async (part) => reads.set(part.jobId!, await kind.read(userId, part.jobId!))));
     }
-    const view = viewOf(item, parts, reads);
+    const view = directoryActionView(item, parts, reads);
     if (view.status !== 'running') {
       const failures: NonNullable<DirectoryActionJob['failures']> = [];
       for (const part of parts) {
