@@ -328,6 +328,35 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     };
     const term = searchTerm(query.q ?? '');
     const cursor = decodeCursor(query.cursor, query.sort);
+    if (term) {
+      // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit;
+      // the hits' projects read by key as the walk meets them, never every project of the user.
+      const seen = new Map<string, Record<string, unknown> | undefined>();
+      const projectsOf = async (ids: string[]) => {
+        const missing = ids.filter((id) => !seen.has(id) && isIdShaped(id));
+        const found = await accountsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
+        for (const id of missing) {
+          const project = found.get(`${keys.project(userId, id).PK}|${keys.project(userId, id).SK}`);
+          seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters, now) ? project : undefined);
+        }
+        return new Map(ids.flatMap((id) => (seen.get(id) ? [[id, seen.get(id)!] as const] : [])));
+      };
+      if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !(await accountsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).size)) throw new NotFoundError('Project not found');
+      const walk = await termWalk(deps, userId, term, {
+        limit: query.limit,
+        budget: query.limit * READ_FACTOR,
+        ...(cursor ? { cursor: checkTermCursor(userId, term, cursor.t) } : {}),
+        projects: projectsOf,
+        filtered: hasAccountFilter(filters),
+        accept: (item, project) => {
+          const view = accountView(item, undefined, String(project.name ?? item.projectName));
+          return accountMatches(view, filters) ? view : undefined;
+        },
+      });
+      await revealPasswords(walk.raw, walk.items);
+      // The badge: the hits of a walk that ended in one request; otherwise those found so far, and more.
+      return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
+    }
     // A later page newest first (without a term or a project filter) carries the first page's
     // count: it reads the user's projects from its own on, PROJECTS_PER_PAGE at a time, not all of them.
     const paged = !term && query.sort === 'date' && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
@@ -360,25 +389,6 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     if (isListed(filters.platformStatus) && !(query.q ?? '').trim() && query.sort !== 'name') {
       const fill = { blocks: FILL_BLOCKS_PER_REQUEST };
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
-    }
-
-    if (term) {
-      // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit.
-      const shards = new Map(chosen.map((project) => [String(project.id), shardsOf(project)]));
-      const walk = await termWalk(deps, userId, term, {
-        limit: query.limit,
-        budget: query.limit * READ_FACTOR,
-        ...(cursor ? { cursor: checkTermCursor(userId, term, cursor.t) } : {}),
-        shards,
-        filtered: accountFiltered,
-        accept: (item) => {
-          const view = accountView(item, undefined, String(byId.get(String(item.projectId))?.name ?? item.projectName));
-          return accountMatches(view, filters) ? view : undefined;
-        },
-      });
-      await revealPasswords(walk.raw, walk.items);
-      // The badge: the hits of a walk that ended in one request; otherwise those found so far, and more.
-      return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
     }
 
     const count = paged ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);

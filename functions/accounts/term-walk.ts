@@ -3,6 +3,8 @@ import { ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { withStatesByKey } from './account-states-by-key';
 import { accountsByKey } from './search-accounts';
+import { shardsOf } from './account-partitions';
+import { parseAccountId } from './account-record';
 
 /**
  * A term with filters, beyond the search's first 50 hits (docs/data-model.md, pattern 76): the
@@ -41,7 +43,15 @@ export async function termWalk<T>(
   deps: { db: DynamoDBDocumentClient; tableName: string },
   userId: string,
   term: string,
-  options: { limit: number; budget: number; cursor?: TermCursor; shards: Map<string, number>; filtered: boolean; accept: (item: Record<string, unknown>) => T | undefined },
+  options: {
+    limit: number;
+    budget: number;
+    cursor?: TermCursor;
+    /** The projects among these ids that the filters choose (read by key, once per request). */
+    projects: (ids: string[]) => Promise<Map<string, Record<string, unknown>>>;
+    filtered: boolean;
+    accept: (item: Record<string, unknown>, project: Record<string, unknown>) => T | undefined;
+  },
 ): Promise<{ items: T[]; raw: Record<string, unknown>[]; read: number; next?: TermCursor }> {
   const partition = keys.accountSearchPartition(userId, term);
   const items: T[] = [];
@@ -70,17 +80,20 @@ export async function termWalk<T>(
     );
     const entries = page.Items ?? [];
     read += entries.length;
-    const full = await accountsByKey(deps.db, deps.tableName, entries.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
+    // Only the hits of projects the filters choose are read (the entry's id names its project).
+    const projects = await options.projects([...new Set(entries.map((entry) => parseAccountId(String(entry.id))?.projectId ?? ''))]);
+    const wanted = entries.filter((entry) => projects.has(parseAccountId(String(entry.id))?.projectId ?? ''));
+    const full = await accountsByKey(deps.db, deps.tableName, wanted.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
     read += full.size;
-    const stored = [...full.values()].filter((item) => options.shards.has(String(item.projectId)));
-    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, stored, options.shards)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+    const shards = new Map([...projects].map(([id, project]) => [id, shardsOf(project)]));
+    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()], shards)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
     for (const [n, entry] of entries.entries()) {
       last = { i, sk: String(entry[sk]), pk: String(entry.PK), ask: String(entry.SK) };
       const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);
-      if (!item) continue;
+      if (!item || !projects.has(String(item.projectId))) continue;
       // Found by an earlier index already: counted there.
       if (INDEXES.slice(0, i).some((earlier) => String(item[earlier.sk] ?? '').startsWith(term))) continue;
-      const view = options.accept(item);
+      const view = options.accept(item, projects.get(String(item.projectId))!);
       if (view === undefined) continue;
       items.push(view);
       raw.push(item);

@@ -57,14 +57,15 @@ describe('GET /api/accounts across many projects', () => {
     expect((await other.call(`/api/accounts?cursor=${first.nextCursor}`)).status).toBe(400);
   });
 
-  it('reads at most a page of project items on a later page', async () => {
+  it('reads at most a page of project items on a later page, and with a term only the projects of its hits', async () => {
     const { dynamodb } = inject('stack').urls;
     const counted = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), { marshallOptions: { removeUndefinedValues: true } });
     let projectItems = 0;
     counted.middlewareStack.add(
       (next) => async (args) => {
         const result = await next(args);
-        projectItems += ((result.output as { Items?: Record<string, unknown>[] }).Items ?? []).filter((item) => item.entityType === 'Project').length;
+        const output = result.output as { Items?: Record<string, unknown>[]; Responses?: Record<string, Record<string, unknown>[]> };
+        projectItems += [...(output.Items ?? []), ...Object.values(output.Responses ?? {}).flat()].filter((item) => item.entityType === 'Project').length;
         return result;
       },
       { step: 'initialize', name: 'countProjectItems' },
@@ -77,5 +78,15 @@ describe('GET /api/accounts across many projects', () => {
     expect(second.items).toHaveLength(7);
     expect(second.count).toBe(PROJECTS * 2);
     expect(projectItems).toBeLessThanOrEqual(PROJECTS_PER_PAGE + 1);
+
+    // A term: only the projects of the hits the page reads, by key.
+    projectItems = 0;
+    const found = await browse(user.sub, directoryQuerySchema.parse({ limit: '7', q: 'many' }));
+    expect(found.items).toHaveLength(7);
+    expect(projectItems).toBeLessThanOrEqual(7);
+    projectItems = 0;
+    const more = await browse(user.sub, directoryQuerySchema.parse({ limit: '7', q: 'many', cursor: found.nextCursor }));
+    expect(more.items.map((a) => a.id).filter((id) => found.items.some((a) => a.id === id))).toEqual([]);
+    expect(projectItems).toBeLessThanOrEqual(7);
   });
 });
