@@ -97,6 +97,9 @@ export const routes: readonly RouteDefinition[] = [
   // Account actions: Deactivate / Reactivate / Delete some (or all) of a project's accounts, the platform first (functions/account-actions).
   { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning', auth: 'jwt' },
+  // The Account Database's bulk actions over the ticked rows or all matching, across projects: a job per project (docs/jobs.md).
+  { method: 'POST', path: '/api/directory-actions', group: 'provisioning', auth: 'jwt' },
+  { method: 'GET', path: '/api/directory-actions/{id}', group: 'provisioning', auth: 'jwt' },
   // How many accounts a bulk-bar filter takes now (its confirmation's count; functions/account-jobs/selection.ts).
   { method: 'GET', path: '/api/projects/{id}/account-selection', group: 'provisioning', auth: 'jwt' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
@@ -243,8 +246,9 @@ export function findRoute(method: string, path: string):
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
  * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
  * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
- * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker and the account
- * search, which reads the accounts it shows by key (its indexes project only keys and names).
+ * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, the account
+ * search, which reads the accounts it shows by key (its indexes project only keys and names), and the provisioning routes (an
+ * action over the Account Database resolves its selection through the directory's pages).
  */
 export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'Scan'] as const;
 export type TableAction = (typeof tableActions)[number];
@@ -332,7 +336,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
   // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
   // run decrypts an integration's credentials to look people up on its platform.
-  provisioning: { table: readWrite, sendTo: ['provisioning'], encryptionKey: true },
+  // An action over the Account Database resolves its selection through the directory's pages
+  // (BatchGetItem of the accounts and blocks they show) and may start credential sends (the mail queue).
+  provisioning: { table: [...readWrite, 'BatchGetItem'], sendTo: ['provisioning', 'mail'], encryptionKey: true },
   // Reads a link, its account and project; spends the link and marks the account viewed
   // (UpdateItem); decrypts the one password it reveals. Issuing links is the sender's (PutItem).
   'credential-links': { table: ['GetItem', 'UpdateItem'], encryptionKey: true },

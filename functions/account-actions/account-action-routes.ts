@@ -24,7 +24,7 @@ const BUSY: Record<string, string> = {
   activePasswordReset: 'The passwords of this project are being reset. Wait for that to finish, then try again.',
   activeProjectDeletion: 'This project is being deleted.',
 };
-const busyReason = (project: Record<string, unknown>): string | undefined => Object.entries(BUSY).find(([lock]) => typeof project[lock] === 'string')?.[1];
+export const busyReason = (project: Record<string, unknown>): string | undefined => Object.entries(BUSY).find(([lock]) => typeof project[lock] === 'string')?.[1];
 
 export function actionView(item: Record<string, unknown>): AccountActionJob {
   return {

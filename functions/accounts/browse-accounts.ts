@@ -16,7 +16,9 @@ import { parseAccountId } from './account-record';
 import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
 import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
 import { withStatesByKey } from './account-states-by-key';
-import { accountsByKey, searchAccounts } from './search-accounts';
+import { accountsByKey } from './search-accounts';
+import { searchTerm } from './search-terms';
+import { checkTermCursor, termWalk, type TermCursor } from './term-walk';
 
 /**
  * GET /api/accounts: the Account Database as a directory (docs/data-model.md, "The Account
@@ -51,7 +53,17 @@ interface Cursor {
   /** name: the index partition (position in PARTITION_ORDER) and the last entry passed. */
   c?: number;
   k?: { sk: string; pk: string; ask: string };
+  /** a term: where the walk of the search indexes stopped (term-walk.ts). */
+  t?: TermCursor;
+  /** date: the first page's count (and e: exact), so a later page reads only the projects it walks. */
+  n?: number;
+  e?: boolean;
+  /** date: the walk goes on with the projects older than `p` (p's accounts are all passed). */
+  o?: boolean;
 }
+
+/** Project items a later page of the newest-first walk reads, from the cursor's project on (a page of them at a time). */
+export const PROJECTS_PER_PAGE = 25;
 
 const PARTITION_ORDER = [...'abcdefghijklmnopqrstuvwxyz0123456789_'];
 
@@ -308,13 +320,70 @@ async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, 
 const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
 
 export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: string; cipher: () => Promise<Cipher>; now?: () => Date }) => {
-  const search = searchAccounts(deps);
   return async (userId: string, query: DirectoryQuery): Promise<DirectoryPage & { itemsRead: number }> => {
     const now = deps.now?.() ?? new Date();
     const filters: DirectoryFilters = query;
     const showPasswords = query.showPasswords === 'true';
-    const projects = await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId));
-    const projectItems = projects.filter((project) => project.entityType === 'Project');
+    const revealPasswords = async (raw: Record<string, unknown>[], views: AccountView[]) => {
+      if (!showPasswords || !raw.length) return;
+      const cipher = await deps.cipher();
+      raw.forEach((item, n) => {
+        const password = readableAccountPassword(cipher, item);
+        if (password !== undefined) views[n]!.password = password;
+      });
+    };
+    const term = searchTerm(query.q ?? '');
+    const cursor = decodeCursor(query.cursor, query.sort);
+    if (term) {
+      // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit;
+      // the hits' projects read by key as the walk meets them, never every project of the user.
+      const seen = new Map<string, Record<string, unknown> | undefined>();
+      const projectsOf = async (ids: string[]) => {
+        const missing = ids.filter((id) => !seen.has(id) && isIdShaped(id));
+        const found = await accountsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
+        for (const id of missing) {
+          const project = found.get(`${keys.project(userId, id).PK}|${keys.project(userId, id).SK}`);
+          seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters, now) ? project : undefined);
+        }
+        return new Map(ids.flatMap((id) => (seen.get(id) ? [[id, seen.get(id)!] as const] : [])));
+      };
+      if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !(await accountsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).size)) throw new NotFoundError('Project not found');
+      const walk = await termWalk(deps, userId, term, {
+        limit: query.limit,
+        budget: query.limit * READ_FACTOR,
+        ...(cursor ? { cursor: checkTermCursor(userId, term, cursor.t) } : {}),
+        projects: projectsOf,
+        filtered: hasAccountFilter(filters),
+        accept: (item, project) => {
+          const view = accountView(item, undefined, String(project.name ?? item.projectName));
+          return accountMatches(view, filters) ? view : undefined;
+        },
+      });
+      await revealPasswords(walk.raw, walk.items);
+      // The badge: the hits of a walk that ended in one request; otherwise those found so far, and more.
+      return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
+    }
+    // A later page newest first (without a term or a project filter) carries the first page's
+    // count: it reads the user's projects from its own on, PROJECTS_PER_PAGE at a time, not all of them.
+    const paged = !term && query.sort === 'date' && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
+    let projectItems: Record<string, unknown>[];
+    let olderProjects: string | undefined;
+    if (paged) {
+      const page = await deps.db.send(
+        new QueryCommand({
+          TableName: deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
+          ExpressionAttributeValues: { ':pk': keys.projectsOf(userId).PK, ':low': keys.projectsOf(userId).SKPrefix, ':high': keys.project(userId, cursor.p!).SK },
+          ScanIndexForward: false,
+          Limit: PROJECTS_PER_PAGE + (cursor.o ? 1 : 0),
+        }),
+      );
+      const items = page.Items ?? [];
+      // The cursor's project is the caller's and still there (read first): else it continues nothing.
+      if (items[0]?.id !== cursor.p) throw new ValidationError('Invalid cursor');
+      projectItems = items.filter((project) => project.entityType === 'Project' && !(cursor.o && project.id === cursor.p));
+      if (page.LastEvaluatedKey && items.length) olderProjects = String(items[items.length - 1]!.id);
+    } else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
     const byId = new Map(projectItems.map((project) => [String(project.id), project]));
     const chosen = projectItems.filter((project) => projectMatches(project, filters, now));
@@ -328,19 +397,9 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
-    const term = (query.q ?? '').trim();
-    if (term) {
-      // A term: the prefix search (its first SEARCH_LIMIT hits per index), then the filters on them.
-      const found = await search(userId, term, showPasswords);
-      const allowed = new Set(chosen.map((project) => String(project.id)));
-      const items = found.items.filter((view) => allowed.has(view.projectId) && accountMatches(view, filters));
-      return { items, count: items.length, countIs: found.hasMore ? 'at-least' : 'exact', itemsRead: found.items.length };
-    }
-
-    const count = candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
-    const countExact = candidates.every((project) => bounds.get(String(project.id))!.exact);
+    const count = paged ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
+    const countExact = paged ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
     const budget = query.limit * READ_FACTOR;
-    const cursor = decodeCursor(query.cursor, query.sort);
     const views: AccountView[] = [];
     const raw: Record<string, unknown>[] = [];
     let read = 0;
@@ -411,9 +470,12 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       if (cursor) {
         if (typeof cursor.p !== 'string' || (cursor.r !== undefined && (!Number.isInteger(cursor.r) || cursor.r < 0))) throw new ValidationError('Invalid cursor');
         i = order.findIndex((project) => project.id === cursor.p);
+        // A later page read from its own project on: that project (gone since, or no longer
+        // chosen) is passed, the walk goes on with the older ones read after it.
+        if (paged && (i < 0 || cursor.o)) i = Math.max(0, order.findIndex((project) => String(project.id) < cursor.p!));
         // Another user's project, or one the filters no longer choose, continues nothing.
-        if (i < 0) throw new ValidationError('Invalid cursor');
-        after = cursor.r;
+        else if (i < 0) throw new ValidationError('Invalid cursor');
+        else after = cursor.r;
       }
       outer: while (i < order.length) {
         if (read >= budget) {
@@ -439,7 +501,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
           views.push(view);
           raw.push(item);
           if (views.length === query.limit) {
-            if (n < batch.items.length - 1 || batch.more || i < order.length - 1) next = { s: query.sort, p: String(project.id), r: after };
+            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects) next = { s: query.sort, p: String(project.id), r: after };
             break outer;
           }
         }
@@ -449,15 +511,13 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
           after = undefined;
         }
       }
+      // The projects of this page are walked and older ones remain: the next page reads them.
+      if (!next && views.length < query.limit && olderProjects) next = { s: query.sort, p: olderProjects, o: true };
     }
 
-    if (showPasswords && raw.length) {
-      const cipher = await deps.cipher();
-      raw.forEach((item, n) => {
-        const password = readableAccountPassword(cipher, item);
-        if (password !== undefined) views[n]!.password = password;
-      });
-    }
+    await revealPasswords(raw, views);
+    // Newest first, the count goes with the cursor (the next page reads only the projects it walks).
+    if (next && query.sort === 'date') Object.assign(next, { n: count, e: countExact });
     return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
   };
 };

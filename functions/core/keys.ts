@@ -188,6 +188,8 @@ export const keys = {
   /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
   accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
   accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** An action over a selection of the Account Database (functions/account-jobs/directory-actions.ts): its per-project jobs named on it. */
+  directoryAction: (userId: string, actionId: string) => ({ PK: userPk(userId), SK: `DIRACTION#${actionId}` }) as const,
   /**
    * One account a job over accounts (a Reset Passwords job, an account action) could not handle,
    * by its row, beside the job item (`<job SK>#FAILED#<row>`): the job's failures list reads these

@@ -15,6 +15,14 @@ import { sqsRunWait } from './run-wait';
 import { accountActionSchema } from '../../shared/schemas/account-actions';
 import { countAccountSelection, getAccountAction, startAccountAction } from '../account-actions/account-action-routes';
 import { requestOrigin } from '../security/security-events';
+import { directoryActionSchema } from '../../shared/schemas/directory-actions';
+import { getDirectoryAction, startDirectoryAction } from '../account-jobs/directory-actions';
+import { directoryActionKinds } from '../account-actions/directory-action-kinds';
+import { browseAccounts } from '../accounts/browse-accounts';
+import { matchingAccounts } from '../accounts/directory-matching';
+import { getPasswordReset, startPasswordReset } from '../security/reset-passwords';
+import { credentialsRuntime } from '../mail/credentials-runtime';
+import { readSend, sendView, startSend } from '../mail/credential-sends';
 
 const runtime = provisioningRuntime();
 const start = startProvisioning({
@@ -42,6 +50,37 @@ const startAction = startAccountAction({
 const getAction = getAccountAction(runtime);
 const countSelection = countAccountSelection(runtime);
 
+// Actions over the Account Database: a job of the usual kind per project, started through each kind's own start.
+const planOf = dynamoPlanReader(runtime.db, runtime.tableName);
+const integrationName = async (userId: string, id: string) => (await runtime.integrations.get(userId, id))?.name;
+const mail = credentialsRuntime();
+const readReset = getPasswordReset(runtime);
+const kinds = directoryActionKinds({
+  action: startAction,
+  readAction: getAction,
+  reset: startPasswordReset({ ...runtime, newId: timeOrderedId, events: { db: runtime.db, tableName: runtime.tableName }, plan: planOf, integrationName }),
+  readReset,
+  send: startSend({ ...mail, newId: timeOrderedId, plan: planOf, linksAvailable: true, events: { db: runtime.db, tableName: runtime.tableName } }),
+  readSend: async (userId, id) => {
+    const send = isIdShaped(id) ? await readSend(runtime, userId, id) : undefined;
+    return send && sendView(send);
+  },
+  retry: start,
+  readRun: async (userId, id) => {
+    const job = isIdShaped(id) ? await readJob(runtime, userId, id) : undefined;
+    return job && job.entityType === 'ProvisioningJob' ? jobView(job) : undefined;
+  },
+});
+const directoryDeps = {
+  ...runtime,
+  newId: timeOrderedId,
+  plan: planOf,
+  matching: matchingAccounts(browseAccounts({ db: runtime.db, tableName: runtime.tableName, cipher: appCipher })),
+  kinds,
+};
+const startDirectory = startDirectoryAction(directoryDeps);
+const getDirectory = getDirectoryAction(directoryDeps);
+
 export const handler = httpHandler({
   // Free and Pro alike; a project whose accounts are on a platform needs Pro (the platform is changed first).
   'POST /api/projects/{id}/account-actions': route({
@@ -50,6 +89,14 @@ export const handler = httpHandler({
   }),
   'GET /api/projects/{id}/account-selection': route({
     run: ({ userId, pathParameters, query }) => countSelection(userId, pathParameters.id ?? '', query.filter),
+  }),
+  // The Account Database's bulk actions: the ticked rows or "all N matching", across projects (functions/account-jobs/directory-actions.ts).
+  'POST /api/directory-actions': route({
+    body: directoryActionSchema,
+    run: async ({ userId, body, event }) => new Response(202, { action: await startDirectory(userId, body, requestOrigin(event)) }),
+  }),
+  'GET /api/directory-actions/{id}': route({
+    run: ({ userId, pathParameters }) => getDirectory(userId, pathParameters.id ?? ''),
   }),
   'GET /api/account-actions/{id}': route({
     run: ({ userId, pathParameters }) => getAction(userId, pathParameters.id ?? ''),

@@ -10,6 +10,7 @@ import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
 import { leaseItem } from '../account-jobs/lease';
+import { isSelected, rowsOf } from '../account-jobs/selection';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import type { IntegrationRecord } from '../integrations/integration-record';
@@ -84,7 +85,8 @@ async function loadChunk(deps: Pick<ProvisionDeps, 'db' | 'tableName' | 'retry'>
     states.load(message.fromRow, message.toRow, message.shard),
   ]);
   const overlay = { PROV: entries, MAIL: new Map<number, StateEntry>() };
-  const left = accounts.map((account) => overlayState(account, overlay)).filter((account) => isLeft(provisioningState(account), from, jobId));
+  const rows = rowsOf(job);
+  const left = accounts.map((account) => overlayState(account, overlay)).filter((account) => isSelected(rows, account) && isLeft(provisioningState(account), from, jobId));
   return { left, states };
 }
 

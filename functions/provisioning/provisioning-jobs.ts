@@ -14,7 +14,8 @@ import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
-import { rowRanges } from '../accounts/account-partitions';
+import { rowRanges, shardsOf } from '../accounts/account-partitions';
+import { resolveSelection, selectedRanges, skippedOf } from '../account-jobs/selection';
 import { syncCounts } from '../projects/project-item';
 import { assertApiIntegrations } from '../usage/plan-usage';
 import type { ChunkMessage, ProvisioningMessage, ProvisioningQueue } from './provisioning-message';
@@ -73,8 +74,13 @@ export const provisioningRuns: AccountJobKind<ProvisioningMessage, ChunkMessage>
   window: PROVISIONING_WINDOW,
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'start', userId, jobId }),
-  chunks: (job) => chunkPlan(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
+  chunks: (job) =>
+    Array.isArray(job.rows)
+      ? selectedRanges(Number(job.shards ?? 1), job.rows.map(Number), PROVISIONING_CHUNK_ACCOUNTS).map((range) => ({ type: 'chunk', userId: String(job.userId), jobId: String(job.id), ...range }))
+      : chunkPlan(String(job.userId), String(job.id), Number(job.shards ?? 1), Number(job.maxRow ?? 0)),
   async plan(deps, job, project) {
+    // Listed accounts (an action over the Account Database): only the chunks that hold them.
+    if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
     const total = sourceCount(job.mode as ProvisioningMode, syncCounts(project, Number(project.accountCount ?? 0)));
     // The project's groups as they are now: every chunk of the run joins the same ones (run-groups.ts).
     const groups = job.mode !== 'undo' && Array.isArray(project.groups) && project.groups.length ? { groups: project.groups, createGroups: project.createGroups === true } : {};
@@ -103,7 +109,8 @@ export function jobView(item: Record<string, unknown>): ProvisioningJob {
     total,
     synced,
     failed,
-    pending: Math.max(0, total - synced - failed),
+    pending: skippedOf(item, synced + failed) === undefined ? Math.max(0, total - synced - failed) : 0,
+    ...(skippedOf(item, synced + failed) ? { skipped: skippedOf(item, synced + failed) } : {}),
     ...(typeof item.reason === 'string' ? { reason: item.reason } : {}),
     createdAt: String(item.createdAt),
     updatedAt: String(item.updatedAt),
@@ -154,7 +161,7 @@ export interface StartDeps extends ProvisioningJobDeps {
  */
 export const startProvisioning =
   (deps: StartDeps) =>
-  async (userId: string, projectId: string, input: { integrationId: string; mode: ProvisioningMode }, options: { waitForAccounts?: boolean } = {}): Promise<ProvisioningJob> => {
+  async (userId: string, projectId: string, input: { integrationId: string; mode: ProvisioningMode }, options: { waitForAccounts?: boolean; accountIds?: readonly string[] } = {}): Promise<ProvisioningJob> => {
     assertApiIntegrations(await deps.plan(userId));
     const { Item: project } = isIdShaped(projectId)
       ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }))
@@ -180,6 +187,8 @@ export const startProvisioning =
       if (input.mode !== 'provision' && project.integrationId !== integration.id) throw new ConflictError("This project's accounts were not provisioned to this integration.");
     }
 
+    // Listed accounts: those of them in the mode's source status when a chunk reaches them (the rest are skipped).
+    const listed = options.accountIds ? await resolveSelection(deps, { userId, projectId, project }, { accountIds: options.accountIds }) : undefined;
     const requirePasswordChange = input.mode === 'undo' ? false : await requirePasswordChangeOf(deps, userId);
     const now = deps.now();
     const at = now.toISOString();
@@ -198,7 +207,8 @@ export const startProvisioning =
       requirePasswordChange,
       status: options.waitForAccounts ? 'waiting' : 'queued',
       ...(options.waitForAccounts ? { reason: WAITING_FOR_ACCOUNTS } : {}),
-      total: options.waitForAccounts ? 0 : sourceCount(input.mode, counts),
+      ...(listed?.fields ?? {}),
+      total: options.waitForAccounts ? 0 : listed ? listed.total : sourceCount(input.mode, counts),
       synced: 0,
       failed: 0,
       chunks: 0,

@@ -78,6 +78,9 @@ export const directoryQuerySchema = rangesInOrder(
   }),
 );
 
+/** What an action over the Account Database's "all N matching" selects: the filters, term and sort, as a page asks for them. */
+export const directorySelectionSchema = rangesInOrder(directoryFields);
+
 /** POST /api/exports/directory ('Export All'): what the filters select, through the Export Center. */
 export const directoryExportSchema = rangesInOrder(directoryFields.extend({ format: z.enum(exportFormats, 'Choose csv, xlsx or json').default('csv') }));
 export type DirectoryExportRequest = z.input<typeof directoryExportSchema>;

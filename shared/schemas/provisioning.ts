@@ -77,6 +77,8 @@ export interface ProvisioningJob {
   synced: number;
   failed: number;
   pending: number;
+  /** A run over listed accounts (an action over the Account Database), once completed: those no longer in the mode's status when reached. */
+  skipped?: number;
   /** Why it waits, paused or failed, in words a user can act on. */
   reason?: string;
   createdAt: string;

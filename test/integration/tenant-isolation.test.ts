@@ -52,6 +52,8 @@ interface Owner {
   passwordResetId: string;
   projectDeletionId: string;
   accountActionId: string;
+  /** A's action over the Account Database (written as a start writes one, naming A's account action as its part). */
+  directoryActionId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -531,6 +533,17 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/account-actions/{id}': { id: (a) => a.accountActionId, answer: 404 },
+  // B cannot act on A's accounts through the Account Database (A's account ids, or "all matching" A's project), nor read A's actions there.
+  'POST /api/directory-actions': {
+    body: ({ a }) => ({ action: 'delete', accountIds: [a.account.id] }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(a.user.sub, a.projectId), ConsistentRead: true }));
+      expect(Item?.activeAccountAction).toBeUndefined();
+      expect(Item?.accountCount).toBe(3);
+    },
+  },
+  'GET /api/directory-actions/{id}': { id: (a) => a.directoryActionId, answer: 404 },
   // A count of the owner's accounts (no names in it): B's answer is 404, with or without a valid filter.
   'GET /api/projects/{id}/account-selection': { id: (a) => a.projectId, query: () => '?filter=deactivated', ownerFirst: 'no-markers', answer: 404 },
 };
@@ -617,6 +630,16 @@ async function createOwner(): Promise<Owner> {
       },
     }),
   );
+  const directoryActionId = timeOrderedId();
+  await testDb().send(
+    new PutCommand({
+      TableName: 'bulkonboard',
+      Item: {
+        ...keys.directoryAction(user.sub, directoryActionId), entityType: 'DirectoryAction', id: directoryActionId, userId: user.sub, action: 'deactivate', total: 1,
+        parts: [{ projectId: created.project.id, projectName, total: 1, jobId: accountActionId, status: 'queued' }], createdAt: at, updatedAt: at,
+      },
+    }),
+  );
   const templateName = `A template ${tag}`;
   const saved = await ok<EmailTemplate>(await user.call('/api/email-templates', { body: template(templateName, true) }), 201);
   // An address on A's suppression list, as the mail-events worker writes one.
@@ -645,12 +668,13 @@ async function createOwner(): Promise<Owner> {
     passwordResetId,
     projectDeletionId,
     accountActionId,
+    directoryActionId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, accountActionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, accountActionId, directoryActionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 

@@ -61,6 +61,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   projectDeletionChunkStart: () => keys.projectDeletionChunkStart(u, p, 1),
   accountAction: () => keys.accountAction(u, p),
   accountActionChunk: () => keys.accountActionChunk(u, p, 1),
+  directoryAction: () => keys.directoryAction(u, p),
   jobFailure: () => keys.jobFailure(u, keys.accountAction(u, p).SK, 7),
   jobFailuresOf: () => keys.jobFailuresOf(u, keys.passwordReset(u, p).SK),
   provisioningJobsOf: () => keys.provisioningJobsOf(u),

@@ -1,6 +1,6 @@
 import { Badge, Button, Card, CloseButton, Field, Flex, HStack, Input, InputGroup, NativeSelect, SimpleGrid, Spinner, Stack, Text } from '@chakra-ui/react';
-import { DatabaseIcon, FilterIcon, SearchIcon, SearchXIcon } from 'lucide-react';
-import { useEffect, useId, useMemo, useState } from 'react';
+import { DatabaseIcon, FilterIcon, KeyRoundIcon, MailIcon, PowerIcon, PowerOffIcon, RefreshCwIcon, SearchIcon, SearchXIcon, Trash2Icon, XIcon } from 'lucide-react';
+import { useEffect, useId, useMemo, useState, type ReactNode } from 'react';
 import {
   accountStateFilterLabels,
   accountStateFilters,
@@ -28,6 +28,8 @@ import { QueryErrorCard } from '../../../components/query-error-card';
 import { DIRECTORY_PAGE_SIZE, useAccountDirectoryQuery } from '../api/account-directory-api';
 import { useDebouncedValue } from '../hooks/use-debounced-value';
 import { ExportAllDialog } from './export-all-dialog';
+import { DirectoryActionDialog, directoryActionWords, type DirectoryTarget } from './directory-action-dialog';
+import type { DirectoryAction } from '@shared/schemas/directory-actions';
 import { plural } from '@shared/text/plural';
 import { attributeLabel, orderedAttributeKeys } from '@shared/schemas/attributes';
 
@@ -59,6 +61,13 @@ function countText(count: number, countIs: 'exact' | 'at-most' | 'at-least'): st
   if (countIs === 'at-most') return `Up to ${plural(count, 'result')}`;
   if (countIs === 'at-least') return `${number.format(count)}+ results`;
   return plural(count, 'result');
+}
+
+/** "All N matching" in the badge's terms: exact, an upper bound, or a lower bound (a term with more hits). */
+function matchingText(count: number, countIs: 'exact' | 'at-most' | 'at-least'): string {
+  if (countIs === 'at-most') return `All matching (up to ${number.format(count)})`;
+  if (countIs === 'at-least') return `All matching (${number.format(count)}+)`;
+  return `All ${number.format(count)} matching`;
 }
 
 export function AccountsPage() {
@@ -105,6 +114,47 @@ export function AccountsPage() {
   useEffect(() => {
     if (!isPlaceholderData && hasNextPage && !isFetchingNextPage && accounts.length < DIRECTORY_PAGE_SIZE && pages.length < AUTO_PAGES) void fetchNextPage();
   }, [accounts.length, pages.length, hasNextPage, isFetchingNextPage, isPlaceholderData, fetchNextPage]);
+
+  // Selection: the rows ticked, or every account matching the filters and term ("all N matching"),
+  // which the action takes as they match when it starts (docs/jobs.md). A new search or filter clears it.
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [allMatching, setAllMatching] = useState(false);
+  const [acting, setActing] = useState<{ action: DirectoryAction; target: DirectoryTarget }>();
+  const selectionKey = JSON.stringify({ searchTerm, filters });
+  const [selectionOf, setSelectionOf] = useState(selectionKey);
+  if (selectionOf !== selectionKey) {
+    setSelectionOf(selectionKey);
+    setSelected(new Set());
+    setAllMatching(false);
+  }
+  const clearSelection = () => {
+    setSelected(new Set());
+    setAllMatching(false);
+  };
+  const ticked = allMatching ? new Set(accounts.map((a) => a.id)) : selected;
+  const onSelect = (ids: string[], checked: boolean) => {
+    setAllMatching(false);
+    setSelected(() => {
+      const next = new Set(ticked);
+      for (const id of ids) {
+        if (checked) next.add(id);
+        else next.delete(id);
+      }
+      return next;
+    });
+  };
+  const act = (action: DirectoryAction) => {
+    const matching = { sort, ...(searchTerm ? { q: searchTerm } : {}), ...Object.fromEntries(Object.entries(filters).filter(([, value]) => typeof value === 'string' && value)) };
+    setActing({ action, target: allMatching && current ? { matching, count: current.count, countIs: current.countIs } : { accounts: accounts.filter((a) => selected.has(a.id)) } });
+  };
+  const bulkActions: { action: DirectoryAction; icon: ReactNode; danger?: boolean }[] = [
+    { action: 'send', icon: <MailIcon aria-hidden="true" /> },
+    { action: 'reset', icon: <KeyRoundIcon aria-hidden="true" /> },
+    { action: 'retry', icon: <RefreshCwIcon aria-hidden="true" /> },
+    { action: 'deactivate', icon: <PowerOffIcon aria-hidden="true" /> },
+    { action: 'reactivate', icon: <PowerIcon aria-hidden="true" /> },
+    { action: 'delete', icon: <Trash2Icon aria-hidden="true" />, danger: true },
+  ];
 
   const setFilter = (name: FilterName, value: string) => setFilters((before) => ({ ...before, [name]: value || undefined }));
   const chipValue = (name: FilterName): string => {
@@ -260,23 +310,44 @@ export function AccountsPage() {
           <ListSkeleton rows={5} label="Loading accounts" />
         ) : (
           <Stack gap="2" opacity={directory.isPlaceholderData ? 0.6 : 1}>
+            {allMatching || selected.size > 0 ? (
+              // The bulk bar: in the page's flow, wrapping on a phone.
+              <Flex role="region" aria-label="Selected accounts" gap="2" align="center" wrap="wrap" borderWidth="1px" borderRadius="md" p="2" bg="bg.muted" minW="0">
+                <Text fontSize="sm" fontWeight="medium">
+                  {allMatching && current ? `${matchingText(current.count, current.countIs)} selected` : `${plural(selected.size, 'account')} selected`}
+                </Text>
+                {!allMatching && current && (current.count > selected.size || current.countIs !== 'exact') ? (
+                  <Button size="xs" variant="plain" color="blue.fg" onClick={() => setAllMatching(true)}>
+                    Select {matchingText(current.count, current.countIs).toLowerCase()}
+                  </Button>
+                ) : null}
+                <HStack gap="1" wrap="wrap" ms={{ md: 'auto' }} minW="0">
+                  {bulkActions.map(({ action, icon, danger }) => (
+                    <Button key={action} size="xs" variant="outline" {...(danger ? { colorPalette: 'red' } : {})} onClick={() => act(action)}>
+                      {icon}
+                      {directoryActionWords[action].label}
+                    </Button>
+                  ))}
+                  <Button size="xs" variant="ghost" onClick={clearSelection}>
+                    <XIcon aria-hidden="true" />
+                    Clear
+                  </Button>
+                </HStack>
+              </Flex>
+            ) : null}
             <AccountTable
               accounts={accounts}
               showPasswords={showPasswords}
               showProject
               caption={searchTerm ? `Accounts matching ${searchTerm}` : 'Accounts'}
+              selection={{ selected: ticked, onChange: onSelect }}
               action={(account) => <AccountRowActions account={account} {...(plan === 'pro' ? { onSendCredentials: sendToNewAddress } : {})} />}
             />
-            {searchTerm && current?.countIs === 'at-least' ? (
-              <Text fontSize="sm" color="fg.muted">
-                Showing the first {number.format(accounts.length)} matches. Type more of the name to narrow it down.
-              </Text>
-            ) : (
-              <LoadMoreBar shown={accounts.length} total={current?.count ?? accounts.length} hasMore={Boolean(hasNextPage)} loading={isFetchingNextPage} onLoadMore={() => void fetchNextPage()} />
-            )}
+            <LoadMoreBar shown={accounts.length} total={current && current.countIs !== 'at-least' ? current.count : accounts.length} hasMore={Boolean(hasNextPage)} loading={isFetchingNextPage} onLoadMore={() => void fetchNextPage()} />
           </Stack>
         )}
       </Stack>
+      {acting ? <DirectoryActionDialog action={acting.action} target={acting.target} onStarted={clearSelection} onClose={() => setActing(undefined)} /> : null}
     </>
   );
 }
