@@ -96,11 +96,14 @@ export function editAccount(deps: EditAccountDeps) {
           },
         },
         {
-          // The project as read: no provisioning run started since (its start sets this in one write).
-          ConditionCheck: {
+          // The project as read: no provisioning run started since (its start sets this in one write);
+          // accountsVersion: a sync preview read before the edit is stale after it (functions/sync).
+          Update: {
             TableName: deps.tableName,
             Key: keys.project(userId, loaded.projectId),
-            ConditionExpression: 'attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
+            UpdateExpression: 'ADD accountsVersion :one',
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
+            ExpressionAttributeValues: { ':one': 1 },
           },
         },
         {
