@@ -1,6 +1,6 @@
 import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { CheckCircle2Icon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
+import { CheckCircle2Icon, FileUpIcon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
@@ -12,18 +12,21 @@ import { useSubscriptionStatus } from '../../../lib/subscription-api';
 import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
 import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
 import { plural } from '@shared/text/plural';
+import { ProjectSyncDialog } from './project-sync-dialog';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
 /**
  * The project page's own actions: Add people (the bulk creator's dialog aimed at this project:
- * a CSV file, people typed in or a large upload), Edit, and Complete / Reopen. A completed
+ * a CSV file, people typed in or a large upload), Update from a file (docs/sync.md), Edit, and
+ * Complete / Reopen. A completed
  * project takes no new people: Add people waits for Reopen; nor does an expired one: Add people
  * waits for a new expiration date (Edit).
  */
 export function ProjectActions({ project }: { project: Project }) {
   const [editing, setEditing] = useState(false);
   const [adding, setAdding] = useState(false);
+  const [syncing, setSyncing] = useState(false);
   const setStatus = useSetProjectStatus();
   const subscription = useSubscriptionStatus().data;
   const queryClient = useQueryClient();
@@ -41,6 +44,10 @@ export function ProjectActions({ project }: { project: Project }) {
         <UserPlusIcon aria-hidden="true" />
         Add people
       </Button>
+      <Button variant="outline" onClick={() => setSyncing(true)} disabled={deleting} title={whyNot}>
+        <FileUpIcon aria-hidden="true" />
+        Update from a file
+      </Button>
       <Button variant="outline" onClick={() => setEditing(true)} disabled={deleting} title={whyNot}>
         <PencilIcon aria-hidden="true" />
         Edit
@@ -57,6 +64,7 @@ export function ProjectActions({ project }: { project: Project }) {
         {completed ? 'Reopen' : 'Complete'}
       </Button>
       {editing ? <EditProjectDialog project={project} onClose={() => setEditing(false)} /> : null}
+      {syncing ? <ProjectSyncDialog project={project} onClose={() => setSyncing(false)} /> : null}
       {adding ? (
         <BulkCreateDialog
           target={project}
