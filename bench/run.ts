@@ -34,10 +34,13 @@
  *     customers x PEOPLE (2,000), each with its own SCIM directory, imported, provisioned and
  *     e-mailed together; per customer the times, slowest over fastest, a small customer beside a
  *     large one against alone, lost and duplicated accounts and e-mails (docs/capacity.md).
+ * 16. `sync`: a 50,000-person file synced into a 50,000-account project (1% new, changed, missing): the
+ *     preview against a bare paged Query of the project plus the file's read, <= 1.5x and < 30 s, and
+ *     the items the apply writes (bench/sync.ts, written into the table: said in the output; port offset 52500).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics,
- * add-people, actions), 37500 (project-delete), 12500 (upload) and 15000 (fair), plus TEST_PORT_SHIFT (bench/ports.ts).
+ * add-people, actions), 37500 (project-delete), 12500 (upload), 15000 (fair) and 52500 (sync), plus TEST_PORT_SHIFT (bench/ports.ts).
  */
 import '../bin/local/log-level';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -63,6 +66,7 @@ import { inOwnProcess } from './own-process';
 import { projectDeletionBench } from './project-deletion';
 import { accountActionsBench } from './account-actions';
 import { directoryBench } from './directory';
+import { syncBench } from './sync';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -203,7 +207,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench, sync: syncBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

@@ -50,6 +50,13 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/bulk-uploads/{id}/start', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-uploads/{id}', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/bulk-uploads/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
+  // Sync a changed list into a project (docs/sync.md): the uploaded file's preview as a job, its
+  // pages and CSV, and its apply (a job on the bulk-uploads queue starting account actions and Add people).
+  { method: 'POST', path: '/api/projects/{id}/sync-previews', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/sync-previews/{id}', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/sync-previews/{id}/rows', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/sync-previews/{id}/csv', group: 'bulk', auth: 'jwt' },
+  { method: 'POST', path: '/api/sync-previews/{id}/apply', group: 'bulk', auth: 'jwt' },
   { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
   { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
@@ -246,7 +253,7 @@ export function findRoute(method: string, path: string):
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
  * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
  * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
- * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, the account
+ * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, a sync's apply (the bulk-upload worker), the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names), and the provisioning routes (an
  * action over the Account Database resolves its selection through the directory's pages).
  */
@@ -412,8 +419,10 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem'], sendTo: ['provisioning'] },
   // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
   // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
-  // bulk queue, provisioning and credential sends asked for), then deletes the file.
-  'bulk-upload-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail'], csvUploads: 'read', encryptionKey: true },
+  // bulk queue, provisioning and credential sends asked for), then deletes the file. A sync's
+  // preview and apply (functions/sync): the file read against the project's accounts; the changed
+  // accounts read by key (BatchGetItem) and written, account actions started, its next step queued.
+  'bulk-upload-worker': { table: [...readWrite, 'BatchWriteItem', 'BatchGetItem', 'DeleteItem'], sendTo: ['bulk', 'provisioning', 'mail', 'bulk-uploads'], csvUploads: 'read', encryptionKey: true },
   // Ends a reading that failed every delivery (the upload failed, its file deleted).
   'bulk-upload-dead-letter-worker': { table: ['GetItem', 'UpdateItem'], csvUploads: 'read' },
   // Finds an SES event's message, moves its account's e-mail status and the project's counters

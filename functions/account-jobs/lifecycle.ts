@@ -63,10 +63,11 @@ export async function startJob(
             Update: {
               TableName: deps.tableName,
               Key: keys.project(job.userId, job.projectId),
-              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''}`,
+              // accountsVersion: a sync preview read before this job is stale after it (functions/sync/sync-store.ts stampOf).
+              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''} ADD accountsVersion :one`,
               ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`), ...(extra ? [`(${extra.expression})`] : [])].join(' AND '),
               ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-              ExpressionAttributeValues: { ':job': job.id, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
+              ExpressionAttributeValues: { ':job': job.id, ':one': 1, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
             },
           },
           { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job, ...(kind.listsFailures ? { failuresListed: true } : {}) }, ConditionExpression: 'attribute_not_exists(PK)' } },

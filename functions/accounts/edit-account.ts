@@ -118,25 +118,18 @@ export function editAccount(deps: EditAccountDeps) {
             },
           },
         },
-        newKeys.length
-          ? {
-              // The same condition, and the new extra columns join the project's (its exports show them).
-              Update: {
-                TableName: deps.tableName,
-                Key: keys.project(userId, loaded.projectId),
-                UpdateExpression: 'ADD attributeKeys :keys',
-                ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
-                ExpressionAttributeValues: { ':keys': new Set(newKeys) },
-              },
-            }
-          : {
-              // The project as read: no provisioning run started since (its start sets this in one write).
-              ConditionCheck: {
-                TableName: deps.tableName,
-                Key: keys.project(userId, loaded.projectId),
-                ConditionExpression: 'attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
-              },
-            },
+        {
+          // The project as read: no provisioning run or account action started since (their start
+          // sets the lock in one write); accountsVersion: a sync preview read before the edit is
+          // stale after it (functions/sync); new extra columns join the project's (its exports show them).
+          Update: {
+            TableName: deps.tableName,
+            Key: keys.project(userId, loaded.projectId),
+            UpdateExpression: `ADD accountsVersion :one${newKeys.length ? ', attributeKeys :keys' : ''}`,
+            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
+            ExpressionAttributeValues: { ':one': 1, ...(newKeys.length ? { ':keys': new Set(newKeys) } : {}) },
+          },
+        },
         {
           Put: {
             TableName: deps.tableName,

@@ -221,7 +221,7 @@ export function sniffNotCsv(head: Uint8Array): string | undefined {
 }
 
 /** A file the worker refuses: its message becomes the upload's reason. */
-class UnreadableFile extends Error {}
+export class UnreadableFile extends Error {}
 
 export type CreateFromRows = (userId: string, input: BulkCreateInput, prepared: PreparedCreation) => Promise<CreateBulkAccountsResult>;
 
@@ -334,7 +334,7 @@ async function claimReading(deps: BulkUploadDeps, userId: string, uploadId: stri
  * first bytes, the size limit held while reading (the reading stops at the first byte over);
  * `read.bytes` counts the bytes so far.
  */
-async function* textOf(body: AsyncIterable<Uint8Array>, read: { bytes: number }): AsyncGenerator<string> {
+export async function* textOf(body: AsyncIterable<Uint8Array>, read: { bytes: number }): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const decode = (bytes?: Uint8Array) => {
     try {

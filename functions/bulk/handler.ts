@@ -20,6 +20,10 @@ import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from '
 import { rejectedRowsReport } from './rejected-rows';
 import { recordSecurityEvent, requestOrigin } from '../security/security-events';
 import { plural } from '../../shared/text/plural';
+import { syncApplySchema, syncPreviewStartSchema } from '../../shared/schemas/account-sync';
+import { startSyncPreview, syncPreviewCsv, syncRowsPage, type SyncMessage } from '../sync/sync-preview';
+import { applySyncPreview, readSyncPreview } from '../sync/sync-apply';
+import { dynamoPlanReader } from '../usage/plan-store';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -36,6 +40,11 @@ const uploads = {
     await sqs().send(new SendMessageCommand({ QueueUrl: uploadsQueueUrl, MessageBody: JSON.stringify(message) }));
   },
 };
+const syncQueue = async (message: SyncMessage, delaySeconds?: number) => {
+  await sqs().send(new SendMessageCommand({ QueueUrl: uploadsQueueUrl, MessageBody: JSON.stringify(message), ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) }));
+};
+const sync = { db, tableName, objects: uploads.objects, now: () => new Date(), newId: timeOrderedId, queue: syncQueue };
+const applySync = applySyncPreview({ ...sync, plan: dynamoPlanReader(db, tableName), events: { db, tableName } });
 const csvResponse = ({ filename, body }: { filename: string; body: string }) =>
   new Response(200, body, {
     'content-type': 'text/csv; charset=utf-8',
@@ -115,6 +124,19 @@ export const handler = httpHandler({
   }),
   'GET /api/bulk-uploads/{id}': route({ run: ({ userId, pathParameters }) => readUploadState(uploads)(userId, pathParameters.id ?? '') }),
   'GET /api/bulk-uploads/{id}/rejected-rows': route({ run: async ({ userId, pathParameters }) => csvResponse(await uploadRejectedRows(uploads)(userId, pathParameters.id ?? '')) }),
+  'POST /api/projects/{id}/sync-previews': route({
+    body: syncPreviewStartSchema,
+    run: async ({ userId, pathParameters, body }) => new Response(202, await startSyncPreview(sync)(userId, pathParameters.id ?? '', body.uploadId)),
+  }),
+  'GET /api/sync-previews/{id}': route({ run: ({ userId, pathParameters }) => readSyncPreview(sync)(userId, pathParameters.id ?? '') }),
+  'GET /api/sync-previews/{id}/rows': route({
+    run: ({ userId, pathParameters, query }) => syncRowsPage(sync)(userId, pathParameters.id ?? '', query.section, query.page),
+  }),
+  'GET /api/sync-previews/{id}/csv': route({ run: async ({ userId, pathParameters }) => csvResponse(await syncPreviewCsv(sync)(userId, pathParameters.id ?? '')) }),
+  'POST /api/sync-previews/{id}/apply': route({
+    body: syncApplySchema,
+    run: async ({ userId, pathParameters, body, event }) => new Response(202, await applySync(userId, pathParameters.id ?? '', body, requestOrigin(event))),
+  }),
   'GET /api/projects/{id}/rejected-rows': route({
     run: async ({ userId, pathParameters }) => {
       const id = pathParameters.id ?? '';

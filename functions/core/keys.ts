@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -186,6 +186,15 @@ export const keys = {
   /** What a deletion chunk started from (its accounts' counts), beside its marker: no doneAt, so the engine's chunk reads pass it by. */
   projectDeletionChunkStart: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `PROJDEL#${jobId}#CHUNK#${rowKey(chunk)}#START` }) as const,
   /** An account action (Deactivate / Reactivate / Delete over some of a project's accounts: functions/account-actions) and its finished chunks; leases are provisioningLease. */
+  /** A sync preview of a file against a project (functions/sync), its apply's progress on it. */
+  syncPreview: (userId: string, previewId: string) => ({ PK: userPk(userId), SK: `SYNCPREVIEW#${previewId}` }) as const,
+  /**
+   * One part of a preview's section (up to 500 entries), or its apply's tally of one part, in the
+   * user's SYNC side partition (account deletion erases it; the TTL removes it after 7 days): a
+   * page is one GetItem, a section one Query.
+   */
+  syncPreviewPart: (userId: string, previewId: string, section: string, part: number) => ({ PK: `${userPk(userId)}#SYNC`, SK: `${previewId}#${section}#${rowKey(part)}` }) as const,
+  syncPreviewPartsOf: (userId: string, previewId: string) => ({ PK: `${userPk(userId)}#SYNC`, SKPrefix: `${previewId}#` }) as const,
   accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
   accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** An action over a selection of the Account Database (functions/account-jobs/directory-actions.ts): its per-project jobs named on it. */
@@ -298,6 +307,7 @@ export const keys = {
     `${userPk(userId)}#NOTIFICATIONS`,
     `${userPk(userId)}#SECURITY`,
     `${userPk(userId)}#SESSIONS`,
+    `${userPk(userId)}#SYNC`,
     ...Array.from({ length: WAITING_CHUNK_PARTITIONS }, (_, shard) => `${userPk(userId)}#BULKWAITING#${shard}`),
   ],
   /** Every partition of a project beside its first account partition: the other shards, the rejected rows, the accounts' state blocks and their history. */

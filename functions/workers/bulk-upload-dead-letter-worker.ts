@@ -3,8 +3,16 @@ import { requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { recordDeadUpload } from '../bulk/upload-endings';
 import { s3UploadObjects } from '../bulk/upload-objects';
-import { uploadMessageSchema } from '../bulk/upload-message';
+import { uploadQueueMessageSchema } from '../bulk/upload-message';
+import { recordDeadPreview } from '../sync/sync-endings';
 
-const record = recordDeadUpload({ db: dynamo(), tableName: requireEnv('TABLE_NAME'), objects: s3UploadObjects(s3(), requireEnv('EXPORT_BUCKET')), now: () => new Date() });
+const db = dynamo();
+const tableName = requireEnv('TABLE_NAME');
+const record = recordDeadUpload({ db, tableName, objects: s3UploadObjects(s3(), requireEnv('EXPORT_BUCKET')), now: () => new Date() });
+const deadPreview = recordDeadPreview({ db, tableName, now: () => new Date() });
 
-export const handler = queueWorker(uploadMessageSchema, (message) => record(message));
+export const handler = queueWorker(uploadQueueMessageSchema, async (message) => {
+  if (!('type' in message)) return record(message);
+  // A preview whose reading failed every delivery fails with a reason; an apply's step that did is logged by the queue worker (its jobs keep their own state).
+  if (message.type === 'sync-preview') await deadPreview(message.userId, message.previewId);
+});

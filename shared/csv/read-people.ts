@@ -207,7 +207,7 @@ function badQuoteRecord(row: number, cells: string[], columns: Record<PersonFiel
  * row while the file is within `maxRows`; past it, `stopAtLimit` stops the reading (a stream),
  * otherwise the rows are only counted (the message then says how many).
  */
-function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimit: () => void, stopAtLimit: boolean, repeats = true) {
+function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimit: () => void, stopAtLimit: boolean, repeats = true, onHeader?: (cells: string[]) => void) {
   let seenFirstRecord = false;
   let header = false;
   let columns: Record<PersonField, number> | undefined = { firstName: 0, lastName: 1, email: 2 };
@@ -222,6 +222,7 @@ function peopleRecords(maxRows: number, onRow: (row: CsvRow) => void, onOverLimi
         header = true;
         columns = mapHeader(cells);
         if (columns) extras = extraColumns(cells, columns);
+        onHeader?.(cells);
         return columns !== undefined;
       }
     }
@@ -282,8 +283,8 @@ const DELIMITER_SAMPLE_CHARS = 16 * 1024;
  * it went. `repeats: false` skips the one rule that needs memory per row (a repeated e-mail): for
  * a second reading of a file whose first reading found its repeats (functions/bulk/bulk-uploads.ts).
  */
-export function peopleCsvStream(options: { maxRows: number; onRow: (row: CsvRow) => void; repeats?: boolean }) {
-  const people = peopleRecords(options.maxRows, options.onRow, () => undefined, true, options.repeats ?? true);
+export function peopleCsvStream(options: { maxRows: number; onRow: (row: CsvRow) => void; repeats?: boolean; onHeader?: (cells: string[]) => void }) {
+  const people = peopleRecords(options.maxRows, options.onRow, () => undefined, true, options.repeats ?? true, options.onHeader);
   let records: ReturnType<typeof csvRecordStream> | undefined;
   let sample = '';
   let started = false;

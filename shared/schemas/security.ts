@@ -109,6 +109,7 @@ export const securityEventTypes = [
   'accounts_updated_on_platform',
   'project_expired',
   'credentials_sent',
+  'accounts_synced',
 ] as const;
 export type SecurityEventType = (typeof securityEventTypes)[number];
 export const securitySeverities = ['high', 'medium', 'low'] as const;

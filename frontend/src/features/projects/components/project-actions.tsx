@@ -1,6 +1,6 @@
 import { Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { CheckCircle2Icon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
+import { CheckCircle2Icon, FileUpIcon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
@@ -15,18 +15,21 @@ import { plural } from '@shared/text/plural';
 import { ProjectGroupsFields } from '../../../components/project-groups-fields';
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { lifecycleSupport } from '@shared/schemas/lifecycle';
+import { ProjectSyncDialog } from './project-sync-dialog';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
 /**
  * The project page's own actions: Add people (the bulk creator's dialog aimed at this project:
- * a CSV file, people typed in or a large upload), Edit, and Complete / Reopen. A completed
+ * a CSV file, people typed in or a large upload), Update from a file (docs/sync.md), Edit, and
+ * Complete / Reopen. A completed
  * project takes no new people: Add people waits for Reopen; nor does an expired one: Add people
  * waits for a new expiration date (Edit).
  */
 export function ProjectActions({ project }: { project: Project }) {
   const [editing, setEditing] = useState(false);
   const [adding, setAdding] = useState(false);
+  const [syncing, setSyncing] = useState(false);
   const setStatus = useSetProjectStatus();
   const subscription = useSubscriptionStatus().data;
   const queryClient = useQueryClient();
@@ -44,6 +47,10 @@ export function ProjectActions({ project }: { project: Project }) {
         <UserPlusIcon aria-hidden="true" />
         Add people
       </Button>
+      <Button variant="outline" onClick={() => setSyncing(true)} disabled={deleting} title={whyNot}>
+        <FileUpIcon aria-hidden="true" />
+        Update from a file
+      </Button>
       <Button variant="outline" onClick={() => setEditing(true)} disabled={deleting} title={whyNot}>
         <PencilIcon aria-hidden="true" />
         Edit
@@ -60,6 +67,7 @@ export function ProjectActions({ project }: { project: Project }) {
         {completed ? 'Reopen' : 'Complete'}
       </Button>
       {editing ? <EditProjectDialog project={project} onClose={() => setEditing(false)} /> : null}
+      {syncing ? <ProjectSyncDialog project={project} onClose={() => setSyncing(false)} /> : null}
       {adding ? (
         <BulkCreateDialog
           target={project}

@@ -1,0 +1,87 @@
+/// <reference lib="dom" />
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { AccountView, Page as AccountPage, Project } from '../../shared/schemas/project';
+import { apiUser, people, type ApiUser } from '../support/api';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
+import { until } from '../support/until';
+
+const app = inject('stack').urls.app;
+const themes = ['light', 'dark'] as const;
+
+/**
+ * 'Update from a file' in Chromium (issue 28, item 4): a changed CSV dropped on the project page,
+ * its preview read (counts, the changed row's old and new value), the changes chosen, confirmed
+ * with their counts and applied; axe-clean in both themes, screenshots light and dark, desktop and
+ * 390 px wide.
+ */
+describe('update a project from a changed file (Chromium)', () => {
+  let browser: Browser;
+  let page: Page;
+  let user: ApiUser;
+  let project: Project;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    user = await apiUser({ firstName: 'Syd', lastName: 'Sync' });
+    project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Semester', csvData: people(4, 'Sem') } })).project;
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-project-sync-${ctx.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+  });
+
+  const csv = 'First Name,Last Name,Email\r\nSem0,Tester,sem0@example.com\r\nSem1,Moved,sem1@example.com\r\nSem2,Tester,sem2@example.com\r\nNew,Student,new.student@example.com\r\n';
+  const dialog = () => page.getByRole('dialog', { name: 'Update from a file' });
+  /** The dialog opened on the project page with the file dropped and its preview read. */
+  const openWithPreview = async () => {
+    await page.goto(`${app}/projects/${project.id}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Update from a file' }).click();
+    await dialog().getByLabel('Upload CSV').setInputFiles({ name: 'semester.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await dialog().getByText('4 rows in the file:').waitFor({ timeout: 60_000 });
+    return dialog();
+  };
+
+  it('reads the preview of a changed CSV and applies it', async () => {
+    const found: string[] = [];
+    for (const theme of themes) {
+      await useTheme(page, theme);
+      const opened = await openWithPreview();
+      await opened.getByText('1 new, 1 changed, 2 unchanged, 0 rejected').waitFor();
+      await opened.getByText('4 accounts in the project:').waitFor();
+      await opened.getByRole('tab', { name: /Changed/ }).click();
+      await opened.getByText('Moved').waitFor();
+      await opened.getByRole('radio', { name: /Deactivate them/ }).check({ force: true });
+      await opened.getByRole('button', { name: 'Apply changes' }).click();
+      await opened.getByText('Apply these changes?').waitFor();
+      found.push(...describeViolations(`sync dialog (${theme})`, await axeViolations(page)));
+      await page.screenshot({ path: screenshotPath(`project-sync-preview-${theme}`) });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await page.screenshot({ path: screenshotPath(`project-sync-preview-390-${theme}`) });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(found).toEqual([]);
+    // The last one open (dark): the confirmation names the counts; apply.
+    await dialog().getByText('Create 1 new account').waitFor();
+    await dialog().getByText('Update 1 changed account', { exact: false }).waitFor();
+    await dialog().getByText('Deactivate 1 account missing from the file').waitFor();
+    await dialog().getByRole('button', { name: 'Confirm and apply' }).click();
+    await dialog().getByText('Changes applied').waitFor({ timeout: 120_000 });
+    await dialog().getByText('New accounts created: 1 of 1').waitFor();
+    await page.screenshot({ path: screenshotPath('project-sync-applied-dark') });
+    expect(describeViolations('sync applied (dark)', await axeViolations(page))).toEqual([]);
+    await dialog().getByRole('button', { name: 'Done' }).click();
+    const accounts = await until('the accounts', () => user.json<AccountPage<AccountView>>(`/api/projects/${project.id}/accounts?limit=50`), (p) => p.items.length === 5);
+    expect(accounts.items.find((a) => a.email === 'sem1@example.com')?.lastName).toBe('Moved');
+    expect(accounts.items.find((a) => a.email === 'sem3@example.com')?.isActive).toBe(false);
+    await page.getByRole('cell', { name: 'new.student@example.com' }).waitFor();
+    await useTheme(page, 'light');
+  });
+});
