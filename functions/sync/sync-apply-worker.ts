@@ -37,6 +37,8 @@ export interface ApplyWorkerDeps extends SyncApplyDeps {
   create: (userId: string, input: BulkCreateInput, prepared?: PreparedCreation) => Promise<CreateBulkAccountsResult>;
 }
 
+/** How long the claim of the add step holds: longer than the bulk-upload worker's timeout (150 s), so its holder is gone after it. */
+const ADD_CLAIM_MS = 5 * 60 * 1000;
 /** How long a step waits for a project held by another job before it gives up. */
 const BUSY_LIMIT_MS = 30 * 60 * 1000;
 /** A delivery of update-here stops taking parts after this long (a next message goes on). */
@@ -388,6 +390,10 @@ async function addNew(deps: ApplyWorkerDeps, userId: string, item: SyncPreviewIt
   const all = await sectionEntries<SyncNewRow>(deps.db, deps.tableName, userId, item.id, 'new');
   let rows = all;
   if (apply.newClaimedAt) {
+    // The delivery that claimed the step may still be adding them (a redelivered message runs
+    // beside it): only once it cannot be running any more (its worker's timeout is far shorter)
+    // is the claim taken as that of a delivery that died, and what it added is left out.
+    if (deps.now().getTime() - Date.parse(apply.newClaimedAt) < ADD_CLAIM_MS) return 'wait';
     const have = new Set<string>();
     for await (const page of allAccountsInOrder(deps.db, deps.tableName, userId, item.projectId)) for (const account of page) have.add(String(account.email ?? '').toLowerCase());
     rows = rows.filter((r) => !have.has(r.email.toLowerCase()));

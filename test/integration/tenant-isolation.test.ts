@@ -54,6 +54,8 @@ interface Owner {
   accountActionId: string;
   /** A's action over the Account Database (written as a start writes one, naming A's account action as its part). */
   directoryActionId: string;
+  /** A sync preview of A's project (its id is its upload's). */
+  syncPreviewId: string;
   integrationId: string;
   integrationName: string;
   templateId: string;
@@ -544,6 +546,23 @@ const expectations: Record<string, Expectation> = {
     },
   },
   'GET /api/directory-actions/{id}': { id: (a) => a.directoryActionId, answer: 404 },
+  // B cannot preview a file against A's project (with B's own upload or A's), read A's preview, its rows or CSV, or apply it.
+  'POST /api/projects/{id}/sync-previews': {
+    id: (a) => a.projectId,
+    body: ({ a }) => ({ uploadId: a.syncPreviewId }),
+    answer: 404,
+  },
+  'GET /api/sync-previews/{id}': { id: (a) => a.syncPreviewId, answer: 404 },
+  'GET /api/sync-previews/{id}/rows': { id: (a) => a.syncPreviewId, query: () => '?section=new', answer: 404 },
+  'GET /api/sync-previews/{id}/csv': { id: (a) => a.syncPreviewId, ownerFirst: false, answer: 404 },
+  'POST /api/sync-previews/{id}/apply': {
+    id: (a) => a.syncPreviewId,
+    body: () => ({ createNew: true, updateChanged: true, missing: 'nothing' }),
+    answer: 404,
+    ownerAfter: async ({ a }) => {
+      expect((await a.user.json<{ status: string }>(`/api/sync-previews/${a.syncPreviewId}`)).status).toBe('ready');
+    },
+  },
   // A count of the owner's accounts (no names in it): B's answer is 404, with or without a valid filter.
   'GET /api/projects/{id}/account-selection': { id: (a) => a.projectId, query: () => '?filter=deactivated', ownerFirst: 'no-markers', answer: 404 },
 };
@@ -573,6 +592,15 @@ async function createOwner(): Promise<Owner> {
   expect((await fetch(form.url, { method: 'POST', body: file })).status).toBeLessThan(300);
   await ok(await user.call(`/api/bulk-uploads/${form.id}/start`, { body: { projectName: `A upload ${tag}`, checkOnly: true } }), 202);
   await until('the upload check', () => user.json<BulkUpload>(`/api/bulk-uploads/${form.id}`), (upload) => upload.status === 'checked');
+  // A sync preview of A's project (a file uploaded for it, read by the bulk-uploads worker).
+  const syncForm = await ok<BulkUploadForm>(await user.call('/api/bulk-uploads', { method: 'POST' }), 201);
+  const syncFile = new FormData();
+  for (const [name, value] of Object.entries(syncForm.fields)) syncFile.append(name, value);
+  syncFile.append('file', new Blob([`First Name,Last Name,Email\nSynced${tag},Row,synced${tag}@example.com\n`]), 'people.csv');
+  expect((await fetch(syncForm.url, { method: 'POST', body: syncFile })).status).toBeLessThan(300);
+  await ok(await user.call(`/api/projects/${created.project.id}/sync-previews`, { body: { uploadId: syncForm.id } }), 202);
+  await until('the sync preview', () => user.json<{ status: string }>(`/api/sync-previews/${syncForm.id}`), (preview) => preview.status !== 'reading');
+  const syncPreviewId = syncForm.id;
   const started = await ok<ExportView>(await user.call('/api/exports', { body: { projectId: created.project.id, format: 'csv' } }), 202);
   await until('the export', () => user.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status !== 'pending' && e.status !== 'processing'));
   const notified = await until('the job notification', () => user.json<NotificationList>('/api/notifications'), (list) => list.notifications.some((n) => n.kind === 'bulk-job-completed'));
@@ -669,12 +697,13 @@ async function createOwner(): Promise<Owner> {
     projectDeletionId,
     accountActionId,
     directoryActionId,
+    syncPreviewId,
     integrationId: integration.id,
     integrationName,
     templateId: saved.id,
     templateName,
     customerId,
-    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, accountActionId, directoryActionId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
+    markers: [user.sub, user.email, firstName, tag, created.project.id, queued.job.id, started.id, form.id, notificationId, provisioningJobId, mailSendId, passwordResetId, projectDeletionId, accountActionId, directoryActionId, syncPreviewId, integration.id, saved.id, customerId, account.email, account.username, account.plainPassword],
   };
 }
 
