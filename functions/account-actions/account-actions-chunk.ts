@@ -66,7 +66,8 @@ const cancelledOn = (error: unknown, index: number) => error instanceof Transact
 export const accountActionChunk = (deps: ActionChunkDeps) => chunkRunner(deps, accountActionJobs, { run: (job, message) => actLeased(deps, job, message) }, leaseItem(accountActionJobs));
 
 /** The chunk's accounts (every one of its rows that exists) with their states, and the writer of its ACT blocks. */
-async function loadChunk(deps: Deps, job: JobItem, message: ActionChunkMessage, shards: number) {
+async function loadChunk(deps: Deps, job: JobItem, message: ActionChunkMessage, project: Record<string, unknown> | undefined) {
+  const shards = project ? shardsOf(project) : Number(job.shards ?? 1);
   const target = { userId: message.userId, projectId: String(job.projectId), shards };
   const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, target, 'ACT');
   const [acts, items, states] = await Promise.all([
@@ -75,7 +76,7 @@ async function loadChunk(deps: Deps, job: JobItem, message: ActionChunkMessage, 
     readStates(deps.db, deps.tableName, target, message.fromRow, message.toRow, { consistent: true, channels: ['PROV', 'MAIL'] }),
   ]);
   const accounts = items.map((item) => overlayState(item, { ...states, ACT: acts }));
-  return { accounts, outcomes: new ActionOutcomes(deps, job, message, writer) };
+  return { accounts, outcomes: new ActionOutcomes(deps, job, message, writer, project) };
 }
 
 async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage): Promise<ChunkEnd> {
@@ -85,7 +86,7 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
     await jobs.failJob(deps, accountActionJobs, userId, message.jobId, 'The project was deleted.');
     return 'stopped';
   }
-  const { accounts: all, outcomes } = await loadChunk(deps, job, message, shardsOf(project));
+  const { accounts: all, outcomes } = await loadChunk(deps, job, message, project);
   const accounts = await undecided(deps, job, all);
   const integration = typeof job.integrationId === 'string' ? await deps.integration(userId, job.integrationId) : undefined;
   const onPlatform = typeof job.integrationId === 'string' ? accounts.filter(onPlatformOf) : [];
@@ -168,7 +169,7 @@ async function actOnPlatform(deps: ActionChunkDeps, job: JobItem, message: Actio
 
 /** The action here, once the platform (if any) did it: `detail` is the platform's words. */
 async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, account: Account, platform: string | undefined, detail?: string, externalId?: string): Promise<void> {
-  if (job.action === 'delete') return erase(deps, job, message, account, platform, detail !== undefined);
+  if (job.action === 'delete') return erase(deps, job, message, outcomes.project, account, platform, detail !== undefined);
   if (job.action === 'update') {
     // The platform has the account's values now (or it is not on one): the "not yet updated" mark goes (before the entry: a redelivery does it again).
     try {
@@ -192,13 +193,21 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
 }
 
 /** A deleted account: erased with its username and counted off, once (the transaction's conditions). */
-async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, there: boolean): Promise<void> {
+async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, project: Record<string, unknown> | undefined, account: Account, platform: string | undefined, there: boolean): Promise<void> {
   const userId = message.userId;
   // Its links and history first (a redelivery finds what is left: the account is still there until the transaction).
   await eraseAccountTraces(deps, userId, String(job.projectId), account);
   const status = account.externalStatus;
   const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
-  const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];
+  // A deactivated (or expired) account leaves the project's counters of those too, where the project keeps them.
+  const counted = typeof project?.deactivatedCount === 'number';
+  const projectAdds = [
+    ['accountCount', 1],
+    ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []),
+    ...(email ? [[email, 1]] : []),
+    ...(counted && account.isActive === false ? [['deactivatedCount', 1]] : []),
+    ...(counted && typeof account.expiredAt === 'string' ? [['expiredCount', 1]] : []),
+  ] as [string, number][];
   const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
     {
       Update: {
@@ -256,6 +265,33 @@ function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistory
 }
 
 /**
+ * What an account's new state moves on its project's counters (`deactivatedCount`, `expiredCount`),
+ * against the state it had as read (its last ACT entry overlaid): recorded on its done entry, so
+ * the chunk's tally adds each account's move once, with the entry (absent: nothing moved).
+ */
+export function movesOf(account: Account, isActive: boolean, expired: boolean): StateEntry {
+  const deactivated = Number(account.isActive !== false) - Number(isActive);
+  const expiredMove = Number(expired) - Number(typeof account.expiredAt === 'string');
+  return { ...(deactivated ? { movedDeactivated: deactivated } : {}), ...(expiredMove ? { movedExpired: expiredMove } : {}) };
+}
+
+/** The project's counters of deactivated and expired accounts, moved by `moves`: kept only on a project item that has them (an older one gets them from an action's plan). */
+export function projectCounterMoves(tableName: string, userId: string, project: Record<string, unknown>, moves: { deactivated: number; expired: number }) {
+  if (typeof project.deactivatedCount !== 'number' || (moves.deactivated === 0 && moves.expired === 0)) return [];
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.project(userId, String(project.id)),
+        UpdateExpression: 'ADD deactivatedCount :deactivated, expiredCount :expired',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':deactivated': moves.deactivated, ':expired': moves.expired },
+      },
+    },
+  ];
+}
+
+/**
  * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written in
  * batches beside the work (every WRITE_EVERY_OUTCOMES, or WRITE_EVERY_MS after the first), each
  * account once (an entry of this job is never replaced). Once a write of entries is done, the
@@ -275,13 +311,22 @@ class ActionOutcomes {
     private readonly job: JobItem,
     private readonly message: ActionChunkMessage,
     readonly writer: StateBlockWriter,
+    /** The project as this delivery read it (undefined: gone): whether it keeps the deactivated / expired counters. */
+    readonly project: Record<string, unknown> | undefined,
   ) {}
 
   done(account: Account, detail?: string): void {
     const isActive = this.job.action === 'deactivate' ? false : this.job.action === 'reactivate' ? true : account.isActive !== false;
     // A project's expiry (origin 'expiry') marks the account expired; a reactivation clears the mark (the entry replaces the last one), an update keeps it.
     const expiredAt = this.job.action === 'deactivate' ? (this.job.origin === 'expiry' ? this.deps.now().toISOString() : undefined) : this.job.action === 'update' ? account.expiredAt : undefined;
-    this.set(account, { isActive, actionResult: 'done', actionOnPlatform: detail !== undefined, ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}), ...(typeof expiredAt === 'string' ? { expiredAt } : {}) });
+    this.set(account, {
+      isActive,
+      actionResult: 'done',
+      actionOnPlatform: detail !== undefined,
+      ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}),
+      ...(typeof expiredAt === 'string' ? { expiredAt } : {}),
+      ...movesOf(account, isActive, typeof expiredAt === 'string'),
+    });
   }
 
   /** Left as it was (refused by the platform, or not reached), with the words. */
@@ -397,14 +442,26 @@ async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: 
   let missing = 0;
   if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
   const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
-  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: kept.filter(([, entry]) => entry.actionResult === 'failed').map(([row]) => row) };
+  // What the done entries moved (each entry of this job once: the marker's transaction adds it).
+  const moves = { deactivated: 0, expired: 0 };
+  for (const entry of marked) {
+    if (entry.actionResult !== 'done') continue;
+    moves.deactivated += Number(entry.movedDeactivated ?? 0);
+    moves.expired += Number(entry.movedExpired ?? 0);
+  }
+  return {
+    marker: { accountsDone: done, accountsFailed: failed },
+    job: { done, onPlatform, failed },
+    failedRows: kept.filter(([, entry]) => entry.actionResult === 'failed').map(([row]) => row),
+    also: outcomes.project ? projectCounterMoves(deps.tableName, message.userId, outcomes.project, moves) : [],
+  };
 }
 
 /** Dead-letter worker: a chunk that failed every delivery leaves its undecided accounts as they were, failed with the reason. */
 export const recordDeadActionChunk = (deps: Pick<ActionChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
   deadChunkRecorder(deps, accountActionJobs, async (job, message) => {
     const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true }));
-    const { accounts, outcomes } = await loadChunk(deps, job, message, project ? shardsOf(project) : Number(job.shards ?? 1));
+    const { accounts, outcomes } = await loadChunk(deps, job, message, project);
     for (const account of await undecided(deps, job, accounts)) outcomes.failed(account, STOPPED_OURS);
     return chunkTally(deps, job, message, outcomes);
   });

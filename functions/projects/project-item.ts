@@ -23,6 +23,9 @@ export const projectItem = (record: ProjectRecord) => ({
   entityType: 'Project',
   ...(record.expirationDate ? keys.projectExpiry(record.userId, record.id, record.expirationDate) : {}),
   ...record,
+  // Its deactivated and expired accounts (none yet), kept by account actions from here on (docs/data-model.md).
+  deactivatedCount: record.deactivatedCount ?? 0,
+  expiredCount: record.expiredCount ?? 0,
 });
 
 /** Percent of rows created, one decimal. */
@@ -58,6 +61,10 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.platformUrl === 'string') project.platformUrl = item.platformUrl;
   if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
   if (typeof item.expiredAt === 'string') project.expiredAt = item.expiredAt;
+  if (typeof item.deactivatedCount === 'number') {
+    project.deactivatedCount = Math.max(0, item.deactivatedCount);
+    project.expiredCount = Math.max(0, Number(item.expiredCount ?? 0));
+  }
   if (typeof item.integrationId === 'string') project.integrationId = item.integrationId;
   if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
   if (typeof item.mailSendId === 'string') project.mailSendId = item.mailSendId;
