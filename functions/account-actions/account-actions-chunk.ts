@@ -15,7 +15,7 @@ import { chunkPieces, integrationCredentials, pacedCalls, prefetched, type Paced
 import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
+import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
@@ -73,11 +73,21 @@ const targetOf = (job: JobItem, message: ActionChunkMessage, shards = Number(job
 async function loadPiece(deps: Deps, job: JobItem, message: ActionChunkMessage, writer: StateBlockWriter, target: ReturnType<typeof targetOf>, piece: { fromRow: number; toRow: number }): Promise<Account[]> {
   const [acts, items, states] = await Promise.all([
     writer.load(piece.fromRow, piece.toRow, message.shard),
-    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }),
+    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' ? STATE_ONLY : {}),
     readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job) }),
   ]);
   return items.map((item) => overlayState(item, { ...states, ACT: acts }));
 }
+
+/**
+ * What a Deactivate or Reactivate reads of each account item: its keys and row, and the
+ * attributes the states overlay and the filters read (an older account may still carry them on
+ * the item); not its names, password and search keys (an Update and a Delete need those).
+ */
+const STATE_ONLY = {
+  projection: ['PK', 'SK', '#row', 'id', ...new Set([...channelAttributes.PROV, ...channelAttributes.MAIL, ...channelAttributes.ACT, ...mailEventAttributes])].join(', '),
+  names: { '#row': 'row' },
+};
 
 /** The states an action reads besides its own (ACT): where the account is on the platform (PROV), and its e-mail (MAIL) for a delete (the e-mail counters it takes off) or the Not e-mailed filter. */
 const stateChannelsOf = (job: JobItem): StateChannel[] => (job.action === 'delete' || filterOf(job) === 'unsent' ? ['PROV', 'MAIL'] : ['PROV']);
