@@ -11,11 +11,11 @@ import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type Chunk
 import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
-import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
-import { rowsOf, selectedAccounts } from '../account-jobs/selection';
+import { chunkPieces, integrationCredentials, pacedCalls, prefetched, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
+import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { overlayState, readStates, rowOf, type StateEntry } from '../accounts/account-states';
+import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { attributesOf } from '../accounts/account-item';
 import { blockHolding } from '../accounts/username-claims';
@@ -75,51 +75,119 @@ const changesOf = (a: Account) => {
 const onPlatformOf = (a: Account) => a.externalStatus === 'success' && typeof a.externalAccountId === 'string' && a.externalAccountId !== '';
 const cancelledOn = (error: unknown, index: number) => error instanceof TransactionCanceledException && error.CancellationReasons?.[index]?.Code === 'ConditionalCheckFailed';
 
-export const accountActionChunk = (deps: ActionChunkDeps) => chunkRunner(deps, accountActionJobs, { run: (job, message) => actLeased(deps, job, message) }, leaseItem(accountActionJobs));
+export const accountActionChunk = (deps: ActionChunkDeps) =>
+  chunkRunner(deps, accountActionJobs, { load: (job, message) => readFirst(deps, job, message), run: (job, message, first) => actLeased(deps, job, message, first) }, leaseItem(accountActionJobs));
 
-/** The chunk's accounts (every one of its rows that exists) with their states, and the writer of its ACT blocks. */
-async function loadChunk(deps: Deps, job: JobItem, message: ActionChunkMessage, shards: number) {
-  const target = { userId: message.userId, projectId: String(job.projectId), shards };
-  const writer = new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, target, 'ACT');
+/** Where a chunk's accounts and states are: the project's partitions (its shard count fixed on the job by its plan). */
+const targetOf = (job: JobItem, message: ActionChunkMessage, shards = Number(job.shards ?? 1)) => ({ userId: message.userId, projectId: String(job.projectId), shards: Math.max(1, shards) });
+
+/** Rows fromRow..toRow of the chunk's shard: the accounts that exist, with their states (the ACT blocks read through the chunk's writer, which keeps them). */
+async function loadPiece(deps: Deps, job: JobItem, message: ActionChunkMessage, writer: StateBlockWriter, target: ReturnType<typeof targetOf>, piece: { fromRow: number; toRow: number }): Promise<Account[]> {
   const [acts, items, states] = await Promise.all([
-    writer.load(message.fromRow, message.toRow, message.shard),
-    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }),
-    readStates(deps.db, deps.tableName, target, message.fromRow, message.toRow, { consistent: true, channels: ['PROV', 'MAIL'] }),
+    writer.load(piece.fromRow, piece.toRow, message.shard),
+    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' ? STATE_ONLY : {}),
+    readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job) }),
   ]);
-  const accounts = items.map((item) => overlayState(item, { ...states, ACT: acts }));
-  return { accounts, outcomes: new ActionOutcomes(deps, job, message, writer) };
+  return items.map((item) => overlayState(item, { ...states, ACT: acts }));
 }
 
-async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage): Promise<ChunkEnd> {
+/**
+ * What a Deactivate or Reactivate reads of each account item: its keys and row, and the
+ * attributes the states overlay and the filters read (an older account may still carry them on
+ * the item); not its names, password and search keys (an Update and a Delete need those).
+ */
+const STATE_ONLY = {
+  projection: ['PK', 'SK', '#row', 'id', ...new Set([...channelAttributes.PROV, ...channelAttributes.MAIL, ...channelAttributes.ACT, ...mailEventAttributes])].join(', '),
+  names: { '#row': 'row' },
+};
+
+/** The states an action reads besides its own (ACT): where the account is on the platform (PROV), and its e-mail (MAIL) for a delete (the e-mail counters it takes off) or the Not e-mailed filter. */
+const stateChannelsOf = (job: JobItem): StateChannel[] => (job.action === 'delete' || filterOf(job) === 'unsent' ? ['PROV', 'MAIL'] : ['PROV']);
+
+const writerOf = (deps: Deps, target: ReturnType<typeof targetOf>) => new StateBlockWriter({ db: deps.db, tableName: deps.tableName, retry: deps.retry ?? workerRetry }, target, 'ACT');
+
+/** The chunk's accounts (every one of its rows that exists) with their states, and the writer of its ACT blocks, read at once (the dead-letter worker). */
+async function loadChunk(deps: Deps, job: JobItem, message: ActionChunkMessage, project: Record<string, unknown> | undefined) {
+  const target = targetOf(job, message, project ? shardsOf(project) : undefined);
+  const writer = writerOf(deps, target);
+  const accounts = await loadPiece(deps, job, message, writer, target, message);
+  return { accounts, outcomes: new ActionOutcomes(deps, job, message, writer, project) };
+}
+
+/**
+ * What a delivery reads first, in one round while its lease is taken (chunkRunner's `load`): the
+ * project, the integration and the first piece of its accounts; the other pieces are read beside
+ * the calls (prefetched). A delivery that does not get the lease drops them.
+ */
+async function readFirst(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage) {
+  const target = targetOf(job, message);
+  const writer = writerOf(deps, target);
+  const all: Account[] = [];
+  const accounts = prefetched(chunkPieces(message, target.shards), async (piece) => {
+    const loaded = await loadPiece(deps, job, message, writer, target, piece);
+    all.push(...loaded);
+    return undecided(deps, job, loaded);
+  });
+  const [{ Item: project }, integration] = await Promise.all([
+    deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true })),
+    typeof job.integrationId === 'string' ? deps.integration(message.userId, job.integrationId) : undefined,
+  ]);
+  return { writer, all, accounts, project, integration };
+}
+
+/**
+ * One delivery of a chunk (its first reads: readFirst). The platform's calls start once the
+ * first ~100 accounts are read, not all 500, and the worker's share of the platform's
+ * concurrency stays busy while the rest is read and the outcomes are written (ActionOutcomes).
+ */
+async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage, first: Awaited<ReturnType<typeof readFirst>>): Promise<ChunkEnd> {
   const { userId } = message;
-  const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, String(job.projectId)), ConsistentRead: true }));
+  const { writer, all, accounts, project, integration } = first;
+  const toPlatform = typeof job.integrationId === 'string';
   if (!project) {
     await jobs.failJob(deps, accountActionJobs, userId, message.jobId, 'The project was deleted.');
     return 'stopped';
   }
-  const { accounts: all, outcomes } = await loadChunk(deps, job, message, shardsOf(project));
-  const accounts = await undecided(deps, job, all);
-  const integration = typeof job.integrationId === 'string' ? await deps.integration(userId, job.integrationId) : undefined;
-  const onPlatform = typeof job.integrationId === 'string' ? accounts.filter(onPlatformOf) : [];
-  try {
-    await mapBounded(
-      accounts.filter((a) => !onPlatform.includes(a)),
-      8,
-      (a) => applyHere(deps, job, message, outcomes, a, integration?.platform),
+  const outcomes = new ActionOutcomes(deps, job, message, writer, project);
+  // Accounts not on the platform are done here only (8 at a time), beside the calls of the others.
+  const local: Promise<void>[] = [];
+  let localFailure: unknown;
+  const hereOnly = (batch: Account[]) =>
+    void local.push(
+      mapBounded(batch, 8, (a) => applyHere(deps, job, message, outcomes, a, integration?.platform)).then(
+        () => undefined,
+        (error: unknown) => void (localFailure ??= error),
+      ),
     );
-    if (onPlatform.length) {
-      const later = await actOnPlatform(deps, job, message, outcomes, onPlatform, integration, Array.isArray(project.groups) ? project.groups.map(String) : []);
-      if (later !== undefined) {
-        await outcomes.written();
-        return { later };
+  const onPlatform = (async function* () {
+    let batch: Account[] = [];
+    for await (const account of accounts) {
+      if (toPlatform && onPlatformOf(account)) yield account;
+      else if (batch.push(account) >= 50) {
+        hereOnly(batch);
+        batch = [];
       }
+    }
+    if (batch.length) hereOnly(batch);
+  })();
+  try {
+    let later: number | undefined;
+    if (toPlatform) later = await actOnPlatform(deps, job, message, outcomes, onPlatform, integration, Array.isArray(project.groups) ? project.groups.map(String) : []);
+    else for await (const account of onPlatform) void account;
+    await Promise.all(local);
+    if (localFailure !== undefined) throw localFailure;
+    if (later !== undefined) {
+      await outcomes.written();
+      return { later };
     }
   } catch (error) {
     // What was decided before the error is kept (a later delivery skips it); the error fails this delivery.
+    await Promise.all(local);
     await outcomes.written().catch(() => undefined);
     throw error;
   }
-  return { done: await chunkTally(deps, job, message, outcomes, job.action === 'delete' ? undefined : all) };
+  const tally = await chunkTally(deps, job, message, outcomes, job.action === 'delete' ? undefined : all);
+  return { done: tally };
 }
 
 /** The accounts on the platform: there first, then here. Returns the delay after which a later delivery takes the rest, if any. */
@@ -128,17 +196,20 @@ async function actOnPlatform(
   job: JobItem,
   message: ActionChunkMessage,
   outcomes: ActionOutcomes,
-  onPlatform: Account[],
+  onPlatform: AsyncIterable<Account>,
   integration: Awaited<ReturnType<ActionChunkDeps['integration']>>,
   groups: readonly string[],
 ): Promise<number | undefined> {
   const action = job.action as AccountAction;
   const platformName = String(job.integrationName ?? integration?.name ?? 'the platform');
-  const failAll = (words: string): undefined => void onPlatform.forEach((a) => outcomes.failed(a, words));
-  if ((message.requeues ?? 0) > MAX_REQUEUES) return failAll(`Sync Failed: ${platformName} kept asking us to wait (HTTP 429) for too long. Run the action again later.`);
+  const failAll = async (words: string): Promise<undefined> => {
+    for await (const account of onPlatform) outcomes.failed(account, words);
+    return undefined;
+  };
+  if ((message.requeues ?? 0) > MAX_REQUEUES) return await failAll(`Sync Failed: ${platformName} kept asking us to wait (HTTP 429) for too long. Run the action again later.`);
   const credentials = integration && (await integrationCredentials(deps.cipher, message.userId, integration));
   if (!integration || !credentials) {
-    return failAll(
+    return await failAll(
       integration ? "Sync Failed: the integration's credentials cannot be read. Enter them again in the integration, then run the action again." : `Sync Failed: the integration these accounts were provisioned to was deleted, so ${platformName} could not be changed.`,
     );
   }
@@ -190,7 +261,7 @@ async function actOnPlatform(
 
 /** The action here, once the platform (if any) did it: `detail` is the platform's words. */
 async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, account: Account, platform: string | undefined, detail?: string, externalId?: string): Promise<void> {
-  if (job.action === 'delete') return erase(deps, job, message, account, platform, detail !== undefined);
+  if (job.action === 'delete') return erase(deps, job, message, outcomes.project, account, platform, detail !== undefined);
   if (job.action === 'update') {
     // The platform has the account's values now (or it is not on one): the "not yet updated" mark goes (before the entry: a redelivery does it again).
     try {
@@ -214,13 +285,21 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
 }
 
 /** A deleted account: erased with its username and counted off, once (the transaction's conditions). */
-async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, account: Account, platform: string | undefined, there: boolean): Promise<void> {
+async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, project: Record<string, unknown> | undefined, account: Account, platform: string | undefined, there: boolean): Promise<void> {
   const userId = message.userId;
   // Its links and history first (a redelivery finds what is left: the account is still there until the transaction).
   await eraseAccountTraces(deps, userId, String(job.projectId), account);
   const status = account.externalStatus;
   const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
-  const projectAdds = [['accountCount', 1], ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []), ...(email ? [[email, 1]] : [])] as [string, number][];
+  // A deactivated (or expired) account leaves the project's counters of those too, where the project keeps them.
+  const counted = typeof project?.deactivatedCount === 'number';
+  const projectAdds = [
+    ['accountCount', 1],
+    ...(status === 'success' ? [['syncedCount', 1]] : status === 'failed' ? [['syncFailedCount', 1]] : status === 'removed' ? [['syncRemovedCount', 1]] : []),
+    ...(email ? [[email, 1]] : []),
+    ...(counted && account.isActive === false ? [['deactivatedCount', 1]] : []),
+    ...(counted && typeof account.expiredAt === 'string' ? [['expiredCount', 1]] : []),
+  ] as [string, number][];
   const items: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
     {
       Update: {
@@ -278,6 +357,33 @@ function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistory
 }
 
 /**
+ * What an account's new state moves on its project's counters (`deactivatedCount`, `expiredCount`),
+ * against the state it had as read (its last ACT entry overlaid): recorded on its done entry, so
+ * the chunk's tally adds each account's move once, with the entry (absent: nothing moved).
+ */
+export function movesOf(account: Account, isActive: boolean, expired: boolean): StateEntry {
+  const deactivated = Number(account.isActive !== false) - Number(isActive);
+  const expiredMove = Number(expired) - Number(typeof account.expiredAt === 'string');
+  return { ...(deactivated ? { movedDeactivated: deactivated } : {}), ...(expiredMove ? { movedExpired: expiredMove } : {}) };
+}
+
+/** The project's counters of deactivated and expired accounts, moved by `moves`: kept only on a project item that has them (an older one gets them from an action's plan). */
+export function projectCounterMoves(tableName: string, userId: string, project: Record<string, unknown>, moves: { deactivated: number; expired: number }) {
+  if (typeof project.deactivatedCount !== 'number' || (moves.deactivated === 0 && moves.expired === 0)) return [];
+  return [
+    {
+      Update: {
+        TableName: tableName,
+        Key: keys.project(userId, String(project.id)),
+        UpdateExpression: 'ADD deactivatedCount :deactivated, expiredCount :expired',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':deactivated': moves.deactivated, ':expired': moves.expired },
+      },
+    },
+  ];
+}
+
+/**
  * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written in
  * batches beside the work (every WRITE_EVERY_OUTCOMES, or WRITE_EVERY_MS after the first), each
  * account once (an entry of this job is never replaced). Once a write of entries is done, the
@@ -297,13 +403,22 @@ class ActionOutcomes {
     private readonly job: JobItem,
     private readonly message: ActionChunkMessage,
     readonly writer: StateBlockWriter,
+    /** The project as this delivery read it (undefined: gone): whether it keeps the deactivated / expired counters. */
+    readonly project: Record<string, unknown> | undefined,
   ) {}
 
   done(account: Account, detail?: string): void {
     const isActive = this.job.action === 'deactivate' ? false : this.job.action === 'reactivate' ? true : account.isActive !== false;
     // A project's expiry (origin 'expiry') marks the account expired; a reactivation clears the mark (the entry replaces the last one), an update keeps it.
     const expiredAt = this.job.action === 'deactivate' ? (this.job.origin === 'expiry' ? this.deps.now().toISOString() : undefined) : this.job.action === 'update' ? account.expiredAt : undefined;
-    this.set(account, { isActive, actionResult: 'done', actionOnPlatform: detail !== undefined, ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}), ...(typeof expiredAt === 'string' ? { expiredAt } : {}) });
+    this.set(account, {
+      isActive,
+      actionResult: 'done',
+      actionOnPlatform: detail !== undefined,
+      ...(detail !== undefined ? { actionDetail: detail.slice(0, 500) } : {}),
+      ...(typeof expiredAt === 'string' ? { expiredAt } : {}),
+      ...movesOf(account, isActive, typeof expiredAt === 'string'),
+    });
   }
 
   /** Left as it was (refused by the platform, or not reached), with the words. */
@@ -403,8 +518,9 @@ class Unprocessed extends Error {}
 async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: JobItem, message: ActionChunkMessage, outcomes: ActionOutcomes, loaded?: readonly Account[]): Promise<ChunkTally> {
   await outcomes.written();
   // `loaded`: the chunk's accounts as this delivery read them, still all there (an action that erases none; the project's lock keeps others off).
+  // The accounts it erased are counted on the chunk's item (a delete only).
   const [{ Item }, items] = await Promise.all([
-    deps.db.send(new GetCommand({ TableName: deps.tableName, Key: accountActionJobs.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true })),
+    job.action === 'delete' ? deps.db.send(new GetCommand({ TableName: deps.tableName, Key: accountActionJobs.chunkKey(message.userId, message.jobId, message.chunk), ConsistentRead: true })) : { Item: undefined },
     loaded ??
       chunkAccountItems(deps.db, deps.tableName, { userId: message.userId, projectId: String(job.projectId), shard: message.shard, fromRow: message.fromRow, toRow: message.toRow }, { projection: 'SK, #row', names: { '#row': 'row' } }),
   ]);
@@ -419,14 +535,26 @@ async function chunkTally(deps: Pick<ActionChunkDeps, 'db' | 'tableName'>, job: 
   let missing = 0;
   if (rows) for (const row of rows) if (row % Math.max(1, Number(job.shards ?? 1)) === message.shard && row >= message.fromRow && row <= message.toRow && !present.has(row)) missing++;
   const failed = marked.filter((a) => a.actionResult === 'failed').length + Math.max(0, missing - deleted);
-  return { marker: { accountsDone: done, accountsFailed: failed }, job: { done, onPlatform, failed }, failedRows: kept.filter(([, entry]) => entry.actionResult === 'failed').map(([row]) => row) };
+  // What the done entries moved (each entry of this job once: the marker's transaction adds it).
+  const moves = { deactivated: 0, expired: 0 };
+  for (const entry of marked) {
+    if (entry.actionResult !== 'done') continue;
+    moves.deactivated += Number(entry.movedDeactivated ?? 0);
+    moves.expired += Number(entry.movedExpired ?? 0);
+  }
+  return {
+    marker: { accountsDone: done, accountsFailed: failed },
+    job: { done, onPlatform, failed },
+    failedRows: kept.filter(([, entry]) => entry.actionResult === 'failed').map(([row]) => row),
+    also: outcomes.project ? projectCounterMoves(deps.tableName, message.userId, outcomes.project, moves) : [],
+  };
 }
 
 /** Dead-letter worker: a chunk that failed every delivery leaves its undecided accounts as they were, failed with the reason. */
 export const recordDeadActionChunk = (deps: Pick<ActionChunkDeps, 'db' | 'tableName' | 'now' | 'retry' | 'queue'>) =>
   deadChunkRecorder(deps, accountActionJobs, async (job, message) => {
     const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true }));
-    const { accounts, outcomes } = await loadChunk(deps, job, message, project ? shardsOf(project) : Number(job.shards ?? 1));
+    const { accounts, outcomes } = await loadChunk(deps, job, message, project);
     for (const account of await undecided(deps, job, accounts)) outcomes.failed(account, STOPPED_OURS);
     return chunkTally(deps, job, message, outcomes);
   });

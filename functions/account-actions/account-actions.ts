@@ -1,8 +1,9 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
-import { planTotal, selectedRanges } from '../account-jobs/selection';
+import { activeCounts, keptActiveCounts, planTotal, selectedRanges } from '../account-jobs/selection';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
 import type { ActionChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
@@ -50,12 +51,39 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
     return ranges.map((range) => ({ type: 'action-chunk', userId: String(job.userId), jobId: String(job.id), ...range }));
   },
   async plan(deps, job, project) {
+    await keepActiveCounts(deps, job, project);
     if (Array.isArray(job.rows)) return { total: job.rows.length, fields: { shards: shardsOf(project), maxRow: 0 } };
     // Every account, or a filter's (evaluated on each account when its chunk reaches it): every chunk.
     const total = planTotal(job, project);
     return { total, fields: await jobs.planLayout(deps, job, project, total) };
   },
 };
+
+/**
+ * A project older than its `deactivatedCount` / `expiredCount` (docs/data-model.md) gets them here,
+ * counted from its accounts while this job holds the project (no other action writes ACT entries
+ * meanwhile), before any chunk adds to them: once (the condition; a redelivered plan keeps the
+ * first). The chunks of this job then find them on the project and move them.
+ */
+async function keepActiveCounts(deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>, project: Record<string, unknown>): Promise<void> {
+  if (keptActiveCounts(project)) return;
+  const userId = String(job.userId);
+  const counts = await activeCounts(deps, userId, String(job.projectId), project);
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.project(userId, String(job.projectId)),
+        UpdateExpression: 'SET deactivatedCount = :deactivated, expiredCount = :expired',
+        ConditionExpression: 'attribute_not_exists(deactivatedCount) AND #lock = :job',
+        ExpressionAttributeNames: { '#lock': accountActionJobs.lock },
+        ExpressionAttributeValues: { ':deactivated': counts.deactivated, ':expired': counts.expired, ':job': job.id },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) throw error;
+  }
+}
 
 /** An action-start message: count, fix the chunks and queue the first window once. */
 export const planAccountAction = (deps: ActionDeps) => (userId: string, jobId: string) => jobs.planJob(deps, accountActionJobs, userId, jobId);

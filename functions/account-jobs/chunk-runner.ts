@@ -100,17 +100,24 @@ export function chunkRunner<Chunk extends JobChunk, Loaded = undefined>(
       await deps.queue.send([message], lease.retrySeconds);
       return;
     }
+    let given = false;
+    const giveBack = async () => {
+      if (given) return;
+      given = true;
+      await lease.give(deps, message, holder);
+    };
     let end: ChunkEnd;
     try {
       if (kind.reportsPickup && job.pickedUpAt === undefined) await markPickedUp(deps, kind, userId, jobId);
       end = await work.run(job, message, loaded);
       if (typeof end === 'object' && 'later' in end) await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(end.later / 1000)));
-      else if (typeof end === 'object') await recordChunkDone(deps, kind, job, message, end.done);
+      // Once the marker is written no copy takes the chunk: the lease goes back beside the release and the end check.
+      else if (typeof end === 'object') await recordChunkDone(deps, kind, job, message, end.done, lease.keptWhenDone ? undefined : giveBack);
     } catch (error) {
-      await lease.give(deps, message, holder);
+      await giveBack();
       throw error;
     }
-    if (!(lease.keptWhenDone && typeof end === 'object' && 'done' in end)) await lease.give(deps, message, holder);
+    if (!(lease.keptWhenDone && typeof end === 'object' && 'done' in end)) await giveBack();
   };
 }
 
@@ -118,9 +125,17 @@ export function chunkRunner<Chunk extends JobChunk, Loaded = undefined>(
  * A chunk is done: its tally added to the job's counters (and `also`) in the transaction that
  * writes its done marker, once (the marker's condition): the job's counts add up at every moment
  * and under any redelivery. Then, at once (they touch different items: a job with a chunk left
- * to release is not complete), its successor is released and the job's end checked.
+ * to release is not complete), its successor is released, the job's end checked and `alongside`
+ * done (the chunk's lease given back).
  */
-export async function recordChunkDone<Chunk extends JobChunk>(deps: JobDeps<NoInfer<Chunk>>, kind: AccountJobKind<unknown, Chunk>, job: JobItem, message: Chunk, tally: ChunkTally): Promise<void> {
+export async function recordChunkDone<Chunk extends JobChunk>(
+  deps: JobDeps<NoInfer<Chunk>>,
+  kind: AccountJobKind<unknown, Chunk>,
+  job: JobItem,
+  message: Chunk,
+  tally: ChunkTally,
+  alongside?: () => Promise<void>,
+): Promise<void> {
   const { userId, jobId, chunk } = idsOf(kind as AccountJobKind<unknown, JobChunk>, message);
   const at = deps.now().toISOString();
   const adds = Object.entries(tally.job);
@@ -142,7 +157,7 @@ export async function recordChunkDone<Chunk extends JobChunk>(deps: JobDeps<NoIn
   );
   // What the chunk counts is gone (its project was deleted meanwhile): nothing left to count, the job ends.
   if (marker === 'refused') return failJob(deps, kind, userId, jobId, 'The project was deleted.');
-  await Promise.all([releaseNext(deps, kind, job, chunk, marker), finishJob(deps, kind, userId, jobId)]);
+  await Promise.all([releaseNext(deps, kind, job, chunk, marker), finishJob(deps, kind, userId, jobId), alongside?.()]);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { IntegrationRecord } from '../integrations/integration-record';
 import type { ProvisioningQueue } from '../provisioning/provisioning-message';
 import type { ProvisioningAdapter } from '../provisioning/provisioning-port';
 import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
+import { blockStart, STATE_BLOCK_ROWS } from '../accounts/account-states';
 
 /**
  * Calls to a platform for a chunk's accounts, one call per account, paced the way provisioning
@@ -63,11 +64,13 @@ export interface PlatformChunkDeps extends PacedDeps {
 export type PacedAnswer = { retry?: undefined } | { retry: 'rate' | 'server'; retryAfterMs?: number; exhausted: () => Promise<void> };
 
 /**
- * Calls `call` once for each item, paced. Returns undefined when every item was answered, or the
- * delay (ms) after which a later delivery should take the rest (the budget ran out, or a wait
- * would outlast it): the items not answered are left as they were.
+ * Calls `call` once for each item, paced. `items`: a list, or items that arrive while the calls
+ * run (`prefetched`: a chunk's accounts read a piece at a time), taken as the calls free up.
+ * Returns undefined when every item was answered, or the delay (ms) after which a later delivery
+ * should take the rest (the budget ran out, or a wait would outlast it): the items not answered
+ * are left as they were (those not read yet are not read).
  */
-export async function pacedCalls<Item>(deps: PacedDeps, pacing: Pacing, items: readonly Item[], call: (item: Item) => Promise<PacedAnswer>): Promise<number | undefined> {
+export async function pacedCalls<Item>(deps: PacedDeps, pacing: Pacing, items: readonly Item[] | AsyncIterable<Item>, call: (item: Item) => Promise<PacedAnswer>): Promise<number | undefined> {
   const clock = deps.clock ?? Date.now;
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
@@ -76,14 +79,16 @@ export async function pacedCalls<Item>(deps: PacedDeps, pacing: Pacing, items: r
   const concurrency = Math.max(1, Math.floor(pacing.concurrency / share));
   const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, concurrency, clock, sleep);
   let later: number | undefined;
-  await mapBounded(items, concurrency, async (item) => {
+  const over = () => {
+    if (later === undefined && clock() < deadline) return false;
+    later ??= 0;
+    return true;
+  };
+  const one = async (item: Item): Promise<void> => {
     let serverErrors = 0;
     let rateLimits = 0;
     for (;;) {
-      if (later !== undefined || clock() >= deadline) {
-        later ??= 0;
-        return;
-      }
+      if (over()) return;
       await bucket.take();
       const answer = await call(item);
       if (answer.retry === undefined) return;
@@ -97,8 +102,72 @@ export async function pacedCalls<Item>(deps: PacedDeps, pacing: Pacing, items: r
       }
       bucket.holdFor(waitMs);
     }
-  });
+  };
+  if (Array.isArray(items)) {
+    await mapBounded(items as readonly Item[], concurrency, one);
+    return later;
+  }
+  // Each lane takes the next item as it frees up; an item still being read holds only the lanes that wait for it.
+  const iterator = (items as AsyncIterable<Item>)[Symbol.asyncIterator]();
+  let ended = false;
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        // A lane stops once an item was left to a later delivery (`later`): the rest is not read.
+        while (!ended && later === undefined) {
+          const next = await iterator.next();
+          if (next.done) {
+            ended = true;
+            return;
+          }
+          await one(next.value);
+        }
+      }),
+    );
+  } finally {
+    if (!ended) await iterator.return?.();
+  }
   return later;
+}
+
+/**
+ * The items of `pieces` in order, each piece read by `load` while the items of the one before it
+ * are worked on (one piece ahead, the first at once): a chunk's calls start once its first piece
+ * is read, not once all of it is, and the rest is read beside them.
+ */
+export function prefetched<Piece, Item>(pieces: readonly Piece[], load: (piece: Piece) => Promise<readonly Item[]>): AsyncIterable<Item> {
+  let next: Promise<readonly Item[]> | undefined;
+  const start = (i: number) => {
+    next = i < pieces.length ? load(pieces[i]!) : undefined;
+    // Awaited below, unless the reader stops first: then its failure concerns no one.
+    next?.catch(() => undefined);
+  };
+  start(0);
+  return (async function* () {
+    for (let i = 0; i < pieces.length; i++) {
+      const items = await next!;
+      start(i + 1);
+      yield* items;
+    }
+  })();
+}
+
+/** Rows a piece of a chunk covers (prefetched): two state blocks of the chunk's shard, 100 accounts. */
+export const PIECE_BLOCKS = 2;
+
+/**
+ * A chunk's rows (one shard's, fromRow..toRow) cut into pieces of PIECE_BLOCKS state blocks, cut
+ * where blocks start: each block lies in one piece, so a writer loads it once.
+ */
+export function chunkPieces(chunk: { fromRow: number; toRow: number }, shards: number, blocks = PIECE_BLOCKS): { fromRow: number; toRow: number }[] {
+  const width = STATE_BLOCK_ROWS * Math.max(1, shards);
+  const pieces: { fromRow: number; toRow: number }[] = [];
+  for (let from = chunk.fromRow; from <= chunk.toRow; ) {
+    const to = Math.min(chunk.toRow, blockStart(from, shards) + width * blocks - 1);
+    pieces.push({ fromRow: from, toRow: to });
+    from = to + 1;
+  }
+  return pieces;
 }
 
 /**

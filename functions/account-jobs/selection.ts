@@ -113,13 +113,42 @@ export async function accountsOfJob<T>(
  */
 export const filterOf = (job: JobItem): AccountFilter | undefined => ((accountFilters as readonly string[]).includes(String(job.filter)) ? (job.filter as AccountFilter) : undefined);
 
-/** How many of a project's accounts a filter takes, from its exact counters; undefined for a filter no counter gives (countFilter counts those). */
+/** How many of a project's accounts a filter takes, from its exact counters; undefined where the project has no such counter (Active / Deactivated on a project older than `deactivatedCount`: countFilter counts those). */
 export function filterCount(filter: AccountFilter, project: Record<string, unknown>): number | undefined {
   const accountCount = Math.max(0, Number(project.accountCount ?? 0));
   if (filter === 'failed') return Math.max(0, Number(project.syncFailedCount ?? 0));
   if (filter === 'unsent') return projectEmailCounts(project, accountCount).notSent;
-  if (filter === 'active' || filter === 'deactivated') return undefined;
+  if (filter === 'active' || filter === 'deactivated') {
+    const kept = keptActiveCounts(project);
+    if (!kept) return undefined;
+    return filter === 'deactivated' ? kept.deactivated : Math.max(0, accountCount - kept.deactivated);
+  }
   return accountCount;
+}
+
+/** The project's deactivated and expired accounts as its counters keep them (docs/data-model.md, Project); undefined for a project older than them. */
+export function keptActiveCounts(project: Record<string, unknown>): { deactivated: number; expired: number } | undefined {
+  if (typeof project.deactivatedCount !== 'number') return undefined;
+  return { deactivated: Math.max(0, project.deactivatedCount), expired: Math.max(0, Number(project.expiredCount ?? 0)) };
+}
+
+/**
+ * The project's deactivated and expired accounts: its counters, else (a project older than them)
+ * counted from its accounts as readers see them (each account's `isActive` with its ACT entry
+ * overlaid, `expiredAt` from the entry), and `kept: false`.
+ */
+export async function activeCounts(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string, project: Record<string, unknown>): Promise<{ active: number; deactivated: number; expired: number; kept: boolean }> {
+  const kept = keptActiveCounts(project);
+  if (kept) return { ...kept, active: Math.max(0, Number(project.accountCount ?? 0) - kept.deactivated), kept: true };
+  const [acts, accounts] = await Promise.all([actEntries(deps, userId, projectId), itemsOf(deps, userId, projectId, shardsOf(project))]);
+  const counts = { active: 0, deactivated: 0, expired: 0, kept: false };
+  for (const item of accounts) {
+    const account = overlayState(item, { ...emptyStates(), ACT: acts });
+    if (account.isActive === false) counts.deactivated++;
+    else counts.active++;
+    if (typeof account.expiredAt === 'string') counts.expired++;
+  }
+  return counts;
 }
 
 /**
@@ -132,10 +161,8 @@ export function filterCount(filter: AccountFilter, project: Record<string, unkno
 export async function countFilter(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string, project: Record<string, unknown>, filter: AccountFilter): Promise<number> {
   const counted = filterCount(filter, project);
   if (counted !== undefined) return counted;
-  const [acts, accounts] = await Promise.all([actEntries(deps, userId, projectId), itemsOf(deps, userId, projectId, shardsOf(project))]);
-  let count = 0;
-  for (const account of accounts) if (matchesFilter(filter, overlayState(account, { ...emptyStates(), ACT: acts }))) count++;
-  return count;
+  const counts = await activeCounts(deps, userId, projectId, project);
+  return filter === 'deactivated' ? counts.deactivated : counts.active;
 }
 
 /** Each account of the project: its keys, row and `isActive` only. */

@@ -31,12 +31,13 @@ export const stateChannels: readonly StateChannel[] = ['PROV', 'MAIL', 'ACT'];
  * The account attributes each channel owns: an entry replaces exactly these (absent = removed).
  * ACT: the latest account action's outcome (functions/account-actions/account-actions-chunk.ts)
  * and `isActive`, which only an action changes once the account exists (Deactivate, Reactivate),
- * with `expiredAt` when a project's expiry deactivated it (the views' 'Expired'; a Reactivate clears it).
+ * with `expiredAt` when a project's expiry deactivated it (the views' 'Expired'; a Reactivate clears it),
+ * and what a done entry moved on the project's counters (`movedDeactivated`, `movedExpired`: ±1, absent for 0).
  */
 export const channelAttributes: Record<StateChannel, readonly string[]> = {
   PROV: ['externalStatus', 'externalAccountId', 'externalError', 'provisionedAt', 'provisionRun'],
   MAIL: ['emailStatus', 'emailMessageId', 'emailSentAt', 'emailError', 'emailStatusAt', 'mailSend', 'mailSendFrom', 'mailClaim', 'mailSendResult'],
-  ACT: ['isActive', 'expiredAt', 'actionRun', 'actionResult', 'actionError', 'actionAt', 'actionOnPlatform', 'actionDetail'],
+  ACT: ['isActive', 'expiredAt', 'actionRun', 'actionResult', 'actionError', 'actionAt', 'actionOnPlatform', 'actionDetail', 'movedDeactivated', 'movedExpired'],
 };
 
 export type StateEntry = Record<string, string | number | boolean>;

@@ -29,6 +29,9 @@ export const projectItem = (record: ProjectRecord) => ({
   entityType: 'Project',
   ...(record.expirationDate ? keys.projectExpiry(record.userId, record.id, record.expirationDate) : {}),
   ...record,
+  // Its deactivated and expired accounts (none yet), kept by account actions from here on (docs/data-model.md).
+  deactivatedCount: record.deactivatedCount ?? 0,
+  expiredCount: record.expiredCount ?? 0,
 });
 
 /** A project item's attribute keys (a string set as stored), in the order exports show them. */
@@ -80,6 +83,10 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.expiredAt === 'string') project.expiredAt = item.expiredAt;
   if (Array.isArray(item.groups) && item.groups.length) project.groups = item.groups.map(String);
   if (item.createGroups === true) project.createGroups = true;
+  if (typeof item.deactivatedCount === 'number') {
+    project.deactivatedCount = Math.max(0, item.deactivatedCount);
+    project.expiredCount = Math.max(0, Number(item.expiredCount ?? 0));
+  }
   if (typeof item.integrationId === 'string') project.integrationId = item.integrationId;
   if (typeof item.provisioningJobId === 'string') project.provisioningJobId = item.provisioningJobId;
   if (typeof item.mailSendId === 'string') project.mailSendId = item.mailSendId;

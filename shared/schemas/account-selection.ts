@@ -9,8 +9,9 @@ import * as z from 'zod';
  * - all: every account;
  * - failed: the platform sync failed (externalStatus failed; the project's syncFailedCount);
  * - unsent: credentials never e-mailed (no e-mail status; the accounts the e-mail counters leave);
- * - active / deactivated: the project page's own views (isActive; no counter: counted by a
- *   query of the project's accounts, GET /api/projects/{id}/account-selection?filter=).
+ * - active / deactivated: the project page's own views (isActive; the project's deactivatedCount,
+ *   or, for a project older than it, counted by a query of the project's accounts:
+ *   GET /api/projects/{id}/account-selection?filter=).
  */
 export const accountFilters = ['all', 'failed', 'unsent', 'active', 'deactivated'] as const;
 export type AccountFilter = (typeof accountFilters)[number];

@@ -32,6 +32,9 @@ export interface Project {
   /** The integration its accounts are provisioned to, and its latest provisioning run. */
   integrationId?: string;
   provisioningJobId?: string;
+  /** Deactivated accounts (expired ones included; active = accountCount - deactivatedCount) and, of those, the ones its expiry deactivated: the project's counters, absent on a project older than them until its next account action. */
+  deactivatedCount?: number;
+  expiredCount?: number;
   /** Credential e-mails: accounts in each e-mail status and never sent to (they add up to accountCount). */
   emailCounts: ProjectEmailCounts;
   /** The project's latest credentials send (GET /api/mail-sends/{id}), and whether one is under way. */

@@ -161,8 +161,13 @@ export function ProjectDetailPage() {
 
 type Shown = 'all' | 'active' | 'deactivated';
 
-/** The bulk bar's filters besides the ticked rows: their count now, from the project's exact counters (Active and Deactivated: counted by the server when asked). */
-const counterCounts = (project: Project) => ({ all: project.accountCount, failed: project.syncFailedCount, unsent: project.emailCounts.notSent });
+/** The bulk bar's filters besides the ticked rows: their count now, from the project's exact counters (Active and Deactivated: from its deactivatedCount, or counted by the server when asked for a project older than it). */
+const counterCounts = (project: Project) => ({
+  all: project.accountCount,
+  failed: project.syncFailedCount,
+  unsent: project.emailCounts.notSent,
+  ...(project.deactivatedCount !== undefined ? { active: Math.max(0, project.accountCount - project.deactivatedCount), deactivated: project.deactivatedCount } : {}),
+});
 const selectedWords: Record<AccountFilter, (n: number) => string> = {
   all: (n) => `All ${plural(n, 'account')} selected`,
   failed: (n) => `${plural(n, 'account')} whose sync failed selected`,
@@ -184,12 +189,13 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
   const [filter, setFilter] = useState<AccountFilter>();
   const [shown, setShown] = useState<Shown>('all');
   const [acting, setActing] = useState<{ action: BulkAction; target: ActionTarget }>();
-  // The page's own views as sets of the whole project: counted when the Select menu opens or one is chosen.
-  const activeCount = useSelectionCountQuery(projectId, 'active', selectOpen || filter === 'active' || shown === 'active');
-  const deactivatedCount = useSelectionCountQuery(projectId, 'deactivated', selectOpen || filter === 'deactivated' || shown === 'deactivated');
-  const counts: Record<AccountFilter, number | undefined> = { ...counterCounts(project), active: activeCount.data?.count, deactivated: deactivatedCount.data?.count };
+  // The page's own views as sets of the whole project: the project's counters, or (a project older than them) counted when the Select menu opens or one is chosen.
+  const counted = project.deactivatedCount === undefined;
+  const activeCount = useSelectionCountQuery(projectId, 'active', counted && (selectOpen || filter === 'active' || shown === 'active'));
+  const deactivatedCount = useSelectionCountQuery(projectId, 'deactivated', counted && (selectOpen || filter === 'deactivated' || shown === 'deactivated'));
+  const counts: Record<AccountFilter, number | undefined> = { active: activeCount.data?.count, deactivated: deactivatedCount.data?.count, ...counterCounts(project) };
   const loaded = shown === 'all' ? all : all.filter((a) => a.isActive === (shown === 'active'));
-  const deactivatedShown = all.filter((a) => !a.isActive).length;
+  const deactivatedShown = project.deactivatedCount ?? all.filter((a) => !a.isActive).length;
   const filterCount = filter ? counts[filter] : undefined;
   const counting = filter !== undefined && filterCount === undefined;
   const clear = () => {
