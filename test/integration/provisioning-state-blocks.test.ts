@@ -230,10 +230,12 @@ describe('provisioning results in state blocks', () => {
     );
     for (const block of blocks) expect(Object.values(block.rows as object)).toHaveLength(STATE_BLOCK_ROWS);
     // 32 arrivals of 8; a write per WRITE_EVERY_RESULTS results and one at the end, each write
-    // taking the blocks changed since: at most two writes of each block, not one per arrival.
+    // taking the blocks changed since: a block is written two or three times (three when a write
+    // was still under way as the next one's results arrived: on a busy machine), never once per
+    // arrival (a block of 50 rows gets 7 arrivals).
     const writes = blocks.reduce((sum, block) => sum + Number(block.version), 0);
     expect(writes).toBeLessThanOrEqual(Math.ceil(250 / WRITE_EVERY_RESULTS) * 2 + 1);
-    expect(Math.max(...blocks.map((block) => Number(block.version)))).toBeLessThanOrEqual(2);
+    expect(Math.max(...blocks.map((block) => Number(block.version)))).toBeLessThanOrEqual(3);
   });
 
   it('a chunk loads only its own shard’s blocks of its rows', async () => {

@@ -67,7 +67,8 @@ describe('local SCIM directory: discovery', () => {
     const schemas = await scim(server, 'GET', '/Schemas');
     expect((schemas.body.Resources as { id: string }[]).map((s) => s.id)).toContain(USER_SCHEMA);
     const types = await scim(server, 'GET', '/ResourceTypes');
-    expect((types.body.Resources as { endpoint: string }[]).map((t) => t.endpoint)).toEqual(['/Users']);
+    // Users, and Groups for the projects' platform groups (docs/provisioning.md, "Groups").
+    expect((types.body.Resources as { endpoint: string }[]).map((t) => t.endpoint).sort()).toEqual(['/Groups', '/Users']);
   });
 });
 
