@@ -96,7 +96,7 @@ describe('API Integrations in Chromium', () => {
     await page.getByRole('button', { name: 'Set up Okta' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add Integration' });
     await dialog.waitFor();
-    expect(await dialog.getByRole('combobox', { name: 'Platform' }).inputValue()).toBe('okta');
+    expect(await dialog.getByRole('combobox', { name: 'Platform', exact: true }).inputValue()).toBe('okta');
     expect(await dialog.getByRole('combobox', { name: 'API type' }).inputValue()).toBe(okta.apiType);
     expect(await dialog.getByRole('combobox', { name: 'Authentication method' }).inputValue()).toBe(okta.authMethod);
     expect(await dialog.getByLabel('Base URL').getAttribute('placeholder')).toBe(okta.baseUrlExample);
@@ -199,7 +199,7 @@ describe('API Integrations in Chromium', () => {
     expect(await apiKey.getAttribute('placeholder')).toBe('Stored - leave empty to keep');
     expect(await page.content()).not.toContain(API_KEY);
     // The platform stays (its accounts and runs belong to it); stored secrets go to the same host only.
-    expect(await dialog.getByRole('combobox', { name: 'Platform' }).locator('option').allInnerTexts()).toEqual(['Okta']);
+    expect(await dialog.getByRole('combobox', { name: 'Platform', exact: true }).locator('option').allInnerTexts()).toEqual(['Okta']);
     await dialog.getByLabel('Base URL').fill('https://another-org.example.com/');
     expect(await dialog.getByLabel('API key', { exact: true }).getAttribute('placeholder')).toBeNull();
     await dialog.getByLabel('Base URL').fill(PLATFORM_URL);
