@@ -2,34 +2,54 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
 import { addBlock, emptyStates, overlayState, rowOf, stateBlockKey, stateChannels, type AccountStates } from './account-states';
 
+/** Block keys and distinct rows one BatchGetItem asks for at most (its projection names each row: expressions are at most 4 KB). */
+const KEYS_PER_READ = 100;
+const ROWS_PER_READ = 100;
+
 /**
- * Accounts of any projects of one user (a search's hits) with their states: the blocks are read
- * by key (BatchGetItem), which needs each project's shard count.
+ * Accounts of any projects of one user (a search's hits, a page by name) with their states: the
+ * blocks are read by key (BatchGetItem), which needs each project's shard count. Each block is
+ * read projected to the entries of the accounts asked for (`rows.<row>`), not its other rows:
+ * hits spread over many projects touch a block each, and a block holds the state of 50 accounts
+ * (docs/data-model.md, pattern 76), so a page would otherwise carry ~50 entries per account shown.
  */
 export async function withStatesByKey(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[], shardsOfProject: Map<string, number>): Promise<Record<string, unknown>[]> {
-  const blockKeys = new Map<string, { PK: string; SK: string }>();
+  // The reads: each a set of block keys and the rows wanted from them (every account's three blocks in the same read).
+  const reads: { keys: Map<string, { PK: string; SK: string }>; rows: Set<number> }[] = [];
   for (const account of accounts) {
     const projectId = String(account.projectId);
-    for (const channel of stateChannels) {
-      const key = stateBlockKey(userId, projectId, channel, rowOf(account), shardsOfProject.get(projectId) ?? 1);
-      blockKeys.set(`${key.PK}|${key.SK}`, key);
+    const row = rowOf(account);
+    const blockKeys = stateChannels.map((channel) => stateBlockKey(userId, projectId, channel, row, shardsOfProject.get(projectId) ?? 1));
+    let read = reads[reads.length - 1];
+    const newKeys = blockKeys.filter((key) => !read?.keys.has(`${key.PK}|${key.SK}`)).length;
+    if (!read || read.keys.size + newKeys > KEYS_PER_READ || (!read.rows.has(row) && read.rows.size >= ROWS_PER_READ)) {
+      read = { keys: new Map(), rows: new Set() };
+      reads.push(read);
     }
+    for (const key of blockKeys) read.keys.set(`${key.PK}|${key.SK}`, key);
+    read.rows.add(row);
   }
   const byProject = new Map<string, AccountStates>();
-  const pending = [...blockKeys.values()];
-  for (let i = 0; i < pending.length; i += 100) {
-    let batch: Record<string, unknown>[] = pending.slice(i, i + 100);
-    await withRetry('Reading account states', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedStateKeys, async () => {
-      const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch } } }));
-      for (const item of Responses?.[tableName] ?? []) {
-        const projectId = String(item.projectId);
-        if (!byProject.has(projectId)) byProject.set(projectId, emptyStates());
-        addBlock(byProject.get(projectId)!, item);
-      }
-      batch = UnprocessedKeys?.[tableName]?.Keys ?? [];
-      if (batch.length) throw new UnprocessedStateKeys();
-    });
-  }
+  await Promise.all(
+    reads.map(async (read) => {
+      const rows = [...read.rows];
+      const projection = {
+        ProjectionExpression: ['projectId', '#channel', ...rows.map((_, n) => `#rows.#r${n}`)].join(', '),
+        ExpressionAttributeNames: { '#channel': 'channel', '#rows': 'rows', ...Object.fromEntries(rows.map((row, n) => [`#r${n}`, String(row)])) },
+      };
+      let batch: Record<string, unknown>[] = [...read.keys.values()];
+      await withRetry('Reading account states', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedStateKeys, async () => {
+        const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch, ...projection } } }));
+        for (const item of Responses?.[tableName] ?? []) {
+          const projectId = String(item.projectId);
+          if (!byProject.has(projectId)) byProject.set(projectId, emptyStates());
+          addBlock(byProject.get(projectId)!, item);
+        }
+        batch = UnprocessedKeys?.[tableName]?.Keys ?? [];
+        if (batch.length) throw new UnprocessedStateKeys();
+      });
+    }),
+  );
   return accounts.map((account) => {
     const states = byProject.get(String(account.projectId));
     return states ? overlayState(account, states) : account;

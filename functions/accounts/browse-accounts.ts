@@ -17,6 +17,7 @@ import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states'
 import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
 import { withStatesByKey } from './account-states-by-key';
 import { accountsByKey } from './search-accounts';
+import { keptActiveCounts } from '../account-jobs/selection';
 import { searchTerm } from './search-terms';
 import { checkTermCursor, termWalk, type TermCursor } from './term-walk';
 
@@ -81,22 +82,14 @@ function decodeCursor(raw: string | undefined, sort: DirectoryQuery['sort']): Cu
   return cursor;
 }
 
-const today = (now: Date) => now.toISOString().slice(0, 10);
-
-/** The project is past its expiration date (its accounts count as expired). */
-export const projectExpired = (project: Project, now: Date): boolean => typeof project.expirationDate === 'string' && project.expirationDate !== '' && project.expirationDate < today(now);
-
 /** The filters decided on the project item alone. */
-function projectMatches(project: Project, filters: DirectoryFilters, now: Date): boolean {
+function projectMatches(project: Project, filters: DirectoryFilters): boolean {
   if (filters.projectId && project.id !== filters.projectId) return false;
   if (filters.accountType && (project.accountType ?? 'Standard User') !== filters.accountType) return false;
   const expires = typeof project.expirationDate === 'string' && project.expirationDate ? project.expirationDate : undefined;
   if ((filters.expiresFrom || filters.expiresTo) && !expires) return false;
   if (filters.expiresFrom && expires! < filters.expiresFrom) return false;
   if (filters.expiresTo && expires! > filters.expiresTo) return false;
-  const expired = projectExpired(project, now);
-  if (filters.state === 'expired' && !expired) return false;
-  if (filters.state === 'active' && expired) return false;
   // Accounts are created with their project or later: a project created after the range's end has none in it.
   if (filters.createdTo && String(project.createdAt ?? '') > `${filters.createdTo}T23:59:59.999Z`) return false;
   // The Attribute filter: a project none of whose accounts ever had the column holds no match.
@@ -106,8 +99,11 @@ function projectMatches(project: Project, filters: DirectoryFilters, now: Date):
 
 /**
  * How many of the project's accounts can match, from its counters: exact when every account-level
- * filter has a counter (one of platform status or e-mail status; not both, not 'viewed', not
- * active / deactivated, not a created range), else the smallest counter that bounds it.
+ * filter has a counter (one of platform status, e-mail status, or active / deactivated / expired;
+ * not two of them, not 'viewed', not a created range, not an attribute value), else the smallest
+ * counter that bounds it. Active / deactivated / expired are the account's state as its row shows
+ * it, counted by the project's `deactivatedCount` (expired ones included) and `expiredCount`
+ * (pattern 79): a project older than them (absent) gives its account count, a bound.
  */
 export function projectBound(project: Project, filters: DirectoryFilters): { count: number; exact: boolean } {
   const accounts = Math.max(0, Number(project.accountCount ?? 0));
@@ -124,15 +120,15 @@ export function projectBound(project: Project, filters: DirectoryFilters): { cou
     bounds.push(filters.emailStatus === 'not_sent' ? email.notSent : email[filters.emailStatus]);
     counted++;
   }
-  // No counter per column value: a bound (the project's accounts), never exact.
-  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo || filters.attributeName) exact = false;
-  if (filters.state === 'active' || filters.state === 'deactivated') {
-    if (typeof project.deactivatedCount === 'number') {
-      const deactivated = Math.max(0, project.deactivatedCount);
-      bounds.push(filters.state === 'deactivated' ? deactivated : accounts - deactivated);
-      if (counted > 0) exact = false;
+  if (filters.state) {
+    const kept = keptActiveCounts(project);
+    if (kept) {
+      bounds.push(filters.state === 'expired' ? kept.expired : filters.state === 'deactivated' ? kept.deactivated : accounts - kept.deactivated);
+      counted++;
     } else exact = false;
   }
+  // No counter per column value (docs/data-model.md, "Counts"): a bound (the project's accounts), never exact.
+  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo || filters.attributeName) exact = false;
   return { count: Math.max(0, Math.min(...bounds)), exact };
 }
 
@@ -146,6 +142,8 @@ function accountMatches(view: AccountView, filters: DirectoryFilters): boolean {
   }
   if (filters.state === 'active' && !view.isActive) return false;
   if (filters.state === 'deactivated' && view.isActive) return false;
+  // Expired: deactivated by its project's expiry and not reactivated since (the row shows 'Expired').
+  if (filters.state === 'expired' && (view.isActive || !view.expiredAt)) return false;
   if (filters.createdFrom && view.createdAt < `${filters.createdFrom}T00:00:00.000Z`) return false;
   if (filters.createdTo && view.createdAt > `${filters.createdTo}T23:59:59.999Z`) return false;
   if (filters.attributeName && foldAttributeValue(view.attributes?.[filters.attributeName] ?? '') !== foldAttributeValue(filters.attributeValue ?? '')) return false;
@@ -153,7 +151,7 @@ function accountMatches(view: AccountView, filters: DirectoryFilters): boolean {
 }
 
 const hasAccountFilter = (filters: DirectoryFilters) =>
-  Boolean(filters.platformStatus || filters.emailStatus || filters.state === 'active' || filters.state === 'deactivated' || filters.createdFrom || filters.createdTo || filters.attributeName);
+  Boolean(filters.platformStatus || filters.emailStatus || filters.state || filters.createdFrom || filters.createdTo || filters.attributeName);
 
 /**
  * Up to `n` accounts of one project after (or, descending, before) row `after`, in row order over
@@ -343,7 +341,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         const found = await accountsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
         for (const id of missing) {
           const project = found.get(`${keys.project(userId, id).PK}|${keys.project(userId, id).SK}`);
-          seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters, now) ? project : undefined);
+          seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters) ? project : undefined);
         }
         return new Map(ids.flatMap((id) => (seen.get(id) ? [[id, seen.get(id)!] as const] : [])));
       };
@@ -386,7 +384,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     } else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
     const byId = new Map(projectItems.map((project) => [String(project.id), project]));
-    const chosen = projectItems.filter((project) => projectMatches(project, filters, now));
+    const chosen = projectItems.filter((project) => projectMatches(project, filters));
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters)]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);

@@ -32,7 +32,7 @@ export const emailStatusFilterLabels: Record<EmailStatusFilter, string> = {
   viewed: 'Credentials viewed',
 };
 
-/** Active: usable and its project not expired; deactivated: switched off (an account action); expired: its project's expiration date has passed. */
+/** The account's state as its row shows it: active (usable); deactivated (an account action or its project's expiry switched it off); expired (its project's expiry did, and no Reactivate since). Counted by the project's deactivatedCount / expiredCount. */
 export const accountStateFilters = ['active', 'deactivated', 'expired'] as const;
 export type AccountStateFilter = (typeof accountStateFilters)[number];
 export const accountStateFilterLabels: Record<AccountStateFilter, string> = { active: 'Active', deactivated: 'Deactivated', expired: 'Expired' };
