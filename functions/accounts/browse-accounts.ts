@@ -150,6 +150,9 @@ function accountMatches(view: AccountView, filters: DirectoryFilters): boolean {
   return true;
 }
 
+/** A filter projectMatches decides on the project item. */
+const hasProjectFilter = (filters: DirectoryFilters) => Boolean(filters.projectId || filters.accountType || filters.expiresFrom || filters.expiresTo || filters.createdTo || filters.attributeName);
+
 const hasAccountFilter = (filters: DirectoryFilters) =>
   Boolean(filters.platformStatus || filters.emailStatus || filters.state || filters.createdFrom || filters.createdTo || filters.attributeName);
 
@@ -352,6 +355,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         ...(cursor ? { cursor: checkTermCursor(userId, term, cursor.t) } : {}),
         projects: projectsOf,
         filtered: hasAccountFilter(filters),
+        projectFiltered: hasProjectFilter(filters),
         accept: (item, project) => {
           const view = accountView(item, undefined, String(project.name ?? item.projectName));
           return accountMatches(view, filters) ? view : undefined;

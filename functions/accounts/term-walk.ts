@@ -50,6 +50,8 @@ export async function termWalk<T>(
     /** The projects among these ids that the filters choose (read by key, once per request). */
     projects: (ids: string[]) => Promise<Map<string, Record<string, unknown>>>;
     filtered: boolean;
+    /** A filter decided on the project (project, type, expiry, created range, attribute column): only the hits of chosen projects are read. Without one, every hit is read beside its project. */
+    projectFiltered?: boolean;
     accept: (item: Record<string, unknown>, project: Record<string, unknown>) => T | undefined;
   },
 ): Promise<{ items: T[]; raw: Record<string, unknown>[]; read: number; next?: TermCursor }> {
@@ -80,13 +82,17 @@ export async function termWalk<T>(
     );
     const entries = page.Items ?? [];
     read += entries.length;
-    // Only the hits of projects the filters choose are read (the entry's id names its project).
-    const projects = await options.projects([...new Set(entries.map((entry) => parseAccountId(String(entry.id))?.projectId ?? ''))]);
-    const wanted = entries.filter((entry) => projects.has(parseAccountId(String(entry.id))?.projectId ?? ''));
-    const full = await accountsByKey(deps.db, deps.tableName, wanted.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
+    // With a project-level filter only the hits of projects it chooses are read (the entry's id names
+    // its project); without one the hits are read beside their projects, one round trip less (hits
+    // spread over many projects read as many project items: beside the accounts, not after them).
+    const projectIds = [...new Set(entries.map((entry) => parseAccountId(String(entry.id))?.projectId ?? ''))];
+    const readHits = (hits: typeof entries) => accountsByKey(deps.db, deps.tableName, hits.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
+    const [projects, full] = options.projectFiltered === false
+      ? await Promise.all([options.projects(projectIds), readHits(entries)])
+      : await options.projects(projectIds).then(async (chosen) => [chosen, await readHits(entries.filter((entry) => chosen.has(parseAccountId(String(entry.id))?.projectId ?? '')))] as const);
     read += full.size;
     const shards = new Map([...projects].map(([id, project]) => [id, shardsOf(project)]));
-    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()], shards)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()].filter((item) => projects.has(String(item.projectId))), shards)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
     for (const [n, entry] of entries.entries()) {
       last = { i, sk: String(entry[sk]), pk: String(entry.PK), ask: String(entry.SK) };
       const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);
