@@ -13,16 +13,18 @@ import { busyReason } from './account-action-routes';
  * The kinds an action over the Account Database starts per project (functions/account-jobs/
  * directory-actions.ts), each through its own start, so its checks, lock, security event and
  * job are those of the project page's bulk bar over ticked accounts: account actions, Reset
- * password, Send credentials and a provisioning run's retry of the listed failed accounts.
+ * password, Send credentials and a provisioning run's retry of the listed failed accounts. Each
+ * start writes its job under the id it is given (chosen by the action beforehand, so a read of the
+ * action finds the job of a part its request left 'starting': directory-actions.ts).
  */
 export interface DirectoryKindStarts {
-  action: (userId: string, projectId: string, input: { action: 'deactivate' | 'reactivate' | 'delete' | 'update'; accountIds: string[] }, origin: Partial<RequestOrigin>) => Promise<{ id: string }>;
+  action: (userId: string, projectId: string, input: { action: 'deactivate' | 'reactivate' | 'delete' | 'update'; accountIds: string[] }, origin: Partial<RequestOrigin>, jobId: string) => Promise<{ id: string }>;
   readAction: (userId: string, jobId: string) => Promise<AccountActionJob>;
-  reset: (userId: string, projectId: string, origin: RequestOrigin, selection: { accountIds: string[] }) => Promise<{ id: string }>;
+  reset: (userId: string, projectId: string, origin: RequestOrigin, selection: { accountIds: string[] }, jobId: string) => Promise<{ id: string }>;
   readReset: (userId: string, jobId: string) => Promise<PasswordResetJob>;
-  send: (userId: string, projectId: string, input: { scope: 'selection'; accountIds: string[]; templateId?: string; delivery: 'password' | 'link'; linkExpiresInDays: number; overrideSuppression: boolean }, options: { origin?: Partial<RequestOrigin> }) => Promise<{ id: string }>;
+  send: (userId: string, projectId: string, input: { scope: 'selection'; accountIds: string[]; templateId?: string; delivery: 'password' | 'link'; linkExpiresInDays: number; overrideSuppression: boolean }, options: { origin?: Partial<RequestOrigin> }, jobId: string) => Promise<{ id: string }>;
   readSend: (userId: string, jobId: string) => Promise<MailSend | undefined>;
-  retry: (userId: string, projectId: string, input: { integrationId: string; mode: 'retry' }, options: { accountIds: string[] }) => Promise<{ id: string }>;
+  retry: (userId: string, projectId: string, input: { integrationId: string; mode: 'retry' }, options: { accountIds: string[] }, jobId: string) => Promise<{ id: string }>;
   readRun: (userId: string, jobId: string) => Promise<ProvisioningJob | undefined>;
 }
 
@@ -43,7 +45,7 @@ export function directoryActionKinds(starts: DirectoryKindStarts): Record<Direct
   const accountAction = (action: 'deactivate' | 'reactivate' | 'delete' | 'update'): PartKind => ({
     gate: (plan, project) => (provisioned(project) ? assertApiIntegrations(plan) : undefined),
     busy: busyReason,
-    start: async (userId, project, accountIds, _request, origin) => (await starts.action(userId, String(project.id), { action, accountIds }, origin)).id,
+    start: async (userId, project, accountIds, _request, origin, jobId) => (await starts.action(userId, String(project.id), { action, accountIds }, origin, jobId)).id,
     read: async (userId, jobId): Promise<PartView | undefined> => {
       const job = await orNone(starts.readAction(userId, jobId));
       return job && { status: job.status, total: job.total, done: job.done, failed: job.failed, onPlatform: job.onPlatform, skipped: job.skipped ?? 0, ...(job.reason ? { reason: job.reason } : {}), failures: job.failures ?? [] };
@@ -57,7 +59,7 @@ export function directoryActionKinds(starts: DirectoryKindStarts): Record<Direct
     reset: {
       gate: (plan, project) => (provisioned(project) ? assertApiIntegrations(plan) : undefined),
       busy: busyReason,
-      start: async (userId, project, accountIds, _request, origin) => (await starts.reset(userId, String(project.id), origin, { accountIds })).id,
+      start: async (userId, project, accountIds, _request, origin, jobId) => (await starts.reset(userId, String(project.id), origin, { accountIds }, jobId)).id,
       read: async (userId, jobId) => {
         const job = await orNone(starts.readReset(userId, jobId));
         return job && { status: job.status, total: job.total, done: job.done, failed: job.failed, onPlatform: job.updatedOnPlatform, skipped: job.skipped ?? 0, ...(job.reason ? { reason: job.reason } : {}), failures: (job.failures ?? []).map((f) => ({ accountId: '', username: f.username, reason: f.reason })) };
@@ -66,13 +68,14 @@ export function directoryActionKinds(starts: DirectoryKindStarts): Record<Direct
     send: {
       gate: (plan) => assertCredentialEmails(plan),
       busy: busyReason,
-      start: async (userId, project, accountIds, request, origin) =>
+      start: async (userId, project, accountIds, request, origin, jobId) =>
         (
           await starts.send(
             userId,
             String(project.id),
             { scope: 'selection', accountIds, ...(request.templateId ? { templateId: request.templateId } : {}), delivery: request.delivery, linkExpiresInDays: request.linkExpiresInDays, overrideSuppression: false },
             { origin },
+            jobId,
           )
         ).id,
       read: async (userId, jobId) => {
@@ -83,9 +86,9 @@ export function directoryActionKinds(starts: DirectoryKindStarts): Record<Direct
     retry: {
       gate: (plan) => assertApiIntegrations(plan),
       busy: busyReason,
-      start: async (userId, project, accountIds) => {
+      start: async (userId, project, accountIds, _request, _origin, jobId) => {
         if (typeof project.integrationId !== 'string') throw new NotFoundError(`The accounts of "${String(project.name)}" were never provisioned: there is nothing to retry.`);
-        return (await starts.retry(userId, String(project.id), { integrationId: project.integrationId, mode: 'retry' }, { accountIds })).id;
+        return (await starts.retry(userId, String(project.id), { integrationId: project.integrationId, mode: 'retry' }, { accountIds }, jobId)).id;
       },
       read: async (userId, jobId) => {
         const run = await starts.readRun(userId, jobId);

@@ -1,3 +1,4 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DirectorySelection } from '../../shared/schemas/account-directory';
 import {
@@ -28,7 +29,20 @@ import type { RequestOrigin } from '../security/security-events';
  * accounts). The set is frozen then: accounts that arrive afterwards (a new project, people added)
  * are in no job's rows. The action's item (`DIRACTION#<id>`) names its parts; its progress is the
  * sum of its jobs, read when asked.
+ *
+ * Each part's job id is chosen before anything starts and stored with the part ('starting'), and
+ * the kind's start writes its job under that id. A request that dies while starting the parts
+ * leaves some 'starting': the next read of the action, once no request can still be starting them
+ * (STARTING_GRACE_MS), finds out for each whether its job exists (then it runs, and is shown) or
+ * not (then nothing was done to its accounts: the part is 'not_started', in words). Conditional on
+ * the part being as read, so two reads at once settle it once.
  */
+
+/** Longer than any request may run (the route's function stops at 25 s, API Gateway at 30 s): a part 'starting' after it was left by a request that died. */
+export const STARTING_GRACE_MS = 60_000;
+
+/** Why the accounts of a part left 'starting' were not acted on. */
+export const STOPPED_BEFORE_START = 'The action stopped before it started on this project: its accounts were not changed. Run it again for them.';
 
 /** What a project's job shows of itself, whichever kind it is. */
 export interface PartView {
@@ -48,7 +62,8 @@ export interface PartKind {
   gate: (plan: PlanId, project: Record<string, unknown>) => void;
   /** Why the project cannot take this job now (another job holds it), before any starts. */
   busy: (project: Record<string, unknown>) => string | undefined;
-  start: (userId: string, project: Record<string, unknown>, accountIds: string[], request: DirectoryActionRequest, origin: RequestOrigin) => Promise<string>;
+  /** Starts the project's job under `jobId` (chosen by the action beforehand, so a read can find it). */
+  start: (userId: string, project: Record<string, unknown>, accountIds: string[], request: DirectoryActionRequest, origin: RequestOrigin, jobId: string) => Promise<string>;
   read: (userId: string, jobId: string) => Promise<PartView | undefined>;
 }
 
@@ -117,33 +132,52 @@ export const startDirectoryAction =
     const now = deps.now();
     const at = now.toISOString();
     const id = deps.newId(now);
-    const parts: DirectoryActionPart[] = projects.map((project) => ({ projectId: String(project!.id), projectName: String(project!.name ?? ''), total: groups.get(String(project!.id))!.length, status: 'starting' }));
+    // Each part's job id chosen now and stored before its start (its job is found by it if this request dies).
+    const parts: DirectoryActionPart[] = projects.map((project) => ({ projectId: String(project!.id), projectName: String(project!.name ?? ''), total: groups.get(String(project!.id))!.length, status: 'starting', jobId: deps.newId(now) }));
     const item = { ...keys.directoryAction(userId, id), entityType: 'DirectoryAction', id, userId, action: request.action, total: ids.length, parts, createdAt: at, updatedAt: at };
     await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
     // One project after the other: each start takes its project's lock and writes its job (and security event).
     for (const [n, part] of parts.entries()) {
       let set: Record<string, unknown>;
       try {
-        const jobId = await kind.start(userId, projects[n]!, groups.get(part.projectId)!, request, origin);
+        const jobId = await kind.start(userId, projects[n]!, groups.get(part.projectId)!, request, origin, part.jobId!);
         set = { jobId, status: 'queued' };
       } catch (error) {
         // A project taken by another job since the check, or emptied: its accounts are not acted on, with the reason.
         if (!(error instanceof HttpError)) throw error;
         set = { status: 'not_started', reason: error.message };
       }
-      Object.assign(part, set);
-      await deps.db.send(
-        new UpdateCommand({
-          TableName: deps.tableName,
-          Key: keys.directoryAction(userId, id),
-          UpdateExpression: `SET ${Object.keys(set).map((name) => `parts[${n}].#${name} = :${name}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(Object.keys(set).map((name) => [`#${name}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(Object.entries(set).map(([name, value]) => [`:${name}`, value])),
-        }),
-      );
+      await settlePart(deps, userId, id, n, part, set);
     }
     return directoryActionView(item, parts, new Map());
   };
+
+/**
+ * Part n moves on from 'starting' (to its job's status, or 'not_started' with the reason and no
+ * job id), on condition that it is still 'starting' with the job id it was read with: false when
+ * another request settled it first.
+ */
+async function settlePart(deps: Pick<DirectoryActionDeps, 'db' | 'tableName'>, userId: string, id: string, n: number, part: DirectoryActionPart, set: Record<string, unknown>): Promise<boolean> {
+  const removeJob = set.status === 'not_started' && part.jobId !== undefined;
+  try {
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: keys.directoryAction(userId, id),
+        UpdateExpression: `SET ${Object.keys(set).map((name) => `parts[${n}].#${name} = :${name}`).join(', ')}${removeJob ? ` REMOVE parts[${n}].jobId` : ''}`,
+        ConditionExpression: `parts[${n}].#status = :starting AND ${part.jobId === undefined ? `attribute_not_exists(parts[${n}].jobId)` : `parts[${n}].jobId = :readJob`}`,
+        ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(Object.keys(set).map((name) => [`#${name}`, name])) },
+        ExpressionAttributeValues: { ':starting': 'starting', ...(part.jobId === undefined ? {} : { ':readJob': part.jobId }), ...Object.fromEntries(Object.entries(set).map(([name, value]) => [`:${name}`, value])) },
+      }),
+    );
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException) return false;
+    throw error;
+  }
+  Object.assign(part, set);
+  if (removeJob) delete part.jobId;
+  return true;
+}
 
 /** The action as its parts' jobs say now (`reads`: each started part's job view): done + failed + skipped + pending = total. */
 export function directoryActionView(item: Record<string, unknown>, parts: DirectoryActionPart[], reads: Map<string, PartView | undefined>): DirectoryActionJob {
@@ -190,17 +224,33 @@ export function directoryActionView(item: Record<string, unknown>, parts: Direct
 
 /** GET /api/directory-actions/{id}: the action and the sum of its jobs now; once over, the accounts not done (from each job's own list). */
 export const getDirectoryAction =
-  (deps: Pick<DirectoryActionDeps, 'db' | 'tableName' | 'kinds'>) =>
+  (deps: Pick<DirectoryActionDeps, 'db' | 'tableName' | 'kinds' | 'now'>) =>
   async (userId: string, id: string): Promise<DirectoryActionJob> => {
     const { Item: item } = isIdShaped(id) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.directoryAction(userId, id), ConsistentRead: true })) : { Item: undefined };
     if (!item || item.entityType !== 'DirectoryAction') throw new NotFoundError('Action not found');
     const kind = deps.kinds[item.action as DirectoryAction];
-    const parts = (Array.isArray(item.parts) ? item.parts : []) as DirectoryActionPart[];
+    let parts = (Array.isArray(item.parts) ? item.parts : []) as DirectoryActionPart[];
     const reads = new Map<string, PartView | undefined>();
-    // At most DIRECTORY_ACTION_PROJECTS_MAX jobs, a few at a time.
-    const started = parts.filter((part) => part.jobId);
-    for (let i = 0; i < started.length; i += 10) {
-      await Promise.all(started.slice(i, i + 10).map(async (part) => reads.set(part.jobId!, await kind.read(userId, part.jobId!))));
+    const readJobs = async () => {
+      // At most DIRECTORY_ACTION_PROJECTS_MAX jobs, a few at a time.
+      const started = parts.filter((part) => part.jobId);
+      for (let i = 0; i < started.length; i += 10) {
+        await Promise.all(started.slice(i, i + 10).map(async (part) => reads.set(part.jobId!, await kind.read(userId, part.jobId!))));
+      }
+    };
+    await readJobs();
+    // Parts a request that died left 'starting' (no request can still be starting them): running if their job exists, else not started, in words.
+    const left = parts.flatMap((part, n) => (part.status === 'starting' ? [{ part, n }] : []));
+    if (left.length && deps.now().getTime() - Date.parse(String(item.createdAt)) > STARTING_GRACE_MS) {
+      let raced = false;
+      for (const { part, n } of left) {
+        const job = part.jobId ? reads.get(part.jobId) : undefined;
+        if (!(await settlePart(deps, userId, id, n, { ...part }, job ? { status: 'queued' } : { status: 'not_started', reason: STOPPED_BEFORE_START }))) raced = true;
+      }
+      // Settled by another read meanwhile: its parts as it left them.
+      const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.directoryAction(userId, id), ConsistentRead: true }));
+      parts = (Array.isArray(now?.parts) ? now.parts : []) as DirectoryActionPart[];
+      if (raced) await readJobs();
     }
     const view = directoryActionView(item, parts, reads);
     if (view.status !== 'running') {

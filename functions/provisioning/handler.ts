@@ -40,13 +40,13 @@ const check = checkPeople({
   now: () => new Date(),
 });
 
-const startAction = startAccountAction({
+const actionDeps = {
   ...runtime,
-  newId: timeOrderedId,
   events: { db: runtime.db, tableName: runtime.tableName },
   plan: dynamoPlanReader(runtime.db, runtime.tableName),
-  integrationName: async (userId, id) => (await runtime.integrations.get(userId, id))?.name,
-});
+  integrationName: async (userId: string, id: string) => (await runtime.integrations.get(userId, id))?.name,
+};
+const startAction = startAccountAction({ ...actionDeps, newId: timeOrderedId });
 const getAction = getAccountAction(runtime);
 const countSelection = countAccountSelection(runtime);
 
@@ -55,17 +55,24 @@ const planOf = dynamoPlanReader(runtime.db, runtime.tableName);
 const integrationName = async (userId: string, id: string) => (await runtime.integrations.get(userId, id))?.name;
 const mail = credentialsRuntime();
 const readReset = getPasswordReset(runtime);
+/** Ids for a start whose job takes the id the directory action chose for it (its first id), fresh ones after. */
+const jobIdFirst = (jobId: string) => {
+  let given = false;
+  return (now: Date) => (given ? timeOrderedId(now) : ((given = true), jobId));
+};
 const kinds = directoryActionKinds({
-  action: startAction,
+  action: (userId, projectId, input, origin, jobId) => startAccountAction({ ...actionDeps, newId: jobIdFirst(jobId) })(userId, projectId, input, origin),
   readAction: getAction,
-  reset: startPasswordReset({ ...runtime, newId: timeOrderedId, events: { db: runtime.db, tableName: runtime.tableName }, plan: planOf, integrationName }),
+  reset: (userId, projectId, origin, selection, jobId) =>
+    startPasswordReset({ ...runtime, newId: jobIdFirst(jobId), events: { db: runtime.db, tableName: runtime.tableName }, plan: planOf, integrationName })(userId, projectId, origin, selection),
   readReset,
-  send: startSend({ ...mail, newId: timeOrderedId, plan: planOf, linksAvailable: true, events: { db: runtime.db, tableName: runtime.tableName } }),
+  send: (userId, projectId, input, options, jobId) => startSend({ ...mail, newId: jobIdFirst(jobId), plan: planOf, linksAvailable: true, events: { db: runtime.db, tableName: runtime.tableName } })(userId, projectId, input, options),
   readSend: async (userId, id) => {
     const send = isIdShaped(id) ? await readSend(runtime, userId, id) : undefined;
     return send && sendView(send);
   },
-  retry: start,
+  retry: (userId, projectId, input, options, jobId) =>
+    startProvisioning({ ...runtime, newId: jobIdFirst(jobId), plan: planOf, integration: (user, id) => runtime.integrations.get(user, id) })(userId, projectId, input, options),
   readRun: async (userId, id) => {
     const job = isIdShaped(id) ? await readJob(runtime, userId, id) : undefined;
     return job && job.entityType === 'ProvisioningJob' ? jobView(job) : undefined;

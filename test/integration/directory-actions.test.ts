@@ -6,7 +6,12 @@ import type { DirectoryActionJob } from '../../shared/schemas/directory-actions'
 import type { Integration } from '../../shared/schemas/integrations';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../functions/core/keys';
+import { timeOrderedId } from '../../functions/core/ids';
+import { STOPPED_BEFORE_START } from '../../functions/account-jobs/directory-actions';
+import type { AccountActionJob } from '../../shared/schemas/account-actions';
+import { apiUser, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { localScimDirectory } from '../support/provisioned-project';
 import { until } from '../support/until';
 
@@ -110,6 +115,64 @@ describe('POST /api/directory-actions', () => {
     expect(await finished(free, action.id)).toMatchObject({ status: 'completed', done: 2 });
     // Nothing left to match: nothing to start.
     expect((await free.call('/api/directory-actions', { body: { action: 'deactivate', matching: { q: 'freeplan', state: 'active' } } })).status).toBe(409);
+  });
+
+  it('settles the parts a dying request left starting: a part whose job was written runs, one without is not started, in words, once', async () => {
+    const alice = await apiUser();
+    const one = await created(alice, `Left ${tag()}`, [1, 2].map((n) => person(`Ida${n}`, 'Left')));
+    const two = await created(alice, `Right ${tag()}`, [1, 2, 3].map((n) => person(`Jan${n}`, 'Right')));
+    const three = await created(alice, `Old ${tag()}`, [person('Kim1', 'Old')]);
+    // Each part's job is written under the id the action chose and stored first.
+    const normal = await start(alice, { action: 'deactivate', accountIds: [(await accountsOf(alice, three.project.id))[0]!.id] });
+    expect(normal.parts[0]!.jobId).toBeDefined();
+    expect(await alice.json<AccountActionJob>(`/api/account-actions/${normal.parts[0]!.jobId}`)).toMatchObject({ projectId: three.project.id, total: 1 });
+
+    // A request that died half-way: the first project's job started (its id chosen and written, the
+    // part not updated), the second's never did; a part from before ids were chosen first has none.
+    const started = await alice.call(`/api/projects/${one.project.id}/account-actions`, { body: { action: 'deactivate', filter: 'all' } });
+    const job = ((await started.json()) as { job: AccountActionJob }).job;
+    const write = async (createdAt: Date) => {
+      const id = timeOrderedId(createdAt);
+      await testDb().send(
+        new PutCommand({
+          TableName: 'bulkonboard',
+          Item: {
+            ...keys.directoryAction(alice.sub, id),
+            entityType: 'DirectoryAction',
+            id,
+            userId: alice.sub,
+            action: 'deactivate',
+            total: 6,
+            parts: [
+              { projectId: one.project.id, projectName: one.project.name, total: 2, status: 'starting', jobId: job.id },
+              { projectId: two.project.id, projectName: two.project.name, total: 3, status: 'starting', jobId: timeOrderedId(createdAt) },
+              { projectId: three.project.id, projectName: three.project.name, total: 1, status: 'starting' },
+            ],
+            createdAt: createdAt.toISOString(),
+            updatedAt: createdAt.toISOString(),
+          },
+        }),
+      );
+      return id;
+    };
+    // Within the time a request may still be starting them: left as they are.
+    const recent = await write(new Date());
+    expect(await alice.json<DirectoryActionJob>(`/api/directory-actions/${recent}`)).toMatchObject({ status: 'running', pending: 6 });
+
+    const left = await write(new Date(Date.now() - 5 * 60_000));
+    // Two reads at once settle each part once, and agree.
+    const [a, b] = await Promise.all([alice.json<DirectoryActionJob>(`/api/directory-actions/${left}`), alice.json<DirectoryActionJob>(`/api/directory-actions/${left}`)]);
+    for (const view of [a, b]) {
+      expect(view.parts.map((part) => part.status === 'not_started')).toEqual([false, true, true]);
+      expect(view.parts[1]).toMatchObject({ status: 'not_started', reason: STOPPED_BEFORE_START });
+      expect(view.parts[1]!.jobId).toBeUndefined();
+    }
+    const done = await finished(alice, left);
+    expect(done).toMatchObject({ status: 'completed', total: 6, done: 2, failed: 4, skipped: 0, pending: 0 });
+    expect(done.failures).toEqual(expect.arrayContaining([expect.objectContaining({ username: `3 accounts of ${two.project.name}`, reason: STOPPED_BEFORE_START })]));
+    expect((await accountsOf(alice, one.project.id)).every((account) => !account.isActive)).toBe(true);
+    expect((await accountsOf(alice, two.project.id)).every((account) => account.isActive)).toBe(true);
+    expect((await bob.call(`/api/directory-actions/${left}`)).status).toBe(404);
   });
 
   it('pages a term with filters beyond the search’s first 50 hits, each account once, and acts on all of them', async () => {
