@@ -1,4 +1,4 @@
-import { Alert, Button, CloseButton, Dialog, List, Portal, Progress, Stack, Text } from '@chakra-ui/react';
+import { Alert, Stack, Text } from '@chakra-ui/react';
 import { useState } from 'react';
 import { proFeatures } from '@shared/plans';
 import { actionWords, type AccountAction } from '@shared/schemas/account-actions';
@@ -17,6 +17,7 @@ import { usePasswordResetQuery, useStartPasswordReset } from '../lib/reset-passw
 import { useEffectivePlan } from '../lib/subscription-api';
 import { CredentialDeliveryFields, defaultTemplateId, validLinkDays } from './credential-delivery-fields';
 import { UpgradePromptDialog } from './upgrade-prompt-dialog';
+import { BulkJobDialog, type JobProgress } from './bulk-job-dialog';
 
 /**
  * What a job over accounts from the project page does: an account action, Reset password, or Send
@@ -50,22 +51,9 @@ export function usePlatformOperation(projectId: string, action: BulkAction, targ
 
 const nameOf = (account: AccountView) => `${account.firstName} ${account.lastName} (${account.username})`;
 
-/** A job's progress as the dialog shows it, whichever kind it is. */
-interface Progressed {
-  status: string;
-  total: number;
-  done: number;
-  failed: number;
-  skipped: number;
-  pending: number;
-  onPlatform: number;
-  integrationName?: string;
-  reason?: string;
-  failures: { key: string; username: string; reason: string }[];
-}
-const ofAction = (job: AccountActionJob): Progressed => ({ ...job, skipped: job.skipped ?? 0, failures: (job.failures ?? []).map((f) => ({ key: f.accountId, username: f.username, reason: f.reason })) });
-const ofReset = (job: PasswordResetJob): Progressed => ({ ...job, skipped: job.skipped ?? 0, onPlatform: job.updatedOnPlatform, failures: (job.failures ?? []).map((f) => ({ key: f.username, username: f.username, reason: f.reason })) });
-const ofSend = (send: MailSend): Progressed => ({
+const ofAction = (job: AccountActionJob): JobProgress => ({ ...job, skipped: job.skipped ?? 0, failures: (job.failures ?? []).map((f) => ({ key: f.accountId, username: f.username, reason: f.reason })) });
+const ofReset = (job: PasswordResetJob): JobProgress => ({ ...job, skipped: job.skipped ?? 0, onPlatform: job.updatedOnPlatform, failures: (job.failures ?? []).map((f) => ({ key: f.username, username: f.username, reason: f.reason })) });
+const ofSend = (send: MailSend): JobProgress => ({
   status: send.status,
   total: send.total,
   done: send.sent,
@@ -91,17 +79,16 @@ const filterWhat = (filter: AccountFilter, count: number) =>
 export function AccountActionDialog(props: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void }) {
   const plan = useEffectivePlan();
   if (props.action === 'send' && plan && plan !== 'pro') return <UpgradePromptDialog feature={proFeatures.credentialEmails} open onOpenChange={(open) => (open ? undefined : props.onClose())} />;
-  return <BulkJobDialog {...props} />;
+  return <ProjectJobDialog {...props} />;
 }
 
 /**
- * Deactivate / Reactivate / Delete / Update, Reset password and Send credentials, asked first:
- * the dialog names the account (or the count) and, for accounts on a platform, what the platform
- * does, or that it cannot, before anything is sent. Once started it shows the job's progress
- * (done, not done, skipped, to go: they add up to the total) and, at the end, the accounts not
- * done with the reason. It stays open until closed, so the outcome is always seen.
+ * Deactivate / Reactivate / Delete / Update, Reset password and Send credentials of the project's
+ * accounts (BulkJobDialog: asked first, then the job's progress and the accounts not done): the
+ * confirmation names the account (or the count) and, for accounts on a platform, what the platform
+ * does, or that it cannot, before anything is sent.
  */
-function BulkJobDialog({ projectId, action, target, onClose, onStarted }: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void }) {
+function ProjectJobDialog({ projectId, action, target, onClose, onStarted }: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void }) {
   const startAction = useStartAccountAction();
   const startReset = useStartPasswordReset();
   const startSend = useSendCredentials();
@@ -127,7 +114,6 @@ function BulkJobDialog({ projectId, action, target, onClose, onStarted }: { proj
   const cannot = platform && !platform.support.supported ? platform.support.reason : undefined;
   const pending = startAction.isPending || startReset.isPending || startSend.isPending;
   const view = action === 'reset' ? (resetJob.data ? ofReset(resetJob.data) : undefined) : action === 'send' ? (sendJob.data ? ofSend(sendJob.data) : undefined) : actionJob.data ? ofAction(actionJob.data) : undefined;
-  const busy = pending || (!!jobId && view?.status !== 'completed' && view?.status !== 'failed');
   const selection = 'filter' in target ? { filter: target.filter } : { accountIds: target.accounts.map((a) => a.id) };
   const started = (job: { id: string }) => {
     setJobId(job.id);
@@ -166,96 +152,36 @@ function BulkJobDialog({ projectId, action, target, onClose, onStarted }: { proj
               : `The account holders of ${what} will be e-mailed their credentials.`;
 
   return (
-    // An alert dialog answers to its buttons and Escape only: a focus or click outside it (the edit
-    // dialog it follows giving focus back to the row's menu as it closes) must not close it.
-    <Dialog.Root role="alertdialog" open onOpenChange={(details) => !details.open && !busy && onClose()} closeOnInteractOutside={false} placement="center">
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content mx="4" aria-busy={busy}>
-            <Dialog.Header>
-              <Dialog.Title>{view ? (busy ? `${words.doing} ${plural(view.total, 'account')}` : `${words.verb} ${plural(view.total, 'account')}: finished`) : title}</Dialog.Title>
-            </Dialog.Header>
-            <Dialog.Body>
-              {view ? (
-                <Stack gap="3" role="status">
-                  <Progress.Root value={view.total ? Math.round(((view.done + view.failed + view.skipped) / view.total) * 100) : 100} size="sm">
-                    <Progress.Label srOnly>Progress</Progress.Label>
-                    <Progress.Track>
-                      <Progress.Range />
-                    </Progress.Track>
-                  </Progress.Root>
-                  <Text>
-                    {view.done} {words.done}
-                    {view.onPlatform ? ` (${view.onPlatform} on ${view.integrationName ?? 'the platform'} too)` : ''}, {view.failed} {words.notDone}
-                    {view.skipped ? `, ${view.skipped} skipped (no longer matching when reached)` : ''}, {view.pending} to go.
-                  </Text>
-                  {view.status === 'failed' && view.reason ? <Text color="fg.error">{view.reason}</Text> : null}
-                  {view.failures.length ? (
-                    <Alert.Root status="error">
-                      <Alert.Indicator />
-                      <Alert.Content>
-                        <Alert.Title>{words.notDoneTitle}</Alert.Title>
-                        <List.Root fontSize="sm" ps="4">
-                          {view.failures.map((f) => (
-                            <List.Item key={f.key} overflowWrap="anywhere">
-                              {f.username}: {f.reason}
-                            </List.Item>
-                          ))}
-                        </List.Root>
-                      </Alert.Content>
-                    </Alert.Root>
-                  ) : null}
-                </Stack>
-              ) : (
-                <Stack gap="3">
-                  <Dialog.Description asChild color="fg">
-                    <Stack gap="3">
-                      <Text>{explanation}</Text>
-                      {platform ? (
-                        platform.support.supported ? (
-                          <Text>
-                            On {platform.name} first: {platform.support.how}
-                          </Text>
-                        ) : (
-                          <Alert.Root status="warning">
-                            <Alert.Indicator />
-                            <Alert.Description>
-                              {platform.name} cannot do this: {cannot} The accounts on it will not be changed (shown as {words.notDone}).
-                            </Alert.Description>
-                          </Alert.Root>
-                        )
-                      ) : null}
-                    </Stack>
-                  </Dialog.Description>
-                  {action === 'send' ? <CredentialDeliveryFields value={choice} onChange={setChoice} templates={templates.data} loading={templates.isPending} idPrefix="bulk-send" /> : null}
-                </Stack>
-              )}
-            </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              {view ? (
-                <Button onClick={onClose} disabled={busy}>
-                  Close
-                </Button>
-              ) : (
-                <>
-                  <Button variant="outline" onClick={onClose} disabled={busy}>
-                    Cancel
-                  </Button>
-                  <Button colorPalette={action === 'reactivate' || action === 'send' || action === 'update' ? 'blue' : 'red'} loading={pending} loadingText="Starting..." onClick={confirm}>
-                    {action === 'send' ? `Send ${plural(count, 'e-mail')}` : action === 'reset' ? `Reset ${plural(count, 'password')}` : single ? words.verb : `${words.verb} ${plural(count, 'account')}`}
-                  </Button>
-                </>
-              )}
-            </Dialog.Footer>
-            {busy ? null : (
-              <Dialog.CloseTrigger asChild>
-                <CloseButton size="sm" />
-              </Dialog.CloseTrigger>
-            )}
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+    <BulkJobDialog
+      title={title}
+      words={words}
+      started={jobId !== undefined}
+      progress={jobId !== undefined ? view : undefined}
+      starting={pending}
+      description={
+        <Stack gap="3">
+          <Text>{explanation}</Text>
+          {platform ? (
+            platform.support.supported ? (
+              <Text>
+                On {platform.name} first: {platform.support.how}
+              </Text>
+            ) : (
+              <Alert.Root status="warning">
+                <Alert.Indicator />
+                <Alert.Description>
+                  {platform.name} cannot do this: {cannot} The accounts on it will not be changed (shown as {words.notDone}).
+                </Alert.Description>
+              </Alert.Root>
+            )
+          ) : null}
+        </Stack>
+      }
+      fields={action === 'send' ? <CredentialDeliveryFields value={choice} onChange={setChoice} templates={templates.data} loading={templates.isPending} idPrefix="bulk-send" /> : undefined}
+      confirmLabel={action === 'send' ? `Send ${plural(count, 'e-mail')}` : action === 'reset' ? `Reset ${plural(count, 'password')}` : single ? words.verb : `${words.verb} ${plural(count, 'account')}`}
+      danger={!(action === 'reactivate' || action === 'send' || action === 'update')}
+      onConfirm={confirm}
+      onClose={onClose}
+    />
   );
 }

@@ -1,4 +1,4 @@
-import { Alert, Button, CloseButton, Dialog, List, Portal, Progress, Stack, Text } from '@chakra-ui/react';
+import { Stack, Text } from '@chakra-ui/react';
 import { useState } from 'react';
 import { proFeatures } from '@shared/plans';
 import type { DirectorySelection } from '@shared/schemas/account-directory';
@@ -8,6 +8,7 @@ import type { AccountView } from '@shared/schemas/project';
 import { plural } from '@shared/text/plural';
 import { CredentialDeliveryFields, defaultTemplateId, validLinkDays } from '../../../components/credential-delivery-fields';
 import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
+import { BulkJobDialog } from '../../../components/bulk-job-dialog';
 import { useTemplateChoicesQuery, type CredentialChoice } from '../../../lib/mail-sends-api';
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { useDirectoryActionQuery, useStartDirectoryAction } from '../api/directory-actions-api';
@@ -35,9 +36,10 @@ export function DirectoryActionDialog(props: { action: DirectoryAction; target: 
 }
 
 /**
- * Asked first (the count: the ticked rows, or the accounts matching now, 'up to' where the badge
- * is an upper bound), then the action's progress over every project, and at the end the accounts
- * not done with the reason. The set is fixed when it starts: the progress names the exact number.
+ * The action over the Account Database (BulkJobDialog: asked first, then the progress over every
+ * project and the accounts not done). The count asked about is the ticked rows, or the accounts
+ * matching now ('up to' where the badge is an upper bound); the set is fixed when it starts, so
+ * the progress names the exact number.
  */
 function ActionDialog({ action, target, onClose, onStarted }: { action: DirectoryAction; target: DirectoryTarget; onClose: () => void; onStarted?: () => void }) {
   const start = useStartDirectoryAction();
@@ -50,7 +52,6 @@ function ActionDialog({ action, target, onClose, onStarted }: { action: Director
   const count = 'accounts' in target ? target.accounts.length : target.count;
   const many = 'accounts' in target ? plural(count, 'account') : target.countIs === 'at-most' ? `up to ${plural(count, 'account')}` : target.countIs === 'at-least' ? `${count.toLocaleString('en-US')}+ accounts` : plural(count, 'account');
   const what = 'accounts' in target ? plural(count, 'selected account') : `${target.countIs === 'exact' ? 'all ' : ''}${many} matching the filters`;
-  const busy = start.isPending || (!!id && view?.status === 'running');
 
   const confirm = () => {
     if (action === 'send' && choice.delivery === 'link' && !validLinkDays(choice.linkExpiresInDays)) return;
@@ -69,90 +70,27 @@ function ActionDialog({ action, target, onClose, onStarted }: { action: Director
   const notStarted = view?.parts.filter((part) => part.status === 'not_started') ?? [];
 
   return (
-    <Dialog.Root role="alertdialog" open onOpenChange={(details) => !details.open && !busy && onClose()} closeOnInteractOutside={false} placement="center">
-      <Portal>
-        <Dialog.Backdrop />
-        <Dialog.Positioner>
-          <Dialog.Content mx="4" aria-busy={busy}>
-            <Dialog.Header>
-              <Dialog.Title>{view ? (busy ? `${words.doing} ${plural(view.total, 'account')}` : `${words.verb} ${plural(view.total, 'account')}: finished`) : `${words.verb} ${what}?`}</Dialog.Title>
-            </Dialog.Header>
-            <Dialog.Body>
-              {view ? (
-                <Stack gap="3" role="status">
-                  <Progress.Root value={view.total ? Math.round(((view.done + view.failed + view.skipped) / view.total) * 100) : 100} size="sm">
-                    <Progress.Label srOnly>Progress</Progress.Label>
-                    <Progress.Track>
-                      <Progress.Range />
-                    </Progress.Track>
-                  </Progress.Root>
-                  <Text>
-                    {view.done} {words.done}, {view.failed} {words.notDone}
-                    {view.skipped ? `, ${view.skipped} skipped (no longer matching when reached)` : ''}, {view.pending} to go
-                    {view.parts.length > 1 ? ` (${plural(view.parts.length, 'project')})` : ''}.
-                  </Text>
-                  {notStarted.length ? (
-                    <Alert.Root status="warning">
-                      <Alert.Indicator />
-                      <Alert.Description>
-                        {notStarted.map((part) => `${part.projectName}: ${part.reason ?? 'not started'}`).join(' ')}
-                      </Alert.Description>
-                    </Alert.Root>
-                  ) : null}
-                  {view.failures?.length ? (
-                    <Alert.Root status="error">
-                      <Alert.Indicator />
-                      <Alert.Content>
-                        <Alert.Title>Not done</Alert.Title>
-                        <List.Root fontSize="sm" ps="4">
-                          {view.failures.map((f, n) => (
-                            <List.Item key={`${f.accountId}-${n}`} overflowWrap="anywhere">
-                              {f.username}: {f.reason}
-                            </List.Item>
-                          ))}
-                        </List.Root>
-                      </Alert.Content>
-                    </Alert.Root>
-                  ) : null}
-                </Stack>
-              ) : (
-                <Stack gap="3">
-                  <Dialog.Description asChild color="fg">
-                    <Stack gap="2">
-                      <Text>
-                        The {what} {words.explain}
-                      </Text>
-                      {'matching' in target ? <Text color="fg.muted">The accounts are taken as they match when you confirm: accounts added afterwards are not included.</Text> : null}
-                    </Stack>
-                  </Dialog.Description>
-                  {action === 'send' ? <CredentialDeliveryFields value={choice} onChange={setChoice} templates={templates.data} loading={templates.isPending} idPrefix="directory-send" /> : null}
-                </Stack>
-              )}
-            </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              {view ? (
-                <Button onClick={onClose} disabled={busy}>
-                  Close
-                </Button>
-              ) : (
-                <>
-                  <Button variant="outline" onClick={onClose} disabled={busy}>
-                    Cancel
-                  </Button>
-                  <Button colorPalette={action === 'delete' || action === 'deactivate' || action === 'reset' ? 'red' : 'blue'} loading={start.isPending} loadingText="Starting..." onClick={confirm}>
-                    {words.label} {many}
-                  </Button>
-                </>
-              )}
-            </Dialog.Footer>
-            {busy ? null : (
-              <Dialog.CloseTrigger asChild>
-                <CloseButton size="sm" />
-              </Dialog.CloseTrigger>
-            )}
-          </Dialog.Content>
-        </Dialog.Positioner>
-      </Portal>
-    </Dialog.Root>
+    <BulkJobDialog
+      title={`${words.verb} ${what}?`}
+      words={{ ...words, notDoneTitle: 'Not done' }}
+      started={id !== undefined}
+      progress={view && { status: view.status, total: view.total, done: view.done, failed: view.failed, skipped: view.skipped, pending: view.pending, failures: (view.failures ?? []).map((f) => ({ key: f.accountId, username: f.username, reason: f.reason })) }}
+      starting={start.isPending}
+      description={
+        <Stack gap="2">
+          <Text>
+            The {what} {words.explain}
+          </Text>
+          {'matching' in target ? <Text color="fg.muted">The accounts are taken as they match when you confirm: accounts added afterwards are not included.</Text> : null}
+        </Stack>
+      }
+      fields={action === 'send' ? <CredentialDeliveryFields value={choice} onChange={setChoice} templates={templates.data} loading={templates.isPending} idPrefix="directory-send" /> : undefined}
+      progressNote={view && view.parts.length > 1 ? ` (${plural(view.parts.length, 'project')})` : undefined}
+      warning={notStarted.length ? notStarted.map((part) => `${part.projectName}: ${part.reason ?? 'not started'}`).join(' ') : undefined}
+      confirmLabel={`${words.label} ${many}`}
+      danger={action === 'delete' || action === 'deactivate' || action === 'reset'}
+      onConfirm={confirm}
+      onClose={onClose}
+    />
   );
 }
