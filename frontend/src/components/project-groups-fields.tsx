@@ -1,9 +1,11 @@
 import { Button, Field, Stack, TagsInput, Text } from '@chakra-ui/react';
 import { CrownIcon } from 'lucide-react';
 import { useState } from 'react';
+import { Controller, type Control, type FieldValues, type Path } from 'react-hook-form';
 import { proFeatures } from '@shared/plans';
 import { GROUP_NAME_MAX, PROJECT_GROUPS_MAX } from '@shared/schemas/project';
-import type { OperationSupport } from '@shared/schemas/lifecycle';
+import { lifecycleSupport, type OperationSupport } from '@shared/schemas/lifecycle';
+import type { ProvisioningTarget } from '@shared/schemas/provisioning';
 import { SettingSwitch } from './setting-switch';
 import { UpgradePromptDialog } from './upgrade-prompt-dialog';
 
@@ -104,5 +106,57 @@ export function ProjectGroupsFields({
         />
       )}
     </Stack>
+  );
+}
+
+/** The first words a form's `groups` error holds (the list's own, or one name's). */
+const groupsError = (error: unknown): string | undefined => {
+  const own = (error as { message?: string } | undefined)?.message;
+  if (own) return own;
+  return Array.isArray(error) ? (error as ({ message?: string } | undefined)[]).find((e) => e?.message)?.message : undefined;
+};
+
+/**
+ * ProjectGroupsFields bound to a form's `groups` and `createGroups` (the bulk creator's and the
+ * project Edit's), with what the integration's platform does with groups (its lifecycle support).
+ */
+export function ProjectGroupsFormFields<T extends FieldValues>({
+  control,
+  error,
+  pro,
+  idPrefix,
+  integration,
+}: {
+  control: Control<T>;
+  /** The form's error for `groups`. */
+  error: unknown;
+  pro: boolean | undefined;
+  idPrefix: string;
+  /** The platform the accounts are (or will be) on, when known. */
+  integration?: ProvisioningTarget & { name: string };
+}) {
+  return (
+    <Controller
+      control={control}
+      name={'groups' as Path<T>}
+      render={({ field: groups }) => (
+        <Controller
+          control={control}
+          name={'createGroups' as Path<T>}
+          render={({ field: create }) => (
+            <ProjectGroupsFields
+              groups={(groups.value as string[] | undefined) ?? []}
+              createGroups={(create.value as boolean | undefined) ?? false}
+              onGroupsChange={groups.onChange}
+              onCreateGroupsChange={create.onChange}
+              {...(groupsError(error) ? { error: groupsError(error)! } : {})}
+              pro={pro}
+              idPrefix={idPrefix}
+              {...(integration ? { platform: { name: integration.name, support: lifecycleSupport(integration).groups } } : {})}
+            />
+          )}
+        />
+      )}
+    />
   );
 }

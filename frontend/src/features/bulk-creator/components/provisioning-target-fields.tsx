@@ -12,8 +12,7 @@ import { effectivePlanOf } from '../../../lib/plan-status';
 import { defaultTarget, provisioningTargets } from '../../../lib/provisioning-progress';
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
 import { PlatformCheck } from './platform-check';
-import { ProjectGroupsFields } from '../../../components/project-groups-fields';
-import { lifecycleSupport } from '@shared/schemas/lifecycle';
+import { ProjectGroupsFormFields } from '../../../components/project-groups-fields';
 
 const LEGEND = 'Create accounts on a platform';
 
@@ -123,30 +122,7 @@ export function ProvisioningTargetFields({
           </NativeSelect.Root>
         </FormField>
         {chosen && target && people?.length && choices.some((c) => c.integration.id === target && !c.reason) ? <PlatformCheck integrationId={target} people={people} /> : null}
-        {chosen ? (
-          <Controller
-            control={control}
-            name="groups"
-            render={({ field: groups }) => (
-              <Controller
-                control={control}
-                name="createGroups"
-                render={({ field: create }) => (
-                  <ProjectGroupsFields
-                    groups={groups.value ?? []}
-                    createGroups={create.value ?? false}
-                    onGroupsChange={groups.onChange}
-                    onCreateGroupsChange={create.onChange}
-                    error={errors.groups?.message ?? (Array.isArray(errors.groups) ? errors.groups.find((e) => e?.message)?.message : undefined)}
-                    pro
-                    idPrefix="bulk-create"
-                    {...(targetIntegration ? { platform: { name: targetIntegration.name, support: lifecycleSupport(targetIntegration).groups } } : {})}
-                  />
-                )}
-              />
-            )}
-          />
-        ) : null}
+        {chosen ? <ProjectGroupsFormFields control={control} error={errors.groups} pro idPrefix="bulk-create" {...(targetIntegration ? { integration: targetIntegration } : {})} /> : null}
         {refused.length ? (
           <List.Root gap="1" fontSize="sm" color="fg.muted" ps="4" aria-label="Integrations that cannot be a target">
             {refused.map(({ integration, reason }) => (

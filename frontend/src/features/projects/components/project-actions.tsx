@@ -2,7 +2,7 @@ import { Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckCircle2Icon, FileUpIcon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
 import { PROJECT_EXPIRED_MESSAGE, projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
 import type * as z from 'zod';
@@ -12,9 +12,8 @@ import { useEffectivePlan, useSubscriptionStatus } from '../../../lib/subscripti
 import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
 import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
 import { plural } from '@shared/text/plural';
-import { ProjectGroupsFields } from '../../../components/project-groups-fields';
+import { ProjectGroupsFormFields } from '../../../components/project-groups-fields';
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
-import { lifecycleSupport } from '@shared/schemas/lifecycle';
 import { ProjectSyncDialog } from './project-sync-dialog';
 
 const EDIT_FORM_ID = 'edit-project-form';
@@ -140,28 +139,7 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                     register={{ name: register('name'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
                     errors={{ name: errors.name?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
                   />
-                  <Controller
-                    control={control}
-                    name="groups"
-                    render={({ field: groups }) => (
-                      <Controller
-                        control={control}
-                        name="createGroups"
-                        render={({ field: create }) => (
-                          <ProjectGroupsFields
-                            groups={groups.value ?? []}
-                            createGroups={create.value ?? false}
-                            onGroupsChange={groups.onChange}
-                            onCreateGroupsChange={create.onChange}
-                            error={errors.groups?.message ?? (Array.isArray(errors.groups) ? errors.groups.find((e) => e?.message)?.message : undefined)}
-                            pro={plan === undefined ? undefined : plan === 'pro'}
-                            idPrefix="project-edit"
-                            {...(integration ? { platform: { name: integration.name, support: lifecycleSupport(integration).groups } } : {})}
-                          />
-                        )}
-                      />
-                    )}
-                  />
+                  <ProjectGroupsFormFields control={control} error={errors.groups} pro={plan === undefined ? undefined : plan === 'pro'} idPrefix="project-edit" {...(integration ? { integration } : {})} />
                 </Stack>
               </form>
             </Dialog.Body>
