@@ -79,8 +79,8 @@ function ActionDialog({ action, target, onClose, onStarted }: { action: Director
       description={
         <Stack gap="2">
           <Text>
-            {/* 'All 120 accounts matching the filters will be...', 'The 3 selected accounts will be...' */}
-            {'accounts' in target || target.countIs !== 'exact' ? `The ${what}` : `${what.charAt(0).toUpperCase()}${what.slice(1)}`} {words.explain}
+            {/* 'All 120 accounts matching the filters will be...', 'Up to 80 ...', 'The 3 selected accounts will be...' */}
+            {'accounts' in target || target.countIs === 'at-least' ? `The ${what}` : `${what.charAt(0).toUpperCase()}${what.slice(1)}`} {words.explain}
           </Text>
           {'matching' in target ? <Text color="fg.muted">The accounts are taken as they match when you confirm: accounts added afterwards are not included.</Text> : null}
         </Stack>
