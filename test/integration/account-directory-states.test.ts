@@ -1,16 +1,11 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { timeOrderedId } from '../../functions/core/ids';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../functions/core/keys';
-import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
-import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
-import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
 import type { DirectoryPage } from '../../shared/schemas/account-directory';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, type ApiUser } from '../support/api';
-import { until } from '../support/until';
+import { accountActionFinished, sweepAt } from '../support/expiry';
 
 /**
  * The Account Database's Active / Deactivated / Expired filters (docs/data-model.md, "Counts"):
@@ -19,19 +14,7 @@ import { until } from '../support/until';
  * delete. The expiry is the hourly sweep called with its clock moved to a year of this file's own.
  */
 const TABLE = 'bulkonboard';
-const stack = inject('stack');
 const db = testDb();
-const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-const sweepAt = (at: string) =>
-  sweepExpiredProjects({
-    db,
-    tableName: TABLE,
-    queue: sqsProvisioningQueue(sqs, stack.queueUrls.provisioning!),
-    mail: sqsMailSender(sqs, stack.queueUrls.mail!),
-    now: () => new Date(at),
-    newId: timeOrderedId,
-    integrationName: async () => undefined,
-  })({});
 
 const list = (user: ApiUser, params: Record<string, string | number>) =>
   user.json<DirectoryPage>(`/api/accounts?${new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]))}`);
@@ -58,17 +41,7 @@ async function act(user: ApiUser, projectId: string, body: Record<string, unknow
   return finished(user, ((await started.json()) as { job: AccountActionJob }).job.id);
 }
 
-const finished = (user: ApiUser, jobId: string) =>
-  until(
-    `account action ${jobId}`,
-    () => user.json<AccountActionJob>(`/api/account-actions/${jobId}`),
-    (job) => {
-      expect(job.done + job.failed + job.pending).toBe(job.total);
-      return job.status === 'completed' || job.status === 'failed';
-    },
-    90_000,
-    200,
-  );
+const finished = accountActionFinished;
 
 describe('the Active / Deactivated / Expired badge', () => {
   let user: ApiUser;

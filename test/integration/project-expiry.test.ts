@@ -1,12 +1,9 @@
-import { SQSClient } from '@aws-sdk/client-sqs';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScimServer, type ScimServer } from '../../bin/local/scim-server';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
-import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
-import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
 import { backfillExpiryIndex, EXPIRY_BACKFILL } from '../../functions/schedules/backfill-expiry-index';
 import { sweepExpiredProjects, type SweepResult } from '../../functions/schedules/sweep-expired-projects';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
@@ -18,6 +15,7 @@ import { dayOf } from '../../functions/analytics/counters';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { until } from '../support/until';
+import { accountActionFinished, sweepAt } from '../support/expiry';
 
 /**
  * Expiry (docs/lifecycle.md, "Expiry"): the sweep the hourly schedule runs, called here with the
@@ -29,18 +27,6 @@ import { until } from '../support/until';
 const TABLE = 'bulkonboard';
 const stack = inject('stack');
 const db = testDb();
-const local = { region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } };
-const sqs = new SQSClient(local);
-const sweepAt = (at: string, options: Parameters<ReturnType<typeof sweepExpiredProjects>>[0] = {}): Promise<SweepResult> =>
-  sweepExpiredProjects({
-    db,
-    tableName: TABLE,
-    queue: sqsProvisioningQueue(sqs, stack.queueUrls.provisioning!),
-    mail: sqsMailSender(sqs, stack.queueUrls.mail!),
-    now: () => new Date(at),
-    newId: timeOrderedId,
-    integrationName: async (userId, id) => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.integration(userId, id) }))).Item?.name as string | undefined,
-  })(options);
 const startedFor = (result: SweepResult, project: { id: string }) => result.started.filter((s) => s.projectId === project.id);
 
 const projectItem = async (user: ApiUser, projectId: string) => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(user.sub, projectId), ConsistentRead: true }))).Item;
@@ -51,18 +37,7 @@ const create = async (user: ApiUser, name: string, expirationDate: string, count
 const edit = (user: ApiUser, project: Project, expirationDate: string) =>
   user.call(`/api/projects/${project.id}`, { method: 'PUT', body: { name: project.name, accountType: project.accountType, expirationDate } });
 
-async function finished(user: ApiUser, jobId: string): Promise<AccountActionJob> {
-  return until(
-    `account action ${jobId}`,
-    () => user.json<AccountActionJob>(`/api/account-actions/${jobId}`),
-    (job) => {
-      expect(job.done + job.failed + job.pending).toBe(job.total);
-      return job.status === 'completed' || job.status === 'failed';
-    },
-    90_000,
-    200,
-  );
-}
+const finished = accountActionFinished;
 /** The entries of the expiry index that name a project. */
 async function indexed(projectId: string): Promise<string[]> {
   const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, IndexName: 'ProjectsByExpiry', KeyConditionExpression: 'ExpiryPK = :pk', ExpressionAttributeValues: { ':pk': 'EXPIRY' } }));
