@@ -248,8 +248,8 @@ export const getDirectoryAction =
         if (!(await settlePart(deps, userId, id, n, { ...part }, job ? { status: 'queued' } : { status: 'not_started', reason: STOPPED_BEFORE_START }))) raced = true;
       }
       // Settled by another read meanwhile: its parts as it left them.
-      const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.directoryAction(userId, id), ConsistentRead: true }));
-      parts = (Array.isArray(now?.parts) ? now.parts : []) as DirectoryActionPart[];
+      const { Item: settled } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.directoryAction(userId, id), ConsistentRead: true }));
+      parts = (Array.isArray(settled?.parts) ? settled.parts : []) as DirectoryActionPart[];
       if (raced) await readJobs();
     }
     const view = directoryActionView(item, parts, reads);
