@@ -79,6 +79,9 @@ const exactHeaderField = (cell: string): PersonField | undefined => {
   return FIELDS.find((field) => HEADER_ALIASES[field].includes(key));
 };
 
+/** Whether a header cell names one of the person's own fields (first name, last name, e-mail) by a usual spelling. */
+export const namesPersonField = (cell: string): boolean => exactHeaderField(cell) !== undefined;
+
 /**
  * The spec's rule (the first line is a header when it contains 'first') plus header names
  * without 'first' ('Given Name', 'Surname', 'E-mail'). A line holding an address is a person,

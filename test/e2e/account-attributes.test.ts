@@ -131,4 +131,56 @@ describe('Extra columns in Chromium', () => {
     const saved = (await user.json<Integration[]>('/api/integrations')).find((i) => i.id === integration.id)!;
     expect(saved.apiConfig.provisioning?.attributeMapping).toMatchObject({ department: 'enterprise.department', costCenter: 'enterprise.costCenter' });
   });
+
+  it("adds a named column in the Bulk Creator's manual entry; its value lands in the account drawer", async () => {
+    const { page, user } = session;
+    const name = `Manual columns ${tag}`;
+    /** The manual entry filled in: one person, and a column 'Cost Center' added with their value. */
+    const fillIn = async () => {
+      await page.goto(`${app}/bulk-creator`);
+      await page.getByRole('tab', { name: 'Manual Entry' }).click();
+      await page.getByLabel('Project name').fill(name);
+      await page.getByLabel('First name').fill(`Cole${tag}`);
+      await page.getByLabel('Last name').fill('Manual');
+      await page.getByLabel('Email').fill(`cole.${tag}@example.com`);
+      await page.getByRole('button', { name: 'Add column' }).click();
+      // A fixed field is refused in words; a name is kept as typed.
+      await page.getByLabel('Column name').fill('E-mail');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByText('First name, last name and e-mail are columns already').waitFor();
+      await page.getByLabel('Column name').fill('Cost Center');
+      await page.getByLabel('Column name').press('Enter');
+      await page.getByRole('list', { name: 'Extra columns' }).getByText('Cost Center').waitFor();
+      await page.getByLabel('Cost Center', { exact: true }).fill('C-42');
+    };
+    for (const [theme, width] of [
+      ['dark', 1280],
+      ['dark', 390],
+      ['light', 390],
+      ['light', 1280],
+    ] as const) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await useTheme(page, theme);
+      await fillIn();
+      await settle(page);
+      expect(describeViolations(`manual entry with a column (${theme}, ${width})`, await axeViolations(page))).toEqual([]);
+      await page.screenshot({ path: screenshotPath(`manual-entry-extra-column-${theme}-${width}`), fullPage: true });
+    }
+    await page.getByRole('button', { name: 'Create Accounts' }).click();
+    await page.getByRole('heading', { name, level: 2 }).waitFor();
+    const project = (await user.json<Project[]>('/api/projects')).find((p) => p.name === name)!;
+    expect(project.attributeKeys).toEqual(['costCenter']);
+
+    await page.goto(`${app}/projects/${project.id}`);
+    await page.getByRole('button', { name: `Actions for Cole${tag} Manual` }).click();
+    const history = page.getByRole('menuitem', { name: 'History' });
+    await history.waitFor();
+    await settle(page);
+    await history.click();
+    const drawer = page.getByRole('dialog', { name: `History of Cole${tag} Manual` });
+    const details = drawer.getByTestId('account-details');
+    await details.getByText('Cost Center').waitFor();
+    await details.getByText('C-42').waitFor();
+    await page.screenshot({ path: screenshotPath('manual-entry-extra-column-drawer-light') });
+  });
 });
