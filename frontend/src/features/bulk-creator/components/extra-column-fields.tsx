@@ -1,4 +1,4 @@
-import { Button, CloseButton, Field, HStack, Input, Stack, Tag, Text } from '@chakra-ui/react';
+import { Button, Field, HStack, Input, Stack, Tag, Text } from '@chakra-ui/react';
 import { PlusIcon } from 'lucide-react';
 import { useId, useState, type ChangeEvent, type KeyboardEvent } from 'react';
 import { ATTRIBUTE_VALUE_MAX, MAX_ATTRIBUTES } from '@shared/schemas/attributes';
@@ -48,7 +48,7 @@ export function ExtraColumnsBar({ columns, onChange, disabled = false }: { colum
             <Tag.Root key={column.key} role="listitem" size="lg" variant="subtle">
               <Tag.Label>{column.label}</Tag.Label>
               <Tag.EndElement>
-                <CloseButton size="2xs" aria-label={`Remove the column ${column.label}`} disabled={disabled} onClick={() => onChange(columns.filter((c) => c.key !== column.key))} />
+                <Tag.CloseTrigger aria-label={`Remove the column ${column.label}`} disabled={disabled} onClick={() => onChange(columns.filter((c) => c.key !== column.key))} />
               </Tag.EndElement>
             </Tag.Root>
           ))}
