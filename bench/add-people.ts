@@ -12,16 +12,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { startLocalStack } from '../bin/local/stack';
-import { accountItem } from '../functions/accounts/account-item';
-import { accountShardsFor } from '../functions/accounts/account-partitions';
-import { usernameBlocks } from '../functions/bulk/bulk-store';
-import { keys } from '../functions/core/keys';
-import { timeOrderedId } from '../functions/core/ids';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
+import { seedLargeProject } from './large-project';
 import { benchPortShift } from './ports';
 
 const EXISTING = 50_000;
@@ -53,52 +49,8 @@ export async function addPeopleBench(): Promise<void> {
     await call('/api/auth/user');
     const userId = user.sub;
 
-    // The large project, written as the bulk job writes it.
-    const now = new Date();
-    const projectId = timeOrderedId(now);
-    const shards = accountShardsFor(EXISTING);
-    const createdAt = now.toISOString();
-    await db.send(
-      new PutCommand({
-        TableName: 'bulkonboard',
-        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: 'Large', accountType: 'Standard User', status: 'active', accountCount: EXISTING, failedCount: 0, accountShards: shards, statsCounted: true, createdAt, updatedAt: createdAt },
-      }),
-    );
-    const year = now.getUTCFullYear();
-    const names: string[] = [];
-    const items: Record<string, unknown>[] = [];
-    for (let row = 1; row <= EXISTING; row++) {
-      const username = `large${row}person${year}`;
-      names.push(username);
-      items.push(
-        accountItem(
-          { id: keys.accountId(projectId, row), userId, projectId, projectName: 'Large', row, firstName: 'Large', lastName: `Person${row}`, email: `large.${row}@example.com`, username, passwordCiphertext: 'bench', accountType: 'Standard User', isActive: true, externalStatus: 'pending', createdAt },
-          shards,
-        ),
-      );
-    }
-    items.push(...usernameBlocks(userId, { projectId, jobId: projectId, chunk: 0 }, names));
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        for (let batch = batches.pop(); batch; batch = batches.pop()) {
-          let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
-          while (pending.length) {
-            const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { bulkonboard: pending as never } }));
-            pending = UnprocessedItems?.bulkonboard ?? [];
-          }
-        }
-      }),
-    );
-    await db.send(
-      new UpdateCommand({
-        TableName: 'bulkonboard',
-        Key: keys.user(userId),
-        UpdateExpression: 'SET subscriptionPlan = :pro, usernameItems = :one, projectCount = :p, accountCount = :n',
-        ExpressionAttributeValues: { ':pro': 'pro', ':one': 1, ':p': 1, ':n': EXISTING },
-      }),
-    );
+    // The large project, written as the bulk job writes it (bench/large-project.ts).
+    const { projectId } = await seedLargeProject(db, userId, EXISTING);
 
     const people = (tag: string) => Array.from({ length: ADDED }, (_, i) => ({ firstName: `New${tag}`, lastName: `Person${i}`, email: `new.${tag}.${i}@example.com` }));
     const times = { add: [] as number[], create: [] as number[] };

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { BatchWriteCommand, DynamoDBDocumentClient, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Readable } from 'node:stream';
 import { localCredentials } from '../bin/local/bootstrap';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -23,13 +23,10 @@ import { startLocalStack } from '../bin/local/stack';
 import { peopleCsvStream } from '../shared/csv/read-people';
 import type { BulkUploadForm } from '../shared/schemas/bulk-upload';
 import type { SyncPreview } from '../shared/schemas/account-sync';
-import { accountItem } from '../functions/accounts/account-item';
-import { accountShardsFor } from '../functions/accounts/account-partitions';
-import { usernameBlocks } from '../functions/bulk/bulk-store';
 import { keys } from '../functions/core/keys';
-import { timeOrderedId } from '../functions/core/ids';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
+import { seedLargeProject } from './large-project';
 import { benchPortShift } from './ports';
 
 const ACCOUNTS = 50_000;
@@ -62,47 +59,8 @@ export async function syncBench(): Promise<void> {
     await call('/api/auth/user');
     const userId = user.sub;
 
-    // The large project, written as the bulk job writes it.
-    const now = new Date();
-    const projectId = timeOrderedId(now);
-    const shards = accountShardsFor(ACCOUNTS);
-    const createdAt = now.toISOString();
-    await db.send(
-      new PutCommand({
-        TableName: TABLE,
-        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: 'Large', accountType: 'Standard User', status: 'active', accountCount: ACCOUNTS, lastRow: ACCOUNTS, failedCount: 0, accountShards: shards, statsCounted: true, createdAt, updatedAt: createdAt },
-      }),
-    );
-    const year = now.getUTCFullYear();
-    const names: string[] = [];
-    const items: Record<string, unknown>[] = [];
-    for (let row = 1; row <= ACCOUNTS; row++) {
-      const username = `large${row}person${year}`;
-      names.push(username);
-      items.push(
-        accountItem(
-          { id: keys.accountId(projectId, row), userId, projectId, projectName: 'Large', row, firstName: 'Large', lastName: `Person${row}`, email: `large.${row}@example.com`, username, passwordCiphertext: 'bench', accountType: 'Standard User', isActive: true, externalStatus: 'pending', createdAt },
-          shards,
-        ),
-      );
-    }
-    items.push(...usernameBlocks(userId, { projectId, jobId: projectId, chunk: 0 }, names));
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-    await Promise.all(
-      Array.from({ length: 8 }, async () => {
-        for (let batch = batches.pop(); batch; batch = batches.pop()) {
-          let pending: unknown[] = batch.map((Item) => ({ PutRequest: { Item } }));
-          while (pending.length) {
-            const { UnprocessedItems } = await db.send(new BatchWriteCommand({ RequestItems: { [TABLE]: pending as never } }));
-            pending = UnprocessedItems?.[TABLE] ?? [];
-          }
-        }
-      }),
-    );
-    await db.send(
-      new UpdateCommand({ TableName: TABLE, Key: keys.user(userId), UpdateExpression: 'SET subscriptionPlan = :pro, usernameItems = :one, projectCount = :p, accountCount = :n', ExpressionAttributeValues: { ':pro': 'pro', ':one': 1, ':p': 1, ':n': ACCOUNTS } }),
-    );
+    // The large project, written as the bulk job writes it (bench/large-project.ts).
+    const { projectId, shards } = await seedLargeProject(db, userId, ACCOUNTS);
 
     // The file: rows 1..(ACCOUNTS - differ) (the last `differ` accounts missing), every 99th of them with a new last name, and `differ` new people.
     const kept = ACCOUNTS - differ;

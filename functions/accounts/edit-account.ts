@@ -1,6 +1,6 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { attributeField, changedFieldLabel, editableAccountFields, platformChangeText, type AccountEditRequest, type AccountEditResult, type EditableAccountField, type FieldChange } from '../../shared/schemas/account-edit';
+import { changedFieldLabel, type AccountEditRequest, type AccountEditResult, type EditableAccountField } from '../../shared/schemas/account-edit';
 import type { EmailStatus } from '../../shared/schemas/email-status';
 import { baseUsername, usernameYear } from '../../shared/generation/username';
 import { usernamesFor } from '../bulk/usernames';
@@ -9,10 +9,9 @@ import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { recordSecurityEvent, type RequestOrigin } from '../security/security-events';
-import { accountView, attributesOf } from './account-item';
+import { accountChange, projectTouch, type TransactItem } from './account-change';
+import { accountView } from './account-item';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
-import { searchTerm } from './search-terms';
-import { attributeIndexChanges } from './attribute-index-items';
 import { blockHolding, takenUsernamesOfBase } from './username-claims';
 
 export interface EditAccountDeps {
@@ -66,93 +65,28 @@ export function editAccount(deps: EditAccountDeps) {
         email: input.email,
         username: input.regenerateUsername ? await freshUsername(userId, loaded, input, at) : before.username,
       };
-      const changes: FieldChange[] = editableAccountFields.filter((field) => before[field] !== after[field]).map((field) => ({ field, from: before[field], to: after[field] }));
       // The extra columns, when sent: the whole map as it should be (a key left out is removed).
-      const attributesBefore = attributesOf(item) ?? {};
-      const attributesAfter = input.attributes ?? attributesBefore;
-      const attributeKeys = [...new Set([...Object.keys(attributesBefore), ...Object.keys(attributesAfter)])].sort();
-      for (const key of attributeKeys) {
-        const from = attributesBefore[key] ?? '';
-        const to = attributesAfter[key] ?? '';
-        if (from !== to) changes.push({ field: attributeField(key), from, to });
-      }
-      const attributesChanged = changes.some((change) => change.field.startsWith('attributes.'));
-      const newKeys = Object.keys(attributesAfter).filter((key) => !(key in attributesBefore));
-      if (changes.length === 0) return { account: accountView(current), changes, credentialsSentToOldAddress: false };
-
-      const atIso = at.toISOString();
-      const emailChanged = changes.some((change) => change.field === 'email');
-      const credentialsSentToOldAddress = emailChanged && SENT_STATES.has(current.emailStatus as EmailStatus);
-      // A provisioned account's platform does not have the change yet (the update job comes with
-      // the provisioning port's update): the account says so until it does.
+      // A provisioned account's platform does not have the change yet: the account says so until
+      // 'Update on <platform>' sends it.
       const platform = isProvisioned(current) ? await platformNameOf(deps.db, deps.tableName, loaded) : undefined;
-      const earlierFields = (item.platformChange as { fields?: string[] } | undefined)?.fields ?? [];
-      const platformChange = platform ? { platform, since: String((item.platformChange as { since?: string } | undefined)?.since ?? atIso), fields: [...new Set([...earlierFields, ...changes.map((c) => c.field)])] } : undefined;
-
-      const search = keys.accountSearch(userId, { firstName: searchTerm(after.firstName), lastName: searchTerm(after.lastName), email: searchTerm(after.email), username: after.username }, accountId);
-      const set: Record<string, unknown> = { firstName: after.firstName, lastName: after.lastName, email: after.email, username: after.username, editedAt: atIso, ...search };
-      if (platformChange) set.platformChange = platformChange;
-      if (attributesChanged) set.attributes = attributesAfter;
-      // The e-mail status shown is that of the last e-mail, which went to the old address: the lists say so.
-      if (emailChanged) set.emailChangedAt = atIso;
-      const names = Object.fromEntries(Object.keys(set).map((name, i) => [`#s${i}`, name]));
-      const values = Object.fromEntries(Object.values(set).map((value, i) => [`:s${i}`, value]));
-      const transactItems: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']> = [
-        {
-          Update: {
-            TableName: deps.tableName,
-            Key: { PK: item.PK, SK: item.SK },
-            UpdateExpression: `SET ${Object.keys(names).map((name, i) => `${name} = :s${i}`).join(', ')}`,
-            // The extra columns as read too (a map compares whole), when they change.
-            ConditionExpression: `firstName = :oldFirst AND lastName = :oldLast AND email = :oldEmail AND username = :oldUsername${
-              attributesChanged ? (item.attributes === undefined ? ' AND attribute_not_exists(#oldAttributes)' : ' AND #oldAttributes = :oldAttributes') : ''
-            }`,
-            ExpressionAttributeNames: { ...names, ...(attributesChanged ? { '#oldAttributes': 'attributes' } : {}) },
-            ExpressionAttributeValues: {
-              ...values,
-              ':oldFirst': before.firstName,
-              ':oldLast': before.lastName,
-              ':oldEmail': before.email,
-              ':oldUsername': before.username,
-              ...(attributesChanged && item.attributes !== undefined ? { ':oldAttributes': item.attributes } : {}),
-            },
-          },
-        },
-        {
-          // The project as read: no provisioning run or account action started since (their start
-          // sets the lock in one write); accountsVersion: a sync preview read before the edit is
-          // stale after it (functions/sync); new extra columns join the project's (its exports show them).
-          Update: {
-            TableName: deps.tableName,
-            Key: keys.project(userId, loaded.projectId),
-            UpdateExpression: `ADD accountsVersion :one${newKeys.length ? ', attributeKeys :keys' : ''}`,
-            ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(activeProvisioningJob) AND attribute_not_exists(activeAccountAction)',
-            ExpressionAttributeValues: { ':one': 1, ...(newKeys.length ? { ':keys': new Set(newKeys) } : {}) },
-          },
-        },
-        {
-          Put: {
-            TableName: deps.tableName,
-            Item: {
-              ...keys.accountHistory(userId, loaded.projectId, loaded.row, atIso, timeOrderedId(at)),
-              entityType: 'AccountHistory',
-              userId,
-              projectId: loaded.projectId,
-              accountId,
-              kind: 'edited',
-              at: atIso,
-              changes,
-              ...(platform ? { detail: platformChangeText(platform) } : {}),
-            },
-          },
-        },
-      ];
-      // The Attribute filter's entries follow the values (functions/accounts/attribute-index.ts).
-      if (attributesChanged) {
-        const index = attributeIndexChanges(userId, loaded.projectId, loaded.row, attributesBefore, attributesAfter);
-        for (const Key of index.remove) transactItems.push({ Delete: { TableName: deps.tableName, Key } });
-        for (const Item of index.put) transactItems.push({ Put: { TableName: deps.tableName, Item } });
-      }
+      const write = accountChange(deps.tableName, {
+        userId,
+        projectId: loaded.projectId,
+        row: loaded.row,
+        accountId,
+        item,
+        after,
+        ...(input.attributes ? { attributes: input.attributes } : {}),
+        ...(platform ? { platform } : {}),
+        at,
+        historyId: timeOrderedId(at),
+      });
+      const { changes, set, emailChanged } = write;
+      if (changes.length === 0) return { account: accountView(current), changes, credentialsSentToOldAddress: false };
+      const credentialsSentToOldAddress = emailChanged && SENT_STATES.has(current.emailStatus as EmailStatus);
+      // The project as read: no provisioning run or account action started since; accountsVersion:
+      // a sync preview read before the edit is stale after it; new extra columns join the project's.
+      const transactItems: TransactItem[] = [write.items[0]!, projectTouch(deps.tableName, userId, loaded.projectId, write.newKeys, true), ...write.items.slice(1)];
       const usernameChanged = after.username !== before.username;
       if (usernameChanged) {
         // The old name goes back to the pool: its name item, or its place in the username block

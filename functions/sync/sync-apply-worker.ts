@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPasswordSettings, type BulkCreateInput } from '../../shared/schemas/bulk';
-import { platformChangeText } from '../../shared/schemas/account-edit';
+import { editableAccountFields, type EditableAccountField } from '../../shared/schemas/account-edit';
 import { SYNC_FAILURES_SHOWN, syncMessages, type SyncChangedRow, type SyncMissingAccount, type SyncNewRow, type SyncStartedJob } from '../../shared/schemas/account-sync';
 import type { AccountAction } from '../../shared/schemas/account-actions';
 import { accountActionItem, accountActionJobs } from '../account-actions/account-actions';
@@ -10,8 +10,9 @@ import * as jobs from '../account-jobs/lifecycle';
 import { MAX_SELECTED_ACCOUNTS, selectionFields } from '../account-jobs/selection';
 import { allAccountsInOrder, shardsOf } from '../accounts/account-partitions';
 import { isProvisioned } from '../accounts/account-record';
+import { accountChange, projectTouch } from '../accounts/account-change';
+import { attributesOf } from '../accounts/account-item';
 import { readStates, overlayState } from '../accounts/account-states';
-import { searchTerm } from '../accounts/search-terms';
 import type { CreateBulkAccountsResult, PreparedCreation } from '../bulk/create-bulk-accounts';
 import type { CheckedRow } from '../bulk/check-rows';
 import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
@@ -21,7 +22,7 @@ import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { mapBounded } from '../provisioning/pacing';
 import type { ProvisioningMessage } from '../provisioning/provisioning-message';
-import { syncFields, valueAt } from './sync-fields';
+import { fieldPath, valueAt } from './sync-fields';
 import { ended, jobState, type Apply, type SyncApplyDeps } from './sync-apply';
 import { getPreview, readPart, readParts, sectionEntries, type SyncPreviewItem } from './sync-store';
 
@@ -133,7 +134,6 @@ async function updateHere(deps: ApplyWorkerDeps, userId: string, item: SyncPrevi
   if (!project) return { ...apply, step: 'done', errors: [...apply.errors, 'The project was deleted.'] };
   const shards = shardsOf(project);
   const platform = typeof project.integrationId === 'string' ? ((await deps.integrationName(userId, project.integrationId)) ?? 'the platform') : undefined;
-  const fields = syncFields();
   const started = Date.now();
   let cursor = apply.cursor ?? 0;
   const at = new Date(apply.startedAt);
@@ -142,7 +142,17 @@ async function updateHere(deps: ApplyWorkerDeps, userId: string, item: SyncPrevi
     const entries = await readPart<SyncChangedRow>(deps.db, deps.tableName, userId, item.id, 'changed', cursor);
     const rows = entries.map((e) => Number(e.accountId.slice(e.accountId.lastIndexOf('.') + 1)));
     const accounts = await accountsByRow(deps, userId, item.projectId, shards, rows);
-    const outcomes = await mapBounded(entries, 8, (entry, i) => updateOne(deps, userId, item, entry, accounts.get(rows[i]!), platform, fields, at));
+    const outcomes = await mapBounded(entries, 8, (entry, i) => updateOne(deps, userId, item, entry, accounts.get(rows[i]!), platform, at));
+    // The project once for the part (not in every account's transaction: they would contend for
+    // its item): a preview read before is stale, the new extra columns join its attributeKeys.
+    // Before the tally: a redelivery that finds the accounts written does it again (a set's ADD, one more version: harmless).
+    const newKeys = [...new Set(entries.flatMap((entry, i) => (outcomes[i]!.updated ? entry.changes.filter((c) => c.field.startsWith('attributes.') && c.from === '' && c.to !== '').map((c) => fieldPath(c.field)[1]!) : [])))];
+    if (outcomes.some((o) => o.updated)) {
+      const touch = projectTouch(deps.tableName, userId, item.projectId, newKeys, false).Update!;
+      await deps.db.send(new UpdateCommand(touch as ConstructorParameters<typeof UpdateCommand>[0])).catch((error: unknown) => {
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      });
+    }
     const failures = outcomes.flatMap((o, i) => (o.failed ? [{ accountId: entries[i]!.accountId, username: entries[i]!.username, reason: o.failed }] : []));
     await deps.db.send(
       new PutCommand({
@@ -192,96 +202,76 @@ async function accountsByRow(deps: Pick<SyncApplyDeps, 'db' | 'tableName'>, user
   return found;
 }
 
+/** Tries of one account's write: another writer between the read and the write reads again. */
+const UPDATE_ATTEMPTS = 3;
+
+/**
+ * One changed account written through the accounts' one writer (functions/accounts/account-change.ts,
+ * as an Edit writes it): the fields and the whole `attributes` map as the preview's changes make
+ * them, conditional on the account as read, with its history entry (one change per field and per
+ * extra column, an id made from the preview and the row: a redelivery rewrites the same entry) and
+ * the Attribute filter's entries moved. An account that already has the new values counts as done;
+ * one whose changed fields no longer hold the preview's old values is left alone and listed.
+ */
 async function updateOne(
   deps: Pick<SyncApplyDeps, 'db' | 'tableName'>,
   userId: string,
   item: SyncPreviewItem,
   entry: SyncChangedRow,
-  account: Record<string, unknown> | undefined,
+  read: Record<string, unknown> | undefined,
   platform: string | undefined,
-  fields: ReturnType<typeof syncFields>,
   at: Date,
 ): Promise<{ updated?: boolean; failed?: string; onPlatform?: boolean }> {
-  if (!account) return { failed: 'Deleted after the preview: not updated.' };
-  const onPlatform = platform !== undefined && isProvisioned(account);
-  const pathOf = (field: string) => fields.find((f) => f.field === field)?.path ?? [field];
-  const current = entry.changes.map((c) => valueAt(account, pathOf(c.field)));
-  // A redelivery (or an apply that died after this write) finds the new values: done already.
-  if (entry.changes.every((c, i) => current[i] === c.to)) return { updated: true, onPlatform: onPlatform && account.platformChange !== undefined };
-  if (!entry.changes.every((c, i) => current[i] === c.from)) return { failed: 'Changed after the preview: not updated. Preview the file again.' };
-  const after = Object.fromEntries(['firstName', 'lastName', 'email'].map((name) => [name, entry.changes.find((c) => c.field === name)?.to ?? String(account[name] ?? '')]));
-  const set: Record<string, unknown> = { editedAt: at.toISOString() };
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const conditions: string[] = ['attribute_exists(PK)'];
-  entry.changes.forEach((change, i) => {
-    const path = pathOf(change.field).map((name, n) => {
-      names[`#f${i}_${n}`] = name;
-      return `#f${i}_${n}`;
+  let account = read;
+  for (let attempt = 1; ; attempt++) {
+    if (!account) return { failed: 'Deleted after the preview: not updated.' };
+    const onPlatform = platform !== undefined && isProvisioned(account);
+    const current = entry.changes.map((c) => valueAt(account!, fieldPath(c.field)));
+    // A redelivery (or an apply that died after this write) finds the new values: done already.
+    if (entry.changes.every((c, i) => current[i] === c.to)) return { updated: true, onPlatform: onPlatform && account.platformChange !== undefined };
+    if (!entry.changes.every((c, i) => current[i] === c.from)) return { failed: CHANGED_AFTER };
+    const to = (field: string) => entry.changes.find((c) => c.field === field)?.to;
+    const after = Object.fromEntries(editableAccountFields.map((field) => [field, to(field) ?? String(account![field] ?? '')])) as Record<EditableAccountField, string>;
+    const attributeChanges = entry.changes.filter((c) => c.field.startsWith('attributes.'));
+    let attributes: Record<string, string> | undefined;
+    if (attributeChanges.length) {
+      attributes = { ...(attributesOf(account) ?? {}) };
+      for (const change of attributeChanges) {
+        const key = fieldPath(change.field)[1]!;
+        if (change.to) attributes[key] = change.to;
+        else delete attributes[key];
+      }
+    }
+    const row = Number(account.row);
+    const write = accountChange(deps.tableName, {
+      userId,
+      projectId: item.projectId,
+      row,
+      accountId: String(account.id),
+      item: account,
+      after,
+      ...(attributes ? { attributes } : {}),
+      ...(onPlatform ? { platform } : {}),
+      at,
+      historyId: timeOrderedIdFrom(at, `${item.id}#${row}`),
+      detail: 'Updated from a file',
     });
-    values[`:to${i}`] = change.to;
-    values[`:from${i}`] = change.from;
-    conditions.push(change.from === '' ? `(attribute_not_exists(${path.join('.')}) OR ${path.join('.')} = :from${i})` : `${path.join('.')} = :from${i}`);
-    set[`__path${i}`] = path.join('.');
-  });
-  const search = keys.accountSearch(userId, { firstName: searchTerm(after.firstName!), lastName: searchTerm(after.lastName!), email: searchTerm(after.email!), username: String(account.username) }, String(account.id));
-  const extra: Record<string, unknown> = { editedAt: at.toISOString(), ...search };
-  if (onPlatform) {
-    const earlier = (account.platformChange as { fields?: string[]; since?: string } | undefined) ?? {};
-    extra.platformChange = { platform, since: earlier.since ?? at.toISOString(), fields: [...new Set([...(earlier.fields ?? []), ...entry.changes.map((c) => c.field)])] };
+    try {
+      await withRetry('Applying a sync', workerRetry, isThrottling, () => deps.db.send(new TransactWriteCommand({ TransactItems: write.items })));
+      return { updated: true, onPlatform };
+    } catch (error) {
+      if (!(error instanceof TransactionCanceledException) || !error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict')) throw error;
+    }
+    // Written meanwhile by another delivery of this apply (its values are the new ones), or changed by someone else: read again.
+    if (attempt >= UPDATE_ATTEMPTS) return { failed: CHANGED_AFTER };
+    const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: { PK: account.PK, SK: account.SK }, ConsistentRead: true }));
+    account = Item ? { ...Item, ...stateOf(account) } : undefined;
   }
-  if (entry.changes.some((c) => c.field === 'email')) extra.emailChangedAt = at.toISOString();
-  const extraNames = Object.keys(extra);
-  extraNames.forEach((name, n) => {
-    names[`#x${n}`] = name;
-    values[`:x${n}`] = extra[name];
-  });
-  const assignments = [...entry.changes.map((_, i) => `${String(set[`__path${i}`])} = :to${i}`), ...extraNames.map((_, n) => `#x${n} = :x${n}`)];
-  const row = Number(account.row);
-  try {
-    await withRetry('Applying a sync', workerRetry, isThrottling, () =>
-      deps.db.send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: deps.tableName,
-                Key: { PK: account.PK, SK: account.SK },
-                UpdateExpression: `SET ${assignments.join(', ')}`,
-                ConditionExpression: conditions.join(' AND '),
-                ExpressionAttributeNames: names,
-                ExpressionAttributeValues: values,
-              },
-            },
-            {
-              Put: {
-                TableName: deps.tableName,
-                Item: {
-                  ...keys.accountHistory(userId, item.projectId, row, at.toISOString(), timeOrderedIdFrom(at, `${item.id}#${row}`)),
-                  entityType: 'AccountHistory',
-                  userId,
-                  projectId: item.projectId,
-                  accountId: String(account.id),
-                  kind: 'edited',
-                  at: at.toISOString(),
-                  changes: entry.changes.filter((c) => ['firstName', 'lastName', 'email'].includes(String(c.field))).map((c) => ({ field: c.field, from: c.from, to: c.to })),
-                  detail: `Updated from a file${onPlatform && platform ? `; ${platformChangeText(platform)}` : ''}`,
-                },
-              },
-            },
-          ],
-        }),
-      ),
-    );
-  } catch (error) {
-    if (!(error instanceof TransactionCanceledException) || error.CancellationReasons?.[0]?.Code !== 'ConditionalCheckFailed') throw error;
-    // Written meanwhile by another delivery of this apply (its values are the new ones), or changed by someone else.
-    const { Item: now } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: { PK: account.PK, SK: account.SK }, ConsistentRead: true }));
-    if (now && entry.changes.every((c) => valueAt(now, pathOf(c.field)) === c.to)) return { updated: true, onPlatform };
-    return { failed: 'Changed after the preview: not updated. Preview the file again.' };
-  }
-  return { updated: true, onPlatform };
 }
+
+const CHANGED_AFTER = 'Changed after the preview: not updated. Preview the file again.';
+/** The PROV entry's fields overlaid on the account as first read (whether it is provisioned). */
+const stateOf = (account: Record<string, unknown>) => ({ externalStatus: account.externalStatus, externalAccountId: account.externalAccountId });
 
 /**
  * An account action over `rows` (at most MAX_SELECTED_ACCOUNTS at a time, the rest in the next
@@ -382,7 +372,9 @@ async function addNew(deps: ApplyWorkerDeps, userId: string, item: SyncPreviewIt
     const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(userId, apply.addPeople.id), ConsistentRead: true }));
     const state = Item ? jobState('bulk-job', Item) : apply.addPeople;
     if (!ended(state.status)) return 'wait';
-    return { ...apply, addPeople: state, created: state.done, step: 'done' };
+    // The job started its follow-ups when it ended (the credentials' send among them).
+    const followed = { mailSendId: typeof Item?.mailSendId === 'string' ? Item.mailSendId : undefined, mailSendError: typeof Item?.mailSendError === 'string' ? Item.mailSendError : undefined, provisioningError: typeof Item?.provisioningError === 'string' ? Item.provisioningError : undefined };
+    return { ...apply, addPeople: state, created: state.done, step: 'done', ...(followed.mailSendId ? { mailSendId: followed.mailSendId } : {}), errors: [...apply.errors, ...followUpErrors(followed)] };
   }
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, item.projectId), ConsistentRead: true }));
   if (!project) return { ...apply, step: 'done', errors: [...apply.errors, 'The project was deleted.'] };
@@ -413,10 +405,14 @@ async function addNew(deps: ApplyWorkerDeps, userId: string, item: SyncPreviewIt
     passwordSettings: defaultPasswordSettings,
     createExternalAccounts: false,
     projectId: item.projectId,
+    // Add people's own send over the rows it adds (functions/bulk/add-people.ts startFollowUps).
+    ...(apply.options.sendCredentials ? { sendCredentials: apply.options.sendCredentials } : {}),
   } as BulkCreateInput;
   try {
     const result = await deps.create(userId, input, { checked: { valid, rejected: [], total: valid.length } });
-    if (result.kind === 'created') return { ...apply, created: already + result.summary.successful, step: 'done', errors: [...apply.errors, ...followUpErrors(result.summary)] };
+    if (result.kind === 'created') {
+      return { ...apply, created: already + result.summary.successful, step: 'done', ...(result.summary.mailSendId ? { mailSendId: result.summary.mailSendId } : {}), errors: [...apply.errors, ...followUpErrors(result.summary)] };
+    }
     return { ...apply, addPeople: { id: result.job.id, kind: 'bulk-job', status: result.job.status, total: result.job.total, done: result.job.done, failed: result.job.failedCount } };
   } catch (error) {
     // Another creation of the user's holds its lock: later.

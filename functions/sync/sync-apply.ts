@@ -6,7 +6,7 @@ import { plural } from '../../shared/text/plural';
 import { ConflictError, NotFoundError, PlanLimitError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from '../security/security-events';
-import { assertApiIntegrations, projectFullMessage } from '../usage/plan-usage';
+import { assertApiIntegrations, assertCredentialEmails, projectFullMessage } from '../usage/plan-usage';
 import type { SyncMessage } from './sync-preview';
 import { getPreview, previewView, readParts, stampOf, type SyncPreviewItem } from './sync-store';
 
@@ -67,6 +67,8 @@ export const applySyncPreview =
     // Accounts on a platform are changed there too: a platform operation, Pro as provisioning is.
     const provisioned = typeof project.integrationId === 'string' && Number(project.syncedCount ?? 0) > 0;
     if (provisioned && (toUpdate > 0 || toMissing > 0)) assertApiIntegrations(plan);
+    // The new people's credentials by e-mail: Pro, as for Add people (checked before anything is written).
+    if (toCreate > 0 && options.sendCredentials) assertCredentialEmails(plan);
     const at = deps.now().toISOString();
     const apply: Apply = { options, step: 'update-here', toUpdate, updatedHere: 0, updateFailed: 0, toCreate, created: 0, failures: [], errors: [], startedAt: at, cursor: 0, version: 0 };
     try {
@@ -130,6 +132,7 @@ async function applyProgress(deps: Pick<SyncApplyDeps, 'db' | 'tableName'>, user
     ...(updateOnPlatform ? { updateOnPlatform } : {}),
     ...(missingAction ? { missingAction } : {}),
     ...(addPeople ? { addPeople } : {}),
+    ...(apply.mailSendId ? { mailSendId: apply.mailSendId } : {}),
     errors: apply.errors ?? [],
     startedAt: apply.startedAt,
     ...(apply.finishedAt ? { finishedAt: apply.finishedAt } : {}),

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { peopleCsvStream, type CsvRow } from '../../shared/csv/read-people';
+import { headerExtraColumns, peopleCsvStream, recordAttributes, type CsvRow } from '../../shared/csv/read-people';
+import { ATTRIBUTE_MESSAGES, MAX_ATTRIBUTES } from '../../shared/schemas/attributes';
 import { toCsv, UTF8_BOM } from '../../shared/csv/write-csv';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
@@ -28,6 +29,7 @@ import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { shardsOf } from '../accounts/account-partitions';
 import { readStates } from '../accounts/account-states';
+import { attributesOf } from '../accounts/account-item';
 import { syncFields, valueAt, type SyncFieldDef, type SyncFileRow } from './sync-fields';
 import { failPreview } from './sync-endings';
 import { getPreview, previewExpiresAt, previewView, readPart, SYNC_PART_ENTRIES, sectionEntries, stampOf, writeItems, type SyncPreviewItem } from './sync-store';
@@ -180,10 +182,13 @@ export interface SyncDiff {
  * e-mail, case-insensitive. An account matched by an earlier row rejects the later one; a changed
  * e-mail another account of the project has is rejected (two accounts would share it).
  */
-export function diffRows(file: { rows: readonly CsvRow[]; header: readonly string[] }, accounts: readonly Record<string, unknown>[], fields: readonly SyncFieldDef[]): SyncDiff {
+export function diffRows(file: { rows: readonly CsvRow[]; header: readonly string[] }, accounts: readonly Record<string, unknown>[]): SyncDiff {
   const idColumn = file.header.findIndex((cell) => ID_HEADERS.includes(headerKey(cell)));
   const employeeColumn = idColumn >= 0 ? -1 : file.header.findIndex((cell) => EMPLOYEE_ID_HEADERS.includes(headerKey(cell)));
   const matchKey: SyncMatchKey = idColumn >= 0 ? 'id' : employeeColumn >= 0 ? 'employeeId' : 'email';
+  // The extra columns compared: the reader's, without the id column (the account's id, no attribute).
+  const extras = headerExtraColumns(file.header, idColumn >= 0 ? [idColumn] : []);
+  const fields = syncFields(extras.map((column) => column.key));
   const byId = new Map<string, Record<string, unknown>>();
   const byEmail = new Map<string, Record<string, unknown>>();
   const byEmployee = new Map<string, Record<string, unknown>>();
@@ -196,17 +201,17 @@ export function diffRows(file: { rows: readonly CsvRow[]; header: readonly strin
   const matchedRow = new Map<string, number>();
   const sections: SyncDiff['sections'] = { new: [], changed: [], unchanged: [], missing: [], rejected: [] };
   const reject = (row: CsvRow, problem: string) => sections.rejected.push({ row: row.row, firstName: row.firstName.slice(0, 200), lastName: row.lastName.slice(0, 200), email: row.email.slice(0, 254), problem });
-  const header = file.header;
   for (const row of file.rows) {
     if (row.issues.length) {
       reject(row, row.issues.map((issue) => issue.message).join('; '));
       continue;
     }
-    const extra: Record<string, string> = {};
-    header.forEach((name, i) => {
-      if (name) extra[name] = (row.raw[i] ?? '').trim();
-    });
-    const fileRow: SyncFileRow = { row: row.row, firstName: row.firstName, lastName: row.lastName, email: row.email, extra };
+    const columns = recordAttributes(row.raw, extras);
+    if (columns.problems.length) {
+      reject(row, columns.problems.join('; '));
+      continue;
+    }
+    const fileRow: SyncFileRow = { row: row.row, firstName: row.firstName, lastName: row.lastName, email: row.email, attributes: columns.attributes };
     let account: Record<string, unknown> | undefined;
     let matchedBy: SyncMatchKey = 'email';
     const key = (row.raw[idColumn >= 0 ? idColumn : employeeColumn] ?? '').trim();
@@ -241,6 +246,17 @@ export function diffRows(file: { rows: readonly CsvRow[]; header: readonly strin
     const holder = newEmail !== undefined ? byEmail.get(newEmail) : undefined;
     if (holder && holder !== account) {
       reject(row, `Another account of this project has this e-mail (${String(holder.username)})`);
+      continue;
+    }
+    // The account's extra columns with the file's: within the caps of one person.
+    const kept = new Set(Object.keys(attributesOf(account) ?? {}));
+    for (const change of changes) {
+      if (!change.field.startsWith('attributes.')) continue;
+      if (change.to) kept.add(change.field.slice('attributes.'.length));
+      else kept.delete(change.field.slice('attributes.'.length));
+    }
+    if (kept.size > MAX_ATTRIBUTES) {
+      reject(row, ATTRIBUTE_MESSAGES.tooMany(kept.size));
       continue;
     }
     matchedRow.set(accountId, row.row);
@@ -298,7 +314,7 @@ export const runSyncPreview =
     let accounts: Record<string, unknown>[];
     try {
       const fileRead = readFile(deps, userId, previewId);
-      // The header decides the fields only for extra columns; the three fields are always read.
+      // The three fields and the `attributes` map are always read: the header decides the rest.
       const accountsRead = readAccounts(deps, userId, item.projectId, project, syncFields());
       [file, accounts] = await Promise.all([fileRead, accountsRead]);
     } catch (error) {
@@ -306,7 +322,7 @@ export const runSyncPreview =
       throw error;
     }
     if (file.fileError) return failPreview(deps, userId, previewId, file.fileError);
-    const diff = diffRows(file, accounts, syncFields(file.header));
+    const diff = diffRows(file, accounts);
     const at = deps.now();
     const ttl = previewExpiresAt(at);
     const parts: Record<string, unknown>[] = [];

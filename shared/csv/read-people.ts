@@ -79,6 +79,9 @@ const exactHeaderField = (cell: string): PersonField | undefined => {
   return FIELDS.find((field) => HEADER_ALIASES[field].includes(key));
 };
 
+/** Whether a header cell names one of the person's own fields (first name, last name, e-mail) by a usual spelling. */
+export const namesPersonField = (cell: string): boolean => exactHeaderField(cell) !== undefined;
+
 /**
  * The spec's rule (the first line is a header when it contains 'first') plus header names
  * without 'first' ('Given Name', 'Surname', 'E-mail'). A line holding an address is a person,
@@ -95,8 +98,8 @@ function isHeader(cells: readonly string[]): boolean {
 /** A header's other columns: each one's index and attribute key (the first of two columns with one key wins). */
 export type ExtraColumns = readonly { index: number; key: string }[];
 
-function extraColumns(cells: readonly string[], columns: Record<PersonField, number>): ExtraColumns {
-  const used = new Set(Object.values(columns));
+function extraColumns(cells: readonly string[], columns: Record<PersonField, number>, skip: readonly number[] = []): ExtraColumns {
+  const used = new Set([...Object.values(columns), ...skip]);
   const seen = new Set<string>();
   const extras: { index: number; key: string }[] = [];
   cells.forEach((cell, index) => {
@@ -107,6 +110,15 @@ function extraColumns(cells: readonly string[], columns: Record<PersonField, num
     extras.push({ index, key });
   });
   return extras;
+}
+
+/**
+ * A header's extra columns as the reader keeps them (none when the header lacks a field), leaving
+ * out the columns at `skip`: a sync's id column names the account, it is no attribute.
+ */
+export function headerExtraColumns(cells: readonly string[], skip: readonly number[] = []): ExtraColumns {
+  const columns = mapHeader(cells);
+  return columns ? extraColumns(cells, columns, skip) : [];
 }
 
 /** Column index of each field, or undefined when the header lacks one. */
@@ -166,7 +178,7 @@ function checkRecord(row: number, cells: string[], columns: Record<PersonField, 
       if (!issues.some((known) => known.field === field)) issues.push({ field, message: issue.message });
     }
   }
-  const extra = attributesOf(cells, extras);
+  const extra = recordAttributes(cells, extras);
   for (const message of extra.problems) issues.push({ message });
   if (firstRowOfEmail && !issues.some((issue) => issue.field === 'email')) {
     const key = email.toLowerCase();
@@ -178,7 +190,7 @@ function checkRecord(row: number, cells: string[], columns: Record<PersonField, 
 }
 
 /** A record's other columns as the account keeps them, with the problems that reject the row. */
-function attributesOf(cells: readonly string[], extras: ExtraColumns) {
+export function recordAttributes(cells: readonly string[], extras: ExtraColumns) {
   if (!extras.length) return { attributes: {}, problems: [] };
   const values: Record<string, string> = {};
   for (const { index, key } of extras) values[key] = cells[index] ?? '';

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { idField } from './ids';
+import { credentialOptionsSchema } from './mail-send';
 
 /**
  * Sync a changed list into a project ('Update from a file', docs/sync.md): the file is uploaded as
@@ -71,6 +72,12 @@ export const syncApplySchema = z.object(
     createNew: z.boolean('createNew must be true or false').default(false),
     updateChanged: z.boolean('updateChanged must be true or false').default(false),
     missing: z.enum(syncMissingChoices, 'missing must be nothing, deactivate or delete').default('nothing'),
+    /**
+     * E-mail the new people their credentials once created, as Add people's 'E-mail each account
+     * holder' does (Pro; the same send over the added rows). Absent: not e-mailed (Add people's
+     * default). Used only with createNew.
+     */
+    sendCredentials: credentialOptionsSchema.optional(),
   },
   'The request must be an object with createNew, updateChanged and missing',
 );
@@ -110,6 +117,8 @@ export interface SyncApplyProgress {
   updateOnPlatform?: SyncStartedJob;
   missingAction?: SyncStartedJob;
   addPeople?: SyncStartedJob;
+  /** The send of the new people's credentials (GET /api/mail-sends/{id}), once started. */
+  mailSendId?: string;
   /** A step that could not run, in words (plan limit, a job that would not start). */
   errors: string[];
   startedAt: string;

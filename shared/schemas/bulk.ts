@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { credentialOptionsSchema } from './mail-send';
 import { createGroupsSchema, projectGroupsSchema } from './project-groups';
+import { checkAttributes } from './attributes';
 
 /** Spec 3 and 9: account types, password rules, bulk-create request and response. */
 export const accountTypes = ['Standard User', 'Admin User', 'Training Account', 'Demo Account'] as const;
@@ -153,7 +154,19 @@ export type BulkCreateInput = z.output<typeof bulkCreateBodySchema>;
 /** Manual entry form (spec 5): same endpoint, fixed password settings, no account type. */
 export const manualEntrySchema = z.object({
   projectName: z.string().trim().min(1, 'Project name is required'),
-  accounts: z.array(personSchema).min(1, 'At least one account is required'),
+  accounts: z
+    .array(
+      personSchema.extend({
+        /** The person's values of the columns added ('Add column'), by key: the caps of a file's row (checkAttributes). */
+        attributes: z
+          .record(z.string(), z.string())
+          .optional()
+          .superRefine((values, context) => {
+            for (const message of checkAttributes(values).problems) context.addIssue({ code: 'custom', message });
+          }),
+      }),
+    )
+    .min(1, 'At least one account is required'),
 });
 
 export interface CreatedAccount {

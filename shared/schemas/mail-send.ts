@@ -34,6 +34,7 @@ export const credentialOptionsSchema = z.object({
     .default(LINK_EXPIRY_DAYS_DEFAULT),
 });
 export type CredentialOptions = z.output<typeof credentialOptionsSchema>;
+export type CredentialOptionsInput = z.input<typeof credentialOptionsSchema>;
 
 /** POST /api/projects/{id}/send-credentials */
 export const sendCredentialsSchema = credentialOptionsSchema

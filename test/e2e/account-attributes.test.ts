@@ -19,6 +19,19 @@ describe('Extra columns in Chromium', () => {
   const csv = ['First Name,Last Name,Email,Department,Job Title', `Nora${tag},Vale,nora.${tag}@example.com,Research,Analyst`, `Omar${tag},Reyes,omar.${tag}@example.com,Sales,Rep`].join('\n');
   let project: Project;
 
+  /** An account's drawer opened from its row menu on the project page, and its Details. */
+  const openHistory = async (projectId: string, fullName: string) => {
+    const { page } = session;
+    await page.goto(`${app}/projects/${projectId}`);
+    await page.getByRole('button', { name: `Actions for ${fullName}` }).click();
+    const history = page.getByRole('menuitem', { name: 'History' });
+    await history.waitFor();
+    await settle(page);
+    await history.click();
+    const drawer = page.getByRole('dialog', { name: `History of ${fullName}` });
+    return { drawer, details: drawer.getByTestId('account-details') };
+  };
+
   it('keeps the columns of an uploaded CSV and shows them in the account drawer', async () => {
     const { page, user } = session;
     await page.goto(`${app}/bulk-creator`);
@@ -34,14 +47,7 @@ describe('Extra columns in Chromium', () => {
     project = (await user.json<Project[]>('/api/projects')).find((p) => p.name === `Columns ${tag}`)!;
     expect(project.attributeKeys).toEqual(['department', 'title']);
 
-    await page.goto(`${app}/projects/${project.id}`);
-    await page.getByRole('button', { name: `Actions for Nora${tag} Vale` }).click();
-    const history = page.getByRole('menuitem', { name: 'History' });
-    await history.waitFor();
-    await settle(page);
-    await history.click();
-    const drawer = page.getByRole('dialog', { name: `History of Nora${tag} Vale` });
-    const details = drawer.getByTestId('account-details');
+    const { drawer, details } = await openHistory(project.id, `Nora${tag} Vale`);
     await details.getByText('Research').waitFor();
     await details.getByText('Analyst').waitFor();
     expect(describeViolations('account drawer with details (light)', await axeViolations(page))).toEqual([]);
@@ -130,5 +136,88 @@ describe('Extra columns in Chromium', () => {
     await dialog.waitFor({ state: 'hidden' });
     const saved = (await user.json<Integration[]>('/api/integrations')).find((i) => i.id === integration.id)!;
     expect(saved.apiConfig.provisioning?.attributeMapping).toMatchObject({ department: 'enterprise.department', costCenter: 'enterprise.costCenter' });
+  });
+
+  it("adds a named column in the Bulk Creator's manual entry; its value lands in the account drawer", async () => {
+    const { page, user } = session;
+    const name = `Manual columns ${tag}`;
+    /** The manual entry filled in: one person, and a column 'Cost Center' added with their value. */
+    const fillIn = async () => {
+      await page.goto(`${app}/bulk-creator`);
+      await page.getByRole('tab', { name: 'Manual Entry' }).click();
+      await page.getByLabel('Project name').fill(name);
+      await page.getByLabel('First name').fill(`Cole${tag}`);
+      await page.getByLabel('Last name').fill('Manual');
+      await page.getByLabel('Email').fill(`cole.${tag}@example.com`);
+      await page.getByRole('button', { name: 'Add column' }).click();
+      // A fixed field is refused in words; a name is kept as typed.
+      await page.getByLabel('Column name').fill('E-mail');
+      await page.getByRole('button', { name: 'Add', exact: true }).click();
+      await page.getByText('First name, last name and e-mail are columns already').waitFor();
+      await page.getByLabel('Column name').fill('Cost Center');
+      await page.getByLabel('Column name').press('Enter');
+      await page.getByRole('list', { name: 'Extra columns' }).getByText('Cost Center').waitFor();
+      await page.getByLabel('Cost Center', { exact: true }).fill('C-42');
+    };
+    for (const [theme, width] of [
+      ['dark', 1280],
+      ['dark', 390],
+      ['light', 390],
+      ['light', 1280],
+    ] as const) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await useTheme(page, theme);
+      await fillIn();
+      await settle(page);
+      expect(describeViolations(`manual entry with a column (${theme}, ${width})`, await axeViolations(page))).toEqual([]);
+      await page.getByRole('button', { name: 'Add column' }).scrollIntoViewIfNeeded();
+      await page.screenshot({ path: screenshotPath(`manual-entry-extra-column-${theme}-${width}`) });
+    }
+    await page.getByRole('button', { name: 'Create Accounts' }).click();
+    await page.getByRole('heading', { name, level: 2 }).waitFor();
+    const project = (await user.json<Project[]>('/api/projects')).find((p) => p.name === name)!;
+    expect(project.attributeKeys).toEqual(['costCenter']);
+
+    const { details } = await openHistory(project.id, `Cole${tag} Manual`);
+    await details.getByText('Cost Center').waitFor();
+    await details.getByText('C-42').waitFor();
+    await page.screenshot({ path: screenshotPath('manual-entry-extra-column-drawer-light') });
+  });
+
+  it("adds a named column in Add people's typed entry; the person added keeps its value", async () => {
+    const { page, user } = session;
+    const name = `Manual columns ${tag}`;
+    const target = (await user.json<Project[]>('/api/projects')).find((p) => p.name === name)!;
+    const dialog = page.getByRole('dialog', { name: `Add people to ${name}` });
+    const typeIn = async () => {
+      await page.goto(`${app}/projects/${target.id}`);
+      await page.getByRole('button', { name: 'Add people' }).click();
+      await dialog.getByLabel('First name, person 1').fill(`Dana${tag}`);
+      await dialog.getByLabel('Last name, person 1').fill('Typed');
+      await dialog.getByLabel('Email, person 1').fill(`dana.${tag}@example.com`);
+      await dialog.getByRole('button', { name: 'Add column' }).click();
+      await dialog.getByLabel('Column name').fill('Cost Center');
+      await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+      await dialog.getByLabel('Cost Center, person 1').fill('C-7');
+      await dialog.getByRole('button', { name: 'Check these people' }).click();
+      await dialog.getByText('1 valid', { exact: true }).waitFor();
+    };
+    for (const [theme, width] of [
+      ['dark', 390],
+      ['light', 1280],
+    ] as const) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await useTheme(page, theme);
+      await typeIn();
+      await settle(page);
+      expect(describeViolations(`add people with a column (${theme}, ${width})`, await axeViolations(page))).toEqual([]);
+      await dialog.getByLabel('Cost Center, person 1').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: screenshotPath(`add-people-extra-column-${theme}-${width}`) });
+    }
+    await dialog.getByRole('button', { name: 'Add people' }).click();
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('cell', { name: `dana.${tag}@example.com` }).waitFor();
+    const added = (await user.json<{ items: { email: string; attributes?: Record<string, string> }[] }>(`/api/projects/${target.id}/accounts?limit=10`)).items.find((a) => a.email === `dana.${tag}@example.com`)!;
+    expect(added.attributes).toEqual({ costCenter: 'C-7' });
   });
 });

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { AccountView, Page as AccountPage, Project } from '../../shared/schemas/project';
-import { apiUser, people, type ApiUser } from '../support/api';
+import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { until } from '../support/until';
@@ -39,12 +39,12 @@ describe('update a project from a changed file (Chromium)', () => {
   const csv = 'First Name,Last Name,Email\r\nSem0,Tester,sem0@example.com\r\nSem1,Moved,sem1@example.com\r\nSem2,Tester,sem2@example.com\r\nNew,Student,new.student@example.com\r\n';
   const dialog = () => page.getByRole('dialog', { name: 'Update from a file' });
   /** The dialog opened on the project page with the file dropped and its preview read. */
-  const openWithPreview = async () => {
+  const openWithPreview = async (file = csv, read = '4 rows in the file:') => {
     await page.goto(`${app}/projects/${project.id}`);
     await page.getByRole('heading', { level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Update from a file' }).click();
-    await dialog().getByLabel('Upload CSV').setInputFiles({ name: 'semester.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await dialog().getByText('4 rows in the file:').waitFor({ timeout: 60_000 });
+    await dialog().getByLabel('Upload CSV').setInputFiles({ name: 'semester.csv', mimeType: 'text/csv', buffer: Buffer.from(file) });
+    await dialog().getByText(read).waitFor({ timeout: 60_000 });
     return dialog();
   };
 
@@ -82,6 +82,47 @@ describe('update a project from a changed file (Chromium)', () => {
     expect(accounts.items.find((a) => a.email === 'sem1@example.com')?.lastName).toBe('Moved');
     expect(accounts.items.find((a) => a.email === 'sem3@example.com')?.isActive).toBe(false);
     await page.getByRole('cell', { name: 'new.student@example.com' }).waitFor();
+    await useTheme(page, 'light');
+  });
+
+  it('e-mails the new people their credentials when asked (Pro), with the send\'s progress', async () => {
+    await upgradeToPro(user);
+    const next = `${csv}New,Mailed,new.mailed@example.com\r\n`;
+    const open = async () => {
+      await openWithPreview(next, '1 new, 0 changed, 4 unchanged, 0 rejected');
+      // The box's label clicked until its delivery fields show (a click landing while the dialog re-renders its preview may not take).
+      const label = dialog().getByText('E-mail the 1 new person their credentials once they are created');
+      const fields = dialog().getByText('The e-mail carries');
+      for (let attempt = 1; !(await fields.isVisible()); attempt++) {
+        await label.click();
+        await fields.waitFor({ timeout: attempt < 3 ? 5_000 : 30_000 }).catch((error: unknown) => {
+          if (attempt >= 3) throw error;
+        });
+      }
+      expect(await dialog().getByRole('checkbox', { name: 'E-mail the 1 new person their credentials once they are created' }).isChecked()).toBe(true);
+    };
+    const found: string[] = [];
+    for (const theme of themes) {
+      await useTheme(page, theme);
+      await open();
+      found.push(...describeViolations(`sync dialog, e-mail the new people (${theme})`, await axeViolations(page)));
+      await dialog().getByText('The e-mail carries').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: screenshotPath(`project-sync-mail-new-${theme}`) });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await dialog().getByText('The e-mail carries').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: screenshotPath(`project-sync-mail-new-390-${theme}`) });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(found).toEqual([]);
+    await dialog().getByRole('button', { name: 'Apply changes' }).click();
+    await dialog().getByText('Create 1 new account and e-mail their holders their credentials').waitFor();
+    await dialog().getByRole('button', { name: 'Confirm and apply' }).click();
+    await dialog().getByText('Changes applied').waitFor({ timeout: 120_000 });
+    await dialog().getByText(/Credential e-mails with/).first().waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: screenshotPath('project-sync-mail-new-applied-dark') });
+    const mailed = await until('the new account e-mailed', () => user.json<AccountPage<AccountView>>(`/api/projects/${project.id}/accounts?limit=50`), (p) => p.items.some((a) => a.email === 'new.mailed@example.com' && a.emailStatus !== undefined));
+    expect(mailed.items.find((a) => a.email === 'new.mailed@example.com')!.emailStatus).toMatch(/queued|sent|delivered/);
     await useTheme(page, 'light');
   });
 });

@@ -4,8 +4,11 @@ import type { BulkUploadForm } from '../../shared/schemas/bulk-upload';
 import type { SyncChangedRow, SyncPreview, SyncRejectedRow, SyncRowsPage } from '../../shared/schemas/account-sync';
 import { syncMessages } from '../../shared/schemas/account-sync';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import type { AccountHistoryEntry } from '../../shared/schemas/account-edit';
+import { SCIM_ENTERPRISE_USER } from '../../shared/schemas/attribute-mapping';
 import type { SecurityEventPage } from '../../shared/schemas/security';
-import { apiUser, people, type ApiUser } from '../support/api';
+import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import type { MailSend } from '../../shared/schemas/mail-send';
 import { provisionedProject } from '../support/provisioned-project';
 import { until } from '../support/until';
 
@@ -175,4 +178,89 @@ describe('sync a changed list into a project', () => {
     expect(after.lastName).toBe('Married');
     expect(after.platformChange).toBeUndefined();
   });
+
+  it('compares the extra columns and applies them through the accounts\' writer: a changed department reaches the local SCIM directory, history per column, the Attribute filter and the project\'s columns follow; redelivered, nothing twice; twice, nothing to do', async () => {
+    const user = await apiUser();
+    const folks = [0, 1, 2].map((i) => ({ firstName: `Attr${i}`, lastName: 'Tester', email: `attr${i}@example.com`, attributes: { department: 'Sales', title: 'Rep' } }));
+    const { project } = await provisionedProject(user, 'Columns roster', folks);
+    const ann = (await accountsOf(user, project.id)).find((a) => a.email === 'attr0@example.com')!;
+    expect(ann.attributes).toEqual({ department: 'Sales', title: 'Rep' });
+    const file = ['First Name,Last Name,Email,Department,Job Title,Cost Center', 'Attr0,Tester,attr0@example.com,Marketing,,C1', 'Attr1,Tester,attr1@example.com,Sales,Rep,', 'Attr2,Tester,attr2@example.com,Sales,Rep,'].join('\n');
+    const p = await preview(user, project.id, file);
+    expect(p.counts).toMatchObject({ rows: 3, changed: 1, unchanged: 2, rejected: 0 });
+    const [changed] = (await user.json<SyncRowsPage>(`/api/sync-previews/${p.id}/rows?section=changed`)).rows as SyncChangedRow[];
+    expect(changed!.changes).toEqual([
+      { field: 'attributes.department', label: 'Department', from: 'Sales', to: 'Marketing' },
+      { field: 'attributes.title', label: 'Title', from: 'Rep', to: '' },
+      { field: 'attributes.costCenter', label: 'Cost Center', from: '', to: 'C1' },
+    ]);
+    expect(await (await user.call(`/api/sync-previews/${p.id}/csv`)).text()).toContain('Department: Sales -> Marketing; Title: Rep -> ; Cost Center:  -> C1');
+
+    expect((await user.call(`/api/sync-previews/${p.id}/apply`, { body: { updateChanged: true } })).status).toBe(202);
+    for (let i = 0; i < 2; i++) await sqs.send(new SendMessageCommand({ QueueUrl: stack.queueUrls['bulk-uploads']!, MessageBody: JSON.stringify({ type: 'sync-apply', userId: user.sub, previewId: p.id }) }));
+    const done = await applied(user, p.id);
+    expect(done.apply).toMatchObject({ updatedHere: 1, updateFailed: 0, updateOnPlatform: { status: 'completed', total: 1, done: 1, failed: 0 } });
+
+    const { scim } = stack;
+    const found = (await (await fetch(`${scim.url}/Users?filter=${encodeURIComponent(`userName eq "${ann.username}"`)}`, { headers: { authorization: `Bearer ${scim.token}` } })).json()) as { Resources: Record<string, unknown>[] };
+    const there = found.Resources[0]!;
+    expect(there[SCIM_ENTERPRISE_USER]).toMatchObject({ department: 'Marketing' });
+    expect(there.title).toBeUndefined();
+
+    const after = (await accountsOf(user, project.id)).find((a) => a.id === ann.id)!;
+    expect(after.attributes).toEqual({ department: 'Marketing', costCenter: 'C1' });
+    expect(after.platformChange).toBeUndefined();
+    // One history entry, one change per column, however often the step was delivered.
+    const history = await user.json<{ entries: AccountHistoryEntry[] }>(`/api/accounts/${ann.id}/history`);
+    const edits = history.entries.filter((e) => e.kind === 'edited');
+    expect(edits).toHaveLength(1);
+    const byField = (a: { field: string }, b: { field: string }) => a.field.localeCompare(b.field);
+    expect([...edits[0]!.changes!].sort(byField)).toEqual(changed!.changes.map(({ field, from, to }) => ({ field, from, to })).sort(byField));
+    // The Attribute filter finds the new value, no longer the old one; the project lists the new column.
+    const byDepartment = async (value: string) => (await user.json<Page<AccountView>>(`/api/accounts?attributeName=department&attributeValue=${value}&projectId=${project.id}`)).items.map((a) => a.email).sort();
+    expect(await byDepartment('Marketing')).toEqual(['attr0@example.com']);
+    expect(await byDepartment('Sales')).toEqual(['attr1@example.com', 'attr2@example.com']);
+    expect((await user.json<Project[]>('/api/projects')).find((x) => x.id === project.id)!.attributeKeys).toEqual(expect.arrayContaining(['department', 'title', 'costCenter']));
+
+    // The same file again finds nothing; a file without the columns leaves them as they are.
+    const second = await preview(user, project.id, file);
+    expect(second.counts).toMatchObject({ changed: 0, unchanged: 3 });
+    expect((await user.call(`/api/sync-previews/${second.id}/apply`, { body: { updateChanged: true } })).status).toBe(409);
+    const plain = await preview(user, project.id, csvOf(folks.map((f) => [f.firstName, f.lastName, f.email])));
+    expect(plain.counts).toMatchObject({ changed: 0, unchanged: 3 });
+  }, 180_000);
+
+  it('e-mails the new people their credentials when asked, as Add people does (the local SES emulator receives them; the others get none); Pro only', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const project = await projectOf(user, 'Mailed roster', 2, 'Mailsync');
+    const file = csvOf([
+      ['Mailsync0', 'Tester', 'mailsync0@example.com'],
+      ['Mailsync1', 'Tester', 'mailsync1@example.com'],
+      ['Newmail', 'One', 'newmail.one@example.com'],
+      ['Newmail', 'Two', 'newmail.two@example.com'],
+    ]);
+    const p = await preview(user, project.id, file);
+    expect(p.counts).toMatchObject({ new: 2, unchanged: 2 });
+    expect((await user.call(`/api/sync-previews/${p.id}/apply`, { body: { createNew: true, sendCredentials: { delivery: 'carrier pigeon' } } })).status).toBe(400);
+    expect((await user.call(`/api/sync-previews/${p.id}/apply`, { body: { createNew: true, sendCredentials: {} } })).status).toBe(202);
+    const done = await applied(user, p.id);
+    expect(done.apply).toMatchObject({ created: 2, errors: [] });
+    expect(done.apply!.mailSendId).toBeTruthy();
+    const send = await until('the send', () => user.json<MailSend>(`/api/mail-sends/${done.apply!.mailSendId!}`), (s) => s.status === 'completed' || s.status === 'failed', 60_000, 250);
+    expect(send).toMatchObject({ status: 'completed', total: 2, sent: 2, failed: 0 });
+    const mails = async () => ((await (await fetch(`${stack.urls.ses}/store`)).json()) as { emails: { destination: { to: string[] } }[] }).emails;
+    const to = (address: string, all: { destination: { to: string[] } }[]) => all.filter((m) => m.destination.to.includes(address)).length;
+    const all = await until('the two e-mails', mails, (list) => to('newmail.one@example.com', list) > 0 && to('newmail.two@example.com', list) > 0);
+    expect([to('newmail.one@example.com', all), to('newmail.two@example.com', all), to('mailsync0@example.com', all), to('mailsync1@example.com', all)]).toEqual([1, 1, 0, 0]);
+    const accounts = await accountsOf(user, project.id);
+    expect(accounts.filter((a) => a.email.startsWith('newmail.')).map((a) => a.emailStatus)).toEqual(expect.arrayContaining([expect.stringMatching(/sent|delivered|queued/)]));
+
+    // Credential e-mails are Pro: a free user's apply that asks for them is refused before anything is written.
+    const free = await apiUser();
+    const freeProject = await projectOf(free, 'Free roster', 1, 'Freesync');
+    const q = await preview(free, freeProject.id, csvOf([['Freesync0', 'Tester', 'freesync0@example.com'], ['Freenew', 'Person', 'freenew@example.com']]));
+    expect((await free.call(`/api/sync-previews/${q.id}/apply`, { body: { createNew: true, sendCredentials: {} } })).status).toBe(403);
+    expect((await free.json<SyncPreview>(`/api/sync-previews/${q.id}`)).status).toBe('ready');
+  }, 180_000);
 });

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import type { EmailTemplate } from '@shared/schemas/email-templates';
-import type { CredentialOptions, MailSend, SendCredentialsInput } from '@shared/schemas/mail-send';
+import type { CredentialOptions, CredentialOptionsInput, MailSend, SendCredentialsInput } from '@shared/schemas/mail-send';
 import { ApiError, apiRequest, serverMessageOf } from './api-client';
 import { jobPollInterval } from './job-polling';
 import { queryKeys } from './query-keys';
@@ -77,3 +77,10 @@ export function useSendCredentials() {
 }
 
 export type CredentialChoice = Pick<CredentialOptions, 'delivery' | 'linkExpiresInDays'> & { templateId?: string };
+
+/** A choice as the API takes it: the template when one is chosen, the link's days only for a link. */
+export const credentialOptionsOf = (choice: CredentialChoice): CredentialOptionsInput => ({
+  ...(choice.templateId ? { templateId: choice.templateId } : {}),
+  delivery: choice.delivery,
+  ...(choice.delivery === 'link' ? { linkExpiresInDays: choice.linkExpiresInDays } : {}),
+});

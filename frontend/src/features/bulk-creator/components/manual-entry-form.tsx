@@ -11,6 +11,8 @@ import { toaster } from '../../../lib/toaster';
 import { isJobStarted, useBulkCreateMutation, type BulkCreateResponse } from '../api/bulk-create-api';
 import { accountsFileName, createdAccountsCsv } from '../lib/created-accounts-csv';
 import { CreatedAccountsResult, failedRowProblems } from './bulk-complete-stage';
+import { ExtraColumnInputs, ExtraColumnsBar } from './extra-column-fields';
+import { manualEntryRows, type ExtraColumn } from '../lib/extra-columns';
 import { plural } from '@shared/text/plural';
 
 /** Spec 7: manual entry always uses these settings, and no account type (the server's default). */
@@ -23,7 +25,7 @@ const MANUAL_PASSWORD_SETTINGS: PasswordSettings = {
   avoidAmbiguous: false,
 };
 
-const emptyRow = { firstName: '', lastName: '', email: '' };
+const emptyRow = { firstName: '', lastName: '', email: '', attributes: {} };
 
 export interface ManualResult {
   response: BulkCreateResponse;
@@ -44,14 +46,16 @@ export function ManualEntryForm({ onCreated }: { onCreated: (result: ManualResul
     defaultValues: { projectName: '', accounts: [emptyRow] },
   });
   const { fields, append, remove } = useFieldArray({ control, name: 'accounts' });
+  const [columns, setColumns] = useState<ExtraColumn[]>([]);
 
   const onSubmit = handleSubmit((values) => {
     create.mutate(
-      { projectName: values.projectName, csvData: values.accounts, passwordSettings: MANUAL_PASSWORD_SETTINGS },
+      { projectName: values.projectName, csvData: manualEntryRows(values.accounts, columns), passwordSettings: MANUAL_PASSWORD_SETTINGS },
       {
         onSuccess: (response) => {
           onCreated({ response, sent: values.accounts.length });
           reset({ projectName: '', accounts: [emptyRow] });
+          setColumns([]);
           toaster.create({
             type: 'success',
             title: isJobStarted(response) ? 'Account creation started' : 'Accounts created successfully',
@@ -112,7 +116,13 @@ export function ManualEntryForm({ onCreated }: { onCreated: (result: ManualResul
                       <FormField label="Email" error={rowErrors?.email?.message}>
                         <Input type="email" autoComplete="off" {...register(`accounts.${index}.email`)} />
                       </FormField>
+                      <ExtraColumnInputs columns={columns} person={`account ${index + 1}`} labelled register={(key) => register(`accounts.${index}.attributes.${key}`)} />
                     </SimpleGrid>
+                    {typeof rowErrors?.attributes?.message === 'string' ? (
+                      <Text color="fg.error" fontSize="sm" mt="2" role="alert">
+                        {rowErrors.attributes.message}
+                      </Text>
+                    ) : null}
                   </Fieldset.Root>
                 );
               })}
@@ -122,6 +132,7 @@ export function ManualEntryForm({ onCreated }: { onCreated: (result: ManualResul
                 {arrayError}
               </Text>
             ) : null}
+            <ExtraColumnsBar columns={columns} onChange={setColumns} disabled={create.isPending} />
             <Flex gap="3" justify="space-between" wrap="wrap">
               <Button type="button" variant="outline" onClick={() => append(emptyRow)}>
                 <PlusIcon aria-hidden="true" />

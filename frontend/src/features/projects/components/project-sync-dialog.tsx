@@ -7,6 +7,7 @@ import { UPLOAD_CSV_MAX_BYTES, type BulkUploadForm } from '@shared/schemas/bulk-
 import {
   SYNC_PAGE_SIZE,
   syncSections,
+  type SyncApplyInput,
   type SyncApplyOptions,
   type SyncChangedRow,
   type SyncMissingAccount,
@@ -25,6 +26,12 @@ import { jobPollInterval } from '../../../lib/job-polling';
 import { queryKeys } from '../../../lib/query-keys';
 import { saveFile } from '../../../lib/save-file';
 import { CsvDropZone } from '../../bulk-creator/components/csv-drop-zone';
+import { CredentialEmailChoice } from '../../bulk-creator/components/credential-email-fields';
+import { validLinkDays } from '../../../components/credential-delivery-fields';
+import { MailSendProgress } from '../../../components/mail-send-progress';
+import { credentialOptionsOf, useMailSendQuery, type CredentialChoice } from '../../../lib/mail-sends-api';
+import { useSubscriptionStatus } from '../../../lib/subscription-api';
+import { LINK_EXPIRY_DAYS_DEFAULT } from '@shared/schemas/mail-send';
 import { postFile, type UploadProgress } from '../../bulk-creator/api/bulk-upload-api';
 
 /**
@@ -56,6 +63,9 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
   const [progress, setProgress] = useState<UploadProgress>();
   const [confirming, setConfirming] = useState(false);
   const [choices, setChoices] = useState<SyncApplyOptions>({ createNew: true, updateChanged: true, missing: 'nothing' });
+  // The new people's credentials by e-mail: unticked at first, as in Add people.
+  const [mail, setMail] = useState<{ send: boolean; choice: CredentialChoice }>({ send: false, choice: { delivery: 'password', linkExpiresInDays: LINK_EXPIRY_DAYS_DEFAULT } });
+  const subscription = useSubscriptionStatus().data;
   const preview = usePreview(previewId).data;
 
   const upload = useMutation({
@@ -67,7 +77,7 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
     onSuccess: (started) => setPreviewId(started.id),
   });
   const apply = useMutation({
-    mutationFn: (options: SyncApplyOptions) => apiRequest<SyncPreview>(`/api/sync-previews/${previewId!}/apply`, { method: 'POST', body: options }),
+    mutationFn: (options: SyncApplyInput) => apiRequest<SyncPreview>(`/api/sync-previews/${previewId!}/apply`, { method: 'POST', body: options }),
     onSuccess: (answer) => {
       setConfirming(false);
       queryClient.setQueryData(['sync-preview', previewId], answer);
@@ -98,6 +108,9 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
   const toCreate = counts && choices.createNew ? counts.new : 0;
   const toUpdate = counts && choices.updateChanged ? counts.changed : 0;
   const nothing = toMissing + toCreate + toUpdate === 0;
+  const mailed = mail.send && toCreate > 0;
+  const badDays = mailed && mail.choice.delivery === 'link' && !validLinkDays(mail.choice.linkExpiresInDays);
+  const applyOptions: SyncApplyInput = { ...choices, ...(mailed ? { sendCredentials: credentialOptionsOf(mail.choice) } : {}) };
   const applying = preview?.status === 'applying' || preview?.status === 'applied';
 
   return (
@@ -163,6 +176,18 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
                           <>
                             <PreviewSections previewId={preview.id} preview={preview} />
                             <Choices preview={preview} choices={choices} onChange={setChoices} disabled={busy} />
+                            {counts && counts.new > 0 ? (
+                              <CredentialEmailChoice
+                                subscription={subscription}
+                                label={`E-mail the ${plural(counts.new, 'new person', 'new people')} their credentials once they are created`}
+                                idPrefix="sync"
+                                checked={mail.send}
+                                disabled={busy || !choices.createNew}
+                                onCheckedChange={(send) => setMail({ ...mail, send })}
+                                value={mail.choice}
+                                onChange={(choice) => setMail({ ...mail, choice })}
+                              />
+                            ) : null}
                           </>
                         )}
                         {confirming ? (
@@ -172,7 +197,12 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
                               <Alert.Title>Apply these changes?</Alert.Title>
                               <Alert.Description>
                                 <List.Root ps="4">
-                                  {toCreate ? <List.Item>Create {plural(toCreate, 'new account')}</List.Item> : null}
+                                  {toCreate ? (
+                                    <List.Item>
+                                      Create {plural(toCreate, 'new account')}
+                                      {mailed ? ' and e-mail their holders their credentials' : ''}
+                                    </List.Item>
+                                  ) : null}
                                   {toUpdate ? <List.Item>Update {plural(toUpdate, 'changed account')} (and on their platform when provisioned)</List.Item> : null}
                                   {toMissing ? (
                                     <List.Item>
@@ -203,7 +233,7 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
                     <Button variant="outline" onClick={() => setConfirming(false)} disabled={busy}>
                       Back
                     </Button>
-                    <Button colorPalette={choices.missing === 'delete' ? 'red' : 'blue'} loading={apply.isPending} loadingText="Starting..." onClick={() => apply.mutate(choices)}>
+                    <Button colorPalette={choices.missing === 'delete' ? 'red' : 'blue'} loading={apply.isPending} loadingText="Starting..." onClick={() => apply.mutate(applyOptions)}>
                       Confirm and apply
                     </Button>
                   </>
@@ -212,7 +242,7 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
                     <Button variant="outline" onClick={close} disabled={busy}>
                       Cancel
                     </Button>
-                    <Button colorPalette="blue" disabled={nothing} title={nothing ? 'Nothing to apply with these choices' : undefined} onClick={() => setConfirming(true)}>
+                    <Button colorPalette="blue" disabled={nothing || badDays} title={nothing ? 'Nothing to apply with these choices' : undefined} onClick={() => setConfirming(true)}>
                       Apply changes
                     </Button>
                   </>
@@ -476,6 +506,7 @@ function ApplyProgress({ preview }: { preview: SyncPreview }) {
           </Text>
         ) : null}
       </Stack>
+      {a.mailSendId ? <NewPeopleMail sendId={a.mailSendId} /> : null}
       {a.failures.length ? (
         <Alert.Root status="warning">
           <Alert.Indicator />
@@ -506,3 +537,8 @@ function ApplyProgress({ preview }: { preview: SyncPreview }) {
   );
 }
 
+/** The new people's credential e-mails (Add people's send over the rows it added). */
+function NewPeopleMail({ sendId }: { sendId: string }) {
+  const send = useMailSendQuery(sendId).data;
+  return send ? <MailSendProgress send={send} /> : null;
+}
