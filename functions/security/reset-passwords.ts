@@ -5,7 +5,7 @@ import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus }
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { chunkPlan, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
-import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
+import { windowFor } from '../provisioning/chunk-window';
 import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { AccountJobKind } from '../account-jobs/kind';
@@ -53,7 +53,7 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
   lock: 'activePasswordReset',
   working: ['running'],
   listsFailures: true,
-  window: PROVISIONING_WINDOW,
+  window: (job) => windowFor(typeof job.integrationName === 'string'),
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'reset-start', userId, jobId }),
   // Listed accounts (the bulk bar's ticked ones): only the chunks that hold them.

@@ -360,6 +360,37 @@ describe('functions', () => {
     });
   });
 
+  describe('provisioningWorkers', () => {
+    /** Each worker's event source's MaximumConcurrency, by worker name. */
+    const concurrencyOf = (options: { context?: Record<string, unknown>; env?: Record<string, string> }): Record<string, unknown> => {
+      const { stateless } = buildTestApp({ skipBundling: true, context: options.context, env: { ...testEnv, ...options.env } });
+      const template = Template.fromStack(stateless);
+      const functions = template.findResources('AWS::Lambda::Function') as Resources;
+      const mappings = template.findResources('AWS::Lambda::EventSourceMapping') as Resources;
+      return Object.fromEntries(
+        Object.values(mappings).map((mapping) => {
+          const id = (mapping.Properties.FunctionName as { Ref: string }).Ref;
+          return [String(functions[id]!.Properties.FunctionName), (mapping.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency];
+        }),
+      );
+    };
+
+    it('-c provisioningWorkers=100 (production, docs/capacity.md) sets the provisioning worker\'s maximum concurrency, and no other worker\'s', () => {
+      const scaled = concurrencyOf({ context: { provisioningWorkers: '100' } });
+      const unset = concurrencyOf({ context: { provisioningWorkers: '' } });
+      expect(scaled['bulkonboard-provisioning-worker']).toBe(100);
+      expect(unset['bulkonboard-provisioning-worker']).toBe(queues.find((q) => q.name === 'provisioning')!.maxConcurrency);
+      for (const [name, concurrency] of Object.entries(unset)) if (name !== 'bulkonboard-provisioning-worker') expect(scaled[name], name).toBe(concurrency);
+      // Its dead-letter worker records rare leftovers: unchanged.
+      expect(scaled['bulkonboard-provisioning-dead-letter-worker']).toBe(deadLetterMaxConcurrency);
+    });
+
+    it('DEPLOY_PROVISIONING_WORKERS (what the deploy workflow sets) does the same; context wins', () => {
+      expect(concurrencyOf({ env: { DEPLOY_PROVISIONING_WORKERS: '8' } })['bulkonboard-provisioning-worker']).toBe(8);
+      expect(concurrencyOf({ context: { provisioningWorkers: 3 }, env: { DEPLOY_PROVISIONING_WORKERS: '8' } })['bulkonboard-provisioning-worker']).toBe(3);
+    });
+  });
+
   describe('STRIPE_PRICE_ID', () => {
     const priceIdOf = (context: Record<string, unknown>): Record<string, unknown> => {
       const { stateless } = buildTestApp({ skipBundling: true, context });
