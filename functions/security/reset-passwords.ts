@@ -42,7 +42,8 @@ export const resetChunks = (userId: string, jobId: string, shards: number, maxRo
 /**
  * Reset Passwords as a kind of account job (functions/account-jobs): a reset holds its project
  * (activePasswordReset) from its start until it completes or fails, over every account of the
- * project, and takes turns on the provisioning queue with the runs (the same window).
+ * project, and takes turns on the provisioning queue with the runs (one chunk on it when it sets
+ * passwords on a platform, on the integration's turn: integration-turn.ts; two otherwise).
  */
 export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessage> = {
   name: 'password reset',
