@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { realSleep, TokenBucket, type BucketState, type Sleep } from '../provisioning/pacing';
 import type { Pacing } from './platform-calls';
@@ -96,36 +96,29 @@ export async function takeIntegrationTurn(deps: TurnDeps, who: { userId: string;
 }
 
 /** Next in line (unless another job is, and still asking): the turn, once free, waits for this job's next ask. */
-async function waitInLine(deps: TurnDeps, key: { PK: string; SK: string }, jobId: string, now: number): Promise<void> {
-  try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: key,
-        UpdateExpression: 'SET nextJob = :job, nextUntil = :reserved',
-        ConditionExpression: 'attribute_exists(holder) AND #until >= :now AND (attribute_not_exists(nextJob) OR nextJob = :job OR nextUntil < :now)',
-        ExpressionAttributeNames: { '#until': 'until' },
-        ExpressionAttributeValues: { ':job': jobId, ':reserved': now + TURN_RESERVED_MS, ':now': now },
-      }),
-    );
-  } catch (error) {
-    if (!(error instanceof ConditionalCheckFailedException)) throw error;
-  }
-}
+const waitInLine = (deps: TurnDeps, key: { PK: string; SK: string }, jobId: string, now: number) =>
+  updateUnlessOutdated(deps, {
+    Key: key,
+    UpdateExpression: 'SET nextJob = :job, nextUntil = :reserved',
+    ConditionExpression: 'attribute_exists(holder) AND #until >= :now AND (attribute_not_exists(nextJob) OR nextJob = :job OR nextUntil < :now)',
+    ExpressionAttributeNames: { '#until': 'until' },
+    ExpressionAttributeValues: { ':job': jobId, ':reserved': now + TURN_RESERVED_MS, ':now': now },
+  });
 
 /** Gives the turn back with the bucket as it stands; a holder whose turn lapsed (and was taken) writes nothing. */
-async function giveBack(deps: TurnDeps, key: { PK: string; SK: string }, holder: string, state: BucketState): Promise<void> {
+const giveBack = (deps: TurnDeps, key: { PK: string; SK: string }, holder: string, state: BucketState) =>
+  updateUnlessOutdated(deps, {
+    Key: key,
+    UpdateExpression: 'SET tokens = :tokens, tokensAt = :at, heldUntil = :held REMOVE holder, holderJob, #until',
+    ConditionExpression: 'holder = :me',
+    ExpressionAttributeNames: { '#until': 'until' },
+    ExpressionAttributeValues: { ':tokens': state.tokens, ':at': state.at, ':held': state.heldUntil, ':me': holder },
+  });
+
+/** An update of the turn whose condition failing means another delivery's state stands: nothing to write. */
+async function updateUnlessOutdated(deps: TurnDeps, update: Omit<UpdateCommandInput, 'TableName'>): Promise<void> {
   try {
-    await deps.db.send(
-      new UpdateCommand({
-        TableName: deps.tableName,
-        Key: key,
-        UpdateExpression: 'SET tokens = :tokens, tokensAt = :at, heldUntil = :held REMOVE holder, holderJob, #until',
-        ConditionExpression: 'holder = :me',
-        ExpressionAttributeNames: { '#until': 'until' },
-        ExpressionAttributeValues: { ':tokens': state.tokens, ':at': state.at, ':held': state.heldUntil, ':me': holder },
-      }),
-    );
+    await deps.db.send(new UpdateCommand({ TableName: deps.tableName, ...update }));
   } catch (error) {
     if (!(error instanceof ConditionalCheckFailedException)) throw error;
   }
