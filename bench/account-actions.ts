@@ -3,7 +3,7 @@
  * of the project, until the job is completed: queue, workers, pacing, the platform's PATCH and
  * each account's write here) against a bare client that PATCHes the same 10,000 users of the same
  * SCIM server (bin/local/scim-server.ts in a process of its own, as a platform would be) at the
- * same concurrency (the integration's 8 calls in flight, 4 in each of the queue's 2 workers), in the same run (the
+ * same concurrency (the integration's 8 calls in flight, all in the one delivery that holds its turn), in the same run (the
  * mean of one bare pass before the action and one after it, so a load that drifts weighs on both alike). Target <= 1.25x; then
  * 0 accounts left in a wrong state: every account inactive here and on the server.
  * The 10,000 accounts are created and provisioned through the API first (a bulk job, a
@@ -19,8 +19,6 @@ import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { startLocalStack } from '../bin/local/stack';
 import { keys } from '../functions/core/keys';
 import { defaultPacing } from '../functions/provisioning/adapters';
-import { PROVISIONING_WINDOW } from '../functions/provisioning/chunk-window';
-import { queues } from '../shared/routes';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
@@ -70,9 +68,8 @@ export async function accountActionsBench(): Promise<void> {
     if (provisioned.synced !== COUNT) throw new Error(`provisioned ${provisioned.synced} of ${COUNT}`);
 
     // The bare client: the same users, PATCH active (the adapter's request), keep-alive (fetch), as many in flight as the
-    // workers have: the integration's pacing split over the provisioning queue's concurrent workers (platform-calls.ts pacedCalls), each a chunk of the window.
-    const workers = queues.find((q) => q.name === 'provisioning')!.maxConcurrency;
-    const concurrency = Math.max(1, Math.floor(defaultPacing.custom.concurrency / workers)) * Math.min(workers, PROVISIONING_WINDOW);
+    // job has: the integration's whole concurrency, on the turn of the one delivery that calls it at a time (integration-turn.ts).
+    const concurrency = defaultPacing.custom.concurrency;
     const ids = (await server.users()).map((u) => u.id);
     // Each user's state as it already is (active before ours, inactive after): the server does the same work, nothing changes.
     const bare = async (active: boolean) => {
@@ -117,7 +114,7 @@ export async function accountActionsBench(): Promise<void> {
     const ratio = oursMs / bareMs;
     figure(
       `deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
-        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight (the workers': ${workers} x ${concurrency / workers}) ${seconds(bareMs)} (mean of ${seconds(bareBefore)} before and ${seconds(bareAfter)} after); ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
+        `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight (the integration's, one delivery at a time) ${seconds(bareMs)} (mean of ${seconds(bareBefore)} before and ${seconds(bareAfter)} after); ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
         `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0)`,
     );
     if (activeThere + activeHere > 0 || done.done !== COUNT) throw new Error('accounts left in a wrong state');

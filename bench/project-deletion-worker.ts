@@ -30,7 +30,6 @@ const chunk = deletionChunk({
     throw new Error('no platform');
   },
   pacingOf: () => ({ concurrency: 1 }),
-  workers: 2,
 });
 // The worker's code, as its Lambda loads it (its handler is not used: the deletion's functions are driven below).
 await import('../functions/workers/provisioning-worker');

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Node } from 'constructs';
+import { queues } from '../shared/routes';
 
 /** The repository root: entry files, the lock file and frontend/dist are resolved from here, not from the cwd. */
 export const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -50,6 +51,12 @@ export interface AppSettings {
    * default, 14 (SES's usual starting production quota).
    */
   mailSendRate: number | undefined;
+  /**
+   * Provisioning workers at most (the provisioning queue's Lambda maximumConcurrency, 2 to 1,000):
+   * each customer's job on a platform holds one at a time (docs/capacity.md, Step 2), so this is how
+   * many customers' platforms are called at once. Undefined: the queue's default (shared/routes.ts).
+   */
+  provisioningWorkers: number | undefined;
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -65,6 +72,9 @@ export interface SettingsResult {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The provisioning queue's workers when provisioningWorkers is not set (shared/routes.ts). */
+const defaultProvisioningWorkers = queues.find((queue) => queue.name === 'provisioning')?.maxConcurrency ?? 2;
 
 const logLevels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 
@@ -148,6 +158,21 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
     }
   }
 
+  // Sized by docs/capacity.md: one worker per customer provisioning at once (e.g. 100 in production, a few in a sandbox).
+  const provisioningWorkersText = read('provisioningWorkers', 'DEPLOY_PROVISIONING_WORKERS');
+  let provisioningWorkers: number | undefined;
+  if (provisioningWorkersText === undefined) {
+    warnings.push({
+      id: 'bulkonboard:provisioningWorkersMissing',
+      message: `provisioningWorkers is not set: ${defaultProvisioningWorkers} provisioning workers, so at most ${defaultProvisioningWorkers} customers' platforms are called at once (set -c provisioningWorkers=... or DEPLOY_PROVISIONING_WORKERS: about one per customer provisioning at once, e.g. 100 in production; docs/deploy.md, docs/capacity.md)`,
+    });
+  } else {
+    provisioningWorkers = Number(provisioningWorkersText);
+    if (!/^\d+$/.test(provisioningWorkersText) || provisioningWorkers < 2 || provisioningWorkers > 1000) {
+      throw new Error(`provisioningWorkers "${provisioningWorkersText}" must be a whole number from 2 to 1000 (Lambda's maximum concurrency of a queue's event source)`);
+    }
+  }
+
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
     warnings.push({
@@ -172,6 +197,7 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       alarmEmail,
       cognitoEmail,
       mailSendRate,
+      provisioningWorkers,
     },
     warnings,
   };

@@ -181,7 +181,7 @@ export class StatelessStack extends Stack {
     if (this.workers[worker]) throw new Error(`worker ${worker} consumes more than one queue`);
     const isDeadLetterWorker = worker === queue.deadLetterWorker;
     const batchSize = isDeadLetterWorker ? 1 : queue.batchSize;
-    const maxConcurrency = isDeadLetterWorker ? deadLetterMaxConcurrency : queue.maxConcurrency;
+    const maxConcurrency = isDeadLetterWorker ? deadLetterMaxConcurrency : workerConcurrency(queue, settings);
     const fn = new AppFunction(this, `${constructId(worker)}Function`, {
       name: worker,
       entry: `functions/workers/${worker}.ts`,
@@ -206,6 +206,15 @@ export class StatelessStack extends Stack {
     );
     this.workers[worker] = fn;
   }
+}
+
+/**
+ * A queue's workers at most: its definition's (shared/routes.ts), but the provisioning queue's is
+ * the deploy setting provisioningWorkers when set (docs/capacity.md: one per customer whose
+ * platform is called at once).
+ */
+export function workerConcurrency(queue: QueueDefinition, settings: Pick<AppSettings, 'provisioningWorkers'>): number {
+  return queue.name === 'provisioning' && settings.provisioningWorkers !== undefined ? settings.provisioningWorkers : queue.maxConcurrency;
 }
 
 /** Dead-letter workers record rare leftovers: the least concurrency Lambda allows (2). */

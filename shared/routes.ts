@@ -178,9 +178,12 @@ export const queues: readonly QueueDefinition[] = [
   // An export whose worker timed out or crashed on its last delivery is marked failed by the dead-letter worker.
   { name: 'exports', worker: 'export-worker', deadLetterWorker: 'export-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 900 },
   // A chunk of ~250 accounts per message, created on the platform within a 100 s budget (the
-  // worker's timeout is 150 s: a sixth of 900). Each invocation paces itself to 1/maxConcurrency
-  // of the integration's limit, so together they stay within it (functions/provisioning/pacing.ts).
-  { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
+  // worker's timeout is 150 s: a sixth of 900). An integration is called by one invocation at a
+  // time, at its whole limit (functions/account-jobs/integration-turn.ts), and a job on a platform
+  // keeps one chunk on the queue: the workers serve that many customers at once. maxConcurrency
+  // here is the local stack's and a deploy's default; a deploy sets it with provisioningWorkers
+  // (lib/settings.ts, docs/capacity.md: e.g. 100 in production).
+  { name: 'provisioning', worker: 'provisioning-worker', deadLetterWorker: 'provisioning-dead-letter-worker', batchSize: 1, maxConcurrency: 4, maxReceiveCount: 5, visibilityTimeoutSeconds: 900 },
   // SES's events (Send, Delivery, Bounce, Complaint) through the configuration set's SNS topic
   // (locally: bin/local/ses-events.ts). An event that comes before the sender recorded 'sent' is
   // given back and tried again 30 s later; one that never fits ends in the dead-letter queue.

@@ -68,6 +68,11 @@ export interface LocalStackOptions {
    * expire other tests' past-dated projects in the middle of their test.
    */
   schedules?: boolean;
+  /**
+   * The provisioning queue's workers (a deploy's provisioningWorkers, docs/capacity.md); default:
+   * the queue's own (shared/routes.ts) or PROVISIONING_WORKERS in the environment (npm start).
+   */
+  provisioningWorkers?: number;
 }
 
 export interface LocalStack {
@@ -265,8 +270,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const sesEvents = startSesEventPublisher({ client: sqsClient, queueUrl: queueUrlMap['mail-events']!, log });
     ses.onAccepted((mail) => sesEvents.publish(mail));
     running.push({ name: 'SES event publishing', stop: () => sesEvents.stop() });
+    const provisioningWorkers = options.provisioningWorkers ?? (Number(process.env.PROVISIONING_WORKERS) || undefined);
     const consumers = queues.flatMap((q) => [
-      ...(q.worker ? [{ worker: q.worker, queueUrl: queueUrlMap[q.name]!, batchSize: q.batchSize, concurrency: q.maxConcurrency }] : []),
+      ...(q.worker
+        ? [{ worker: q.worker, queueUrl: queueUrlMap[q.name]!, batchSize: q.batchSize, concurrency: q.name === 'provisioning' && provisioningWorkers ? provisioningWorkers : q.maxConcurrency }]
+        : []),
       ...(q.deadLetterWorker ? [{ worker: q.deadLetterWorker, queueUrl: queueUrlMap[`${q.name}-dlq`]!, batchSize: 1, concurrency: 1 }] : []),
     ]);
     for (const { worker, queueUrl, batchSize, concurrency } of consumers) {

@@ -11,6 +11,7 @@ import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type Chunk
 import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
+import { takeIntegrationTurn, TURN_RETRY_SECONDS } from '../account-jobs/integration-turn';
 import { chunkPieces, integrationCredentials, pacedCalls, prefetched, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
 import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
@@ -171,14 +172,14 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
     if (batch.length) hereOnly(batch);
   })();
   try {
-    let later: number | undefined;
+    let later: number | { wait: number } | undefined;
     if (toPlatform) later = await actOnPlatform(deps, job, message, outcomes, onPlatform, integration, Array.isArray(project.groups) ? project.groups.map(String) : []);
     else for await (const account of onPlatform) void account;
     await Promise.all(local);
     if (localFailure !== undefined) throw localFailure;
     if (later !== undefined) {
       await outcomes.written();
-      return { later };
+      return typeof later === 'number' ? { later } : later;
     }
   } catch (error) {
     // What was decided before the error is kept (a later delivery skips it); the error fails this delivery.
@@ -190,7 +191,11 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
   return { done: tally };
 }
 
-/** The accounts on the platform: there first, then here. Returns the delay after which a later delivery takes the rest, if any. */
+/**
+ * The accounts on the platform: there first, then here, on the integration's turn. Returns the
+ * delay after which a later delivery takes the rest, if any, or `{ wait }` when the turn is
+ * another delivery's (nothing done).
+ */
 async function actOnPlatform(
   deps: ActionChunkDeps,
   job: JobItem,
@@ -199,7 +204,7 @@ async function actOnPlatform(
   onPlatform: AsyncIterable<Account>,
   integration: Awaited<ReturnType<ActionChunkDeps['integration']>>,
   groups: readonly string[],
-): Promise<number | undefined> {
+): Promise<number | { wait: number } | undefined> {
   const action = job.action as AccountAction;
   const platformName = String(job.integrationName ?? integration?.name ?? 'the platform');
   const failAll = async (words: string): Promise<undefined> => {
@@ -213,6 +218,8 @@ async function actOnPlatform(
       integration ? "Sync Failed: the integration's credentials cannot be read. Enter them again in the integration, then run the action again." : `Sync Failed: the integration these accounts were provisioned to was deleted, so ${platformName} could not be changed.`,
     );
   }
+  const turn = await takeIntegrationTurn(deps, { userId: message.userId, jobId: message.jobId, integrationId: integration.id }, deps.pacingOf(integration));
+  if (!turn) return { wait: TURN_RETRY_SECONDS };
   const adapter = deps.adapterFor(integration, credentials);
   // Delete takes the account out of the project's groups first where the platform keeps them (leave-groups.ts).
   const leaveGroups = action === 'delete' && groups.length && leavesGroupsOnDelete(integration) ? groupLeaver(adapter.groups, groups, platformName) : undefined;
@@ -228,7 +235,7 @@ async function actOnPlatform(
     );
   let later: number | undefined;
   try {
-    later = await pacedCalls(deps, deps.pacingOf(integration), onPlatform, async (account): Promise<PacedAnswer> => {
+    later = await pacedCalls(deps, turn, onPlatform, async (account): Promise<PacedAnswer> => {
       if (refused) {
         outcomes.failed(account, refused);
         return {};
@@ -252,6 +259,7 @@ async function actOnPlatform(
     });
   } finally {
     adapter.close();
+    await turn.give();
     // Every answer recorded before the chunk is counted (or left to a later delivery); a write that failed fails the delivery.
     await Promise.all(writes);
   }

@@ -5,7 +5,7 @@ import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 import { activeCounts, keptActiveCounts, planTotal, selectedRanges } from '../account-jobs/selection';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
-import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
+import { windowFor } from '../provisioning/chunk-window';
 import type { ActionChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
 
 /**
@@ -42,7 +42,7 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
   lock: 'activeAccountAction',
   working: ['running'],
   listsFailures: true,
-  window: PROVISIONING_WINDOW,
+  window: (job) => windowFor(typeof job.integrationId === 'string'),
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'action-start', userId, jobId }),
   chunks: (job) => {

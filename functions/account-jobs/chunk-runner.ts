@@ -14,7 +14,8 @@ import { releaseNext } from './window';
  * 2. One delivery of a chunk at a time (a lease: lease.ts, or the kind's own); a copy waits on
  *    the queue. What the work reads first (`load`) is read while the lease is taken.
  * 3. The work ends 'done' with the chunk's tally (counted from what was written, never from what
- *    was meant), 'later' (the rest in a new delivery: the accounts handled are not taken again) or
+ *    was meant), 'later' (the rest in a new delivery: the accounts handled are not taken again),
+ *    'wait' (the integration's turn is another delivery's: asked again shortly) or
  *    'stopped' (the work paused or failed the job: a resume queues its chunks again).
  * 4. 'done': the tally is added to the job (and whatever else counts it) in the transaction that
  *    writes the chunk's done marker, once; then the next chunk is released and the end checked.
@@ -37,7 +38,12 @@ export interface ChunkTally {
   also?: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 }
 
-export type ChunkEnd = { done: ChunkTally } | { later: number } | 'stopped';
+/**
+ * `later`: the rest in a new delivery after that many ms, counted as a requeue (MAX_REQUEUES);
+ * `wait`: nothing done, the integration's turn is another delivery's (integration-turn.ts): back
+ * on the queue for that many seconds, not counted.
+ */
+export type ChunkEnd = { done: ChunkTally } | { later: number } | { wait: number } | 'stopped';
 
 /** A kind's work on one chunk: `load` (optional) runs while the lease is taken, `run` under it. */
 export interface ChunkWork<Chunk, Loaded = undefined> {
@@ -111,6 +117,7 @@ export function chunkRunner<Chunk extends JobChunk, Loaded = undefined>(
       if (kind.reportsPickup && job.pickedUpAt === undefined) await markPickedUp(deps, kind, userId, jobId);
       end = await work.run(job, message, loaded);
       if (typeof end === 'object' && 'later' in end) await deps.queue.send([{ ...message, requeues: (message.requeues ?? 0) + 1 }], Math.min(900, Math.ceil(end.later / 1000)));
+      else if (typeof end === 'object' && 'wait' in end) await deps.queue.send([message], end.wait);
       // Once the marker is written no copy takes the chunk: the lease goes back beside the release and the end check.
       else if (typeof end === 'object') await recordChunkDone(deps, kind, job, message, end.done, lease.keptWhenDone ? undefined : giveBack);
     } catch (error) {

@@ -51,8 +51,12 @@ export interface AccountJobKind<Start = unknown, Chunk extends ChunkRange = Chun
   lock: ProjectLock;
   /** Statuses in which the job works its chunks (it completes from one of them). */
   working: readonly string[];
-  /** Chunks of one job on the shared queue at once (0: all at once, as jobs planned before windows did). */
-  window: number;
+  /**
+   * Chunks of one job on the shared queue at once (0: all at once, as jobs planned before windows
+   * did); a function of the job when it depends on it (a job that calls a platform keeps one:
+   * its integration is called by one delivery at a time, integration-turn.ts).
+   */
+  window: number | ((job: JobItem) => number);
   /** The job a chunk message belongs to. */
   jobOf(message: Chunk): string;
   /** The message that plans the job (queued at the start, again while it waits for an import). */

@@ -125,7 +125,7 @@ export async function planJob(deps: JobDeps, kind: AccountJobKind, userId: strin
     const { total, fields } = await kind.plan(deps, job, project);
     const chunks = total > 0 || kind.chunksWithoutAccounts ? kind.chunks({ ...job, ...fields }).length : 0;
     const at = deps.now().toISOString();
-    const plan = Object.entries({ ...fields, chunks, window: kind.window, startedAt: at, updatedAt: at });
+    const plan = Object.entries({ ...fields, chunks, window: typeof kind.window === 'function' ? kind.window({ ...job, ...fields }) : kind.window, startedAt: at, updatedAt: at });
     try {
       await deps.db.send(
         new UpdateCommand({

@@ -5,13 +5,14 @@ import type { RetryPolicy } from '../core/dynamo-retry';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import type { ProvisioningQueue } from '../provisioning/provisioning-message';
 import type { ProvisioningAdapter } from '../provisioning/provisioning-port';
-import { backoffMs, mapBounded, realSleep, TokenBucket, type Sleep } from '../provisioning/pacing';
+import { backoffMs, mapBounded, type Sleep } from '../provisioning/pacing';
+import type { Pace } from './integration-turn';
 import { blockStart, STATE_BLOCK_ROWS } from '../accounts/account-states';
 
 /**
  * Calls to a platform for a chunk's accounts, one call per account, paced the way provisioning
- * is: the worker's share of the integration's rate and calls in flight (pacing.ts), a 429 waited
- * out as the platform says (every call of the worker waits: the window is the platform's), 5xx
+ * is: the integration's rate and calls in flight, on the delivery's turn on the integration
+ * (integration-turn.ts), a 429 waited out as the platform says (every call waits: the window is the platform's), 5xx
  * and timeouts retried after a jittered backoff, and the work beyond the delivery's time budget
  * left to a later delivery. A kind that acts on accounts on their platform (a password set, a
  * deactivation, a removal) gives the call and records each answer; provisioning's own creation
@@ -20,9 +21,9 @@ import { blockStart, STATE_BLOCK_ROWS } from '../accounts/account-states';
 
 /** How an integration is paced: its settings, else the platform's documented default. */
 export interface Pacing {
-  /** Requests a minute for all workers together; undefined: no limit but the concurrency. */
+  /** Requests a minute to the integration, whoever sends them; undefined: no limit but the concurrency. */
   requestsPerMinute?: number;
-  /** Calls in flight for all workers together. */
+  /** Calls in flight to the integration at most. */
   concurrency: number;
 }
 
@@ -35,8 +36,6 @@ export const CHUNK_BUDGET_MS = 100_000;
 
 /** What a worker's platform calls are paced with (its deps). */
 export interface PacedDeps {
-  /** Worker invocations that may run at once (the queue's maxConcurrency): each takes its share of the pacing. */
-  workers: number;
   sleep?: Sleep;
   clock?: () => number;
   random?: (max: number) => number;
@@ -70,14 +69,11 @@ export type PacedAnswer = { retry?: undefined } | { retry: 'rate' | 'server'; re
  * should take the rest (the budget ran out, or a wait would outlast it): the items not answered
  * are left as they were (those not read yet are not read).
  */
-export async function pacedCalls<Item>(deps: PacedDeps, pacing: Pacing, items: readonly Item[] | AsyncIterable<Item>, call: (item: Item) => Promise<PacedAnswer>): Promise<number | undefined> {
+export async function pacedCalls<Item>(deps: PacedDeps, pace: Pace, items: readonly Item[] | AsyncIterable<Item>, call: (item: Item) => Promise<PacedAnswer>): Promise<number | undefined> {
   const clock = deps.clock ?? Date.now;
-  const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
   const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
-  const share = Math.max(1, deps.workers);
-  const concurrency = Math.max(1, Math.floor(pacing.concurrency / share));
-  const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, concurrency, clock, sleep);
+  const { bucket, concurrency } = pace;
   let later: number | undefined;
   const over = () => {
     if (later === undefined && clock() < deadline) return false;

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart', 'IntegrationTurn'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -228,6 +228,12 @@ export const keys = {
   exportsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'EXPORT#' }) as const,
 
   integration: (userId: string, integrationId: string) => ({ PK: userPk(userId), SK: `INTEGRATION#${integrationId}` }) as const,
+  /**
+   * Whose turn it is to call an integration's platform (functions/account-jobs/integration-turn.ts):
+   * one chunk delivery at a time, with the platform's token bucket carried from one holder to the
+   * next. Its own prefix, so the integrations' Query (`INTEGRATION#`) never reads it.
+   */
+  integrationTurn: (userId: string, integrationId: string) => ({ PK: userPk(userId), SK: `INTTURN#${integrationId}` }) as const,
   /** Query: a user's integrations, newest first (ids are time-ordered). */
   integrationsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'INTEGRATION#' }) as const,
 

@@ -10,6 +10,7 @@ import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type Chunk
 import type { JobItem } from '../account-jobs/kind';
 import { leaseItem } from '../account-jobs/lease';
 import * as jobs from '../account-jobs/lifecycle';
+import { takeIntegrationTurn, TURN_RETRY_SECONDS } from '../account-jobs/integration-turn';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
@@ -74,6 +75,7 @@ async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: Dele
   const erase = accounts.filter((a) => !onPlatform.includes(a));
   const removedThere: Account[] = [];
   let later: number | undefined;
+  let turnHeld = false;
   let refusedCredentials = false;
   if (onPlatform.length && (message.requeues ?? 0) > MAX_REQUEUES) {
     await keepAll(deps, job, onPlatform, notRemovedFrom(platformName, 'it kept asking us to wait (HTTP 429) for too long. Delete the project again later.'));
@@ -84,30 +86,36 @@ async function accountsStep(deps: DeletionChunkDeps, job: JobItem, message: Dele
       const words = integration ? "the integration's credentials cannot be read. Enter them again in the integration, then delete again." : 'the integration was deleted. Delete the project again without removing the accounts from the platform.';
       await keepAll(deps, job, onPlatform, notRemovedFrom(platformName, words));
     } else {
-      const adapter = deps.adapterFor(integration, credentials);
-      // Out of the project's groups first where the platform keeps the memberships of a deleted user (as an account's Delete).
-      const groups = Array.isArray(project.groups) ? project.groups.map(String) : [];
-      const leaveGroups = groups.length && leavesGroupsOnDelete(integration) ? groupLeaver(adapter.groups, groups, platformName) : undefined;
-      try {
-        later = await pacedCalls(deps, deps.pacingOf(integration), onPlatform, async (account): Promise<PacedAnswer> => {
-          if (refusedCredentials) return {};
-          const externalId = String(account.externalAccountId);
-          const outcome = (await leaveGroups?.(externalId)) ?? (await adapter.remove(externalId));
-          if (outcome.kind === 'done') removedThere.push(account);
-          else if (outcome.authRefused) refusedCredentials = true;
-          else {
-            const keep = async () => void (await keepAll(deps, job, [account], notRemovedFrom(platformName, outcome.message)));
-            if (outcome.retryable) return { retry: outcome.rateLimited ? 'rate' : 'server', retryAfterMs: outcome.retryAfterMs, exhausted: keep };
-            await keep();
-          }
-          return {};
-        });
-      } finally {
-        adapter.close();
-      }
+      const turn = await takeIntegrationTurn(deps, { userId: message.userId, jobId: message.jobId, integrationId: integration.id }, deps.pacingOf(integration));
+      if (turn) {
+        const adapter = deps.adapterFor(integration, credentials);
+        // Out of the project's groups first where the platform keeps the memberships of a deleted user (as an account's Delete).
+        const groups = Array.isArray(project.groups) ? project.groups.map(String) : [];
+        const leaveGroups = groups.length && leavesGroupsOnDelete(integration) ? groupLeaver(adapter.groups, groups, platformName) : undefined;
+        try {
+          later = await pacedCalls(deps, turn, onPlatform, async (account): Promise<PacedAnswer> => {
+            if (refusedCredentials) return {};
+            const externalId = String(account.externalAccountId);
+            const outcome = (await leaveGroups?.(externalId)) ?? (await adapter.remove(externalId));
+            if (outcome.kind === 'done') removedThere.push(account);
+            else if (outcome.authRefused) refusedCredentials = true;
+            else {
+              const keep = async () => void (await keepAll(deps, job, [account], notRemovedFrom(platformName, outcome.message)));
+              if (outcome.retryable) return { retry: outcome.rateLimited ? 'rate' : 'server', retryAfterMs: outcome.retryAfterMs, exhausted: keep };
+              await keep();
+            }
+            return {};
+          });
+        } finally {
+          adapter.close();
+          await turn.give();
+        }
+      } else turnHeld = true;
     }
   }
   await eraseAccounts(deps, message.userId, [...erase, ...removedThere]);
+  // The integration's turn is another delivery's: the accounts on the platform are taken by a delivery shortly.
+  if (turnHeld) return { wait: TURN_RETRY_SECONDS };
   if (refusedCredentials) {
     await jobs.pauseJob(deps, projectDeletions, message.userId, message.jobId, PAUSED_CREDENTIALS.replace('provisioning resumes', 'the deletion goes on'));
     return 'stopped';

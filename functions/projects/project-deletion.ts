@@ -8,7 +8,7 @@ import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { notifyProjectDeleted } from '../notifications/events';
-import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
+import { windowFor } from '../provisioning/chunk-window';
 import { chunkPlan } from '../provisioning/provisioning-jobs';
 import type { DeleteChunkMessage, ProvisioningMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
 import { assertApiIntegrations, effectivePlan } from '../usage/plan-usage';
@@ -47,7 +47,7 @@ export const projectDeletions: AccountJobKind<ProvisioningMessage, DeleteChunkMe
   chunkEntityType: 'ProjectDeletionChunk',
   lock: 'activeProjectDeletion',
   working: ['running', 'resuming'],
-  window: PROVISIONING_WINDOW,
+  window: (job) => windowFor(job.removeFromPlatform === true),
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'delete-start', userId, jobId }),
   chunks: deletionChunks,

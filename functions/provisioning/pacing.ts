@@ -2,9 +2,10 @@
  * Pacing of calls to one platform: a token bucket for the request rate, a bound on calls in
  * flight, and the platform's own word on when to come back (Retry-After, X-Rate-Limit-Reset).
  *
- * Each worker invocation paces itself to its share: the integration's limit divided by the
- * provisioning queue's maximum concurrency (shared/routes.ts), so all workers together never
- * exceed the platform's limit however many run (docs/provisioning.md, Pacing).
+ * One chunk delivery at a time calls an integration's platform (its turn:
+ * functions/account-jobs/integration-turn.ts), with the integration's whole limit, and the bucket
+ * is handed from one holder to the next: however many workers run, an integration's calls keep
+ * to its own limit (docs/provisioning.md, Pacing).
  */
 
 export type Sleep = (ms: number) => Promise<void>;
@@ -31,10 +32,18 @@ export function retryAfterMs(headers: Record<string, string | string[] | undefin
   return undefined;
 }
 
+/** Where a token bucket stood: its tokens at `at` (ms) and the end of a 429's wait; carried from one holder of an integration's turn to the next. */
+export interface BucketState {
+  tokens: number;
+  at: number;
+  heldUntil: number;
+}
+
 /**
  * A token bucket: `perMinute` requests a minute, at most `burst` at once after a quiet spell.
  * `take()` resolves when a request may go. A 429's wait pauses the whole bucket (`holdFor`): the
- * platform's window is shared by every call, not just the one that was refused.
+ * platform's window is shared by every call, not just the one that was refused. `from`: where
+ * the previous holder left it (its tokens refilled since, its wait kept), else full.
  */
 export class TokenBucket {
   private tokens: number;
@@ -47,9 +56,21 @@ export class TokenBucket {
     private readonly burst: number,
     private readonly now: () => number = Date.now,
     private readonly sleep: Sleep = realSleep,
+    from?: BucketState,
   ) {
     this.tokens = burst;
     this.last = now();
+    if (from && Number.isFinite(from.tokens) && Number.isFinite(from.at) && from.at <= this.last) {
+      if (perMinute) this.tokens = Math.min(burst, Math.max(0, from.tokens) + (this.last - from.at) * (perMinute / 60_000));
+      this.heldUntil = Number.isFinite(from.heldUntil) ? from.heldUntil : 0;
+    }
+  }
+
+  /** Where it stands now, for the next holder. */
+  state(): BucketState {
+    const now = this.now();
+    const tokens = this.perMinute ? Math.min(this.burst, this.tokens + (now - this.last) * (this.perMinute / 60_000)) : this.burst;
+    return { tokens, at: now, heldUntil: this.heldUntil };
   }
 
   holdFor(ms: number): void {

@@ -18,7 +18,8 @@ import { counterUpdates } from '../analytics/counters';
 import { failJob, jobKey, pauseJob, provisioningRuns, type ProvisioningJobDeps } from './provisioning-jobs';
 import type { ChunkMessage } from './provisioning-message';
 import type { AccountPolicy, MustChangeSupport, ProvisioningAdapter, ProvisioningOutcome, ProvisioningPerson } from './provisioning-port';
-import { backoffMs, mapBounded, realSleep, TokenBucket } from './pacing';
+import { backoffMs, mapBounded } from './pacing';
+import { takeIntegrationTurn, TURN_RETRY_SECONDS, type IntegrationTurn } from '../account-jobs/integration-turn';
 import { joinGroups, resolveRunGroups, runGroupNames, type GroupTarget } from './run-groups';
 import { CHUNK_BUDGET_MS, RATE_LIMIT_ATTEMPTS, SERVER_ERROR_ATTEMPTS, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 
@@ -115,13 +116,12 @@ export const provisionChunk = (deps: ProvisionDeps) => chunkRunner(deps, provisi
 
 async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: Record<string, unknown>): Promise<ChunkEnd> {
     const { userId, jobId } = message;
-    const mode = job.mode as ProvisioningMode;
     const platform = await openPlatform(deps, job);
     if ('failure' in platform) {
       await failJob(deps, userId, jobId, platform.failure);
       return 'stopped';
     }
-    const { integration, cipher, credentials } = platform;
+    const { integration } = platform;
     const { left: accounts, states } = await loadChunk(deps, job, message);
     if ((message.requeues ?? 0) > MAX_REQUEUES) {
       // The platform kept this chunk waiting for hours: its accounts fail with the reason (Retry failed takes them again).
@@ -129,13 +129,31 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
       return { done: await chunkTally(deps, job, message, states) };
     }
     if (accounts.length === 0) return { done: await chunkTally(deps, job, message, states) };
+    // The integration's platform is called by one delivery at a time, at its whole pace (integration-turn.ts).
+    const turn = await takeIntegrationTurn(deps, { userId, jobId, integrationId: integration.id }, deps.pacingOf(integration));
+    if (!turn) return { wait: TURN_RETRY_SECONDS };
+    try {
+      return await provisionOnTurn(deps, message, job, platform, accounts, states, turn);
+    } finally {
+      await turn.give();
+    }
+}
+
+async function provisionOnTurn(
+  deps: ProvisionDeps,
+  message: ChunkMessage,
+  job: Record<string, unknown>,
+  { integration, cipher, credentials }: { integration: IntegrationRecord; cipher: Cipher; credentials: Record<string, string> },
+  accounts: Record<string, unknown>[],
+  states: StateBlockWriter,
+  turn: IntegrationTurn,
+): Promise<ChunkEnd> {
+    const { userId, jobId } = message;
+    const mode = job.mode as ProvisioningMode;
     const clock = deps.clock ?? Date.now;
-    const sleep = deps.sleep ?? realSleep;
     const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
     const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
-    const pacing = deps.pacingOf(integration);
-    const share = Math.max(1, deps.workers);
-    const bucket = new TokenBucket(pacing.requestsPerMinute ? pacing.requestsPerMinute / share : undefined, Math.max(1, Math.floor(pacing.concurrency / share)), clock, sleep);
+    const { bucket } = turn;
     const requirePasswordChange = mode !== 'undo' && job.requirePasswordChange === true;
     const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange });
     const platformName = String(job.integrationName ?? integration.name);
@@ -188,7 +206,7 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
       if (requirePasswordChange && capabilities && job.passwordChangeApplied === undefined) await recordPasswordChange(deps, job, capabilities.mustChangePassword);
       const batchSize = capabilities?.batchSize ?? 1;
       const batchesOf = (list: Record<string, unknown>[]) => Array.from({ length: Math.ceil(list.length / batchSize) }, (_, i) => list.slice(i * batchSize, (i + 1) * batchSize));
-      const lanes = Math.max(1, Math.floor(pacing.concurrency / share));
+      const lanes = turn.concurrency;
       const lane = async (batch: Record<string, unknown>[]) => {
         let waiting = batch;
         const serverErrors = new Map<Record<string, unknown>, number>();
@@ -277,6 +295,8 @@ async function provisionLeased(deps: ProvisionDeps, message: ChunkMessage, job: 
       while (deferred.length && !stop && !recorder.failed) await mapBounded(batchesOf(deferred.splice(0)), lanes, lane);
     } finally {
       adapter.close();
+      // The platform is done with for this delivery: the next one may call it while this one writes.
+      await turn.give();
     }
 
     await written();

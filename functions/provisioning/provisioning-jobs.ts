@@ -22,7 +22,7 @@ import type { ChunkMessage, ProvisioningMessage, ProvisioningQueue } from './pro
 import { provisioningFinished } from '../notifications/events';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { SECURITY_SETTINGS_ATTRIBUTE } from '../security/security-settings';
-import { PROVISIONING_WINDOW } from './chunk-window';
+import { PLATFORM_WINDOW } from './chunk-window';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 
@@ -71,7 +71,7 @@ export const provisioningRuns: AccountJobKind<ProvisioningMessage, ChunkMessage>
   reportsPickup: true,
   lock: 'activeProvisioningJob',
   working: ['running', 'resuming'],
-  window: PROVISIONING_WINDOW,
+  window: PLATFORM_WINDOW,
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'start', userId, jobId }),
   chunks: (job) =>

@@ -13,6 +13,7 @@ import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { rowOf, withStates } from '../accounts/account-states';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import { mapBounded } from '../provisioning/pacing';
+import { takeIntegrationTurn, TURN_RETRY_SECONDS } from '../account-jobs/integration-turn';
 import { integrationCredentials, pacedCalls, type PacedAnswer, type PacedDeps, type Pacing } from '../account-jobs/platform-calls';
 import type { ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import type { AccountPolicy, ProvisioningAdapter, SetPasswordOutcome } from '../provisioning/provisioning-port';
@@ -154,7 +155,7 @@ async function resetLeased(deps: ResetChunkDeps, message: ResetChunkMessage, job
   );
   const later = onPlatform.length ? await resetOnPlatform(deps, job, project, cipher, onPlatform) : undefined;
   // The rest in a new delivery: the accounts done are not read again, the pending keep their new password.
-  if (later !== undefined) return { later };
+  if (later !== undefined) return typeof later === 'number' ? { later } : later;
   return { done: await chunkTally(deps, job, message) };
 }
 
@@ -181,9 +182,10 @@ const failAll = (deps: ResetChunkDeps, job: Record<string, unknown>, accounts: R
 
 /**
  * Sets the pending passwords on the platform of the project's integration, paced as provisioning
- * is; records each result. Returns a delay (ms) when the rest must go to a later delivery.
+ * is (on the integration's turn); records each result. Returns a delay (ms) when the rest must go
+ * to a later delivery, `{ wait }` when the turn is another delivery's.
  */
-async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown>, project: Record<string, unknown>, cipher: Cipher, accounts: Record<string, unknown>[]): Promise<number | undefined> {
+async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown>, project: Record<string, unknown>, cipher: Cipher, accounts: Record<string, unknown>[]): Promise<number | { wait: number } | undefined> {
   const userId = String(job.userId);
   const jobId = String(job.id);
   const integration = typeof project.integrationId === 'string' ? await deps.integration(userId, project.integrationId) : undefined;
@@ -196,9 +198,11 @@ async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown
     await failAll(deps, job, accounts, "The integration's credentials cannot be read, so the platform was not updated: the previous password is kept. Enter them again in the integration, then reset again.");
     return undefined;
   }
+  const turn = await takeIntegrationTurn(deps, { userId, jobId, integrationId: integration.id }, deps.pacingOf(integration));
+  if (!turn) return { wait: TURN_RETRY_SECONDS };
   const adapter = deps.adapterFor(integration, credentials, { requirePasswordChange: job.requirePasswordChange === true });
   try {
-    return await pacedCalls(deps, deps.pacingOf(integration), accounts, async (account): Promise<PacedAnswer> => {
+    return await pacedCalls(deps, turn, accounts, async (account): Promise<PacedAnswer> => {
       let password: string;
       try {
         password = cipher.decrypt(String(account.resetPasswordCiphertext), secretContext.account(userId, String(account.id)));
@@ -219,6 +223,7 @@ async function resetOnPlatform(deps: ResetChunkDeps, job: Record<string, unknown
     });
   } finally {
     adapter.close();
+    await turn.give();
   }
 }
 

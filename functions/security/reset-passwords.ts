@@ -5,7 +5,7 @@ import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus }
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { chunkPlan, requirePasswordChangeOf } from '../provisioning/provisioning-jobs';
-import { PROVISIONING_WINDOW } from '../provisioning/chunk-window';
+import { windowFor } from '../provisioning/chunk-window';
 import type { ProvisioningMessage, ProvisioningQueue, ResetChunkMessage } from '../provisioning/provisioning-message';
 import { recordSecurityEvent, type RequestOrigin, type SecurityEventDeps } from './security-events';
 import type { AccountJobKind } from '../account-jobs/kind';
@@ -42,7 +42,8 @@ export const resetChunks = (userId: string, jobId: string, shards: number, maxRo
 /**
  * Reset Passwords as a kind of account job (functions/account-jobs): a reset holds its project
  * (activePasswordReset) from its start until it completes or fails, over every account of the
- * project, and takes turns on the provisioning queue with the runs (the same window).
+ * project, and takes turns on the provisioning queue with the runs (one chunk on it when it sets
+ * passwords on a platform, on the integration's turn: integration-turn.ts; two otherwise).
  */
 export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessage> = {
   name: 'password reset',
@@ -53,7 +54,7 @@ export const passwordResets: AccountJobKind<ProvisioningMessage, ResetChunkMessa
   lock: 'activePasswordReset',
   working: ['running'],
   listsFailures: true,
-  window: PROVISIONING_WINDOW,
+  window: (job) => windowFor(typeof job.integrationName === 'string'),
   jobOf: (message) => message.jobId,
   startMessage: (userId, jobId) => ({ type: 'reset-start', userId, jobId }),
   // Listed accounts (the bulk bar's ticked ones): only the chunks that hold them.

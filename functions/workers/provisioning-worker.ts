@@ -1,6 +1,5 @@
 import { appCipher } from '../core/encryption';
 import { queueWorker } from '../core/queue-worker';
-import { queues } from '../../shared/routes';
 import { adapterFactory, pacingOf } from '../provisioning/adapters';
 import { provisioningRuntime } from '../provisioning/deps';
 import { provisionChunk } from '../provisioning/provision-accounts';
@@ -15,7 +14,6 @@ import { planAccountAction } from '../account-actions/account-actions';
 import { accountActionChunk } from '../account-actions/account-actions-chunk';
 
 const runtime = provisioningRuntime();
-const workers = queues.find((q) => q.name === 'provisioning')?.maxConcurrency ?? 1;
 // What every kind's chunks on this queue need of the platform: the integration, its adapter and pacing.
 const platformWork = {
   ...runtime,
@@ -23,7 +21,6 @@ const platformWork = {
   integration: (userId: string, id: string) => runtime.integrations.get(userId, id),
   adapterFor: adapterFactory(runtime.outbound),
   pacingOf,
-  workers,
 };
 const chunk = provisionChunk(platformWork);
 const plan = planRun(runtime);

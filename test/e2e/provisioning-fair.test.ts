@@ -8,25 +8,30 @@ import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 import { until } from '../support/until';
+import { queues } from '../../shared/routes';
 
 const stack = inject('stack');
 const app = stack.urls.app;
 
 const csv = (rows: [string, string, string][]) => ['First Name,Last Name,Email', ...rows.map((row) => row.join(','))].join('\r\n');
 
-async function directory(who: ApiUser, name: string): Promise<Integration> {
+async function directory(who: ApiUser, name: string, pacing: { concurrency: number; requestsPerMinute?: number } = { concurrency: 2 }): Promise<Integration> {
   return who.json<Integration>('/api/integrations', {
     method: 'POST',
-    // Two calls in flight for all workers: a chunk of 250 takes seconds, as on a real platform.
-    body: { name, platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig', provisioning: { concurrency: 2 } } },
+    // Few calls in flight: a chunk of 250 takes seconds, as on a real platform.
+    body: { name, platform: 'custom', baseUrl: stack.scim.url, authMethod: 'bearer_token', authConfig: { token: stack.scim.token }, apiConfig: { testPath: '/ServiceProviderConfig', provisioning: pacing } },
   });
 }
 
+/** The provisioning queue's workers in the test stack: a run on a platform holds one of them. */
+const WORKERS = queues.find((queue) => queue.name === 'provisioning')!.maxConcurrency;
+
 /**
- * Fair turns on the shared provisioning queue, as a user sees them: while another user's
- * 3,000-account run holds the queue's workers, a 3-person bulk creation onto a platform shows its
- * run as Queued with the reason (other runs' chunks ahead of it), then Completed, without waiting
- * for the other run to end.
+ * Fair turns on the shared provisioning queue, as a user sees them: while another user's runs
+ * hold every worker of the queue (a run on a platform holds one: one per integration, so one run
+ * per worker, each on an integration of its own paced to a call a second), a 3-person bulk
+ * creation onto a platform shows its run as Queued with the reason (other runs' chunks ahead of
+ * it), then Completed, without waiting for the other runs to end.
  */
 describe('a provisioning run waiting on the shared queue, in Chromium', () => {
   let browser: Browser;
@@ -51,12 +56,17 @@ describe('a provisioning run waiting on the shared queue, in Chromium', () => {
     if (context.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
   });
 
-  it("shows the run as Queued with the reason while another user's large run goes, then Completed", async () => {
+  it("shows the run as Queued with the reason while another user's runs hold every worker, then Completed", async () => {
     const mine = await directory(user, `Queue directory ${tag}`);
-    // The other user's large run: 3,000 accounts (12 chunks of 250), started and planned.
-    const theirs = await directory(other, `Large directory ${tag}`);
-    const large = await other.json<{ project: Project; job: BulkJob }>('/api/bulk-create', { method: 'POST', body: { projectName: `Large ${tag}`, csvData: people(3000, `Large${tag}`) } });
-    await until('the large bulk job', () => other.json<BulkJob>(`/api/bulk-jobs/${large.job.id}`), (job) => job.status === 'completed');
+    // The other user's runs: one per worker, 1,000 accounts each (4 chunks of 250, each a few calls a second apart), on integrations of their own.
+    const theirs: Integration[] = [];
+    const large: Project[] = [];
+    for (let i = 0; i < WORKERS; i++) {
+      theirs.push(await directory(other, `Large directory ${tag} ${i}`, { concurrency: 1, requestsPerMinute: 60 }));
+      const created = await other.json<{ project: Project; job?: BulkJob }>('/api/bulk-create', { method: 'POST', body: { projectName: `Large ${tag} ${i}`, csvData: people(1000, `Large${tag}n${i}`) } });
+      if (created.job) await until('a large bulk job', () => other.json<BulkJob>(`/api/bulk-jobs/${created.job!.id}`), (job) => job.status === 'completed');
+      large.push(created.project);
+    }
 
     await page.goto(`${app}/bulk-creator`);
     await page.getByRole('heading', { name: 'Bulk Account Creator', level: 1 }).waitFor();
@@ -73,8 +83,9 @@ describe('a provisioning run waiting on the shared queue, in Chromium', () => {
     await section.getByText('Also create these accounts on the platform of an integration').click();
     await section.getByRole('combobox', { name: 'Integration' }).selectOption(mine.id);
 
-    const run = await other.json<ProvisioningJob>(`/api/projects/${large.project.id}/provision`, { method: 'POST', body: { integrationId: theirs.id } });
-    await until('the large run picked up', () => other.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'running' && job.waitReason === undefined);
+    const runs: ProvisioningJob[] = [];
+    for (let i = 0; i < WORKERS; i++) runs.push(await other.json<ProvisioningJob>(`/api/projects/${large[i]!.id}/provision`, { method: 'POST', body: { integrationId: theirs[i]!.id } }));
+    for (const run of runs) await until('a large run picked up', () => other.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'running' && job.waitReason === undefined);
 
     await dialog.getByRole('button', { name: 'Generate Accounts' }).click();
     await dialog.getByText('3 accounts created').waitFor();
@@ -88,7 +99,8 @@ describe('a provisioning run waiting on the shared queue, in Chromium', () => {
     await progress.getByText('3 synced, 0 failed, 0 pending of 3').waitFor();
     await progress.getByText('Completed').waitFor();
     expect(await reason.count()).toBe(0);
-    // It did not wait for the other run to end.
-    expect((await other.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`)).status).toBe('running');
+    // It did not wait for the other runs to end.
+    const still = await Promise.all(runs.map((run) => other.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`)));
+    expect(still.some((run) => run.status === 'running')).toBe(true);
   }, 240_000);
 });

@@ -85,6 +85,17 @@ describe('readSettings', () => {
     expect(warnings.find((warning) => warning.id === 'bulkonboard:mailSendRateMissing')?.message).toMatch(/14 a second.*sandbox.*1/);
   });
 
+  it('provisioningWorkers from context or DEPLOY_PROVISIONING_WORKERS, a whole number from 2 to 1000 (Lambda\'s range), with a warning when missing', () => {
+    expect(read({ provisioningWorkers: '100' }).settings.provisioningWorkers).toBe(100);
+    expect(read({ provisioningWorkers: 4 }).settings.provisioningWorkers).toBe(4);
+    expect(read({}, { DEPLOY_PROVISIONING_WORKERS: '250' }).settings.provisioningWorkers).toBe(250);
+    expect(read({ provisioningWorkers: '8' }, { DEPLOY_PROVISIONING_WORKERS: '250' }).settings.provisioningWorkers).toBe(8);
+    for (const bad of ['0', '1', '1001', '2.5', 'many', '-4', '1e2']) expect(() => read({ provisioningWorkers: bad }), bad).toThrow(/provisioningWorkers/);
+    const { settings, warnings } = read({});
+    expect(settings.provisioningWorkers).toBeUndefined();
+    expect(warnings.find((warning) => warning.id === 'bulkonboard:provisioningWorkersMissing')?.message).toMatch(/4 provisioning workers.*one per customer/);
+  });
+
   it("cognitoEmail: 'ses' by default, 'cognito' for an account's first deploy, nothing else", () => {
     expect(read({}).settings.cognitoEmail).toBe('ses');
     expect(read({}, { COGNITO_EMAIL: 'cognito' }).settings.cognitoEmail).toBe('cognito');
@@ -106,7 +117,7 @@ describe('readSettings', () => {
 
   it('the deploy workflow hands every deploy setting to cdk deploy, so no push loses one', () => {
     const workflow = readFileSync(path.join(projectRoot, '.github/workflows/deploy.yml'), 'utf8');
-    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL', 'DEPLOY_MAIL_SEND_RATE']) {
+    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL', 'DEPLOY_MAIL_SEND_RATE', 'DEPLOY_PROVISIONING_WORKERS']) {
       expect(workflow, variable).toMatch(new RegExp(`^\\s+${variable}: \\$\\{\\{ vars\\.`, 'm'));
     }
   });

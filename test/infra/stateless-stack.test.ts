@@ -360,6 +360,37 @@ describe('functions', () => {
     });
   });
 
+  describe('provisioningWorkers', () => {
+    /** Each worker's event source's MaximumConcurrency, by worker name. */
+    const concurrencyOf = (options: { context?: Record<string, unknown>; env?: Record<string, string> }): Record<string, unknown> => {
+      const { stateless } = buildTestApp({ skipBundling: true, context: options.context, env: { ...testEnv, ...options.env } });
+      const template = Template.fromStack(stateless);
+      const functions = template.findResources('AWS::Lambda::Function') as Resources;
+      const mappings = template.findResources('AWS::Lambda::EventSourceMapping') as Resources;
+      return Object.fromEntries(
+        Object.values(mappings).map((mapping) => {
+          const id = (mapping.Properties.FunctionName as { Ref: string }).Ref;
+          return [String(functions[id]!.Properties.FunctionName), (mapping.Properties.ScalingConfig as { MaximumConcurrency: number }).MaximumConcurrency];
+        }),
+      );
+    };
+
+    it('-c provisioningWorkers=100 (production, docs/capacity.md) sets the provisioning worker\'s maximum concurrency, and no other worker\'s', () => {
+      const scaled = concurrencyOf({ context: { provisioningWorkers: '100' } });
+      const unset = concurrencyOf({ context: { provisioningWorkers: '' } });
+      expect(scaled['bulkonboard-provisioning-worker']).toBe(100);
+      expect(unset['bulkonboard-provisioning-worker']).toBe(queues.find((q) => q.name === 'provisioning')!.maxConcurrency);
+      for (const [name, concurrency] of Object.entries(unset)) if (name !== 'bulkonboard-provisioning-worker') expect(scaled[name], name).toBe(concurrency);
+      // Its dead-letter worker records rare leftovers: unchanged.
+      expect(scaled['bulkonboard-provisioning-dead-letter-worker']).toBe(deadLetterMaxConcurrency);
+    });
+
+    it('DEPLOY_PROVISIONING_WORKERS (what the deploy workflow sets) does the same; context wins', () => {
+      expect(concurrencyOf({ env: { DEPLOY_PROVISIONING_WORKERS: '8' } })['bulkonboard-provisioning-worker']).toBe(8);
+      expect(concurrencyOf({ context: { provisioningWorkers: 3 }, env: { DEPLOY_PROVISIONING_WORKERS: '8' } })['bulkonboard-provisioning-worker']).toBe(3);
+    });
+  });
+
   describe('STRIPE_PRICE_ID', () => {
     const priceIdOf = (context: Record<string, unknown>): Record<string, unknown> => {
       const { stateless } = buildTestApp({ skipBundling: true, context });
@@ -478,12 +509,12 @@ describe('functions', () => {
     },
   );
 
-  it('workers hold at most twenty-eight concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
+  it('workers hold at most thirty concurrent invocations in all without provisioningWorkers, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
     const caps = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => (r.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
     expect(caps).toHaveLength(workers.length);
     // Every event source is capped: one without a cap could scale to the account's limit.
     expect(caps.every((cap) => typeof cap === 'number')).toBe(true);
-    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(28);
+    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(30);
   });
 
   it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {

@@ -68,7 +68,6 @@ describe('an account action writes its outcomes in batches', () => {
         throw new Error('no platform');
       },
       pacingOf: () => ({ concurrency: 8 }),
-      workers: 2,
     });
 
     // The first delivery dies after the outcomes were written, at their history items.

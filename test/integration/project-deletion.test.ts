@@ -168,7 +168,7 @@ describe('a deletion that dies half-way', () => {
     const { project } = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Dies', csvData: people(120, 'Dies') } });
     const queued: ProvisioningMessage[] = [];
     const deps = { db: testDb(), tableName: TABLE, queue: { send: async (messages: readonly ProvisioningMessage[]) => void queued.push(...messages) }, now: () => new Date() };
-    const chunkDeps = { ...deps, cipher: () => Promise.reject(new Error('no platform here')), integration: async () => undefined, adapterFor: () => { throw new Error('no platform here'); }, pacingOf: () => ({ concurrency: 1 }), workers: 1 };
+    const chunkDeps = { ...deps, cipher: () => Promise.reject(new Error('no platform here')), integration: async () => undefined, adapterFor: () => { throw new Error('no platform here'); }, pacingOf: () => ({ concurrency: 1 }) };
     const job = await startProjectDeletion({ ...deps, newId: timeOrderedId, events: { db: deps.db, tableName: TABLE }, integrationName: async () => undefined })(user.sub, project.id, true, { ipAddress: '127.0.0.1', userAgent: 'test' });
     await planDeletion(deps)(user.sub, job.id);
     const first = queued.find((m): m is DeleteChunkMessage => m.type === 'delete-chunk' && m.chunk === 0)!;

@@ -329,7 +329,7 @@ describe("a group join that fails, through the run's worker (the stack's SCIM di
         };
       };
       const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8')));
-      const deps: ProvisionDeps = { db, tableName: TABLE, queue, now: () => new Date(), cipher: async () => cipher, integration: integrationOf, adapterFor, pacingOf, workers: 1, sleep: async () => undefined };
+      const deps: ProvisionDeps = { db, tableName: TABLE, queue, now: () => new Date(), cipher: async () => cipher, integration: integrationOf, adapterFor, pacingOf, sleep: async () => undefined };
       await provisionChunk(deps)(message!);
 
       expect(await user.json(`/api/provisioning-jobs/${run.id}`)).toMatchObject({ status: 'completed', total: 3, synced: 2, failed: 1 });

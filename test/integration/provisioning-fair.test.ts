@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
-import { PROVISIONING_WINDOW } from '../../functions/provisioning/chunk-window';
+import { PLATFORM_WINDOW } from '../../functions/provisioning/chunk-window';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { BulkJob } from '../../shared/schemas/bulk';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
@@ -46,8 +46,8 @@ describe('fair turns on the provisioning queue', () => {
     // A's run planned: its chunks are known, and only a window of them is on the queue.
     const planned = await until('the large run planned', () => runItem(a.sub, aRun.id), (item) => Number(item.chunks ?? 0) > 0);
     const aChunks = Number(planned.chunks);
-    expect(aChunks).toBeGreaterThanOrEqual(4 * PROVISIONING_WINDOW);
-    expect(planned.window).toBe(PROVISIONING_WINDOW);
+    expect(aChunks).toBeGreaterThanOrEqual(4 * PLATFORM_WINDOW);
+    expect(planned.window).toBe(PLATFORM_WINDOW);
 
     const bRun = await b.json<ProvisioningJob>(`/api/projects/${bCreated.project.id}/provision`, { method: 'POST', body: { integrationId: bDirectory.id } });
     const reasons: string[] = [];
@@ -97,7 +97,7 @@ describe('fair turns on the provisioning queue', () => {
     const paused = await until('the run paused', () => user.json<ProvisioningJob>(`/api/provisioning-jobs/${run.id}`), (job) => job.status === 'paused');
     expect(paused).toMatchObject({ total: 1300, synced: 0, failed: 0, pending: 1300 });
     const item = await runItem(user.sub, run.id);
-    expect(Number(item.chunks)).toBeGreaterThan(2 * PROVISIONING_WINDOW);
+    expect(Number(item.chunks)).toBeGreaterThan(2 * PLATFORM_WINDOW);
     expect(Number(item.chunksDone ?? 0)).toBe(0);
 
     const edited = await user.call(`/api/integrations/${wrong.id}`, {

@@ -83,7 +83,6 @@ async function plannedRun(count: number, tag: string) {
     integration: integrationOf,
     adapterFor,
     pacingOf,
-    workers: 1,
   });
   return { db, projectId, run, job, message: message!, deps, factory };
 }

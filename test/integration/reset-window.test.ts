@@ -52,7 +52,6 @@ describe('Reset Passwords on the shared provisioning queue', () => {
         throw new Error('no platform in this test');
       },
       pacingOf: () => ({ requestsPerSecond: 10, concurrency: 1 }),
-      workers: 1,
     } as unknown as ResetChunkDeps;
 
     await planReset(base)(userId, jobId);

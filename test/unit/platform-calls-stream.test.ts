@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chunkPieces, pacedCalls, prefetched } from '../../functions/account-jobs/platform-calls';
+import { paceOf } from '../../functions/account-jobs/integration-turn';
 import { blockStart } from '../../functions/accounts/account-states';
 import { movesOf } from '../../functions/account-actions/account-actions-chunk';
 import { filterCount } from '../../functions/account-jobs/selection';
@@ -51,11 +52,11 @@ describe('a chunk read a piece at a time beside its calls', () => {
     expect(seen).toEqual([0, 1, 10, 11, 20, 21]);
   });
 
-  it('pacedCalls over arriving items: at most the share in flight, every item called once, and what is not read yet is never read when the budget runs out', async () => {
+  it('pacedCalls over arriving items: at most the calls in flight of its pace, every item called once, and what is not read yet is never read when the budget runs out', async () => {
     let inFlight = 0;
     let most = 0;
     const called: number[] = [];
-    const later = await pacedCalls({ workers: 2 }, { concurrency: 8 }, prefetched([0, 1, 2], async (piece) => Array.from({ length: 10 }, (_, i) => piece * 10 + i)), async (item) => {
+    const later = await pacedCalls({}, paceOf({ concurrency: 4 }), prefetched([0, 1, 2], async (piece) => Array.from({ length: 10 }, (_, i) => piece * 10 + i)), async (item) => {
       inFlight++;
       most = Math.max(most, inFlight);
       await tick();
@@ -70,8 +71,8 @@ describe('a chunk read a piece at a time beside its calls', () => {
     let now = 0;
     const loaded: number[] = [];
     const stopped = await pacedCalls(
-      { workers: 1, clock: () => now, budgetMs: 1000 },
-      { concurrency: 1 },
+      { clock: () => now, budgetMs: 1000 },
+      paceOf({ concurrency: 1 }, () => now),
       prefetched([0, 1, 2, 3, 4, 5], async (piece) => {
         loaded.push(piece);
         return [piece];

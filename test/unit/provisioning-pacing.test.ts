@@ -32,6 +32,36 @@ describe('retryAfterMs', () => {
 });
 
 describe('TokenBucket', () => {
+  it("is handed from one holder of an integration's turn to the next: no fresh burst, the tokens refilled for the time between, a 429's wait kept", async () => {
+    const time = fakeTime();
+    const first = new TokenBucket(600, 5, time.now, time.sleep);
+    for (let i = 0; i < 25; i++) await first.take();
+    const left = first.state();
+    expect(left.tokens).toBeLessThan(1);
+    // The next delivery takes the turn 300 ms later: 3 tokens refilled, not a full burst of 5.
+    await time.sleep(300);
+    const next = new TokenBucket(600, 5, time.now, time.sleep, left);
+    const start = time.now();
+    for (let i = 0; i < 13; i++) await next.take();
+    // 3 at once, then 10 more at 10 a second: 1 s (a fresh bucket: 5 at once, 0.8 s).
+    expect(time.now() - start).toBeGreaterThanOrEqual(999);
+    // Over both holders, 38 calls in 2.3 s plus the second: never more than the burst plus the rate.
+    expect(time.now() - 1_000_000).toBeGreaterThanOrEqual(((38 - 5) / 10) * 1000 - 1);
+
+    // A 429's wait (holdFor) outlives its holder.
+    const held = new TokenBucket(600, 5, time.now, time.sleep);
+    held.holdFor(4000);
+    const after = new TokenBucket(600, 5, time.now, time.sleep, held.state());
+    const at = time.now();
+    await after.take();
+    expect(time.now() - at).toBe(4000);
+    // A state from another clock (later than now) is not trusted: a full bucket.
+    const odd = new TokenBucket(600, 5, time.now, time.sleep, { tokens: 0, at: time.now() + 60_000, heldUntil: 0 });
+    const oddAt = time.now();
+    for (let i = 0; i < 5; i++) await odd.take();
+    expect(time.now() - oddAt).toBe(0);
+  });
+
   it('lets a burst through, then paces to the rate', async () => {
     const time = fakeTime();
     const bucket = new TokenBucket(600, 5, time.now, time.sleep);

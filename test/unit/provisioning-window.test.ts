@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { dueChunks, firstChunks, PROVISIONING_WINDOW, windowOf } from '../../functions/provisioning/chunk-window';
+import { dueChunks, firstChunks, PLATFORM_WINDOW, PROVISIONING_WINDOW, windowOf } from '../../functions/provisioning/chunk-window';
+import { provisioningRuns } from '../../functions/provisioning/provisioning-jobs';
+import { accountActionJobs } from '../../functions/account-actions/account-actions';
+import { passwordResets } from '../../functions/security/reset-passwords';
+import { projectDeletions } from '../../functions/projects/project-deletion';
 import { ownQueued, runWaitReason, sqsRunWait } from '../../functions/provisioning/run-wait';
 import { queues } from '../../shared/routes';
 
@@ -8,8 +12,19 @@ const plan = (n: number) => Array.from({ length: n }, (_, chunk) => ({ chunk }))
 const chunksOf = (list: readonly { chunk: number }[]) => list.map((c) => c.chunk);
 
 describe("a provisioning run's window of chunks on the shared queue", () => {
-  it('is as wide as the queue has workers, and a run planned before windows has none', () => {
-    expect(PROVISIONING_WINDOW).toBe(queues.find((q) => q.name === 'provisioning')!.maxConcurrency);
+  it('is one chunk for a job that calls a platform (its integration is called by one delivery at a time), two for one that only writes here, and none for a run planned before windows', () => {
+    expect(PLATFORM_WINDOW).toBe(1);
+    expect(PROVISIONING_WINDOW).toBe(2);
+    expect(provisioningRuns.window).toBe(PLATFORM_WINDOW);
+    const windowFor = (kind: { window: number | ((job: Record<string, unknown>) => number) }, job: Record<string, unknown>) => (typeof kind.window === 'function' ? kind.window(job) : kind.window);
+    expect(windowFor(accountActionJobs, { integrationId: 'i' })).toBe(1);
+    expect(windowFor(accountActionJobs, {})).toBe(2);
+    expect(windowFor(passwordResets, { integrationName: 'Okta' })).toBe(1);
+    expect(windowFor(passwordResets, {})).toBe(2);
+    expect(windowFor(projectDeletions, { removeFromPlatform: true, integrationId: 'i' })).toBe(1);
+    expect(windowFor(projectDeletions, { removeFromPlatform: false, integrationName: 'Okta' })).toBe(2);
+    // Not tied to the queue's workers any more (a deploy setting): a job holds one of them, however many there are.
+    expect(queues.find((q) => q.name === 'provisioning')!.maxConcurrency).toBeGreaterThanOrEqual(2);
     expect(windowOf({ window: 2 })).toBe(2);
     expect(windowOf({})).toBe(0);
     expect(windowOf({ window: 'x' })).toBe(0);

@@ -76,6 +76,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   export: () => keys.export(u, p),
   exportsOf: () => keys.exportsOf(u),
   integration: () => keys.integration(u, p),
+  integrationTurn: () => keys.integrationTurn(u, p),
   integrationsOf: () => keys.integrationsOf(u),
   emailTemplate: () => keys.emailTemplate(u, p),
   emailTemplatesOf: () => keys.emailTemplatesOf(u),
