@@ -37,6 +37,8 @@
  * 16. `sync`: a 50,000-person file synced into a 50,000-account project (1% new, changed, missing): the
  *     preview against a bare paged Query of the project plus the file's read, <= 1.5x and < 30 s, and
  *     the items the apply writes (bench/sync.ts, written into the table: said in the output; port offset 52500).
+ * 17. `bulk-request`: the bulk API function's largest JSON request (50,000 rows gzipped) in the bundled handler, in a
+ *     process of its own: peak RSS, CPU time and AWS requests against its memory and timeout (bench/bulk-request.ts; port offset 40000).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics,
@@ -67,6 +69,7 @@ import { projectDeletionBench } from './project-deletion';
 import { accountActionsBench } from './account-actions';
 import { directoryBench } from './directory';
 import { syncBench } from './sync';
+import { bulkRequestBench } from './bulk-request';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -207,7 +210,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench, sync: syncBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench, sync: syncBench, 'bulk-request': bulkRequestBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {
