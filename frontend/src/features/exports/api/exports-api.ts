@@ -4,6 +4,7 @@ import { apiRequest, serverMessageOf } from '../../../lib/api-client';
 import { pollCap } from '../../../lib/poll-cap';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
+import { isExportRunning } from '../../../lib/queued-exports';
 
 export const exportHistoryQueryKey = queryKeys.exportHistory;
 
@@ -15,8 +16,7 @@ export const EXPORT_POLL_MS = pollCap(2000);
  */
 export const HISTORY_FRESH_MS = 10 * 60 * 1000;
 
-export const isExportRunning = (entry: ExportView): boolean =>
-  entry.status === 'pending' || entry.status === 'processing';
+export { isExportRunning };
 
 /** GET /api/exports/history, newest first. */
 export function useExportHistoryQuery() {
