@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Measures, never asserts.
  *  1. Lambda bundles: minified size and cold import time of each route group and worker,
- *     bundled with the same esbuild options as lib/constructs/app-function.ts.
+ *     bundled with the same esbuild options as lib/constructs/app-function.ts, and what each is made
+ *     of (its largest packages or app folders, from esbuild's metafile).
  *  2. Web app: gzip size of the JS the signed-out landing page loads first.
  *  3. Local stack: `npm start` from a stopped state to the app answering, then Ctrl-C and a
  *     check that no emulator process is left behind.
@@ -49,7 +50,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { bundleLikeLambda } from './lambda-bundle';
+import { bundleLikeLambda, bundleParts } from './lambda-bundle';
 import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -109,7 +110,7 @@ async function lambdaBundles() {
   };
   for (const { name, entry } of entries) {
     const outfile = path.join(out, `${name}.mjs`);
-    await bundleLikeLambda(path.join(projectRoot, entry), outfile, name);
+    const metafile = await bundleLikeLambda(path.join(projectRoot, entry), outfile, name);
     const size = fs.statSync(outfile).size;
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -127,6 +128,8 @@ async function lambdaBundles() {
       console.log(`  ${name}: ${layer.join(', ')} in a layer, ${(bytes / 1048576).toFixed(1)} MB unzipped`);
     }
     console.log(`  ${name.padEnd(14)} ${kb(size).padStart(10)}   cold import median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`);
+    // What it is made of: the largest packages (or the app's own folders), from esbuild's metafile.
+    console.log(`      largest: ${bundleParts(metafile).slice(0, 6).map((part) => `${part.name} ${kb(part.bytes)}`).join(', ')}`);
   }
 }
 
