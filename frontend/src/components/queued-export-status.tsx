@@ -1,6 +1,8 @@
-import { Link, Text } from '@chakra-ui/react';
+import { Button, Link, Text } from '@chakra-ui/react';
+import { DownloadIcon } from 'lucide-react';
 import { Link as RouterLink } from 'react-router';
 import type { ExportView } from '@shared/schemas/export';
+import { useDownloadExport } from '../lib/export-download';
 import { formatDateTime } from '../lib/format-date';
 import { isExportRunning } from '../lib/queued-exports';
 
@@ -21,5 +23,17 @@ export function QueuedExportStatus({ latest, idle, done = '' }: { latest: Export
         <RouterLink to="/exports">Export Center</RouterLink>
       </Link>
     </Text>
+  );
+}
+
+/** 'Download' of the newest export of a kind, once its file is ready (nothing otherwise). */
+export function QueuedExportDownload({ latest }: { latest: ExportView | undefined }) {
+  const download = useDownloadExport();
+  if (latest?.status !== 'completed' || latest.expired) return null;
+  return (
+    <Button variant="outline" loading={download.isPending} loadingText="Preparing..." onClick={() => download.mutate(latest.id)}>
+      <DownloadIcon aria-hidden="true" />
+      Download
+    </Button>
   );
 }

@@ -16,11 +16,11 @@ import { toaster } from './toaster';
 const POLL_MS = pollCap(2000);
 export const isExportRunning = (entry: ExportView): boolean => entry.status === 'pending' || entry.status === 'processing';
 
-/** POST to start one (no body): the new entry goes to the top of the history. */
-function useStartQueuedExport(path: string) {
+/** POST to start an export (a project's: with its request; the others: none): the new entry goes to the top of the history. */
+export function useStartQueuedExport<Body = void>(path: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: () => apiRequest<ExportView>(path, { method: 'POST' }),
+    mutationFn: (body: Body) => apiRequest<ExportView>(path, { method: 'POST', ...(body === undefined ? {} : { body }) }),
     onSuccess: (created) => {
       queryClient.setQueryData<ExportView[]>(queryKeys.exportHistory, (history) => [created, ...(history ?? []).filter((entry) => entry.id !== created.id)]);
       void queryClient.invalidateQueries({ queryKey: queryKeys.exportHistory });
@@ -47,7 +47,7 @@ export const useStartAccountDataExport = () => useStartQueuedExport('/api/export
 export const useStartSecurityEventsExport = () => useStartQueuedExport('/api/exports/security-events');
 
 /** The newest export of `kind`, from the export history (read every 2 s while it runs). */
-export function useLatestExport(kind: ExportKind): ExportView | undefined {
+function useLatestExport(kind: ExportKind): ExportView | undefined {
   const history = useQuery({
     queryKey: queryKeys.exportHistory,
     queryFn: () => apiRequest<ExportView[]>('/api/exports/history'),
@@ -58,8 +58,15 @@ export function useLatestExport(kind: ExportKind): ExportView | undefined {
   return history.data?.find((entry) => entry.kind === kind);
 }
 
+/** The newest export of `kind`, followed where it was started: read while it runs, a toast when it is ready (`what`: 'All your data (ZIP)'). */
+export function useFollowedExport(kind: ExportKind, what: string): { latest: ExportView | undefined; running: boolean } {
+  const latest = useLatestExport(kind);
+  useExportReadyToast(latest, what);
+  return { latest, running: latest !== undefined && isExportRunning(latest) };
+}
+
 /** 'You'll be notified when it's ready' (spec 8): a toast when the export followed here completes (`what`: 'All your data (ZIP)'). */
-export function useExportReadyToast(latest: ExportView | undefined, what: string): void {
+function useExportReadyToast(latest: ExportView | undefined, what: string): void {
   const watched = useRef<string | undefined>(undefined);
   useEffect(() => {
     if (!latest) return;

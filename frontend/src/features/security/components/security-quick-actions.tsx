@@ -1,9 +1,8 @@
 import { Button, Card, HStack, Stack, Text } from '@chakra-ui/react';
-import { DownloadIcon, FileDownIcon, KeyRoundIcon } from 'lucide-react';
+import { FileDownIcon, KeyRoundIcon } from 'lucide-react';
 import { useState } from 'react';
-import { QueuedExportStatus } from '../../../components/queued-export-status';
-import { useDownloadExport } from '../../../lib/export-download';
-import { isExportRunning, useExportReadyToast, useLatestExport, useStartSecurityEventsExport } from '../../../lib/queued-exports';
+import { QueuedExportDownload, QueuedExportStatus } from '../../../components/queued-export-status';
+import { useFollowedExport, useStartSecurityEventsExport } from '../../../lib/queued-exports';
 import { ResetPasswordsDialog } from './reset-passwords-dialog';
 
 /**
@@ -13,11 +12,7 @@ import { ResetPasswordsDialog } from './reset-passwords-dialog';
  */
 export function SecurityQuickActions() {
   const exportLogs = useStartSecurityEventsExport();
-  const latest = useLatestExport('security-events');
-  useExportReadyToast(latest, 'Your security events (CSV)');
-  const busy = exportLogs.isPending || (latest !== undefined && isExportRunning(latest));
-  const download = useDownloadExport();
-  const downloadable = latest?.status === 'completed' && !latest.expired;
+  const { latest, running } = useFollowedExport('security-events', 'Your security events (CSV)');
   const [resetOpen, setResetOpen] = useState(false);
   return (
     <Card.Root variant="outline" as="section" aria-labelledby="security-actions-title">
@@ -30,16 +25,11 @@ export function SecurityQuickActions() {
         <Stack gap="4">
           <Stack gap="1">
             <HStack gap="2" wrap="wrap">
-              <Button variant="outline" onClick={() => exportLogs.mutate()} loading={busy} loadingText="Preparing..." justifyContent="flex-start">
+              <Button variant="outline" onClick={() => exportLogs.mutate()} loading={exportLogs.isPending || running} loadingText="Preparing..." justifyContent="flex-start">
                 <FileDownIcon aria-hidden="true" />
                 Export Logs
               </Button>
-              {downloadable ? (
-                <Button variant="outline" loading={download.isPending} loadingText="Preparing..." onClick={() => download.mutate(latest.id)}>
-                  <DownloadIcon aria-hidden="true" />
-                  Download
-                </Button>
-              ) : null}
+              <QueuedExportDownload latest={latest} />
             </HStack>
             <QueuedExportStatus latest={latest} idle="Every security event of the last year as a CSV file, made in the" />
           </Stack>

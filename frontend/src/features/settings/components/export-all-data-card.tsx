@@ -1,8 +1,7 @@
 import { Button, Card, HStack, Stack } from '@chakra-ui/react';
-import { DownloadIcon, PackageIcon } from 'lucide-react';
-import { QueuedExportStatus } from '../../../components/queued-export-status';
-import { useDownloadExport } from '../../../lib/export-download';
-import { isExportRunning, useExportReadyToast, useLatestExport, useStartAccountDataExport } from '../../../lib/queued-exports';
+import { PackageIcon } from 'lucide-react';
+import { QueuedExportDownload, QueuedExportStatus } from '../../../components/queued-export-status';
+import { useFollowedExport, useStartAccountDataExport } from '../../../lib/queued-exports';
 
 /**
  * Export All Data (Settings > Data): one zip of everything BulkOnboard holds on the user, built by
@@ -10,11 +9,7 @@ import { isExportRunning, useExportReadyToast, useLatestExport, useStartAccountD
  */
 export function ExportAllDataCard() {
   const start = useStartAccountDataExport();
-  const latest = useLatestExport('account-data');
-  useExportReadyToast(latest, 'All your data (ZIP)');
-  const busy = start.isPending || (latest !== undefined && isExportRunning(latest));
-  const download = useDownloadExport();
-  const downloadable = latest?.status === 'completed' && !latest.expired;
+  const { latest, running } = useFollowedExport('account-data', 'All your data (ZIP)');
 
   return (
     <Card.Root variant="outline">
@@ -28,16 +23,11 @@ export function ExportAllDataCard() {
       <Card.Body>
         <Stack gap="4">
           <HStack gap="3" wrap="wrap">
-            <Button onClick={() => start.mutate()} loading={busy} loadingText="Preparing your data..." alignSelf="flex-start">
+            <Button onClick={() => start.mutate()} loading={start.isPending || running} loadingText="Preparing your data..." alignSelf="flex-start">
               <PackageIcon aria-hidden="true" />
               Export All Data
             </Button>
-            {downloadable ? (
-              <Button variant="outline" loading={download.isPending} loadingText="Preparing..." onClick={() => download.mutate(latest.id)}>
-                <DownloadIcon aria-hidden="true" />
-                Download
-              </Button>
-            ) : null}
+            <QueuedExportDownload latest={latest} />
           </HStack>
           <QueuedExportStatus latest={latest} idle="The file contains your passwords: keep it safe." done="The file contains your passwords: keep it safe." />
         </Stack>
