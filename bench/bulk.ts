@@ -13,7 +13,7 @@
  *  - Account search p95 for a user with over 100,000 accounts.
  *  - Peak RSS of one bulk-worker invocation (a 500-row chunk), in a child process.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -277,13 +277,20 @@ export async function bulkBench(): Promise<void> {
       `  search, user with 100,000 accounts, 200 requests: p50 ${times[100]!.toFixed(1)} ms, p95 ${times[190]!.toFixed(1)} ms, max ${times[199]!.toFixed(1)} ms (target p95 < 100 ms)`,
     );
 
-    // One worker invocation in a child process: peak RSS.
-    const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'worker-memory.ts')], {
+    // One worker invocation in a child process: peak RSS. Not spawnSync: the emulators (SQS, S3)
+    // run in this process, and a blocked event loop left the child's calls unanswered until
+    // middy's timeout (the probe's 'middy timeout' failure).
+    const probe = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'worker-memory.ts')], {
       cwd: projectRoot,
       env: { ...process.env, BENCH_USER_ID: searchUser!.user.sub },
-      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    console.log(`  ${probe.stdout.trim() || `worker probe failed: ${probe.stderr.slice(-500)}`}`);
+    let probeOut = '';
+    let probeErr = '';
+    probe.stdout.on('data', (chunk: Buffer) => (probeOut += chunk.toString('utf8')));
+    probe.stderr.on('data', (chunk: Buffer) => (probeErr = (probeErr + chunk.toString('utf8')).slice(-2000)));
+    await new Promise((resolve) => probe.on('close', resolve));
+    console.log(`  ${probeOut.trim() || `worker probe failed: ${probeErr.slice(-500)}`}`);
   } finally {
     await stack.stop();
   }

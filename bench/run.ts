@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: prints the figures the issues ask for. Measures, never asserts.
  *  1. Lambda bundles: minified size and cold import time of each route group and worker,
- *     bundled with the same esbuild options as lib/constructs/app-function.ts.
+ *     bundled with the same esbuild options as lib/constructs/app-function.ts, and what each is made
+ *     of (its largest packages or app folders, from esbuild's metafile).
  *  2. Web app: gzip size of the JS the signed-out landing page loads first.
  *  3. Local stack: `npm start` from a stopped state to the app answering, then Ctrl-C and a
  *     check that no emulator process is left behind.
@@ -37,6 +38,8 @@
  * 16. `sync`: a 50,000-person file synced into a 50,000-account project (1% new, changed, missing): the
  *     preview against a bare paged Query of the project plus the file's read, <= 1.5x and < 30 s, and
  *     the items the apply writes (bench/sync.ts, written into the table: said in the output; port offset 52500).
+ * 17. `bulk-request`: the bulk API function's largest JSON request (50,000 rows gzipped) in the bundled handler, in a
+ *     process of its own: peak RSS, CPU time and AWS requests against its memory and timeout (bench/bulk-request.ts; port offset 40000).
  * Each part runs on its own (bench/sections.ts): one that fails is reported as
  * `FAILED: <part>: <reason>`, the others still run, and the exit code is 1 if any failed.
  * Ports: offsets 30000 (start), 40000 (bulk), 45000 (exports) 25000 (provisioning), 50000 (mail), 35000 (analytics,
@@ -47,7 +50,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { bundleLikeLambda } from './lambda-bundle';
+import { bundleLikeLambda, bundleParts } from './lambda-bundle';
 import { build as viteBuild } from 'vite';
 import { queues, routeGroups } from '../shared/routes';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -67,6 +70,7 @@ import { projectDeletionBench } from './project-deletion';
 import { accountActionsBench } from './account-actions';
 import { directoryBench } from './directory';
 import { syncBench } from './sync';
+import { bulkRequestBench } from './bulk-request';
 import { benchPortShift as portShift } from './ports';
 import { runSections } from './sections';
 import { dependencyClosure, layerPackagesOf } from '../lib/package-layer';
@@ -106,7 +110,7 @@ async function lambdaBundles() {
   };
   for (const { name, entry } of entries) {
     const outfile = path.join(out, `${name}.mjs`);
-    await bundleLikeLambda(path.join(projectRoot, entry), outfile, name);
+    const metafile = await bundleLikeLambda(path.join(projectRoot, entry), outfile, name);
     const size = fs.statSync(outfile).size;
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -124,6 +128,8 @@ async function lambdaBundles() {
       console.log(`  ${name}: ${layer.join(', ')} in a layer, ${(bytes / 1048576).toFixed(1)} MB unzipped`);
     }
     console.log(`  ${name.padEnd(14)} ${kb(size).padStart(10)}   cold import median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`);
+    // What it is made of: the largest packages (or the app's own folders), from esbuild's metafile.
+    console.log(`      largest: ${bundleParts(metafile).slice(0, 6).map((part) => `${part.name} ${kb(part.bytes)}`).join(', ')}`);
   }
 }
 
@@ -207,7 +213,7 @@ async function localStackStart() {
 }
 
 // `npm run bench -- lambdas web start` runs only the named parts.
-const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench, sync: syncBench };
+const parts = { lambdas: lambdaBundles, web: webFirstScreen, start: localStackStart, generation: generationBench, bulk: bulkBench, exports: exportsBench, provisioning: provisioningBench, mail: mailBench, analytics: analyticsBench, fair: fairBench, upload: uploadBench, lifecycle: lifecycleBench, 'add-people': addPeopleBench, 'project-delete': projectDeletionBench, actions: accountActionsBench, directory: directoryBench, tenants: tenantsBench, sync: syncBench, 'bulk-request': bulkRequestBench };
 const named = process.argv.slice(2);
 const unknown = named.filter((a) => !(a in parts));
 if (unknown.length) {

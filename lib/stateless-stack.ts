@@ -157,6 +157,7 @@ export class StatelessStack extends Stack {
         resources,
         layerPackages: layerPackagesOf[group],
         timeout: groupTimeouts[group],
+        memorySize: groupMemory[group],
       });
       fn.grantAccess(groupAccess[group]);
       created[group] = fn;
@@ -225,6 +226,9 @@ export const deadLetterMaxConcurrency = 2;
  * worker generates and encrypts 500 passwords per message and writes them in batches.
  */
 export const workerMemorySize = 1024;
+
+/** Route groups given more than the default 512 MB (and with it proportionally more CPU). */
+export const groupMemory: Partial<Record<RouteGroup, number>> = {};
 
 /**
  * Route groups that wait on someone else's server get longer than the default 10 s: the

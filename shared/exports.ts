@@ -6,13 +6,19 @@
 export const exportFormats = ['csv', 'xlsx', 'json'] as const;
 export type ExportFormat = (typeof exportFormats)[number];
 export const proExportFormats: readonly ExportFormat[] = ['xlsx', 'json'];
-/** What the Export Center makes: a project's accounts in a format, everything of the user as one zip (Settings > Data), or the Account Database's accounts the filters select. */
-export const exportKinds = ['project', 'account-data', 'directory'] as const;
+/**
+ * What the Export Center makes: a project's accounts in a format, everything of the user as one zip
+ * (Settings > Data), the Account Database's accounts the filters select, or the user's security
+ * events as CSV ('Export Logs' in the Security Center).
+ */
+export const exportKinds = ['project', 'account-data', 'directory', 'security-events'] as const;
 export type ExportKind = (typeof exportKinds)[number];
 /** A file's format: a project export's, or the zip of Export All Data. */
 export type ExportFileFormat = ExportFormat | 'zip';
 /** The name Export All Data shows in the history. */
 export const ACCOUNT_DATA_EXPORT_NAME = 'All your data';
+/** The name 'Export Logs' (every security event of the last year, as CSV) shows in the history. */
+export const SECURITY_EVENTS_EXPORT_NAME = 'Security events';
 /** The name an export of the Account Database (its 'Export All', what the filters select) shows in the history. */
 export const DIRECTORY_EXPORT_NAME = 'Account Database';
 
@@ -38,7 +44,7 @@ export interface ExportView {
   createdAt: string;
   updatedAt: string;
   completedAt?: string;
-  /** Accounts written (completed only). */
+  /** Accounts written (completed only); events, for a security-events export. */
   rowCount?: number;
   /** File size in bytes (completed only). */
   sizeBytes?: number;

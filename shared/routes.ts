@@ -85,6 +85,8 @@ export const routes: readonly RouteDefinition[] = [
   { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
   // 'Export All' in the Account Database: the accounts its filters select, through the export worker.
   { method: 'POST', path: '/api/exports/directory', group: 'exports', auth: 'jwt' },
+  // 'Export Logs' in the Security Center: every security event of the last year as CSV, by the export worker.
+  { method: 'POST', path: '/api/exports/security-events', group: 'exports', auth: 'jwt' },
   { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
   // A finished export's file: a fresh 15-minute link, the download recorded as a security event.
   { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history', auth: 'jwt' },
@@ -126,9 +128,8 @@ export const routes: readonly RouteDefinition[] = [
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
   { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
   { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
-  // The user's security events (newest first, paged), all of them as CSV ('Export Logs'), and the overview cards.
+  // The user's security events (newest first, paged) and the overview cards ('Export Logs' is an export: POST /api/exports/security-events).
   { method: 'GET', path: '/api/security/events', group: 'security', auth: 'jwt' },
-  { method: 'GET', path: '/api/security/events/export', group: 'security', auth: 'jwt' },
   { method: 'GET', path: '/api/security/overview', group: 'security', auth: 'jwt' },
   // Two-factor authentication: a new TOTP secret (QR code), then on or off with a code from the app.
   { method: 'POST', path: '/api/security/two-factor/setup', group: 'security', auth: 'jwt' },

@@ -1,24 +1,21 @@
 import { gunzipSync } from 'node:zlib';
-import { MAX_ROWS_PER_REQUEST, bulkCreateRequestSchema, type BulkCreateInput } from '../../shared/schemas/bulk';
+import { MAX_ROWS_PER_REQUEST, REQUEST_ROWS_JSON_MAX_BYTES, bulkCreateRequestSchema, type BulkCreateInput } from '../../shared/schemas/bulk';
+import { UPLOAD_CSV_MAX_BYTES, UPLOAD_MAX_ROWS } from '../../shared/schemas/bulk-upload';
 import { PayloadTooLargeError, ValidationError } from '../core/errors';
 
-/**
- * Most JSON that 50,000 rows can honestly take (three fields of up to 1,000 characters each are
- * allowed, but a 10 MB file cannot carry more than about this much); a larger expansion is a
- * decompression bomb and stops here instead of filling the function's memory.
- */
-export const GUNZIPPED_MAX_BYTES = 48 * 1024 * 1024;
 export const NOT_GZIP_MESSAGE = 'csvDataGzip is not gzipped JSON rows.';
 export const TOO_LARGE_MESSAGE = 'The file is too large to process; the limit is 10 MB and 50,000 rows.';
+/** Rows past REQUEST_ROWS_JSON_MAX_BYTES (a decompression bomb too stops there, before it fills the function's memory). */
+export const ROWS_TOO_LARGE_MESSAGE = `These rows are more than ${REQUEST_ROWS_JSON_MAX_BYTES / 1048576} MB as JSON, too large for one request: upload the file instead (POST /api/bulk-uploads takes up to ${UPLOAD_MAX_ROWS.toLocaleString('en-US')} rows and ${UPLOAD_CSV_MAX_BYTES / 1048576} MB).`;
 
 /** csvDataGzip (base64 of gzipped JSON rows) back to csvData, checked like csvData itself. */
 export function inflateRows(input: BulkCreateInput): BulkCreateInput {
   if (input.csvDataGzip === undefined) return input;
   let json: string;
   try {
-    json = gunzipSync(Buffer.from(input.csvDataGzip, 'base64'), { maxOutputLength: GUNZIPPED_MAX_BYTES }).toString('utf8');
+    json = gunzipSync(Buffer.from(input.csvDataGzip, 'base64'), { maxOutputLength: REQUEST_ROWS_JSON_MAX_BYTES }).toString('utf8');
   } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw new PayloadTooLargeError(TOO_LARGE_MESSAGE);
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' || error instanceof RangeError) throw new PayloadTooLargeError(ROWS_TOO_LARGE_MESSAGE);
     throw new ValidationError(NOT_GZIP_MESSAGE);
   }
   // Counted before parsing: a few KB of gzip can hold millions of empty rows, and parsing and

@@ -270,7 +270,11 @@ export const keys = {
    * bounded Query instead of reading every notification of 90 days. Gone when it is read.
    */
   unreadNotification: (userId: string, notificationId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: `UNREAD#${notificationId}` }) as const,
-  unreadNotificationsOf: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SKPrefix: 'UNREAD#' }) as const,
+  /**
+   * The unread items and the marker below together: the marker's SK sorts after every `UNREAD#`
+   * ('_' > '#'), so a descending read of this prefix brings it first (pattern 50: no GetItem of its own).
+   */
+  unreadNotificationsAndMarkerOf: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SKPrefix: 'UNREAD' }) as const,
   /** Marks that a user's notifications written before the unread items existed were given theirs (one-time, at the first read). */
   unreadNotificationsIndexed: (userId: string) => ({ PK: `${userPk(userId)}#NOTIFICATIONS`, SK: 'UNREAD_INDEXED' }) as const,
   /** The user's settings (notifications, preferences); the account group is the profile item. */

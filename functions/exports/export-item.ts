@@ -1,4 +1,4 @@
-import { ACCOUNT_DATA_EXPORT_NAME, DIRECTORY_EXPORT_NAME, EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFileFormat, type ExportFormat, type ExportKind, type ExportView } from '../../shared/exports';
+import { ACCOUNT_DATA_EXPORT_NAME, DIRECTORY_EXPORT_NAME, SECURITY_EVENTS_EXPORT_NAME, EXPORT_FILE_DAYS, EXPORT_HISTORY_DAYS, type ExportFileFormat, type ExportFormat, type ExportKind, type ExportView } from '../../shared/exports';
 import { keys } from '../core/keys';
 import { safeFilename } from '../projects/export-project-csv';
 
@@ -44,6 +44,11 @@ export function newDirectoryExportRecord(input: { id: string; userId: string; fo
   return { ...newRecord({ ...input, kind: 'directory', projectId: '', projectName: DIRECTORY_EXPORT_NAME }), selection: input.selection };
 }
 
+/** 'Export Logs' (Security Center): every security event of the user as CSV, through the same queue, worker and history. */
+export function newSecurityEventsExportRecord(input: { id: string; userId: string; now: Date }): ExportRecord {
+  return newRecord({ ...input, kind: 'security-events', projectId: '', projectName: SECURITY_EVENTS_EXPORT_NAME, format: 'csv' });
+}
+
 function newRecord(input: { id: string; kind: ExportKind; userId: string; projectId: string; projectName: string; format: ExportFileFormat; now: Date }): ExportRecord {
   const created = input.now.toISOString();
   return {
@@ -75,12 +80,19 @@ export const exportContentTypes: Record<ExportFileFormat, string> = {
 
 export const kindOf = (item: Record<string, unknown> | ExportRecord): ExportKind => {
   const kind = (item as { kind?: unknown }).kind;
-  return kind === 'account-data' || kind === 'directory' ? kind : 'project';
+  return kind === 'account-data' || kind === 'directory' || kind === 'security-events' ? kind : 'project';
 };
 
-/** The name the browser saves the file as: {projectName}_accounts.<ext>, or bulkonboard-data_<date>.zip for all data. */
+/**
+ * The name the browser saves the file as: {projectName}_accounts.<ext>, bulkonboard-data_<date>.zip
+ * for all data, security-events-<date>.csv for the security events.
+ */
 export const exportFilename = (projectName: string, format: ExportFileFormat, kind: ExportKind = 'project', createdAt = ''): string =>
-  kind === 'account-data' ? `bulkonboard-data_${createdAt.slice(0, 10) || 'export'}.zip` : `${safeFilename(projectName)}_accounts.${format}`;
+  kind === 'account-data'
+    ? `bulkonboard-data_${createdAt.slice(0, 10) || 'export'}.zip`
+    : kind === 'security-events'
+      ? `security-events-${createdAt.slice(0, 10) || 'export'}.csv`
+      : `${safeFilename(projectName)}_accounts.${format}`;
 
 /** `attachment` with an ASCII fallback name and the exact UTF-8 name (RFC 6266). */
 export const attachmentDisposition = (filename: string): string =>

@@ -29,19 +29,29 @@ const cellsOf = (row: ExportRecord, attributeKeys: readonly string[] = []): stri
 ];
 const headersOf = (attributeKeys: readonly string[] = []): string[] => [...EXPORT_COLUMNS.map((c) => c.header), ...attributeKeys.map(attributeLabel)];
 
-/** RFC 4180 through the shared csvLine (formula guard included, extra columns too), UTF-8 with BOM for Excel. */
-export const writeCsv: ExportWriter = async (pages, out, options = {}) => {
-  await write(out, UTF8_BOM + csvLine(headersOf(options.attributeKeys)));
+/**
+ * A CSV file of a header and rows of cells, page after page with backpressure: RFC 4180 through
+ * the shared csvLine (formula guard included), UTF-8 with BOM for Excel. Ends `out`, answers the rows written.
+ */
+export async function writeCsvTable(header: readonly string[], pages: AsyncIterable<readonly (readonly string[])[]>, out: Writable): Promise<number> {
+  await write(out, UTF8_BOM + csvLine(header));
   let rows = 0;
   for await (const page of pages) {
     let chunk = '';
-    for (const row of page) chunk += csvLine(cellsOf(row, options.attributeKeys));
+    for (const cells of page) chunk += csvLine(cells);
     rows += page.length;
     if (chunk) await write(out, chunk);
   }
   await end(out);
   return rows;
-};
+}
+
+async function* cellPages(pages: RowPages, attributeKeys: readonly string[] | undefined): AsyncIterable<string[][]> {
+  for await (const page of pages) yield page.map((row) => cellsOf(row, attributeKeys));
+}
+
+/** The accounts' CSV (extra columns too, after the standard ones). */
+export const writeCsv: ExportWriter = (pages, out, options = {}) => writeCsvTable(headersOf(options.attributeKeys), cellPages(pages, options.attributeKeys), out);
 
 /**
  * A JSON array, one object per account with the EXPORT_COLUMNS keys in order, then its extra

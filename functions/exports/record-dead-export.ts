@@ -19,9 +19,10 @@ export const recordDeadExport =
   async (message: ExportMessage): Promise<void> => {
     const at = deps.now();
     if (!(await deps.exports.fail(message.userId, message.exportId, EXPORT_STOPPED, at, { onlyUnfinished: true }))) return;
-    // Told in the bell like a failure the worker recorded itself (a project's export, or Export All Data).
+    // Told in the bell like a failure the worker recorded itself (a project's export, Export All Data, the security events).
     const item = await deps.exports.get(message.userId, message.exportId);
     if (!item || !deps.notifyFailed) return;
-    const subject: ExportSubject = kindOf(item) === 'account-data' ? { kind: 'account-data' } : { kind: 'project', projectName: String(item.projectName) };
+    const kind = kindOf(item);
+    const subject: ExportSubject = kind === 'account-data' || kind === 'security-events' ? { kind } : { kind: 'project', projectName: String(item.projectName) };
     await deps.notifyFailed({ userId: message.userId, exportId: message.exportId, subject, reason: EXPORT_STOPPED, at });
   };

@@ -11,7 +11,9 @@ import { writeAccountDataZip } from './account-data/write-account-data';
 import type { ExportFiles } from './export-files';
 import type { ExportMessage } from './export-message';
 import type { ExportStore } from './export-store';
-import { exportWriters, type ExportWriter, type RowPages } from './export-writers';
+import { exportWriters, writeCsvTable, type ExportWriter, type RowPages } from './export-writers';
+import { SECURITY_EVENTS_CSV_HEADER, securityEventCells } from '../security/security-event-list';
+import type { SecurityEvent } from '../../shared/schemas/security';
 import type { ExportSubject } from '../notifications/events';
 import type { AccountView } from '../../shared/schemas/project';
 import { attributesOf } from '../accounts/account-item';
@@ -47,6 +49,8 @@ export interface RunExportDeps {
   writers?: Record<ExportFormat, ExportWriter>;
   /** A directory export's accounts ('Export All' in the Account Database), page after page, passwords shown: the stored selection read again. */
   directoryPages?: (userId: string, selection: Record<string, string>) => AsyncIterable<AccountView[]>;
+  /** 'Export Logs': the user's security events, newest first, a page at a time (functions/security/security-event-list.ts). */
+  securityEvents?: (userId: string) => AsyncIterable<SecurityEvent[]>;
   /** Tells the user the file is ready (the bell), a project's export or Export All Data alike; never fails the export. */
   notifyReady?: (input: { userId: string; exportId: string; subject: ExportSubject; format: string; rowCount: number; at: Date }) => Promise<void>;
   /** Tells the user the export failed for good (the bell); never fails anything itself. */
@@ -75,70 +79,110 @@ export const runExport =
     const { userId, exportId } = message;
     const item = await deps.exports.start(userId, exportId, deps.now());
     if (!item) return;
-    if (kindOf(item) === 'account-data') {
-      await runAccountDataExport(deps, message, String(item.createdAt), attempt);
-      return;
-    }
-    if (kindOf(item) === 'directory') {
-      await runDirectoryExport(deps, message, item, attempt);
-      return;
-    }
+    const kind = kindOf(item);
+    if (kind === 'account-data') return runAccountDataExport(deps, message, String(item.createdAt), attempt);
+    if (kind === 'directory') return runDirectoryExport(deps, message, item, attempt);
+    if (kind === 'security-events') return runSecurityEventsExport(deps, message, String(item.createdAt), attempt);
     const format = item.format as ExportFormat;
     const projectName = String(item.projectName);
-    try {
+    await settle(deps, message, attempt, { kind: 'project', projectName }, format, async () => {
       const project = await deps.projects.get(userId, String(item.projectId)).catch((error: unknown) => {
         throw error instanceof NotFoundError ? new PermanentExportError('The project no longer exists.') : error;
       });
       const cipher = await deps.cipher();
-      const { rowCount, sizeBytes } = await writeAndUpload({
+      const key = exportObjectKey(userId, exportId, format);
+      const written = await writeAndUpload({
         files: deps.files,
         writer: (deps.writers ?? exportWriters)[format],
         pages: exportRows(deps.accountPages(userId, String(item.projectId)), cipher, projectName),
         // The project's extra columns, known before its first account (docs/accounts.md).
         attributeKeys: projectAttributeKeys(project),
-        key: exportObjectKey(userId, exportId, format),
+        key,
         contentType: exportContentTypes[format],
         contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
       });
-      const at = deps.now();
-      const key = exportObjectKey(userId, exportId, format);
-      if (!(await completeOrRemove(deps, userId, exportId, key, { rowCount, sizeBytes, now: at }))) return;
-      await deps.notifyReady?.({ userId, exportId, subject: { kind: 'project', projectName }, format, rowCount, at });
-    } catch (error) {
-      const permanent = error instanceof PermanentExportError;
-      if (!permanent && attempt.number < attempt.max) throw error;
-      await failAndNotify(deps, userId, exportId, { kind: 'project', projectName }, `${EXPORT_FAILED} ${reasonOf(error)}`);
-    }
+      return { key, ...written };
+    });
   };
+
+/**
+ * Writes the export's file with `write`, then marks it completed and tells the user (the bell); or
+ * records why it failed: at once when another attempt cannot help, else on the last attempt (an
+ * earlier one throws, and SQS delivers the message again).
+ */
+async function settle(
+  deps: RunExportDeps,
+  { userId, exportId }: ExportMessage,
+  attempt: Attempt,
+  subject: ExportSubject,
+  format: string,
+  write: () => Promise<{ key: string; rowCount: number; sizeBytes: number }>,
+): Promise<void> {
+  try {
+    const { key, rowCount, sizeBytes } = await write();
+    const at = deps.now();
+    if (!(await completeOrRemove(deps, userId, exportId, key, { rowCount, sizeBytes, now: at }))) return;
+    await deps.notifyReady?.({ userId, exportId, subject, format, rowCount, at });
+  } catch (error) {
+    const permanent = error instanceof PermanentExportError;
+    if (!permanent && attempt.number < attempt.max) throw error;
+    await failAndNotify(deps, userId, exportId, subject, `${EXPORT_FAILED} ${reasonOf(error)}`);
+  }
+}
 
 /**
  * 'Export All' in the Account Database: the accounts its stored selection picks now (filters,
  * term, sort), in the same writers, with the same formula neutralising, at the same key.
  */
-async function runDirectoryExport(deps: RunExportDeps, { userId, exportId }: ExportMessage, item: Record<string, unknown>, attempt: Attempt): Promise<void> {
+async function runDirectoryExport(deps: RunExportDeps, message: ExportMessage, item: Record<string, unknown>, attempt: Attempt): Promise<void> {
+  const { userId, exportId } = message;
   const format = item.format as ExportFormat;
   const projectName = String(item.projectName);
-  try {
+  await settle(deps, message, attempt, { kind: 'project', projectName }, format, async () => {
     if (!deps.directoryPages) throw new PermanentExportError('This export cannot be made here.');
     const selection = (item.selection ?? {}) as Record<string, string>;
-    const { rowCount, sizeBytes } = await writeAndUpload({
+    const key = exportObjectKey(userId, exportId, format);
+    const written = await writeAndUpload({
       files: deps.files,
       writer: (deps.writers ?? exportWriters)[format],
       pages: directoryRows(deps.directoryPages(userId, selection)),
       attributeKeys: await directoryAttributeKeys(deps, userId, selection),
-      key: exportObjectKey(userId, exportId, format),
+      key,
       contentType: exportContentTypes[format],
       contentDisposition: attachmentDisposition(exportFilename(projectName, format)),
     });
-    const at = deps.now();
-    if (!(await completeOrRemove(deps, userId, exportId, exportObjectKey(userId, exportId, format), { rowCount, sizeBytes, now: at }))) return;
-    await deps.notifyReady?.({ userId, exportId, subject: { kind: 'project', projectName }, format, rowCount, at });
-  } catch (error) {
-    const permanent = error instanceof PermanentExportError;
-    if (!permanent && attempt.number < attempt.max) throw error;
-    await failAndNotify(deps, userId, exportId, { kind: 'project', projectName }, `${EXPORT_FAILED} ${reasonOf(error)}`);
-  }
+    return { key, ...written };
+  });
 }
+
+/**
+ * 'Export Logs' (Security Center): every security event of the user, newest first, a Query page at
+ * a time through the CSV writer into the same streamed upload (a year of events never sits in
+ * memory, nor in one answer); rowCount is the number of events.
+ */
+async function runSecurityEventsExport(deps: RunExportDeps, message: ExportMessage, createdAt: string, attempt: Attempt): Promise<void> {
+  const { userId, exportId } = message;
+  await settle(deps, message, attempt, { kind: 'security-events' }, 'csv', async () => {
+    const events = deps.securityEvents;
+    if (!events) throw new PermanentExportError('This export cannot be made here.');
+    const key = exportObjectKey(userId, exportId, 'csv');
+    const written = await writeAndUpload({
+      files: deps.files,
+      writer: (_pages, out) => writeCsvTable(SECURITY_EVENTS_CSV_HEADER, mapPages(events(userId), (page) => page.map(securityEventCells)), out),
+      pages: noPages(),
+      key,
+      contentType: exportContentTypes.csv,
+      contentDisposition: attachmentDisposition(exportFilename('', 'csv', 'security-events', createdAt)),
+    });
+    return { key, ...written };
+  });
+}
+
+async function* mapPages<T, U>(pages: AsyncIterable<T>, map: (page: T) => U): AsyncIterable<U> {
+  for await (const page of pages) yield map(page);
+}
+
+const noPages = (): RowPages => (async function* () {})();
 
 /**
  * A directory export's extra columns: those of the project it is filtered to, else those of all
@@ -184,27 +228,22 @@ async function failAndNotify(deps: Pick<RunExportDeps, 'exports' | 'now' | 'noti
  * Export All Data: the zip of writeAccountDataZip through the same streamed upload, at
  * exports/<userId>/<exportId>.zip; rowCount is the number of accounts in it.
  */
-async function runAccountDataExport(deps: RunExportDeps, { userId, exportId }: ExportMessage, createdAt: string, attempt: Attempt): Promise<void> {
-  try {
+async function runAccountDataExport(deps: RunExportDeps, message: ExportMessage, createdAt: string, attempt: Attempt): Promise<void> {
+  const { userId, exportId } = message;
+  // The same notification as a project's export: the file is in the Export Center's history.
+  await settle(deps, message, attempt, { kind: 'account-data' }, 'zip', async () => {
     const cipher = await deps.cipher();
-    const noPages: RowPages = (async function* () {})();
-    const { rowCount, sizeBytes } = await writeAndUpload({
+    const key = exportObjectKey(userId, exportId, 'zip');
+    const written = await writeAndUpload({
       files: deps.files,
       writer: (_pages, out) => writeAccountDataZip({ source: deps.accountData, cipher, rows: exportRows, userId, now: deps.now() }, out),
-      pages: noPages,
-      key: exportObjectKey(userId, exportId, 'zip'),
+      pages: noPages(),
+      key,
       contentType: exportContentTypes.zip,
       contentDisposition: attachmentDisposition(exportFilename('', 'zip', 'account-data', createdAt)),
     });
-    const at = deps.now();
-    if (!(await completeOrRemove(deps, userId, exportId, exportObjectKey(userId, exportId, 'zip'), { rowCount, sizeBytes, now: at }))) return;
-    // The same notification as a project's export: the file is in the Export Center's history.
-    await deps.notifyReady?.({ userId, exportId, subject: { kind: 'account-data' }, format: 'zip', rowCount, at });
-  } catch (error) {
-    const permanent = error instanceof PermanentExportError;
-    if (!permanent && attempt.number < attempt.max) throw error;
-    await failAndNotify(deps, userId, exportId, { kind: 'account-data' }, `${EXPORT_FAILED} ${reasonOf(error)}`);
-  }
+    return { key, ...written };
+  });
 }
 
 /**

@@ -4,7 +4,7 @@ import { PRO_FORMAT_MESSAGE, type createExportSchema, type ExportView } from '..
 import { NotFoundError, PlanLimitError } from '../core/errors';
 import { isIdShaped } from '../../shared/schemas/ids';
 import type { ProjectStore } from '../projects/project-store';
-import { exportView, newAccountDataExportRecord, newDirectoryExportRecord, newExportRecord } from './export-item';
+import { exportView, newAccountDataExportRecord, newDirectoryExportRecord, newExportRecord, newSecurityEventsExportRecord, type ExportRecord } from './export-item';
 import type { directoryExportSchema } from '../../shared/schemas/account-directory';
 import type { ExportQueue } from './export-queue';
 import type { ExportStore } from './export-store';
@@ -30,17 +30,23 @@ export const startExport =
     if (!planLimits[plan].exportFormats.includes(request.format)) throw new PlanLimitError(PRO_FORMAT_MESSAGE);
 
     const now = deps.now();
-    const record = newExportRecord({ id: deps.newId(now), userId, projectId: request.projectId, projectName: String(project.name), format: request.format, now });
-    await deps.exports.create(record);
-    try {
-      await deps.queue.send({ userId, exportId: record.id });
-    } catch (error) {
-      // Never leave an entry pending forever: the history shows it failed, the user can retry.
-      await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
-      throw error;
-    }
-    return exportView(record, now);
+    return queued(deps, newExportRecord({ id: deps.newId(now), userId, projectId: request.projectId, projectName: String(project.name), format: request.format, now }), now);
   };
+
+/**
+ * Records the export as pending and queues it for the export worker; never leaves an entry pending
+ * forever: when the queue refuses it, the history shows it failed and the user can try again.
+ */
+async function queued(deps: Pick<StartExportDeps, 'exports' | 'queue' | 'now'>, record: ExportRecord, now: Date): Promise<ExportView> {
+  await deps.exports.create(record);
+  try {
+    await deps.queue.send({ userId: record.userId, exportId: record.id });
+  } catch (error) {
+    await deps.exports.fail(record.userId, record.id, 'The export could not be started. Please try again.', deps.now());
+    throw error;
+  }
+  return exportView(record, now);
+}
 
 /**
  * POST /api/exports/account-data (Settings > Data, 'Export All Data'): a zip of everything the
@@ -51,15 +57,19 @@ export const startAccountDataExport =
   (deps: Omit<StartExportDeps, 'projects'>) =>
   async (userId: string): Promise<ExportView> => {
     const now = deps.now();
-    const record = newAccountDataExportRecord({ id: deps.newId(now), userId, now });
-    await deps.exports.create(record);
-    try {
-      await deps.queue.send({ userId, exportId: record.id });
-    } catch (error) {
-      await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
-      throw error;
-    }
-    return exportView(record, now);
+    return queued(deps, newAccountDataExportRecord({ id: deps.newId(now), userId, now }), now);
+  };
+
+/**
+ * POST /api/exports/security-events ('Export Logs' in the Security Center): every security event
+ * of the caller (a year at most: the TTL) as a CSV file, on every plan (the events are theirs),
+ * written by the export worker and downloaded from the Export Center like any export.
+ */
+export const startSecurityEventsExport =
+  (deps: Omit<StartExportDeps, 'projects'>) =>
+  async (userId: string): Promise<ExportView> => {
+    const now = deps.now();
+    return queued(deps, newSecurityEventsExportRecord({ id: deps.newId(now), userId, now }), now);
   };
 
 /**
@@ -77,13 +87,5 @@ export const startDirectoryExport =
     if (!planLimits[plan].exportFormats.includes(format)) throw new PlanLimitError(PRO_FORMAT_MESSAGE);
     const now = deps.now();
     const stored = Object.fromEntries(Object.entries(selection).filter((entry): entry is [string, string] => typeof entry[1] === 'string' && entry[1] !== ''));
-    const record = newDirectoryExportRecord({ id: deps.newId(now), userId, format, selection: stored, now });
-    await deps.exports.create(record);
-    try {
-      await deps.queue.send({ userId, exportId: record.id });
-    } catch (error) {
-      await deps.exports.fail(userId, record.id, 'The export could not be started. Please try again.', deps.now());
-      throw error;
-    }
-    return exportView(record, now);
+    return queued(deps, newDirectoryExportRecord({ id: deps.newId(now), userId, format, selection: stored, now }), now);
   };

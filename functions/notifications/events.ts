@@ -49,11 +49,22 @@ export async function bulkJobFinished(
   });
 }
 
-/** What an export is of: a project's accounts, or everything the user has here (Export All Data). */
-export type ExportSubject = { kind: 'project'; projectName: string } | { kind: 'account-data' };
+/** What an export is of: a project's accounts, everything the user has here (Export All Data), or the user's security events ('Export Logs'). */
+export type ExportSubject = { kind: 'project'; projectName: string } | { kind: 'account-data' } | { kind: 'security-events' };
 
 const exportTitle = (subject: ExportSubject, outcome: string) =>
-  subject.kind === 'account-data' ? `Export of all your data ${outcome}` : `Export of "${subject.projectName}" ${outcome}`;
+  subject.kind === 'account-data'
+    ? `Export of all your data ${outcome}`
+    : subject.kind === 'security-events'
+      ? `Export of your security events ${outcome}`
+      : `Export of "${subject.projectName}" ${outcome}`;
+
+const readyBody = (subject: ExportSubject, format: string, rowCount: number): string =>
+  subject.kind === 'account-data'
+    ? `ZIP file of everything BulkOnboard holds on you, ${count(rowCount, 'account', 'accounts')} included: download it from the Export Center.`
+    : subject.kind === 'security-events'
+      ? `CSV file with ${count(rowCount, 'security event', 'security events')}: download it from the Export Center.`
+      : `${format.toUpperCase()} file with ${count(rowCount, 'account', 'accounts')}: download it from the Export Center.`;
 
 /** An export's file is ready in the Export Center (a project's, or all the user's data). */
 export async function exportReady(deps: NotificationDeps, input: { userId: string; exportId: string; subject: ExportSubject; format: string; rowCount: number; at: Date }): Promise<void> {
@@ -61,10 +72,7 @@ export async function exportReady(deps: NotificationDeps, input: { userId: strin
     userId: input.userId,
     kind: 'export-ready',
     title: exportTitle(input.subject, 'is ready'),
-    body:
-      input.subject.kind === 'account-data'
-        ? `ZIP file of everything BulkOnboard holds on you, ${count(input.rowCount, 'account', 'accounts')} included: download it from the Export Center.`
-        : `${input.format.toUpperCase()} file with ${count(input.rowCount, 'account', 'accounts')}: download it from the Export Center.`,
+    body: readyBody(input.subject, input.format, input.rowCount),
     link: '/exports',
     source: `export:${input.exportId}:ready`,
     at: input.at,

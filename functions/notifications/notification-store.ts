@@ -1,5 +1,5 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { notificationKinds, type Notification, type NotificationKind } from '../../shared/schemas/notifications';
 import { keys } from '../core/keys';
 import type { NotificationDeps } from './notification-writer';
@@ -71,16 +71,13 @@ async function unreadByFilter(deps: NotificationDeps, userId: string, now: Date)
   return found;
 }
 
-const isIndexed = async (deps: NotificationDeps, userId: string): Promise<boolean> =>
-  (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.unreadNotificationsIndexed(userId), ConsistentRead: true }))).Item !== undefined;
-
 /**
  * Once per user: notifications written before unread items existed get theirs, then a marker
- * says so. Runs at the user's first read of the bell after the release (one read of their 90 days
- * of notifications, what every poll cost before); repeated safely if it dies half-way.
+ * says so. Run when a read of the unread items found no marker (the user's first read of the bell
+ * after the release: one read of their 90 days of notifications, what every poll cost before);
+ * repeated safely if it dies half-way.
  */
-export async function indexUnread(deps: NotificationDeps, userId: string, now: Date): Promise<void> {
-  if (await isIndexed(deps, userId)) return;
+async function indexUnread(deps: NotificationDeps, userId: string, now: Date): Promise<void> {
   const unread = await unreadByFilter(deps, userId, now);
   for (let i = 0; i < unread.length; i += 25) {
     await Promise.all(
@@ -92,40 +89,57 @@ export async function indexUnread(deps: NotificationDeps, userId: string, now: D
   await deps.db.send(new PutCommand({ TableName: deps.tableName, Item: { ...keys.unreadNotificationsIndexed(userId), entityType: 'Migration', at: now.toISOString() } }));
 }
 
-/** A page of the user's unread items (newest first), unexpired ones only. */
+/**
+ * A page of the user's unread items (newest first), unexpired ones only. The first page (no
+ * `start`) also brings the UNREAD_INDEXED marker, which sorts before every unread item in this
+ * order: `indexed` says whether it is there, and it takes no place of the `limit`.
+ */
 async function unreadPage(deps: NotificationDeps, userId: string, now: Date, limit: number, start?: Record<string, unknown>) {
-  const key = keys.unreadNotificationsOf(userId);
+  const key = keys.unreadNotificationsAndMarkerOf(userId);
+  const marker = keys.unreadNotificationsIndexed(userId).SK;
   const page = await deps.db.send(
     new QueryCommand({
       TableName: deps.tableName,
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ProjectionExpression: 'id, expiresAt',
+      ProjectionExpression: 'SK, id, expiresAt',
       ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix },
       ScanIndexForward: false,
       ConsistentRead: true,
-      Limit: limit,
+      Limit: start ? limit : limit + 1,
       ExclusiveStartKey: start,
     }),
   );
-  return { ids: (page.Items ?? []).filter((item) => unexpired(item, now)).map((item) => String(item.id)), next: page.LastEvaluatedKey };
+  const items = page.Items ?? [];
+  const unread = items.filter((item) => item.SK !== marker);
+  // Without the marker the read may hold one item more than `limit`: its caller indexes and reads again.
+  return { ids: unread.filter((item) => unexpired(item, now)).map((item) => String(item.id)), next: page.LastEvaluatedKey, indexed: unread.length < items.length };
 }
 
 /**
  * How many notifications the user has not read: one Query of at most UNREAD_COUNT_CAP small
- * items, whatever the number of notifications (`more`: there may be more than counted).
+ * items (and the marker), whatever the number of notifications (`more`: there may be more than
+ * counted). `indexed: false`: the user's older notifications have no unread items yet (indexUnread).
  */
-export async function unreadCount(deps: NotificationDeps, userId: string, now: Date): Promise<{ count: number; more: boolean }> {
-  const { ids, next } = await unreadPage(deps, userId, now, UNREAD_COUNT_CAP);
-  return { count: ids.length, more: next !== undefined };
+export async function unreadCount(deps: NotificationDeps, userId: string, now: Date): Promise<{ count: number; more: boolean; indexed: boolean }> {
+  const { ids, next, indexed } = await unreadPage(deps, userId, now, UNREAD_COUNT_CAP);
+  return { count: ids.length, more: next !== undefined, indexed };
+}
+
+/** The unread count, after giving the user's older notifications their items the first time (no marker found). */
+export async function indexedUnreadCount(deps: NotificationDeps, userId: string, now: Date): Promise<{ count: number; more: boolean }> {
+  const first = await unreadCount(deps, userId, now);
+  if (first.indexed) return first;
+  await indexUnread(deps, userId, now);
+  return unreadCount(deps, userId, now);
 }
 
 /** Every unread notification's id (mark all read; the weekly digest's count). A user not indexed yet is read the old way (this reader may not write). */
 export async function unreadKeys(deps: NotificationDeps, userId: string, now: Date): Promise<{ id: string }[]> {
-  if (!(await isIndexed(deps, userId))) return (await unreadByFilter(deps, userId, now)).map(({ id }) => ({ id }));
   const found: { id: string }[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await unreadPage(deps, userId, now, 1000, start);
+    if (!start && !page.indexed) return (await unreadByFilter(deps, userId, now)).map(({ id }) => ({ id }));
     found.push(...page.ids.map((id) => ({ id })));
     start = page.next;
   } while (start);

@@ -1,7 +1,7 @@
 import { isId } from '../core/ids';
 import { NotFoundError, ValidationError } from '../core/errors';
 import type { MarkReadInput, NotificationList } from '../../shared/schemas/notifications';
-import { indexUnread, markRead, notificationsPage, unreadCount, unreadKeys, type NotificationDeps } from './notification-store';
+import { indexedUnreadCount, markRead, notificationsPage, unreadCount, unreadKeys, type NotificationDeps } from './notification-store';
 
 export const NOTIFICATIONS_PAGE_DEFAULT = 20;
 export const NOTIFICATIONS_PAGE_MAX = 100;
@@ -22,7 +22,7 @@ export const listNotifications =
     const limit = pageLimit(query.limit);
     if (query.cursor !== undefined && !isId(query.cursor)) throw new ValidationError('Invalid cursor');
     const now = deps.now();
-    const [page, unread] = await Promise.all([notificationsPage(deps, userId, limit, now, query.cursor), indexUnread(deps, userId, now).then(() => unreadCount(deps, userId, now))]);
+    const [page, unread] = await Promise.all([notificationsPage(deps, userId, limit, now, query.cursor), indexedUnreadCount(deps, userId, now)]);
     return { notifications: page.notifications, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}), unreadCount: unread.count, ...(unread.more ? { unreadCountCapped: true } : {}) };
   };
 
@@ -34,7 +34,8 @@ export const markNotificationsRead =
   (deps: Deps) =>
   async (userId: string, input: MarkReadInput): Promise<{ marked: number; unreadCount: number }> => {
     const now = deps.now();
-    await indexUnread(deps, userId, now);
+    // Gives a user's older notifications their unread items first (once), so the ids below are all of them.
+    await indexedUnreadCount(deps, userId, now);
     const ids = input.all ? (await unreadKeys(deps, userId, now)).map((n) => n.id) : [...new Set(input.ids ?? [])];
     // An id that is not one of ours cannot name an item: no write is tried for it.
     const results: boolean[] = [];

@@ -12,7 +12,7 @@ import { getPasswordReset, startPasswordReset } from './reset-passwords';
 import { requireEnv } from '../core/env';
 import { httpHandler, Response, route } from '../core/http';
 import { sqsMailSender } from '../mail/sqs-mail-queue';
-import { exportSecurityEventsCsv, listSecurityEvents } from './security-event-list';
+import { listSecurityEvents } from './security-event-list';
 import { requestOrigin } from './security-events';
 import { securityOverview } from './security-overview';
 import { dynamoSecuritySettingsStore, getSecuritySettings, updateSecuritySettings } from './security-settings';
@@ -28,7 +28,6 @@ const getSettings = getSecuritySettings(settingsDeps);
 const putSettings = updateSecuritySettings(settingsDeps);
 const readDeps = { db, tableName, now };
 const listEvents = listSecurityEvents(readDeps);
-const exportEvents = exportSecurityEventsCsv(readDeps);
 const overview = securityOverview(readDeps);
 const twoFactorDeps = { tokens: cognitoSoftwareTokens(cognito()), store: dynamoTwoFactorStore(db, tableName), cipher: appCipher, events, now };
 const setUp = setUpTwoFactor(twoFactorDeps);
@@ -52,12 +51,6 @@ export const handler = httpHandler({
   'GET /api/security/settings': route({ passwordExpired: 'allow', run: ({ userId }) => getSettings(userId) }),
   'PUT /api/security/settings': route({ body: updateSecuritySettingsSchema, run: ({ userId, body, event }) => putSettings(userId, body, requestOrigin(event)) }),
   'GET /api/security/events': route({ run: ({ userId, query }) => listEvents(userId, query) }),
-  'GET /api/security/events/export': route({
-    run: async ({ userId }) => {
-      const { filename, body } = await exportEvents(userId);
-      return new Response(200, body, { 'content-type': 'text/csv; charset=utf-8', 'content-disposition': `attachment; filename="${filename}"` });
-    },
-  }),
   'GET /api/security/overview': route({ run: ({ userId }) => overview(userId) }),
   'POST /api/security/two-factor/setup': route({ run: ({ userId, accessToken }) => setUp(userId, accessToken) }),
   'POST /api/security/two-factor/enable': route({ body: twoFactorCodeSchema, run: ({ userId, accessToken, body, event }) => enable(userId, accessToken, body.code, requestOrigin(event)) }),

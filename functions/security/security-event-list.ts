@@ -1,5 +1,4 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { UTF8_BOM, toCsv } from '../../shared/csv/write-csv';
 import {
   SECURITY_EVENTS_PAGE_MAX,
   SECURITY_EVENTS_SHOWN,
@@ -15,7 +14,7 @@ import { isId, timeOrderedIdFloor } from '../core/ids';
 import { keys } from '../core/keys';
 
 /*
- * Reading the user's security events (GET /api/security/events and its CSV). They live in their
+ * Reading the user's security events (GET /api/security/events, the overview and 'Export Logs'). They live in their
  * own partition USER#<sub>#SECURITY, sorted by time-ordered id, so newest first is one Query
  * with ScanIndexForward false, and every key is built from the caller's id: another user's
  * events cannot be named, whatever the cursor says.
@@ -80,11 +79,10 @@ export const listSecurityEvents =
     };
   };
 
-/** Every stored event of the user, newest first (a year at most: the TTL deletes older ones). */
-export async function allSecurityEvents(deps: SecurityEventReadDeps, userId: string, options: { since?: Date } = {}): Promise<SecurityEvent[]> {
+/** The user's stored events, newest first, a Query page at a time (a year at most: the TTL deletes older ones). */
+export async function* securityEventPages(deps: SecurityEventReadDeps, userId: string, options: { since?: Date } = {}): AsyncIterable<SecurityEvent[]> {
   const key = keys.securityEventsOf(userId);
   const now = deps.now();
-  const events: SecurityEvent[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await deps.db.send(
@@ -102,26 +100,23 @@ export async function allSecurityEvents(deps: SecurityEventReadDeps, userId: str
         ExclusiveStartKey: start,
       }),
     );
-    for (const item of page.Items ?? []) if (unexpired(item, now)) events.push(securityEventView(item));
+    const events = (page.Items ?? []).filter((item) => unexpired(item, now)).map(securityEventView);
+    if (events.length) yield events;
     start = page.LastEvaluatedKey;
   } while (start);
+}
+
+/** Every stored event of the user (since a moment), newest first. */
+export async function allSecurityEvents(deps: SecurityEventReadDeps, userId: string, options: { since?: Date } = {}): Promise<SecurityEvent[]> {
+  const events: SecurityEvent[] = [];
+  for await (const page of securityEventPages(deps, userId, options)) events.push(...page);
   return events;
 }
 
-export const SECURITY_EVENTS_CSV_HEADER = ['Time', 'Type', 'Severity', 'Description', 'IP address', 'User agent'] as const;
-
 /**
- * GET /api/security/events/export ('Export Logs'): every event as CSV, newest first, through the
- * shared writer (a description or user agent starting with = + - @ is neutralised, so a
- * spreadsheet never runs it). Time is ISO 8601 UTC: unambiguous in any spreadsheet locale.
+ * 'Export Logs' (an Export Center export, functions/exports/run-export.ts): the CSV's columns and
+ * one event's cells. Time is ISO 8601 UTC: unambiguous in any spreadsheet locale; the shared CSV
+ * writer neutralises a description or user agent starting with = + - @.
  */
-export const exportSecurityEventsCsv =
-  (deps: SecurityEventReadDeps) =>
-  async (userId: string): Promise<{ filename: string; body: string }> => {
-    const events = await allSecurityEvents(deps, userId);
-    const body = toCsv(
-      SECURITY_EVENTS_CSV_HEADER,
-      events.map((event) => [event.createdAt, event.type, event.severity, event.description, event.ipAddress, event.userAgent]),
-    );
-    return { filename: `security-events-${deps.now().toISOString().slice(0, 10)}.csv`, body: UTF8_BOM + body };
-  };
+export const SECURITY_EVENTS_CSV_HEADER = ['Time', 'Type', 'Severity', 'Description', 'IP address', 'User agent'] as const;
+export const securityEventCells = (event: SecurityEvent): string[] => [event.createdAt, event.type, event.severity, event.description, event.ipAddress, event.userAgent];

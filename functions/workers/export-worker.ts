@@ -13,6 +13,7 @@ import { exportFailed, exportReady } from '../notifications/events';
 import { dynamoProjectStore } from '../projects/project-store';
 import { browseAccounts } from '../accounts/browse-accounts';
 import { directoryQuerySchema, DIRECTORY_PAGE_MAX } from '../../shared/schemas/account-directory';
+import { securityEventPages } from '../security/security-event-list';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
@@ -32,6 +33,7 @@ const run = runExport({
       cursor = page.nextCursor;
     } while (cursor);
   },
+  securityEvents: (userId) => securityEventPages({ db, tableName, now: () => new Date() }, userId),
   cipher: appCipher,
   files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),

@@ -15,7 +15,7 @@ export const SPECIAL_CHARACTERS = '$#@!*&?%';
 /** Left out when avoidAmbiguous is on. */
 export const AMBIGUOUS_CHARACTERS = '0Oo1lI|';
 
-export { SYNC_ROW_LIMIT, SYNC_BYTE_LIMIT, answersAtOnce, type RequestSize } from '../bulk-limits';
+export { SYNC_ROW_LIMIT, SYNC_BYTE_LIMIT, REQUEST_ROWS_JSON_MAX_BYTES, answersAtOnce, jsonBytes, type RequestSize } from '../bulk-limits';
 /** One file or request: 10 MB and 50,000 rows. */
 export const CSV_MAX_BYTES = 10 * 1024 * 1024;
 export const MAX_ROWS_PER_REQUEST = 50_000;

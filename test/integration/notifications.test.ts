@@ -14,6 +14,7 @@ import { sesMailer } from '../../functions/mail/ses-mailer';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { exportFailed, notifySecurityAlert } from '../../functions/notifications/events';
 import { recordNotification } from '../../functions/notifications/notification-writer';
+import { listNotifications, markNotificationsRead } from '../../functions/notifications/notifications';
 import { newAccountDataExportRecord } from '../../functions/exports/export-item';
 import { dynamoExportStore } from '../../functions/exports/export-store';
 import { EXPORT_STOPPED, recordDeadExport } from '../../functions/exports/record-dead-export';
@@ -195,6 +196,29 @@ describe('notifications', () => {
     expect(await notifications(older)).toMatchObject({ unreadCount: 2 });
     expect((await db.send(new GetCommand({ TableName: 'bulkonboard', Key: keys.unreadNotificationsIndexed(older.sub) }))).Item).toBeDefined();
     expect(await older.json('/api/notifications/read', { method: 'POST', body: { all: true } })).toEqual({ marked: 2, unreadCount: 0 });
+  });
+
+  it('a bell poll of an indexed user is two reads, the page and the unread items (issue 29, item 4d): no GetItem of the UNREAD_INDEXED marker, which the unread read itself brings back', async () => {
+    const user = await apiUser();
+    const db = testDb();
+    const deps = { db, tableName: 'bulkonboard' };
+    await recordNotification(deps, { userId: user.sub, kind: 'export-ready', title: 'Counted', body: 'b', link: '/exports', source: `test:${tag()}`, at: new Date() });
+    // The first poll gives a user's older notifications their items once and writes the marker.
+    expect(await notifications(user)).toMatchObject({ unreadCount: 1 });
+    const sent: string[] = [];
+    db.middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countRequests' },
+    );
+    const list = listNotifications({ ...deps, now: () => new Date() });
+    expect(await list(user.sub, {})).toMatchObject({ unreadCount: 1 });
+    expect(sent.sort()).toEqual(['QueryCommand', 'QueryCommand']);
+    sent.length = 0;
+    expect(await markNotificationsRead({ ...deps, now: () => new Date() })(user.sub, { all: true })).toEqual({ marked: 1, unreadCount: 0 });
+    expect(sent.filter((name) => name.startsWith('Get'))).toEqual([]);
   });
 
   it("Export All Data notifies in the bell like a project export (issue 26: it never did), linking to the Export Center where it is downloaded", async () => {

@@ -11,7 +11,9 @@ import { recordSecurityEvent } from '../../functions/security/security-events';
 import { SECURITY_EVENTS_CURSOR_MESSAGE, SECURITY_EVENTS_LIMIT_MESSAGE } from '../../functions/security/security-event-list';
 import type { ExportView } from '../../shared/exports';
 import { EXPORT_EXPIRED_MESSAGE, EXPORT_NOT_READY_MESSAGE } from '../../functions/exports/download-export';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { apiUser, exportDownloadUrl, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { until } from '../support/until';
+import type { NotificationList } from '../../shared/schemas/notifications';
 
 const TABLE = 'bulkonboard';
 /** Each test's browser: the events must carry it and the caller's address. */
@@ -255,28 +257,58 @@ describe('GET /api/security/events', () => {
     expect(((await response.json()) as { message: string }).message).toBe(message);
   });
 
-  it("Export Logs: every event as CSV with the date in the file name, formulas neutralised, no other user's events", async () => {
+  it("Export Logs is an Export Center export (issue 29, item 4): every event as a CSV file, streamed page by page, in the history with its count, downloaded by link, the date in the file name, formulas neutralised, no other user's events", async () => {
     const user = await quietUser();
     const other = await quietUser();
     await seed(user, 12);
     await seed(other, 1);
+    // Events enough for several Query pages (1 MB each): 2,400 of ~1 KB, written as the app writes them.
+    const db = testDb();
+    const long = 'x'.repeat(1000);
+    const base = Date.now() - 3_600_000;
+    for (let i = 0; i < 2400; i += 100) {
+      await Promise.all(
+        Array.from({ length: 100 }, (_, j) =>
+          recordSecurityEvent({ db, tableName: TABLE }, { userId: user.sub, type: 'settings_changed', description: `Old ${i + j} ${long}`, severity: 'low', at: new Date(base + i + j) }),
+        ),
+      );
+    }
     // A browser whose name a spreadsheet would run as a formula.
     const hostile = '=HYPERLINK("http://evil.example","click")';
     expect((await user.call('/api/security/settings', { method: 'PUT', body: { sessionTimeout: 8 }, headers: { 'user-agent': hostile } })).status).toBe(200);
+    // The old answer of the whole year in one response is gone.
+    expect((await user.call('/api/security/events/export')).status).toBe(404);
 
-    const response = await user.call('/api/security/events/export');
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/csv');
-    expect(response.headers.get('content-disposition')).toBe(`attachment; filename="security-events-${new Date().toISOString().slice(0, 10)}.csv"`);
-    const text = (await response.text()).replace(/^\uFEFF/, '');
-    const rows = Papa.parse<string[]>(text.trim(), { skipEmptyLines: true }).data;
+    const response = await user.call('/api/exports/security-events', { method: 'POST' });
+    expect(response.status).toBe(202);
+    const started = (await response.json()) as ExportView;
+    expect(started).toMatchObject({ kind: 'security-events', projectName: 'Security events', format: 'csv', status: 'pending' });
+    const done = await until('the export', async () => (await user.json<ExportView[]>('/api/exports/history')).find((e) => e.id === started.id), (e) => e?.status === 'completed' || e?.status === 'failed');
+    expect(done).toMatchObject({ status: 'completed', rowCount: 1 + 12 + 2400 });
+    const download = await user.json<{ url: string; filename: string }>(`/api/exports/${started.id}/download`, { method: 'POST' });
+    expect(download.filename).toBe(`security-events-${new Date().toISOString().slice(0, 10)}.csv`);
+    const file = await fetch(download.url);
+    expect(file.headers.get('content-type')).toContain('text/csv');
+    // The bytes as stored (Response.text() would drop the BOM Excel needs).
+    const text = Buffer.from(await file.arrayBuffer()).toString('utf8');
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    const rows = Papa.parse<string[]>(text.slice(1).trim(), { skipEmptyLines: true }).data;
     expect(rows[0]).toEqual(['Time', 'Type', 'Severity', 'Description', 'IP address', 'User agent']);
-    expect(rows).toHaveLength(1 + 13);
+    expect(rows).toHaveLength(1 + 1 + 12 + 2400);
     expect(rows[1]).toEqual([expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), 'settings_changed', 'medium', 'Security settings changed: session timeout 8 h', expect.any(String), `'${hostile}`]);
-    expect(rows.slice(2).map((row) => row[3])).toEqual(Array.from({ length: 12 }, (_, i) => `Event ${11 - i}`));
+    expect(rows.slice(2, 14).map((row) => row[3])).toEqual(Array.from({ length: 12 }, (_, i) => `Event ${11 - i}`));
+    expect(rows.slice(14).map((row) => row[3]!.split(' ').slice(0, 2).join(' '))).toEqual(Array.from({ length: 2400 }, (_, i) => `Old ${2399 - i}`));
+    // Told in the bell like every export.
+    const bell = await user.json<NotificationList>('/api/notifications');
+    expect(bell.notifications).toContainEqual(expect.objectContaining({ kind: 'export-ready', title: 'Export of your security events is ready', body: 'CSV file with 2,413 security events: download it from the Export Center.', link: '/exports' }));
+
     // The other user's own export holds only their one event.
-    const theirs = Papa.parse<string[]>((await (await other.call('/api/security/events/export')).text()).replace(/^\uFEFF/, '').trim()).data;
-    expect(theirs).toHaveLength(2);
+    const theirs = await other.json<ExportView>('/api/exports/security-events', { method: 'POST' });
+    await until('their export', async () => (await other.json<ExportView[]>('/api/exports/history')).find((e) => e.id === theirs.id), (e) => e?.status === 'completed');
+    const theirFile = await (await fetch(await exportDownloadUrl(other, theirs.id))).text();
+    expect(Papa.parse<string[]>(theirFile.trim(), { skipEmptyLines: true }).data).toHaveLength(2);
+    // Another user's export is not one to download.
+    expect((await other.call(`/api/exports/${started.id}/download`, { method: 'POST' })).status).toBe(404);
   });
 });
 

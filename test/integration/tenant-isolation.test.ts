@@ -330,6 +330,18 @@ const expectations: Record<string, Expectation> = {
     },
     ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
   },
+  // 'Export Logs': B's file holds B's events only (A's actions named with A's marker are A's).
+  'POST /api/exports/security-events': {
+    answer: async (response, { a, b }) => {
+      const started = await ok<ExportView>(response, 202);
+      await until('the security events export', () => b.json<ExportView[]>('/api/exports/history'), (list) => list.some((e) => e.id === started.id && e.status === 'completed'));
+      const text = await (await fetch(await exportDownloadUrl(b, started.id))).text();
+      // (Every user's sign-in reads alike, 'Signed in ...': A's own events are those of A's actions.)
+      for (const event of (await a.user.json<SecurityEventPage>('/api/security/events')).events.filter((e) => e.type !== 'login')) expect(text).not.toContain(event.description);
+      for (const marker of a.markers) expect(text).not.toContain(marker);
+    },
+    ownerAfter: async ({ a }) => expect((await a.user.json<ExportView[]>('/api/exports/history')).map((e) => e.id)).toEqual([a.exportId]),
+  },
   'POST /api/exports': {
     body: ({ a }) => ({ projectId: a.projectId, format: 'csv' }),
     answer: 404,
@@ -342,12 +354,12 @@ const expectations: Record<string, Expectation> = {
     answer: 404,
   },
   'GET /api/exports/history': {
-    // B's own entries only (B's Export All Data may be in it, depending on the order routes run).
+    // B's own entries only (B's Export All Data and security events may be in it, depending on the order routes run).
     answer: async (response, { b }) => {
       const own = await ok<ExportView[]>(response);
       const mine = await b.json<ExportView[]>('/api/exports/history');
       expect(own.map((e) => e.id)).toEqual(mine.map((e) => e.id));
-      expect(own.every((e) => e.kind === 'account-data')).toBe(true);
+      expect(own.every((e) => e.kind === 'account-data' || e.kind === 'security-events')).toBe(true);
     },
   },
   'GET /api/integrations': {
@@ -463,14 +475,6 @@ const expectations: Record<string, Expectation> = {
       expect(own.events.map((e) => e.id).filter((id) => ownerIds.includes(id))).toEqual([]);
       const page = await b.json<SecurityEventPage>(`/api/security/events?cursor=${owners.events[0]!.id}`);
       expect(page.events.map((e) => e.id).filter((id) => ownerIds.includes(id))).toEqual([]);
-    },
-  },
-  'GET /api/security/events/export': {
-    answer: async (response, { a }) => {
-      expect(response.status).toBe(200);
-      const text = await response.text();
-      // (Every user's sign-in reads alike, 'Signed in ...': A's own events are those of A's actions.)
-      for (const event of (await a.user.json<SecurityEventPage>('/api/security/events')).events.filter((e) => e.type !== 'login')) expect(text).not.toContain(event.description);
     },
   },
   'GET /api/security/overview': {

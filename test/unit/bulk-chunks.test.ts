@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { batchesOf, BATCH_MAX_BYTES, CHUNK_MAX_BYTES, CHUNK_ROWS, CHUNK_WINDOW, chunkBodies, chunkBodiesOfAsync } from '../../functions/bulk/bulk-jobs';
 import { writesPerCall } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
-import { GUNZIPPED_MAX_BYTES, inflateRows, NOT_GZIP_MESSAGE } from '../../functions/bulk/compressed-rows';
-import { bulkCreateBodySchema } from '../../shared/schemas/bulk';
+import { inflateRows, NOT_GZIP_MESSAGE, ROWS_TOO_LARGE_MESSAGE } from '../../functions/bulk/compressed-rows';
+import { bulkCreateBodySchema, REQUEST_ROWS_JSON_MAX_BYTES } from '../../shared/schemas/bulk';
 
 const message = (chunk: number, rows: BulkChunkMessage['rows']): BulkChunkMessage => ({
   userId: 'u',
@@ -87,9 +87,21 @@ describe('csvDataGzip', () => {
   });
 
   it('stops a decompression bomb at the limit with 413', () => {
-    const bomb = gzipSync(Buffer.alloc(GUNZIPPED_MAX_BYTES + 1024, 0x20)).toString('base64');
+    const bomb = gzipSync(Buffer.alloc(REQUEST_ROWS_JSON_MAX_BYTES + 1024, 0x20)).toString('base64');
     expect(bomb.length).toBeLessThan(200_000);
     expect(() => inflateRows(body(bomb))).toThrow(expect.objectContaining({ statusCode: 413 }));
+  });
+
+  it('sends rows past the measured 8 MB of JSON to the upload path in words (413), and takes them just under it (issue 29, item 4: 46 MB used to pass, 577 MB in a 512 MB function)', () => {
+    const rows = (count: number) =>
+      Array.from({ length: count }, (_, i) => ({ firstName: `F${i}`, lastName: 'L', email: `p${i}@example.com`, attributes: { Department: `Engineering ${i % 40}`.padEnd(150, '.') } }));
+    const over = rows(40_000);
+    expect(JSON.stringify(over).length).toBeGreaterThan(REQUEST_ROWS_JSON_MAX_BYTES);
+    expect(() => inflateRows(body(gz(over)))).toThrow(expect.objectContaining({ statusCode: 413, message: ROWS_TOO_LARGE_MESSAGE }));
+    expect(ROWS_TOO_LARGE_MESSAGE).toBe('These rows are more than 8 MB as JSON, too large for one request: upload the file instead (POST /api/bulk-uploads takes up to 250,000 rows and 50 MB).');
+    const under = rows(30_000);
+    expect(JSON.stringify(under).length).toBeLessThan(REQUEST_ROWS_JSON_MAX_BYTES);
+    expect(inflateRows(body(gz(under))).csvData).toHaveLength(30_000);
   });
 });
 

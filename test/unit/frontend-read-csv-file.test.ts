@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { csvMessages } from '../../shared/csv/read-people';
 import { readCsvFile } from '../../frontend/src/features/bulk-creator/lib/read-csv-file';
 import { toaster } from '../../frontend/src/lib/toaster';
+import { requestRows } from '../../frontend/src/features/bulk-creator/lib/upload-form';
+import { CSV_MAX_BYTES, REQUEST_ROWS_JSON_MAX_BYTES, jsonBytes } from '../../shared/schemas/bulk';
 
 const csvFile = (text: string) => new File([text], 'people.csv', { type: 'text/csv' });
 
@@ -37,6 +39,19 @@ describe('readCsvFile (the Bulk Creator reading a chosen file)', () => {
       const read = await readCsvFile(csvFile('First Name,Last Name,Email\nAnn,Lee,ann@example.com\n'), now);
       expect(read?.previewUsernames).toEqual(['annlee2027']);
     });
+  });
+
+  it("takes the upload path for a file under 10 MB whose rows are more than the request's 8 MB as JSON (extra columns repeat their names in every row), the request path otherwise", async () => {
+    const columns = Array.from({ length: 10 }, (_, c) => `Extra column ${c + 1}`);
+    const file = (rows: number) =>
+      csvFile(['First Name,Last Name,Email,' + columns.join(','), ...Array.from({ length: rows }, (_, i) => `Ann${i},Lee,ann${i}@example.com,` + columns.map((_, c) => `value ${c} of row ${i}`.padEnd(30, '.')).join(','))].join('\n'));
+    const large = file(20_000);
+    expect(large.size).toBeLessThan(CSV_MAX_BYTES);
+    const read = await readCsvFile(large, new Date('2026-06-01T12:00:00Z'));
+    expect(read?.result.valid).toHaveLength(20_000);
+    expect(jsonBytes(requestRows(read!.result.valid))).toBeGreaterThan(REQUEST_ROWS_JSON_MAX_BYTES);
+    expect(read).toMatchObject({ route: 'upload', partial: false, file: large });
+    expect(await readCsvFile(file(2_000), new Date('2026-06-01T12:00:00Z'))).toMatchObject({ route: 'request' });
   });
 
   it('counts every line of a file with a misplaced quote: the rest are users, that line a problem', async () => {

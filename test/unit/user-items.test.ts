@@ -91,7 +91,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   notification: () => keys.notification(u, p),
   notificationsOf: () => keys.notificationsOf(u),
   unreadNotification: () => keys.unreadNotification(u, p),
-  unreadNotificationsOf: () => keys.unreadNotificationsOf(u),
+  unreadNotificationsAndMarkerOf: () => keys.unreadNotificationsAndMarkerOf(u),
   unreadNotificationsIndexed: () => keys.unreadNotificationsIndexed(u),
   userSettings: () => keys.userSettings(u),
   digestSubscriber: () => keys.digestSubscriber(u),

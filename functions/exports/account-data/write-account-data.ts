@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import { PassThrough, type Writable } from 'node:stream';
-import { ZipArchive } from 'archiver';
+import type * as Archiver from 'archiver';
 import { EXPORT_COLUMNS, type ExportRow } from '../../../shared/exports';
 import { UTF8_BOM, csvLine, type CsvValue } from '../../../shared/csv/write-csv';
 import type { Cipher } from '../../core/encryption';
@@ -8,6 +9,15 @@ import type { RowPages } from '../export-writers';
 import { end, write } from '../output-stream';
 import { projectView } from '../../projects/project-item';
 import type { AccountDataSource } from './account-data-source';
+
+/**
+ * archiver (with its zip and stream packages, ~350 KB minified: a third of the export worker's
+ * bundle) ships in the export worker's Lambda layer (lib/package-layer.ts) and is loaded on the
+ * first Export All Data only; project, directory and security-event exports (and cold starts) never
+ * load it. `require` resolves it through Lambda's NODE_PATH, and through node_modules locally.
+ */
+let archiver: typeof Archiver | undefined;
+const loadArchiver = (): typeof Archiver => (archiver ??= createRequire(import.meta.url)('archiver') as typeof Archiver);
 
 /** Turns a project's account items into export rows (passwords decrypted), as the project export does. */
 export type AccountRows = (pages: AsyncIterable<Record<string, unknown>[]>, cipher: Cipher, projectName: string) => RowPages;
@@ -62,7 +72,7 @@ activity.json/.csv       your recent activity
  */
 export async function writeAccountDataZip(input: AccountDataZipInput, out: Writable): Promise<number> {
   const { source, userId } = input;
-  const zip = new ZipArchive({ zlib: { level: 6 } });
+  const zip = new (loadArchiver().ZipArchive)({ zlib: { level: 6 } });
   const failed = new Promise<never>((_, reject) => {
     zip.on('error', reject);
     zip.on('warning', reject);

@@ -1,5 +1,6 @@
 import { checkCsvFile, csvMessages, readPeopleCsv, type CsvReadResult } from '@shared/csv/read-people';
-import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST } from '@shared/schemas/bulk';
+import { CSV_MAX_BYTES, MAX_ROWS_PER_REQUEST, REQUEST_ROWS_JSON_MAX_BYTES, jsonBytes } from '@shared/schemas/bulk';
+import { requestRows } from './upload-form';
 import { UPLOAD_CSV_MAX_BYTES, UPLOAD_MAX_ROWS } from '@shared/schemas/bulk-upload';
 import { assignUsernames, usernameYear } from '@shared/generation/username';
 import { toaster } from '../../../lib/toaster';
@@ -11,8 +12,8 @@ export const PREVIEW_BYTES = 256 * 1024;
 
 /**
  * A chosen CSV, read: its rows and the usernames the server will give the first valid ones.
- * One path per size (docs/bulk-files.md): up to MAX_ROWS_PER_REQUEST rows and CSV_MAX_BYTES the
- * rows travel in the request ('request'); larger files, up to UPLOAD_MAX_ROWS and
+ * One path per size (docs/bulk-files.md): up to MAX_ROWS_PER_REQUEST rows and CSV_MAX_BYTES, whose
+ * rows are at most REQUEST_ROWS_JSON_MAX_BYTES as JSON, the rows travel in the request ('request'); larger files, up to UPLOAD_MAX_ROWS and
  * UPLOAD_CSV_MAX_BYTES, are uploaded to S3 and read there ('upload').
  */
 export interface CsvFile {
@@ -66,7 +67,8 @@ export async function readCsvFile(file: File, now: Date = new Date()): Promise<C
   }
 
   const { valid, invalid } = result;
-  const route = partial || result.rows.length > MAX_ROWS_PER_REQUEST ? 'upload' : 'request';
+  // Many extra columns make the rows' JSON larger than the file (each row repeats their names): past the request's measured bound, the upload path.
+  const route = partial || result.rows.length > MAX_ROWS_PER_REQUEST || jsonBytes(requestRows(valid)) > REQUEST_ROWS_JSON_MAX_BYTES ? 'upload' : 'request';
   if (partial) {
     toaster.create({
       type: 'info',

@@ -74,6 +74,10 @@ export function uploadFormDefaultsWith(preferences?: Pick<Preferences, 'defaultP
   };
 }
 
+/** The rows as POST /api/bulk-create carries them: the three fields, and the extra columns (department, title...) with their row; the server checks them again. */
+export const requestRows = (rows: readonly CsvRow[]) =>
+  rows.map(({ firstName, lastName, email, attributes }) => ({ firstName, lastName, email, ...(attributes && Object.keys(attributes).length ? { attributes } : {}) }));
+
 /**
  * The request: only the valid rows (the invalid ones are skipped), optional fields left out when
  * empty; the integration only when the accounts are to be created on it (an unticked box sends none).
@@ -85,8 +89,7 @@ export function toBulkCreateRequest(values: UploadFormValues, rows: readonly Csv
     ...(values.platformUrl ? { platformUrl: values.platformUrl } : {}),
     accountType: values.accountType,
     ...(values.expirationDate ? { expirationDate: values.expirationDate } : {}),
-    // The extra columns (department, title...) travel with their row; the server checks them again.
-    csvData: rows.map(({ firstName, lastName, email, attributes }) => ({ firstName, lastName, email, ...(attributes && Object.keys(attributes).length ? { attributes } : {}) })),
+    csvData: requestRows(rows),
     passwordSettings: values.passwordSettings,
     ...(values.createExternalAccounts && values.apiIntegrationId ? { createExternalAccounts: true, apiIntegrationId: values.apiIntegrationId } : {}),
     ...(values.createExternalAccounts && values.apiIntegrationId && values.groups.length ? { groups: values.groups, ...(values.createGroups ? { createGroups: true } : {}) } : {}),

@@ -1,9 +1,9 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import type { CreateExportRequest, ExportView } from '@shared/schemas/export';
-import { apiRequest, serverMessageOf } from '../../../lib/api-client';
+import { apiRequest } from '../../../lib/api-client';
 import { pollCap } from '../../../lib/poll-cap';
 import { queryKeys } from '../../../lib/query-keys';
-import { toaster } from '../../../lib/toaster';
+import { isExportRunning, useStartQueuedExport } from '../../../lib/queued-exports';
 
 export const exportHistoryQueryKey = queryKeys.exportHistory;
 
@@ -15,8 +15,7 @@ export const EXPORT_POLL_MS = pollCap(2000);
  */
 export const HISTORY_FRESH_MS = 10 * 60 * 1000;
 
-export const isExportRunning = (entry: ExportView): boolean =>
-  entry.status === 'pending' || entry.status === 'processing';
+export { isExportRunning };
 
 /** GET /api/exports/history, newest first. */
 export function useExportHistoryQuery() {
@@ -37,30 +36,4 @@ export function useExportHistoryQuery() {
  * then polls). A refusal the server explains (Pro format 403, unknown project 404, invalid 400)
  * shows the server's message under the spec's title.
  */
-export function useStartExport() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (request: CreateExportRequest) =>
-      apiRequest<ExportView>('/api/exports', { method: 'POST', body: request }),
-    onSuccess: (created) => {
-      queryClient.setQueryData<ExportView[]>(exportHistoryQueryKey, (history) => [
-        created,
-        ...(history ?? []).filter((entry) => entry.id !== created.id),
-      ]);
-      void queryClient.invalidateQueries({ queryKey: exportHistoryQueryKey });
-      toaster.create({
-        type: 'success',
-        title: 'Export started',
-        description: "Your export is being processed. You'll be notified when it's ready.",
-      });
-    },
-    onError: (error) => {
-      if (error.message.startsWith('401')) return; // the logged-out toast is already showing
-      toaster.create({
-        type: 'error',
-        title: 'Export failed',
-        description: serverMessageOf(error, [400, 403, 404]) ?? 'Failed to start export. Please try again.',
-      });
-    },
-  });
-}
+export const useStartExport = () => useStartQueuedExport<CreateExportRequest>('/api/exports');

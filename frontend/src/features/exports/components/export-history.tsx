@@ -7,7 +7,7 @@ import { ListSkeleton } from '../../../components/list-skeleton';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { formatDate, formatDateTime } from '../../../lib/format-date';
 import { toaster } from '../../../lib/toaster';
-import { useStartAccountDataExport } from '../../../lib/account-data-export';
+import { useStartAccountDataExport, useStartSecurityEventsExport } from '../../../lib/queued-exports';
 import { useDownloadExport } from '../../../lib/export-download';
 import { isExportRunning, useExportHistoryQuery, useStartExport } from '../api/exports-api';
 import { formatFileSize } from '../lib/format-file-size';
@@ -15,7 +15,8 @@ import { formatBadgeNames, formatNames } from '../lib/format-names';
 import { ExportStatusBadge } from './export-status-badge';
 import { plural } from '@shared/text/plural';
 
-const accounts = (count: number) => plural(count, 'account');
+/** What a finished export holds: accounts, or security events for 'Export Logs'. */
+const rowsOf = (entry: ExportView, count: number) => (entry.kind === 'security-events' ? plural(count, 'security event', 'security events') : plural(count, 'account'));
 
 /** Spec 8's promise ('You'll be notified when it's ready'): a toast when a watched export is done. */
 function useReadyToast(history: ExportView[] | undefined): void {
@@ -92,16 +93,18 @@ function ExportHistoryItem({ entry }: { entry: ExportView }) {
   const download = useDownloadExport();
   const againProject = useStartExport();
   const againAccountData = useStartAccountDataExport();
-  const again = entry.kind === 'account-data' ? againAccountData : againProject;
+  const againSecurityEvents = useStartSecurityEventsExport();
+  const again = entry.kind === 'account-data' ? againAccountData : entry.kind === 'security-events' ? againSecurityEvents : againProject;
   const exportAgain = () => {
     if (entry.kind === 'account-data' || entry.format === 'zip') againAccountData.mutate();
+    else if (entry.kind === 'security-events') againSecurityEvents.mutate();
     else againProject.mutate({ projectId: entry.projectId, format: entry.format });
   };
   const completed = entry.status === 'completed';
   const failed = entry.status === 'failed';
   const downloadable = completed && !entry.expired;
   const facts = [
-    completed && entry.rowCount !== undefined ? accounts(entry.rowCount) : undefined,
+    completed && entry.rowCount !== undefined ? rowsOf(entry, entry.rowCount) : undefined,
     completed && entry.sizeBytes !== undefined ? formatFileSize(entry.sizeBytes) : undefined,
   ].filter(Boolean);
 

@@ -1,8 +1,7 @@
-import { useInfiniteQuery, useMutation, useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { SECURITY_EVENTS_PAGE_MAX, SECURITY_EVENTS_SHOWN, type SecurityEventPage } from '@shared/schemas/security';
 import type { SecurityOverview } from '@shared/schemas/security-overview';
-import { apiDownload, apiRequest } from '../../../lib/api-client';
-import { saveFile } from '../../../lib/save-file';
+import { apiRequest } from '../../../lib/api-client';
 
 /** Every key starts with the GET path; the settings card's save refreshes ['/api/security']. */
 export const securityKeys = {
@@ -37,14 +36,4 @@ export function useAllSecurityEventsQuery(enabled: boolean) {
 
 export function useSecurityOverviewQuery() {
   return useQuery({ queryKey: securityKeys.overview, queryFn: () => apiRequest<SecurityOverview>('/api/security/overview') });
-}
-
-/** 'Export Logs': every event as CSV, saved under the server's name (security-events-<date>.csv). */
-export function useExportSecurityLogs() {
-  return useMutation({
-    mutationFn: async () => {
-      const { blob, filename } = await apiDownload('/api/security/events/export');
-      saveFile(blob, filename ?? 'security-events.csv');
-    },
-  });
 }
