@@ -17,6 +17,19 @@ export function mailSendRate(): number {
   return Number.isFinite(rate) && rate >= 0 ? rate : DEFAULT_MAIL_SEND_RATE;
 }
 
+/** The daily cap's and the reserved share's defaults (docs/deploy.md). */
+export const DEFAULT_MAIL_DAILY_CAP = 50_000;
+export const DEFAULT_MAIL_RESERVED_SHARE = 0.1;
+
+/** MAIL_DAILY_CAP and MAIL_RESERVED_SHARE: a customer's e-mails a UTC day (0: no cap) and the rate's share left to Cognito's codes. */
+export function mailLimits(): { dailyCap: number; reservedShare: number } {
+  const { MAIL_DAILY_CAP, MAIL_RESERVED_SHARE } = env();
+  return {
+    dailyCap: MAIL_DAILY_CAP === undefined ? DEFAULT_MAIL_DAILY_CAP : Number(MAIL_DAILY_CAP),
+    reservedShare: MAIL_RESERVED_SHARE === undefined ? DEFAULT_MAIL_RESERVED_SHARE : Math.min(0.5, Number(MAIL_RESERVED_SHARE)),
+  };
+}
+
 /** What the credentials route group and the mail worker are built from in Lambda. */
 export function credentialsRuntime() {
   return {

@@ -478,12 +478,12 @@ describe('functions', () => {
     },
   );
 
-  it('workers hold at most twenty-eight concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
+  it('workers hold at most thirty concurrent invocations in all, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
     const caps = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => (r.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
     expect(caps).toHaveLength(workers.length);
     // Every event source is capped: one without a cap could scale to the account's limit.
     expect(caps.every((cap) => typeof cap === 'number')).toBe(true);
-    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(28);
+    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(30);
   });
 
   it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {
