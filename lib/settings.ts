@@ -50,6 +50,10 @@ export interface AppSettings {
    * default, 14 (SES's usual starting production quota).
    */
   mailSendRate: number | undefined;
+  /** Credential e-mails one customer may send in a UTC day, handed over as MAIL_DAILY_CAP (0: no cap). Undefined: the sender's default, 50,000. */
+  mailDailyCap: number | undefined;
+  /** The share of the send rate left free for Cognito's codes (0 to 0.5), handed over as MAIL_RESERVED_SHARE. Undefined: the sender's default, 0.1. */
+  mailReservedShare: number | undefined;
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -148,6 +152,18 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
     }
   }
 
+  // Not MAIL_DAILY_CAP / MAIL_RESERVED_SHARE: like the rate, npm start's shell may set those.
+  const mailDailyCapText = read('mailDailyCap', 'DEPLOY_MAIL_DAILY_CAP');
+  if (mailDailyCapText !== undefined && !/^\d{1,9}$/.test(mailDailyCapText)) {
+    throw new Error(`mailDailyCap "${mailDailyCapText}" must be a whole number of e-mails per customer a day (0: no cap)`);
+  }
+  const mailDailyCap = mailDailyCapText === undefined ? undefined : Number(mailDailyCapText);
+  const mailReservedShareText = read('mailReservedShare', 'DEPLOY_MAIL_RESERVED_SHARE');
+  if (mailReservedShareText !== undefined && !(/^0(\.\d+)?$/.test(mailReservedShareText) && Number(mailReservedShareText) <= 0.5)) {
+    throw new Error(`mailReservedShare "${mailReservedShareText}" must be a share of the send rate from 0 to 0.5 (e.g. 0.1)`);
+  }
+  const mailReservedShare = mailReservedShareText === undefined ? undefined : Number(mailReservedShareText);
+
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
     warnings.push({
@@ -172,6 +188,8 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       alarmEmail,
       cognitoEmail,
       mailSendRate,
+      mailDailyCap,
+      mailReservedShare,
     },
     warnings,
   };
