@@ -54,6 +54,8 @@ export interface AppSettings {
   mailDailyCap: number | undefined;
   /** The share of the send rate left free for Cognito's codes (0 to 0.5), handed over as MAIL_RESERVED_SHARE. Undefined: the sender's default, 0.1. */
   mailReservedShare: number | undefined;
+  /** The bounce rate (0 to 1) over which a customer's sends pause, handed over as MAIL_BOUNCE_CUTOFF (0: none). Undefined: the sender's default, 0.05. */
+  mailBounceCutoff: number | undefined;
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -163,6 +165,11 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
     throw new Error(`mailReservedShare "${mailReservedShareText}" must be a share of the send rate from 0 to 0.5 (e.g. 0.1)`);
   }
   const mailReservedShare = mailReservedShareText === undefined ? undefined : Number(mailReservedShareText);
+  const mailBounceCutoffText = read('mailBounceCutoff', 'DEPLOY_MAIL_BOUNCE_CUTOFF');
+  if (mailBounceCutoffText !== undefined && !/^(0(\.\d+)?|1)$/.test(mailBounceCutoffText)) {
+    throw new Error(`mailBounceCutoff "${mailBounceCutoffText}" must be a bounce rate from 0 to 1 (e.g. 0.05; 0: no cut-off)`);
+  }
+  const mailBounceCutoff = mailBounceCutoffText === undefined ? undefined : Number(mailBounceCutoffText);
 
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
@@ -190,6 +197,7 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       mailSendRate,
       mailDailyCap,
       mailReservedShare,
+      mailBounceCutoff,
     },
     warnings,
   };

@@ -17,6 +17,7 @@ import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
 import { backoffMs, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import { SharedMailPacer } from './send-share';
+import { bounceWords, notifyBouncesPaused, overCutoff, recentBounceRate } from './bounce-rate';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
@@ -54,8 +55,12 @@ export interface SendChunkDeps extends SendJobDeps {
   rate: () => number;
   /** Worker invocations that may run at once (the mail queue's maxConcurrency): the chunks' size follows from it. */
   workers: number;
-  /** A customer's e-mails a UTC day (0: no cap) and the rate's share left free for Cognito's codes (MAIL_DAILY_CAP, MAIL_RESERVED_SHARE); absent: neither. */
-  limits?: () => { dailyCap: number; reservedShare: number };
+  /**
+   * A customer's e-mails a UTC day (0: no cap), the rate's share left free for Cognito's codes and
+   * the bounce rate over which a customer's sends pause (MAIL_DAILY_CAP, MAIL_RESERVED_SHARE,
+   * MAIL_BOUNCE_CUTOFF; 0: none); absent: none of them.
+   */
+  limits?: () => { dailyCap: number; reservedShare: number; bounceCutoff?: number };
   concurrency?: number;
   retry?: RetryPolicy;
   sleep?: Sleep;
@@ -318,7 +323,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // The installation's SES rate, shared between customers through the table (send-share.ts), and
   // the customer's daily allowance. The customer's need (its weight) is what its send has not done.
   const open = Math.max(1, Number(send.total ?? 0) - Number(send.sent ?? 0) - Number(send.failed ?? 0) - Number(send.suppressed ?? 0));
-  const { dailyCap, reservedShare } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
+  const { dailyCap, reservedShare, bounceCutoff = 0 } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
   const bucket = new SharedMailPacer(
     { db: deps.db, tableName: deps.tableName, clock, sleep },
     { rate: deps.rate(), reservedShare, dailyCap },
@@ -358,7 +363,16 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // An error in one e-mail's step (not an answer of SES: those are outcomes) stops the delivery,
   // but only after what the others got is written; the e-mail it was on keeps its claim.
   let taskError: unknown;
-  await mapBounded(toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
+  // A customer whose recent e-mails bounce too often sends nothing until the rate falls (bounce-rate.ts).
+  if (toSend.length && bounceCutoff > 0) {
+    const bounces = await recentBounceRate(deps, userId, clock());
+    if (overCutoff(bounces, bounceCutoff)) {
+      paused = { kind: 'paused', reason: 'bounces', message: bounceWords(bounces, bounceCutoff) };
+      stopped = true;
+      await notifyBouncesPaused(deps, { userId, projectId, projectName: String(send.projectName ?? '') }, paused.message, clock());
+    }
+  }
+  await mapBounded(stopped ? [] : toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
     try {
       await sendOne(account, index);
     } catch (error) {

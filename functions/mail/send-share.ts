@@ -24,7 +24,7 @@ export interface MailPaceSettings {
   rate: number;
   /** The share of the rate left free for Cognito's codes (MAIL_RESERVED_SHARE, 0 to 0.5). */
   reservedShare: number;
-  /** E-mails one customer may send in a UTC day (MAIL_DAILY_CAP); 0: no cap. */
+  /** E-mails one customer may send in a UTC day (MAIL_DAILY_CAP); 0: no cap (still counted, for the bounce rate). */
   dailyCap: number;
 }
 
@@ -149,7 +149,7 @@ export class SharedMailPacer {
   /** Gives back the daily allowance reserved and not used. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
-    if (this.reserved > 0 && this.counted && this.settings.dailyCap > 0) {
+    if (this.reserved > 0 && this.counted) {
       const unused = this.reserved;
       this.reserved = 0;
       await this.deps.db.send(
@@ -165,12 +165,12 @@ export class SharedMailPacer {
   }
 
   private async next(): Promise<TakeResult> {
-    if (this.counted && this.settings.dailyCap > 0 && this.reserved <= 0) {
+    if (this.counted && this.reserved <= 0) {
       const capped = await this.reserveDaily();
       if (capped) return capped;
     }
     await this.slot();
-    if (this.counted && this.settings.dailyCap > 0) this.reserved--;
+    if (this.counted) this.reserved--;
     this.given++;
     return 'go';
   }
@@ -178,7 +178,8 @@ export class SharedMailPacer {
   /** Reserves up to DAILY_BLOCK e-mails of today's allowance; `{ capped }` when none is left. */
   private async reserveDaily(): Promise<TakeResult | undefined> {
     const now = this.clock();
-    const cap = this.settings.dailyCap;
+    // Counted without a cap too: the bounce-rate cut-off reads what was sent (bounce-rate.ts).
+    const cap = this.settings.dailyCap > 0 ? this.settings.dailyCap : Number.MAX_SAFE_INTEGER;
     let want = Math.max(1, Math.min(DAILY_BLOCK, this.left(), cap));
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {

@@ -353,7 +353,7 @@ describe('functions', () => {
       expect(sendRatesOf({ context: { mailSendRate: 2 }, env: { DEPLOY_MAIL_SEND_RATE: '50' } })['bulkonboard-mail-worker']).toBe('2');
     });
 
-    it('-c mailDailyCap and -c mailReservedShare reach the functions that send e-mail as MAIL_DAILY_CAP and MAIL_RESERVED_SHARE, no other; unset: on none', () => {
+    it('-c mailDailyCap, -c mailReservedShare and -c mailBounceCutoff reach the functions that send e-mail as MAIL_DAILY_CAP, MAIL_RESERVED_SHARE and MAIL_BOUNCE_CUTOFF, no other; unset: on none', () => {
       const variablesOf = (context: Record<string, unknown>) => {
         const { stateless } = buildTestApp({ skipBundling: true, context, env: testEnv });
         const functions = Template.fromStack(stateless).findResources('AWS::Lambda::Function') as Resources;
@@ -361,10 +361,10 @@ describe('functions', () => {
           .filter((fn) => typeof fn.Properties.FunctionName === 'string')
           .map((fn) => [fn.Properties.FunctionName as string, (fn.Properties as unknown as LambdaProperties).Environment.Variables] as const);
       };
-      for (const [name, variables] of variablesOf({ mailDailyCap: '200', mailReservedShare: '0.2' })) {
-        expect([variables.MAIL_DAILY_CAP, variables.MAIL_RESERVED_SHARE], name).toEqual(senders.includes(name) ? ['200', '0.2'] : [undefined, undefined]);
+      for (const [name, variables] of variablesOf({ mailDailyCap: '200', mailReservedShare: '0.2', mailBounceCutoff: '0.05' })) {
+        expect([variables.MAIL_DAILY_CAP, variables.MAIL_RESERVED_SHARE, variables.MAIL_BOUNCE_CUTOFF], name).toEqual(senders.includes(name) ? ['200', '0.2', '0.05'] : [undefined, undefined, undefined]);
       }
-      for (const [name, variables] of variablesOf({})) expect([variables.MAIL_DAILY_CAP, variables.MAIL_RESERVED_SHARE], name).toEqual([undefined, undefined]);
+      for (const [name, variables] of variablesOf({})) expect([variables.MAIL_DAILY_CAP, variables.MAIL_RESERVED_SHARE, variables.MAIL_BOUNCE_CUTOFF], name).toEqual([undefined, undefined, undefined]);
     });
 
     it('without it: set on no function (the sender paces to its default, 14 a second)', () => {
