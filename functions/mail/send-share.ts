@@ -223,9 +223,11 @@ export class SharedMailPacer {
         const slot = this.slots.shift()!;
         const at = due(slot);
         this.lastGo = at;
-        // While the window's e-mails go out, the next window is asked for (once).
+        // The next window is asked for (once) from the middle of this one on: a customer that
+        // starts in the first half has registered in it by then, and gets its share of it at once.
         const window = Math.floor(slot.at / this.windowMs);
-        if (this.requested <= window) this.ahead ??= this.request(window + 1).finally(() => (this.ahead = undefined));
+        const late = slot.at >= (window + 0.5) * this.windowMs || !this.slots.length;
+        if (late && this.requested <= window) this.ahead ??= this.request(window + 1).finally(() => (this.ahead = undefined));
         if (at > now) await this.sleep(at - now);
         return;
       }
