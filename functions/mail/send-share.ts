@@ -116,6 +116,9 @@ export class SharedMailPacer {
   private queue: Promise<unknown> = Promise.resolve();
   /** E-mails this pacer let go. */
   private given = 0;
+  /** A reservation of the daily allowance under way, and the answer once none is left. */
+  private reserving: Promise<void> | undefined;
+  private capped: { capped: string } | undefined;
 
   constructor(
     private readonly deps: SendShareDeps,
@@ -149,6 +152,7 @@ export class SharedMailPacer {
   /** Gives back the daily allowance reserved and not used. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
+    await this.reserving?.catch(() => undefined);
     if (this.reserved > 0 && this.counted) {
       const unused = this.reserved;
       this.reserved = 0;
@@ -165,9 +169,16 @@ export class SharedMailPacer {
   }
 
   private async next(): Promise<TakeResult> {
-    if (this.counted && this.reserved <= 0) {
-      const capped = await this.reserveDaily();
-      if (capped) return capped;
+    if (this.counted) {
+      while (this.reserved <= 0) {
+        if (this.capped) return this.capped;
+        await (this.reserving ??= this.reserveDaily().finally(() => (this.reserving = undefined)));
+      }
+      // The next block is reserved while this one is used: its round trip never holds the sends up.
+      if (this.reserved <= DAILY_BLOCK / 2 && !this.reserving && !this.capped && this.left() > this.reserved) {
+        this.reserving = this.reserveDaily().finally(() => (this.reserving = undefined));
+        this.reserving.catch(() => undefined);
+      }
     }
     await this.slot();
     if (this.counted) this.reserved--;
@@ -175,12 +186,12 @@ export class SharedMailPacer {
     return 'go';
   }
 
-  /** Reserves up to DAILY_BLOCK e-mails of today's allowance; `{ capped }` when none is left. */
-  private async reserveDaily(): Promise<TakeResult | undefined> {
+  /** Reserves up to DAILY_BLOCK e-mails of today's allowance; `capped` (when it starts again) once none is left. */
+  private async reserveDaily(): Promise<void> {
     const now = this.clock();
     // Counted without a cap too: the bounce-rate cut-off reads what was sent (bounce-rate.ts).
     const cap = this.settings.dailyCap > 0 ? this.settings.dailyCap : Number.MAX_SAFE_INTEGER;
-    let want = Math.max(1, Math.min(DAILY_BLOCK, this.left(), cap));
+    let want = Math.max(1, Math.min(DAILY_BLOCK, this.left() - this.reserved, cap));
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
         await this.deps.db.send(
@@ -194,15 +205,18 @@ export class SharedMailPacer {
           }),
         );
         this.reserved += want;
-        return undefined;
+        return;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         const left = cap - Number(oldItem(error)?.sent ?? 0);
-        if (left <= 0) return { capped: nextUtcMidnight(now) };
+        if (left <= 0) {
+          this.capped = { capped: nextUtcMidnight(now) };
+          return;
+        }
         want = Math.min(want, left);
       }
     }
-    return { capped: nextUtcMidnight(now) };
+    this.capped = { capped: nextUtcMidnight(now) };
   }
 
   /** Waits for this delivery's next slot in a window (asking for the next window's e-mails as it goes). */
