@@ -57,6 +57,12 @@ export interface AppSettings {
    * many customers' platforms are called at once. Undefined: the queue's default (shared/routes.ts).
    */
   provisioningWorkers: number | undefined;
+  /** Credential e-mails one customer may send in a UTC day, handed over as MAIL_DAILY_CAP (0: no cap). Undefined: the sender's default, 50,000. */
+  mailDailyCap: number | undefined;
+  /** The share of the send rate left free for Cognito's codes (0 to 0.5), handed over as MAIL_RESERVED_SHARE. Undefined: the sender's default, 0.1. */
+  mailReservedShare: number | undefined;
+  /** The bounce rate (0 to 1) over which a customer's sends pause, handed over as MAIL_BOUNCE_CUTOFF (0: none). Undefined: the sender's default, 0.05. */
+  mailBounceCutoff: number | undefined;
 }
 
 /** A problem worth a warning at synth time, but not worth failing it (synth must work offline). */
@@ -172,6 +178,22 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       throw new Error(`provisioningWorkers "${provisioningWorkersText}" must be a whole number from 2 to 1000 (Lambda's maximum concurrency of a queue's event source)`);
     }
   }
+  // Not MAIL_DAILY_CAP / MAIL_RESERVED_SHARE: like the rate, npm start's shell may set those.
+  const mailDailyCapText = read('mailDailyCap', 'DEPLOY_MAIL_DAILY_CAP');
+  if (mailDailyCapText !== undefined && !/^\d{1,9}$/.test(mailDailyCapText)) {
+    throw new Error(`mailDailyCap "${mailDailyCapText}" must be a whole number of e-mails per customer a day (0: no cap)`);
+  }
+  const mailDailyCap = mailDailyCapText === undefined ? undefined : Number(mailDailyCapText);
+  const mailReservedShareText = read('mailReservedShare', 'DEPLOY_MAIL_RESERVED_SHARE');
+  if (mailReservedShareText !== undefined && !(/^0(\.\d+)?$/.test(mailReservedShareText) && Number(mailReservedShareText) <= 0.5)) {
+    throw new Error(`mailReservedShare "${mailReservedShareText}" must be a share of the send rate from 0 to 0.5 (e.g. 0.1)`);
+  }
+  const mailReservedShare = mailReservedShareText === undefined ? undefined : Number(mailReservedShareText);
+  const mailBounceCutoffText = read('mailBounceCutoff', 'DEPLOY_MAIL_BOUNCE_CUTOFF');
+  if (mailBounceCutoffText !== undefined && !/^(0(\.\d+)?|1)$/.test(mailBounceCutoffText)) {
+    throw new Error(`mailBounceCutoff "${mailBounceCutoffText}" must be a bounce rate from 0 to 1 (e.g. 0.05; 0: no cut-off)`);
+  }
+  const mailBounceCutoff = mailBounceCutoffText === undefined ? undefined : Number(mailBounceCutoffText);
 
   let webAssetsPath: string | undefined = path.resolve(projectRoot, read('webAssetsPath', 'WEB_ASSETS_PATH') ?? 'frontend/dist');
   if (!existsSync(path.join(webAssetsPath, 'index.html'))) {
@@ -198,6 +220,9 @@ export function readSettings(node: Node, env: Env = process.env): SettingsResult
       cognitoEmail,
       mailSendRate,
       provisioningWorkers,
+      mailDailyCap,
+      mailReservedShare,
+      mailBounceCutoff,
     },
     warnings,
   };

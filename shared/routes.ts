@@ -165,11 +165,13 @@ export interface QueueDefinition {
 }
 
 export const queues: readonly QueueDefinition[] = [
-  // One message per invocation: a credentials chunk (100 accounts) is sent within a 40 s budget
-  // (the worker's timeout is 60 s: a sixth of 360), paced to 1/maxConcurrency of MAIL_SEND_RATE each.
+  // One message per invocation: a credentials chunk (100-500 accounts) is sent within a 40 s budget
+  // (the worker's timeout is 60 s: a sixth of 360), its customer's share of MAIL_SEND_RATE taken
+  // through the table (functions/mail/send-share.ts). A send keeps half the workers' chunks on the
+  // queue (MAIL_WINDOW), so another customer's send finds a worker free.
   // A credentials chunk that failed every delivery is given up by the dead-letter worker (its
   // accounts fail with the reason, the send ends): functions/mail/send-credentials.ts.
-  { name: 'mail', worker: 'mail-worker', deadLetterWorker: 'mail-dead-letter-worker', batchSize: 1, maxConcurrency: 2, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
+  { name: 'mail', worker: 'mail-worker', deadLetterWorker: 'mail-dead-letter-worker', batchSize: 1, maxConcurrency: 4, maxReceiveCount: 3, visibilityTimeoutSeconds: 360 },
   // A chunk of 500 rows per message; a job's chunks are written by several workers at once (all
   // but one: the fourth is kept for a job started later, functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
   // Five receives (AWS's advice for a Lambda event source, at least 5): a chunk stopped by a

@@ -27,6 +27,8 @@ export const globalItemKinds = {
   stripeEvent: 'holds no user data',
   /** A one-time job's progress over the whole table (the expiry index backfill): holds no user id or data. */
   migration: 'holds no user data',
+  /** A window of the shared SES rate (send-share.ts): names its customers' ids, and expires by TTL within the hour. */
+  mailRateWindow: 'expires within the hour',
 } as const satisfies Partial<Record<keyof typeof keys, string>>;
 
 /**

@@ -49,6 +49,12 @@ const envSchema = z.object({
   LOCAL_SCIM_TENANT_KEY: name,
   /** Credential e-mails a second for all mail workers together (SES's sending quota; default 14; 0: no pacing). */
   MAIL_SEND_RATE: z.optional(z.string().check(z.regex(/^\d+(\.\d+)?$/))),
+  /** Credential e-mails one customer may send in a UTC day (default 50,000; 0: no cap). docs/email.md. */
+  MAIL_DAILY_CAP: z.optional(z.string().check(z.regex(/^\d+$/))),
+  /** The share of MAIL_SEND_RATE left free for Cognito's codes, 0 to 0.5 (default 0.1). */
+  MAIL_RESERVED_SHARE: z.optional(z.string().check(z.regex(/^0(\.\d+)?$/))),
+  /** A customer whose bounce rate over its recent e-mails passes this share (0 to 1, default 0.05) has its sends paused. */
+  MAIL_BOUNCE_CUTOFF: z.optional(z.string().check(z.regex(/^(0(\.\d+)?|1)$/))),
   /** Public URL of the web app, used in e-mails. */
   APP_URL: url,
   /** Local emulators only: s3rver needs path-style addressing. */

@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart', 'IntegrationTurn'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart', 'IntegrationTurn', 'MailRateWindow', 'MailDay'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -250,6 +250,10 @@ export const keys = {
   /** A credentials send (a job like a provisioning run) and its chunks: functions/mail. */
   mailSend: (userId: string, sendId: string) => ({ PK: userPk(userId), SK: `MAILSEND#${sendId}` }) as const,
   mailSendChunk: (userId: string, sendId: string, chunk: number) => ({ PK: userPk(userId), SK: `MAILSEND#${sendId}#CHUNK#${rowKey(chunk)}` }) as const,
+  /** The e-mails a customer was allowed on a UTC day (YYYY-MM-DD) against the daily cap (functions/mail/send-share.ts). */
+  mailDay: (userId: string, day: string) => ({ PK: userPk(userId), SK: `MAILDAY#${day}` }) as const,
+  /** One window of the installation's SES rate, shared by every customer (functions/mail/send-share.ts). Global, owned by no user. */
+  mailRateWindow: (window: number) => ({ PK: `MAILRATE#${window}`, SK: 'RATE' }) as const,
   /** One e-mail SES accepted, by SES's MessageId: SES events name only that id, this finds the account (and owner) it was for. */
   mailMessage: (sesMessageId: string) => ({ PK: `MAILMSG#${sesMessageId}`, SK: 'MAILMSG' }) as const,
   /** An address that bounced or complained: credential e-mails to it are skipped unless overridden for one send. */

@@ -1,10 +1,10 @@
-import { queues } from '../../shared/routes';
+import { MAIL_WINDOW } from './credential-sends';
 import { dynamo, ses } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { env, requireEnv } from '../core/env';
 import { issueCredentialLink } from '../credential-links/issue-credential-link';
 import { sesCredentialMailer } from './credential-mailer';
-import { credentialsRuntime, mailSendRate } from './credentials-runtime';
+import { credentialsRuntime, mailLimits, mailSendRate } from './credentials-runtime';
 import { serverRenderTools } from './render-tools';
 import type { SendChunkDeps } from './send-credentials';
 
@@ -21,6 +21,8 @@ export function credentialSendDeps(): SendChunkDeps {
     // One-time links ({{credentialLink}}): idempotent per send and account, so a redelivered chunk mails the same URL.
     issueLink: async (input) => issueCredentialLink({ db, tableName, cipher: await appCipher(), appUrl }, input),
     rate: mailSendRate,
-    workers: queues.find((q) => q.name === 'mail')?.maxConcurrency ?? 1,
+    limits: mailLimits,
+    // A send's chunks at once (alone, they share its customer's rate): the chunks' size follows from it.
+    workers: MAIL_WINDOW,
   };
 }

@@ -327,12 +327,13 @@ export const planSend =
     jobs.planJob(deps, credentialSendsPlannedBy(deps), userId, sendId);
 
 /**
- * Chunks of one send on the shared mail queue at once: as many as the queue has workers. Another
- * user's five e-mails, queued after a 10,000-mail send (minutes at SES's rate), then wait behind
- * at most this many chunks instead of all of them (the provisioning queue's turns,
- * functions/provisioning/chunk-window.ts).
+ * Chunks of one send on the shared mail queue at once: half as many as the queue has workers, so
+ * a second customer's send finds a worker free at once instead of waiting for a chunk of the first
+ * to end (the rate itself is shared per customer: send-share.ts). Another user's five e-mails,
+ * queued after a 10,000-mail send, wait behind at most this many chunks instead of all of them
+ * (the provisioning queue's turns, functions/provisioning/chunk-window.ts).
  */
-export const MAIL_WINDOW = queues.find((q) => q.name === 'mail')?.maxConcurrency ?? 2;
+export const MAIL_WINDOW = Math.max(1, Math.floor((queues.find((q) => q.name === 'mail')?.maxConcurrency ?? 2) / 2));
 
 /**
  * The chunk a done chunk c puts on the queue (c + window), or undefined: none left, a send planned

@@ -24,9 +24,12 @@ export const credentialsMessageSchema = z.object({
 export type CredentialsMessage = z.infer<typeof credentialsMessageSchema>;
 export type CredentialsChunkMessage = CredentialsMessage & { chunk: number; shard: number; fromRow: number; toRow: number };
 
+/** Times a notification e-mail went back on the queue because SES took no e-mail for now (functions/mail/paced-mailer.ts). */
+const pauses = z.optional(z.number());
+
 /** Messages on the mail queue (zod/mini: workers stay small). */
 export const mailMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('welcome'), userId: id }),
+  z.object({ type: z.literal('welcome'), userId: id, pauses }),
   // The user's own notification e-mails (functions/mail/notification-mail.ts decides who gets them).
   z.object({
     type: z.literal('project-completion'),
@@ -37,12 +40,13 @@ export const mailMessageSchema = z.discriminatedUnion('type', [
     created: z.number(),
     failed: z.number(),
     reason: z.optional(z.string()),
+    pauses,
   }),
-  z.object({ type: z.literal('security-alert'), userId: id, title: z.string(), detail: z.string(), at: z.string() }),
+  z.object({ type: z.literal('security-alert'), userId: id, title: z.string(), detail: z.string(), at: z.string(), pauses }),
   /** A project's expiration date arrived: its accounts are being deactivated (here, and on `platform` when they are there). */
-  z.object({ type: z.literal('project-expired'), userId: id, projectId: id, projectName: z.string(), expirationDate: z.string(), accounts: z.number(), platform: z.optional(z.string()) }),
+  z.object({ type: z.literal('project-expired'), userId: id, projectId: id, projectName: z.string(), expirationDate: z.string(), accounts: z.number(), platform: z.optional(z.string()), pauses }),
   /** `week`: the Monday (UTC, YYYY-MM-DD) the digest covers the seven days before. */
-  z.object({ type: z.literal('weekly-digest'), userId: id, week: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)) }),
+  z.object({ type: z.literal('weekly-digest'), userId: id, week: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)), pauses }),
   credentialsMessageSchema,
 ]);
 export type MailMessage = z.infer<typeof mailMessageSchema>;

@@ -15,7 +15,9 @@ import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
-import { backoffMs, EvenPacer, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
+import { backoffMs, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
+import { SharedMailPacer } from './send-share';
+import { bounceWords, notifyBouncesPaused, overCutoff, recentBounceRate } from './bounce-rate';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
 import type { IssueCredentialLink } from './credential-link-port';
 import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
@@ -51,8 +53,14 @@ export interface SendChunkDeps extends SendJobDeps {
   issueLink?: IssueCredentialLink;
   /** E-mails a second for all workers together (MAIL_SEND_RATE); 0: no pacing. */
   rate: () => number;
-  /** Worker invocations that may run at once (the mail queue's maxConcurrency): each takes its share of the rate. */
+  /** Worker invocations that may run at once (the mail queue's maxConcurrency): the chunks' size follows from it. */
   workers: number;
+  /**
+   * A customer's e-mails a UTC day (0: no cap), the rate's share left free for Cognito's codes and
+   * the bounce rate over which a customer's sends pause (MAIL_DAILY_CAP, MAIL_RESERVED_SHARE,
+   * MAIL_BOUNCE_CUTOFF; 0: none); absent: none of them.
+   */
+  limits?: () => { dailyCap: number; reservedShare: number; bounceCutoff?: number };
   concurrency?: number;
   retry?: RetryPolicy;
   sleep?: Sleep;
@@ -312,10 +320,19 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const sleep = deps.sleep ?? realSleep;
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
   const deadline = clock() + (deps.budgetMs ?? MAIL_CHUNK_BUDGET_MS);
-  const rate = deps.rate();
-  const bucket = pacerFor(rate, deps.workers, clock, sleep);
+  // The installation's SES rate, shared between customers through the table (send-share.ts), and
+  // the customer's daily allowance. The customer's need (its weight) is what its send has not done.
+  const open = Math.max(1, Number(send.total ?? 0) - Number(send.sent ?? 0) - Number(send.failed ?? 0) - Number(send.suppressed ?? 0));
+  const { dailyCap, reservedShare, bounceCutoff = 0 } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
+  const bucket = new SharedMailPacer(
+    { db: deps.db, tableName: deps.tableName, clock, sleep },
+    { rate: deps.rate(), reservedShare, dailyCap },
+    userId,
+    open,
+    toSend.length,
+  );
   let throttledFor = 0;
-  let paused: Extract<SendOutcome, { kind: 'paused' }> | undefined;
+  let paused: (Extract<SendOutcome, { kind: 'paused' }> & { resumesAt?: string }) | undefined;
   let anySent = false;
   // The send's template, sanitised and its text part converted once for the whole chunk.
   let compiled: ((values: TemplateValues) => RenderedEmail) | undefined;
@@ -346,7 +363,16 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // An error in one e-mail's step (not an answer of SES: those are outcomes) stops the delivery,
   // but only after what the others got is written; the e-mail it was on keeps its claim.
   let taskError: unknown;
-  await mapBounded(toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
+  // A customer whose recent e-mails bounce too often sends nothing until the rate falls (bounce-rate.ts).
+  if (toSend.length && bounceCutoff > 0) {
+    const bounces = await recentBounceRate(deps, userId, clock());
+    if (overCutoff(bounces, bounceCutoff)) {
+      paused = { kind: 'paused', reason: 'bounces', message: bounceWords(bounces, bounceCutoff) };
+      stopped = true;
+      await notifyBouncesPaused(deps, { userId, projectId, projectName: String(send.projectName ?? '') }, paused.message, clock());
+    }
+  }
+  await mapBounded(stopped ? [] : toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
     try {
       await sendOne(account, index);
     } catch (error) {
@@ -412,7 +438,14 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     const tags = mailTags({ userId, projectId, row, shards: Number(send.shards ?? 1), sendId });
     let outcome: SendOutcome;
     for (let throttles = 0, failures = 0; ; ) {
-      await bucket.take();
+      const turn = await bucket.take();
+      if (turn !== 'go') {
+        // The customer's e-mails for today are used (MAIL_DAILY_CAP): the chunk waits, like a quota SES keeps.
+        paused = { kind: 'paused', reason: 'daily-cap', message: `The daily limit of ${dailyCap} e-mails per customer is used.`, resumesAt: turn.capped };
+        stopped = true;
+        attempted.delete(row);
+        return;
+      }
       outcome = await deps.mailer.send({ ...rendered, to: email }, tags);
       if (outcome.kind === 'throttled' && ++throttles < THROTTLE_ATTEMPTS) {
         const wait = backoffMs(throttles, random, 1000, 30_000) + 250;
@@ -457,7 +490,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // between leaves a copy of the successor on the queue (the redelivery queues it again): the
   // copy finds its chunk leased or done, as with the release after the mark.
   const successor = !stopped && !taskError ? successorOf(send, message.chunk) : undefined;
-  const [flushed, queued] = await Promise.allSettled([written(), successor ? deps.queue.send([successor]) : Promise.resolve()]);
+  const [flushed, queued] = await Promise.allSettled([written(), successor ? deps.queue.send([successor]) : Promise.resolve(), bucket.close()]);
   if (flushed.status === 'rejected') throw flushed.reason;
   if (taskError) throw taskError;
   if (paused) return sendPaused(deps, message, send, paused);
@@ -477,10 +510,11 @@ export const MAX_PAUSES = 144;
  * they were (none fails), the send says why and when it tries again, and the chunk goes back on
  * the queue for PAUSE_SECONDS, counted as a pause (not a requeue, whose limit is for throttling).
  */
-async function sendPaused(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>, paused: Extract<SendOutcome, { kind: 'paused' }>): Promise<ChunkEnd> {
+async function sendPaused(deps: SendChunkDeps, message: CredentialsChunkMessage, send: Record<string, unknown>, paused: Extract<SendOutcome, { kind: 'paused' }> & { resumesAt?: string }): Promise<ChunkEnd> {
   const now = deps.now();
-  const resumesAt = new Date(now.getTime() + PAUSE_SECONDS * 1000).toISOString();
-  logger.warn('Credential send paused: SES takes no e-mail for now', { sendId: message.sendId, reason: paused.reason, error: paused.message });
+  // When the customer's daily allowance starts again (the chunk still looks every PAUSE_SECONDS), else the next look.
+  const resumesAt = paused.resumesAt ?? new Date(now.getTime() + PAUSE_SECONDS * 1000).toISOString();
+  logger.warn('Credential send paused: no e-mail may go for now', { sendId: message.sendId, reason: paused.reason, error: paused.message });
   await deps.db.send(
     new UpdateCommand({
       TableName: deps.tableName,
@@ -515,18 +549,6 @@ async function resumed(deps: SendChunkDeps, message: CredentialsChunkMessage): P
  */
 export function mailTags(target: { userId: string; projectId: string; row: number; shards: number; sendId: string }): Record<string, string> {
   return { userId: target.userId, projectId: target.projectId, row: String(target.row), shards: String(target.shards), sendId: target.sendId };
-}
-
-/**
- * The pacing of one worker invocation: its share of the rate (rate / workers), its sends evenly
- * spaced at least ceil(1000 x workers / rate) + 1 ms apart, its first one too. The invocations of
- * the mail queue run at most `workers` at once, so they form at most `workers` chains one after
- * another; each chain holds at most rate / workers sends in any one-second window (the + 1 ms
- * keeps the window's closed ends apart), and all together at most the rate. Rate 0: no spacing.
- */
-export function pacerFor(rate: number, workers: number, clock: () => number, sleep: Sleep): EvenPacer {
-  // Unpaced, a throttled answer still holds every call of the worker.
-  return new EvenPacer(sendSpacingMs(rate, workers), clock, sleep);
 }
 
 /** The least time between two sends of one worker invocation (0: unpaced). */

@@ -9,10 +9,10 @@ export function sqsMailQueue(client: SQSClient, queueUrl: string): MailQueue {
   return { sendWelcome: ({ userId }) => send({ type: 'welcome', userId }) };
 }
 
-/** Queues any mail message (the notification e-mails; the worker decides whether it is sent). */
-export type QueueMail = (message: MailMessage) => Promise<void>;
+/** Queues any mail message (the notification e-mails; the worker decides whether it is sent); `delaySeconds` (at most 900) for one that must wait. */
+export type QueueMail = (message: MailMessage, delaySeconds?: number) => Promise<void>;
 export const sqsMailSender =
   (client: SQSClient, queueUrl: string): QueueMail =>
-  async (message) => {
-    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message) }));
+  async (message, delaySeconds) => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) }));
   };

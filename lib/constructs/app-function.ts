@@ -253,6 +253,10 @@ export class AppFunction extends Construct {
       fn.addEnvironment('SES_CONFIGURATION_SET', mail.configurationSet.configurationSetName);
       // The pace of credential e-mails (functions/mail/credentials-runtime.ts); unset: its default.
       if (this.settings.mailSendRate !== undefined) fn.addEnvironment('MAIL_SEND_RATE', String(this.settings.mailSendRate));
+      // A customer's daily cap, the rate's share kept for Cognito's codes (functions/mail/send-share.ts) and the bounce-rate cut-off (bounce-rate.ts); unset: their defaults.
+      if (this.settings.mailDailyCap !== undefined) fn.addEnvironment('MAIL_DAILY_CAP', String(this.settings.mailDailyCap));
+      if (this.settings.mailReservedShare !== undefined) fn.addEnvironment('MAIL_RESERVED_SHARE', String(this.settings.mailReservedShare));
+      if (this.settings.mailBounceCutoff !== undefined) fn.addEnvironment('MAIL_BOUNCE_CUTOFF', String(this.settings.mailBounceCutoff));
     }
   }
 

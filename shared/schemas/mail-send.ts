@@ -60,12 +60,19 @@ export type SendCredentialsRequest = z.output<typeof sendCredentialsSchema>;
 export const mailSendStatuses = ['waiting', 'queued', 'running', 'completed', 'failed'] as const;
 export type MailSendStatus = (typeof mailSendStatuses)[number];
 
-/** Why SES takes no e-mail for now (functions/mail/credential-mailer.ts): its 24-hour quota is used, sending is paused, or the account is suspended. */
-export const sendPauseReasons = ['quota', 'paused', 'suspended'] as const;
+/**
+ * Why no e-mail may go for now: SES's 24-hour quota is used, sending is paused, or the account is
+ * suspended (functions/mail/credential-mailer.ts); or the customer's own daily limit is used
+ * (MAIL_DAILY_CAP, functions/mail/send-share.ts), or too many of its recent e-mails bounced
+ * (MAIL_BOUNCE_CUTOFF, functions/mail/bounce-rate.ts).
+ */
+export const sendPauseReasons = ['quota', 'paused', 'suspended', 'daily-cap', 'bounces'] as const;
 export type SendPauseReason = (typeof sendPauseReasons)[number];
 
-/** What the send's progress says while SES takes no e-mail ('Paused: <words>; tries again at ...'). */
+/** What the send's progress says while no e-mail may go ('Paused: <words>; resumes at ...'). */
 export function pauseWords(reason: unknown): string {
+  if (reason === 'daily-cap') return "today's e-mail limit for your account is used";
+  if (reason === 'bounces') return 'too many of your recent e-mails bounced; check the addresses in your lists';
   if (reason === 'quota') return 'the sending quota for today is used';
   if (reason === 'suspended') return "this installation's e-mail account is suspended by AWS; its operator has been alerted";
   return "sending is paused on this installation's e-mail account";

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /** What an in-app notification is about (issue 12 item 6). */
-export const notificationKinds = ['bulk-job-completed', 'bulk-job-failed', 'export-ready', 'export-failed', 'provisioning-finished', 'payment-failed', 'security-alert', 'project-deleted', 'project-expired'] as const;
+export const notificationKinds = ['bulk-job-completed', 'bulk-job-failed', 'export-ready', 'export-failed', 'provisioning-finished', 'payment-failed', 'security-alert', 'project-deleted', 'project-expired', 'mail-paused'] as const;
 export type NotificationKind = (typeof notificationKinds)[number];
 
 /** Notifications are kept this long (the item's TTL). */

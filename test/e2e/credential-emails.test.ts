@@ -2,7 +2,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../functions/core/keys';
+import type { MailSend } from '../../shared/schemas/mail-send';
+import { apiUser, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 
 const stack = inject('stack');
@@ -148,6 +151,47 @@ describe('credential e-mails in Chromium', () => {
     await phone.getByRole('region', { name: 'Credential e-mails' }).getByTestId('email-counts').waitFor();
     await phone.getByRole('table', { name: 'Accounts of this project' }).getByTestId('email-status').first().waitFor();
     await phone.screenshot({ path: screenshotPath('credentials-project-phone'), fullPage: true });
+    await phone.context().close();
+  });
+
+  it("a paused send: the 'Paused' badge and when it resumes, in light and dark, at 1280 and 390 px (the state seeded: the emulator never refuses for a quota)", async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', {
+      body: { projectName: `Paused ${tag}`, csvData: [{ firstName: 'Paula', lastName: `Paused${tag}`, email: `paula${tag}@example.com` }] },
+    });
+    const started = await user.json<MailSend>(`/api/projects/${created.project.id}/send-credentials`, { method: 'POST', body: { scope: 'all' } });
+    await expect.poll(async () => (await user.json<MailSend>(`/api/mail-sends/${started.id}`)).status).toBe('completed');
+    // As a chunk records it when the customer's daily cap is used (send-credentials.ts, sendPaused).
+    const resumesAt = new Date(Date.UTC(2026, 10, 29, 0, 0)).toISOString();
+    await testDb().send(
+      new UpdateCommand({
+        TableName: 'bulkonboard',
+        Key: keys.mailSend(user.sub, started.id),
+        UpdateExpression: 'SET #status = :running, pausedReason = :reason, pausedMessage = :message, resumesAt = :at, sent = :zero REMOVE completedAt',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':running': 'running', ':reason': 'daily-cap', ':message': 'The daily limit of 200 e-mails per customer is used.', ':at': resumesAt, ':zero': 0 },
+      }),
+    );
+    const shot = async (target: Page, name: string) => {
+      await target.goto(`${app}/projects/${created.project.id}`);
+      const emails = target.getByRole('region', { name: 'Credential e-mails' });
+      const line = emails.getByTestId('mail-send-paused');
+      await line.waitFor();
+      const when = await target.evaluate((iso) => new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' }).format(new Date(iso)), resumesAt);
+      expect(await line.innerText()).toBe(`Paused: today's e-mail limit for your account is used; resumes at ${when}. No account fails because of it.`);
+      await emails.getByText('Paused', { exact: true }).waitFor();
+      await emails.scrollIntoViewIfNeeded();
+      await target.screenshot({ path: screenshotPath(name) });
+    };
+    await shot(page, 'credentials-paused-light');
+    await page.evaluate(() => localStorage.setItem('theme', 'dark'));
+    await shot(page, 'credentials-paused-dark');
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await signInThroughApp(phone, app, user);
+    await phone.evaluate(() => localStorage.setItem('theme', 'dark'));
+    await shot(phone, 'credentials-paused-phone-dark');
+    await phone.evaluate(() => localStorage.removeItem('theme'));
+    await shot(phone, 'credentials-paused-phone-light');
+    await page.evaluate(() => localStorage.removeItem('theme'));
     await phone.context().close();
   });
 

@@ -115,9 +115,25 @@ describe('readSettings', () => {
     expect(exportBucketName(`${'p'.repeat(16)}-one-stage`, '1', 'r')).not.toBe(exportBucketName(`${'p'.repeat(16)}-two-stage`, '1', 'r'));
   });
 
+  it('mailDailyCap, mailReservedShare and mailBounceCutoff from context or DEPLOY_MAIL_DAILY_CAP / DEPLOY_MAIL_RESERVED_SHARE / DEPLOY_MAIL_BOUNCE_CUTOFF: a whole number (0: no cap), a share up to half, a rate up to 1; unset: the sender\'s defaults', () => {
+    expect(read({ mailDailyCap: '200' }).settings.mailDailyCap).toBe(200);
+    expect(read({ mailDailyCap: 0 }).settings.mailDailyCap).toBe(0);
+    expect(read({}, { DEPLOY_MAIL_DAILY_CAP: '50000' }).settings.mailDailyCap).toBe(50_000);
+    expect(read({}, { MAIL_DAILY_CAP: '5' }).settings.mailDailyCap).toBeUndefined();
+    for (const bad of ['-1', '2.5', 'many', '1e3']) expect(() => read({ mailDailyCap: bad }), bad).toThrow(/mailDailyCap/);
+    expect(read({ mailReservedShare: '0.1' }).settings.mailReservedShare).toBe(0.1);
+    expect(read({}, { DEPLOY_MAIL_RESERVED_SHARE: '0.25' }).settings.mailReservedShare).toBe(0.25);
+    expect(read({}).settings.mailReservedShare).toBeUndefined();
+    for (const bad of ['0.6', '1', '-0.1', '10%']) expect(() => read({ mailReservedShare: bad }), bad).toThrow(/mailReservedShare/);
+    expect(read({ mailBounceCutoff: '0.05' }).settings.mailBounceCutoff).toBe(0.05);
+    expect(read({}, { DEPLOY_MAIL_BOUNCE_CUTOFF: '0' }).settings.mailBounceCutoff).toBe(0);
+    expect(read({}).settings.mailBounceCutoff).toBeUndefined();
+    for (const bad of ['5%', '1.5', '-0.05', 'high']) expect(() => read({ mailBounceCutoff: bad }), bad).toThrow(/mailBounceCutoff/);
+  });
+
   it('the deploy workflow hands every deploy setting to cdk deploy, so no push loses one', () => {
     const workflow = readFileSync(path.join(projectRoot, '.github/workflows/deploy.yml'), 'utf8');
-    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL', 'DEPLOY_MAIL_SEND_RATE', 'DEPLOY_PROVISIONING_WORKERS']) {
+    for (const variable of ['APP_PREFIX', 'SES_FROM_ADDRESS', 'SES_IDENTITY', 'DEPLOY_STRIPE_PRICE_ID', 'ALARM_EMAIL', 'COGNITO_EMAIL', 'DEPLOY_MAIL_SEND_RATE', 'DEPLOY_PROVISIONING_WORKERS', 'DEPLOY_MAIL_DAILY_CAP', 'DEPLOY_MAIL_RESERVED_SHARE', 'DEPLOY_MAIL_BOUNCE_CUTOFF']) {
       expect(workflow, variable).toMatch(new RegExp(`^\\s+${variable}: \\$\\{\\{ vars\\.`, 'm'));
     }
   });

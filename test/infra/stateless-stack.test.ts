@@ -353,6 +353,20 @@ describe('functions', () => {
       expect(sendRatesOf({ context: { mailSendRate: 2 }, env: { DEPLOY_MAIL_SEND_RATE: '50' } })['bulkonboard-mail-worker']).toBe('2');
     });
 
+    it('-c mailDailyCap, -c mailReservedShare and -c mailBounceCutoff reach the functions that send e-mail as MAIL_DAILY_CAP, MAIL_RESERVED_SHARE and MAIL_BOUNCE_CUTOFF, no other; unset: on none', () => {
+      const variablesOf = (context: Record<string, unknown>) => {
+        const { stateless } = buildTestApp({ skipBundling: true, context, env: testEnv });
+        const functions = Template.fromStack(stateless).findResources('AWS::Lambda::Function') as Resources;
+        return Object.values(functions)
+          .filter((fn) => typeof fn.Properties.FunctionName === 'string')
+          .map((fn) => [fn.Properties.FunctionName as string, (fn.Properties as unknown as LambdaProperties).Environment.Variables] as const);
+      };
+      for (const [name, variables] of variablesOf({ mailDailyCap: '200', mailReservedShare: '0.2', mailBounceCutoff: '0.05' })) {
+        expect([variables.MAIL_DAILY_CAP, variables.MAIL_RESERVED_SHARE, variables.MAIL_BOUNCE_CUTOFF], name).toEqual(senders.includes(name) ? ['200', '0.2', '0.05'] : [undefined, undefined, undefined]);
+      }
+      for (const [name, variables] of variablesOf({})) expect([variables.MAIL_DAILY_CAP, variables.MAIL_RESERVED_SHARE, variables.MAIL_BOUNCE_CUTOFF], name).toEqual([undefined, undefined, undefined]);
+    });
+
     it('without it: set on no function (the sender paces to its default, 14 a second)', () => {
       const rates = sendRatesOf({ context: { mailSendRate: '' } });
       expect(Object.keys(rates)).toHaveLength(expectedFunctions.length);
@@ -509,12 +523,12 @@ describe('functions', () => {
     },
   );
 
-  it('workers hold at most thirty concurrent invocations in all without provisioningWorkers, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
+  it('workers hold at most thirty-two concurrent invocations in all without provisioningWorkers, the figure docs/deploy.md (API throttling) gives: the rest of the account is the API\'s', () => {
     const caps = ofType('AWS::Lambda::EventSourceMapping').map(([, r]) => (r.Properties.ScalingConfig as { MaximumConcurrency?: number } | undefined)?.MaximumConcurrency);
     expect(caps).toHaveLength(workers.length);
     // Every event source is capped: one without a cap could scale to the account's limit.
     expect(caps.every((cap) => typeof cap === 'number')).toBe(true);
-    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(30);
+    expect(caps.reduce((sum: number, cap) => sum + cap!, 0)).toBe(32);
   });
 
   it('event source mappings exist only for queues with a worker and dead-letter queues with a dead-letter worker', () => {

@@ -7,6 +7,8 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
 import { MAIL_WINDOW, planOf, startSend, planSend, readSend, sendView } from '../../functions/mail/credential-sends';
+import { recentBounceRate } from '../../functions/mail/bounce-rate';
+import { bouncesByCustomer, countBounces } from '../../functions/mail-events/count-bounces';
 import { INTERRUPTED_MESSAGE, mailTags, recordDeadCredentials, sendChunk, STOPPED_ON_OUR_SIDE, type SendChunkDeps } from '../../functions/mail/send-credentials';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { sesEventsOf, snsEnvelope, type SesEventRecord } from '../../bin/local/ses-events';
@@ -598,6 +600,42 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
 
     await sendChunk(deps)(waiting[0]!);
     for (let i = 0; i < 3; i++) expect(await mailsTo(`quota${i}@example.com`)).toHaveLength(1);
+    const done = sendView((await readSend(deps, user.sub, send.id))!);
+    expect(done).toMatchObject({ status: 'completed', sent: 3, failed: 0 });
+    expect(done.paused).toBeUndefined();
+  });
+
+  it("a customer whose recent e-mails bounce over the cut-off has its sends paused with the reason and a notification (once a day), no account failing; once the rate falls the next delivery sends each e-mail once (issue 29, item 2)", async () => {
+    const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Bouncy', csvData: people(3, 'Bouncy') } });
+    const { send, chunks } = await plannedSend(created.project.id, { scope: 'unsent' });
+    queued.length = 0;
+    // 300 e-mails yesterday and today, 30 of them bounced (10%), as the SES events worker counts them.
+    const now = Date.now();
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    await testDb().send(new PutCommand({ TableName: 'bulkonboard', Item: { ...keys.mailDay(user.sub, day(now - 86_400_000)), entityType: 'MailDay', sent: 200 } }));
+    await testDb().send(new PutCommand({ TableName: 'bulkonboard', Item: { ...keys.mailDay(user.sub, day(now)), entityType: 'MailDay', sent: 100 } }));
+    await countBounces({ db: testDb(), tableName: 'bulkonboard' }, bouncesByCustomer(
+      [0, 1, 2].map((i) => sesEventOf(JSON.parse(JSON.stringify(snsEnvelope({ eventType: 'Bounce', mail: { messageId: `b${i}`, tags: { userId: [user.sub] } } } as unknown as SesEventRecord, new Date()))))),
+      ['moved', 'moved', 'unchanged'],
+    ), now);
+    await testDb().send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.mailDay(user.sub, day(now)), UpdateExpression: 'ADD bounced :more', ExpressionAttributeValues: { ':more': 28 } }));
+    expect(await recentBounceRate({ db: testDb(), tableName: 'bulkonboard' }, user.sub, now)).toEqual({ sent: 300, bounced: 30, rate: 0.1 });
+    const limits = () => ({ dailyCap: 0, reservedShare: 0, bounceCutoff: 0.05 });
+    await sendChunk({ ...deps, limits })(chunks[0]!);
+    const midway = sendView((await readSend(deps, user.sub, send.id))!);
+    expect(midway).toMatchObject({ status: 'running', sent: 0, failed: 0, queued: 3, paused: { reason: 'bounces', detail: '10.0% of your 300 e-mails of the last two days bounced (the limit is 5.0%).' } });
+    expect(queued.filter((m) => m.chunk === 0)).toEqual([{ ...chunks[0], pauses: 1 }]);
+    expect((await accountsOf(user, created.project.id)).map((a) => a.emailStatus ?? 'none')).toEqual(['none', 'none', 'none']);
+    for (let i = 0; i < 3; i++) expect(await mailsTo(`bouncy${i}@example.com`)).toHaveLength(0);
+    // The user is told, once a day however many deliveries find it so.
+    await sendChunk({ ...deps, limits })({ ...chunks[0]!, pauses: 1 });
+    const told = (await user.json<{ notifications: { title: string; body: string }[] }>('/api/notifications')).notifications.filter((n) => n.title === 'Credential e-mails paused: too many bounces');
+    expect(told).toHaveLength(1);
+    expect(told[0]!.body).toContain('10.0% of your 300 e-mails');
+    // The rate falls (more sent without bounces): the next delivery sends each e-mail once and clears the pause.
+    await testDb().send(new UpdateCommand({ TableName: 'bulkonboard', Key: keys.mailDay(user.sub, day(now)), UpdateExpression: 'ADD sent :more', ExpressionAttributeValues: { ':more': 500 } }));
+    await sendChunk({ ...deps, limits })({ ...chunks[0]!, pauses: 2 });
+    for (let i = 0; i < 3; i++) expect(await mailsTo(`bouncy${i}@example.com`)).toHaveLength(1);
     const done = sendView((await readSend(deps, user.sub, send.id))!);
     expect(done).toMatchObject({ status: 'completed', sent: 3, failed: 0 });
     expect(done.paused).toBeUndefined();

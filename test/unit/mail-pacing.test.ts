@@ -1,60 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import { chunkPlan, MAIL_CHUNK_ACCOUNTS } from '../../functions/mail/credential-sends';
-import { CLAIM_GROUP, claimGroupStarts, MAIL_CHUNK_BUDGET_MS, mailChunkAccounts, MAX_MAIL_CHUNK_ACCOUNTS, pacerFor, sendSpacingMs } from '../../functions/mail/send-credentials';
+import { CLAIM_GROUP, claimGroupStarts, MAIL_CHUNK_BUDGET_MS, mailChunkAccounts, MAX_MAIL_CHUNK_ACCOUNTS, sendSpacingMs } from '../../functions/mail/send-credentials';
+import { customerShare, nextUtcMidnight, rateWindow } from '../../functions/mail/send-share';
 import { blockStart, STATE_BLOCK_ROWS } from '../../functions/accounts/account-states';
 
 /**
- * The mail workers' pacing at SES's default 14 e-mails a second over the mail queue's two
- * concurrent invocations: each invocation is a new pacer (a chunk's delivery), one after another
- * in each of two chains, and no one-second window (closed) may hold more than 14 sends.
+ * The installation's SES rate shared between customers (functions/mail/send-share.ts): the
+ * window's size and limit, and each customer's share of it. How deliveries take their shares
+ * through the table: test/integration/mail-fair-share.test.ts.
  */
-async function runChain(startMs: number, invocations: number, sendsEach: number, rate: number, workers: number): Promise<number[]> {
-  let now = startMs;
-  const clock = () => now;
-  const sleep = async (ms: number) => void (now += ms);
-  const times: number[] = [];
-  for (let i = 0; i < invocations; i++) {
-    // A new delivery starts the moment the last one ended (its last send just before).
-    const pacer = pacerFor(rate, workers, clock, sleep);
-    for (let k = 0; k < sendsEach; k++) {
-      await pacer.take();
-      times.push(now);
-      // Some work between sends (SES's answer, a write) of varying length.
-      now += (k * 7) % 23;
-    }
-  }
-  return times;
-}
-
-const busiestSecond = (times: number[]) => {
-  const sorted = [...times].sort((a, b) => a - b);
-  let busiest = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[j]! < sorted[i]! - 1000) j++;
-    busiest = Math.max(busiest, i - j + 1);
-  }
-  return busiest;
-};
-
-describe('mail pacing across workers', () => {
-  it('never passes 14 sends in any one-second window, new deliveries included, and keeps close to the rate', async () => {
-    const a = await runChain(0, 8, 40, 14, 2);
-    const b = await runChain(37, 8, 40, 14, 2);
-    const all = [...a, ...b];
-    expect(busiestSecond(a)).toBeLessThanOrEqual(7);
-    expect(busiestSecond(all)).toBeLessThanOrEqual(14);
-    // 640 sends at 14/s take at least 45.7 s; the pacing costs a few per cent more, not double.
-    const span = Math.max(...all) - Math.min(...all);
-    expect(span / 1000).toBeLessThan((640 / 14) * 1.1);
+describe('the shared SES rate', () => {
+  it('leaves the reserved share free (Cognito\'s codes) and makes windows of at least 4 e-mails', () => {
+    expect(rateWindow({ rate: 14, reservedShare: 0.1 })).toEqual({ windowMs: 1000, limit: 12 });
+    expect(rateWindow({ rate: 200, reservedShare: 0.1 })).toEqual({ windowMs: 1000, limit: 180 });
+    // The SES sandbox's 1 a second: 5-second windows of 4 (0.8 a second, 0.2 left for Cognito).
+    expect(rateWindow({ rate: 1, reservedShare: 0.1 })).toEqual({ windowMs: 5000, limit: 4 });
+    // A reserve is at most half the rate; unpaced: no window.
+    expect(rateWindow({ rate: 10, reservedShare: 0.9 })).toEqual({ windowMs: 1000, limit: 5 });
+    expect(rateWindow({ rate: 0, reservedShare: 0.1 }).limit).toBe(0);
   });
 
-  it('a throttled answer holds every send of the worker', async () => {
-    let now = 0;
-    const pacer = pacerFor(0, 2, () => now, async (ms) => void (now += ms));
-    await pacer.take();
-    pacer.holdFor(1500);
-    await pacer.take();
-    expect(now).toBe(1500);
+  it('gives each customer half an even split plus a part by how soon it would finish: a small send gets most of the rate, a large one keeps at least half its even share', () => {
+    const limit = 12;
+    const needs = new Map([['large', 50_000], ['small', 100]]);
+    const small = customerShare(limit, needs, 'small');
+    const large = customerShare(limit, needs, 'large');
+    expect(small + large).toBeLessThanOrEqual(limit);
+    expect(small).toBeGreaterThanOrEqual(8);
+    expect(large).toBeGreaterThanOrEqual(3);
+    // Two large sends: even.
+    const even = new Map([['a', 50_000], ['b', 40_000]]);
+    expect(Math.abs(customerShare(limit, even, 'a') - customerShare(limit, even, 'b'))).toBeLessThanOrEqual(1);
+    // Alone: the whole window.
+    expect(customerShare(limit, new Map([['a', 50_000]]), 'a')).toBe(limit);
+    // 100 customers at once: every one at least 1 a window, the total near the limit.
+    const many = new Map(Array.from({ length: 100 }, (_, i) => [`c${i}`, 1000 + i]));
+    expect(customerShare(180, many, 'c0')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a customer capped for the day resumes at the next 00:00 UTC', () => {
+    expect(nextUtcMidnight(Date.parse('2026-11-28T14:05:00Z'))).toBe('2026-11-29T00:00:00.000Z');
   });
 });
 

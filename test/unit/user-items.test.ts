@@ -83,6 +83,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   emailTemplateDefault: () => keys.emailTemplateDefault(u),
   mailSend: () => keys.mailSend(u, p),
   mailSendChunk: () => keys.mailSendChunk(u, p, 0),
+  mailDay: () => keys.mailDay(u, '2026-11-28'),
+  mailRateWindow: () => keys.mailRateWindow(1_764_000_000),
   mailMessage: () => keys.mailMessage('ses-message-1'),
   emailSuppression: () => keys.emailSuppression(u, 'ann@example.com'),
   emailSuppressionsOf: () => keys.emailSuppressionsOf(u),

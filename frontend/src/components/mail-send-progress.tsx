@@ -17,11 +17,11 @@ export function sendCountsText(send: MailSend): string {
 
 const time = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 
-/** 'Paused: the sending quota for today is used; tries again at 14:05. No account fails because of it.' */
+/** 'Paused: the sending quota for today is used; resumes at 14:05. No account fails because of it.' */
 export function pausedText(paused: NonNullable<MailSend['paused']>): string {
   const at = new Date(paused.resumesAt);
   const when = Number.isNaN(at.getTime()) ? 'shortly' : `at ${time.format(at)}`;
-  return `Paused: ${pauseWords(paused.reason)}; tries again ${when}. No account fails because of it.`;
+  return `Paused: ${pauseWords(paused.reason)}; resumes ${when}. No account fails because of it.`;
 }
 
 /** A credentials send's progress: sent, failed and skipped side by side on a bar, and the counts in words. */
