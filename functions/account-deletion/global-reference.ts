@@ -27,8 +27,8 @@ export const globalItemKinds = {
   stripeEvent: 'holds no user data',
   /** A one-time job's progress over the whole table (the expiry index backfill): holds no user id or data. */
   migration: 'holds no user data',
-  /** A window of the shared SES rate (send-share.ts): names its customers' ids, and expires by TTL within the hour. */
-  mailRateWindow: 'expires within the hour',
+  /** A window of the shared SES rate (send-share.ts): holds a digest per customer, never an id. */
+  mailRateWindow: 'names its customers by a digest of their ids only (windowNameOf), and expires by TTL',
 } as const satisfies Partial<Record<keyof typeof keys, string>>;
 
 /**

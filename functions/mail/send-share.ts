@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
@@ -78,6 +79,13 @@ const oldItem = (error: ConditionalCheckFailedException): Record<string, unknown
     ? Object.fromEntries(Object.entries(error.Item as Record<string, { N?: string; S?: string }>).map(([name, value]) => [name, value.N !== undefined ? Number(value.N) : value.S]))
     : undefined;
 
+/**
+ * A customer's name in the shared window items: a digest of its id, not the id. The windows are
+ * global items that outlive an account deletion until their TTL removes them (within 48 hours), so
+ * they hold nothing that names a user (functions/account-deletion/global-reference.ts).
+ */
+export const windowNameOf = (customer: string) => createHash('sha256').update(`mail-share:${customer}`).digest('base64url').slice(0, 16);
+
 const needName = (customer: string) => `n#${customer}`;
 const countName = (customer: string) => `c#${customer}`;
 
@@ -100,6 +108,8 @@ function viewOf(item: Record<string, unknown> | undefined, customer: string): Wi
  */
 export class SharedMailPacer {
   private readonly clock: () => number;
+  /** This customer in the window items (windowNameOf). */
+  private readonly windowName: string;
   private readonly sleep: Sleep;
   private readonly windowMs: number;
   private readonly limit: number;
@@ -132,6 +142,7 @@ export class SharedMailPacer {
     private readonly counted = true,
   ) {
     this.clock = deps.clock ?? Date.now;
+    this.windowName = windowNameOf(customer);
     this.need = () => this.needAtStart - this.given;
     this.left = () => this.count - this.given;
     this.sleep = deps.sleep ?? realSleep;
@@ -269,15 +280,15 @@ export class SharedMailPacer {
     const left = Math.max(0, this.left());
     // What this delivery knows of the window before it asks: the customers (and their needs) of the
     // last window it saw; nothing granted yet. A window that holds more is read from the failed write.
-    let known: WindowView = { ...viewOf(undefined, this.customer), needs: viewOf(this.lastSeen, this.customer).needs };
-    known.needs.delete(this.customer);
+    let known: WindowView = { ...viewOf(undefined, this.windowName), needs: viewOf(this.lastSeen, this.windowName).needs };
+    known.needs.delete(this.windowName);
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const needs = new Map(known.needs);
-      needs.set(this.customer, need);
-      const share = customerShare(this.limit, needs, this.customer);
+      needs.set(this.windowName, need);
+      const share = customerShare(this.limit, needs, this.windowName);
       const k = Math.max(0, Math.min(left, share - known.mine, this.limit - known.granted));
-      const others = [...needs.keys()].filter((c) => c !== this.customer).length;
-      const names = { '#c': countName(this.customer), '#n': needName(this.customer) };
+      const others = [...needs.keys()].filter((c) => c !== this.windowName).length;
+      const names = { '#c': countName(this.windowName), '#n': needName(this.windowName) };
       try {
         const { Attributes } = await this.deps.db.send(
           new UpdateCommand({
@@ -307,9 +318,9 @@ export class SharedMailPacer {
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // Someone asked meanwhile (or a customer this one did not know of): ask again with the window as it is.
-        known = viewOf(oldItem(error), this.customer);
+        known = viewOf(oldItem(error), this.windowName);
         // Customers the window does not name yet but the last window did still count (they ask for it soon).
-        for (const [customer, n] of viewOf(this.lastSeen, this.customer).needs) if (!known.needs.has(customer) && customer !== this.customer) known.needs.set(customer, n);
+        for (const [customer, n] of viewOf(this.lastSeen, this.windowName).needs) if (!known.needs.has(customer) && customer !== this.windowName) known.needs.set(customer, n);
       }
     }
   }

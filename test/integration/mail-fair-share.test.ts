@@ -124,7 +124,7 @@ describe("two customers' credential sends at once, through the API and the stack
 
   /** A small customer's send of 60 people: from the request to its last e-mail recorded. */
   async function smallSend(tag: string): Promise<number> {
-    const { project } = await small.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Small ${tag}`, csvData: people(60, `Small${tag}`) } });
+    const { project } = await small.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Small ${tag}`, csvData: people(60, `FairShareSmall${tag}`) } });
     const began = Date.now();
     const send = await small.json<MailSend>(`/api/projects/${project.id}/send-credentials`, { method: 'POST', body: { scope: 'all' } });
     expect(await finished(small, send.id)).toMatchObject({ status: 'completed', sent: 60, failed: 0 });
@@ -133,7 +133,7 @@ describe("two customers' credential sends at once, through the API and the stack
 
   it('a 60-person send started while another customer e-mails 1,001 people finishes within 2x its time alone; no e-mail lost or sent twice', async () => {
     const alone = await smallSend('Alone');
-    const rows = people(1001, 'Large');
+    const rows = people(1001, 'FairShareLarge');
     const created = await large.call('/api/bulk-create', { body: { projectName: 'Large send', csvData: rows, sendCredentials: {} } });
     expect(created.status).toBe(202);
     const { summary } = (await created.json()) as { summary: { mailSendId: string } };
@@ -149,7 +149,7 @@ describe("two customers' credential sends at once, through the API and the stack
     expect(beside).toBeLessThanOrEqual(2 * Math.max(alone, aloneAgain));
     const perAddress = new Map<string, number>();
     for (const mail of await mailStore()) for (const to of mail.destination.to) perAddress.set(to, (perAddress.get(to) ?? 0) + 1);
-    const expected = [...rows.map((r) => r.email), ...['Alone', 'Beside', 'After'].flatMap((tag) => people(60, `Small${tag}`).map((r) => r.email))];
+    const expected = [...rows.map((r) => r.email), ...['Alone', 'Beside', 'After'].flatMap((tag) => people(60, `FairShareSmall${tag}`).map((r) => r.email))];
     expect(expected.filter((address) => perAddress.get(address) !== 1)).toEqual([]);
   }, 240_000);
 });
