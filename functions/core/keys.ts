@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'AccountHistoryBlock', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -89,6 +89,19 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
   /** Query: one account's history entries (begins_with on SK). */
   accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
+  /**
+   * What one account action did to a block of accounts (the rows of one ACT state block: 50
+   * accounts of a shard, account-states.ts), in the same partition: one item per block and job,
+   * an attribute per account (`r<row>`) instead of an item per account
+   * (functions/accounts/account-history-blocks.ts). Sort key `BLOCK#<first row>#<shard>#<jobId>`
+   * (after every `<row>#` key, so an account's own entries never see them); a job id is
+   * time-ordered, so a block's items are newest first with ScanIndexForward false.
+   */
+  accountHistoryBlock: (userId: string, projectId: string, fromRow: number, shard: number, jobId: string) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `BLOCK#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}#${jobId}` }) as const,
+  /** Query: the history items of one block (begins_with on SK). */
+  accountHistoryBlocksOf: (userId: string, projectId: string, fromRow: number, shard: number) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `BLOCK#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}#` }) as const,
 
   /**
    * The Account Database's Attribute filter (docs/data-model.md, pattern 77): one small item per

@@ -30,6 +30,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   accountStatusListPrefix: () => null,
   accountHistory: () => keys.accountHistory(u, p, 7, '2026-11-27T00:00:00.000Z', p),
   accountHistoryOf: () => keys.accountHistoryOf(u, p, 7),
+  accountHistoryBlock: () => keys.accountHistoryBlock(u, p, 1, 3, p),
+  accountHistoryBlocksOf: () => keys.accountHistoryBlocksOf(u, p, 1, 3),
   accountAttributeIndex: () => keys.accountAttributeIndex(u, p, 'department', 'sales', 7),
   accountAttributeIndexOf: () => keys.accountAttributeIndexOf(u, p, 'department', 'sales'),
   accountLink: () => keys.accountLink(u, p, 7, p),
