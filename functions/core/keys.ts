@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'AccountHistoryBlock', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'AccountHistoryBlock', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart', 'ProjectReminder', 'ReminderSent'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -36,6 +36,7 @@ const usernamePartition = (userId: string, username: string) => `${userPk(userId
 
 const USERNAME_BLOCK_PREFIX = 'USERNAMEBLOCK#';
 const EXPIRY_PARTITION = 'EXPIRY';
+const REMINDER_PARTITION = 'REMIND';
 
 const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
 
@@ -149,6 +150,18 @@ export const keys = {
   projectExpiry: (userId: string, projectId: string, date: string) => ({ ExpiryPK: EXPIRY_PARTITION, ExpirySK: `${date}#${userId}#${projectId}` }) as const,
   /** Query on ProjectsByExpiry: every project to expire, by date. */
   expiryDue: () => ({ ExpiryPK: EXPIRY_PARTITION }) as const,
+  /**
+   * A project's expiry reminder ('Remind account holders N days before'): one item per project in
+   * its `#REMIND` partition (listed in projectPartitions), in the ProjectsByExpiry index's own
+   * partition `REMIND` while it waits, sorted by the day it is due (the date minus N days), so the
+   * hourly sweep Queries the due ones beside the expiries (functions/schedules/expiry-reminders.ts).
+   */
+  projectReminder: (userId: string, projectId: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#REMIND`, SK: 'REMINDER' }) as const,
+  projectReminderEntry: (userId: string, projectId: string, remindOn: string) => ({ ExpiryPK: REMINDER_PARTITION, ExpirySK: `${remindOn}#${userId}#${projectId}` }) as const,
+  /** Query on ProjectsByExpiry: every reminder waiting, by the day it is due. */
+  remindersDue: () => ({ ExpiryPK: REMINDER_PARTITION }) as const,
+  /** One account reminded of one expiration date (the claim that makes it once): beside the reminder. */
+  reminderSent: (userId: string, projectId: string, date: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#REMIND`, SK: `SENT#${date}#${rowKey(row)}` }) as const,
   /** Every search partition of a user (for reading all usernames). */
   allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
 
@@ -331,6 +344,7 @@ export const keys = {
     `${accountPartition(userId, projectId, 0)}#HISTORY`,
     `${accountPartition(userId, projectId, 0)}#LINKS`,
     `${accountPartition(userId, projectId, 0)}#ATTR`,
+    `${accountPartition(userId, projectId, 0)}#REMIND`,
   ],
 
   /**

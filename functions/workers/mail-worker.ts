@@ -1,4 +1,4 @@
-import { dynamo, ses } from '../core/clients';
+import { dynamo, ses, sqs } from '../core/clients';
 import { env, requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { credentialSendDeps } from '../mail/credential-send-deps';
@@ -7,6 +7,8 @@ import { mailMessageSchema } from '../mail/mail-message';
 import { sendNotificationMail } from '../mail/notification-mail';
 import { processMail } from '../mail/process-mail';
 import { sesMailer } from '../mail/ses-mailer';
+import { sqsMailSender, sqsMailSenderDelayed } from '../mail/sqs-mail-queue';
+import { remindAccountHolders } from '../schedules/expiry-reminders';
 import { dynamoUserRepository } from '../users/user-repository';
 import { readSettings } from '../users/settings-reader';
 
@@ -22,6 +24,14 @@ const send = processMail({
   notificationMail: sendNotificationMail({ db, tableName, users, settings: { get: (userId) => readSettings(db, tableName, userId) }, mailer, appUrl }),
 });
 
-const credentials = credentialsWorker(credentialSendDeps());
+const sendDeps = credentialSendDeps();
+const credentials = credentialsWorker(sendDeps);
+const queueMail = sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL'));
+const reminders = remindAccountHolders({
+  ...sendDeps,
+  queue: (message, delaySeconds) => (delaySeconds ? sqsMailSenderDelayed(sqs(), requireEnv('MAIL_QUEUE_URL'), delaySeconds)(message) : queueMail(message)),
+});
 
-export const handler = queueWorker(mailMessageSchema, (message) => (message.type === 'credentials' ? credentials(message) : send(message)));
+export const handler = queueWorker(mailMessageSchema, (message) =>
+  message.type === 'credentials' ? credentials(message) : message.type === 'expiry-reminder' ? reminders(message) : send(message),
+);
