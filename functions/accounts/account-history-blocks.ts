@@ -68,6 +68,30 @@ export async function writeHistoryBlocks(
   );
 }
 
+/** The items of the account's block, a page of 25 at a time, with only its own attribute (and the job). */
+async function* blockItems(deps: Pick<Deps, 'db' | 'tableName'>, of: { userId: string; projectId: string; row: number; shards: number }, options: { newestFirst?: boolean; consistent?: boolean }) {
+  const block = blockOf(of.row, of.shards);
+  const { PK, SKPrefix } = keys.accountHistoryBlocksOf(of.userId, of.projectId, block.fromRow, block.shard);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await deps.db.send(
+      new QueryCommand({
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+        ExpressionAttributeNames: { '#r': attributeOf(of.row) },
+        ProjectionExpression: 'SK, jobId, #r',
+        ScanIndexForward: !options.newestFirst,
+        ConsistentRead: options.consistent === true,
+        Limit: 25,
+        ExclusiveStartKey: start,
+      }),
+    );
+    yield* page.Items ?? [];
+    start = page.LastEvaluatedKey;
+  } while (start);
+}
+
 const cursorKey = (entry: Pick<AccountHistoryEntry, 'at' | 'id'>) => `${entry.at}#${entry.id}`;
 
 /**
@@ -82,57 +106,24 @@ export async function historyBlockEntries(
   options: { want: number; before?: string },
   titleOf: (kind: AccountHistoryKind) => string,
 ): Promise<AccountHistoryEntry[]> {
-  const block = blockOf(of.row, of.shards);
-  const { PK, SKPrefix } = keys.accountHistoryBlocksOf(of.userId, of.projectId, block.fromRow, block.shard);
   const found: AccountHistoryEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-        ExpressionAttributeNames: { '#r': attributeOf(of.row) },
-        ProjectionExpression: 'SK, jobId, #r',
-        ScanIndexForward: false,
-        Limit: 25,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const entry = item[attributeOf(of.row)] as Partial<HistoryBlockEntry> | undefined;
-      const kind = entry?.kind;
-      if (!entry || typeof entry.at !== 'string' || Number.isNaN(Date.parse(entry.at)) || !kind || !(accountHistoryKinds as readonly string[]).includes(kind)) continue;
-      const at = new Date(entry.at).toISOString();
-      const shown: AccountHistoryEntry = { id: entryId(String(item.jobId), of.row, at), kind, at, title: titleOf(kind), ...(typeof entry.detail === 'string' ? { detail: entry.detail } : {}) };
-      if (options.before === undefined || cursorKey(shown) < options.before) found.push(shown);
-    }
-    start = page.LastEvaluatedKey;
-  } while (start && found.length < options.want);
+  for await (const item of blockItems(deps, of, { newestFirst: true })) {
+    const entry = item[attributeOf(of.row)] as Partial<HistoryBlockEntry> | undefined;
+    const kind = entry?.kind;
+    if (!entry || typeof entry.at !== 'string' || Number.isNaN(Date.parse(entry.at)) || !kind || !(accountHistoryKinds as readonly string[]).includes(kind)) continue;
+    const at = new Date(entry.at).toISOString();
+    const shown: AccountHistoryEntry = { id: entryId(String(item.jobId), of.row, at), kind, at, title: titleOf(kind), ...(typeof entry.detail === 'string' ? { detail: entry.detail } : {}) };
+    if (options.before === undefined || cursorKey(shown) < options.before) found.push(shown);
+    if (found.length >= options.want) break;
+  }
   return found;
 }
 
 /** A deleted account's entries taken out of its block's items (the others' stay). */
 export async function eraseFromHistoryBlocks(deps: Deps, of: { userId: string; projectId: string; row: number; shards: number }): Promise<void> {
-  const block = blockOf(of.row, of.shards);
-  const { PK, SKPrefix } = keys.accountHistoryBlocksOf(of.userId, of.projectId, block.fromRow, block.shard);
+  const { PK } = keys.accountHistoryBlocksOf(of.userId, of.projectId, 0, 0);
   const holding: string[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-        ExpressionAttributeNames: { '#r': attributeOf(of.row) },
-        ProjectionExpression: 'SK, #r',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) if (item[attributeOf(of.row)] !== undefined) holding.push(String(item.SK));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  for await (const item of blockItems(deps, of, { consistent: true })) if (item[attributeOf(of.row)] !== undefined) holding.push(String(item.SK));
   await Promise.all(
     holding.map((SK) =>
       withRetry('Erasing what a deleted account leaves', deps.retry ?? workerRetry, isThrottling, () =>
