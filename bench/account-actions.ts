@@ -22,12 +22,27 @@ import { defaultPacing } from '../functions/provisioning/adapters';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
+import { cpuMeter, cpuText } from './process-cpu';
 import { benchPortShift } from './ports';
 import { startRemoteScimServer } from './provisioning';
 
 const COUNT = 10_000;
 const LIMIT = 1.25;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** DynamoDB Local's process: the JVM this process started. */
+function dynamoDbPid(): number | undefined {
+  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('DynamoDBLocal')) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
 
 export async function accountActionsBench(): Promise<void> {
   console.log(`\n== Deactivating ${COUNT.toLocaleString('en-US')} provisioned accounts on a SCIM server against a bare client's PATCHes (local stack)`);
@@ -85,12 +100,18 @@ export async function accountActionsBench(): Promise<void> {
       });
       return performance.now() - started;
     };
+    // CPU seconds of each process while each side runs (the wall time moves with the machine's load; this does less).
+    const meter = () => cpuMeter({ stack: process.pid, 'DynamoDB Local': dynamoDbPid(), 'SCIM server': server.pid });
+    const bareBeforeCpu = meter();
     const bareBefore = await bare(true);
+    const bareCpu = bareBeforeCpu.read();
 
+    const oursCpu = meter();
     const oursStart = performance.now();
     const { job: action } = await api<{ job: { id: string } }>(`/api/projects/${project.id}/account-actions`, { action: 'deactivate', filter: 'all' });
     const done = await until<{ status: string; done: number; failed: number; onPlatform: number }>(`/api/account-actions/${action.id}`);
     const oursMs = performance.now() - oursStart;
+    const oursCpuSeconds = oursCpu.read();
     // The server's state as the action left it (before the bare pass below, which sets every user inactive).
     const activeThere = (await server.users()).filter((u) => u.active).length;
     // The bare client again after ours, and its mean: a machine whose load drifts during the run weighs on both sides alike.
@@ -115,7 +136,8 @@ export async function accountActionsBench(): Promise<void> {
     figure(
       `deactivate ${COUNT.toLocaleString('en-US')} accounts: ${seconds(oursMs)} (${done.status}, ${done.done} done, ${done.onPlatform} on the server, ${done.failed} failed); ` +
         `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight (the integration's, one delivery at a time) ${seconds(bareMs)} (mean of ${seconds(bareBefore)} before and ${seconds(bareAfter)} after); ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
-        `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0)`,
+        `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0); ` +
+        `CPU during ours: ${cpuText(oursCpuSeconds)}; during the bare pass before it: ${cpuText(bareCpu)}`,
     );
     if (activeThere + activeHere > 0 || done.done !== COUNT) throw new Error('accounts left in a wrong state');
     if (ratio > LIMIT) throw new Error(`deactivating took ${ratio.toFixed(2)}x the bare PATCHes (target <= ${LIMIT}x)`);

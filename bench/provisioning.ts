@@ -38,6 +38,8 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 /** A SCIM server in a child process (bench/scim-server-process.ts), driven over IPC. */
 interface RemoteScimServer {
   url: string;
+  /** The server's process (bench/process-cpu.ts reads its CPU time). */
+  pid: number | undefined;
   stats(): Promise<{ requests: number; created: number; faults429: number; faults500: number; users: number }>;
   users(): Promise<ScimUserSummary[]>;
   reset(): Promise<void>;
@@ -62,6 +64,7 @@ export async function startRemoteScimServer(options: ScimServerOptions): Promise
     });
   return {
     url,
+    pid: child.pid,
     stats: () => ask('stats'),
     users: () => ask('users'),
     reset: () => ask('reset'),

@@ -1,10 +1,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, type EmailStatus } from '../../shared/schemas/email-status';
 import type { AccountAction } from '../../shared/schemas/account-actions';
 import type { AccountHistoryKind } from '../../shared/schemas/account-edit';
 import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
-import { timeOrderedIdFrom } from '../core/ids';
 import { keys } from '../core/keys';
 import { counterUpdates } from '../analytics/counters';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
@@ -18,6 +17,7 @@ import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
+import { writeHistoryBlocks, type HistoryBlockEntry } from '../accounts/account-history-blocks';
 import { attributesOf } from '../accounts/account-item';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
@@ -296,7 +296,7 @@ async function applyHere(deps: Deps, job: JobItem, message: ActionChunkMessage, 
 async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, project: Record<string, unknown> | undefined, account: Account, platform: string | undefined, there: boolean): Promise<void> {
   const userId = message.userId;
   // Its links and history first (a redelivery finds what is left: the account is still there until the transaction).
-  await eraseAccountTraces(deps, userId, String(job.projectId), account);
+  await eraseAccountTraces(deps, userId, String(job.projectId), account, Math.max(1, Number(job.shards ?? 1)));
   const status = account.externalStatus;
   const email = typeof account.emailStatus === 'string' && account.emailStatus in emailCounterAttribute ? emailCounterAttribute[account.emailStatus as EmailStatus] : undefined;
   // A deactivated (or expired) account leaves the project's counters of those too, where the project keeps them.
@@ -477,46 +477,24 @@ class ActionOutcomes {
     await this.history(this.entries().map(([row]) => row).filter((row) => !this.historyWritten.has(row)));
   }
 
-  /** The history items of these rows' done entries (written entries only). */
+  /** The history entries of these rows' done entries (written entries only): one item per block of accounts (account-history-blocks.ts). */
   private async history(rows: readonly number[]): Promise<void> {
-    const { userId } = this.message;
-    const projectId = String(this.job.projectId);
-    const items = rows.flatMap((row) => {
+    const entries = new Map<number, HistoryBlockEntry>();
+    for (const row of rows) {
       const entry = this.writer.get(row);
       const kind = entry && entry.actionRun === this.job.id && entry.actionResult === 'done' ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
-      if (!entry || !kind) return [];
-      const at = String(entry.actionAt);
-      return [
-        {
-          ...keys.accountHistory(userId, projectId, row, at, timeOrderedIdFrom(new Date(at), `${String(this.job.id)}#${row}`)),
-          entityType: 'AccountHistory',
-          userId,
-          projectId,
-          accountId: keys.accountId(projectId, row),
-          kind,
-          at,
-          ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}),
-        },
-      ];
-    });
-    const batches: Record<string, unknown>[][] = [];
-    for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
-    await mapBounded(batches, 4, (batch) => putAll(this.deps, batch));
+      if (entry && kind) entries.set(row, { kind, at: String(entry.actionAt), ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}) });
+    }
+    if (entries.size) {
+      await writeHistoryBlocks(
+        { ...this.deps, retry: this.deps.retry ?? workerRetry },
+        { userId: this.message.userId, projectId: String(this.job.projectId), shards: Math.max(1, Number(this.job.shards ?? 1)), jobId: String(this.job.id) },
+        entries,
+      );
+    }
     for (const row of rows) this.historyWritten.add(row);
   }
 }
-
-/** One BatchWriteItem of puts, what it leaves unprocessed sent again. */
-async function putAll(deps: Deps, items: Record<string, unknown>[]): Promise<void> {
-  let pending: Record<string, unknown>[] = items.map((Item) => ({ PutRequest: { Item } }));
-  await withRetry('Recording account history', deps.retry ?? workerRetry, (error) => isThrottling(error) || error instanceof Unprocessed, async () => {
-    const { UnprocessedItems } = await deps.db.send(new BatchWriteCommand({ RequestItems: { [deps.tableName]: pending as never } }));
-    pending = (UnprocessedItems?.[deps.tableName] ?? []) as Record<string, unknown>[];
-    if (pending.length) throw new Unprocessed();
-  });
-}
-
-class Unprocessed extends Error {}
 
 /**
  * What the chunk did, once its outcomes are written: its entries of this job (done, failed), the

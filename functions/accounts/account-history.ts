@@ -10,6 +10,7 @@ import {
 } from '../../shared/schemas/account-edit';
 import { ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
+import { historyBlockEntries } from './account-history-blocks';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
 
 /*
@@ -22,7 +23,9 @@ import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from '
  * emailSentAt, then delivered / bounced / complained / failed at emailStatusAt), the one-time
  * link's reveal (credentialsViewedAt) and the latest password reset (passwordResetAt). These
  * records keep only the latest of each: an earlier e-mail or provisioning outcome replaced by a
- * later one is not in the history. Edits are history items of their own (keys.accountHistory).
+ * later one is not in the history. Edits are history items of their own (keys.accountHistory);
+ * the account actions' (deactivated, reactivated, expired, updated on the platform) are entries
+ * of one item per block of accounts and job (account-history-blocks.ts).
  */
 
 const cursorKey = (entry: Pick<AccountHistoryEntry, 'at' | 'id'>) => `${entry.at}#${entry.id}`;
@@ -119,7 +122,9 @@ export function accountHistory(deps: { db: DynamoDBDocumentClient; tableName: st
         Limit: options.limit + 2,
       }),
     );
-    const entries = [...Items.map(storedEntry).filter((e): e is AccountHistoryEntry => e !== undefined), ...recordedEntries(loaded, platform)]
+    // The account actions' entries (one item per block of accounts and job): as many as a page needs.
+    const actions = await historyBlockEntries(deps, { userId, projectId: loaded.projectId, row: loaded.row, shards: loaded.shards }, { want: options.limit + 1, before }, (kind) => titles[kind] ?? kind);
+    const entries = [...Items.map(storedEntry).filter((e): e is AccountHistoryEntry => e !== undefined), ...actions, ...recordedEntries(loaded, platform)]
       .filter((entry) => before === undefined || cursorKey(entry) < before)
       .sort((a, b) => (cursorKey(a) < cursorKey(b) ? 1 : -1));
     const page = entries.slice(0, options.limit);

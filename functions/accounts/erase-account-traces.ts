@@ -1,6 +1,7 @@
 import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isBatchRetryable, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
+import { eraseFromHistoryBlocks } from './account-history-blocks';
 import { rowOf } from './account-states';
 
 /**
@@ -11,14 +12,15 @@ import { rowOf } from './account-states';
  *   issue record, found through the account's list of links (keys.accountLinksOf, written with each
  *   link since it exists) and, for a link issued before that list, the account's latest send
  *   (`mailSend` of its MAIL state, one read);
- * - its history entries (keys.accountHistoryOf).
- * The work is the account's own items: two Queries of the account's rows, a GetItem, the deletions.
+ * - its history entries (keys.accountHistoryOf), and its entries in the account actions' history
+ *   items of its block (account-history-blocks.ts: the attribute taken out, the others' kept).
+ * The work is the account's own items: three Queries of the account's rows, a GetItem, the deletions.
  * The project's and the user's erasures still delete whatever a project holds (keys.projectPartitions).
  */
 type Deps = { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy };
 type Key = { PK: string; SK: string };
 
-export async function eraseAccountTraces(deps: Deps, userId: string, projectId: string, account: Record<string, unknown>): Promise<void> {
+export async function eraseAccountTraces(deps: Deps, userId: string, projectId: string, account: Record<string, unknown>, shards: number): Promise<void> {
   const row = rowOf(account);
   const accountId = String(account.id);
   const listed = await keysOf(deps, keys.accountLinksOf(userId, projectId, row), 'PK, SK, sendId, tokenHash');
@@ -40,7 +42,7 @@ export async function eraseAccountTraces(deps: Deps, userId: string, projectId: 
       issues.set(issue.SK, issue);
     }
   }
-  const history = await keysOf(deps, keys.accountHistoryOf(userId, projectId, row), 'PK, SK');
+  const [history] = await Promise.all([keysOf(deps, keys.accountHistoryOf(userId, projectId, row), 'PK, SK'), eraseFromHistoryBlocks(deps, { userId, projectId, row, shards })]);
   // The list of links goes last: a delivery stopped on the way finds the rest through it again.
   await deleteKeys(deps, [...links, ...issues.values(), ...history.map(keyOf)]);
   await deleteKeys(deps, listed.map(keyOf));

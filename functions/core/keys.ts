@@ -3,7 +3,7 @@
  * patterns they serve are listed in docs/data-model.md. Every key starts from the owner's id
  * (the JWT subject), so one user's requests can only ever address that user's items.
  */
-export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart', 'IntegrationTurn', 'MailRateWindow', 'MailDay'] as const;
+export const entityTypes = ['User', 'Project', 'Account', 'Activity', 'BulkJob', 'Export', 'StripeEvent', 'StripeCustomer', 'Integration', 'EmailTemplate', 'EmailTemplateDefault', 'RejectedRows', 'BulkIdempotency', 'BulkIdempotencyPart', 'Username', 'UsernameBlock', 'ProvisioningJob', 'ProvisioningChunk', 'ProvisioningLease', 'MailSend', 'MailSendChunk', 'MailMessage', 'EmailSuppression', 'CredentialLink', 'Notification', 'UserSettings', 'CredentialLinkIssue', 'DigestSubscriber', 'GlobalReference', 'SecurityEvent', 'SignInGuard', 'Session', 'PasswordReset', 'PasswordResetChunk', 'ProjectDeletion', 'ProjectDeletionChunk', 'ProjectDeletionChunkStart', 'AccountAction', 'AccountActionChunk', 'UserStats', 'AccountStates', 'AccountHistory', 'JobFailure', 'AccountLink', 'Migration', 'AccountStatusList', 'UnreadNotification', 'AccountAttributeIndex', 'SyncPreview', 'SyncPreviewPart', 'IntegrationTurn', 'MailRateWindow', 'MailDay', 'AccountHistoryBlock', 'ProjectReminder', 'ReminderSent'] as const;
 export type EntityType = (typeof entityTypes)[number];
 
 const userPk = (userId: string) => `USER#${userId}`;
@@ -36,6 +36,7 @@ const usernamePartition = (userId: string, username: string) => `${userPk(userId
 
 const USERNAME_BLOCK_PREFIX = 'USERNAMEBLOCK#';
 const EXPIRY_PARTITION = 'EXPIRY';
+const REMINDER_PARTITION = 'REMIND';
 
 const accountPartition = (userId: string, projectId: string, shard: number) => `${userPk(userId)}#PROJECT#${projectId}${shard ? `#SHARD#${shard}` : ''}`;
 
@@ -89,6 +90,19 @@ export const keys = {
     ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `${rowKey(row)}#${at}#${id}` }) as const,
   /** Query: one account's history entries (begins_with on SK). */
   accountHistoryOf: (userId: string, projectId: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `${rowKey(row)}#` }) as const,
+  /**
+   * What one account action did to a block of accounts (the rows of one ACT state block: 50
+   * accounts of a shard, account-states.ts), in the same partition: one item per block and job,
+   * an attribute per account (`r<row>`) instead of an item per account
+   * (functions/accounts/account-history-blocks.ts). Sort key `BLOCK#<first row>#<shard>#<jobId>`
+   * (after every `<row>#` key, so an account's own entries never see them); a job id is
+   * time-ordered, so a block's items are newest first with ScanIndexForward false.
+   */
+  accountHistoryBlock: (userId: string, projectId: string, fromRow: number, shard: number, jobId: string) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SK: `BLOCK#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}#${jobId}` }) as const,
+  /** Query: the history items of one block (begins_with on SK). */
+  accountHistoryBlocksOf: (userId: string, projectId: string, fromRow: number, shard: number) =>
+    ({ PK: `${accountPartition(userId, projectId, 0)}#HISTORY`, SKPrefix: `BLOCK#${rowKey(fromRow)}#${String(shard).padStart(2, '0')}#` }) as const,
 
   /**
    * The Account Database's Attribute filter (docs/data-model.md, pattern 77): one small item per
@@ -136,6 +150,18 @@ export const keys = {
   projectExpiry: (userId: string, projectId: string, date: string) => ({ ExpiryPK: EXPIRY_PARTITION, ExpirySK: `${date}#${userId}#${projectId}` }) as const,
   /** Query on ProjectsByExpiry: every project to expire, by date. */
   expiryDue: () => ({ ExpiryPK: EXPIRY_PARTITION }) as const,
+  /**
+   * A project's expiry reminder ('Remind account holders N days before'): one item per project in
+   * its `#REMIND` partition (listed in projectPartitions), in the ProjectsByExpiry index's own
+   * partition `REMIND` while it waits, sorted by the day it is due (the date minus N days), so the
+   * hourly sweep Queries the due ones beside the expiries (functions/schedules/expiry-reminders.ts).
+   */
+  projectReminder: (userId: string, projectId: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#REMIND`, SK: 'REMINDER' }) as const,
+  projectReminderEntry: (userId: string, projectId: string, remindOn: string) => ({ ExpiryPK: REMINDER_PARTITION, ExpirySK: `${remindOn}#${userId}#${projectId}` }) as const,
+  /** Query on ProjectsByExpiry: every reminder waiting, by the day it is due. */
+  remindersDue: () => ({ ExpiryPK: REMINDER_PARTITION }) as const,
+  /** One account reminded of one expiration date (the claim that makes it once): beside the reminder. */
+  reminderSent: (userId: string, projectId: string, date: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#REMIND`, SK: `SENT#${date}#${rowKey(row)}` }) as const,
   /** Every search partition of a user (for reading all usernames). */
   allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
 
@@ -332,6 +358,7 @@ export const keys = {
     `${accountPartition(userId, projectId, 0)}#HISTORY`,
     `${accountPartition(userId, projectId, 0)}#LINKS`,
     `${accountPartition(userId, projectId, 0)}#ATTR`,
+    `${accountPartition(userId, projectId, 0)}#REMIND`,
   ],
 
   /**

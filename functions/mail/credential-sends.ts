@@ -252,6 +252,8 @@ export const startSend =
       ...template,
       companyName: typeof profile?.company === 'string' ? profile.company : '',
       ...(loginUrl ? { loginUrl } : {}),
+      // {{expirationDate}}: the project's date as it is when the send starts.
+      ...(typeof project.expirationDate === 'string' ? { expirationDate: project.expirationDate } : {}),
       // The e-mail says a new password will be asked for (Require password change), as set now.
       requirePasswordChange: securitySettingsWithDefaults(profile?.securitySettings).requirePasswordChange,
       status: options.waitForAccounts ? 'waiting' : 'queued',

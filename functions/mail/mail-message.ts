@@ -48,6 +48,8 @@ export const mailMessageSchema = z.discriminatedUnion('type', [
   /** `week`: the Monday (UTC, YYYY-MM-DD) the digest covers the seven days before. */
   z.object({ type: z.literal('weekly-digest'), userId: id, week: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)), pauses }),
   credentialsMessageSchema,
+  /** A project's expiry reminder, walking its accounts from a cursor (functions/schedules/expiry-reminders.ts). */
+  z.object({ type: z.literal('expiry-reminder'), userId: id, projectId: id, expirationDate: z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/)), days: z.number(), shard: z.number(), afterRow: z.number() }),
 ]);
 export type MailMessage = z.infer<typeof mailMessageSchema>;
 export type NotificationMailMessage = Extract<MailMessage, { type: 'project-completion' | 'project-expired' | 'security-alert' | 'weekly-digest' }>;

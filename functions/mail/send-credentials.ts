@@ -429,6 +429,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
         credentialLink,
         passwordChangeNotice: send.requirePasswordChange === true ? PASSWORD_CHANGE_NOTICE : '',
         ...(typeof send.loginUrl === 'string' ? { loginUrl: send.loginUrl } : {}),
+        ...(typeof send.expirationDate === 'string' ? { expirationDate: send.expirationDate } : {}),
       });
     } catch (error) {
       logger.error('Credential e-mail not rendered', { sendId, accountId: String(account.id), error: error instanceof Error ? error.message : String(error) });

@@ -16,3 +16,10 @@ export const sqsMailSender =
   async (message, delaySeconds) => {
     await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), ...(delaySeconds ? { DelaySeconds: delaySeconds } : {}) }));
   };
+
+/** The same, each message waiting `delaySeconds` (at most 900) on the queue first. */
+export const sqsMailSenderDelayed =
+  (client: SQSClient, queueUrl: string, delaySeconds: number): QueueMail =>
+  async (message) => {
+    await client.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify(message), DelaySeconds: Math.min(900, Math.max(0, Math.round(delaySeconds))) }));
+  };

@@ -7,6 +7,7 @@ import type * as z from 'zod';
 import { readCounters } from '../analytics/analytics';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
+import { reminderWrite } from './project-reminder';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { projectView } from './project-item';
 import type { PlanId } from '../../shared/plans';
@@ -64,7 +65,15 @@ const dateOf = (item: Record<string, unknown>) => (typeof item.expirationDate ==
  * Writes the project's change with its counter moves, conditional on the status and expiration
  * date it was read with (so the moves are exactly right): a change that raced another gets 409.
  */
-async function writeChange(deps: ProjectChangeDeps, userId: string, projectId: string, read: Record<string, unknown>, update: { set: Record<string, unknown>; remove: string[] }, after: { status: ProjectStatus; expirationDate?: string }) {
+async function writeChange(
+  deps: ProjectChangeDeps,
+  userId: string,
+  projectId: string,
+  read: Record<string, unknown>,
+  update: { set: Record<string, unknown>; remove: string[] },
+  after: { status: ProjectStatus; expirationDate?: string },
+  also: readonly Record<string, unknown>[] = [],
+) {
   const names: Record<string, string> = { '#status': 'status', '#expirationDate': 'expirationDate' };
   const values: Record<string, unknown> = { ':readStatus': read.status ?? 'active' };
   const sets = Object.entries(update.set).map(([name, value], i) => {
@@ -93,6 +102,7 @@ async function writeChange(deps: ProjectChangeDeps, userId: string, projectId: s
             },
           },
           ...counterMoves(deps.tableName, userId, { status: statusOf(read), ...(readDate ? { expirationDate: readDate } : {}) }, after),
+          ...also,
         ] as never,
       }),
     );
@@ -143,8 +153,18 @@ export const editProject =
       else remove.push('ExpiryPK', 'ExpirySK');
       remove.push('expiredAt');
     }
+    // 'Remind account holders N days before' (absent from the request: unchanged; null: off).
+    const readDays = typeof read.reminderDays === 'number' ? read.reminderDays : undefined;
+    const days = edit.reminderDays === undefined ? readDays : (edit.reminderDays ?? undefined);
+    if (days !== readDays) {
+      if (days) set.reminderDays = days;
+      else remove.push('reminderDays');
+      changed.push('reminderDays');
+    }
     const expirationDate = edit.expirationDate || undefined;
-    await writeChange(deps, userId, projectId, read, { set, remove }, { status: statusOf(read), ...(expirationDate ? { expirationDate } : {}) });
+    // The reminder follows the date and N (moved, or gone with either); an unchanged one stays as it is (sent or waiting).
+    const reminder = changed.includes('reminderDays') || changed.includes('expirationDate') ? [reminderWrite(deps.tableName, userId, projectId, expirationDate, days, at)] : [];
+    await writeChange(deps, userId, projectId, read, { set, remove }, { status: statusOf(read), ...(expirationDate ? { expirationDate } : {}) }, reminder);
     const next: Record<string, unknown> = { ...read, ...set };
     for (const field of remove) delete next[field];
     return { project: projectView(next), changed };

@@ -14,6 +14,7 @@ import { mapBounded } from '../provisioning/pacing';
 import { dateArrived } from '../projects/project-expiry';
 import { recordSecurityEvent } from '../security/security-events';
 import { backfillExpiryIndex, type BackfillResult } from './backfill-expiry-index';
+import { sweepReminders, type ReminderSweepResult } from './expiry-reminders';
 
 /**
  * The expiry sweep (EventBridge Scheduler, hourly; locally a timer and `npm run expire`): a project
@@ -73,6 +74,8 @@ export interface SweepResult {
   more: boolean;
   /** The one-time backfill of older projects' index keys (done: nothing left to do). */
   backfill?: BackfillResult;
+  /** The expiry reminders due by now (expiry-reminders.ts), started after the expiries. */
+  reminders?: ReminderSweepResult;
 }
 
 export { dateArrived };
@@ -146,6 +149,11 @@ export const sweepExpiredProjects =
         break;
       }
     } while (start);
+    // The reminders due by now, from the index's own partition (a failure waits for the next run and stops no expiry).
+    result.reminders = await sweepReminders(deps, upTo, zoneOf).catch((error: unknown) => {
+      logger.warn('Expiry reminders not swept; the next run goes on', { error: error instanceof Error ? error.message : String(error) });
+      return undefined;
+    });
     return result;
   };
 

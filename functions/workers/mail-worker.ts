@@ -9,7 +9,8 @@ import { sendNotificationMail } from '../mail/notification-mail';
 import { MailPausedError, pacedMailer, requeuePaused } from '../mail/paced-mailer';
 import { processMail } from '../mail/process-mail';
 import { sesMailer } from '../mail/ses-mailer';
-import { sqsMailSender } from '../mail/sqs-mail-queue';
+import { sqsMailSender, sqsMailSenderDelayed } from '../mail/sqs-mail-queue';
+import { remindAccountHolders } from '../schedules/expiry-reminders';
 import { dynamoUserRepository } from '../users/user-repository';
 import { readSettings } from '../users/settings-reader';
 
@@ -22,7 +23,7 @@ const queueMail = sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL'));
 const appUrl = env().APP_URL ?? 'https://bulkonboard.example.com';
 const settings = { get: (userId: string) => readSettings(db, tableName, userId) };
 
-async function notification(message: Exclude<MailMessage, { type: 'credentials' }>): Promise<void> {
+async function notification(message: Exclude<MailMessage, { type: 'credentials' | 'expiry-reminder' }>): Promise<void> {
   const mailer = mailerFor(message.userId);
   const send = processMail({ users, mailer, appUrl, notificationMail: sendNotificationMail({ db, tableName, users, settings, mailer, appUrl }) });
   try {
@@ -34,6 +35,13 @@ async function notification(message: Exclude<MailMessage, { type: 'credentials' 
   }
 }
 
-const credentials = credentialsWorker(credentialSendDeps());
+const sendDeps = credentialSendDeps();
+const credentials = credentialsWorker(sendDeps);
+const reminders = remindAccountHolders({
+  ...sendDeps,
+  queue: (message, delaySeconds) => (delaySeconds ? sqsMailSenderDelayed(sqs(), requireEnv('MAIL_QUEUE_URL'), delaySeconds)(message) : queueMail(message)),
+});
 
-export const handler = queueWorker(mailMessageSchema, (message) => (message.type === 'credentials' ? credentials(message) : notification(message)));
+export const handler = queueWorker(mailMessageSchema, (message) =>
+  message.type === 'credentials' ? credentials(message) : message.type === 'expiry-reminder' ? reminders(message) : notification(message),
+);

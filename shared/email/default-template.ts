@@ -83,3 +83,29 @@ export function builtInTemplate(delivery: 'password' | 'link', { withLoginUrl = 
     brandLogoUrl: '',
   };
 }
+
+/**
+ * The e-mail a project's account holders get N days before its expiration date (the project's
+ * 'Remind account holders N days before', docs/lifecycle.md "Expiry reminders"): the same frame
+ * and colours as the credential e-mail, no credentials, the date written by {{expirationDate}}.
+ */
+export function expiryReminderTemplate(): RenderableTemplate {
+  return {
+    subject: 'Your {{projectName}} account expires on {{expirationDate}}',
+    htmlContent:
+      `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#f1f5f9" style="background-color:#f1f5f9;border-collapse:collapse">` +
+      `<tr><td align="center" style="padding:32px 12px">` +
+      `<table role="presentation" width="100%" cellpadding="0" cellspacing="0" border="0" bgcolor="#ffffff" style="max-width:560px;background-color:#ffffff;border:1px solid #e2e8f0;border-radius:8px;border-collapse:separate">` +
+      `<tr><td style="padding:28px 32px 0 32px">{{brandLogo}}</td></tr>` +
+      `<tr><td style="padding:20px 32px 0 32px;${FONT};color:#0f172a">` +
+      `<h1 style="margin:0 0 16px 0;font-size:22px;line-height:30px;font-weight:700;color:#0f172a">Your {{projectName}} account expires on {{expirationDate}}</h1>` +
+      `<p style="margin:0 0 12px 0;font-size:15px;line-height:24px;color:#334155">Hi {{accountHolderName}},</p>` +
+      `<p style="margin:0 0 12px 0;font-size:15px;line-height:24px;color:#334155">Your account {{username}} in {{projectName}} will be deactivated on {{expirationDate}}. After that date you can no longer sign in with it.</p>` +
+      `<p style="margin:0 0 20px 0;font-size:15px;line-height:24px;color:#334155">If you still need it after that date, ask {{companyName}} to extend it.</p>` +
+      `</td></tr>` +
+      `<tr><td style="padding:4px 32px 28px 32px;${FONT}">` +
+      `<p style="margin:0;padding-top:16px;border-top:1px solid #e2e8f0;font-size:12px;line-height:18px;color:#64748b">This e-mail was sent to {{email}} by {{companyName}}.</p>` +
+      `</td></tr></table></td></tr></table>`,
+    brandLogoUrl: '',
+  };
+}

@@ -34,6 +34,16 @@ export interface TemplateValues {
   passwordChangeNotice?: string;
   /** Where the account holder signs in: the project's platform URL (http(s) only; empty when it has none). */
   loginUrl?: string;
+  /** The project's expiration date (YYYY-MM-DD), written as '10 March 2030'; empty when it has none. */
+  expirationDate?: string;
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** A YYYY-MM-DD date as e-mails write it ({{expirationDate}}): '10 March 2030' (no timezone: the date as set); anything else as given. */
+export function formatExpirationDate(date: string | undefined): string {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date ?? '');
+  const month = match ? MONTHS[Number(match[2]) - 1] : undefined;
+  return match && month ? `${Number(match[3])} ${month} ${match[1]}` : (date ?? '');
 }
 
 export interface RenderableTemplate {
@@ -94,6 +104,7 @@ function plainValues(values: TemplateValues): Record<Exclude<TemplateVariable, '
     credentialLink: linkUrl(values.credentialLink) ?? '',
     passwordChangeNotice: values.passwordChangeNotice ?? '',
     loginUrl: linkUrl(values.loginUrl) ?? '',
+    expirationDate: formatExpirationDate(values.expirationDate),
   };
 }
 

@@ -7,7 +7,7 @@ import * as z from 'zod';
 export const PASSWORD_CHANGE_NOTICE = 'You will be asked to choose a new password the first time you sign in.';
 
 /** Spec 2 (Email Templates): the variables a template may use, each in double braces. */
-export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink', 'passwordChangeNotice', 'loginUrl'] as const;
+export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink', 'passwordChangeNotice', 'loginUrl', 'expirationDate'] as const;
 export type TemplateVariable = (typeof templateVariables)[number];
 
 /** Spec 2: the preview's sample values (the password masked). */
@@ -23,6 +23,8 @@ export const sampleTemplateValues: Record<Exclude<TemplateVariable, 'brandLogo'>
   // setting is (templatePreviewValues), as the e-mails do.
   passwordChangeNotice: PASSWORD_CHANGE_NOTICE,
   loginUrl: 'https://sample-project.example.com/login',
+  // The project's expiration date as e-mails write it (formatExpirationDate); empty for a project without one.
+  expirationDate: '10 March 2030',
 };
 
 /** The preview's values: the samples, with the password-change sentence only when the user's Require password change is on (as the e-mails have it). */

@@ -14,6 +14,8 @@ export interface Project {
   expirationDate?: string;
   /** When its expiration date arrived (in the user's timezone) and its accounts were deactivated ('Expired'); gone when the date is changed. */
   expiredAt?: string;
+  /** 'Remind account holders N days before' the expiration date (absent: off). */
+  reminderDays?: number;
   status: 'active' | 'completed';
   /** Accounts stored in this project. */
   accountCount: number;
@@ -151,6 +153,9 @@ export interface SubscriptionStatus {
  */
 export { GROUP_NAME_MAX, PROJECT_GROUPS_MAX, projectGroupsSchema, createGroupsSchema } from './project-groups';
 
+/** The most days before its expiration date a project may remind its account holders. */
+export const REMINDER_DAYS_MAX = 90;
+
 export const projectEditSchema = z.object({
   name: bulkCreateRequestSchema.shape.projectName,
   description: bulkCreateRequestSchema.shape.description,
@@ -159,6 +164,10 @@ export const projectEditSchema = z.object({
   expirationDate: bulkCreateRequestSchema.shape.expirationDate,
   groups: projectGroupsSchema.optional(),
   createGroups: createGroupsSchema.optional(),
+  /** 'Remind account holders N days before' the expiration date: 1 to REMINDER_DAYS_MAX, null to turn it off, absent: unchanged. */
+  reminderDays: z
+    .union([z.null(), z.number('Reminder days must be a whole number').int('Reminder days must be a whole number').min(1, 'Remind at least 1 day before').max(REMINDER_DAYS_MAX, `Remind at most ${REMINDER_DAYS_MAX} days before`)])
+    .optional(),
 });
 export type ProjectEditRequest = z.input<typeof projectEditSchema>;
 

@@ -1,13 +1,13 @@
-import { BatchWriteCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountActionChunk } from '../../functions/account-actions/account-actions-chunk';
 import { planAccountAction } from '../../functions/account-actions/account-actions';
 import { getAccountAction, startAccountAction } from '../../functions/account-actions/account-action-routes';
 import { timeOrderedId } from '../../functions/core/ids';
-import { keys } from '../../functions/core/keys';
 import type { ActionChunkMessage, ProvisioningMessage } from '../../functions/provisioning/provisioning-message';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { storedHistory } from '../support/stored-history';
 import { until } from '../support/until';
 
 /**
@@ -21,7 +21,7 @@ const TABLE = 'bulkonboard';
 const COUNT = 250;
 const db = testDb();
 
-/** The table, with every write command counted by name; `failNext` makes the next history BatchWriteItem fail (a delivery that dies there). */
+/** The table, with every write command counted by name; `failHistory` makes the next write of history fail (a delivery that dies there). */
 function countingDb() {
   const writes = new Map<string, number>();
   const state = { failHistory: false };
@@ -29,7 +29,8 @@ function countingDb() {
     send: (command: { constructor: { name: string }; input: unknown }) => {
       const name = command.constructor.name;
       if (!/^(Get|BatchGet|Query|Scan)Command$/.test(name)) writes.set(name, (writes.get(name) ?? 0) + 1);
-      if (state.failHistory && command instanceof BatchWriteCommand && JSON.stringify(command.input).includes('"AccountHistory"')) {
+      if (JSON.stringify(command.input).includes('"AccountHistory')) writes.set('history', (writes.get('history') ?? 0) + 1);
+      if (state.failHistory && command instanceof UpdateCommand && JSON.stringify(command.input).includes('"AccountHistoryBlock"')) {
         state.failHistory = false;
         return Promise.reject(new Error('the delivery died'));
       }
@@ -39,6 +40,9 @@ function countingDb() {
   return { client, writes, state };
 }
 
+const startAction = async (user: ApiUser, projectId: string, body: Record<string, unknown>) => (await user.json<{ job: { id: string } }>(`/api/projects/${projectId}/account-actions`, { body })).job.id;
+const waitForJob = (user: ApiUser, jobId: string) =>
+  until('the action', () => user.json<{ status: string }>(`/api/account-actions/${jobId}`), (job) => job.status === 'completed', 90_000);
 const accountsOf = async (user: ApiUser, projectId: string) => (await user.json<Page<AccountView>>(`/api/projects/${projectId}/accounts?limit=500`)).items;
 
 describe('an account action writes its outcomes in batches', () => {
@@ -79,8 +83,11 @@ describe('an account action writes its outcomes in batches', () => {
     expect((writes.get('UpdateCommand') ?? 0) + (writes.get('PutCommand') ?? 0)).toBeLessThanOrEqual(20);
     expect((await getAccountAction(deps)(user.sub, job.id)).done).toBe(0);
 
-    // The next delivery finds every account decided, writes the history and counts the chunk.
+    // The next delivery finds every account decided, writes the history and counts the chunk:
+    // the history of 250 accounts is one write per block of 50 accounts (5), not one per account.
+    writes.clear();
     await chunk(chunks[0]!);
+    expect(writes.get('history')).toBe(COUNT / 50);
     expect(await getAccountAction(deps)(user.sub, job.id)).toMatchObject({ status: 'completed', total: COUNT, done: COUNT, failed: 0 });
     // A copy of it delivered again changes nothing.
     await chunk(chunks[0]!);
@@ -88,13 +95,35 @@ describe('an account action writes its outcomes in batches', () => {
 
     const accounts = await accountsOf(user, project.id);
     expect(accounts.filter((a) => a.isActive)).toEqual([]);
-    const { Items: history = [] } = await db.send(
-      new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountHistoryOf(user.sub, project.id, 1).PK }, ConsistentRead: true }),
-    );
-    const deactivated = history.filter((h) => h.kind === 'deactivated');
+    const deactivated = (await storedHistory(db, TABLE, user.sub, project.id)).filter((h) => h.kind === 'deactivated');
     expect(deactivated).toHaveLength(COUNT);
-    expect(new Set(deactivated.map((h) => h.accountId)).size).toBe(COUNT);
+    expect(new Set(deactivated.map((h) => h.row)).size).toBe(COUNT);
     const one = await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${accounts[7]!.id}/history`);
     expect(one.entries.filter((e) => e.kind === 'deactivated')).toHaveLength(1);
+  }, 120_000);
+
+  it("the history drawer pages through an account's actions, each once, newest first, beside its other entries", async () => {
+    const accounts = await accountsOf(user, project.id);
+    const [account, neighbour] = [accounts[60]!, accounts[61]!];
+    // Reactivate everyone, then deactivate one account and its neighbour in the same block, then reactivate the neighbour alone.
+    await waitForJob(user, await startAction(user, project.id, { action: 'reactivate', filter: 'all' }));
+    await waitForJob(user, await startAction(user, project.id, { action: 'deactivate', accountIds: [account.id, neighbour.id] }));
+    await waitForJob(user, await startAction(user, project.id, { action: 'reactivate', accountIds: [neighbour.id] }));
+
+    const pages: { kind: string; at: string; id: string }[][] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await user.json<{ entries: { kind: string; at: string; id: string }[]; nextCursor?: string }>(`/api/accounts/${account.id}/history?limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      pages.push(page.entries);
+      cursor = page.nextCursor;
+    } while (cursor && pages.length < 20);
+    const entries = pages.flat();
+    expect(pages.every((page) => page.length === 1)).toBe(true);
+    expect(entries.map((e) => e.kind)).toEqual(['deactivated', 'reactivated', 'deactivated', 'created']);
+    expect(new Set(entries.map((e) => e.id)).size).toBe(entries.length);
+    expect(entries.map((e) => e.at)).toEqual([...entries.map((e) => e.at)].sort().reverse());
+    // The whole history in one page says the same; the neighbour's last reactivation is its own.
+    expect((await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${account.id}/history?limit=50`)).entries.map((e) => e.kind)).toEqual(['deactivated', 'reactivated', 'deactivated', 'created']);
+    expect((await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${neighbour.id}/history?limit=50`)).entries.map((e) => e.kind)).toEqual(['reactivated', 'deactivated', 'reactivated', 'deactivated', 'created']);
   }, 120_000);
 });

@@ -19,6 +19,7 @@ import type { Integration } from '../../shared/schemas/integrations';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { storedHistory } from '../support/stored-history';
 
 /**
  * Deactivate / Reactivate / Delete accounts (POST /api/projects/{id}/account-actions) through the
@@ -118,10 +119,7 @@ describe('account actions without a platform (a free user)', () => {
     expect(await act(user, project.id, { action: 'deactivate', accountIds: [...doomed, kept].map((a) => a.id) })).toMatchObject({ status: 'completed', done: 3 });
     const links = new Map<string, Awaited<ReturnType<typeof linkItemsOf>>>();
     for (const account of [...doomed, kept]) links.set(account.id, await linkItemsOf(user, project.id, account.id));
-    const historyOf = async (account: AccountView) => {
-      const of = keys.accountHistoryOf(user.sub, project.id, Number(account.id.slice(project.id.length + 1)));
-      return (await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :row)', ExpressionAttributeValues: { ':pk': of.PK, ':row': of.SKPrefix }, ConsistentRead: true }))).Items ?? [];
-    };
+    const historyOf = (account: AccountView) => storedHistory(db, TABLE, user.sub, project.id, Number(account.id.slice(project.id.length + 1)));
     for (const account of [...doomed, kept]) expect(await historyOf(account)).not.toHaveLength(0);
 
     const job = await act(user, project.id, { action: 'delete', accountIds: doomed.map((a) => a.id) });
@@ -152,7 +150,7 @@ describe('account actions without a platform (a free user)', () => {
     const [issue, link, reference, listed] = await linkItemsOf(user, project.id, account.id);
     await db.send(new DeleteCommand({ TableName: TABLE, Key: listed! }));
     const sendId = issue!.SK.split('#')[1]!;
-    await eraseAccountTraces({ db, tableName: TABLE }, user.sub, project.id, { id: account.id, row: Number(account.id.slice(project.id.length + 1)), mailSend: sendId });
+    await eraseAccountTraces({ db, tableName: TABLE }, user.sub, project.id, { id: account.id, row: Number(account.id.slice(project.id.length + 1)), mailSend: sendId }, 1);
     for (const key of [issue!, link!, reference!]) expect(await getItem(key), `${key.PK} ${key.SK}`).toBeUndefined();
   });
 
@@ -346,12 +344,9 @@ describe('a bulk deactivation through a storm of 429s and 500s on the local SCIM
       const wrong = after.filter((a) => (a.isActive !== false) !== there.get(String(a.username)));
       expect(wrong).toEqual([]);
       expect(after.filter((a) => a.isActive === false)).toHaveLength(job.done);
-      const { Items: history = [] } = await db.send(
-        new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.accountHistoryOf(user.sub, project.id, 1).PK }, ConsistentRead: true }),
-      );
-      const entries = history.filter((h) => h.kind === 'deactivated');
+      const entries = (await storedHistory(db, TABLE, user.sub, project.id)).filter((h) => h.kind === 'deactivated');
       expect(entries).toHaveLength(job.done);
-      expect(new Set(entries.map((h) => h.accountId)).size).toBe(job.done);
+      expect(new Set(entries.map((h) => h.row)).size).toBe(job.done);
     } finally {
       await scim.stop();
     }

@@ -12,6 +12,7 @@ const variableHelp: Record<TemplateVariable, string> = {
   credentialLink: 'A one-time link to the credentials (when sent with a one-time link)',
   passwordChangeNotice: 'A sentence saying a new password will be asked for at first sign-in (empty unless Require password change is on)',
   loginUrl: "Where to sign in: the project's Platform URL (empty when the project has none)",
+  expirationDate: "The project's expiration date, e.g. 10 March 2030 (empty when the project has none)",
 };
 
 /** The longest token's width, so the descriptions line up. */

@@ -1,16 +1,17 @@
-import { Button, CloseButton, Dialog, Portal, Stack } from '@chakra-ui/react';
+import { Button, CloseButton, Dialog, Input, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckCircle2Icon, FileUpIcon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
-import { useForm } from 'react-hook-form';
+import { Controller, useForm } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
-import { PROJECT_EXPIRED_MESSAGE, projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
+import { PROJECT_EXPIRED_MESSAGE, REMINDER_DAYS_MAX, projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
 import type * as z from 'zod';
 import { useEditProject, useSetProjectStatus } from '../../../lib/projects-api';
 import { queryKeys } from '../../../lib/query-keys';
 import { useEffectivePlan, useSubscriptionStatus } from '../../../lib/subscription-api';
 import { BulkCreateDialog } from '../../bulk-creator/components/bulk-create-dialog';
 import { ProjectDetailsFields } from '../../bulk-creator/components/project-details-fields';
+import { FormField } from '../../../components/form-field';
 import { plural } from '@shared/text/plural';
 import { ProjectGroupsFormFields } from '../../../components/project-groups-fields';
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
@@ -109,6 +110,7 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
       expirationDate: project.expirationDate ?? '',
       groups: project.groups ?? [],
       createGroups: project.createGroups ?? false,
+      reminderDays: project.reminderDays ?? null,
     },
   });
   const submit = handleSubmit((values) => edit.mutate({ id: project.id, edit: values }, { onSuccess: onClose }));
@@ -138,6 +140,25 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                   <ProjectDetailsFields
                     register={{ name: register('name'), platformUrl: register('platformUrl'), accountType: register('accountType'), expirationDate: register('expirationDate'), description: register('description') }}
                     errors={{ name: errors.name?.message, platformUrl: errors.platformUrl?.message, accountType: errors.accountType?.message, expirationDate: errors.expirationDate?.message, description: errors.description?.message }}
+                  />
+                  <Controller
+                    control={control}
+                    name="reminderDays"
+                    render={({ field }) => (
+                      <FormField label="Remind account holders N days before the expiration date (empty: off)" error={errors.reminderDays?.message}>
+                        <Input
+                          type="number"
+                          inputMode="numeric"
+                          min={1}
+                          max={REMINDER_DAYS_MAX}
+                          maxW="40"
+                          placeholder="Off"
+                          value={field.value ?? ''}
+                          onBlur={field.onBlur}
+                          onChange={(event) => field.onChange(event.target.value === '' ? null : Number(event.target.value))}
+                        />
+                      </FormField>
+                    )}
                   />
                   <ProjectGroupsFormFields control={control} error={errors.groups} pro={plan === undefined ? undefined : plan === 'pro'} idPrefix="project-edit" {...(integration ? { integration } : {})} />
                 </Stack>

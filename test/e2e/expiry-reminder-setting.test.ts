@@ -1,0 +1,81 @@
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import type { Project } from '../../shared/schemas/project';
+import { apiUser, people, type ApiUser } from '../support/api';
+import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
+import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { until } from '../support/until';
+
+const stack = inject('stack');
+const app = stack.urls.app;
+
+/**
+ * The project's 'Remind account holders N days before' in its Edit dialog (docs/lifecycle.md,
+ * "Expiry reminders"): off by default, a number saved on the project, emptied to turn it off, a bad
+ * value refused with its words; axe-clean, light and dark, 1280 and 390 px.
+ */
+describe('the expiry reminder setting', () => {
+  let browser: Browser;
+  let page: Page;
+  let user: ApiUser;
+  let project: Project;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    user = await apiUser({ firstName: 'Rita', lastName: 'Reminder' });
+    project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminded', expirationDate: '2044-06-30', csvData: people(2, 'Reminded') } })).project;
+    await signInThroughApp(page, app, user);
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-expiry-reminder-${ctx.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
+  });
+
+  const openEdit = async () => {
+    await page.goto(`${app}/projects/${project.id}`);
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await page.getByRole('button', { name: 'Edit' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Edit project' });
+    await dialog.waitFor();
+    return dialog;
+  };
+  const field = /Remind account holders N days before/;
+  const saved = () => until('the project', async () => (await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)!, () => true);
+
+  it('is off by default, saves N, refuses 0 in words, and turns off when emptied', async () => {
+    let dialog = await openEdit();
+    const found: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      // The theme is set before the dialog opens (setting it reloads the page).
+      await useTheme(page, theme);
+      dialog = await openEdit();
+      const input = dialog.getByLabel(field);
+      expect(await input.inputValue()).toBe('');
+      await input.fill('0');
+      await dialog.getByRole('button', { name: 'Save changes' }).click();
+      await dialog.getByText('Remind at least 1 day before').waitFor();
+      await input.fill('7');
+      found.push(...describeViolations(`edit (${theme})`, await axeViolations(page)));
+      await page.screenshot({ path: screenshotPath(`expiry-reminder-edit-${theme}`) });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await page.screenshot({ path: screenshotPath(`expiry-reminder-edit-390-${theme}`), fullPage: true });
+      found.push(...describeViolations(`edit (${theme}, 390 px)`, await axeViolations(page)));
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(found).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await saved()).reminderDays).toBe(7);
+
+    dialog = await openEdit();
+    expect(await dialog.getByLabel(field).inputValue()).toBe('7');
+    await dialog.getByLabel(field).fill('');
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await saved()).reminderDays).toBeUndefined();
+  });
+});

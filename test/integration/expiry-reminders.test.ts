@@ -1,0 +1,136 @@
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { timeOrderedId } from '../../functions/core/ids';
+import { keys } from '../../functions/core/keys';
+import type { CredentialMailer } from '../../functions/mail/credential-mailer';
+import { serverRenderTools } from '../../functions/mail/render-tools';
+import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
+import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
+import { remindAccountHolders } from '../../functions/schedules/expiry-reminders';
+import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
+import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import { apiUser, people, testDb, type ApiUser } from '../support/api';
+import { until } from '../support/until';
+
+/**
+ * Expiry reminders (docs/lifecycle.md, "Expiry reminders"): 'Remind account holders N days before'
+ * set in the project's Edit, found by the hourly expiry sweep (called here with the clock moved,
+ * never waited for), e-mailed by the stack's mail worker to the SES emulator: once per account,
+ * only to active accounts, moved with the date, off when turned off. Each test uses dates of its
+ * own year, so one test's sweep finds no other test's reminder due.
+ */
+const TABLE = 'bulkonboard';
+const stack = inject('stack');
+const db = testDb();
+const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+const sweepAt = (at: string) =>
+  sweepExpiredProjects({
+    db,
+    tableName: TABLE,
+    queue: sqsProvisioningQueue(sqs, stack.queueUrls.provisioning!),
+    mail: sqsMailSender(sqs, stack.queueUrls.mail!),
+    now: () => new Date(at),
+    newId: timeOrderedId,
+    integrationName: async () => undefined,
+  })();
+
+type Mail = { destination: { to: string[] }; subject: string; body: { text?: string } };
+const mailsTo = async (addresses: string[]) => ((await (await fetch(`${stack.urls.mailViewer}store`)).json()) as { emails: Mail[] }).emails.filter((m) => m.destination.to.some((to) => addresses.includes(to)));
+const accountsOf = async (user: ApiUser, projectId: string) => (await user.json<Page<AccountView>>(`/api/projects/${projectId}/accounts?limit=500`)).items;
+const edit = (user: ApiUser, project: Project, body: Record<string, unknown>) =>
+  user.call(`/api/projects/${project.id}`, { method: 'PUT', body: { name: project.name, accountType: project.accountType, expirationDate: project.expirationDate, ...body } });
+/** The reminder entries of the expiry index that name a project. */
+async function waiting(projectId: string): Promise<string[]> {
+  const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, IndexName: 'ProjectsByExpiry', KeyConditionExpression: 'ExpiryPK = :pk', ExpressionAttributeValues: { ':pk': 'REMIND' } }));
+  return Items.map((i) => String(i.ExpirySK)).filter((sk) => sk.endsWith(`#${projectId}`));
+}
+/** A walk of the reminder run here, with a mailer that counts (as the mail worker runs it). */
+function walkCounting(now: string) {
+  const sent: string[] = [];
+  const mailer: CredentialMailer = { send: async (email) => (sent.push(email.to), { kind: 'sent', messageId: `m-${sent.length}` }) };
+  const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date(now), rate: () => 0 });
+  return { sent, walk };
+}
+
+describe('expiry reminders', () => {
+  let user: ApiUser;
+  let project: Project;
+  let accounts: AccountView[];
+
+  beforeAll(async () => {
+    user = await apiUser();
+    project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder one', expirationDate: '2041-05-20', csvData: people(3, 'Remindone') } })).project;
+    accounts = await until('the accounts', () => accountsOf(user, project.id), (list) => list.length === 3);
+    // One account is deactivated: it gets no reminder.
+    const started = await user.json<{ job: { id: string } }>(`/api/projects/${project.id}/account-actions`, { body: { action: 'deactivate', accountIds: [accounts[2]!.id] } });
+    await until('the deactivation', () => user.json<{ status: string }>(`/api/account-actions/${started.job.id}`), (job) => job.status === 'completed', 60_000);
+  });
+
+  it('is off by default; N days before is set in the Edit (1 to 90, null turns it off) and waits in the index under its day', async () => {
+    expect(project.reminderDays).toBeUndefined();
+    expect(await waiting(project.id)).toEqual([]);
+    for (const bad of [0, 91, 2.5, 'three']) expect((await edit(user, project, { reminderDays: bad })).status, String(bad)).toBe(400);
+    const answer = await edit(user, project, { reminderDays: 3 });
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as Project).reminderDays).toBe(3);
+    expect(await waiting(project.id)).toEqual([`2041-05-17#${user.sub}#${project.id}`]);
+    // Another user's project: 404, nothing changed.
+    const other = await apiUser();
+    expect((await other.call(`/api/projects/${project.id}`, { method: 'PUT', body: { name: 'x', accountType: project.accountType, reminderDays: 5 } })).status).toBe(404);
+    expect(await waiting(project.id)).toEqual([`2041-05-17#${user.sub}#${project.id}`]);
+  });
+
+  it('e-mails each active account with an address once on its day (not the day before), with the date; a second sweep and a redelivered walk send nothing', async () => {
+    const addresses = accounts.map((a) => a.email);
+    const before = await sweepAt('2041-05-16T23:30:00Z');
+    expect(before.reminders?.started.filter((s) => s.projectId === project.id)).toEqual([]);
+    expect(await waiting(project.id)).toHaveLength(1);
+
+    const due = await sweepAt('2041-05-17T00:30:00Z');
+    expect(due.reminders?.started.filter((s) => s.projectId === project.id)).toHaveLength(1);
+    expect(await waiting(project.id)).toEqual([]);
+    const mails = await until('the reminders', () => mailsTo(addresses), (found) => found.length >= 2);
+    expect(mails.map((m) => m.destination.to[0]).sort()).toEqual(addresses.slice(0, 2).sort());
+    expect(mails[0]!.subject).toBe('Your Reminder one account expires on 20 May 2041');
+    expect(mails[0]!.body.text).toContain('will be deactivated on 20 May 2041');
+
+    expect((await sweepAt('2041-05-18T00:30:00Z')).reminders?.started.filter((s) => s.projectId === project.id)).toEqual([]);
+    const { sent, walk } = walkCounting('2041-05-17T01:00:00Z');
+    await walk({ type: 'expiry-reminder', userId: user.sub, projectId: project.id, expirationDate: '2041-05-20', days: 3, shard: 0, afterRow: 0 });
+    expect(sent).toEqual([]);
+    // Each account's claim records what SES said.
+    const claim = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(user.sub, project.id, '2041-05-20', 1), ConsistentRead: true }))).Item;
+    expect(claim).toMatchObject({ result: 'sent' });
+    expect((await mailsTo(addresses)).length).toBe(2);
+  });
+
+  it('moves with the date: a later date cancels the reminder of the earlier one (its walk stops) and waits for its own day; turned off, it leaves the index', async () => {
+    const second = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder two', expirationDate: '2042-01-10', csvData: people(2, 'Remindtwo') } })).project;
+    expect((await edit(user, second, { reminderDays: 5 })).status).toBe(200);
+    expect(await waiting(second.id)).toEqual([`2042-01-05#${user.sub}#${second.id}`]);
+    const moved = await edit(user, second, { expirationDate: '2042-02-10' });
+    expect(moved.status).toBe(200);
+    expect(await waiting(second.id)).toEqual([`2042-02-05#${user.sub}#${second.id}`]);
+    // The old day: nothing due; a walk of the old date (queued before the edit) sends nothing.
+    expect((await sweepAt('2042-01-06T12:00:00Z')).reminders?.started.filter((s) => s.projectId === second.id)).toEqual([]);
+    const old = walkCounting('2042-01-06T12:00:00Z');
+    await old.walk({ type: 'expiry-reminder', userId: user.sub, projectId: second.id, expirationDate: '2042-01-10', days: 5, shard: 0, afterRow: 0 });
+    expect(old.sent).toEqual([]);
+    // The new day, the walk of the new date: both accounts.
+    const current = walkCounting('2042-02-05T12:00:00Z');
+    await current.walk({ type: 'expiry-reminder', userId: user.sub, projectId: second.id, expirationDate: '2042-02-10', days: 5, shard: 0, afterRow: 0 });
+    expect(current.sent.sort()).toEqual(['remindtwo0@example.com', 'remindtwo1@example.com']);
+
+    const third = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder three', expirationDate: '2043-03-10', csvData: people(1, 'Remindthree') } })).project;
+    expect((await edit(user, third, { reminderDays: 2 })).status).toBe(200);
+    expect(await waiting(third.id)).toHaveLength(1);
+    const off = await edit(user, third, { reminderDays: null });
+    expect(((await off.json()) as Project).reminderDays).toBeUndefined();
+    expect(await waiting(third.id)).toEqual([]);
+    // A date removed takes it out too.
+    expect((await edit(user, third, { reminderDays: 2 })).status).toBe(200);
+    expect((await edit(user, third, { expirationDate: '' })).status).toBe(200);
+    expect(await waiting(third.id)).toEqual([]);
+  });
+});
