@@ -321,8 +321,10 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // records each reveal and download as a security event (PutItem, also the gate's). Edits and
   // completes projects (a transaction of Updates: the project and the analytics counters it moves).
   // DELETE /api/projects/{id}: the project's lock and the deletion job in one transaction (UpdateItem,
-  // PutItem), queued on the provisioning queue; its security event (PutItem).
-  projects: { table: [...readWrite], sendTo: ['provisioning'], encryptionKey: true },
+  // PutItem), queued on the provisioning queue; its security event (PutItem). An edit that turns
+  // the expiry reminder off or removes the date deletes its reminder item in the edit's
+  // transaction (DeleteItem, project-reminder.ts).
+  projects: { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   // GetItem: the account gate every route passes (functions/core/account-gate.ts). PutItem: a
   // search that shows passwords is recorded as a security event (and the gate's); the Account
   // Database fills a project's Sync Failed / Removed lists once (PutItem, UpdateItem of the project).

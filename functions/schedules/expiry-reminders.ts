@@ -1,16 +1,8 @@
-import { randomInt } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { expiryReminderTemplate } from '../../shared/email/default-template';
-import { compileEmail, type RenderTools } from '../../shared/email/render-email';
-import { shardsOf } from '../accounts/account-partitions';
-import { withStates } from '../accounts/account-states';
+import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
-import type { CredentialMailer } from '../mail/credential-mailer';
 import type { QueueMail } from '../mail/sqs-mail-queue';
-import { SharedMailPacer, type MailPaceSettings } from '../mail/send-share';
-import { backoffMs, realSleep, type Sleep } from '../provisioning/pacing';
 import { dateArrived } from '../projects/project-expiry';
 
 /**
@@ -23,9 +15,10 @@ import { dateArrived } from '../projects/project-expiry';
  * ProjectsByExpiry index's REMIND partition under the day it is due (project-reminder.ts), and the
  * hourly expiry sweep Queries the due ones (`sweepReminders`). Taking it out of the index is
  * conditional on the entry read, so two runs start it once; its walk then runs on the mail queue
- * (`remindAccountHolders`): one message walks the project's accounts in row order, paced with the
- * credential e-mails' pacer (MAIL_SEND_RATE shared by the mail workers), and hands the rest to the
- * next message after its budget. Each account is claimed before its e-mail (keys.reminderSent,
+ * (`remindAccountHolders`, expiry-reminder-walk.ts: a module of its own, so the functions that only
+ * sweep hold no e-mail code nor its grants): one message walks the project's accounts in row order,
+ * taking its customer's share of the SES rate (send-share.ts), and hands the rest to the next
+ * message after its budget. Each account is claimed before its e-mail (keys.reminderSent,
  * conditional put per account and date): a redelivered or doubled walk sends nobody twice.
  *
  * Cancelled by the edit that moves the date (or turns the reminder off): a walk reads the project
@@ -46,7 +39,7 @@ export interface ReminderSweepResult {
   dropped: number;
 }
 
-type ReminderMessage = { type: 'expiry-reminder'; userId: string; projectId: string; expirationDate: string; days: number; shard: number; afterRow: number };
+export type ReminderMessage = { type: 'expiry-reminder'; userId: string; projectId: string; expirationDate: string; days: number; shard: number; afterRow: number };
 
 /** The due reminders of the index up to `upTo` (the earliest timezone's day), each checked in its owner's timezone. */
 export async function sweepReminders(deps: ReminderSweepDeps, upTo: string, zoneOf: (userId: string) => Promise<string>, maxRead = 2000): Promise<ReminderSweepResult> {
@@ -119,130 +112,4 @@ async function startReminder(deps: ReminderSweepDeps, now: Date, zone: string, u
     throw error;
   }
   return true;
-}
-
-export interface ReminderWalkDeps {
-  db: DynamoDBDocumentClient;
-  tableName: string;
-  mailer: CredentialMailer;
-  tools: RenderTools;
-  /** The next message of a walk (the mail queue; `delaySeconds` at most 900). */
-  queue: (message: ReminderMessage, delaySeconds?: number) => Promise<void>;
-  now: () => Date;
-  /** E-mails a second for the installation (MAIL_SEND_RATE), shared between customers (send-share.ts). */
-  rate: () => number;
-  /** The customer's daily cap and the share left to Cognito (MAIL_DAILY_CAP, MAIL_RESERVED_SHARE). */
-  limits?: () => Omit<MailPaceSettings, 'rate'>;
-  budgetMs?: number;
-  sleep?: Sleep;
-  clock?: () => number;
-}
-
-const PAGE = 100;
-const BUDGET_MS = 40_000;
-const ATTEMPTS = 4;
-const PAUSED_DELAY_SECONDS = 900;
-
-/** The mail worker's 'expiry-reminder' message: e-mails the project's active accounts from its cursor on, within the budget. */
-export function remindAccountHolders(deps: ReminderWalkDeps) {
-  const sleep = deps.sleep ?? realSleep;
-  const clock = deps.clock ?? Date.now;
-  return async (message: ReminderMessage): Promise<void> => {
-    const { userId, projectId, expirationDate } = message;
-    const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));
-    const now = deps.now();
-    // Cancelled: the project is gone, its date moved or was removed, the reminder was turned off or
-    // moved to another day (N changed: its own item is back in the index for that day), or the project expired.
-    if (!project || project.expirationDate !== expirationDate || project.reminderDays !== message.days || typeof project.expiredAt === 'string') return;
-    const { Item: user } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ProjectionExpression: 'company' }));
-    const render = compileEmail(expiryReminderTemplate(), deps.tools, { delivery: 'password' });
-    const shards = shardsOf(project);
-    // The installation's SES rate, shared with every customer's sends, and this customer's daily allowance.
-    const { dailyCap, reservedShare } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
-    const open = Math.max(1, Number(project.accountCount ?? 1));
-    const pacer = new SharedMailPacer({ db: deps.db, tableName: deps.tableName, clock, sleep }, { rate: deps.rate(), reservedShare, dailyCap }, userId, open, open);
-    try {
-      const started = clock();
-      for (let shard = message.shard; shard < shards; shard++) {
-        let afterRow = shard === message.shard ? message.afterRow : 0;
-        for (;;) {
-          const { Items = [] } = await deps.db.send(
-            new QueryCommand({
-              TableName: deps.tableName,
-              KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-              ExpressionAttributeValues: { ':pk': keys.accountPartitions(userId, projectId, shards)[shard]!, ':from': keys.account(userId, projectId, afterRow + 1, shards).SK, ':to': 'ACCOUNT#~' },
-              ProjectionExpression: 'PK, SK, id, #row, firstName, lastName, email, username, isActive, expiredAt',
-              ExpressionAttributeNames: { '#row': 'row' },
-              ConsistentRead: true,
-              Limit: PAGE,
-            }),
-          );
-          const accounts = await withStates(deps.db, deps.tableName, { userId, projectId, shards }, Items, { consistent: true, channels: ['ACT'] });
-          for (const account of accounts) {
-            const row = Number(account.row ?? String(account.SK).slice('ACCOUNT#'.length));
-            if (clock() - started > (deps.budgetMs ?? BUDGET_MS)) return deps.queue({ ...message, shard, afterRow });
-            const email = typeof account.email === 'string' ? account.email.trim() : '';
-            if (account.isActive !== false && email && (await claim(deps, userId, projectId, expirationDate, row, now))) {
-              const outcome = await sendOne(deps, pacer, sleep, email, render, {
-                accountHolderName: `${String(account.firstName ?? '')} ${String(account.lastName ?? '')}`.trim(),
-                email,
-                username: String(account.username ?? ''),
-                projectName: String(project.name ?? ''),
-                companyName: typeof user?.company === 'string' ? user.company : '',
-                expirationDate,
-                ...(typeof project.platformUrl === 'string' ? { loginUrl: project.platformUrl } : {}),
-              });
-              if (outcome.kind === 'paused' || outcome.kind === 'capped') {
-                // SES takes no e-mail for now: this account's claim given back, the walk goes on from it later.
-                await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.reminderSent(userId, projectId, expirationDate, row) }));
-                return deps.queue({ ...message, shard, afterRow }, PAUSED_DELAY_SECONDS);
-              }
-              await deps.db.send(
-                new UpdateCommand({
-                  TableName: deps.tableName,
-                  Key: keys.reminderSent(userId, projectId, expirationDate, row),
-                  UpdateExpression: 'SET #result = :result, detail = :detail',
-                  ExpressionAttributeNames: { '#result': 'result' },
-                  ExpressionAttributeValues: { ':result': outcome.kind, ':detail': outcome.kind === 'sent' ? outcome.messageId : outcome.message },
-                }),
-              );
-            }
-            afterRow = row;
-          }
-          if (Items.length < PAGE) break;
-        }
-      }
-    } finally {
-      await pacer.close();
-    }
-  };
-}
-
-/** The account's claim on this date's reminder: false when a walk claimed it before (sent, or under way). */
-async function claim(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: string, projectId: string, date: string, row: number, now: Date): Promise<boolean> {
-  try {
-    await deps.db.send(
-      new PutCommand({
-        TableName: deps.tableName,
-        Item: { ...keys.reminderSent(userId, projectId, date, row), entityType: 'ReminderSent', row, claimedAt: now.toISOString() },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) return false;
-    throw error;
-  }
-}
-
-/** One e-mail, paced; SES's throttling and its own failures tried again a few times with a growing wait. */
-async function sendOne(deps: Pick<ReminderWalkDeps, 'mailer'>, pacer: SharedMailPacer, sleep: Sleep, to: string, render: ReturnType<typeof compileEmail>, values: Parameters<ReturnType<typeof compileEmail>>[0]) {
-  const rendered = render(values);
-  for (let attempt = 1; ; attempt++) {
-    // The customer's daily allowance is used: the walk waits as for a paused SES.
-    if ((await pacer.take()) !== 'go') return { kind: 'capped' as const };
-    const outcome = await deps.mailer.send({ ...rendered, to }, {});
-    if ((outcome.kind !== 'throttled' && outcome.kind !== 'retryable') || attempt >= ATTEMPTS) return outcome;
-    await sleep(backoffMs(attempt, (max) => randomInt(Math.max(1, max))));
-  }
 }

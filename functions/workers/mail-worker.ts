@@ -10,7 +10,7 @@ import { MailPausedError, pacedMailer, requeuePaused } from '../mail/paced-maile
 import { processMail } from '../mail/process-mail';
 import { sesMailer } from '../mail/ses-mailer';
 import { sqsMailSender, sqsMailSenderDelayed } from '../mail/sqs-mail-queue';
-import { remindAccountHolders } from '../schedules/expiry-reminders';
+import { remindAccountHolders } from '../schedules/expiry-reminder-walk';
 import { dynamoUserRepository } from '../users/user-repository';
 import { readSettings } from '../users/settings-reader';
 

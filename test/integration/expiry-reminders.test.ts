@@ -7,7 +7,7 @@ import type { CredentialMailer } from '../../functions/mail/credential-mailer';
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
-import { remindAccountHolders } from '../../functions/schedules/expiry-reminders';
+import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
 import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, type ApiUser } from '../support/api';
