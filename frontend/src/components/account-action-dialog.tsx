@@ -69,6 +69,7 @@ const ofSend = (send: MailSend): JobProgress => ({
 const filterWhat = (filter: AccountFilter, count: number) =>
   ({
     failed: `the ${plural(count, 'account')} whose platform sync failed`,
+    synced: `the ${plural(count, 'account')} on the platform`,
     unsent: `the ${plural(count, 'account')} never e-mailed`,
     active: `all ${plural(count, 'active account')} of this project`,
     deactivated: `all ${plural(count, 'deactivated account')} of this project`,
