@@ -40,7 +40,7 @@ export const actionWords: Record<AccountAction, { verb: string; done: string; do
   reactivate: { verb: 'Reactivate', done: 'reactivated', doing: 'Reactivating' },
   delete: { verb: 'Delete', done: 'deleted', doing: 'Deleting' },
   update: { verb: 'Update', done: 'updated', doing: 'Updating' },
-  groups: { verb: 'Update groups', done: 'moved to the groups', doing: 'Updating the groups of' },
+  groups: { verb: 'Update the groups of', done: 'moved to the groups', doing: 'Updating the groups of' },
 };
 
 /** GET /api/account-actions/{id}: done + failed + pending = total, at every moment. */
