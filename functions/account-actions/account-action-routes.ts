@@ -26,6 +26,20 @@ const BUSY: Record<string, string> = {
 };
 export const busyReason = (project: Record<string, unknown>): string | undefined => Object.entries(BUSY).find(([lock]) => typeof project[lock] === 'string')?.[1];
 
+/**
+ * What a groups action fixes on its job at the start: the groups to join (the project's now, with
+ * its 'Create groups that do not exist' switch: resolved once per job, run-groups.ts) and the
+ * ones to leave (`groupsLeft`: named once, no longer; project-changes.ts). 409 when the project's
+ * accounts are on no platform, or it names no group to join or leave.
+ */
+function groupsJobFields(project: Record<string, unknown>): Record<string, unknown> {
+  if (typeof project.integrationId !== 'string' || Number(project.syncedCount ?? 0) <= 0) throw new ConflictError(NONE_MATCH.synced);
+  const groups = Array.isArray(project.groups) ? project.groups.map(String) : [];
+  const groupsLeave = Array.isArray(project.groupsLeft) ? project.groupsLeft.map(String) : [];
+  if (!groups.length && !groupsLeave.length) throw new ConflictError('This project names no groups for its accounts to join or leave.');
+  return { groups, groupsLeave, ...(project.createGroups === true ? { createGroups: true } : {}) };
+}
+
 export function actionView(item: Record<string, unknown>): AccountActionJob {
   return {
     ...jobViewBase(item, { done: 'done', failed: 'failed' }),
@@ -56,7 +70,9 @@ export const startAccountAction =
   async (userId: string, projectId: string, input: AccountActionInput, origin: Partial<RequestOrigin> = {}): Promise<AccountActionJob> => {
     const { Item: project } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');
-    const selection = await resolveSelection(deps, { userId, projectId, project }, input);
+    // Groups: the accounts already on the project's platform (of those listed, or all of them) join its groups and leave the ones it no longer names.
+    const groupsJob = input.action === 'groups' ? groupsJobFields(project) : undefined;
+    const selection = await resolveSelection(deps, { userId, projectId, project }, groupsJob && !input.accountIds ? { filter: 'synced' } : input);
     const busy = busyReason(project);
     if (busy) throw new ConflictError(busy);
     const total = selection.total;
@@ -71,7 +87,7 @@ export const startAccountAction =
     const jobId = deps.newId(now);
     const item = accountActionItem(
       { userId, projectId, projectName: String(project.name), jobId, action, total, at, ...(provisioned ? { integration: { id: String(project.integrationId), ...(integrationName ? { name: integrationName } : {}) } } : {}) },
-      selection.fields,
+      { ...selection.fields, ...groupsJob },
     );
     const started = await jobs.startJob(deps, accountActionJobs, item, {
       excludes: ['activeProvisioningJob', 'activeMailSend', 'activePasswordReset', 'activeProjectDeletion'],
@@ -85,7 +101,7 @@ export const startAccountAction =
     const words = actionWords[action];
     await recordSecurityEvent(deps.events, {
       userId,
-      type: ({ deactivate: 'accounts_deactivated', reactivate: 'accounts_reactivated', delete: 'accounts_deleted', update: 'accounts_updated_on_platform' } as const)[action],
+      type: ({ deactivate: 'accounts_deactivated', reactivate: 'accounts_reactivated', delete: 'accounts_deleted', update: 'accounts_updated_on_platform', groups: 'accounts_updated_on_platform' } as const)[action],
       severity: action === 'delete' ? 'high' : 'medium',
       description: `${words.verb}: ${selectionWords(input, total)} of project "${String(project.name)}"${integrationName ? `, on ${integrationName} first` : ''}`,
       ...origin,

@@ -23,7 +23,10 @@ import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
 import { accountActionJobs } from './account-actions';
-import { groupLeaver, leavesGroupsOnDelete } from './leave-groups';
+import { groupLeaver, groupMover, leavesGroupsOnDelete } from './leave-groups';
+import { resolveRunGroups } from '../provisioning/run-groups';
+import type { MembershipOutcome } from '../provisioning/provisioning-port';
+import { randomInt } from 'node:crypto';
 
 /**
  * One chunk of an account action (account-actions.ts). Each selected account of the chunk this
@@ -86,7 +89,7 @@ const targetOf = (job: JobItem, message: ActionChunkMessage, shards = Number(job
 async function loadPiece(deps: Deps, job: JobItem, message: ActionChunkMessage, writer: StateBlockWriter, target: ReturnType<typeof targetOf>, piece: { fromRow: number; toRow: number }): Promise<Account[]> {
   const [acts, items, states] = await Promise.all([
     writer.load(piece.fromRow, piece.toRow, message.shard),
-    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' ? STATE_ONLY : {}),
+    chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' || job.action === 'groups' ? STATE_ONLY : {}),
     readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job) }),
   ]);
   return items.map((item) => overlayState(item, { ...states, ACT: acts }));
@@ -223,6 +226,18 @@ async function actOnPlatform(
   const adapter = deps.adapterFor(integration, credentials);
   // Delete takes the account out of the project's groups first where the platform keeps them (leave-groups.ts).
   const leaveGroups = action === 'delete' && groups.length && leavesGroupsOnDelete(integration) ? groupLeaver(adapter.groups, groups, platformName) : undefined;
+  // Groups: the job's groups resolved (found, or created when the project allows it) once per job, then joined and left per account.
+  let moveGroups: ((externalId: string) => Promise<MembershipOutcome>) | undefined;
+  if (action === 'groups') {
+    const resolved = await resolveRunGroups(deps, accountActionJobs.key(message.userId, message.jobId), job, adapter.groups, { platform: platformName, claimant: `${message.shard}.${message.fromRow}.${randomInt(1e9)}` });
+    if (!('targets' in resolved)) {
+      adapter.close();
+      await turn.give();
+      if ('later' in resolved) return resolved.later;
+      return await failAll(`Sync Failed: ${platformName} refused our credentials (${resolved.paused}). Edit the integration and test it, then run the action again.`);
+    }
+    moveGroups = groupMover(adapter.groups, resolved.targets, Array.isArray(job.groupsLeave) ? job.groupsLeave.map(String) : [], platformName);
+  }
   let refused: string | undefined;
   // Each answer's write here runs beside the next calls (not in the call's slot): the platform's pace sets the job's.
   const writes: Promise<void>[] = [];
@@ -242,9 +257,13 @@ async function actOnPlatform(
       }
       const externalId = String(account.externalAccountId);
       const outcome =
-        action === 'delete' ? ((await leaveGroups?.(externalId)) ?? (await adapter.remove(externalId))) : action === 'update' ? await adapter.update(externalId, changesOf(account)) : await adapter.setActive(externalId, action === 'reactivate');
+        action === 'delete'
+          ? ((await leaveGroups?.(externalId)) ?? (await adapter.remove(externalId)))
+          : moveGroups
+            ? await moveGroups(externalId)
+            : action === 'update' ? await adapter.update(externalId, changesOf(account)) : await adapter.setActive(externalId, action === 'reactivate');
       if (outcome.kind === 'conflict') outcomes.failed(account, `Sync Failed: ${outcome.message}`);
-      else if (outcome.kind === 'done') record(applyHere(deps, job, message, outcomes, account, integration.platform, outcome.detail, 'externalId' in outcome ? outcome.externalId : undefined));
+      else if (outcome.kind === 'done') record(applyHere(deps, job, message, outcomes, account, integration.platform, outcome.detail, 'externalId' in outcome && typeof outcome.externalId === 'string' ? outcome.externalId : undefined));
       else if (outcome.kind === 'gone') outcomes.failed(account, `Sync Failed: ${outcome.detail}`);
       else {
         const fail = async () => outcomes.failed(account, `Sync Failed: ${outcome.message}`);
@@ -360,7 +379,7 @@ const WRITE_EVERY_MS = 500;
 function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistoryKind | undefined {
   if (action === 'deactivate') return typeof entry.expiredAt === 'string' ? 'expired' : 'deactivated';
   if (action === 'reactivate') return 'reactivated';
-  if (action === 'update' && entry.actionOnPlatform === true) return 'updated_on_platform';
+  if ((action === 'update' || action === 'groups') && entry.actionOnPlatform === true) return 'updated_on_platform';
   return undefined;
 }
 
@@ -418,7 +437,7 @@ class ActionOutcomes {
   done(account: Account, detail?: string): void {
     const isActive = this.job.action === 'deactivate' ? false : this.job.action === 'reactivate' ? true : account.isActive !== false;
     // A project's expiry (origin 'expiry') marks the account expired; a reactivation clears the mark (the entry replaces the last one), an update keeps it.
-    const expiredAt = this.job.action === 'deactivate' ? (this.job.origin === 'expiry' ? this.deps.now().toISOString() : undefined) : this.job.action === 'update' ? account.expiredAt : undefined;
+    const expiredAt = this.job.action === 'deactivate' ? (this.job.origin === 'expiry' ? this.deps.now().toISOString() : undefined) : this.job.action === 'update' || this.job.action === 'groups' ? account.expiredAt : undefined;
     this.set(account, {
       isActive,
       actionResult: 'done',

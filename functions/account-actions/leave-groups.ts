@@ -1,7 +1,8 @@
 import { directoryAccessOf } from '../../shared/schemas/provisioning';
 import type { IntegrationRecord } from '../integrations/integration-record';
 import type { CallFailure } from '../provisioning/platform-client';
-import type { GroupOperations, PlatformGroup } from '../provisioning/provisioning-port';
+import type { GroupOperations, MembershipOutcome, PlatformGroup } from '../provisioning/provisioning-port';
+import type { GroupTarget } from '../provisioning/run-groups';
 
 /**
  * Whether Delete takes an account out of its project's groups first, per platform
@@ -44,5 +45,32 @@ export function groupLeaver(groups: GroupOperations, names: readonly string[], p
       if (left.kind === 'failed') return { ...left, message: `Not taken out of the group "${group.name}" on ${platform}: ${left.message}` };
     }
     return undefined;
+  };
+}
+
+/**
+ * A groups action's work on one account already on the platform (docs/lifecycle.md, "Groups"):
+ * joins each group the project names (`targets`, resolved once per job: run-groups.ts; adding a
+ * member already there changes nothing), then leaves the groups it no longer names (groupLeaver:
+ * on every platform, as a changed list of groups is the user's wish, unlike Delete). A group the
+ * job cannot use (missing without 'Create groups that do not exist', or refused) fails the account
+ * with its words once the rest is done. Done: the platform's words of what changed.
+ */
+export function groupMover(groups: GroupOperations, targets: readonly GroupTarget[], leave: readonly string[], platform: string): (externalId: string) => Promise<MembershipOutcome> {
+  const leaver = leave.length ? groupLeaver(groups, leave, platform) : undefined;
+  const unusable = targets.flatMap((t) => (t.error ? [t.error] : []));
+  const joined = targets.flatMap((t) => (t.group ? [`"${t.name}"`] : []));
+  const detail = [joined.length ? `In the groups ${joined.join(', ')}` : '', leave.length ? `out of ${leave.map((name) => `"${name}"`).join(', ')}` : ''].filter(Boolean).join(', ');
+  return async (externalId) => {
+    for (const { name, group } of targets) {
+      if (!group) continue;
+      const added = await groups.addMember(group, externalId);
+      if (added.kind === 'gone') return { kind: 'gone', detail: `Not added to the group "${name}" on ${platform}: ${added.detail}` };
+      if (added.kind === 'failed') return { ...added, message: `Not added to the group "${name}" on ${platform}: ${added.message}` };
+    }
+    const left = await leaver?.(externalId);
+    if (left) return left;
+    if (unusable.length) return { kind: 'failed', retryable: false, message: unusable.join(' ') };
+    return { kind: 'done', detail: `${detail} on ${platform}.` };
   };
 }

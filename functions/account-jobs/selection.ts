@@ -117,6 +117,7 @@ export const filterOf = (job: JobItem): AccountFilter | undefined => ((accountFi
 export function filterCount(filter: AccountFilter, project: Record<string, unknown>): number | undefined {
   const accountCount = Math.max(0, Number(project.accountCount ?? 0));
   if (filter === 'failed') return Math.max(0, Number(project.syncFailedCount ?? 0));
+  if (filter === 'synced') return Math.max(0, Number(project.syncedCount ?? 0));
   if (filter === 'unsent') return projectEmailCounts(project, accountCount).notSent;
   if (filter === 'active' || filter === 'deactivated') {
     const kept = keptActiveCounts(project);
@@ -213,11 +214,12 @@ async function actEntries(deps: { db: DynamoDBDocumentClient; tableName: string 
 export const planTotal = (job: JobItem, project: Record<string, unknown>): number => filterCount(filterOf(job) ?? 'all', project) ?? Number(job.total ?? 0);
 
 /** The state channels an account's filter reads (functions/accounts/account-states.ts): overlaid before matchesFilter. */
-export const filterChannels = (filter: AccountFilter | undefined): StateChannel[] => (filter === 'failed' ? ['PROV'] : filter === 'unsent' ? ['MAIL'] : filter === 'active' || filter === 'deactivated' ? ['ACT'] : []);
+export const filterChannels = (filter: AccountFilter | undefined): StateChannel[] => (filter === 'failed' || filter === 'synced' ? ['PROV'] : filter === 'unsent' ? ['MAIL'] : filter === 'active' || filter === 'deactivated' ? ['ACT'] : []);
 
 /** Whether an account (the channels of filterChannels overlaid) is one the filter takes. */
 export function matchesFilter(filter: AccountFilter | undefined, account: Record<string, unknown>): boolean {
   if (filter === 'failed') return account.externalStatus === 'failed';
+  if (filter === 'synced') return account.externalStatus === 'success';
   if (filter === 'unsent') return !(emailStatuses as readonly string[]).includes(String(account.emailStatus));
   if (filter === 'deactivated') return account.isActive === false;
   if (filter === 'active') return account.isActive !== false;
@@ -293,6 +295,7 @@ export function selectionWords(input: SelectionInput, total: number): string {
   if (input.accountIds) return plural(total, 'account');
   if (input.filter === 'failed') return `the ${plural(total, 'account')} whose sync failed`;
   if (input.filter === 'unsent') return `the ${plural(total, 'account')} never e-mailed`;
+  if (input.filter === 'synced') return `the ${plural(total, 'account')} on its platform`;
   if (input.filter === 'active') return `the ${plural(total, 'active account')}`;
   if (input.filter === 'deactivated') return `the ${plural(total, 'deactivated account')}`;
   return `all ${plural(total, 'account')}`;
@@ -302,6 +305,7 @@ export function selectionWords(input: SelectionInput, total: number): string {
 export const NONE_MATCH: Record<AccountFilter, string> = {
   all: 'This project has no accounts.',
   failed: 'No account of this project failed to sync.',
+  synced: 'No account of this project is on a platform.',
   unsent: 'Every account of this project has been e-mailed already.',
   active: 'No account of this project is active.',
   deactivated: 'No account of this project is deactivated.',

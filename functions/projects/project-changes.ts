@@ -114,6 +114,22 @@ async function writeChange(
 
 const omit = (values: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(values).filter(([k]) => k !== key));
 
+/** The most group names a project remembers having named (`groupsLeft`), the latest kept. */
+const GROUPS_LEFT_KEPT = 50;
+
+/**
+ * The groups a project named once and no longer does (`groupsLeft`, case-insensitive as the
+ * platforms match names): its accounts already on the platform leave them when a groups action
+ * runs (account-actions, docs/lifecycle.md "Groups"). A group named again leaves the list.
+ */
+export function groupsLeftAfter(read: Record<string, unknown>, groups: readonly string[]): string[] {
+  const named = new Set(groups.map((g) => g.toLowerCase()));
+  const before = [...(Array.isArray(read.groupsLeft) ? read.groupsLeft.map(String) : []), ...(Array.isArray(read.groups) ? read.groups.map(String) : [])];
+  const left = new Map<string, string>();
+  for (const name of before) if (!named.has(name.toLowerCase())) left.set(name.toLowerCase(), name);
+  return [...left.values()].slice(-GROUPS_LEFT_KEPT);
+}
+
 /**
  * PUT /api/projects/{id}: name, description, platform URL, account type and expiration date,
  * validated as at creation (projectEditSchema). Empty optional fields are removed. The accounts
@@ -139,6 +155,9 @@ export const editProject =
       if (edit.groups.length) set.groups = edit.groups;
       else remove.push('groups');
       changed.push('groups');
+      const left = groupsLeftAfter(read, edit.groups);
+      if (left.length) set.groupsLeft = left;
+      else if (Array.isArray(read.groupsLeft)) remove.push('groupsLeft');
     }
     if (edit.createGroups !== undefined && edit.createGroups !== (read.createGroups === true)) {
       if (edit.createGroups && deps.plan) assertApiIntegrations(await deps.plan(userId));

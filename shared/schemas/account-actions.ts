@@ -8,7 +8,8 @@ import { accountFilterSchema, accountIdsSchema, SELECTION_MAX } from './account-
  * with the platform's words, and counts as failed: running the action again retries it.
  */
 // 'update': an account edited here gets its names and e-mail (and a regenerated username) on its platform.
-export const accountActions = ['deactivate', 'reactivate', 'delete', 'update'] as const;
+// 'groups': the project's accounts already on its platform join the groups it names now and leave the ones it no longer names (docs/lifecycle.md, "Groups").
+export const accountActions = ['deactivate', 'reactivate', 'delete', 'update', 'groups'] as const;
 export type AccountAction = (typeof accountActions)[number];
 
 /** The most accounts one action names (the engine's MAX_SELECTED_ACCOUNTS). */
@@ -18,7 +19,7 @@ export const ACCOUNT_ACTION_MAX = SELECTION_MAX;
 export const accountActionSchema = z
   .object(
     {
-      action: z.enum(accountActions, 'Action must be deactivate, reactivate, delete or update'),
+      action: z.enum(accountActions, 'Action must be deactivate, reactivate, delete, update or groups'),
       accountIds: accountIdsSchema.optional(),
       filter: accountFilterSchema.optional(),
     },
@@ -39,6 +40,7 @@ export const actionWords: Record<AccountAction, { verb: string; done: string; do
   reactivate: { verb: 'Reactivate', done: 'reactivated', doing: 'Reactivating' },
   delete: { verb: 'Delete', done: 'deleted', doing: 'Deleting' },
   update: { verb: 'Update', done: 'updated', doing: 'Updating' },
+  groups: { verb: 'Update the groups of', done: 'moved to the groups', doing: 'Updating the groups of' },
 };
 
 /** GET /api/account-actions/{id}: done + failed + pending = total, at every moment. */

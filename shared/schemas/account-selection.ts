@@ -8,19 +8,20 @@ import * as z from 'zod';
  * count at the start comes from the project's exact counters.
  * - all: every account;
  * - failed: the platform sync failed (externalStatus failed; the project's syncFailedCount);
+ * - synced: on the project's platform (externalStatus success; the project's syncedCount);
  * - unsent: credentials never e-mailed (no e-mail status; the accounts the e-mail counters leave);
  * - active / deactivated: the project page's own views (isActive; the project's deactivatedCount,
  *   or, for a project older than it, counted by a query of the project's accounts:
  *   GET /api/projects/{id}/account-selection?filter=).
  */
-export const accountFilters = ['all', 'failed', 'unsent', 'active', 'deactivated'] as const;
+export const accountFilters = ['all', 'failed', 'synced', 'unsent', 'active', 'deactivated'] as const;
 export type AccountFilter = (typeof accountFilters)[number];
 
 /** The bulk bar's words for each filter. */
-export const accountFilterLabels: Record<AccountFilter, string> = { all: 'All accounts', failed: 'Sync failed', unsent: 'Not e-mailed', active: 'Active', deactivated: 'Deactivated' };
+export const accountFilterLabels: Record<AccountFilter, string> = { all: 'All accounts', failed: 'Sync failed', synced: 'Synced', unsent: 'Not e-mailed', active: 'Active', deactivated: 'Deactivated' };
 
 /** The filters whose count the project's own counters give (the others are counted on request). */
-export const countedFilters: readonly AccountFilter[] = ['all', 'failed', 'unsent'];
+export const countedFilters: readonly AccountFilter[] = ['all', 'failed', 'synced', 'unsent'];
 
 /** GET /api/projects/{id}/account-selection?filter=: how many of the project's accounts the filter takes now. */
 export interface AccountSelectionCount {
@@ -36,4 +37,4 @@ export const accountIdsSchema = z
   .min(1, 'Choose at least one account')
   .max(SELECTION_MAX, `At most ${SELECTION_MAX.toLocaleString('en-US')} accounts at once: choose a filter or all accounts of the project instead`);
 
-export const accountFilterSchema = z.enum(accountFilters, "filter must be 'all', 'failed', 'unsent', 'active' or 'deactivated'");
+export const accountFilterSchema = z.enum(accountFilters, "filter must be 'all', 'failed', 'synced', 'unsent', 'active' or 'deactivated'");

@@ -127,6 +127,47 @@ describe('project groups (Chromium)', () => {
     await dialog.getByRole('button', { name: 'Cancel' }).click();
   });
 
+  it("groups changed after provisioning: 'Apply to the 3 accounts already on' the platform, then the action's progress; the accounts move there", async () => {
+    const volunteers = `Volunteers ${tag}`;
+    const fill = async () => {
+      const dialog = await openEdit();
+      const input = dialog.getByRole('textbox', { name: 'Groups on the platform' });
+      // The last chip (the second group) out with Backspace, a new group in.
+      await input.click();
+      await input.press('Backspace');
+      await input.press('Backspace');
+      await input.fill(volunteers);
+      await input.press('Enter');
+      await dialog.getByText(volunteers, { exact: true }).waitFor();
+      const apply = dialog.getByRole('checkbox', { name: 'Apply to the 3 accounts already on Local SCIM directory' });
+      await expect.poll(() => apply.isChecked()).toBe(true);
+      await apply.scrollIntoViewIfNeeded();
+      return dialog;
+    };
+    expect(await shot('edit-apply', fill)).toEqual([]);
+    await page.getByRole('dialog', { name: 'Edit project' }).getByRole('button', { name: 'Save changes' }).click();
+    const progress = page.getByRole('alertdialog', { name: /^Update the groups of 3 accounts/ });
+    await progress.getByText(/^3 moved to the groups \(3 on Local SCIM directory too\), 0 not changed/).waitFor({ timeout: 60_000 });
+    // The progress as it ended (a theme change reloads the page, closing it): this theme, 1280 and 390 px wide.
+    expect(describeViolations('apply-progress', await axeViolations(page))).toEqual([]);
+    await page.screenshot({ path: screenshotPath('project-groups-apply-progress') });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await settle(page);
+    await page.screenshot({ path: screenshotPath('project-groups-apply-progress-390') });
+    await page.setViewportSize({ width: 1280, height: 900 });
+    const ids = (await user.json<ListPage<AccountView>>(`/api/projects/${project.id}/accounts?limit=10`)).items.map((a) => a.externalAccountId).sort();
+    const membersOf = async (name: string) => {
+      const answer = await fetch(`${stack.scim.url}/Groups?filter=${encodeURIComponent(`displayName eq "${name}"`)}`, { headers: { authorization: `Bearer ${stack.scim.token}` } });
+      const [group] = ((await answer.json()) as { Resources: { members?: { value: string }[] }[] }).Resources;
+      return (group?.members ?? []).map((m) => m.value).sort();
+    };
+    expect(await membersOf(groups[0]!)).toEqual(ids);
+    expect(await membersOf(volunteers)).toEqual(ids);
+    expect(await membersOf(groups[1]!)).toEqual([]);
+    await progress.getByRole('button', { name: 'Close', exact: true }).last().click();
+    await progress.waitFor({ state: 'hidden' });
+  });
+
   it('the Bulk Creator names the new project\'s group beside its platform; the accounts join it', async () => {
     const mentors = `Mentors ${tag}`;
     const dialog = page.getByRole('dialog', { name: 'Bulk Create Accounts' });

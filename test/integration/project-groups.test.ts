@@ -16,6 +16,7 @@ import { planRun, readJob, startProvisioning } from '../../functions/provisionin
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
 import { dynamoPlanReader } from '../../functions/usage/plan-store';
 import { chunkPlan } from '../../functions/provisioning/provisioning-jobs';
+import { accountActionJobs } from '../../functions/account-actions/account-actions';
 import { GROUP_CLAIM_MS, resolveRunGroups } from '../../functions/provisioning/run-groups';
 import type { GroupOperations } from '../../functions/provisioning/provisioning-port';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
@@ -171,6 +172,75 @@ describe('project groups on the local SCIM directory', () => {
       ['Staff', []],
       ['New Hires', []],
     ]);
+  });
+});
+
+describe("a provisioned project's groups changed: its Synced accounts join and leave (the groups action)", () => {
+  let user: ApiUser;
+  let scim: ScimServer;
+  let project: Project;
+  const act = async (who: ApiUser, projectId: string, body: Record<string, unknown>) => who.call(`/api/projects/${projectId}/account-actions`, { body });
+  const finished = (id: string) => until('the groups action', () => user.json<AccountActionJob>(`/api/account-actions/${id}`), (j) => j.status === 'completed' || j.status === 'failed');
+  const groups = () => new Map(scim.groups().map((g) => [g.displayName, [...g.members].sort()]));
+
+  beforeAll(async () => {
+    scim = await startScimServer({ port: Number(origin().port), host: origin().hostname, token });
+    user = await apiUser();
+    await upgradeToPro(user);
+    project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Groups edited', csvData: people(3, 'Grpedit'), groups: ['Staff', 'Interns'], createGroups: true } })).project;
+  });
+  afterAll(() => scim?.stop());
+
+  it('nothing starts while no account is on the platform', async () => {
+    const refused = await act(user, project.id, { action: 'groups', filter: 'all' });
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { message: string }).message).toBe('No account of this project is on a platform.');
+  });
+
+  it('the Synced accounts join the added group and leave the removed one, once; redelivery changes nothing; another user gets 404', async () => {
+    const integration = await user.json<Integration>('/api/integrations', {
+      body: { name: 'SCIM for edited groups', platform: 'custom', baseUrl: scim.url, authMethod: 'bearer_token', authConfig: { token }, apiConfig: { testPath: '/ServiceProviderConfig' } },
+    });
+    const run = await user.json<ProvisioningJob>(`/api/projects/${project.id}/provision`, { body: { integrationId: integration.id, mode: 'provision' } });
+    expect(await runOf(user, run.id)).toMatchObject({ status: 'completed', synced: 3, failed: 0 });
+    const ids = (await accountsOf(user, project.id)).map((a) => a.externalAccountId!).sort();
+    expect(groups()).toEqual(new Map([['Staff', ids], ['Interns', ids]]));
+
+    // The Edit: 'Interns' removed, 'Volunteers' added (created: the project allows it).
+    expect((await edit(user, project, { groups: ['Staff', 'Volunteers'], createGroups: true })).status).toBe(200);
+    expect(groups()).toEqual(new Map([['Staff', ids], ['Interns', ids]]));
+    const other = await apiUser();
+    await upgradeToPro(other);
+    expect((await act(other, project.id, { action: 'groups', filter: 'all' })).status).toBe(404);
+
+    const started = await act(user, project.id, { action: 'groups', filter: 'all' });
+    expect(started.status, await started.clone().text()).toBe(202);
+    const { job } = (await started.json()) as { job: AccountActionJob };
+    expect(job).toMatchObject({ action: 'groups', total: 3 });
+    expect((await other.call(`/api/account-actions/${job.id}`)).status).toBe(404);
+    expect(await finished(job.id)).toMatchObject({ status: 'completed', total: 3, done: 3, onPlatform: 3, failed: 0, pending: 0 });
+    expect(groups()).toEqual(new Map([['Staff', ids], ['Interns', []], ['Volunteers', ids]]));
+
+    // Its start and chunks delivered again: no request to the directory, the counts as they were.
+    const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: accountActionJobs.key(user.sub, job.id), ConsistentRead: true }));
+    const messages = [accountActionJobs.startMessage(user.sub, job.id), ...accountActionJobs.chunks(Item!), ...accountActionJobs.chunks(Item!)];
+    const sqs = new SQSClient({ region: 'us-east-1', endpoint: stack.urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const requests = scim.stats().requests;
+    await sqs.send(new SendMessageBatchCommand({ QueueUrl: stack.queueUrls.provisioning!, Entries: messages.map((m, i) => ({ Id: String(i), MessageBody: JSON.stringify(m) })) }));
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await user.json<AccountActionJob>(`/api/account-actions/${job.id}`)).toMatchObject({ status: 'completed', total: 3, done: 3, failed: 0 });
+    expect(scim.stats().requests).toBe(requests);
+    expect(groups()).toEqual(new Map([['Staff', ids], ['Interns', []], ['Volunteers', ids]]));
+  });
+
+  it('a missing group the project does not create fails each account in words; the other groups still change', async () => {
+    expect((await edit(user, project, { groups: ['Staff', 'Contractors'], createGroups: false })).status).toBe(200);
+    const { job } = await user.json<{ job: AccountActionJob }>(`/api/projects/${project.id}/account-actions`, { body: { action: 'groups', filter: 'all' } });
+    const ended = await finished(job.id);
+    expect(ended).toMatchObject({ status: 'completed', total: 3, done: 0, failed: 3 });
+    expect(ended.failures?.[0]?.reason).toContain('The group "Contractors" does not exist on SCIM for edited groups');
+    const ids = (await accountsOf(user, project.id)).map((a) => a.externalAccountId!).sort();
+    expect(groups()).toEqual(new Map([['Staff', ids], ['Interns', []], ['Volunteers', []]]));
   });
 });
 

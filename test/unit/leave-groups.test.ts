@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { groupLeaver, leavesGroupsOnDelete } from '../../functions/account-actions/leave-groups';
+import { groupLeaver, groupMover, leavesGroupsOnDelete } from '../../functions/account-actions/leave-groups';
+import { groupsLeftAfter } from '../../functions/projects/project-changes';
 import type { GroupOperations } from '../../functions/provisioning/provisioning-port';
 import { lifecycleSupport } from '../../shared/schemas/lifecycle';
 
@@ -51,5 +52,27 @@ describe('leaving the groups on Delete', () => {
     expect(await leave('u1')).toMatchObject({ retryable: true, message: 'Not taken out of the group "Staff" on Okta: HTTP 503' });
     expect(await leave('u1')).toBeUndefined();
     expect(finds).toBe(2);
+  });
+
+  it('a groups action joins each usable group, then leaves the old ones; an unusable group fails the account in words once the rest is done', async () => {
+    const calls: string[] = [];
+    const groups: GroupOperations = {
+      find: async (name) => ({ id: `g-${name}`, name }),
+      create: async () => ({ kind: 'failed', retryable: false, message: 'not used' }),
+      addMember: async (group, id) => (calls.push(`add ${id} to ${group.name}`), id === 'gone' ? { kind: 'gone', detail: 'No such user.' } : { kind: 'done', detail: '' }),
+      removeMember: async (group, id) => (calls.push(`remove ${id} from ${group.name}`), { kind: 'done', detail: '' }),
+    };
+    const move = groupMover(groups, [{ name: 'Staff', group: { id: 'g-Staff', name: 'Staff' } }], ['Interns'], 'Directory');
+    expect(await move('u1')).toEqual({ kind: 'done', detail: 'In the groups "Staff", out of "Interns" on Directory.' });
+    expect(await move('gone')).toEqual({ kind: 'gone', detail: 'Not added to the group "Staff" on Directory: No such user.' });
+    const partial = groupMover(groups, [{ name: 'Staff', group: { id: 'g-Staff', name: 'Staff' } }, { name: 'Missing', error: 'The group "Missing" does not exist.' }], [], 'Directory');
+    expect(await partial('u2')).toEqual({ kind: 'failed', retryable: false, message: 'The group "Missing" does not exist.' });
+    expect(calls).toEqual(['add u1 to Staff', 'remove u1 from Interns', 'add gone to Staff', 'add u2 to Staff']);
+  });
+
+  it('the Edit keeps the groups no longer named (case-insensitive; named again: out of the list)', () => {
+    expect(groupsLeftAfter({ groups: ['Staff', 'Interns'] }, ['Staff', 'Volunteers'])).toEqual(['Interns']);
+    expect(groupsLeftAfter({ groups: ['Staff', 'Volunteers'], groupsLeft: ['Interns'] }, ['interns'])).toEqual(['Staff', 'Volunteers']);
+    expect(groupsLeftAfter({ groups: ['Staff'] }, ['STAFF'])).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { Alert, Stack, Text } from '@chakra-ui/react';
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { proFeatures } from '@shared/plans';
 import { actionWords, type AccountAction } from '@shared/schemas/account-actions';
 import type { AccountFilter } from '@shared/schemas/account-selection';
@@ -46,7 +46,7 @@ export function usePlatformOperation(projectId: string, action: BulkAction, targ
   const integration = integrations.data?.find((i) => i.id === project?.integrationId);
   if (!onPlatform || !integration) return undefined;
   const support = lifecycleSupport(integration);
-  return { name: integration.name, support: action === 'delete' ? support.remove : action === 'update' ? support.update : support.setActive };
+  return { name: integration.name, support: action === 'delete' ? support.remove : action === 'update' ? support.update : action === 'groups' ? support.groups : support.setActive };
 }
 
 const nameOf = (account: AccountView) => `${account.firstName} ${account.lastName} (${account.username})`;
@@ -69,6 +69,7 @@ const ofSend = (send: MailSend): JobProgress => ({
 const filterWhat = (filter: AccountFilter, count: number) =>
   ({
     failed: `the ${plural(count, 'account')} whose platform sync failed`,
+    synced: `the ${plural(count, 'account')} on the platform`,
     unsent: `the ${plural(count, 'account')} never e-mailed`,
     active: `all ${plural(count, 'active account')} of this project`,
     deactivated: `all ${plural(count, 'deactivated account')} of this project`,
@@ -76,7 +77,7 @@ const filterWhat = (filter: AccountFilter, count: number) =>
   })[filter];
 
 /** Send credentials needs Pro (the gate, as the project's own Send credentials opens it); the rest is the dialog. */
-export function AccountActionDialog(props: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void }) {
+export function AccountActionDialog(props: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void; autoStart?: boolean }) {
   const plan = useEffectivePlan();
   if (props.action === 'send' && plan && plan !== 'pro') return <UpgradePromptDialog feature={proFeatures.credentialEmails} open onOpenChange={(open) => (open ? undefined : props.onClose())} />;
   return <ProjectJobDialog {...props} />;
@@ -88,7 +89,7 @@ export function AccountActionDialog(props: { projectId: string; action: BulkActi
  * confirmation names the account (or the count) and, for accounts on a platform, what the platform
  * does, or that it cannot, before anything is sent.
  */
-function ProjectJobDialog({ projectId, action, target, onClose, onStarted }: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void }) {
+function ProjectJobDialog({ projectId, action, target, onClose, onStarted, autoStart }: { projectId: string; action: BulkAction; target: ActionTarget; onClose: () => void; onStarted?: () => void; autoStart?: boolean }) {
   const startAction = useStartAccountAction();
   const startReset = useStartPasswordReset();
   const startSend = useSendCredentials();
@@ -138,8 +139,18 @@ function ProjectJobDialog({ projectId, action, target, onClose, onStarted }: { p
     } else startAction.mutate({ projectId, action, ...selection }, { onSuccess: started });
   };
 
+  // Chosen already (the project's Edit, 'Apply to the N accounts already on <platform>'): started at once, its progress shown.
+  const autoStarted = useRef(false);
+  useEffect(() => {
+    if (!autoStart || autoStarted.current) return;
+    autoStarted.current = true;
+    confirm();
+  });
+
   const explanation =
-    action === 'delete'
+    action === 'groups'
+      ? `${what} will join the groups the project names now and leave the ones it no longer names.`
+      : action === 'delete'
       ? `${what} will be deleted here, with ${count === 1 ? 'its username' : 'their usernames'} (free for reuse); ${count === 1 ? 'its' : 'their'} one-time credential links stop working. This cannot be undone.`
       : action === 'deactivate'
         ? `${what} will be deactivated: ${count === 1 ? 'its' : 'their'} one-time credential links stop working until reactivated.`
@@ -179,7 +190,7 @@ function ProjectJobDialog({ projectId, action, target, onClose, onStarted }: { p
       }
       fields={action === 'send' ? <CredentialDeliveryFields value={choice} onChange={setChoice} templates={templates.data} loading={templates.isPending} idPrefix="bulk-send" /> : undefined}
       confirmLabel={action === 'send' ? `Send ${plural(count, 'e-mail')}` : action === 'reset' ? `Reset ${plural(count, 'password')}` : single ? words.verb : `${words.verb} ${plural(count, 'account')}`}
-      danger={!(action === 'reactivate' || action === 'send' || action === 'update')}
+      danger={!(action === 'reactivate' || action === 'send' || action === 'update' || action === 'groups')}
       onConfirm={confirm}
       onClose={onClose}
     />

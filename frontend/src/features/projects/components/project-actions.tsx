@@ -1,8 +1,8 @@
-import { Button, CloseButton, Dialog, Input, Portal, Stack } from '@chakra-ui/react';
+import { Button, Checkbox, CloseButton, Dialog, Input, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckCircle2Icon, FileUpIcon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
-import { Controller, useForm } from 'react-hook-form';
+import { Controller, useForm, useWatch } from 'react-hook-form';
 import { useQueryClient } from '@tanstack/react-query';
 import { PROJECT_EXPIRED_MESSAGE, REMINDER_DAYS_MAX, projectEditSchema, type Project, type ProjectEditRequest } from '@shared/schemas/project';
 import type * as z from 'zod';
@@ -16,6 +16,7 @@ import { plural } from '@shared/text/plural';
 import { ProjectGroupsFormFields } from '../../../components/project-groups-fields';
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { ProjectSyncDialog } from './project-sync-dialog';
+import { AccountActionDialog } from '../../../components/account-action-dialog';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -113,7 +114,16 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
       reminderDays: project.reminderDays ?? null,
     },
   });
-  const submit = handleSubmit((values) => edit.mutate({ id: project.id, edit: values }, { onSuccess: onClose }));
+  // Groups changed on a project whose accounts are on its platform: those accounts join and leave them too (the 'groups' account action), unless unticked.
+  const groups = useWatch({ control, name: 'groups' });
+  const synced = project.integrationId !== undefined ? project.syncedCount : 0;
+  const groupsChanged = JSON.stringify(groups ?? []) !== JSON.stringify(project.groups ?? []);
+  const [applyGroups, setApplyGroups] = useState(true);
+  const [applying, setApplying] = useState(false);
+  const offerApply = groupsChanged && synced > 0 && plan === 'pro';
+  const submit = handleSubmit((values) => edit.mutate({ id: project.id, edit: values }, { onSuccess: () => (offerApply && applyGroups ? setApplying(true) : onClose()) }));
+
+  if (applying) return <AccountActionDialog projectId={project.id} action="groups" target={{ filter: 'synced', count: synced }} autoStart onClose={onClose} />;
 
   return (
     <Dialog.Root
@@ -161,6 +171,15 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                     )}
                   />
                   <ProjectGroupsFormFields control={control} error={errors.groups} pro={plan === undefined ? undefined : plan === 'pro'} idPrefix="project-edit" {...(integration ? { integration } : {})} />
+                  {offerApply ? (
+                    <Checkbox.Root checked={applyGroups} onCheckedChange={(details) => setApplyGroups(details.checked === true)} disabled={edit.isPending}>
+                      <Checkbox.HiddenInput />
+                      <Checkbox.Control />
+                      <Checkbox.Label>
+                        Apply to the {plural(synced, 'account')} already on {integration?.name ?? 'the platform'}
+                      </Checkbox.Label>
+                    </Checkbox.Root>
+                  ) : null}
                 </Stack>
               </form>
             </Dialog.Body>

@@ -165,12 +165,14 @@ type Shown = 'all' | 'active' | 'deactivated';
 const counterCounts = (project: Project) => ({
   all: project.accountCount,
   failed: project.syncFailedCount,
+  synced: project.syncedCount,
   unsent: project.emailCounts.notSent,
   ...(project.deactivatedCount !== undefined ? { active: Math.max(0, project.accountCount - project.deactivatedCount), deactivated: project.deactivatedCount } : {}),
 });
 const selectedWords: Record<AccountFilter, (n: number) => string> = {
   all: (n) => `All ${plural(n, 'account')} selected`,
   failed: (n) => `${plural(n, 'account')} whose sync failed selected`,
+  synced: (n) => `${plural(n, 'account')} on the platform selected`,
   unsent: (n) => `${plural(n, 'account')} never e-mailed selected`,
   active: (n) => `All ${plural(n, 'active account')} selected`,
   deactivated: (n) => `All ${plural(n, 'deactivated account')} selected`,
@@ -207,7 +209,7 @@ function ProjectAccounts({ project, onSend, sendDisabled }: { project: Project; 
     setFilter(next);
   };
   // The rows shown ticked under a filter: those loaded here that it takes now.
-  const shownBy: Record<AccountFilter, (a: AccountView) => boolean> = { all: () => true, failed: (a) => a.externalStatus === 'failed', unsent: (a) => !a.emailStatus, active: (a) => a.isActive, deactivated: (a) => !a.isActive };
+  const shownBy: Record<AccountFilter, (a: AccountView) => boolean> = { all: () => true, failed: (a) => a.externalStatus === 'failed', synced: (a) => a.externalStatus === 'success', unsent: (a) => !a.emailStatus, active: (a) => a.isActive, deactivated: (a) => !a.isActive };
   const ticked = filter ? new Set(all.filter(shownBy[filter]).map((a) => a.id)) : selected;
   const onSelect = (ids: string[], checked: boolean) => {
     setFilter(undefined);
