@@ -8,6 +8,7 @@ import { FormField } from './form-field';
 import { serverFieldErrors, serverMessageOf } from '../lib/api-client';
 import { useEditAccount } from '../lib/accounts-api';
 import { toaster } from '../lib/toaster';
+import { ignoreFocusOutside } from '../lib/modal-focus';
 
 type Field = 'firstName' | 'lastName' | 'email';
 /** One extra column in the form: `key` for one the account has, none for one being added (named by `name`). */
@@ -106,7 +107,7 @@ export function AccountEditDialog({
   );
 
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       open
       onOpenChange={(details) => {
         if (!details.open && !busy) onClose();

@@ -1,5 +1,6 @@
 import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
+import { ignoreFocusOutside } from '../lib/modal-focus';
 
 /**
  * Asks before a destructive action. While it runs the dialog stays open and cannot be dismissed
@@ -29,7 +30,7 @@ export function ConfirmDialog({
   trigger?: ReactNode;
 }) {
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       role="alertdialog"
       open={open}
       onOpenChange={(details) => {

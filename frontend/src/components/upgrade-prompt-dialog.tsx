@@ -4,6 +4,7 @@ import { PRO_PRICE_MONTHLY_USD, upgradeMessage } from '@shared/plans';
 import { isPaymentFailed } from '../lib/plan-status';
 import { useSubscriptionStatus } from '../lib/subscription-api';
 import { ManageSubscriptionButton, UpgradeButton } from './subscription-buttons';
+import { ignoreFocusOutside } from '../lib/modal-focus';
 
 const proBenefits = [
   'Unlimited projects and accounts',
@@ -32,7 +33,7 @@ export function UpgradePromptDialog({
   const { data: status } = useSubscriptionStatus();
   const paymentFailed = !!status && isPaymentFailed(status);
   return (
-    <Dialog.Root open={open} onOpenChange={(details) => onOpenChange(details.open)} placement="center">
+    <Dialog.Root onFocusOutside={ignoreFocusOutside} open={open} onOpenChange={(details) => onOpenChange(details.open)} placement="center">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>

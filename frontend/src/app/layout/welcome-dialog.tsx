@@ -2,6 +2,7 @@ import { Avatar, Button, Dialog, Portal, Stack, Text } from '@chakra-ui/react';
 import { useEffect, useState } from 'react';
 import { initialsOf, WELCOME_WINDOW_MS } from '@shared/schemas/user';
 import { useDismissWelcome, useUser } from '../../lib/user-api';
+import { ignoreFocusOutside } from '../../lib/modal-focus';
 
 /**
  * Spec 1: while the account is under 5 minutes old and not dismissed, a greeting by name with the
@@ -23,7 +24,7 @@ export function WelcomeDialog() {
   const open = !user.welcomeDismissed && !expired;
   const name = user.firstName.trim() || 'there';
   return (
-    <Dialog.Root open={open} onOpenChange={(details) => (details.open ? undefined : dismiss.mutate())} placement="center">
+    <Dialog.Root onFocusOutside={ignoreFocusOutside} open={open} onOpenChange={(details) => (details.open ? undefined : dismiss.mutate())} placement="center">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>

@@ -8,6 +8,7 @@ import { exportFormats, type ExportFormat } from '@shared/exports';
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { formatNames } from '../../exports/lib/format-names';
 import { useStartDirectoryExport } from '../api/account-directory-api';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 /**
  * 'Export All' (spec 2, Account Database): the accounts the filters and the term select, as a file
@@ -28,7 +29,7 @@ export function ExportAllDialog({ term, sort, filters, countText }: { term: stri
     );
 
   return (
-    <Dialog.Root open={open} onOpenChange={(details) => setOpen(details.open)} placement="center">
+    <Dialog.Root onFocusOutside={ignoreFocusOutside} open={open} onOpenChange={(details) => setOpen(details.open)} placement="center">
       <Dialog.Trigger asChild>
         <Button variant="outline" size="sm">
           <DownloadIcon aria-hidden="true" /> Export All

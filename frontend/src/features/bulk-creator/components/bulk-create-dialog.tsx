@@ -37,6 +37,7 @@ import { CreatedAccountsResult, failedRowProblems, JobResult, rejectedCount, Rej
 import { BulkUploadStage, planWarningFor, UPLOAD_FORM_ID } from './bulk-upload-stage';
 import { SKIPPED_ROWS_ID } from './csv-file-summary';
 import { plural } from '@shared/text/plural';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 type Outcome =
   | { kind: 'done'; response: BulkCreateDone; sentRows: CsvRow[] }
@@ -251,7 +252,7 @@ export function BulkCreateDialog({
   };
 
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       open
       onOpenChange={(details) => {
         if (!details.open && !busy) onClose();

@@ -5,6 +5,7 @@ import { builtInTemplate } from '@shared/email/default-template';
 import type { EmailTemplate } from '@shared/schemas/email-templates';
 import { useCreateEmailTemplate } from '../api/email-templates-api';
 import { TemplatePreview } from './template-preview';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 /**
  * The built-in credential e-mail: used when the user has no default template (or chooses it when
@@ -57,7 +58,7 @@ export function BuiltInTemplateCard({ gated, hasDefault, onUpgrade, onCopied }: 
         </HStack>
       </Card.Body>
       {previewing ? (
-        <Dialog.Root open onOpenChange={(details) => (details.open ? undefined : setPreviewing(undefined))} size="lg" placement="center" scrollBehavior="inside">
+        <Dialog.Root onFocusOutside={ignoreFocusOutside} open onOpenChange={(details) => (details.open ? undefined : setPreviewing(undefined))} size="lg" placement="center" scrollBehavior="inside">
           <Portal>
             <Dialog.Backdrop />
             <Dialog.Positioner>

@@ -24,6 +24,7 @@ import { provisioningSupport } from '@shared/schemas/provisioning';
 import { FormField } from '../../../components/form-field';
 import { serverFieldErrors } from '../../../lib/api-client';
 import { useCreateIntegration, useUpdateIntegration } from '../api/integrations-api';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 import {
   compactSettings,
   integrationFormDefaults,
@@ -137,7 +138,7 @@ export function IntegrationDialog({
   const provisioningErrors = errors.apiConfig?.provisioning;
 
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       open
       onOpenChange={(details) => {
         if (!details.open && !busy) onClose();

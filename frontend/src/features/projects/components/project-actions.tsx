@@ -17,6 +17,7 @@ import { ProjectGroupsFormFields } from '../../../components/project-groups-fiel
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { ProjectSyncDialog } from './project-sync-dialog';
 import { AccountActionDialog } from '../../../components/account-action-dialog';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -126,7 +127,7 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
   if (applying) return <AccountActionDialog projectId={project.id} action="groups" target={{ filter: 'synced', count: synced }} autoStart onClose={onClose} />;
 
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       open
       onOpenChange={(details) => {
         if (!details.open && !edit.isPending) onClose();

@@ -11,6 +11,7 @@ import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { deletionOver, useDeleteProject, useProjectDeletionQuery } from '../../../lib/project-deletion-api';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 const count = new Intl.NumberFormat();
 
@@ -102,7 +103,7 @@ export function DeleteProjectButton({ project }: { project: Project }) {
         <Trash2Icon aria-hidden="true" />
         {project.deletionActive && job?.status !== 'paused' ? 'Deleting...' : 'Delete project'}
       </Button>
-      <Dialog.Root role="alertdialog" open={open} onOpenChange={(details) => !deleteProject.isPending && setOpen(details.open)} placement="center">
+      <Dialog.Root onFocusOutside={ignoreFocusOutside} role="alertdialog" open={open} onOpenChange={(details) => !deleteProject.isPending && setOpen(details.open)} placement="center">
         <Portal>
           <Dialog.Backdrop />
           <Dialog.Positioner>

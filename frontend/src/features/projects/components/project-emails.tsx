@@ -10,6 +10,7 @@ import { UpgradePromptDialog } from '../../../components/upgrade-prompt-dialog';
 import { mailSendFinished, useMailSendQuery, useSendCredentials, useTemplateChoicesQuery, type CredentialChoice } from '../../../lib/mail-sends-api';
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { plural } from '@shared/text/plural';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 const count = new Intl.NumberFormat();
 const FORM_ID = 'send-credentials-form';
@@ -136,7 +137,7 @@ function SendCredentialsDialog({ project, target, onClose }: { project: Project;
   };
 
   return (
-    <Dialog.Root open onOpenChange={(details) => (!details.open && !busy ? onClose() : undefined)} closeOnInteractOutside={!busy} placement="center">
+    <Dialog.Root onFocusOutside={ignoreFocusOutside} open onOpenChange={(details) => (!details.open && !busy ? onClose() : undefined)} closeOnInteractOutside={!busy} placement="center">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>

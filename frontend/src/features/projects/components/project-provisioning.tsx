@@ -13,6 +13,7 @@ import { useProvisioningJobQuery, useStartProvisioning } from '../../../lib/prov
 import { defaultTarget, projectSyncCounts, provisioningActive, provisioningTargets } from '../../../lib/provisioning-progress';
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { plural } from '@shared/text/plural';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 const count = new Intl.NumberFormat();
 const DIALOG_FORM_ID = 'provision-project-form';
@@ -148,7 +149,7 @@ function ProvisionDialog({ project, pending, onClose }: { project: Project; pend
   };
 
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       open
       onOpenChange={(details) => {
         if (!details.open && !busy) onClose();

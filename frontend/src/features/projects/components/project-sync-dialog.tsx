@@ -33,6 +33,7 @@ import { credentialOptionsOf, useMailSendQuery, type CredentialChoice } from '..
 import { useSubscriptionStatus } from '../../../lib/subscription-api';
 import { LINK_EXPIRY_DAYS_DEFAULT } from '@shared/schemas/mail-send';
 import { postFile, type UploadProgress } from '../../bulk-creator/api/bulk-upload-api';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 /**
  * 'Update from a file' (docs/sync.md): the file uploaded as a large creation's is, its preview
@@ -114,7 +115,7 @@ export function ProjectSyncDialog({ project, onClose }: { project: Project; onCl
   const applying = preview?.status === 'applying' || preview?.status === 'applied';
 
   return (
-    <Dialog.Root open onOpenChange={(details) => (details.open ? undefined : close())} placement="center" size="xl" scrollBehavior="inside">
+    <Dialog.Root onFocusOutside={ignoreFocusOutside} open onOpenChange={(details) => (details.open ? undefined : close())} placement="center" size="xl" scrollBehavior="inside">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>

@@ -7,6 +7,7 @@ import { FormField } from '../../../components/form-field';
 import { useProjectsQuery } from '../../../lib/projects-api';
 import { resetFinished, usePasswordResetQuery, useStartPasswordReset } from '../../../lib/reset-passwords-api';
 import { plural } from '@shared/text/plural';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 const FORM_ID = 'reset-passwords-form';
 const count = new Intl.NumberFormat();
@@ -165,7 +166,7 @@ export function ResetPasswordsDialog({ open, onClose }: { open: boolean; onClose
   };
 
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       role="alertdialog"
       open={open}
       onOpenChange={(details) => {

@@ -5,6 +5,7 @@ import { ListSkeleton } from '../../../components/list-skeleton';
 import { QueryErrorCard } from '../../../components/query-error-card';
 import { useAllSecurityEventsQuery, useRecentSecurityEventsQuery } from '../api/security-api';
 import { SecurityEventList } from './security-event-list';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 function NoEvents() {
   return (
@@ -29,7 +30,7 @@ function AllEventsDialog({ open, onOpenChange }: { open: boolean; onOpenChange: 
   const all = useAllSecurityEventsQuery(open);
   const events = all.data?.pages.flatMap((page) => page.events) ?? [];
   return (
-    <Dialog.Root open={open} onOpenChange={(details) => onOpenChange(details.open)} size={{ base: 'full', md: 'lg' }} scrollBehavior="inside">
+    <Dialog.Root onFocusOutside={ignoreFocusOutside} open={open} onOpenChange={(details) => onOpenChange(details.open)} size={{ base: 'full', md: 'lg' }} scrollBehavior="inside">
       <Portal>
         <Dialog.Backdrop />
         <Dialog.Positioner>

@@ -4,6 +4,7 @@ import { TWO_FACTOR_CODE_FORMAT_MESSAGE, twoFactorCodeSchema } from '@shared/sch
 import { FormField } from '../../../components/form-field';
 import { serverMessageOf } from '../../../lib/api-client';
 import { useTwoFactorSwitch, type TwoFactorSetupMutation } from '../api/security-settings-api';
+import { ignoreFocusOutside } from '../../../lib/modal-focus';
 
 /**
  * Turning two-factor authentication on (the QR code and the secret for the authenticator app,
@@ -35,7 +36,7 @@ export function TwoFactorDialog({ action, setup, onClose }: { action: 'enable' |
   const enabling = action === 'enable';
   const title = enabling ? 'Turn on two-factor authentication' : 'Turn off two-factor authentication';
   return (
-    <Dialog.Root
+    <Dialog.Root onFocusOutside={ignoreFocusOutside}
       open
       onOpenChange={(details) => {
         if (!details.open && !busy) onClose();
