@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { logger } from '../core/logger';
 import { keys } from '../core/keys';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
@@ -57,7 +58,41 @@ export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkM
     const total = planTotal(job, project);
     return { total, fields: await jobs.planLayout(deps, job, project, total) };
   },
+  ended: async (deps, job, status) => {
+    if (status === 'completed') await forgetLeftGroups(deps, job);
+  },
 };
+
+/**
+ * A groups action that took every Synced account of its project out of the groups the project no
+ * longer names (all of them, none failed) has nothing left to do with those names: they leave the
+ * project's `groupsLeft`, so the next groups action does not ask the platform again. Only the
+ * names this job left, and only if no Edit changed the list meanwhile (the condition; an Edit that
+ * did keeps its own list, which a later action leaves). Never throws (told once, as a job ends).
+ */
+async function forgetLeftGroups(deps: Pick<ActionDeps, 'db' | 'tableName'>, job: Record<string, unknown>): Promise<void> {
+  const leave = Array.isArray(job.groupsLeave) ? job.groupsLeave.map(String) : [];
+  if (job.action !== 'groups' || Array.isArray(job.rows) || Number(job.failed ?? 0) > 0 || leave.length === 0) return;
+  const key = keys.project(String(job.userId), String(job.projectId));
+  try {
+    const { Item } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true, ProjectionExpression: 'groupsLeft' }));
+    const named = Array.isArray(Item?.groupsLeft) ? Item.groupsLeft.map(String) : [];
+    const gone = new Set(leave.map((name) => name.toLowerCase()));
+    const kept = named.filter((name) => !gone.has(name.toLowerCase()));
+    if (kept.length === named.length) return;
+    await deps.db.send(
+      new UpdateCommand({
+        TableName: deps.tableName,
+        Key: key,
+        UpdateExpression: kept.length ? 'SET groupsLeft = :kept' : 'REMOVE groupsLeft',
+        ConditionExpression: 'groupsLeft = :named',
+        ExpressionAttributeValues: { ':named': named, ...(kept.length ? { ':kept': kept } : {}) },
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof ConditionalCheckFailedException)) logger.warn('The groups a project left were not forgotten', { jobId: job.id, error });
+  }
+}
 
 /**
  * A project older than its `deactivatedCount` / `expiredCount` (docs/data-model.md) gets them here,

@@ -220,6 +220,9 @@ describe("a provisioned project's groups changed: its Synced accounts join and l
     expect((await other.call(`/api/account-actions/${job.id}`)).status).toBe(404);
     expect(await finished(job.id)).toMatchObject({ status: 'completed', total: 3, done: 3, onPlatform: 3, failed: 0, pending: 0 });
     expect(groups()).toEqual(new Map([['Staff', ids], ['Interns', []], ['Volunteers', ids]]));
+    // Every Synced account left 'Interns': the project no longer keeps it to leave.
+    const projectItem = async () => (await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, project.id), ConsistentRead: true }))).Item!;
+    await until('the left group forgotten', async () => (await projectItem()).groupsLeft, (left) => left === undefined);
 
     // Its start and chunks delivered again: no request to the directory, the counts as they were.
     const { Item } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: accountActionJobs.key(user.sub, job.id), ConsistentRead: true }));
