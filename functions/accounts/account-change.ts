@@ -55,15 +55,10 @@ export interface AccountChangeWrite {
 
 export function accountChange(tableName: string, input: AccountChangeInput): AccountChangeWrite {
   const { item, after, at } = input;
+  const changes = fieldChanges(item, after, input.attributes);
   const before = Object.fromEntries(editableAccountFields.map((field) => [field, String(item[field] ?? '')])) as Record<EditableAccountField, string>;
-  const changes: FieldChange[] = editableAccountFields.filter((field) => before[field] !== after[field]).map((field) => ({ field, from: before[field], to: after[field] }));
   const attributesBefore = attributesOf(item) ?? {};
   const attributesAfter = input.attributes ?? attributesBefore;
-  for (const key of [...new Set([...Object.keys(attributesBefore), ...Object.keys(attributesAfter)])].sort()) {
-    const from = attributesBefore[key] ?? '';
-    const to = attributesAfter[key] ?? '';
-    if (from !== to) changes.push({ field: attributeField(key), from, to });
-  }
   const attributesChanged = changes.some((change) => change.field.startsWith('attributes.'));
   const emailChanged = changes.some((change) => change.field === 'email');
   if (changes.length === 0) return { changes, set: {}, items: [], newKeys: [], emailChanged };
@@ -142,4 +137,22 @@ export function projectTouch(tableName: string, userId: string, projectId: strin
       ExpressionAttributeValues: { ':one': 1, ...(newKeys.length ? { ':keys': new Set(newKeys) } : {}) },
     },
   };
+}
+
+/**
+ * What an edit changes, field by field (the names and e-mail, the username, then each extra column
+ * by key; `attributes` absent: the columns as they are). Nothing to write when empty: the caller
+ * can stop before reading anything else.
+ */
+export function fieldChanges(item: Record<string, unknown>, after: Record<EditableAccountField, string>, attributes?: Record<string, string>): FieldChange[] {
+  const before = Object.fromEntries(editableAccountFields.map((field) => [field, String(item[field] ?? '')])) as Record<EditableAccountField, string>;
+  const changes: FieldChange[] = editableAccountFields.filter((field) => before[field] !== after[field]).map((field) => ({ field, from: before[field], to: after[field] }));
+  const attributesBefore = attributesOf(item) ?? {};
+  const attributesAfter = attributes ?? attributesBefore;
+  for (const key of [...new Set([...Object.keys(attributesBefore), ...Object.keys(attributesAfter)])].sort()) {
+    const from = attributesBefore[key] ?? '';
+    const to = attributesAfter[key] ?? '';
+    if (from !== to) changes.push({ field: attributeField(key), from, to });
+  }
+  return changes;
 }

@@ -9,7 +9,7 @@ import { timeOrderedId } from '../core/ids';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { recordSecurityEvent, type RequestOrigin } from '../security/security-events';
-import { accountChange, projectTouch, type TransactItem } from './account-change';
+import { accountChange, fieldChanges, projectTouch, type TransactItem } from './account-change';
 import { accountView } from './account-item';
 import { isProvisioned, loadAccount, platformNameOf, type LoadedAccount } from './account-record';
 import { blockHolding, takenUsernamesOfBase } from './username-claims';
@@ -66,6 +66,8 @@ export function editAccount(deps: EditAccountDeps) {
         username: input.regenerateUsername ? await freshUsername(userId, loaded, input, at) : before.username,
       };
       // The extra columns, when sent: the whole map as it should be (a key left out is removed).
+      // Nothing changed: nothing more to read or write.
+      if (fieldChanges(item, after, input.attributes).length === 0) return { account: accountView(current), changes: [], credentialsSentToOldAddress: false };
       // A provisioned account's platform does not have the change yet: the account says so until
       // 'Update on <platform>' sends it.
       const platform = isProvisioned(current) ? await platformNameOf(deps.db, deps.tableName, loaded) : undefined;
@@ -82,7 +84,6 @@ export function editAccount(deps: EditAccountDeps) {
         historyId: timeOrderedId(at),
       });
       const { changes, set, emailChanged } = write;
-      if (changes.length === 0) return { account: accountView(current), changes, credentialsSentToOldAddress: false };
       const credentialsSentToOldAddress = emailChanged && SENT_STATES.has(current.emailStatus as EmailStatus);
       // The project as read: no provisioning run or account action started since; accountsVersion:
       // a sync preview read before the edit is stale after it; new extra columns join the project's.
