@@ -1,14 +1,14 @@
 /// <reference lib="dom" />
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { SendEmailCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import type { CreatedAccount } from '../../shared/schemas/bulk';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, testDb, type ApiUser } from '../support/api';
+import { testDb, type ApiUser } from '../support/api';
 import { axeViolations, settle } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { screenshotPath, userInChromium } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -40,23 +40,12 @@ async function sendCredentialMail(user: ApiUser, projectId: string, email: strin
 
 /** The 'Suppressed addresses' card on the Email Templates page, on the free plan (not a Pro feature). */
 describe('Suppressed addresses in Chromium', () => {
-  let browser: Browser;
+  const session = userInChromium('email-suppressions', { firstName: 'Suppression', lastName: 'Tester' });
   let page: Page;
   let user: ApiUser;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Suppression', lastName: 'Tester' });
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') {
-      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
-    }
+    ({ page, user } = session);
   });
 
   const card = () => page.getByRole('region', { name: 'Suppressed addresses' });

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { PASSWORD_CHANGE_NOTICE, sampleTemplateValues, type EmailTemplate } from '../../shared/schemas/email-templates';
-import { apiUser, upgradeToPro, type ApiUser } from '../support/api';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { upgradeToPro, type ApiUser } from '../support/api';
+import { screenshotPath, userInChromium } from '../support/browser';
 
 const stack = inject('stack');
 const app = stack.urls.app;
@@ -25,23 +25,12 @@ const hostileHtml = [
  * default, edits it, adds an inactive one and deletes both.
  */
 describe('Email Templates in Chromium', () => {
-  let browser: Browser;
+  const session = userInChromium('email-templates', { firstName: 'Template', lastName: 'Tester' });
   let page: Page;
   let user: ApiUser;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Template', lastName: 'Tester' });
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') {
-      await page.screenshot({ path: screenshotPath(`failed-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
-    }
+    ({ page, user } = session);
   });
 
   const templateList = () => page.getByRole('list', { name: 'Email templates' });

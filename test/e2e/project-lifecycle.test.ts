@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, people, type ApiUser } from '../support/api';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { people, type ApiUser } from '../support/api';
+import { screenshotPath, userInChromium } from '../support/browser';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 
 const app = inject('stack').urls.app;
@@ -15,23 +15,14 @@ const themes = ['light', 'dark'] as const;
  * screenshots light and dark, desktop and 390 px wide.
  */
 describe('a project after its creation (Chromium)', () => {
-  let browser: Browser;
+  const session = userInChromium('project-lifecycle', { firstName: 'Pat', lastName: 'Lifecycle' });
   let page: Page;
   let user: ApiUser;
   let project: Project;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Pat', lastName: 'Lifecycle' });
+    ({ page, user } = session);
     project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Team', csvData: people(3, 'Team') } })).project;
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-project-lifecycle-${ctx.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
   });
 
   const openProject = async () => {

@@ -1,9 +1,9 @@
 /// <reference lib="dom" />
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { AccountView, Page as AccountPage, Project } from '../../shared/schemas/project';
-import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { people, upgradeToPro, type ApiUser } from '../support/api';
+import { screenshotPath, userInChromium } from '../support/browser';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { until } from '../support/until';
 
@@ -17,23 +17,14 @@ const themes = ['light', 'dark'] as const;
  * 390 px wide.
  */
 describe('update a project from a changed file (Chromium)', () => {
-  let browser: Browser;
+  const session = userInChromium('project-sync', { firstName: 'Syd', lastName: 'Sync' });
   let page: Page;
   let user: ApiUser;
   let project: Project;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Syd', lastName: 'Sync' });
+    ({ page, user } = session);
     project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Semester', csvData: people(4, 'Sem') } })).project;
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-project-sync-${ctx.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
   });
 
   const csv = 'First Name,Last Name,Email\r\nSem0,Tester,sem0@example.com\r\nSem1,Moved,sem1@example.com\r\nSem2,Tester,sem2@example.com\r\nNew,Student,new.student@example.com\r\n';

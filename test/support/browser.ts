@@ -144,24 +144,28 @@ export async function passFirstRun(page: Page): Promise<void> {
 }
 
 /**
- * A describe block's Chromium with one page signed in as a new Pro user (paid through the local
- * checkout, as a person upgrades): launched before its tests, closed after, and a screenshot of the
- * page named `failed-<name>` when a test fails. Read `page` and `user` inside the tests.
+ * A describe block's Chromium with one page signed in as a new user (`pro`: paid through the local
+ * checkout first, as a person upgrades): launched before the block's own set-up, closed after it,
+ * and a screenshot `failed-<name>-<test>` of the page when a test fails. Read `page` and `user`
+ * inside the tests (or copy them in a beforeAll of the block).
  */
-export function proUserInChromium(name: string, names: { firstName: string; lastName: string }, viewport = { width: 1280, height: 900 }) {
+export function userInChromium(name: string, names: { firstName: string; lastName: string }, options: { pro?: boolean; viewport?: { width: number; height: number } } = {}) {
   const session = {} as { browser: Browser; page: Page; user: ApiUser };
   beforeAll(async () => {
     session.browser = await launchChromium();
-    session.page = await (await session.browser.newContext({ viewport, acceptDownloads: true })).newPage();
+    session.page = await (await session.browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, acceptDownloads: true })).newPage();
     session.user = await apiUser(names);
-    await upgradeToPro(session.user);
+    if (options.pro) await upgradeToPro(session.user);
     await signInThroughApp(session.page, inject('stack').urls.app, session.user);
   });
   afterAll(async () => {
     await session.browser?.close();
   });
   afterEach(async (context) => {
-    if (context.task.result?.state === 'fail') await session.page?.screenshot({ path: screenshotPath(`failed-${name}`) }).catch(() => undefined);
+    if (context.task.result?.state === 'fail') await session.page?.screenshot({ path: screenshotPath(`failed-${name}-${context.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
   });
   return session;
 }
+
+/** userInChromium for a Pro user. */
+export const proUserInChromium = (name: string, names: { firstName: string; lastName: string }, viewport = { width: 1280, height: 900 }) => userInChromium(name, names, { pro: true, viewport });
