@@ -7,6 +7,7 @@ import { shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import { keys } from '../core/keys';
 import type { CredentialMailer } from '../mail/credential-mailer';
+import { suppressionsOf } from '../mail/send-credentials';
 import { SharedMailPacer, type MailPaceSettings } from '../mail/send-share';
 import { backoffMs, realSleep, type Sleep } from '../provisioning/pacing';
 import type { ReminderMessage } from './expiry-reminders';
@@ -45,7 +46,11 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
     // Cancelled: the project is gone, its date moved or was removed, the reminder was turned off or
     // moved to another day (N changed: its own item is back in the index for that day), or the project expired.
     if (!project || project.expirationDate !== expirationDate || project.reminderDays !== message.days || typeof project.expiredAt === 'string') return;
-    const { Item: user } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ProjectionExpression: 'company' }));
+    const [{ Item: user }, suppressed] = await Promise.all([
+      deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.user(userId), ProjectionExpression: 'company' })),
+      // Addresses that bounced or complained before (the user's suppression list) get no reminder.
+      suppressionsOf(deps, userId),
+    ]);
     const render = compileEmail(expiryReminderTemplate(), deps.tools, { delivery: 'password' });
     const shards = shardsOf(project);
     // The installation's SES rate, shared with every customer's sends, and this customer's daily allowance.
@@ -74,6 +79,12 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
             if (clock() - started > (deps.budgetMs ?? BUDGET_MS)) return deps.queue({ ...message, shard, afterRow });
             const email = typeof account.email === 'string' ? account.email.trim() : '';
             if (account.isActive !== false && email && (await claim(deps, userId, projectId, expirationDate, row, now))) {
+              const reason = suppressed.get(email.toLowerCase());
+              if (reason) {
+                await record(deps, userId, projectId, expirationDate, row, 'suppressed', reason);
+                afterRow = row;
+                continue;
+              }
               const outcome = await sendOne(deps, pacer, sleep, email, render, {
                 accountHolderName: `${String(account.firstName ?? '')} ${String(account.lastName ?? '')}`.trim(),
                 email,
@@ -88,15 +99,7 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
                 await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.reminderSent(userId, projectId, expirationDate, row) }));
                 return deps.queue({ ...message, shard, afterRow }, PAUSED_DELAY_SECONDS);
               }
-              await deps.db.send(
-                new UpdateCommand({
-                  TableName: deps.tableName,
-                  Key: keys.reminderSent(userId, projectId, expirationDate, row),
-                  UpdateExpression: 'SET #result = :result, detail = :detail',
-                  ExpressionAttributeNames: { '#result': 'result' },
-                  ExpressionAttributeValues: { ':result': outcome.kind, ':detail': outcome.kind === 'sent' ? outcome.messageId : outcome.message },
-                }),
-              );
+              await record(deps, userId, projectId, expirationDate, row, outcome.kind, outcome.kind === 'sent' ? outcome.messageId : outcome.message);
             }
             afterRow = row;
           }
@@ -107,6 +110,19 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
       await pacer.close();
     }
   };
+}
+
+/** What became of the account's reminder, on its claim: 'sent' (SES's message id), 'suppressed' (why) or SES's failure. */
+async function record(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: string, projectId: string, date: string, row: number, result: string, detail: string): Promise<void> {
+  await deps.db.send(
+    new UpdateCommand({
+      TableName: deps.tableName,
+      Key: keys.reminderSent(userId, projectId, date, row),
+      UpdateExpression: 'SET #result = :result, detail = :detail',
+      ExpressionAttributeNames: { '#result': 'result' },
+      ExpressionAttributeValues: { ':result': result, ':detail': detail },
+    }),
+  );
 }
 
 /** The account's claim on this date's reminder: false when a walk claimed it before (sent, or under way). */

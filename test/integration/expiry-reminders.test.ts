@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
@@ -132,5 +132,30 @@ describe('expiry reminders', () => {
     expect((await edit(user, third, { reminderDays: 2 })).status).toBe(200);
     expect((await edit(user, third, { expirationDate: '' })).status).toBe(200);
     expect(await waiting(third.id)).toEqual([]);
+  });
+
+  it('skips an address on the user\'s suppression list (it bounced or complained before): no e-mail, its claim says suppressed and why', async () => {
+    // A user of its own (a free plan's three projects are taken above).
+    const owner = await apiUser();
+    const fourth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder four', expirationDate: '2044-04-10', csvData: people(2, 'Remindfour') } })).project;
+    await until('the accounts', () => accountsOf(owner, fourth.id), (list) => list.length === 2);
+    expect((await edit(owner, fourth, { reminderDays: 1 })).status).toBe(200);
+    const at = '2044-04-09T12:00:00.000Z';
+    await db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { ...keys.emailSuppression(owner.sub, 'remindfour1@example.com'), entityType: 'EmailSuppression', email: 'remindfour1@example.com', reason: 'bounced', detail: 'mailbox unknown', createdAt: at, projectId: fourth.id },
+      }),
+    );
+    const { sent, walk } = walkCounting(at);
+    await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fourth.id, expirationDate: '2044-04-10', days: 1, shard: 0, afterRow: 0 });
+    expect(sent).toEqual(['remindfour0@example.com']);
+    const claimOf = async (row: number) => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, fourth.id, '2044-04-10', row), ConsistentRead: true }))).Item;
+    expect(await claimOf(1)).toMatchObject({ result: 'sent' });
+    expect(await claimOf(2)).toMatchObject({ result: 'suppressed', detail: expect.stringContaining('bounced') });
+    // Redelivered: nobody twice, the suppressed one neither.
+    const again = walkCounting(at);
+    await again.walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fourth.id, expirationDate: '2044-04-10', days: 1, shard: 0, afterRow: 0 });
+    expect(again.sent).toEqual([]);
   });
 });
