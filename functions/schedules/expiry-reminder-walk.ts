@@ -85,7 +85,8 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
                 afterRow = row;
                 continue;
               }
-              const outcome = await sendOne(deps, pacer, sleep, email, render, {
+              const tags = reminderTags({ userId, projectId, row, shards, date: expirationDate });
+              const outcome = await sendOne(deps, pacer, sleep, email, tags, render, {
                 accountHolderName: `${String(account.firstName ?? '')} ${String(account.lastName ?? '')}`.trim(),
                 email,
                 username: String(account.username ?? ''),
@@ -142,13 +143,26 @@ async function claim(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: s
   }
 }
 
+/**
+ * The tags of a reminder (SES publishes them with its events): the account, and the date it
+ * reminded of, so a bounce or a complaint lands on the account's claim and history
+ * (functions/mail-events, reminderMessage). Values only [A-Za-z0-9_-], as SES allows.
+ */
+export const reminderTags = (target: { userId: string; projectId: string; row: number; shards: number; date: string }): Record<string, string> => ({
+  userId: target.userId,
+  projectId: target.projectId,
+  row: String(target.row),
+  shards: String(target.shards),
+  reminder: target.date,
+});
+
 /** One e-mail, paced; SES's throttling and its own failures tried again a few times with a growing wait. */
-async function sendOne(deps: Pick<ReminderWalkDeps, 'mailer'>, pacer: SharedMailPacer, sleep: Sleep, to: string, render: ReturnType<typeof compileEmail>, values: Parameters<ReturnType<typeof compileEmail>>[0]) {
+async function sendOne(deps: Pick<ReminderWalkDeps, 'mailer'>, pacer: SharedMailPacer, sleep: Sleep, to: string, tags: Record<string, string>, render: ReturnType<typeof compileEmail>, values: Parameters<ReturnType<typeof compileEmail>>[0]) {
   const rendered = render(values);
   for (let attempt = 1; ; attempt++) {
     // The customer's daily allowance is used: the walk waits as for a paused SES.
     if ((await pacer.take()) !== 'go') return { kind: 'capped' as const };
-    const outcome = await deps.mailer.send({ ...rendered, to }, {});
+    const outcome = await deps.mailer.send({ ...rendered, to }, tags);
     if ((outcome.kind !== 'throttled' && outcome.kind !== 'retryable') || attempt >= ATTEMPTS) return outcome;
     await sleep(backoffMs(attempt, (max) => randomInt(Math.max(1, max))));
   }

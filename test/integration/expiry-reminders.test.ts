@@ -9,7 +9,12 @@ import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
 import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
 import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
+import { applyMailEvent } from '../../functions/mail-events/apply-mail-event';
+import { dynamoMailEventStore } from '../../functions/mail-events/mail-event-store';
+import type { SesEvent } from '../../functions/mail-events/ses-event';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
+import type { AccountHistoryPage } from '../../shared/schemas/account-edit';
+import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
 import { apiUser, people, testDb, type ApiUser } from '../support/api';
 import { until } from '../support/until';
 
@@ -48,9 +53,11 @@ async function waiting(projectId: string): Promise<string[]> {
 /** A walk of the reminder run here, with a mailer that counts (as the mail worker runs it). */
 function walkCounting(now: string) {
   const sent: string[] = [];
-  const mailer: CredentialMailer = { send: async (email) => (sent.push(email.to), { kind: 'sent', messageId: `m-${sent.length}` }) };
+  const tags: Record<string, string>[] = [];
+  const prefix = timeOrderedId(new Date());
+  const mailer: CredentialMailer = { send: async (email, tagged) => (sent.push(email.to), tags.push(tagged), { kind: 'sent', messageId: `${prefix}-${sent.length}` }) };
   const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date(now), rate: () => 0 });
-  return { sent, walk };
+  return { sent, tags, walk };
 }
 
 describe('expiry reminders', () => {
@@ -157,5 +164,33 @@ describe('expiry reminders', () => {
     const again = walkCounting(at);
     await again.walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fourth.id, expirationDate: '2044-04-10', days: 1, shard: 0, afterRow: 0 });
     expect(again.sent).toEqual([]);
+  });
+
+  it("ties a reminder's bounce to its account: the claim says bounced, the account's history shows it, the address is suppressed; the event again changes nothing", async () => {
+    const owner = await apiUser();
+    const fifth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder five', expirationDate: '2045-06-10', csvData: people(2, 'Remindfive') } })).project;
+    await until('the accounts', () => accountsOf(owner, fifth.id), (list) => list.length === 2);
+    expect((await edit(owner, fifth, { reminderDays: 1 })).status).toBe(200);
+    const { sent, tags, walk } = walkCounting('2045-06-09T12:00:00.000Z');
+    await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fifth.id, expirationDate: '2045-06-10', days: 1, shard: 0, afterRow: 0 });
+    expect([...sent].sort()).toEqual(['remindfive0@example.com', 'remindfive1@example.com']);
+    expect(tags[0]).toMatchObject({ userId: owner.sub, projectId: fifth.id, reminder: '2045-06-10' });
+    const claim = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, fifth.id, '2045-06-10', Number(tags[0]!.row)), ConsistentRead: true }))).Item!;
+    const bounce: SesEvent = {
+      eventType: 'Bounce',
+      mail: { messageId: String(claim.detail), destination: [sent[0]!], tags: Object.fromEntries(Object.entries(tags[0]!).map(([k, v]) => [k, [v]])) },
+      bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: sent[0]!, diagnosticCode: 'smtp; 550 mailbox unknown' }], timestamp: '2045-06-09T12:01:00.000Z' },
+    };
+    const apply = applyMailEvent({ store: dynamoMailEventStore(db, TABLE), log: { info: () => undefined, warn: () => undefined }, now: () => new Date('2045-06-09T12:01:00.000Z') });
+    expect(await apply(bounce)).toBe('moved');
+    expect(await apply(bounce)).toBe('unchanged');
+    const after = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, fifth.id, '2045-06-10', Number(tags[0]!.row)), ConsistentRead: true }))).Item;
+    expect(after).toMatchObject({ result: 'sent', eventStatus: 'bounced', eventError: 'smtp; 550 mailbox unknown' });
+    const account = (await accountsOf(owner, fifth.id)).find((a) => a.email === sent[0])!;
+    const history = await owner.json<AccountHistoryPage>(`/api/accounts/${account.id}/history`);
+    expect(history.entries.filter((e) => e.title === 'Expiry reminder bounced')).toEqual([expect.objectContaining({ kind: 'bounced', detail: 'smtp; 550 mailbox unknown' })]);
+    // Another user's reading of the account: 404.
+    expect((await (await apiUser()).call(`/api/accounts/${account.id}/history`)).status).toBe(404);
+    expect((await owner.json<EmailSuppression[]>('/api/email-suppressions')).map((e) => e.email)).toContain(sent[0]);
   });
 });
