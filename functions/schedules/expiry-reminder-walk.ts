@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expiryReminderTemplate } from '../../shared/email/default-template';
 import { compileEmail, type RenderTools } from '../../shared/email/render-email';
 import { shardsOf } from '../accounts/account-partitions';
@@ -100,7 +100,8 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
                 await deps.db.send(new DeleteCommand({ TableName: deps.tableName, Key: keys.reminderSent(userId, projectId, expirationDate, row) }));
                 return deps.queue({ ...message, shard, afterRow }, PAUSED_DELAY_SECONDS);
               }
-              await record(deps, userId, projectId, expirationDate, row, outcome.kind, outcome.kind === 'sent' ? outcome.messageId : outcome.message);
+              if (outcome.kind === 'sent') await recordSent(deps, userId, projectId, expirationDate, row, outcome.messageId);
+              else await record(deps, userId, projectId, expirationDate, row, outcome.kind, outcome.message);
             }
             afterRow = row;
           }
@@ -124,6 +125,35 @@ async function record(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: 
       ExpressionAttributeValues: { ':result': result, ':detail': detail },
     }),
   );
+}
+
+/**
+ * A reminder SES took: its claim's result and the project's count of reminders sent
+ * (`remindersSentCount`, shown on the project page) in one transaction, once per claim. A project
+ * deleted meanwhile takes its claims with it: nothing to record.
+ */
+async function recordSent(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: string, projectId: string, date: string, row: number, messageId: string): Promise<void> {
+  try {
+    await deps.db.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: deps.tableName,
+              Key: keys.reminderSent(userId, projectId, date, row),
+              UpdateExpression: 'SET #result = :result, detail = :detail',
+              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#result)',
+              ExpressionAttributeNames: { '#result': 'result' },
+              ExpressionAttributeValues: { ':result': 'sent', ':detail': messageId },
+            },
+          },
+          { Update: { TableName: deps.tableName, Key: keys.project(userId, projectId), UpdateExpression: 'ADD remindersSentCount :one', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':one': 1 } } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException)) throw error;
+  }
 }
 
 /** The account's claim on this date's reminder: false when a walk claimed it before (sent, or under way). */

@@ -16,6 +16,8 @@ export interface Project {
   expiredAt?: string;
   /** 'Remind account holders N days before' the expiration date (absent: off). */
   reminderDays?: number;
+  /** Expiry reminders e-mailed to its account holders, over all its dates (absent: none). */
+  remindersSent?: number;
   status: 'active' | 'completed';
   /** Accounts stored in this project. */
   accountCount: number;

@@ -76,6 +76,7 @@ describe('expiry reminders', () => {
 
   it('is off by default; N days before is set in the Edit (1 to 90, null turns it off) and waits in the index under its day', async () => {
     expect(project.reminderDays).toBeUndefined();
+    expect(project.remindersSent).toBeUndefined();
     expect(await waiting(project.id)).toEqual([]);
     for (const bad of [0, 91, 2.5, 'three']) expect((await edit(user, project, { reminderDays: bad })).status, String(bad)).toBe(400);
     const answer = await edit(user, project, { reminderDays: 3 });
@@ -110,6 +111,8 @@ describe('expiry reminders', () => {
     const claim = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(user.sub, project.id, '2041-05-20', 1), ConsistentRead: true }))).Item;
     expect(claim).toMatchObject({ result: 'sent' });
     expect((await mailsTo(addresses)).length).toBe(2);
+    // The project counts the reminders sent (the project page shows it), once each.
+    expect((await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)?.remindersSent).toBe(2);
   });
 
   it('moves with the date: a later date cancels the reminder of the earlier one (its walk stops) and waits for its own day; turned off, it leaves the index', async () => {
