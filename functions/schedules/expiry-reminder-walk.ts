@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expiryReminderTemplate } from '../../shared/email/default-template';
-import { compileEmail, type RenderTools } from '../../shared/email/render-email';
+import { compileEmail, type RenderableTemplate, type RenderTools } from '../../shared/email/render-email';
 import { shardsOf } from '../accounts/account-partitions';
 import { withStates } from '../accounts/account-states';
 import { keys } from '../core/keys';
@@ -51,7 +51,7 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
       // Addresses that bounced or complained before (the user's suppression list) get no reminder.
       suppressionsOf(deps, userId),
     ]);
-    const render = compileEmail(expiryReminderTemplate(), deps.tools, { delivery: 'password' });
+    const render = compileEmail(await reminderTemplate(deps, userId, project), deps.tools, { delivery: 'password' });
     const shards = shardsOf(project);
     // The installation's SES rate, shared with every customer's sends, and this customer's daily allowance.
     const { dailyCap, reservedShare } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
@@ -112,6 +112,14 @@ export function remindAccountHolders(deps: ReminderWalkDeps) {
       await pacer.close();
     }
   };
+}
+
+/** The project's reminder template: the user's own it names (while it exists and is active), else the built-in reminder text. */
+async function reminderTemplate(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: string, project: Record<string, unknown>): Promise<RenderableTemplate> {
+  if (typeof project.reminderTemplateId !== 'string') return expiryReminderTemplate();
+  const { Item: template } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.emailTemplate(userId, project.reminderTemplateId), ConsistentRead: true }));
+  if (!template || template.isActive === false) return expiryReminderTemplate();
+  return { subject: String(template.subject), htmlContent: String(template.htmlContent), brandLogoUrl: String(template.brandLogoUrl ?? '') };
 }
 
 /** What became of the account's reminder, on its claim: 'sent' (SES's message id), 'suppressed' (why) or SES's failure. */

@@ -15,7 +15,7 @@ import type { SesEvent } from '../../functions/mail-events/ses-event';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { AccountHistoryPage } from '../../shared/schemas/account-edit';
 import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
-import { apiUser, people, testDb, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { until } from '../support/until';
 
 /**
@@ -167,6 +167,35 @@ describe('expiry reminders', () => {
     const again = walkCounting(at);
     await again.walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fourth.id, expirationDate: '2044-04-10', days: 1, shard: 0, afterRow: 0 });
     expect(again.sent).toEqual([]);
+  });
+
+  it("is written with the user's own template when the project names one ({{expirationDate}} filled in); a template that is no one's answers 404, a bad id too; null goes back to the built-in text", async () => {
+    const owner = await apiUser();
+    await upgradeToPro(owner);
+    const template = await owner.json<{ id: string }>('/api/email-templates', {
+      body: { name: 'Reminder', subject: '{{projectName}} ends {{expirationDate}}', htmlContent: '<p>Dear {{accountHolderName}}, your account ends on {{expirationDate}}.</p>', brandLogoUrl: '', isDefault: false, isActive: true },
+    });
+    const sixth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder six', expirationDate: '2046-07-10', csvData: people(1, 'Remindsix') } })).project;
+    await until('the accounts', () => accountsOf(owner, sixth.id), (list) => list.length === 1);
+    // Another user's template, an id that cannot exist: 404; a wrong type: 400. Nothing changed.
+    const stranger = await apiUser();
+    expect((await edit(stranger, sixth, { reminderTemplateId: template.id })).status).toBe(404);
+    expect((await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: '0190a0a0-0000-7000-8000-000000000000' })).status).toBe(404);
+    expect((await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: 'a#b' })).status).toBe(404);
+    expect((await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: 5 })).status).toBe(400);
+    const saved = await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: template.id });
+    expect(saved.status).toBe(200);
+    expect(((await saved.json()) as Project).reminderTemplateId).toBe(template.id);
+
+    const rendered: { subject: string; html: string }[] = [];
+    const mailer: CredentialMailer = { send: async (email) => (rendered.push({ subject: email.subject, html: email.html }), { kind: 'sent', messageId: `${timeOrderedId(new Date())}-t` }) };
+    const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date('2046-07-09T12:00:00Z'), rate: () => 0 });
+    await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: sixth.id, expirationDate: '2046-07-10', days: 1, shard: 0, afterRow: 0 });
+    expect(rendered.map((r) => r.subject)).toEqual(['Reminder six ends 10 July 2046']);
+    expect(rendered[0]!.html).toContain('your account ends on 10 July 2046');
+
+    const off = await edit(owner, sixth, { reminderTemplateId: null });
+    expect(((await off.json()) as Project).reminderTemplateId).toBeUndefined();
   });
 
   it("ties a reminder's bounce to its account: the claim says bounced, the account's history shows it, the address is suppressed; the event again changes nothing", async () => {
