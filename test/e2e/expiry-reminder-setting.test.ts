@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, people, testDb, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
@@ -79,6 +79,39 @@ describe('the expiry reminder setting', () => {
     await dialog.getByRole('button', { name: 'Save changes' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect((await saved()).reminderDays).toBeUndefined();
+  });
+
+  it("picks one of the user's e-mail templates for the reminder (the built-in text by default), axe-clean, light and dark, 1280 and 390 px", async () => {
+    await upgradeToPro(user);
+    const template = await user.json<{ id: string }>('/api/email-templates', {
+      body: { name: 'Your account ends', subject: '{{projectName}} ends {{expirationDate}}', htmlContent: '<p>Your account ends on {{expirationDate}}.</p>', brandLogoUrl: '', isDefault: false, isActive: true },
+    });
+    const found: string[] = [];
+    let dialog = await openEdit();
+    for (const theme of ['light', 'dark'] as const) {
+      await useTheme(page, theme);
+      dialog = await openEdit();
+      const select = dialog.getByLabel('Reminder e-mail');
+      expect(await select.inputValue()).toBe('');
+      await select.selectOption({ label: 'Your account ends' });
+      found.push(...describeViolations(`reminder e-mail (${theme})`, await axeViolations(page)));
+      await page.screenshot({ path: screenshotPath(`expiry-reminder-template-${theme}`) });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await page.screenshot({ path: screenshotPath(`expiry-reminder-template-390-${theme}`), fullPage: true });
+      found.push(...describeViolations(`reminder e-mail (${theme}, 390 px)`, await axeViolations(page)));
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(found).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await saved()).reminderTemplateId).toBe(template.id);
+    dialog = await openEdit();
+    expect(await dialog.getByLabel('Reminder e-mail').inputValue()).toBe(template.id);
+    await dialog.getByLabel('Reminder e-mail').selectOption({ label: 'Built-in reminder text' });
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await saved()).reminderTemplateId).toBeUndefined();
   });
 
   it("shows how many expiry reminders were sent on the project page, axe-clean, light and dark, 1280 and 390 px", async () => {
