@@ -141,27 +141,18 @@ async function record(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: 
  * deleted meanwhile takes its claims with it: nothing to record.
  */
 async function recordSent(deps: Pick<ReminderWalkDeps, 'db' | 'tableName'>, userId: string, projectId: string, date: string, row: number, messageId: string): Promise<void> {
-  try {
-    await deps.db.send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: deps.tableName,
-              Key: keys.reminderSent(userId, projectId, date, row),
-              UpdateExpression: 'SET #result = :result, detail = :detail',
-              ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#result)',
-              ExpressionAttributeNames: { '#result': 'result' },
-              ExpressionAttributeValues: { ':result': 'sent', ':detail': messageId },
-            },
-          },
-          { Update: { TableName: deps.tableName, Key: keys.project(userId, projectId), UpdateExpression: 'ADD remindersSentCount :one', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':one': 1 } } },
-        ],
-      }),
-    );
-  } catch (error) {
+  const claimed = {
+    TableName: deps.tableName,
+    Key: keys.reminderSent(userId, projectId, date, row),
+    UpdateExpression: 'SET #result = :result, detail = :detail',
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#result)',
+    ExpressionAttributeNames: { '#result': 'result' },
+    ExpressionAttributeValues: { ':result': 'sent', ':detail': messageId },
+  };
+  const counted = { TableName: deps.tableName, Key: keys.project(userId, projectId), UpdateExpression: 'ADD remindersSentCount :one', ConditionExpression: 'attribute_exists(PK)', ExpressionAttributeValues: { ':one': 1 } };
+  await deps.db.send(new TransactWriteCommand({ TransactItems: [{ Update: claimed }, { Update: counted }] })).catch((error: unknown) => {
     if (!(error instanceof TransactionCanceledException)) throw error;
-  }
+  });
 }
 
 /** The account's claim on this date's reminder: false when a walk claimed it before (sent, or under way). */
