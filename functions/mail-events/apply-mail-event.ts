@@ -1,7 +1,7 @@
 import type { EmailStatus } from '../../shared/schemas/email-status';
 import { RetryLaterError } from '../core/retry-later';
 import type { SuppressionReason } from '../../shared/schemas/email-suppressions';
-import { taggedMessage } from './mail-event-store';
+import { reminderMessage, taggedMessage } from './mail-event-store';
 import { outcomeOf, type SesEvent } from './ses-event';
 
 /**
@@ -47,7 +47,30 @@ export interface StatusMove {
   suppression?: SuppressionEntry;
 }
 
+/**
+ * An expiry reminder's account, from its SES tags (userId, projectId, row, shards, reminder: the
+ * expiration date it reminded of; functions/schedules/expiry-reminder-walk.ts). Its outcome lives on
+ * the account's reminder claim (keys.reminderSent), never in the credential e-mail's status.
+ */
+export interface ReminderMessageRecord {
+  messageId: string;
+  userId: string;
+  projectId: string;
+  row: number;
+  shards: number;
+  /** The expiration date the reminder was about (its claim's key). */
+  date: string;
+  email: string;
+}
+
 export interface MailEventStore {
+  /**
+   * A reminder's event on its claim (only while the claim names this message and the event moves
+   * it on: delivered, then bounced or complained) and, for a bounce or a complaint, an entry in the
+   * account's history, in one transaction; 'unchanged' when the claim is not this message's or was
+   * there already.
+   */
+  reminderEvent?(message: ReminderMessageRecord, move: { to: 'delivered' | 'bounced' | 'complained'; error?: string; at: string }): Promise<'moved' | 'unchanged'>;
   /** The account of a message: from the event's tags, else from its keys.mailMessage item. */
   findMessage(messageId: string, event?: SesEvent): Promise<MailMessageRecord | undefined>;
   readAccount(message: MailMessageRecord): Promise<AccountEmailState | undefined>;
@@ -118,6 +141,17 @@ export const applyMailEvent =
     const preview = outcomeOf(event, undefined, deps.now);
     if (preview.kind === 'ignore') return 'ignored';
 
+    // An expiry reminder: its claim and the account's history say what became of it; the address is suppressed as for a credential e-mail.
+    const reminder = deps.store.reminderEvent ? reminderMessage(messageId, event) : undefined;
+    if (reminder) {
+      const outcome = outcomeOf(event, reminder.email, deps.now);
+      if (outcome.kind === 'ignore') return 'ignored';
+      const result = await deps.store.reminderEvent!(reminder, { to: outcome.status, error: outcome.error, at: outcome.at });
+      if (outcome.suppress) {
+        await deps.store.suppress(reminder.userId, { email: reminder.email.trim().toLowerCase(), reason: outcome.suppress.reason, detail: outcome.suppress.detail, createdAt: deps.now().toISOString(), projectId: reminder.projectId });
+      }
+      return result;
+    }
     const message = await deps.store.findMessage(messageId, event);
     if (!message) {
       deps.log.info('SES event for an unknown message: dropped', { messageId, eventType: event.eventType ?? event.notificationType });

@@ -6,7 +6,7 @@ import { stateBlockKey } from '../accounts/account-states';
 import { MAX_ACCOUNT_SHARDS } from '../accounts/account-partitions';
 import { keys } from '../core/keys';
 import { isBatchRetryable, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
-import type { AccountEmailState, MailEventStore, MailMessageRecord, StatusMove, SuppressionEntry } from './apply-mail-event';
+import type { AccountEmailState, MailEventStore, MailMessageRecord, ReminderMessageRecord, StatusMove, SuppressionEntry } from './apply-mail-event';
 import type { SesEvent } from './ses-event';
 
 type TransactItems = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
@@ -57,6 +57,18 @@ export function taggedMessage(messageId: string, event: SesEvent | undefined): M
     email: event?.mail.destination?.[0] ?? '',
   };
 }
+
+/** An expiry reminder's account, from its SES tags (expiry-reminder-walk.ts reminderTags); undefined for any other e-mail. */
+export function reminderMessage(messageId: string, event: SesEvent | undefined): ReminderMessageRecord | undefined {
+  const tag = (name: string) => event?.mail.tags?.[name]?.[0];
+  const [userId, projectId, date, row, shards] = [tag('userId'), tag('projectId'), tag('reminder'), Number(tag('row')), Number(tag('shards'))];
+  if (!userId || !/^[A-Za-z0-9_-]{1,128}$/.test(userId) || !projectId || !isIdShaped(projectId) || !date || !/^\d{4}-\d{2}-\d{2}$/.test(date)) return undefined;
+  if (!Number.isInteger(row) || row < 1 || !Number.isInteger(shards) || shards < 1 || shards > MAX_ACCOUNT_SHARDS) return undefined;
+  return { messageId, userId, projectId, row, shards, date, email: event?.mail.destination?.[0] ?? '' };
+}
+
+/** The history entry of a reminder that bounced or was marked as spam (account-history.ts shows its title). */
+const reminderTitles = { bounced: 'Expiry reminder bounced', complained: 'Expiry reminder marked as spam by the recipient' } as const;
 
 const isStatus = (value: unknown): value is EmailStatus => (emailStatuses as readonly unknown[]).includes(value);
 
@@ -148,6 +160,52 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
   }
 
   return {
+    async reminderEvent(message, move) {
+      const claim = keys.reminderSent(message.userId, message.projectId, message.date, message.row);
+      const update = {
+        TableName: tableName,
+        Key: claim,
+        UpdateExpression: `SET eventStatus = :to, eventAt = :at${move.error === undefined ? '' : ', eventError = :error'}`,
+        // Only this message's claim, and only forward: delivered once, then a bounce or a complaint once.
+        ConditionExpression: `#result = :sent AND detail = :messageId AND ${move.to === 'delivered' ? 'attribute_not_exists(eventStatus)' : '(attribute_not_exists(eventStatus) OR eventStatus = :delivered)'}`,
+        ExpressionAttributeNames: { '#result': 'result' },
+        ExpressionAttributeValues: {
+          ':to': move.to,
+          ':at': move.at,
+          ':sent': 'sent',
+          ':messageId': message.messageId,
+          ...(move.to === 'delivered' ? {} : { ':delivered': 'delivered' }),
+          ...(move.error === undefined ? {} : { ':error': move.error.slice(0, 500) }),
+        },
+      };
+      const items: TransactItems = [{ Update: update }];
+      if (move.to !== 'delivered') {
+        items.push({
+          Put: {
+            TableName: tableName,
+            Item: {
+              ...keys.accountHistory(message.userId, message.projectId, message.row, move.at, `reminder-${message.date}`),
+              entityType: 'AccountHistory',
+              userId: message.userId,
+              projectId: message.projectId,
+              accountId: keys.accountId(message.projectId, message.row),
+              kind: move.to,
+              at: move.at,
+              title: reminderTitles[move.to],
+              ...(move.error === undefined ? {} : { detail: move.error.slice(0, 500) }),
+            },
+          },
+        });
+      }
+      try {
+        await withRetry('Recording a reminder event', retry, isBatchRetryable, () => db.send(new TransactWriteCommand({ TransactItems: items })));
+        return 'moved';
+      } catch (error) {
+        if (error instanceof TransactionCanceledException && error.CancellationReasons?.some((reason) => reason.Code === 'ConditionalCheckFailed')) return 'unchanged';
+        throw error;
+      }
+    },
+
     async findMessage(messageId, event) {
       const tagged = taggedMessage(messageId, event);
       if (tagged) return tagged;

@@ -31,7 +31,7 @@ const pageLimit = (value: string | undefined): number => {
 };
 
 const accounts = (n: number) => plural(n, 'account');
-const fieldLabels: Record<string, string> = { name: 'name', description: 'description', platformUrl: 'platform URL', accountType: 'account type', expirationDate: 'expiration date', groups: 'groups', createGroups: 'creating missing groups', reminderDays: 'expiry reminder' };
+const fieldLabels: Record<string, string> = { name: 'name', description: 'description', platformUrl: 'platform URL', accountType: 'account type', expirationDate: 'expiration date', groups: 'groups', createGroups: 'creating missing groups', reminderDays: 'expiry reminder', reminderTemplateId: 'expiry reminder template' };
 
 export const handler = httpHandler({
   ...projectDeletionRoutes(),

@@ -180,6 +180,16 @@ export const editProject =
       else remove.push('reminderDays');
       changed.push('reminderDays');
     }
+    // The reminder's template: one of the user's (another user's or a deleted one answers 404), null for the built-in text.
+    const readTemplate = typeof read.reminderTemplateId === 'string' ? read.reminderTemplateId : undefined;
+    if (edit.reminderTemplateId !== undefined && (edit.reminderTemplateId ?? undefined) !== readTemplate) {
+      if (edit.reminderTemplateId) {
+        const { Item: template } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.emailTemplate(userId, edit.reminderTemplateId), ConsistentRead: true }));
+        if (!template) throw new NotFoundError('Template not found');
+        set.reminderTemplateId = edit.reminderTemplateId;
+      } else remove.push('reminderTemplateId');
+      changed.push('reminderTemplateId');
+    }
     const expirationDate = edit.expirationDate || undefined;
     // The reminder follows the date and N (moved, or gone with either); an unchanged one stays as it is (sent or waiting).
     const reminder = changed.includes('reminderDays') || changed.includes('expirationDate') ? [reminderWrite(deps.tableName, userId, projectId, expirationDate, days, at)] : [];

@@ -82,6 +82,8 @@ export function projectView(record: Record<string, unknown> | ProjectRecord): Pr
   if (typeof item.expirationDate === 'string') project.expirationDate = item.expirationDate;
   if (typeof item.expiredAt === 'string') project.expiredAt = item.expiredAt;
   if (typeof item.reminderDays === 'number') project.reminderDays = item.reminderDays;
+  if (typeof item.reminderTemplateId === 'string') project.reminderTemplateId = item.reminderTemplateId;
+  if (typeof item.remindersSentCount === 'number' && item.remindersSentCount > 0) project.remindersSent = item.remindersSentCount;
   if (Array.isArray(item.groups) && item.groups.length) project.groups = item.groups.map(String);
   if (item.createGroups === true) project.createGroups = true;
   if (typeof item.deactivatedCount === 'number') {

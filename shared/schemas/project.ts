@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { bulkCreateRequestSchema, type AccountType } from './bulk';
 import { createGroupsSchema, projectGroupsSchema } from './project-groups';
+import { idField } from './ids';
 import type { EmailStatus } from './email-status';
 import type { ProjectEmailCounts } from './mail-send';
 
@@ -16,6 +17,10 @@ export interface Project {
   expiredAt?: string;
   /** 'Remind account holders N days before' the expiration date (absent: off). */
   reminderDays?: number;
+  /** The user's e-mail template its expiry reminders are written with (absent: the built-in reminder text). */
+  reminderTemplateId?: string;
+  /** Expiry reminders e-mailed to its account holders, over all its dates (absent: none). */
+  remindersSent?: number;
   status: 'active' | 'completed';
   /** Accounts stored in this project. */
   accountCount: number;
@@ -168,6 +173,8 @@ export const projectEditSchema = z.object({
   reminderDays: z
     .union([z.null(), z.number('Reminder days must be a whole number').int('Reminder days must be a whole number').min(1, 'Remind at least 1 day before').max(REMINDER_DAYS_MAX, `Remind at most ${REMINDER_DAYS_MAX} days before`)])
     .optional(),
+  /** The user's e-mail template the reminder is written with ({{expirationDate}} among its variables): null for the built-in reminder text, absent: unchanged. */
+  reminderTemplateId: z.union([z.null(), idField({ notFound: 'Template not found' })]).optional(),
 });
 export type ProjectEditRequest = z.input<typeof projectEditSchema>;
 

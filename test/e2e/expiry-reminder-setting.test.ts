@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, people, type ApiUser } from '../support/api';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
+import { serverRenderTools } from '../../functions/mail/render-tools';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
 import { until } from '../support/until';
@@ -77,5 +79,69 @@ describe('the expiry reminder setting', () => {
     await dialog.getByRole('button', { name: 'Save changes' }).click();
     await dialog.waitFor({ state: 'hidden' });
     expect((await saved()).reminderDays).toBeUndefined();
+  });
+
+  it("picks one of the user's e-mail templates for the reminder (the built-in text by default), axe-clean, light and dark, 1280 and 390 px", async () => {
+    await upgradeToPro(user);
+    const template = await user.json<{ id: string }>('/api/email-templates', {
+      body: { name: 'Your account ends', subject: '{{projectName}} ends {{expirationDate}}', htmlContent: '<p>Your account ends on {{expirationDate}}.</p>', brandLogoUrl: '', isDefault: false, isActive: true },
+    });
+    const found: string[] = [];
+    let dialog = await openEdit();
+    for (const theme of ['light', 'dark'] as const) {
+      await useTheme(page, theme);
+      dialog = await openEdit();
+      const select = dialog.getByLabel('Reminder e-mail');
+      expect(await select.inputValue()).toBe('');
+      await select.selectOption({ label: 'Your account ends' });
+      found.push(...describeViolations(`reminder e-mail (${theme})`, await axeViolations(page)));
+      await page.screenshot({ path: screenshotPath(`expiry-reminder-template-${theme}`) });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await page.screenshot({ path: screenshotPath(`expiry-reminder-template-390-${theme}`), fullPage: true });
+      found.push(...describeViolations(`reminder e-mail (${theme}, 390 px)`, await axeViolations(page)));
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(found).toEqual([]);
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await saved()).reminderTemplateId).toBe(template.id);
+    dialog = await openEdit();
+    expect(await dialog.getByLabel('Reminder e-mail').inputValue()).toBe(template.id);
+    await dialog.getByLabel('Reminder e-mail').selectOption({ label: 'Built-in reminder text' });
+    await dialog.getByRole('button', { name: 'Save changes' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    expect((await saved()).reminderTemplateId).toBeUndefined();
+  });
+
+  it("shows how many expiry reminders were sent on the project page, axe-clean, light and dark, 1280 and 390 px", async () => {
+    await user.call(`/api/projects/${project.id}`, { method: 'PUT', body: { name: project.name, accountType: project.accountType, expirationDate: '2044-06-30', reminderDays: 2 } });
+    // The reminder's walk on its day (as the mail worker runs it), with a mailer that takes every e-mail.
+    let n = 0;
+    const walk = remindAccountHolders({
+      db: testDb(),
+      tableName: 'bulkonboard',
+      mailer: { send: async () => ({ kind: 'sent', messageId: `e2e-${project.id}-${++n}` }) },
+      tools: serverRenderTools,
+      queue: async () => undefined,
+      now: () => new Date('2044-06-28T12:00:00Z'),
+      rate: () => 0,
+    });
+    await walk({ type: 'expiry-reminder', userId: user.sub, projectId: project.id, expirationDate: '2044-06-30', days: 2, shard: 0, afterRow: 0 });
+    expect(n).toBe(2);
+    const found: string[] = [];
+    for (const theme of ['light', 'dark'] as const) {
+      await useTheme(page, theme);
+      await page.goto(`${app}/projects/${project.id}`);
+      await page.getByText('2 expiry reminders sent').waitFor();
+      found.push(...describeViolations(`project page (${theme})`, await axeViolations(page)));
+      await page.screenshot({ path: screenshotPath(`expiry-reminders-sent-${theme}`) });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await settle(page);
+      await page.screenshot({ path: screenshotPath(`expiry-reminders-sent-390-${theme}`), fullPage: true });
+      found.push(...describeViolations(`project page (${theme}, 390 px)`, await axeViolations(page)));
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(found).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { timeOrderedId } from '../../functions/core/ids';
 import { keys } from '../../functions/core/keys';
@@ -9,8 +9,13 @@ import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
 import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
 import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
+import { applyMailEvent } from '../../functions/mail-events/apply-mail-event';
+import { dynamoMailEventStore } from '../../functions/mail-events/mail-event-store';
+import type { SesEvent } from '../../functions/mail-events/ses-event';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
-import { apiUser, people, testDb, type ApiUser } from '../support/api';
+import type { AccountHistoryPage } from '../../shared/schemas/account-edit';
+import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
+import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { until } from '../support/until';
 
 /**
@@ -48,9 +53,11 @@ async function waiting(projectId: string): Promise<string[]> {
 /** A walk of the reminder run here, with a mailer that counts (as the mail worker runs it). */
 function walkCounting(now: string) {
   const sent: string[] = [];
-  const mailer: CredentialMailer = { send: async (email) => (sent.push(email.to), { kind: 'sent', messageId: `m-${sent.length}` }) };
+  const tags: Record<string, string>[] = [];
+  const prefix = timeOrderedId(new Date());
+  const mailer: CredentialMailer = { send: async (email, tagged) => (sent.push(email.to), tags.push(tagged), { kind: 'sent', messageId: `${prefix}-${sent.length}` }) };
   const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date(now), rate: () => 0 });
-  return { sent, walk };
+  return { sent, tags, walk };
 }
 
 describe('expiry reminders', () => {
@@ -69,6 +76,7 @@ describe('expiry reminders', () => {
 
   it('is off by default; N days before is set in the Edit (1 to 90, null turns it off) and waits in the index under its day', async () => {
     expect(project.reminderDays).toBeUndefined();
+    expect(project.remindersSent).toBeUndefined();
     expect(await waiting(project.id)).toEqual([]);
     for (const bad of [0, 91, 2.5, 'three']) expect((await edit(user, project, { reminderDays: bad })).status, String(bad)).toBe(400);
     const answer = await edit(user, project, { reminderDays: 3 });
@@ -103,6 +111,8 @@ describe('expiry reminders', () => {
     const claim = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(user.sub, project.id, '2041-05-20', 1), ConsistentRead: true }))).Item;
     expect(claim).toMatchObject({ result: 'sent' });
     expect((await mailsTo(addresses)).length).toBe(2);
+    // The project counts the reminders sent (the project page shows it), once each.
+    expect((await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)?.remindersSent).toBe(2);
   });
 
   it('moves with the date: a later date cancels the reminder of the earlier one (its walk stops) and waits for its own day; turned off, it leaves the index', async () => {
@@ -132,5 +142,87 @@ describe('expiry reminders', () => {
     expect((await edit(user, third, { reminderDays: 2 })).status).toBe(200);
     expect((await edit(user, third, { expirationDate: '' })).status).toBe(200);
     expect(await waiting(third.id)).toEqual([]);
+  });
+
+  it('skips an address on the user\'s suppression list (it bounced or complained before): no e-mail, its claim says suppressed and why', async () => {
+    // A user of its own (a free plan's three projects are taken above).
+    const owner = await apiUser();
+    const fourth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder four', expirationDate: '2044-04-10', csvData: people(2, 'Remindfour') } })).project;
+    await until('the accounts', () => accountsOf(owner, fourth.id), (list) => list.length === 2);
+    expect((await edit(owner, fourth, { reminderDays: 1 })).status).toBe(200);
+    const at = '2044-04-09T12:00:00.000Z';
+    await db.send(
+      new PutCommand({
+        TableName: TABLE,
+        Item: { ...keys.emailSuppression(owner.sub, 'remindfour1@example.com'), entityType: 'EmailSuppression', email: 'remindfour1@example.com', reason: 'bounced', detail: 'mailbox unknown', createdAt: at, projectId: fourth.id },
+      }),
+    );
+    const { sent, walk } = walkCounting(at);
+    await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fourth.id, expirationDate: '2044-04-10', days: 1, shard: 0, afterRow: 0 });
+    expect(sent).toEqual(['remindfour0@example.com']);
+    const claimOf = async (row: number) => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, fourth.id, '2044-04-10', row), ConsistentRead: true }))).Item;
+    expect(await claimOf(1)).toMatchObject({ result: 'sent' });
+    expect(await claimOf(2)).toMatchObject({ result: 'suppressed', detail: expect.stringContaining('bounced') });
+    // Redelivered: nobody twice, the suppressed one neither.
+    const again = walkCounting(at);
+    await again.walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fourth.id, expirationDate: '2044-04-10', days: 1, shard: 0, afterRow: 0 });
+    expect(again.sent).toEqual([]);
+  });
+
+  it("is written with the user's own template when the project names one ({{expirationDate}} filled in); a template that is no one's answers 404, a bad id too; null goes back to the built-in text", async () => {
+    const owner = await apiUser();
+    await upgradeToPro(owner);
+    const template = await owner.json<{ id: string }>('/api/email-templates', {
+      body: { name: 'Reminder', subject: '{{projectName}} ends {{expirationDate}}', htmlContent: '<p>Dear {{accountHolderName}}, your account ends on {{expirationDate}}.</p>', brandLogoUrl: '', isDefault: false, isActive: true },
+    });
+    const sixth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder six', expirationDate: '2046-07-10', csvData: people(1, 'Remindsix') } })).project;
+    await until('the accounts', () => accountsOf(owner, sixth.id), (list) => list.length === 1);
+    // Another user's template, an id that cannot exist: 404; a wrong type: 400. Nothing changed.
+    const stranger = await apiUser();
+    expect((await edit(stranger, sixth, { reminderTemplateId: template.id })).status).toBe(404);
+    expect((await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: '0190a0a0-0000-7000-8000-000000000000' })).status).toBe(404);
+    expect((await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: 'a#b' })).status).toBe(404);
+    expect((await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: 5 })).status).toBe(400);
+    const saved = await edit(owner, sixth, { reminderDays: 1, reminderTemplateId: template.id });
+    expect(saved.status).toBe(200);
+    expect(((await saved.json()) as Project).reminderTemplateId).toBe(template.id);
+
+    const rendered: { subject: string; html: string }[] = [];
+    const mailer: CredentialMailer = { send: async (email) => (rendered.push({ subject: email.subject, html: email.html }), { kind: 'sent', messageId: `${timeOrderedId(new Date())}-t` }) };
+    const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date('2046-07-09T12:00:00Z'), rate: () => 0 });
+    await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: sixth.id, expirationDate: '2046-07-10', days: 1, shard: 0, afterRow: 0 });
+    expect(rendered.map((r) => r.subject)).toEqual(['Reminder six ends 10 July 2046']);
+    expect(rendered[0]!.html).toContain('your account ends on 10 July 2046');
+
+    const off = await edit(owner, sixth, { reminderTemplateId: null });
+    expect(((await off.json()) as Project).reminderTemplateId).toBeUndefined();
+  });
+
+  it("ties a reminder's bounce to its account: the claim says bounced, the account's history shows it, the address is suppressed; the event again changes nothing", async () => {
+    const owner = await apiUser();
+    const fifth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder five', expirationDate: '2045-06-10', csvData: people(2, 'Remindfive') } })).project;
+    await until('the accounts', () => accountsOf(owner, fifth.id), (list) => list.length === 2);
+    expect((await edit(owner, fifth, { reminderDays: 1 })).status).toBe(200);
+    const { sent, tags, walk } = walkCounting('2045-06-09T12:00:00.000Z');
+    await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: fifth.id, expirationDate: '2045-06-10', days: 1, shard: 0, afterRow: 0 });
+    expect([...sent].sort()).toEqual(['remindfive0@example.com', 'remindfive1@example.com']);
+    expect(tags[0]).toMatchObject({ userId: owner.sub, projectId: fifth.id, reminder: '2045-06-10' });
+    const claim = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, fifth.id, '2045-06-10', Number(tags[0]!.row)), ConsistentRead: true }))).Item!;
+    const bounce: SesEvent = {
+      eventType: 'Bounce',
+      mail: { messageId: String(claim.detail), destination: [sent[0]!], tags: Object.fromEntries(Object.entries(tags[0]!).map(([k, v]) => [k, [v]])) },
+      bounce: { bounceType: 'Permanent', bouncedRecipients: [{ emailAddress: sent[0]!, diagnosticCode: 'smtp; 550 mailbox unknown' }], timestamp: '2045-06-09T12:01:00.000Z' },
+    };
+    const apply = applyMailEvent({ store: dynamoMailEventStore(db, TABLE), log: { info: () => undefined, warn: () => undefined }, now: () => new Date('2045-06-09T12:01:00.000Z') });
+    expect(await apply(bounce)).toBe('moved');
+    expect(await apply(bounce)).toBe('unchanged');
+    const after = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, fifth.id, '2045-06-10', Number(tags[0]!.row)), ConsistentRead: true }))).Item;
+    expect(after).toMatchObject({ result: 'sent', eventStatus: 'bounced', eventError: 'smtp; 550 mailbox unknown' });
+    const account = (await accountsOf(owner, fifth.id)).find((a) => a.email === sent[0])!;
+    const history = await owner.json<AccountHistoryPage>(`/api/accounts/${account.id}/history`);
+    expect(history.entries.filter((e) => e.title === 'Expiry reminder bounced')).toEqual([expect.objectContaining({ kind: 'bounced', detail: 'smtp; 550 mailbox unknown' })]);
+    // Another user's reading of the account: 404.
+    expect((await (await apiUser()).call(`/api/accounts/${account.id}/history`)).status).toBe(404);
+    expect((await owner.json<EmailSuppression[]>('/api/email-suppressions')).map((e) => e.email)).toContain(sent[0]);
   });
 });

@@ -1,4 +1,4 @@
-import { Button, Checkbox, CloseButton, Dialog, Input, Portal, Stack } from '@chakra-ui/react';
+import { Button, Checkbox, CloseButton, Dialog, Input, NativeSelect, Portal, Stack } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { CheckCircle2Icon, FileUpIcon, PencilIcon, RotateCcwIcon, UserPlusIcon } from 'lucide-react';
 import { useState } from 'react';
@@ -18,6 +18,7 @@ import { useIntegrationsQuery } from '../../../lib/integrations-query';
 import { ProjectSyncDialog } from './project-sync-dialog';
 import { AccountActionDialog } from '../../../components/account-action-dialog';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { useEmailTemplatesQuery } from '../../email-templates/api/email-templates-api';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -113,8 +114,11 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
       groups: project.groups ?? [],
       createGroups: project.createGroups ?? false,
       reminderDays: project.reminderDays ?? null,
+      reminderTemplateId: project.reminderTemplateId ?? null,
     },
   });
+  // The user's templates a reminder can be written with (the built-in reminder text first).
+  const templates = useEmailTemplatesQuery();
   // Groups changed on a project whose accounts are on its platform: those accounts join and leave them too (the 'groups' account action), unless unticked.
   const groups = useWatch({ control, name: 'groups' });
   const synced = project.integrationId !== undefined ? project.syncedCount : 0;
@@ -168,6 +172,27 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                           onBlur={field.onBlur}
                           onChange={(event) => field.onChange(event.target.value === '' ? null : Number(event.target.value))}
                         />
+                      </FormField>
+                    )}
+                  />
+                  <Controller
+                    control={control}
+                    name="reminderTemplateId"
+                    render={({ field }) => (
+                      <FormField label="Reminder e-mail" error={errors.reminderTemplateId?.message} helperText="One of your e-mail templates may say the date with {{expirationDate}}.">
+                        <NativeSelect.Root maxW="sm">
+                          <NativeSelect.Field value={field.value ?? ''} onBlur={field.onBlur} onChange={(event) => field.onChange(event.target.value === '' ? null : event.target.value)}>
+                            <option value="">Built-in reminder text</option>
+                            {(templates.data ?? [])
+                              .filter((template) => template.isActive || template.id === field.value)
+                              .map((template) => (
+                                <option key={template.id} value={template.id}>
+                                  {template.name}
+                                </option>
+                              ))}
+                          </NativeSelect.Field>
+                          <NativeSelect.Indicator />
+                        </NativeSelect.Root>
                       </FormField>
                     )}
                   />

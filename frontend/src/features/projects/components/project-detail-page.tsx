@@ -131,6 +131,12 @@ export function ProjectDetailPage() {
               <Text>{project.expiredAt ? 'Expired' : 'Expires'} {formatDate(project.expirationDate)}</Text>
             </>
           ) : null}
+          {project.remindersSent ? (
+            <>
+              <Text aria-hidden="true">·</Text>
+              <Text>{plural(project.remindersSent, 'expiry reminder')} sent</Text>
+            </>
+          ) : null}
           {host ? (
             <>
               <Text aria-hidden="true">·</Text>
