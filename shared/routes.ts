@@ -436,7 +436,7 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Finds an SES event's message, moves its account's e-mail status and the project's counters
   // (one transaction of Updates) and puts bounced / complained addresses on the suppression list.
   // A batch's plain events: one BatchGetItem of their accounts and blocks, one transaction.
-  'mail-events-worker': { table: ['GetItem', 'BatchGetItem', 'UpdateItem'] },
+  'mail-events-worker': { table: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'] },
   // Erases one user: reads the user's partitions, deletes their items (and the global items they
   // name), the user's export files, the Cognito user, and ends billing (the Stripe secret).
   'account-deletion-worker': { table: ['GetItem', 'Query', 'UpdateItem', 'DeleteItem', 'BatchWriteItem'], exportBucketDelete: true, deleteUsers: true, stripeSecret: true },
