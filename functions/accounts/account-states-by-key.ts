@@ -30,6 +30,7 @@ export async function withStatesByKey(
     const row = rowOf(account);
     const none = noStatesOfProject?.get(projectId);
     const blockKeys = stateChannels.filter((channel) => !none?.has(channel)).map((channel) => stateBlockKey(userId, projectId, channel, row, shardsOfProject.get(projectId) ?? 1));
+    if (!blockKeys.length) continue;
     let read = reads[reads.length - 1];
     const newKeys = blockKeys.filter((key) => !read?.keys.has(`${key.PK}|${key.SK}`)).length;
     if (!read || read.keys.size + newKeys > KEYS_PER_READ || (!read.rows.has(row) && read.rows.size >= ROWS_PER_READ)) {

@@ -140,6 +140,9 @@ describe('account state blocks (what provisioning runs and credential sends reco
     await db.send(new PutCommand({ TableName: TABLE, Item: project }));
     const stored = async () => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(userId, projectId), ConsistentRead: true }))).Item;
     expect([...channelsWithoutStates(await stored())].sort()).toEqual(['ACT', 'MAIL', 'PROV']);
+    // No channel has a block yet: nothing is read, the accounts come back as stored.
+    const untouched = await withStatesByKey(db, TABLE, userId, accounts.slice(0, 3), new Map([[projectId, shards]]), new Map([[projectId, channelsWithoutStates(await stored())]]));
+    expect(untouched.map((item) => item.externalStatus)).toEqual(['pending', 'pending', 'pending']);
 
     const target = { userId, projectId, shards };
     const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
