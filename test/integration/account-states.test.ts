@@ -157,7 +157,7 @@ describe('account state blocks (what provisioning runs and credential sends reco
     const seven = accounts.filter((item) => item.row === 7);
     const read = await withStatesByKey(counting, TABLE, userId, seven, new Map([[projectId, shards]]), new Map([[projectId, channelsWithoutStates(await stored())]]));
     expect(read[0]).toMatchObject({ externalStatus: 'success', externalAccountId: 'ext-7' });
-    const asked = sent.flatMap((input) => (input as { RequestItems: Record<string, { Keys: { SK: string }[] }> }).RequestItems[TABLE].Keys.map((key) => key.SK.split('#')[0]));
+    const asked = sent.flatMap((input) => (input as { RequestItems: Record<string, { Keys: { SK: string }[] }> }).RequestItems[TABLE]?.Keys.map((key) => key.SK.split('#')[0]) ?? []);
     expect(asked).toEqual(['PROV']);
 
     // A second writer of the channel finds the marker gone (idempotent); a project that is gone is not created again.
