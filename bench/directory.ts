@@ -66,10 +66,11 @@ async function writeUser(db: DynamoDBDocumentClient, userId: string, total: numb
     const failed = rows.filter((row) => statusOf(row) === 'failed').length;
     const synced = rows.filter((row) => statusOf(row) === 'success').length;
     const sent = rows.filter((row) => row % 5 < 3).length;
+    // As the app leaves a project provisioned and sent to, never acted on: no ACT blocks (`noStatesYet`).
     await db.send(
       new PutCommand({
         TableName: TABLE,
-        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: `Project ${p}`, accountType: 'Standard User', status: 'active', accountCount: count, failedCount: 0, accountShards: shards, syncedCount: synced, syncFailedCount: failed, emailSentCount: sent, statusListsAt: createdAt.toISOString(), createdAt: createdAt.toISOString(), updatedAt: createdAt.toISOString() },
+        Item: { ...keys.project(userId, projectId), entityType: 'Project', id: projectId, userId, name: `Project ${p}`, accountType: 'Standard User', status: 'active', accountCount: count, failedCount: 0, accountShards: shards, syncedCount: synced, syncFailedCount: failed, emailSentCount: sent, statusListsAt: createdAt.toISOString(), noStatesYet: new Set(['ACT']), createdAt: createdAt.toISOString(), updatedAt: createdAt.toISOString() },
       }),
     );
     const items: Record<string, unknown>[] = rows.map((row) =>

@@ -23,6 +23,7 @@ export class StateBlockWriter {
   /** `changed`: the rows set since the block was last written (to write; a block that exists is written as them only). */
   private readonly blocks = new Map<string, { key: { PK: string; SK: string }; shard: number; fromRow: number; rows: Record<string, StateEntry>; version: number; changed: Set<string>; listed: Record<ListedStatus, number[]> }>();
   private flushing: Promise<void> = Promise.resolve();
+  private noStatesCleared = false;
 
   constructor(
     private readonly deps: { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy },
@@ -88,6 +89,31 @@ export class StateBlockWriter {
     });
   }
 
+  /**
+   * Takes this channel out of the project's `noStatesYet` before the channel's first block is put
+   * (readers by key skip the blocks of a channel still listed): once per writer, idempotent, and
+   * never creating a project that is gone (the put of its block then finds nothing either).
+   */
+  private async clearNoStatesYet(): Promise<void> {
+    if (this.noStatesCleared) return;
+    try {
+      await withRetry('Recording account states', this.deps.retry ?? requestRetry, isThrottling, () =>
+        this.deps.db.send(
+          new UpdateCommand({
+            TableName: this.deps.tableName,
+            Key: keys.project(this.target.userId, this.target.projectId),
+            UpdateExpression: 'DELETE noStatesYet :channel',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':channel': new Set([this.channel]) },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+    this.noStatesCleared = true;
+  }
+
   get(row: number): StateEntry | undefined {
     return this.blockOf(row)?.rows[String(row)];
   }
@@ -122,6 +148,7 @@ export class StateBlockWriter {
    */
   private async writeDirty(): Promise<void> {
     const dirty = [...this.blocks.values()].filter((block) => block.changed.size > 0);
+    if (dirty.some((block) => block.version === 0)) await this.clearNoStatesYet();
     await Promise.all(
       dirty.map(async (block) => {
         const changed = [...block.changed];

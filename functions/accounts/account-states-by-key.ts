@@ -1,6 +1,6 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
-import { addBlock, emptyStates, overlayState, rowOf, stateBlockKey, stateChannels, type AccountStates } from './account-states';
+import { addBlock, emptyStates, overlayState, rowOf, stateBlockKey, stateChannels, type AccountStates, type StateChannel } from './account-states';
 
 /** Block keys and distinct rows one BatchGetItem asks for at most (its projection names each row: expressions are at most 4 KB). */
 const KEYS_PER_READ = 100;
@@ -12,14 +12,25 @@ const ROWS_PER_READ = 100;
  * read projected to the entries of the accounts asked for (`rows.<row>`), not its other rows:
  * hits spread over many projects touch a block each, and a block holds the state of 50 accounts
  * (docs/data-model.md, pattern 76), so a page would otherwise carry ~50 entries per account shown.
+ * A channel the project has no block of yet is not asked for.
  */
-export async function withStatesByKey(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[], shardsOfProject: Map<string, number>): Promise<Record<string, unknown>[]> {
+export async function withStatesByKey(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  userId: string,
+  accounts: Record<string, unknown>[],
+  shardsOfProject: Map<string, number>,
+  /** Per project, the channels it has no block of yet (channelsWithoutStates): their keys are not read. */
+  noStatesOfProject?: Map<string, ReadonlySet<StateChannel>>,
+): Promise<Record<string, unknown>[]> {
   // The reads: each a set of block keys and the rows wanted from them (every account's three blocks in the same read).
   const reads: { keys: Map<string, { PK: string; SK: string }>; rows: Set<number> }[] = [];
   for (const account of accounts) {
     const projectId = String(account.projectId);
     const row = rowOf(account);
-    const blockKeys = stateChannels.map((channel) => stateBlockKey(userId, projectId, channel, row, shardsOfProject.get(projectId) ?? 1));
+    const none = noStatesOfProject?.get(projectId);
+    const blockKeys = stateChannels.filter((channel) => !none?.has(channel)).map((channel) => stateBlockKey(userId, projectId, channel, row, shardsOfProject.get(projectId) ?? 1));
+    if (!blockKeys.length) continue;
     let read = reads[reads.length - 1];
     const newKeys = blockKeys.filter((key) => !read?.keys.has(`${key.PK}|${key.SK}`)).length;
     if (!read || read.keys.size + newKeys > KEYS_PER_READ || (!read.rows.has(row) && read.rows.size >= ROWS_PER_READ)) {

@@ -28,6 +28,18 @@ export type StateChannel = 'PROV' | 'MAIL' | 'ACT';
 export const stateChannels: readonly StateChannel[] = ['PROV', 'MAIL', 'ACT'];
 
 /**
+ * The channels a project has no state block of yet: the project item's `noStatesYet` (a string
+ * set written at creation with every channel; a StateBlockWriter takes its channel out before it
+ * puts the channel's first block). Absent (projects older than it): every channel may have blocks.
+ * Readers by key skip a listed channel's blocks (docs/data-model.md, pattern 76).
+ */
+export function channelsWithoutStates(project: Record<string, unknown> | undefined): ReadonlySet<StateChannel> {
+  const stored = project?.noStatesYet;
+  const values = stored instanceof Set ? [...stored] : Array.isArray(stored) ? stored : [];
+  return new Set(stateChannels.filter((channel) => values.includes(channel)));
+}
+
+/**
  * The account attributes each channel owns: an entry replaces exactly these (absent = removed).
  * ACT: the latest account action's outcome (functions/account-actions/account-actions-chunk.ts)
  * and `isActive`, which only an action changes once the account exists (Deactivate, Reactivate),

@@ -13,7 +13,7 @@ import { attributeProjectRows, foldAttributeValue } from './attribute-index';
 import { accountView, readableAccountPassword } from './account-item';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
-import { STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
+import { channelsWithoutStates, STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
 import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
 import { withStatesByKey } from './account-states-by-key';
 import { accountsByKey } from './search-accounts';
@@ -441,7 +441,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         read += full.size;
         const stored = wanted.map((entry) => full.get(`${String(entry.PK)}|${String(entry.SK)}`)).filter((item): item is Record<string, unknown> => item !== undefined);
         const shards = new Map(candidates.map((project) => [String(project.id), shardsOf(project)]));
-        const withState = await withStatesByKey(deps.db, deps.tableName, userId, stored, shards);
+        const noStates = new Map(candidates.map((project) => [String(project.id), channelsWithoutStates(project)]));
+        const withState = await withStatesByKey(deps.db, deps.tableName, userId, stored, shards, noStates);
         const states = new Map(withState.map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
         for (const entry of entries) {
           const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);

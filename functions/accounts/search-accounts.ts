@@ -8,6 +8,7 @@ import { accountView, readableAccountPassword } from './account-item';
 import { searchTerm } from './search-terms';
 import { shardsOf } from './account-partitions';
 import { withStatesByKey } from './account-states-by-key';
+import { channelsWithoutStates } from './account-states';
 
 export const SEARCH_LIMIT = 50;
 
@@ -63,7 +64,7 @@ export const searchAccounts =
       if (stored) found.push(stored);
     }
     const projects = await projectsOf(deps.db, deps.tableName, userId, found);
-    const withState = await withStatesByKey(deps.db, deps.tableName, userId, found, new Map([...projects].map(([id, project]) => [id, shardsOf(project)])));
+    const withState = await withStatesByKey(deps.db, deps.tableName, userId, found, new Map([...projects].map(([id, project]) => [id, shardsOf(project)])), new Map([...projects].map(([id, project]) => [id, channelsWithoutStates(project)])));
     const cipher = showPasswords ? await deps.cipher() : undefined;
     // The project's name now (a renamed project's accounts show its new name).
     const items = withState.map((item) => {

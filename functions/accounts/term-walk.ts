@@ -2,6 +2,7 @@ import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { withStatesByKey } from './account-states-by-key';
+import { channelsWithoutStates } from './account-states';
 import { accountsByKey } from './search-accounts';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
@@ -92,7 +93,8 @@ export async function termWalk<T>(
       : await options.projects(projectIds).then(async (chosen) => [chosen, await readHits(entries.filter((entry) => chosen.has(parseAccountId(String(entry.id))?.projectId ?? '')))] as const);
     read += full.size;
     const shards = new Map([...projects].map(([id, project]) => [id, shardsOf(project)]));
-    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()].filter((item) => projects.has(String(item.projectId))), shards)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+    const noStates = new Map([...projects].map(([id, project]) => [id, channelsWithoutStates(project)]));
+    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()].filter((item) => projects.has(String(item.projectId))), shards, noStates)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
     for (const [n, entry] of entries.entries()) {
       last = { i, sk: String(entry[sk]), pk: String(entry.PK), ask: String(entry.SK) };
       const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);

@@ -2,6 +2,7 @@ import type { AccountType, PasswordSettings } from '../../shared/schemas/bulk';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
+import { stateChannels } from '../accounts/account-states';
 import { orderedAttributeKeys } from '../../shared/schemas/attributes';
 
 /** A project as stored: the view without the derived success rate, plus its owner. */
@@ -32,6 +33,8 @@ export const projectItem = (record: ProjectRecord) => ({
   // Its deactivated and expired accounts (none yet), kept by account actions from here on (docs/data-model.md).
   deactivatedCount: record.deactivatedCount ?? 0,
   expiredCount: record.expiredCount ?? 0,
+  // No state blocks of any channel yet: readers by key skip them until a writer takes its channel out.
+  noStatesYet: new Set(stateChannels),
 });
 
 /** A project item's attribute keys (a string set as stored), in the order exports show them. */

@@ -1,11 +1,12 @@
-import { BatchWriteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { accountItem } from '../../functions/accounts/account-item';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
-import { STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
+import { channelsWithoutStates, STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
 import { withStatesByKey } from '../../functions/accounts/account-states-by-key';
 import { keys } from '../../functions/core/keys';
+import { projectItem, type ProjectRecord } from '../../functions/projects/project-item';
 import { testDb } from '../support/api';
 
 const TABLE = 'bulkonboard';
@@ -127,5 +128,48 @@ describe('account state blocks (what provisioning runs and credential sends reco
     await expect(third.flush()).rejects.toBeInstanceOf(StateBlockConflict);
     const accounts = (await accountsPageInOrder(db, TABLE, target, 3, undefined, { consistent: true })).items;
     expect(accounts.map((a) => a.externalAccountId ?? a.externalError)).toEqual(['second', 'fourth', undefined]);
+  });
+
+  it('a new project lists every channel as having no blocks yet; a writer takes its channel out before its first block, and reads by key skip only the channels still listed', async () => {
+    const db = testDb();
+    const userId = `states-none-${Date.now()}`;
+    const projectId = 'p1';
+    const shards = 2;
+    const accounts = await storedProject(userId, projectId, 120, shards);
+    const project = projectItem({ id: projectId, userId, name: 'States', accountShards: shards } as unknown as ProjectRecord);
+    await db.send(new PutCommand({ TableName: TABLE, Item: project }));
+    const stored = async () => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(userId, projectId), ConsistentRead: true }))).Item;
+    expect([...channelsWithoutStates(await stored())].sort()).toEqual(['ACT', 'MAIL', 'PROV']);
+    // No channel has a block yet: nothing is read, the accounts come back as stored.
+    const untouched = await withStatesByKey(db, TABLE, userId, accounts.slice(0, 3), new Map([[projectId, shards]]), new Map([[projectId, channelsWithoutStates(await stored())]]));
+    expect(untouched.map((item) => item.externalStatus)).toEqual(['pending', 'pending', 'pending']);
+
+    const target = { userId, projectId, shards };
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await prov.load(1, 120);
+    prov.set(7, { externalStatus: 'success', externalAccountId: 'ext-7', provisionRun: 'run1' });
+    await prov.flush();
+    expect([...channelsWithoutStates(await stored())].sort()).toEqual(['ACT', 'MAIL']);
+
+    // The entry written is read (its channel no longer listed); the listed channels' keys are not asked for.
+    const sent: unknown[] = [];
+    const counting = { send: (command: { input: unknown }) => { sent.push(command.input); return db.send(command as never); } } as unknown as typeof db;
+    const seven = accounts.filter((item) => item.row === 7);
+    const read = await withStatesByKey(counting, TABLE, userId, seven, new Map([[projectId, shards]]), new Map([[projectId, channelsWithoutStates(await stored())]]));
+    expect(read[0]).toMatchObject({ externalStatus: 'success', externalAccountId: 'ext-7' });
+    const asked = sent.flatMap((input) => (input as { RequestItems: Record<string, { Keys: { SK: string }[] }> }).RequestItems[TABLE]?.Keys.map((key) => key.SK.split('#')[0]) ?? []);
+    expect(asked).toEqual(['PROV']);
+
+    // A second writer of the channel finds the marker gone (idempotent); a project that is gone is not created again.
+    const again = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await again.load(60, 120);
+    again.set(61, { externalStatus: 'failed', externalError: 'Refused', provisionRun: 'run2' });
+    await again.flush();
+    expect([...channelsWithoutStates(await stored())].sort()).toEqual(['ACT', 'MAIL']);
+    const orphan = new StateBlockWriter({ db, tableName: TABLE }, { userId, projectId: 'gone', shards: 1 }, 'MAIL');
+    await orphan.load(1, 1);
+    orphan.set(1, { emailStatus: 'sent' });
+    await orphan.flush();
+    expect((await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(userId, 'gone'), ConsistentRead: true }))).Item).toBeUndefined();
   });
 });
