@@ -1,5 +1,6 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import { stateChannels, type StateChannel } from './state-channels';
 
 /**
  * What a delivery job (a provisioning run, a credential send, an account action) knows about each account, kept in
@@ -24,8 +25,7 @@ import { keys } from '../core/keys';
  */
 export const STATE_BLOCK_ROWS = 50;
 
-export type StateChannel = 'PROV' | 'MAIL' | 'ACT';
-export const stateChannels: readonly StateChannel[] = ['PROV', 'MAIL', 'ACT'];
+export { stateChannels, type StateChannel };
 
 /**
  * The channels a project has no state block of yet: the project item's `noStatesYet` (a string

@@ -2,7 +2,7 @@ import type { AccountType, PasswordSettings } from '../../shared/schemas/bulk';
 import { projectEmailCounts } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
-import { stateChannels } from '../accounts/account-states';
+import { stateChannels } from '../accounts/state-channels';
 import { orderedAttributeKeys } from '../../shared/schemas/attributes';
 
 /** A project as stored: the view without the derived success rate, plus its owner. */
