@@ -13,7 +13,7 @@
  *    calls: counts of synced, failed, duplicates on the server and lost accounts.
  *  - Peak RSS of one provisioning-worker invocation (a 250-account chunk), in a child process.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
@@ -212,12 +212,18 @@ export async function provisioningBench(): Promise<void> {
 
     // A small project for the probe: one chunk's worth of pending accounts.
     const probeProject = (await api<{ project: { id: string } }>('/api/bulk-create', { projectName: 'Memory probe', csvData: Array.from({ length: PROVISIONING_CHUNK_ACCOUNTS }, (_, i) => ({ firstName: 'Mem', lastName: `Probe${i}`, email: `mem.probe.${i}@example.com` })) })).project.id;
-    const probe = spawnSync(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'provisioning-memory.ts')], {
+    // Spawned, not spawnSync: the bench process keeps its event loop free while
+    // the probe runs (as the bulk bench's worker probe does).
+    const probe = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'bench', 'provisioning-memory.ts')], {
       cwd: projectRoot,
       env: { ...process.env, BENCH_USER_ID: user.sub, BENCH_PROJECT_ID: probeProject, BENCH_INTEGRATION_ID: integrations.single },
-      encoding: 'utf8',
     });
-    console.log(`  ${probe.stdout.trim() || `worker probe failed: ${probe.stderr.slice(-800)}`}`);
+    let probeOut = '';
+    let probeErr = '';
+    probe.stdout.on('data', (chunk: Buffer) => (probeOut += chunk.toString('utf8')));
+    probe.stderr.on('data', (chunk: Buffer) => (probeErr = (probeErr + chunk.toString('utf8')).slice(-2000)));
+    await new Promise((resolve) => probe.on('close', resolve));
+    console.log(`  ${probeOut.trim() || `worker probe failed: ${probeErr.slice(-800)}`}`);
   } finally {
     for (const server of servers) await server.stop();
     await stack.stop();
