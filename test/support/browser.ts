@@ -169,3 +169,23 @@ export function userInChromium(name: string, names: { firstName: string; lastNam
 
 /** userInChromium for a Pro user. */
 export const proUserInChromium = (name: string, names: { firstName: string; lastName: string }, viewport = { width: 1280, height: 900 }) => userInChromium(name, names, { pro: true, viewport });
+
+/**
+ * Records the text of every element added to the page from now on (until it navigates). A toast
+ * can come and go between two of Playwright's polls (an export that is ready at once replaces its
+ * 'Export started'): waitForAddedText finds it in the record.
+ */
+export async function recordAddedTexts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const record = window as unknown as { addedTexts?: string[] };
+    record.addedTexts = [];
+    new MutationObserver((mutations) => {
+      for (const mutation of mutations) for (const node of mutation.addedNodes) if (node.nodeType === Node.ELEMENT_NODE) record.addedTexts!.push(node.textContent ?? '');
+    }).observe(document.body, { childList: true, subtree: true });
+  });
+}
+
+/** Waits until an element with `text` was added since recordAddedTexts (shown, even if gone since). */
+export async function waitForAddedText(page: Page, text: string, timeout = 90_000): Promise<void> {
+  await page.waitForFunction((wanted) => ((window as unknown as { addedTexts?: string[] }).addedTexts ?? []).some((added) => added.includes(wanted)), text, { timeout, polling: 100 });
+}
