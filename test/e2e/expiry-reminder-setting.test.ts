@@ -1,11 +1,11 @@
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
-import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { openProjectEdit, screenshotPath, userInChromium } from '../support/browser';
 import { until } from '../support/until';
 
 const stack = inject('stack');
@@ -17,33 +17,17 @@ const app = stack.urls.app;
  * value refused with its words; axe-clean, light and dark, 1280 and 390 px.
  */
 describe('the expiry reminder setting', () => {
-  let browser: Browser;
+  const session = userInChromium('expiry-reminder', { firstName: 'Rita', lastName: 'Reminder' });
   let page: Page;
   let user: ApiUser;
   let project: Project;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Rita', lastName: 'Reminder' });
+    ({ page, user } = session);
     project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminded', expirationDate: '2044-06-30', csvData: people(2, 'Reminded') } })).project;
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-expiry-reminder-${ctx.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
   });
 
-  const openEdit = async () => {
-    await page.goto(`${app}/projects/${project.id}`);
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    await page.getByRole('button', { name: 'Edit' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit project' });
-    await dialog.waitFor();
-    return dialog;
-  };
+  const openEdit = () => openProjectEdit(page, project.id);
   const field = /Remind account holders N days before/;
   const saved = () => until('the project', async () => (await user.json<Project[]>('/api/projects')).find((p) => p.id === project.id)!, () => true);
 

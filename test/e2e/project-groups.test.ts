@@ -1,13 +1,13 @@
 /// <reference lib="dom" />
 import { randomBytes } from 'node:crypto';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { AccountView, Page as ListPage, Project } from '../../shared/schemas/project';
 import type { ProvisioningJob } from '../../shared/schemas/provisioning';
-import { apiUser, people, upgradeToPro, type ApiUser } from '../support/api';
+import { people, upgradeToPro, type ApiUser } from '../support/api';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
-import { launchChromium, screenshotPath, signInThroughApp } from '../support/browser';
+import { openProjectEdit, screenshotPath, userInChromium } from '../support/browser';
 import { localScimDirectory } from '../support/provisioned-project';
 import { until } from '../support/until';
 
@@ -24,7 +24,7 @@ const themes = ['light', 'dark'] as const;
  * 1280 and 390 px wide.
  */
 describe('project groups (Chromium)', () => {
-  let browser: Browser;
+  const session = userInChromium('project-groups', { firstName: 'Gia', lastName: 'Groups' });
   let page: Page;
   let user: ApiUser;
   let project: Project;
@@ -33,27 +33,11 @@ describe('project groups (Chromium)', () => {
   const groups = [`Staff ${tag}`, `Interns ${tag}`];
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    user = await apiUser({ firstName: 'Gia', lastName: 'Groups' });
+    ({ page, user } = session);
     project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Grouped', csvData: people(3, 'Grouped') } })).project;
-    await signInThroughApp(page, app, user);
-  });
-  afterAll(async () => {
-    await browser?.close();
-  });
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail') await page.screenshot({ path: screenshotPath(`failed-project-groups-${ctx.task.name.replace(/\W+/g, '-')}`) }).catch(() => undefined);
   });
 
-  const openEdit = async () => {
-    await page.goto(`${app}/projects/${project.id}`);
-    await page.getByRole('heading', { level: 1 }).waitFor();
-    await page.getByRole('button', { name: 'Edit' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Edit project' });
-    await dialog.waitFor();
-    return dialog;
-  };
+  const openEdit = () => openProjectEdit(page, project.id);
   const shot = async (name: string, check: () => Promise<Locator | void>) => {
     const found: string[] = [];
     for (const theme of themes) {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Download, type LaunchOptions, type Page } from 'playwright-core';
+import { chromium, type Browser, type Download, type LaunchOptions, type Locator, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { projectRoot } from '../../bin/local/settings';
 import { WELCOME_WINDOW_MS } from '../../shared/schemas/user';
@@ -188,4 +188,14 @@ export async function recordAddedTexts(page: Page): Promise<void> {
 /** Waits until an element with `text` was added since recordAddedTexts (shown, even if gone since). */
 export async function waitForAddedText(page: Page, text: string, timeout = 90_000): Promise<void> {
   await page.waitForFunction((wanted) => ((window as unknown as { addedTexts?: string[] }).addedTexts ?? []).some((added) => added.includes(wanted)), text, { timeout, polling: 100 });
+}
+
+/** The project's page, then its Edit dialog (returned once open). */
+export async function openProjectEdit(page: Page, projectId: string): Promise<Locator> {
+  await page.goto(`${inject('stack').urls.app}/projects/${projectId}`);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.getByRole('button', { name: 'Edit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Edit project' });
+  await dialog.waitFor();
+  return dialog;
 }
