@@ -85,9 +85,11 @@ describe('update a project from a changed file (Chromium)', () => {
       // rows arriving must not move the box under the pointer (a click landing then used to miss it).
       let release = () => {};
       const held = new Promise<void>((resolve) => (release = resolve));
-      await page.route(rowsOfThePreview, async (route) => {
-        await held;
-        await route.continue();
+      const routed: Promise<void>[] = [];
+      await page.route(rowsOfThePreview, (route) => {
+        const continued = held.then(() => route.continue());
+        routed.push(continued);
+        return continued;
       });
       try {
         await openWithPreview(next, '1 new, 0 changed, 4 unchanged, 0 rejected');
@@ -101,6 +103,7 @@ describe('update a project from a changed file (Chromium)', () => {
         await label.click();
       } finally {
         release();
+        await Promise.allSettled(routed);
         await page.unroute(rowsOfThePreview);
       }
       await dialog().getByText('The e-mail carries').waitFor();
