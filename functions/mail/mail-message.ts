@@ -2,41 +2,30 @@ import * as z from 'zod/mini';
 
 const id = z.string().check(z.minLength(1));
 
+/** What a job's message on the mail queue carries besides its ids: a chunk (one shard's rows between two rows) and how its deliveries went. */
+const jobChunkFields = {
+  chunk: z.optional(z.number()),
+  shard: z.optional(z.number()),
+  fromRow: z.optional(z.number()),
+  toRow: z.optional(z.number()),
+  requeues: z.optional(z.number()),
+  /** Deliveries put back because SES took no e-mail for now (quota used, sending paused, the daily cap): not counted as requeues. */
+  pauses: z.optional(z.number()),
+  /** Set by the dead-letter worker: the chunk failed every delivery; its accounts not reached fail with the reason. */
+  givenUp: z.optional(z.boolean()),
+};
+
 /**
  * A credentials send's step on the mail queue (functions/mail/credential-sends.ts): without a
  * chunk, plan the send (once its project's accounts exist) and queue its chunks; with one, e-mail
  * the accounts of one shard of the project between two rows.
  */
-export const credentialsMessageSchema = z.object({
-  type: z.literal('credentials'),
-  userId: id,
-  sendId: id,
-  chunk: z.optional(z.number()),
-  shard: z.optional(z.number()),
-  fromRow: z.optional(z.number()),
-  toRow: z.optional(z.number()),
-  requeues: z.optional(z.number()),
-  /** Deliveries put back because SES took no e-mail for now (quota used, sending paused): not counted as requeues. */
-  pauses: z.optional(z.number()),
-  /** Set by the dead-letter worker: the chunk failed every delivery; its accounts not reached fail with the reason. */
-  givenUp: z.optional(z.boolean()),
-});
+export const credentialsMessageSchema = z.object({ type: z.literal('credentials'), userId: id, sendId: id, ...jobChunkFields });
 export type CredentialsMessage = z.infer<typeof credentialsMessageSchema>;
 export type CredentialsChunkMessage = CredentialsMessage & { chunk: number; shard: number; fromRow: number; toRow: number };
 
 /** An expiry reminder's job on the mail queue (functions/schedules/expiry-reminder-job.ts): without a chunk, its plan; with one, the accounts of one shard between two rows. */
-export const reminderJobMessageSchema = z.object({
-  type: z.literal('expiry-reminder-job'),
-  userId: id,
-  jobId: id,
-  chunk: z.optional(z.number()),
-  shard: z.optional(z.number()),
-  fromRow: z.optional(z.number()),
-  toRow: z.optional(z.number()),
-  requeues: z.optional(z.number()),
-  pauses: z.optional(z.number()),
-  givenUp: z.optional(z.boolean()),
-});
+export const reminderJobMessageSchema = z.object({ type: z.literal('expiry-reminder-job'), userId: id, jobId: id, ...jobChunkFields });
 export type ReminderJobMessage = z.infer<typeof reminderJobMessageSchema>;
 export type ReminderChunkMessage = ReminderJobMessage & { chunk: number; shard: number; fromRow: number; toRow: number };
 

@@ -15,7 +15,7 @@ import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
-import { backoffMs, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
+import { mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import { SharedMailPacer } from './send-share';
 import { bounceWords, notifyBouncesPaused, overCutoff, recentBounceRate } from './bounce-rate';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';

@@ -61,6 +61,15 @@ function walkCounting(now: string) {
   return { sent, tags, walk };
 }
 
+/** A new user's project of three accounts that expires on `date`, reminding one day before. */
+async function remindingProject(projectName: string, date: string, person: string): Promise<{ owner: ApiUser; project: Project }> {
+  const owner = await apiUser();
+  const project = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName, expirationDate: date, csvData: people(3, person) } })).project;
+  await until('the accounts', () => accountsOf(owner, project.id), (list) => list.length === 3);
+  expect((await edit(owner, project, { reminderDays: 1 })).status).toBe(200);
+  return { owner, project };
+}
+
 describe('expiry reminders', () => {
   let user: ApiUser;
   let project: Project;
@@ -228,10 +237,7 @@ describe('expiry reminders', () => {
   });
 
   it('resumes a reminder job interrupted half-way without sending twice: the e-mail under way when its delivery died is recorded failed, the rest are sent, the job adds up; the chunk and the start delivered again send nothing', async () => {
-    const owner = await apiUser();
-    const seventh = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder seven', expirationDate: '2047-08-10', csvData: people(3, 'Remindseven') } })).project;
-    await until('the accounts', () => accountsOf(owner, seventh.id), (list) => list.length === 3);
-    expect((await edit(owner, seventh, { reminderDays: 1 })).status).toBe(200);
+    const { owner, project: seventh } = await remindingProject('Reminder seven', '2047-08-10', 'Remindseven');
     const at = '2047-08-09T12:00:00.000Z';
     const start = { type: 'expiry-reminder' as const, userId: owner.sub, projectId: seventh.id, expirationDate: '2047-08-10', days: 1 };
     // The worker dies while SES takes its second e-mail: the first went, the second's claim is written, its answer never recorded.
@@ -269,10 +275,7 @@ describe('expiry reminders', () => {
   });
 
   it("keeps the customer's daily cap: a used allowance pauses the reminder's chunk (the account not sent gives its claim back), and its later delivery goes on from that account", async () => {
-    const owner = await apiUser();
-    const eighth = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Reminder eight', expirationDate: '2048-09-10', csvData: people(3, 'Remindeight') } })).project;
-    await until('the accounts', () => accountsOf(owner, eighth.id), (list) => list.length === 3);
-    expect((await edit(owner, eighth, { reminderDays: 1 })).status).toBe(200);
+    const { owner, project: eighth } = await remindingProject('Reminder eight', '2048-09-10', 'Remindeight');
     const at = '2048-09-09T12:00:00.000Z';
     const sent: string[] = [];
     const capped = reminderRunner({
