@@ -89,7 +89,7 @@ function inScope(send: Record<string, unknown>, account: Record<string, unknown>
 const chunkAccounts = (deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: CredentialsChunkMessage) =>
   chunkAccountItems(deps.db, deps.tableName, { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow });
 
-/** The user's suppression list: address (trimmed, lower case) -> why. Also what expiry reminders skip (expiry-reminder-walk.ts). */
+/** The user's suppression list: address (trimmed, lower case) -> why. Also what expiry reminders skip (functions/schedules/expiry-reminder-job.ts). */
 export async function suppressionsOf(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const { SKPrefix } = keys.emailSuppressionsOf(userId);
