@@ -25,7 +25,7 @@ import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { dynamo } from '../functions/core/clients';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { benchPortShift } from './ports';
-import { cpuMeter } from './process-cpu';
+import { cpuMeter, dynamoDbPid } from './process-cpu';
 import type { Delivery } from '../bin/local/poller';
 import { startLocalStack } from '../bin/local/stack';
 import { createTestUser } from '../test/support/cognito-users';
@@ -142,20 +142,6 @@ async function storedByImport(db: DynamoDBDocumentClient, userId: string, projec
 /** The same items under another user (same-length id): same sizes, same partitions' shape. */
 const underOtherUser = (items: Record<string, unknown>[], from: string, to: string) =>
   items.map((item) => Object.fromEntries(Object.entries(item).map(([name, value]) => [name, typeof value === 'string' ? value.split(from).join(to) : value])));
-
-/** The DynamoDB Local JVM this process started (its CPU time beside ours). */
-function dynamoDbPid(): number | undefined {
-  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('DynamoDBLocal')) return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
 
 /**
  * Where a job's time went, from the bulk worker's deliveries: from the request to the first chunk
