@@ -22,27 +22,13 @@ import { defaultPacing } from '../functions/provisioning/adapters';
 import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
-import { cpuMeter, cpuText } from './process-cpu';
+import { cpuMeter, cpuText, dynamoDbPid } from './process-cpu';
 import { benchPortShift } from './ports';
 import { startRemoteScimServer } from './provisioning';
 
 const COUNT = 10_000;
 const LIMIT = 1.25;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/** DynamoDB Local's process: the JVM this process started. */
-function dynamoDbPid(): number | undefined {
-  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (parent === process.pid && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('DynamoDBLocal')) return Number(name);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return undefined;
-}
 
 export async function accountActionsBench(): Promise<void> {
   console.log(`\n== Deactivating ${COUNT.toLocaleString('en-US')} provisioned accounts on a SCIM server against a bare client's PATCHes (local stack)`);

@@ -30,3 +30,17 @@ export const cpuText = (seconds: Record<string, number>): string =>
   Object.entries(seconds)
     .map(([name, s]) => `${name} ${s.toFixed(1)} s`)
     .join(', ');
+
+/** The DynamoDB Local JVM this process started (the local stack's child), or undefined. */
+export function dynamoDbPid(): number | undefined {
+  for (const name of fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent === process.pid && fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes('DynamoDBLocal')) return Number(name);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return undefined;
+}
