@@ -1,10 +1,10 @@
 import { logger } from '../core/logger';
 import { queueWorker } from '../core/queue-worker';
-import { credentialSendDeps } from '../mail/credential-send-deps';
+import { credentialRecordDeps } from '../mail/credential-send-deps';
 import { mailMessageSchema } from '../mail/mail-message';
 import { recordDeadCredentials } from '../mail/send-credentials';
 
-const deadCredentials = recordDeadCredentials(credentialSendDeps());
+const deadCredentials = recordDeadCredentials(credentialRecordDeps());
 
 /**
  * The mail queue's dead letters: a credentials chunk or start is recorded (its accounts fail with
