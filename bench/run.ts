@@ -26,8 +26,9 @@
  *       (bench/project-deletion.ts; port offset 37500);
  *     `actions`: deactivating 10,000 provisioned accounts on a SCIM server beside a bare client's PATCHes at the
  *       same concurrency, <= 1.25x, 0 accounts left in a wrong state (bench/account-actions.ts; port offset 35000).
- *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
- *     project CSV download of the same rows (bench/exports.ts).
+ *  6. Exports of 100,000 accounts to csv and xlsx by the export worker's Lambda bundle beside a bare
+ *     paged Query, and the synchronous project CSV download of a project at its 10,000-account cap
+ *     (bench/exports.ts: peak RSS, heap and CPU time of each, in a process of its own).
  * 14. The Account Database's filtered pages (GET /api/accounts): p95 at 1,000 accounts against a large
  *     user (DIRECTORY_BENCH_ACCOUNTS, default 200,000, written into the table: said in the output),
  *     and the items a page reads (bench/directory.ts, part `directory`; port offset 22500).
