@@ -26,8 +26,9 @@
  *       (bench/project-deletion.ts; port offset 37500);
  *     `actions`: deactivating 10,000 provisioned accounts on a SCIM server beside a bare client's PATCHes at the
  *       same concurrency, <= 1.25x, 0 accounts left in a wrong state (bench/account-actions.ts; port offset 35000).
- *  6. Exports of 100,000 accounts to csv and xlsx beside a bare paged Query, and the synchronous
- *     project CSV download of the same rows (bench/exports.ts).
+ *  6. Exports of 100,000 accounts to csv and xlsx by the export worker's Lambda bundle beside a bare
+ *     paged Query, and the synchronous project CSV download of a project at its 10,000-account cap
+ *     (bench/exports.ts: peak RSS, heap and CPU time of each, in a process of its own).
  * 14. The Account Database's filtered pages (GET /api/accounts): p95 at 1,000 accounts against a large
  *     user (DIRECTORY_BENCH_ACCOUNTS, default 200,000, written into the table: said in the output),
  *     and the items a page reads (bench/directory.ts, part `directory`; port offset 22500).
@@ -48,6 +49,7 @@
 import '../bin/local/log-level';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { bundleLikeLambda, bundleParts } from './lambda-bundle';
@@ -88,6 +90,7 @@ const directorySize = (dir: string): number =>
 
 async function lambdaBundles() {
   console.log('\n== Lambda bundles (minified ESM, AWS SDK bundled; targets: < 500 KB, cold import < 150 ms)');
+  console.log(`  machine load (1/5/15 min): ${os.loadavg().map((load) => load.toFixed(1)).join(' / ')} on ${os.availableParallelism()} cores`);
   const entries = [
     ...routeGroups.map((g) => ({ name: g, entry: `functions/${g}/handler.ts` })),
     ...queues.flatMap((q) => [q.worker, q.deadLetterWorker].flatMap((w) => (w ? [{ name: w, entry: `functions/workers/${w}.ts` }] : []))),
@@ -113,21 +116,27 @@ async function lambdaBundles() {
     const metafile = await bundleLikeLambda(path.join(projectRoot, entry), outfile, name);
     const size = fs.statSync(outfile).size;
     const times: number[] = [];
+    // The import's CPU time beside its wall time: on a busy machine the wall time waits for a core, the CPU time much less so.
+    const cpuTimes: number[] = [];
     for (let i = 0; i < 5; i++) {
       const result = spawnSync(
         process.execPath,
-        ['--input-type=module', '-e', `const t = performance.now(); await import(${JSON.stringify(outfile)}); console.log(performance.now() - t);`],
+        ['--input-type=module', '-e', `const t = performance.now(), c = process.cpuUsage(); await import(${JSON.stringify(outfile)}); const u = process.cpuUsage(c); console.log(performance.now() - t, (u.user + u.system) / 1000);`],
         { env, encoding: 'utf8' },
       );
       if (result.status !== 0) throw new Error(`${name}: import failed\n${result.stderr.slice(-800)}`);
-      times.push(Number(result.stdout.trim()));
+      const [wall, cpu] = result.stdout.trim().split(' ').map(Number);
+      times.push(wall!);
+      cpuTimes.push(cpu!);
     }
     const layer = layerPackagesOf[name];
     if (layer) {
       const bytes = [...dependencyClosure(layer).values()].reduce((sum, dir) => sum + directorySize(dir), 0);
       console.log(`  ${name}: ${layer.join(', ')} in a layer, ${(bytes / 1048576).toFixed(1)} MB unzipped`);
     }
-    console.log(`  ${name.padEnd(14)} ${kb(size).padStart(10)}   cold import median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)})`);
+    console.log(
+      `  ${name.padEnd(14)} ${kb(size).padStart(10)}${size > 500 * 1024 ? ' (over 500 KB)' : ''}   cold import median ${median(times).toFixed(0)} ms (min ${Math.min(...times).toFixed(0)}, max ${Math.max(...times).toFixed(0)}), CPU median ${median(cpuTimes).toFixed(0)} ms`,
+    );
     // What it is made of: the largest packages (or the app's own folders), from esbuild's metafile.
     console.log(`      largest: ${bundleParts(metafile).slice(0, 6).map((part) => `${part.name} ${kb(part.bytes)}`).join(', ')}`);
   }

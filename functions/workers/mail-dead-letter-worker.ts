@@ -1,6 +1,6 @@
 import { logger } from '../core/logger';
 import { queueWorker } from '../core/queue-worker';
-import { credentialSendDeps } from '../mail/credential-send-deps';
+import { credentialRecordDeps } from '../mail/credential-send-deps';
 import { mailMessageSchema } from '../mail/mail-message';
 import { recordDeadCredentials } from '../mail/send-credentials';
 import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
@@ -8,9 +8,10 @@ import { requireEnv } from '../core/env';
 import { sqs } from '../core/clients';
 import { recordDeadReminder } from '../schedules/expiry-reminder-job';
 
-const sendDeps = credentialSendDeps();
-const deadCredentials = recordDeadCredentials(sendDeps);
-const deadReminders = recordDeadReminder({ ...sendDeps, queue: sqsCredentialsQueue(sqs(), requireEnv('MAIL_QUEUE_URL')) });
+// Dead letters are only recorded: nothing here sends (no SES client in the bundle).
+const recordDeps = credentialRecordDeps();
+const deadCredentials = recordDeadCredentials(recordDeps);
+const deadReminders = recordDeadReminder({ ...recordDeps, queue: sqsCredentialsQueue(sqs(), requireEnv('MAIL_QUEUE_URL')) });
 
 /**
  * The mail queue's dead letters: a credentials or expiry reminder chunk or start is recorded (its

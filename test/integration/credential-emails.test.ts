@@ -449,7 +449,12 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     expect(chunks).toHaveLength(3);
     // Every delivery of chunk 0 dies right after SES took its second e-mail (before recording it).
     await diesAfterSecondEmail(chunks[0]!);
-    await recordDeadCredentials(deps)(chunks[0]!);
+    // The dead-letter worker has no mailer, renderer or link issuer (credentialRecordDeps: its bundle holds no SES client).
+    const sendsNothing = (): never => {
+      throw new Error('the dead-letter worker sends nothing');
+    };
+    const deadDeps: SendChunkDeps = { ...deps, mailer: { send: async () => sendsNothing() }, tools: { sanitize: sendsNothing, toText: sendsNothing }, issueLink: undefined };
+    await recordDeadCredentials(deadDeps)(chunks[0]!);
     // Nothing sent twice, nobody else of the chunk sent; its successor (chunk 2) released.
     expect((await Promise.all([0, 1, 2].map((i) => mailsTo(`dead${i}@example.com`)))).map((m) => m.length)).toEqual([1, 1, 0]);
     expect(queuedChunks()).toEqual([0, 1, 2]);
@@ -467,7 +472,7 @@ describe('the chunk step replayed (redelivered queue messages)', () => {
     // Started as the route starts it, its first message kept here (not on the stack's queue, whose worker would plan it).
     const started = await startSend({ ...deps, newId: timeOrderedId, plan: async () => 'pro', linksAvailable: false })(user.sub, created.project.id, sendCredentialsSchema.parse({ scope: 'failed' }));
     expect(started.status).toBe('queued');
-    await recordDeadCredentials(deps)({ type: 'credentials', userId: user.sub, sendId: started.id });
+    await recordDeadCredentials(deadDeps)({ type: 'credentials', userId: user.sub, sendId: started.id });
     expect(sendView((await readSend(deps, user.sub, started.id))!)).toMatchObject({ status: 'failed' });
     const { Item: project } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.project(user.sub, created.project.id), ConsistentRead: true }));
     expect(project?.activeMailSend).toBeUndefined();
