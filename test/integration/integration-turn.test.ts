@@ -149,7 +149,7 @@ describe("the integration's turn: a short lease, a heartbeat, a fence", () => {
     const next = await takeIntegrationTurn(realDeps, { userId: user.sub, jobId: 'job-c', integrationId: integration }, pacing);
     expect(next).toBeDefined();
 
-    // A holder that never stops (crashed a moment ago): the request answers 409 after its wait, nothing called.
+    // A holder that does not stop (its heartbeat renews the lease, but it is stuck in a long call): the request answers 409 after its wait, nothing called.
     let fake = 0;
     const quick: TurnDeps = { ...realDeps, clock: () => fake, sleep: async (ms) => void (fake += ms) };
     await expect(
@@ -160,6 +160,35 @@ describe("the integration's turn: a short lease, a heartbeat, a fence", () => {
       ).rejects.toBeInstanceOf(ConflictError);
     expect(called).toBe(1);
     await next!.give();
+  });
+});
+
+describe('the dry run and the connection test call the platform on the turn', () => {
+  it("wait for a running job to give the turn up (at its heartbeat) and answer; a holder that does not stop makes them a 409, nothing called", async () => {
+    const integration = await user.json<Integration>('/api/integrations', {
+      body: { name: 'Turn requests', platform: 'custom', baseUrl: stack().scim.url, authMethod: 'bearer_token', authConfig: { token: stack().scim.token }, apiConfig: {} },
+    });
+    const realDeps: TurnDeps = { db: testDb(), tableName: TABLE, now: () => new Date() };
+    // A job's delivery holds the turn with a live heartbeat; it ends at its next call once the turn is asked for, as the lanes do.
+    const job = (await takeIntegrationTurn(realDeps, { userId: user.sub, jobId: 'job-running', integrationId: integration.id }, pacing))!;
+    const ended = until('the job asked to give the turn up', async () => job.open(), (open) => !open, 30_000, 50).then(() => job.give());
+    const tested = user.call(`/api/integrations/${integration.id}/test`, { method: 'POST' });
+    const checked = user.call(`/api/integrations/${integration.id}/check`, { body: { people: people(2, 'TurnCheck') } });
+    expect((await tested).status).toBe(200);
+    expect((await checked).status).toBe(200);
+    await ended;
+
+    // A live holder that does not stop (stuck in a long call; its heartbeat keeps its lease): 409 with the reason, the test not recorded.
+    const stuck = (await takeIntegrationTurn(realDeps, { userId: user.sub, jobId: 'job-stuck', integrationId: integration.id }, pacing))!;
+    const before = (await user.json<Integration[]>(`/api/integrations`)).find((i) => i.id === integration.id);
+    const busyTest = await user.call(`/api/integrations/${integration.id}/test`, { method: 'POST' });
+    expect(busyTest.status).toBe(409);
+    expect(((await busyTest.json()) as { message?: string; error?: string }).message ?? '').toContain('Try again in a few seconds');
+    expect((await user.call(`/api/integrations/${integration.id}/check`, { body: { people: people(1, 'TurnBusy') } })).status).toBe(409);
+    const after = (await user.json<Integration[]>(`/api/integrations`)).find((i) => i.id === integration.id);
+    expect(after?.lastTestDate).toBe(before?.lastTestDate);
+    await stuck.give();
+    expect((await user.call(`/api/integrations/${integration.id}/test`, { method: 'POST' })).status).toBe(200);
   });
 });
 
