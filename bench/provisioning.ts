@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
 import { startLocalStack } from '../bin/local/stack';
+import type { Delivery } from '../bin/local/poller';
 import { fork } from 'node:child_process';
 import type { ScimServerOptions, ScimUserSummary } from '../bin/local/scim-server';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -86,7 +87,16 @@ export async function provisioningBench(): Promise<void> {
   fs.rmSync(dataDir, { recursive: true, force: true });
   const serverPorts = { bulk: offset + 4100, single: offset + 4101, faulty: offset + 4102 };
   const origins = Object.values(serverPorts).map((port) => `http://127.0.0.1:${port}`);
-  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: origins, log: () => undefined });
+  // The provisioning worker's deliveries by run: where a run's time went (in a delivery, on the queue, between them).
+  const deliveries = new Map<string, Delivery[]>();
+  const observeDeliveries = (delivery: Delivery) => {
+    if (delivery.worker !== 'provisioning-worker') return;
+    for (const { body } of delivery.messages) {
+      const { jobId } = JSON.parse(body) as { jobId?: string };
+      if (jobId) deliveries.set(jobId, [...(deliveries.get(jobId) ?? []), delivery]);
+    }
+  };
+  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: origins, log: () => undefined, observeDeliveries });
   const servers: RemoteScimServer[] = [];
   try {
     const token = 'bench-directory-token';
@@ -140,7 +150,15 @@ export async function provisioningBench(): Promise<void> {
         job = await api(`/api/provisioning-jobs/${run.id}`);
         if (job.status === 'completed' || job.status === 'failed' || job.status === 'paused') break;
       }
-      return { ms: performance.now() - began, job };
+      return { ms: performance.now() - began, job, runId: run.id };
+    };
+    /** A run's deliveries: their count, the time inside them, and the time between one's end and the next one's start (queue and hand-over). */
+    const whereTimeWent = (runId: string) => {
+      const list = (deliveries.get(runId) ?? []).slice().sort((a, b) => a.receivedAt - b.receivedAt);
+      const inside = list.reduce((sum, d) => sum + (d.handledAt - d.receivedAt), 0);
+      let between = 0;
+      for (let i = 1; i < list.length; i++) between += Math.max(0, list[i]!.receivedAt - list[i - 1]!.handledAt);
+      return `${list.length} deliveries, ${seconds(inside)} in them, ${seconds(between)} between them (${list.length > 1 ? Math.round(between / (list.length - 1)) : 0} ms each)`;
     };
     /** The bare client: the same users, one POST each, `concurrency` in flight, keep-alive (fetch). */
     const bare = async (server: RemoteScimServer, tag: string, concurrency: number) => {
@@ -195,7 +213,8 @@ export async function provisioningBench(): Promise<void> {
       console.log(
         `  provision ${COUNT.toLocaleString('en-US')} accounts, ${label}: ${seconds(ours.ms)} (${ours.job.status}, ${ours.job.synced} synced, ${ours.job.failed} failed); ` +
           `bare client ${COUNT.toLocaleString('en-US')} POSTs at ${concurrency} in flight ${seconds(bareMs)}; ratio ${(ours.ms / bareMs).toFixed(2)}x (target <= 1.25x); ` +
-          `against the bare POSTs plus the status writes alone (${seconds(bareMs + writesMs)}): ${(ours.ms / (bareMs + writesMs)).toFixed(2)}x; users on the server ${(await server.stats()).users}`,
+          `against the bare POSTs plus the status writes alone (${seconds(bareMs + writesMs)}): ${(ours.ms / (bareMs + writesMs)).toFixed(2)}x; users on the server ${(await server.stats()).users}; ` +
+          `the run's worker: ${whereTimeWent(ours.runId)}`,
       );
     }
 

@@ -75,8 +75,9 @@ export async function pacedCalls<Item>(deps: PacedDeps, pace: Pace, items: reado
   const deadline = clock() + (deps.budgetMs ?? CHUNK_BUDGET_MS);
   const { bucket, concurrency } = pace;
   let later: number | undefined;
+  // Past the budget, or the turn may no longer be used (lost, lapsing, asked for: integration-turn.ts): the rest to a later delivery.
   const over = () => {
-    if (later === undefined && clock() < deadline) return false;
+    if (later === undefined && clock() < deadline && pace.open?.() !== false) return false;
     later ??= 0;
     return true;
   };
@@ -86,6 +87,7 @@ export async function pacedCalls<Item>(deps: PacedDeps, pace: Pace, items: reado
     for (;;) {
       if (over()) return;
       await bucket.take();
+      if (over()) return;
       const answer = await call(item);
       if (answer.retry === undefined) return;
       let waitMs: number | undefined;

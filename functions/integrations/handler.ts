@@ -12,6 +12,8 @@ import { dynamoPlanReader } from '../usage/plan-store';
 import { dynamoIntegrationStore } from './integration-store';
 import { integrationTemplates, localDirectoryTemplate } from './integration-templates';
 import { integrationUseCases } from './integrations';
+import { withRequestTurn } from '../account-jobs/integration-turn';
+import { pacingOf } from '../provisioning/adapters/pacing-defaults';
 
 const db = dynamo();
 const provisioningQueue = sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'));
@@ -24,6 +26,12 @@ const integrations = integrationUseCases({
   newId: timeOrderedId,
   securityEvents: { db, tableName },
   outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
+  // The test's call on the integration's turn, one request of its pace (a job running on it gives the turn up at its next call).
+  onTurn: (record, call) =>
+    withRequestTurn({ db, tableName, now: () => new Date() }, { userId: record.userId, integrationId: record.id, platformName: record.name }, pacingOf(record), async (turn) => {
+      await turn.bucket.take();
+      return call();
+    }),
   onTestPassed: (userId, integrationId) => provisioningQueue.send([{ type: 'resume', userId, integrationId }]),
   onDeleted: async (userId, integrationId) => {
     await failRunsOf({ db, tableName, now: () => new Date() }, userId, integrationId, 'The integration was deleted: the accounts not reached stay pending.');

@@ -22,6 +22,11 @@ export interface IntegrationPorts {
   onDeleted?: (userId: string, integrationId: string) => Promise<void>;
   /** Called after a test that succeeded: paused provisioning runs on the integration go on. */
   onTestPassed?: (userId: string, integrationId: string) => Promise<void>;
+  /**
+   * Runs the connection test's call on the integration's turn (functions/account-jobs/integration-turn.ts),
+   * so a job running on it keeps to the platform's limit with the test; none: called at once.
+   */
+  onTurn?: <T>(record: IntegrationRecord, call: () => Promise<T>) => Promise<T>;
   /** The connection test (real outbound HTTP by default). */
   test?: (target: ConnectionTarget, options: OutboundOptions) => Promise<ConnectionResult>;
   /** Where credentials added, changed or removed are recorded as security events. */
@@ -41,6 +46,7 @@ const notFound = () => new NotFoundError('Integration not found');
 /** The API integration use cases. Creating and testing are Pro features; listing and deleting are not (a lapsed plan keeps its data). */
 export function integrationUseCases(ports: IntegrationPorts) {
   const runTest = ports.test ?? testConnection;
+  const onTurn = ports.onTurn ?? (<T>(_record: IntegrationRecord, call: () => Promise<T>) => call());
   const assertPlan = async (userId: string) => assertApiIntegrations(await ports.plan(userId));
   /** The decrypted credentials, or undefined when they cannot be read (the key changed, the item was altered). */
   const readCredentials = async (userId: string, integrationId: string, token: string): Promise<Record<string, string> | undefined> => {
@@ -175,9 +181,11 @@ export function integrationUseCases(ports: IntegrationPorts) {
       const credentials = await readCredentials(userId, record.id, record.authConfigEncrypted);
       const result: ConnectionResult = !credentials
         ? { status: 'failed', message: 'The stored credentials can no longer be read. Delete this integration and add it again.' }
-        : await runTest(
-            { platform: record.platform, apiType: record.apiType, baseUrl: record.baseUrl, authMethod: record.authMethod, credentials, apiConfig: record.apiConfig ?? {} },
-            ports.outbound,
+        : await onTurn(record, () =>
+            runTest(
+              { platform: record.platform, apiType: record.apiType, baseUrl: record.baseUrl, authMethod: record.authMethod, credentials, apiConfig: record.apiConfig ?? {} },
+              ports.outbound,
+            ),
           );
       const updated = await ports.store.recordTest(userId, id, { ...result, at: ports.now().toISOString() });
       if (!updated) throw notFound();

@@ -1,6 +1,6 @@
 import { checkPeopleSchema, startProvisioningSchema } from '../../shared/schemas/provisioning';
 import { appCipher } from '../core/encryption';
-import { adapterFactory } from './adapters';
+import { adapterFactory, pacingOf } from './adapters';
 import { checkPeople } from './check-people';
 import { NotFoundError } from '../core/errors';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -38,6 +38,8 @@ const check = checkPeople({
   cipher: appCipher,
   adapterFor: adapterFactory(runtime.outbound),
   now: () => new Date(),
+  turn: runtime,
+  pacingOf,
 });
 
 const actionDeps = {

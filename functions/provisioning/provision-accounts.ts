@@ -214,13 +214,14 @@ async function provisionOnTurn(
         const refusals = new Map<Record<string, unknown>, number>();
         // A write that failed (another delivery wrote the blocks: this one's lease lapsed) ends the calls.
         while (waiting.length && !stop && !recorder.failed) {
-          if (clock() >= deadline) {
+          if (clock() >= deadline || !turn.open()) {
             stop = { kind: 'later', delayMs: 0 };
             return;
           }
           await bucket.take();
           if (stop) return;
-          if (clock() >= deadline) {
+          // Past the budget, or the turn may no longer be used (lost, lapsing, asked for): the rest to a later delivery.
+          if (clock() >= deadline || !turn.open()) {
             stop = { kind: 'later', delayMs: 0 };
             return;
           }
