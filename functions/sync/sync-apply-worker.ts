@@ -397,7 +397,7 @@ async function addNew(deps: ApplyWorkerDeps, userId: string, item: SyncPreviewIt
   // Added by a delivery that died before it recorded them.
   const already = all.length - rows.length;
   if (rows.length === 0) return { ...apply, created: already, step: 'done' };
-  const valid: CheckedRow[] = rows.map((r, i) => ({ row: i + 1, firstName: r.firstName, lastName: r.lastName, email: r.email }));
+  const valid: CheckedRow[] = rows.map((r, i) => ({ row: i + 1, firstName: r.firstName, lastName: r.lastName, email: r.email, ...(r.attributes ? { attributes: r.attributes } : {}) }));
   const input = {
     projectName: String(project.name),
     accountType: project.accountType,
