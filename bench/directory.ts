@@ -13,6 +13,8 @@
  * filled: the steady state, not the one-time fill of older projects). Writing 1,000,000 items to DynamoDB Local takes long on this machine: the large user has
  * DIRECTORY_BENCH_ACCOUNTS accounts (default 200,000), and the output says how many.
  * DIRECTORY_BENCH_ONLY (a part of a combination's name, e.g. `term`) measures only the matching ones.
+ * DIRECTORY_BENCH_ROUNDS (default 1) measures every combination that many times over the same
+ * table (a run of its own each, printed with its round): the seeding of 1,000,000 is done once.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,6 +36,7 @@ const SMALL = 1_000;
 const LARGE = Number(process.env.DIRECTORY_BENCH_ACCOUNTS ?? 200_000);
 const PER_PROJECT = 10_000;
 const REQUESTS = 40;
+const ROUNDS = Math.max(1, Number(process.env.DIRECTORY_BENCH_ROUNDS ?? 1) || 1);
 
 const p95 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.ceil(values.length * 0.95) - 1]!;
 
@@ -179,7 +182,8 @@ export async function directoryBench(): Promise<void> {
       return { ...page, returned };
     };
     const only = process.env.DIRECTORY_BENCH_ONLY?.toLowerCase();
-    for (const [name, params] of combinations.filter(([name]) => !only || name.toLowerCase().includes(only))) {
+    const measured = combinations.filter(([name]) => !only || name.toLowerCase().includes(only));
+    for (const [round, name, params] of Array.from({ length: ROUNDS }, (_, r) => measured.map(([name, params]) => [r + 1, name, params] as const)).flat()) {
       const query = new URLSearchParams({ limit: '25', ...params }).toString();
       // Warm both users' path, then alternate them (the same JVM and handler warmth for both).
       for (let i = 0; i < 5; i++) await Promise.all([small.call(query), large.call(query)]);
@@ -205,7 +209,7 @@ export async function directoryBench(): Promise<void> {
       const smallPage = await readBy(small.user.sub, parsed);
       const largePage = await readBy(large.user.sub, parsed);
       console.log(
-        `  ${name.padEnd(34)} p95 ${p95(times.small).toFixed(1).padStart(6)} ms vs ${p95(times.large).toFixed(1).padStart(6)} ms, ratio ${(p95(times.large) / p95(times.small)).toFixed(2)}x;` +
+        `  ${ROUNDS > 1 ? `[${round}/${ROUNDS}] ` : ''}${name.padEnd(34)} p95 ${p95(times.small).toFixed(1).padStart(6)} ms vs ${p95(times.large).toFixed(1).padStart(6)} ms, ratio ${(p95(times.large) / p95(times.small)).toFixed(2)}x;` +
           ` first page: ${smallPage.items.length} vs ${largePage.items.length} shown, accounts/index entries read ${smallPage.itemsRead} vs ${largePage.itemsRead}, all items ${smallPage.returned} vs ${largePage.returned}, count ${smallPage.count.toLocaleString('en-US')} vs ${largePage.count.toLocaleString('en-US')} (${largePage.countIs})`,
       );
     }

@@ -19,6 +19,8 @@ import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { writeHistoryBlocks, type HistoryBlockEntry } from '../accounts/account-history-blocks';
 import { attributesOf } from '../accounts/account-item';
+import { attributeCountMoves } from '../accounts/attribute-counts';
+import { attributeIndexItems } from '../accounts/attribute-index-items';
 import { blockHolding } from '../accounts/username-claims';
 import { mapBounded } from '../provisioning/pacing';
 import type { ActionChunkMessage } from '../provisioning/provisioning-message';
@@ -350,6 +352,8 @@ async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, proj
     },
     ...(status === 'success' && platform ? counterUpdates(deps.tableName, userId, '', { synced: { platform, count: -1 } }) : []),
     ...(await usernameRelease(deps, userId, String(job.projectId), account)),
+    // Its Attribute filter entries and their values' counters (the exact count: attribute-counts.ts).
+    ...attributeErase(deps.tableName, userId, String(job.projectId), account),
   ];
   try {
     await withRetry('Applying an account action', deps.retry ?? workerRetry, isThrottling, () => deps.db.send(new TransactWriteCommand({ TransactItems: items })));
@@ -358,6 +362,12 @@ async function erase(deps: Deps, job: JobItem, message: ActionChunkMessage, proj
     if (cancelledOn(error, 0) || cancelledOn(error, 1)) return;
     throw error;
   }
+}
+
+/** A deleted account's Attribute filter entries go, and each value's counter counts it off (in the erase transaction: once). */
+function attributeErase(tableName: string, userId: string, projectId: string, account: Account) {
+  const entries = attributeIndexItems(userId, projectId, rowOf(account), attributesOf(account));
+  return [...entries.map(({ PK, SK }) => ({ Delete: { TableName: tableName, Key: { PK, SK } } })), ...attributeCountMoves(tableName, userId, projectId, { remove: entries, put: [] })];
 }
 
 /** The account's username back to the pool: its name item when it names the account, else its place in an import's username block. */

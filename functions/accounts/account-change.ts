@@ -3,6 +3,8 @@ import { attributeField, editableAccountFields, platformChangeText, type Editabl
 import type { AccountAttributes } from '../../shared/schemas/attributes';
 import { keys } from '../core/keys';
 import { attributesOf } from './account-item';
+import { ValidationError } from '../core/errors';
+import { attributeCountMoves } from './attribute-counts';
 import { attributeIndexChanges } from './attribute-index-items';
 import { searchTerm } from './search-terms';
 
@@ -17,7 +19,8 @@ import { searchTerm } from './search-terms';
  *    conditional on the fields as read (the map compared whole when it changes), so two writers
  *    cannot lose one another's change or record a wrong "from";
  *  - its history entry (`edited`, one change per field and per extra column);
- *  - the Attribute filter's entries moved (functions/accounts/attribute-index.ts, pattern 76c);
+ *  - the Attribute filter's entries moved (functions/accounts/attribute-index.ts, pattern 76c),
+ *    and their values' counters (functions/accounts/attribute-counts.ts);
  * and `newKeys`, the extra columns the project's `attributeKeys` must gain (projectTouch).
  */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -116,6 +119,10 @@ export function accountChange(tableName: string, input: AccountChangeInput): Acc
     const index = attributeIndexChanges(input.userId, input.projectId, input.row, attributesBefore, attributesAfter);
     for (const Key of index.remove) items.push({ Delete: { TableName: tableName, Key } });
     for (const Item of index.put) items.push({ Put: { TableName: tableName, Item } });
+    // Their counters with them (the exact count: attribute-counts.ts), once, as the transaction is.
+    items.push(...attributeCountMoves(tableName, input.userId, input.projectId, index));
+    // A transaction holds 100 items, the caller's project update one of them: 24 columns changed at once fit, all 25 do not.
+    if (items.length > 99) throw new ValidationError('Too many extra columns change at once: change at most 24 in one edit');
   }
   const newKeys = Object.keys(attributesAfter).filter((key) => !(key in attributesBefore));
   return { changes, set, items, newKeys, emailChanged };

@@ -55,3 +55,15 @@ export async function attributeProjectRows(
     ...(rows.length ? { last: rows[rows.length - 1] } : {}),
   };
 }
+
+/**
+ * How many accounts of each project hold column `key` = `value` (any case), from the counters
+ * (functions/accounts/attribute-counts.ts): one BatchGetItem of a counter per project, for the
+ * projects that keep them (`attributeCountsKept`); a project with no counter of the value has none.
+ */
+export async function attributeValueCounts(db: DynamoDBDocumentClient, tableName: string, userId: string, projectIds: readonly string[], attribute: { key: string; value: string }): Promise<Map<string, number>> {
+  const valueKey = attributeValueKey(attribute.value);
+  const counterKeys = projectIds.map((projectId) => keys.accountAttributeCount(userId, projectId, attribute.key, valueKey));
+  const found = await accountsByKey(db, tableName, counterKeys);
+  return new Map(projectIds.map((projectId, n) => [projectId, Math.max(0, Number(found.get(`${counterKeys[n]!.PK}|${counterKeys[n]!.SK}`)?.n ?? 0))]));
+}

@@ -9,7 +9,7 @@ import { NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
 import { projectAttributeKeys, syncCounts } from '../projects/project-item';
-import { attributeProjectRows, foldAttributeValue } from './attribute-index';
+import { attributeProjectRows, attributeValueCounts, foldAttributeValue } from './attribute-index';
 import { accountView, readableAccountPassword } from './account-item';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
@@ -100,12 +100,12 @@ function projectMatches(project: Project, filters: DirectoryFilters): boolean {
 /**
  * How many of the project's accounts can match, from its counters: exact when every account-level
  * filter has a counter (one of platform status, e-mail status, or active / deactivated / expired;
- * not two of them, not 'viewed', not a created range, not an attribute value), else the smallest
- * counter that bounds it. Active / deactivated / expired are the account's state as its row shows
+ * or a column value, counted by `attributeCount` where the project keeps value counters; not two
+ * of them, not 'viewed', not a created range), else the smallest counter that bounds it. Active / deactivated / expired are the account's state as its row shows
  * it, counted by the project's `deactivatedCount` (expired ones included) and `expiredCount`
  * (pattern 79): a project older than them (absent) gives its account count, a bound.
  */
-export function projectBound(project: Project, filters: DirectoryFilters): { count: number; exact: boolean } {
+export function projectBound(project: Project, filters: DirectoryFilters, attributeCount?: number): { count: number; exact: boolean } {
   const accounts = Math.max(0, Number(project.accountCount ?? 0));
   const bounds: number[] = [accounts];
   let counted = 0;
@@ -127,8 +127,14 @@ export function projectBound(project: Project, filters: DirectoryFilters): { cou
       counted++;
     } else exact = false;
   }
-  // No counter per column value (docs/data-model.md, "Counts"): a bound (the project's accounts), never exact.
-  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo || filters.attributeName) exact = false;
+  // A column value: its counter where the project keeps them (attributeValueCounts), else a bound (the project's accounts).
+  if (filters.attributeName) {
+    if (attributeCount !== undefined) {
+      bounds.push(attributeCount);
+      counted++;
+    } else exact = false;
+  }
+  if (counted > 1 || filters.emailStatus === 'viewed' || filters.createdFrom || filters.createdTo) exact = false;
   return { count: Math.max(0, Math.min(...bounds)), exact };
 }
 
@@ -389,7 +395,12 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
     const byId = new Map(projectItems.map((project) => [String(project.id), project]));
     const chosen = projectItems.filter((project) => projectMatches(project, filters));
-    const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters)]));
+    // The Attribute filter: each chosen project that keeps its value counters gives its count (one read of a counter each).
+    const attributeCounts =
+      filters.attributeName && !paged
+        ? await attributeValueCounts(deps.db, deps.tableName, userId, chosen.filter((project) => project.attributeCountsKept === true).map((project) => String(project.id)), { key: filters.attributeName, value: filters.attributeValue ?? '' })
+        : new Map<string, number>();
+    const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters, attributeCounts.get(String(project.id)))]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);
     // Sync Failed / Removed: the projects whose blocks keep status lists are read through them.

@@ -181,6 +181,7 @@ export const addPeople =
         await deps.store.renewLock(userId, jobId, { now: deps.now().getTime(), until: deps.now().getTime() + LOCK_TTL_MS }).catch(() => undefined);
         return await startJob();
       }
+      await deps.store.countAttributes(userId, projectId, valid.map((person, i) => ({ row: firstRow + i, attributes: person.attributes })), jobId);
       const finished = deps.now();
       const at = finished.toISOString();
       await deps.store

@@ -7,6 +7,7 @@ import {
   type DynamoDBDocumentClient,
 } from '@aws-sdk/lib-dynamodb';
 import { RetryLaterError } from '../core/retry-later';
+import { countAttributesOrGiveUp } from '../accounts/attribute-counts';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { planLimits, UNLIMITED } from '../../shared/plans';
 import { ConflictError, GoneError, NotFoundError, PlanLimitError } from '../core/errors';
@@ -87,6 +88,12 @@ export interface BulkStore {
    * retrying throttling and unprocessed items with full jitter inside the store's time budget.
    */
   writeAll(items: readonly Item[], options?: { parallel?: number }): Promise<void>;
+  /**
+   * Accounts written at once (not by a job's chunk) are stored: their extra column values counted
+   * once under `once` (functions/accounts/attribute-counts.ts); a failure takes the project's
+   * exact-count mark off instead of failing the request.
+   */
+  countAttributes(userId: string, projectId: string, rows: readonly { row: number; attributes?: Readonly<Record<string, string>> }[], once: string): Promise<void>;
 }
 
 const STILL_CREATING = 'The accounts of this project are still being created. Add people once that has finished.';
@@ -505,6 +512,7 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
 
     writeAll,
 
+    countAttributes: (userId, projectId, rows, once) => countAttributesOrGiveUp({ db, tableName, retry }, userId, projectId, rows, once),
   };
 }
 

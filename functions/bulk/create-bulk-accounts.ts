@@ -285,6 +285,7 @@ export const createBulkAccounts =
         return await startJob();
       }
       // Everything is stored: what is left is bookkeeping, and its failure must not hide the accounts.
+      await deps.store.countAttributes(userId, projectId, valid, projectId);
       await deps.store.writeAll(activity).catch((error: unknown) => {
         logger.error('Recording the activity of a creation answered at once failed after its accounts were stored', { userId, projectId, error: error instanceof Error ? error.message : String(error) });
       });

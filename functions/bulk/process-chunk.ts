@@ -9,6 +9,7 @@ import { isThrottling, isTransactionConflict, withRetry, workerRetry, type Retry
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { accountItem } from '../accounts/account-item';
+import { countAttributes } from '../accounts/attribute-counts';
 import { attributeIndexItems } from '../accounts/attribute-index-items';
 import { activityItem } from '../dashboard/activity';
 import { counterUpdates, monthOf, userTimeZone } from '../analytics/counters';
@@ -165,8 +166,13 @@ export const processChunk =
       if (error instanceof UsernameTakenError) takenByJob.delete(message.jobId);
       throw error;
     }
+    // Their extra column values counted (the Attribute filter's exact count), once per chunk.
+    await countAttributes(deps, message.userId, message.projectId, message.rows, chunkOnce(message));
     await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
   };
+
+/** The id a chunk's attribute counts are recorded under: a redelivery counts nothing twice. */
+const chunkOnce = (message: BulkChunkMessage) => `${message.jobId}#${message.chunk}`;
 
 /**
  * A job adding people to an existing project has its own id (a creation's job is its project's):
@@ -222,6 +228,8 @@ export const recordDeadChunk = (deps: ChunkDeps) => async (message: BulkChunkMes
   // only the rows with no account are failed.
   const stored = await storedRows(deps, message);
   const missing = message.rows.filter((r) => !stored.has(r.row));
+  // The stored ones' values counted (those an earlier delivery counted are not counted again).
+  await countAttributes(deps, message.userId, message.projectId, message.rows.filter((r) => stored.has(r.row)), chunkOnce(message));
   if (!missing.length) {
     // Every account is there (e.g. recording it conflicted with other workers every time).
     await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });

@@ -112,6 +112,12 @@ export const keys = {
    */
   accountAttributeIndex: (userId: string, projectId: string, key: string, valueKey: string, row: number) =>
     ({ PK: `${accountPartition(userId, projectId, 0)}#ATTR`, SK: `${key}#${valueKey}#${rowKey(row)}` }) as const,
+  /**
+   * How many of a project's accounts hold one column value (the Attribute filter's exact count,
+   * functions/accounts/attribute-counts.ts): in the index's partition, after every entry (a column
+   * key starts with a letter, '~' sorts after them), so no entry range ever reads one.
+   */
+  accountAttributeCount: (userId: string, projectId: string, key: string, valueKey: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#ATTR`, SK: `~COUNT#${key}#${valueKey}` }) as const,
   /** Query: the index entries of one column value in a project (begins_with / BETWEEN on SK). */
   accountAttributeIndexOf: (userId: string, projectId: string, key: string, valueKey: string) => ({ PK: `${accountPartition(userId, projectId, 0)}#ATTR`, SKPrefix: `${key}#${valueKey}#` }) as const,
 

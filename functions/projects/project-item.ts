@@ -35,6 +35,8 @@ export const projectItem = (record: ProjectRecord) => ({
   expiredCount: record.expiredCount ?? 0,
   // No state blocks of any channel yet: readers by key skip them until a writer takes its channel out.
   noStatesYet: new Set(stateChannels),
+  // Its accounts' extra column values are counted from the start (functions/accounts/attribute-counts.ts): the Attribute filter's count is exact.
+  attributeCountsKept: true,
 });
 
 /** A project item's attribute keys (a string set as stored), in the order exports show them. */

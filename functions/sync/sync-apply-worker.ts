@@ -18,6 +18,7 @@ import type { CheckedRow } from '../bulk/check-rows';
 import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
 import { ConflictError, HttpError } from '../core/errors';
 import { timeOrderedIdFrom } from '../core/ids';
+import { ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { mapBounded } from '../provisioning/pacing';
@@ -243,19 +244,26 @@ async function updateOne(
       }
     }
     const row = Number(account.row);
-    const write = accountChange(deps.tableName, {
-      userId,
-      projectId: item.projectId,
-      row,
-      accountId: String(account.id),
-      item: account,
-      after,
-      ...(attributes ? { attributes } : {}),
-      ...(onPlatform ? { platform } : {}),
-      at,
-      historyId: timeOrderedIdFrom(at, `${item.id}#${row}`),
-      detail: 'Updated from a file',
-    });
+    let write: ReturnType<typeof accountChange>;
+    try {
+      write = accountChange(deps.tableName, {
+        userId,
+        projectId: item.projectId,
+        row,
+        accountId: String(account.id),
+        item: account,
+        after,
+        ...(attributes ? { attributes } : {}),
+        ...(onPlatform ? { platform } : {}),
+        at,
+        historyId: timeOrderedIdFrom(at, `${item.id}#${row}`),
+        detail: 'Updated from a file',
+      });
+    } catch (error) {
+      // More extra columns changed at once than one transaction holds: this account is listed as not updated.
+      if (error instanceof ValidationError) return { failed: error.message };
+      throw error;
+    }
     try {
       await withRetry('Applying a sync', workerRetry, isThrottling, () => deps.db.send(new TransactWriteCommand({ TransactItems: write.items })));
       return { updated: true, onPlatform };
@@ -397,7 +405,7 @@ async function addNew(deps: ApplyWorkerDeps, userId: string, item: SyncPreviewIt
   // Added by a delivery that died before it recorded them.
   const already = all.length - rows.length;
   if (rows.length === 0) return { ...apply, created: already, step: 'done' };
-  const valid: CheckedRow[] = rows.map((r, i) => ({ row: i + 1, firstName: r.firstName, lastName: r.lastName, email: r.email }));
+  const valid: CheckedRow[] = rows.map((r, i) => ({ row: i + 1, firstName: r.firstName, lastName: r.lastName, email: r.email, ...(r.attributes ? { attributes: r.attributes } : {}) }));
   const input = {
     projectName: String(project.name),
     accountType: project.accountType,

@@ -228,7 +228,8 @@ export function diffRows(file: { rows: readonly CsvRow[]; header: readonly strin
     }
     account ??= byEmail.get(row.email.toLowerCase());
     if (!account) {
-      sections.new.push({ row: row.row, firstName: row.firstName, lastName: row.lastName, email: row.email });
+      // The new person's extra columns go with them (created as at creation: functions/bulk/add-people.ts).
+      sections.new.push({ row: row.row, firstName: row.firstName, lastName: row.lastName, email: row.email, ...(columns.attributes && Object.keys(columns.attributes).length ? { attributes: columns.attributes } : {}) });
       continue;
     }
     const accountId = String(account.id);

@@ -36,7 +36,7 @@ export interface SyncFieldChange {
   from: string;
   to: string;
 }
-export interface SyncNewRow { row: number; firstName: string; lastName: string; email: string }
+export interface SyncNewRow { row: number; firstName: string; lastName: string; email: string; attributes?: Record<string, string> }
 export interface SyncChangedRow { row: number; accountId: string; username: string; matchedBy: SyncMatchKey; changes: SyncFieldChange[] }
 export interface SyncUnchangedRow { row: number; accountId: string; username: string; firstName: string; lastName: string; email: string }
 export interface SyncMissingAccount { accountId: string; username: string; firstName: string; lastName: string; email: string; isActive: boolean }

@@ -67,6 +67,8 @@ describe('Extra columns in Chromium', () => {
     await page.getByRole('list', { name: 'Active filters' }).getByText('Department: sales').waitFor();
     await page.getByRole('cell', { name: `omar.${tag}@example.com` }).waitFor();
     await page.getByRole('cell', { name: `nora.${tag}@example.com` }).waitFor({ state: 'detached' });
+    // The badge is exact (the project counts its column values), not 'Up to 2 results'.
+    await page.getByText('1 result', { exact: true }).waitFor();
   };
 
   it('filters the Account Database by a department', async () => {

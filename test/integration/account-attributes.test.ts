@@ -10,6 +10,8 @@ import { apiUser, exportDownloadUrl, testDb, upgradeToPro, type ApiUser } from '
 import { browseAccounts } from '../../functions/accounts/browse-accounts';
 import { directoryQuerySchema } from '../../shared/schemas/account-directory';
 import { until } from '../support/until';
+import { countAttributes } from '../../functions/accounts/attribute-counts';
+import type { SyncPreview } from '../../shared/schemas/account-sync';
 
 /**
  * Extra columns kept per account (issue 28 item 5): a CSV's department, title, manager e-mail,
@@ -194,7 +196,8 @@ describe('the Attribute filter of the Account Database', () => {
       const page = await user.json<{ items: AccountView[]; nextCursor?: string; count: number; countIs: string }>(
         `/api/accounts?attributeName=department&attributeValue=sales&limit=25${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
-      expect(page.countIs).toBe('at-most');
+      // The projects keep a counter per column value: the count is exact.
+      expect(page).toMatchObject({ countIs: 'exact', count: 111 });
       found.push(...page.items);
       cursor = page.nextCursor;
       requests++;
@@ -251,4 +254,73 @@ describe('the Attribute filter of the Account Database', () => {
     expect(page.itemsRead).toBeLessThanOrEqual(12);
     expect(created.project.attributeKeys).toEqual(['site']);
   }, 60_000);
+
+  it('counts exactly what it lists, across projects, after a creation (a job and at once), people added, an edit, a sync (changed, new, deleted) and a delete; a batch counted twice counts once', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    /** The badge and the rows listed (every page), for a value, over every project or one. */
+    const countAndList = async (value: string, projectId?: string) => {
+      const listed: AccountView[] = [];
+      let cursor: string | undefined;
+      let first: { count: number; countIs: string } | undefined;
+      let requests = 0;
+      do {
+        const page = await user.json<{ items: AccountView[]; nextCursor?: string; count: number; countIs: string }>(
+          `/api/accounts?attributeName=department&attributeValue=${value}&limit=100${projectId ? `&projectId=${projectId}` : ''}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        first ??= page;
+        listed.push(...page.items);
+        cursor = page.nextCursor;
+        requests++;
+      } while (cursor && requests < 40);
+      expect(cursor).toBeUndefined();
+      return { count: first!.count, countIs: first!.countIs, listed: listed.length };
+    };
+    const expectCount = async (value: string, n: number, projectId?: string) => expect(await countAndList(value, projectId)).toEqual({ count: n, countIs: 'exact', listed: n });
+
+    // A job's worth (its chunks count): every 10th of 1,100 in Sales.
+    const rows = Array.from({ length: 1100 }, (_, i) => ({ firstName: `H${i}`, lastName: 'Count', email: `h${i}@example.com`, attributes: { department: i % 10 === 0 ? 'Sales' : 'Support' } }));
+    const queued = await user.json<{ project: Project; job: BulkJob }>('/api/bulk-create', { body: { projectName: 'Big', csvData: rows } });
+    await until('the job', () => user.json<BulkJob>(`/api/bulk-jobs/${queued.job.id}`), (job) => job.status === 'completed' || job.status === 'failed');
+    // A project answered at once, then people added to it at once.
+    const person = (i: number, department: string) => ({ firstName: `P${i}`, lastName: 'Roster', email: `p${i}@example.com`, attributes: { department } });
+    const roster = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Roster', csvData: [person(0, 'Sales'), person(1, 'Sales'), person(2, 'Support'), person(3, 'sales ')] } });
+    const added = await user.call('/api/bulk-create', { body: { projectName: 'ignored', projectId: roster.project.id, csvData: [person(4, 'SALES')] } });
+    expect(added.status, await added.clone().text()).toBe(200);
+    await expectCount('Sales', 114);
+    await expectCount('Sales', 4, roster.project.id);
+    await expectCount('Support', 991);
+
+    // An edit of the column moves one count.
+    const p0 = (await accountsOf(user, roster.project.id)).find((a) => a.email === 'p0@example.com')!;
+    expect((await user.call(`/api/accounts/${p0.id}`, { method: 'PUT', body: { firstName: 'P0', lastName: 'Roster', email: 'p0@example.com', attributes: { department: 'Support' } } })).status).toBe(200);
+    await expectCount('Sales', 113);
+    await expectCount('Support', 992);
+
+    // A sync of the roster: p1 and p2 change, p3 is missing (deleted), p5 is new.
+    const form = (await (await user.call('/api/bulk-uploads', { method: 'POST' })).json()) as BulkUploadForm;
+    const data = new FormData();
+    for (const [name, value] of Object.entries(form.fields)) data.append(name, value);
+    const file = ['First Name,Last Name,Email,Department', 'P0,Roster,p0@example.com,Support', 'P1,Roster,p1@example.com,Support', 'P2,Roster,p2@example.com,Sales', 'P4,Roster,p4@example.com,SALES', 'P5,Roster,p5@example.com,Sales'].join('\n');
+    data.append('file', new Blob([file], { type: 'text/csv' }), 'roster.csv');
+    expect((await fetch(form.url, { method: 'POST', body: data })).status).toBeLessThan(300);
+    expect((await user.call(`/api/projects/${roster.project.id}/sync-previews`, { body: { uploadId: form.id } })).status).toBe(202);
+    const preview = await until('the preview', () => user.json<SyncPreview>(`/api/sync-previews/${form.id}`), (p) => p.status !== 'reading');
+    expect(preview.counts).toMatchObject({ new: 1, changed: 2, missing: 1 });
+    expect((await user.call(`/api/sync-previews/${form.id}/apply`, { body: { createNew: true, updateChanged: true, missing: 'delete' } })).status).toBe(202);
+    await until('the apply', () => user.json<SyncPreview>(`/api/sync-previews/${form.id}`), (p) => p.status === 'applied', 180_000, 250);
+    // Roster: p2, p4, p5 in Sales; p0, p1 in Support.
+    expect((await accountsOf(user, roster.project.id)).map((a) => `${a.email} ${a.attributes?.department}`).sort()).toEqual(['p0@example.com Support', 'p1@example.com Support', 'p2@example.com Sales', 'p4@example.com SALES', 'p5@example.com Sales']);
+    await expectCount('Sales', 3, roster.project.id);
+    await expectCount('Sales', 113);
+    await expectCount('Support', 992);
+    await expectCount('Marketing', 0);
+
+    // A batch counted again under the same id (a redelivered chunk) counts nothing twice.
+    const deps = { db: testDb(), tableName: 'bulkonboard' };
+    await countAttributes(deps, user.sub, roster.project.id, [{ row: 99, attributes: { department: 'Sales' } }], 'replayed');
+    const once = (await countAndList('Sales', roster.project.id)).count;
+    await countAttributes(deps, user.sub, roster.project.id, [{ row: 99, attributes: { department: 'Sales' } }], 'replayed');
+    expect((await countAndList('Sales', roster.project.id)).count).toBe(once);
+  }, 300_000);
 });

@@ -38,6 +38,22 @@ describe('accountChange', () => {
     // Sales and Rep leave the index, Marketing and C1 enter it.
     expect(index.filter((i) => i.Delete)).toHaveLength(2);
     expect(index.filter((i) => i.Put)).toHaveLength(2);
+    // Their values' counters move with them, in the same transaction (the Attribute filter's exact count).
+    expect(index.filter((i) => i.Update).map((i) => [i.Update!.Key!.SK, i.Update!.ExpressionAttributeValues![':by']])).toEqual([
+      ['~COUNT#department#sales', -1],
+      ['~COUNT#title#rep', -1],
+      ['~COUNT#department#marketing', 1],
+      ['~COUNT#costCenter#c1', 1],
+    ]);
+  });
+
+  it('refuses (400) an edit of more extra columns at once than one transaction holds', () => {
+    const many = (value: string) => Object.fromEntries(Array.from({ length: 25 }, (_, i) => [`c${i}`, `${value}${i}`]));
+    const twentyFive = { ...base, item: { ...item, attributes: many('old') } };
+    expect(() => accountChange('t', { ...twentyFive, after: same, attributes: many('new') })).toThrow(/at most 24/);
+    const { c0, ...rest } = many('new');
+    expect(accountChange('t', { ...twentyFive, after: same, attributes: { ...rest, c0: 'old0' } }).items.length + 1).toBeLessThanOrEqual(100);
+    expect(c0).toBe('new0');
   });
 
   it('touches the project with one more version and the new keys, guarded against running jobs for an edit only', () => {

@@ -37,6 +37,7 @@ function harness(options: { writeFails?: boolean; writeFailsOnce?: boolean; acti
     takenUsernames: async () => new Set<string>(),
     adoptStoredUsernames: async () => undefined,
     claimUsernames: async (...args: unknown[]) => void claimed.push(args),
+    countAttributes: async () => undefined,
     writeAll: async (items: { entityType?: unknown }[]) => {
       if (options.activityFails && items.some((item) => item.entityType === 'Activity')) throw new Error('ProvisionedThroughputExceededException');
       if (options.writeFails || (options.writeFailsOnce && writes++ === 0)) throw new Error('ProvisionedThroughputExceededException');

@@ -34,6 +34,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   accountHistoryBlocksOf: () => keys.accountHistoryBlocksOf(u, p, 1, 3),
   accountAttributeIndex: () => keys.accountAttributeIndex(u, p, 'department', 'sales', 7),
   accountAttributeIndexOf: () => keys.accountAttributeIndexOf(u, p, 'department', 'sales'),
+  accountAttributeCount: () => keys.accountAttributeCount(u, p, 'department', 'sales'),
   accountLink: () => keys.accountLink(u, p, 7, p),
   accountLinksOf: () => keys.accountLinksOf(u, p, 7),
   accountSearch: () => null,
