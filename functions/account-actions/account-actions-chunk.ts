@@ -13,6 +13,7 @@ import * as jobs from '../account-jobs/lifecycle';
 import { takeIntegrationTurn, TURN_RETRY_SECONDS } from '../account-jobs/integration-turn';
 import { chunkPieces, integrationCredentials, pacedCalls, prefetched, type PacedAnswer, type PlatformChunkDeps } from '../account-jobs/platform-calls';
 import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
+import { successorOf } from '../account-jobs/window';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
 import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
@@ -192,8 +193,16 @@ async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChu
     await outcomes.written().catch(() => undefined);
     throw error;
   }
-  const tally = await chunkTally(deps, job, message, outcomes, job.action === 'delete' ? undefined : all);
-  return { done: tally };
+  // Every account of the chunk handled (the platform's calls over, its turn given back): the next
+  // chunk goes on the queue beside the last writes and the tally, so its reads and its turn follow
+  // this chunk's last call, not its records; the done marker says it is released. A delivery that
+  // dies before the marker leaves a copy of it (the redelivery queues it again): the copy finds its
+  // chunk leased or done, as with a release after the marker.
+  const successor = successorOf(accountActionJobs, job, message.chunk);
+  const [tallied, queued] = await Promise.allSettled([chunkTally(deps, job, message, outcomes, job.action === 'delete' ? undefined : all), successor ? deps.queue.send([successor]) : undefined]);
+  if (tallied.status === 'rejected') throw tallied.reason;
+  const tally = tallied.value;
+  return { done: successor && queued.status === 'fulfilled' ? { ...tally, marker: { ...tally.marker, released: true } } : tally };
 }
 
 /**

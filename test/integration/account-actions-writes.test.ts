@@ -127,3 +127,50 @@ describe('an account action writes its outcomes in batches', () => {
     expect((await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${neighbour.id}/history?limit=50`)).entries.map((e) => e.kind)).toEqual(['reactivated', 'deactivated', 'reactivated', 'deactivated', 'created']);
   }, 120_000);
 });
+
+describe("an account action's next chunk", () => {
+  it('goes on the queue as soon as the chunk has handled its accounts, before the chunk is recorded done, once under redelivery', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // More than two chunks of 500 rows: the first two queued at the start (a job on no platform keeps two), chunk 0 releases chunk 2.
+    const count = 1001;
+    const { project, job: bulk } = await user.json<{ project: Project; job: { id: string } }>('/api/bulk-create', { body: { projectName: 'Action successor', csvData: people(count, 'Successor') } });
+    expect(await until('the accounts', () => user.json<{ status: string }>(`/api/bulk-jobs/${bulk.id}`), (j) => j.status === 'completed' || j.status === 'failed', 240_000)).toMatchObject({ status: 'completed' });
+    // What the chunk's worker did, in order: its queue sends (the chunks sent) and the write that records a chunk done (its marker's doneAt).
+    const order: string[] = [];
+    const client = {
+      send: (command: { input: unknown }) => {
+        if (JSON.stringify(command.input).includes('"doneAt"')) order.push('recorded done');
+        return db.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const sent: ProvisioningMessage[] = [];
+    const deps = {
+      db: client,
+      tableName: TABLE,
+      queue: {
+        send: async (messages: readonly ProvisioningMessage[]) => {
+          for (const m of messages) if (m.type === 'action-chunk') order.push(`queued ${m.chunk}`);
+          sent.push(...messages);
+        },
+      },
+      now: () => new Date(),
+    };
+    const job = await startAccountAction({ ...deps, newId: timeOrderedId, events: { db, tableName: TABLE }, plan: async () => 'pro', integrationName: async () => undefined })(user.sub, project.id, { action: 'deactivate', filter: 'all' });
+    await planAccountAction(deps)(user.sub, job.id);
+    const chunks = () => sent.filter((m): m is ActionChunkMessage => m.type === 'action-chunk');
+    expect(chunks().map((c) => c.chunk)).toEqual([0, 1]);
+    const chunk = accountActionChunk({ ...deps, cipher: () => Promise.reject(new Error('no platform')), integration: async () => undefined, adapterFor: () => { throw new Error('no platform'); }, pacingOf: () => ({ concurrency: 8 }) });
+
+    order.length = 0;
+    await chunk(chunks()[0]!);
+    expect(order).toEqual(['queued 2', 'recorded done']);
+    // Delivered again once done: chunk 2 is not queued twice.
+    await chunk(chunks()[0]!);
+    expect(chunks().map((c) => c.chunk)).toEqual([0, 1, 2]);
+    // The others, each as the queue hands it over: every chunk queued once.
+    for (let i = 1; i < chunks().length; i++) await chunk(chunks()[i]!);
+    expect(chunks().map((c) => c.chunk)).toEqual(chunks().map((_, i) => i));
+    expect(await getAccountAction(deps)(user.sub, job.id)).toMatchObject({ status: 'completed', total: count, done: count, failed: 0, pending: 0 });
+  }, 360_000);
+});
