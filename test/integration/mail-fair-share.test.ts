@@ -111,26 +111,23 @@ describe("a customer's daily allowance, reserved ahead by a delivery", () => {
     return amounts;
   }
 
-  it('reserves in blocks that grow as the delivery goes on (500 e-mails: 50, 100, 200, 150), every e-mail counted once', async () => {
+  /** A delivery of 500 e-mails under a daily cap: the e-mails that went, the day item's writes (their amounts) and its count after. */
+  async function reservations(dailyCap: number) {
     const who = customer();
     const times: number[] = [];
-    const writes = await deliverCounting({ rate: 0, reservedShare: 0.1, dailyCap: 50_000 }, who, 500, times);
-    expect(times).toHaveLength(500);
-    expect(writes).toEqual([50, 100, 200, 150]);
+    const writes = await deliverCounting({ rate: 0, reservedShare: 0.1, dailyCap }, who, 500, times);
     const { Item } = await testDb().send(new GetCommand({ TableName: tableName, Key: keys.mailDay(who, new Date().toISOString().slice(0, 10)), ConsistentRead: true }));
-    expect(Item?.sent).toBe(500);
+    return { went: times.length, writes, counted: Item?.sent };
+  }
+
+  it('reserves in blocks that grow as the delivery goes on (500 e-mails: 50, 100, 200, 150), every e-mail counted once', async () => {
+    expect(await reservations(50_000)).toEqual({ went: 500, writes: [50, 100, 200, 150], counted: 500 });
   });
 
   it('a block larger than what is left of the cap takes what is left, then the delivery is capped; what it did not use goes back', async () => {
-    const who = customer();
-    const times: number[] = [];
-    const writes = await deliverCounting({ rate: 0, reservedShare: 0.1, dailyCap: 120 }, who, 500, times);
-    expect(times).toHaveLength(120);
-    // 50, then 100 refused by the condition (70 left) and 70 taken, then the next block (the cap) refused:
-    // none left; nothing unused to give back.
-    expect(writes).toEqual([50, 100, 70, 120]);
-    const { Item } = await testDb().send(new GetCommand({ TableName: tableName, Key: keys.mailDay(who, new Date().toISOString().slice(0, 10)), ConsistentRead: true }));
-    expect(Item?.sent).toBe(120);
+    // 50, then 100 refused by the condition (70 left) and 70 taken, then the next block (the cap)
+    // refused: none left; nothing unused to give back.
+    expect(await reservations(120)).toEqual({ went: 120, writes: [50, 100, 70, 120], counted: 120 });
   });
 });
 
