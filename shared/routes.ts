@@ -391,11 +391,15 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // transaction), marks the chunk done with the send's counts and the project's e-mail counters
   // in one transaction, queues chunks again. No item per e-mail: SES's events find the account
   // by the e-mail's tags.
-  'mail-worker': { table: readWrite, sendTo: ['mail'], sendEmail: true, encryptionKey: true },
+  // Expiry reminders are a kind of account job too (functions/schedules/expiry-reminder-job.ts): its
+  // start checks the project (ConditionCheckItem) beside the job item, each chunk leases (PutItem,
+  // DeleteItem) and claims each account (PutItem; a claim given back when SES takes no e-mail: DeleteItem).
+  'mail-worker': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'], sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Gives up a credentials chunk that failed every delivery: the chunk's reads (passwords are
   // decrypted for the send's template), its accounts' MAIL blocks and counts written as the mail
   // worker writes them, its successor queued. Never sends an e-mail (no SES grant).
-  'mail-dead-letter-worker': { table: readWrite, sendTo: ['mail'], encryptionKey: true },
+  // A reminder's chunk given up: its lease (DeleteItem) and its accounts' claims, failed.
+  'mail-dead-letter-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['mail'], encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   // A recorded chunk puts its job's next waiting chunk on the bulk queue and deletes its waiting

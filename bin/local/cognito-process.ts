@@ -45,6 +45,9 @@ process.on('message', (message: CognitoDeliveryAck) => {
   pending.get(message.id)?.();
   pending.delete(message.id);
 });
+// The stack that started this emulator is gone (ended, killed, crashed before it could stop us):
+// end with it rather than hold the port for the next start.
+process.on('disconnect', () => process.exit(0));
 
 const forward = (delivery: Omit<CognitoDelivery, 'id'>) =>
   new Promise<void>((resolve) => {

@@ -230,8 +230,14 @@ export async function startCognito(
   const exited = new Promise<never>((_, reject) =>
     child.once('exit', (code) => reject(new Error(`Cognito emulator exited (code ${code}):\n${output}`))),
   );
-  await Promise.race([waitForPort(port, 'Cognito emulator'), exited]);
   exited.catch(() => undefined);
+  try {
+    await Promise.race([waitForPort(port, 'Cognito emulator'), exited]);
+  } catch (error) {
+    // Half started (slow to listen on a busy machine): killed, as DynamoDB Local is, so it does not take the port later.
+    child.kill('SIGKILL');
+    throw error;
+  }
   return {
     ...stopChild(child, 'Cognito emulator'),
     codes,

@@ -34,13 +34,16 @@ export interface ActionDeps {
  */
 export const ACTION_CHUNK_ACCOUNTS = 500;
 
+/** The project attribute an account action holds its project by. */
+export const ACCOUNT_ACTION_LOCK = 'activeAccountAction';
+
 export const accountActionJobs: AccountJobKind<ProvisioningMessage, ActionChunkMessage> = {
   name: 'account action',
   entityType: 'AccountAction',
   key: keys.accountAction,
   chunkKey: keys.accountActionChunk,
   chunkEntityType: 'AccountActionChunk',
-  lock: 'activeAccountAction',
+  lock: ACCOUNT_ACTION_LOCK,
   working: ['running'],
   listsFailures: true,
   window: (job) => windowFor(typeof job.integrationId === 'string'),
@@ -111,7 +114,7 @@ async function keepActiveCounts(deps: Pick<ActionDeps, 'db' | 'tableName'>, job:
         Key: keys.project(userId, String(job.projectId)),
         UpdateExpression: 'SET deactivatedCount = :deactivated, expiredCount = :expired',
         ConditionExpression: 'attribute_not_exists(deactivatedCount) AND #lock = :job',
-        ExpressionAttributeNames: { '#lock': accountActionJobs.lock },
+        ExpressionAttributeNames: { '#lock': ACCOUNT_ACTION_LOCK },
         ExpressionAttributeValues: { ':deactivated': counts.deactivated, ':expired': counts.expired, ':job': job.id },
       }),
     );

@@ -16,8 +16,8 @@ export type ProjectLock = 'activeProvisioningJob' | 'activeMailSend' | 'activePa
 export interface DeliveryJobKind {
   /** The job item's key. */
   key: (userId: string, jobId: string) => Record<string, string>;
-  /** The project attribute that names the job while it runs. */
-  lock: ProjectLock;
+  /** The project attribute that names the job while it runs (none: it holds nothing). */
+  lock?: ProjectLock;
   /** Statuses in which the job still works its chunks (it completes from one of them). */
   working: readonly string[];
 }
@@ -33,7 +33,8 @@ export async function readDeliveryJob(deps: Table, kind: DeliveryJobKind, userId
 }
 
 /** Gives the project back, if this job still holds it (a repeat, or a newer job's lock, changes nothing). */
-export async function releaseProjectLock(deps: Table, lock: ProjectLock, userId: string, projectId: string, jobId: string): Promise<void> {
+export async function releaseProjectLock(deps: Table, lock: ProjectLock | undefined, userId: string, projectId: string, jobId: string): Promise<void> {
+  if (!lock) return;
   try {
     await deps.db.send(
       new UpdateCommand({

@@ -47,8 +47,12 @@ export interface AccountJobKind<Start = unknown, Chunk extends ChunkRange = Chun
   chunkKey: (userId: string, jobId: string, chunk: number) => { PK: string; SK: string };
   /** The done marker's entityType. */
   chunkEntityType: string;
-  /** The project attribute that names the job while it runs: one job of these locks per project. */
-  lock: ProjectLock;
+  /**
+   * The project attribute that names the job while it runs: one job of these locks per project.
+   * None: the job holds nothing (an expiry reminder: no user's send or action waits for it); its
+   * start only checks the project (its `projectCondition`).
+   */
+  lock?: ProjectLock;
   /** Statuses in which the job works its chunks (it completes from one of them). */
   working: readonly string[];
   /**

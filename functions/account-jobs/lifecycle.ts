@@ -34,7 +34,9 @@ export const readJob = (deps: Pick<JobDeps, 'db' | 'tableName'>, kind: AccountJo
  * names a job that does not exist. `excludes`: other jobs' locks that keep this one from starting;
  * `projectSet`: what else the start records on the project. Then queues the start message (a job
  * that cannot be queued fails with `unqueued`, and the error is thrown). 'busy': the project is
- * held (or gone); nothing was written.
+ * held (or gone, or not as `projectCondition` wants it); nothing was written. 'exists': a job of
+ * this id was started before; nothing was written. A kind without a `lock` holds nothing: the
+ * project is only checked (`projectCheck`).
  */
 export async function startJob(
   deps: JobDeps,
@@ -42,15 +44,19 @@ export async function startJob(
   job: JobItem & { userId: string; projectId: string; id: string },
   options: {
     excludes: readonly ProjectLock[];
+    /** What the start records on the project (a kind that holds it: `lock`). */
     projectSet: Record<string, unknown>;
-    unqueued: string;
+    /** The job's reason when its start message cannot be queued (it fails); none: it stays queued. */
+    unqueued?: string;
     /** Attributes the start removes from the project, and a further condition on it (its names and values other than `#p<n>`, `#r<n>`, `:p<n>`, `:job`): the expiry sweep's. */
     projectRemove?: readonly string[];
     projectCondition?: { expression: string; names?: Record<string, string>; values?: Record<string, unknown> };
+    /** A kind without a `lock`: the transaction's item for the project instead of taking it (a ConditionCheck, in the kind's own bundle: only its functions hold that grant). */
+    projectCheck?: NonNullable<TransactWriteCommandInput['TransactItems']>[number];
     /** Further items of the start's transaction, after the project's and the job's (the expiry sweep's check of the user's creation lock); one whose condition fails: busy. */
     alsoItems?: NonNullable<TransactWriteCommandInput['TransactItems']>;
   },
-): Promise<'started' | 'busy'> {
+): Promise<'started' | 'busy' | 'exists'> {
   const set = Object.entries(options.projectSet);
   const removed = options.projectRemove ?? [];
   const extra = options.projectCondition;
@@ -59,17 +65,20 @@ export async function startJob(
     await deps.db.send(
       new TransactWriteCommand({
         TransactItems: [
-          {
-            Update: {
-              TableName: deps.tableName,
-              Key: keys.project(job.userId, job.projectId),
-              // accountsVersion: a sync preview read before this job is stale after it (functions/sync/sync-store.ts stampOf).
-              UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''} ADD accountsVersion :one`,
-              ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`), ...(extra ? [`(${extra.expression})`] : [])].join(' AND '),
-              ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-              ExpressionAttributeValues: { ':job': job.id, ':one': 1, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
-            },
-          },
+          kind.lock
+            ? {
+                Update: {
+                  TableName: deps.tableName,
+                  Key: keys.project(job.userId, job.projectId),
+                  // accountsVersion: a sync preview read before this job is stale after it (functions/sync/sync-store.ts stampOf).
+                  UpdateExpression: `SET ${[kind.lock, ...set.map((_, i) => `#p${i}`)].map((name, i) => `${name} = ${i === 0 ? ':job' : `:p${i - 1}`}`).join(', ')}${removed.length ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''} ADD accountsVersion :one`,
+                  ConditionExpression: ['attribute_exists(PK)', ...[kind.lock, ...options.excludes].map((lock) => `attribute_not_exists(${lock})`), ...(extra ? [`(${extra.expression})`] : [])].join(' AND '),
+                  ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+                  ExpressionAttributeValues: { ':job': job.id, ':one': 1, ...Object.fromEntries(set.map(([, value], i) => [`:p${i}`, value])), ...extra?.values },
+                },
+              }
+            : // A kind that holds nothing: its own check of the project (it changes no account: no sync preview goes stale).
+              lockless(options.projectCheck),
           { Put: { TableName: deps.tableName, Item: { ...kind.key(job.userId, job.id), ...job, ...(kind.listsFailures ? { failuresListed: true } : {}) }, ConditionExpression: 'attribute_not_exists(PK)' } },
           ...(options.alsoItems ?? []),
         ],
@@ -78,15 +87,23 @@ export async function startJob(
   } catch (error) {
     const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
     if (reasons.some((reason, i) => i !== 1 && reason.Code === 'ConditionalCheckFailed')) return 'busy';
+    // The job's id was started before (a start made again with the same id: a redelivered message).
+    if (reasons[1]?.Code === 'ConditionalCheckFailed') return 'exists';
     throw error;
   }
   try {
     await deps.queue.send([kind.startMessage(job.userId, job.id)]);
   } catch (error) {
-    await failJob(deps, kind, job.userId, job.id, options.unqueued);
+    // No `unqueued`: the job stays queued, and the caller's start made again ('exists') queues it.
+    if (options.unqueued !== undefined) await failJob(deps, kind, job.userId, job.id, options.unqueued);
     throw error;
   }
   return 'started';
+}
+
+function lockless<Item>(check: Item | undefined): Item {
+  if (!check) throw new Error('A kind that holds no lock starts with its own check of the project (projectCheck).');
+  return check;
 }
 
 /** The plan of a job over every row of the project: its shard count and its highest row (none when it takes no account). */

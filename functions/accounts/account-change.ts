@@ -55,9 +55,9 @@ export interface AccountChangeWrite {
 
 export function accountChange(tableName: string, input: AccountChangeInput): AccountChangeWrite {
   const { item, after, at } = input;
-  const changes = fieldChanges(item, after, input.attributes);
-  const before = Object.fromEntries(editableAccountFields.map((field) => [field, String(item[field] ?? '')])) as Record<EditableAccountField, string>;
-  const attributesBefore = attributesOf(item) ?? {};
+  const read = asRead(item);
+  const { fields: before, attributes: attributesBefore } = read;
+  const changes = changesFrom(read, after, input.attributes);
   const attributesAfter = input.attributes ?? attributesBefore;
   const attributesChanged = changes.some((change) => change.field.startsWith('attributes.'));
   const emailChanged = changes.some((change) => change.field === 'email');
@@ -144,10 +144,18 @@ export function projectTouch(tableName: string, userId: string, projectId: strin
  * by key; `attributes` absent: the columns as they are). Nothing to write when empty: the caller
  * can stop before reading anything else.
  */
-export function fieldChanges(item: Record<string, unknown>, after: Record<EditableAccountField, string>, attributes?: Record<string, string>): FieldChange[] {
-  const before = Object.fromEntries(editableAccountFields.map((field) => [field, String(item[field] ?? '')])) as Record<EditableAccountField, string>;
+export const fieldChanges = (item: Record<string, unknown>, after: Record<EditableAccountField, string>, attributes?: Record<string, string>): FieldChange[] => changesFrom(asRead(item), after, attributes);
+
+/** The account's editable fields and extra columns as read: what an edit compares with, and its write's condition. */
+type AsRead = { fields: Record<EditableAccountField, string>; attributes: Record<string, string> };
+const asRead = (item: Record<string, unknown>): AsRead => ({
+  fields: Object.fromEntries(editableAccountFields.map((field) => [field, String(item[field] ?? '')])) as Record<EditableAccountField, string>,
+  attributes: attributesOf(item) ?? {},
+});
+
+function changesFrom(read: AsRead, after: Record<EditableAccountField, string>, attributes?: Record<string, string>): FieldChange[] {
+  const { fields: before, attributes: attributesBefore } = read;
   const changes: FieldChange[] = editableAccountFields.filter((field) => before[field] !== after[field]).map((field) => ({ field, from: before[field], to: after[field] }));
-  const attributesBefore = attributesOf(item) ?? {};
   const attributesAfter = attributes ?? attributesBefore;
   for (const key of [...new Set([...Object.keys(attributesBefore), ...Object.keys(attributesAfter)])].sort()) {
     const from = attributesBefore[key] ?? '';

@@ -162,6 +162,13 @@ export const keys = {
   remindersDue: () => ({ ExpiryPK: REMINDER_PARTITION }) as const,
   /** One account reminded of one expiration date (the claim that makes it once): beside the reminder. */
   reminderSent: (userId: string, projectId: string, date: string, row: number) => ({ PK: `${accountPartition(userId, projectId, 0)}#REMIND`, SK: `SENT#${date}#${rowKey(row)}` }) as const,
+  /**
+   * A project's expiry reminder run as a job (functions/schedules/expiry-reminder-job.ts), beside
+   * the reminder (erased with the project): its id `<projectId>.<date>.<days>` (reminderJobId), one
+   * job per reminder; its chunks' done markers beside it.
+   */
+  reminderJob: (userId: string, jobId: string) => ({ PK: `${accountPartition(userId, jobId.split('.')[0]!, 0)}#REMIND`, SK: `JOB#${jobId}` }) as const,
+  reminderJobChunk: (userId: string, jobId: string, chunk: number) => ({ PK: `${accountPartition(userId, jobId.split('.')[0]!, 0)}#REMIND`, SK: `JOB#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** Every search partition of a user (for reading all usernames). */
   allAccountSearchPartitions: (userId: string) => [...SHARD_CHARACTERS].map((c) => `${userPk(userId)}#ACCOUNTS#${c}`),
 

@@ -49,7 +49,7 @@ export interface StatusMove {
 
 /**
  * An expiry reminder's account, from its SES tags (userId, projectId, row, shards, reminder: the
- * expiration date it reminded of; functions/schedules/expiry-reminder-walk.ts). Its outcome lives on
+ * expiration date it reminded of; functions/schedules/reminder-claims.ts). Its outcome lives on
  * the account's reminder claim (keys.reminderSent), never in the credential e-mail's status.
  */
 export interface ReminderMessageRecord {

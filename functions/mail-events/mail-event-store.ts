@@ -58,7 +58,7 @@ export function taggedMessage(messageId: string, event: SesEvent | undefined): M
   };
 }
 
-/** An expiry reminder's account, from its SES tags (expiry-reminder-walk.ts reminderTags); undefined for any other e-mail. */
+/** An expiry reminder's account, from its SES tags (functions/schedules/reminder-claims.ts reminderTags); undefined for any other e-mail. */
 export function reminderMessage(messageId: string, event: SesEvent | undefined): ReminderMessageRecord | undefined {
   const tag = (name: string) => event?.mail.tags?.[name]?.[0];
   const [userId, projectId, date, row, shards] = [tag('userId'), tag('projectId'), tag('reminder'), Number(tag('row')), Number(tag('shards'))];

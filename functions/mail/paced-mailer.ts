@@ -83,7 +83,7 @@ export const NOTIFICATION_MAX_PAUSES = 144;
  */
 export async function requeuePaused(
   queue: (message: MailMessage, delaySeconds: number) => Promise<void>,
-  message: Exclude<MailMessage, { type: 'credentials' | 'expiry-reminder' }>,
+  message: Exclude<MailMessage, { type: 'credentials' | 'expiry-reminder' | 'expiry-reminder-job' }>,
   error: MailPausedError,
 ): Promise<void> {
   const pauses = (message.pauses ?? 0) + 1;

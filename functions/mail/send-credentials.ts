@@ -15,10 +15,11 @@ import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { chunkAccountItems } from '../accounts/account-partitions';
 import { logger } from '../core/logger';
-import { backoffMs, mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
+import { mapBounded, realSleep, type Sleep } from '../provisioning/pacing';
 import { SharedMailPacer } from './send-share';
 import { bounceWords, notifyBouncesPaused, overCutoff, recentBounceRate } from './bounce-rate';
 import type { CredentialMailer, SendOutcome } from './credential-mailer';
+import { sendPaced, type SendStep } from './send-step';
 import type { IssueCredentialLink } from './credential-link-port';
 import { chunkRunner, type ChunkEnd, type ChunkLease, type ChunkTally } from '../account-jobs/chunk-runner';
 import { credentialSends, failSend, MAIL_CHUNK_ACCOUNTS, readSend, rowsOfSend, sendKey, successorOf, type SendJobDeps } from './credential-sends';
@@ -30,10 +31,7 @@ export const DEFAULT_MAIL_SEND_RATE = 14;
 export const MAIL_SEND_CONCURRENCY = 8;
 /** Work per delivery: the rest of a chunk goes back on the queue (the mail worker's timeout is 60 s). */
 export const MAIL_CHUNK_BUDGET_MS = 40_000;
-/** Throttled answers one e-mail may get (each waited out with a growing backoff) before it fails. */
-export const THROTTLE_ATTEMPTS = 12;
-/** Attempts of one e-mail when SES fails on its side or cannot be reached. */
-export const SERVER_ERROR_ATTEMPTS = 4;
+export { THROTTLE_ATTEMPTS, SERVER_ERROR_ATTEMPTS } from './send-step';
 /** Deliveries of one chunk put back on the queue before its accounts not reached fail. */
 export const MAX_REQUEUES = 30;
 /** The reason of an account whose chunk failed every delivery (recordDeadCredentials). */
@@ -91,7 +89,7 @@ function inScope(send: Record<string, unknown>, account: Record<string, unknown>
 const chunkAccounts = (deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string, projectId: string, message: CredentialsChunkMessage) =>
   chunkAccountItems(deps.db, deps.tableName, { userId, projectId, shard: message.shard, fromRow: message.fromRow, toRow: message.toRow });
 
-/** The user's suppression list: address (trimmed, lower case) -> why. Also what expiry reminders skip (expiry-reminder-walk.ts). */
+/** The user's suppression list: address (trimmed, lower case) -> why. Also what expiry reminders skip (functions/schedules/expiry-reminder-job.ts). */
 export async function suppressionsOf(deps: Pick<SendChunkDeps, 'db' | 'tableName'>, userId: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
   const { SKPrefix } = keys.emailSuppressionsOf(userId);
@@ -327,7 +325,6 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // the customer's daily allowance. The customer's need (its weight) is what its send has not done.
   const open = Math.max(1, Number(send.total ?? 0) - Number(send.sent ?? 0) - Number(send.failed ?? 0) - Number(send.suppressed ?? 0));
   const { dailyCap, reservedShare, bounceCutoff = 0 } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
-  let throttledFor = 0;
   let paused: (Extract<SendOutcome, { kind: 'paused' }> & { resumesAt?: string }) | undefined;
   let anySent = false;
   // The send's template, sanitised and its text part converted once for the whole chunk.
@@ -376,6 +373,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     open,
     stopped ? 0 : toSend.length,
   );
+  const step: SendStep = { mailer: deps.mailer, pacer: bucket, clock, sleep, random, deadline, throttledFor: 0 };
   await mapBounded(stopped ? [] : toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
     try {
       await sendOne(account, index);
@@ -441,35 +439,19 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
       return;
     }
     const tags = mailTags({ userId, projectId, row, shards: Number(send.shards ?? 1), sendId });
-    let outcome: SendOutcome;
-    for (let throttles = 0, failures = 0; ; ) {
-      const turn = await bucket.take();
-      if (turn !== 'go') {
-        // The customer's e-mails for today are used (MAIL_DAILY_CAP): the chunk waits, like a quota SES keeps.
-        paused = { kind: 'paused', reason: 'daily-cap', message: `The daily limit of ${dailyCap} e-mails per customer is used.`, resumesAt: turn.capped };
-        stopped = true;
-        attempted.delete(row);
-        return;
-      }
-      outcome = await deps.mailer.send({ ...rendered, to: email }, tags);
-      if (outcome.kind === 'throttled' && ++throttles < THROTTLE_ATTEMPTS) {
-        const wait = backoffMs(throttles, random, 1000, 30_000) + 250;
-        throttledFor = Math.max(throttledFor, wait);
-        if (clock() + wait >= deadline) {
-          // Not sent, and no time left to wait here: the claim is given back and a later delivery sends it.
-          stopped = true;
-          attempted.delete(row);
-          return;
-        }
-        // SES's rate is the account's: every call of this worker waits, not only this one.
-        bucket.holdFor(wait);
-        continue;
-      }
-      if (outcome.kind === 'retryable' && ++failures < SERVER_ERROR_ATTEMPTS) {
-        await sleep(backoffMs(failures, random));
-        continue;
-      }
-      break;
+    const outcome = await sendPaced(step, { ...rendered, to: email }, tags);
+    if (outcome.kind === 'capped') {
+      // The customer's e-mails for today are used (MAIL_DAILY_CAP): the chunk waits, like a quota SES keeps.
+      paused = { kind: 'paused', reason: 'daily-cap', message: `The daily limit of ${dailyCap} e-mails per customer is used.`, resumesAt: outcome.resumesAt };
+      stopped = true;
+      attempted.delete(row);
+      return;
+    }
+    if (outcome.kind === 'no-time') {
+      // Not sent, and no time left to wait here: the claim is given back and a later delivery sends it.
+      stopped = true;
+      attempted.delete(row);
+      return;
     }
     if (outcome.kind === 'paused') {
       // SES takes no e-mail for now: nothing is wrong with this one. The chunk stops here, its
@@ -501,7 +483,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   if (paused) return sendPaused(deps, message, send, paused);
   if (anySent && typeof send.pausedReason === 'string') await resumed(deps, message);
   // The rest of the chunk in a new delivery (the accounts this send handled are not taken again).
-  if (stopped) return { later: throttledFor };
+  if (stopped) return { later: step.throttledFor };
   return { done: doneTally(deps, send, await chunkTally(deps, send, message, items, writer), successor !== undefined && queued.status === 'fulfilled') };
 }
 

@@ -1,9 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
+import type { MailMessage } from '../mail/mail-message';
 import type { QueueMail } from '../mail/sqs-mail-queue';
 import { dateArrived } from '../projects/project-expiry';
+import { dueEntries } from './due-entries';
 
 /**
  * Expiry reminders (docs/lifecycle.md, "Expiry reminders"): a project with 'Remind account holders
@@ -14,16 +16,16 @@ import { dateArrived } from '../projects/project-expiry';
  * Found as the expiry is, never by a Scan: the project's reminder item waits in the
  * ProjectsByExpiry index's REMIND partition under the day it is due (project-reminder.ts), and the
  * hourly expiry sweep Queries the due ones (`sweepReminders`). Taking it out of the index is
- * conditional on the entry read, so two runs start it once; its walk then runs on the mail queue
- * (`remindAccountHolders`, expiry-reminder-walk.ts: a module of its own, so the functions that only
- * sweep hold no e-mail code nor its grants): one message walks the project's accounts in row order,
- * taking its customer's share of the SES rate (send-share.ts), and hands the rest to the next
- * message after its budget. Each account is claimed before its e-mail (keys.reminderSent,
- * conditional put per account and date): a redelivered or doubled walk sends nobody twice.
+ * conditional on the entry read, so two runs start it once; a message on the mail queue then starts
+ * its job, a kind of account job (expiry-reminder-job.ts: a module of its own, so the functions
+ * that only sweep hold no e-mail code nor its grants): chunks of the project's accounts, each
+ * e-mailed through the send step credential sends use (the customer's share of the SES rate, the
+ * daily cap). Each account is claimed before its e-mail (keys.reminderSent, conditional put per
+ * account and date): a redelivered or doubled start, or a chunk delivered again, sends nobody twice.
  *
- * Cancelled by the edit that moves the date (or turns the reminder off): a walk reads the project
- * first and stops when its date is no longer the one it reminds of, the project expired, or the
- * reminder's day is no longer reached (N made smaller).
+ * Cancelled by the edit that moves the date (or turns the reminder off): the job's start and each
+ * of its chunks read the project and stop when its date is no longer the one it reminds of, the
+ * project expired, or N changed.
  */
 export interface ReminderSweepDeps {
   db: DynamoDBDocumentClient;
@@ -39,40 +41,25 @@ export interface ReminderSweepResult {
   dropped: number;
 }
 
-export type ReminderMessage = { type: 'expiry-reminder'; userId: string; projectId: string; expirationDate: string; days: number; shard: number; afterRow: number };
+export type ReminderMessage = Extract<MailMessage, { type: 'expiry-reminder' }>;
 
 /** The due reminders of the index up to `upTo` (the earliest timezone's day), each checked in its owner's timezone. */
 export async function sweepReminders(deps: ReminderSweepDeps, upTo: string, zoneOf: (userId: string) => Promise<string>, maxRead = 2000): Promise<ReminderSweepResult> {
   const result: ReminderSweepResult = { started: [], notYetDue: 0, dropped: 0 };
   const now = deps.now();
-  let start: Record<string, unknown> | undefined;
-  let read = 0;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: 'ProjectsByExpiry',
-        KeyConditionExpression: 'ExpiryPK = :pk AND ExpirySK < :next',
-        ExpressionAttributeValues: { ':pk': keys.remindersDue().ExpiryPK, ':next': `${upTo}$` },
-        Limit: Math.min(100, maxRead - read),
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      read++;
-      const [remindOn, userId, projectId] = String(item.ExpirySK).split('#') as [string, string, string];
+  for await (const { entries } of dueEntries(deps, keys.remindersDue(), upTo, maxRead)) {
+    for (const { day: remindOn, userId, projectId, entry } of entries) {
       try {
         const zone = await zoneOf(userId);
         if (!dateArrived(remindOn, now, zone)) result.notYetDue++;
-        else if (await startReminder(deps, now, zone, userId, projectId, String(item.ExpirySK))) result.started.push({ userId, projectId });
+        else if (await startReminder(deps, now, zone, userId, projectId, entry)) result.started.push({ userId, projectId });
         else result.dropped++;
       } catch (error) {
         // Left in the index: the next run tries it again.
         logger.warn('Expiry reminder not started', { userId, projectId, error: error instanceof Error ? error.message : String(error) });
       }
     }
-    start = page.LastEvaluatedKey;
-  } while (start && read < maxRead);
+  }
   return result;
 }
 
@@ -102,7 +89,7 @@ async function startReminder(deps: ReminderSweepDeps, now: Date, zone: string, u
     throw error;
   }
   if (!remind) return false;
-  const message: ReminderMessage = { type: 'expiry-reminder', userId, projectId, expirationDate: date, days: Number(reminder.days), shard: 0, afterRow: 0 };
+  const message: ReminderMessage = { type: 'expiry-reminder', userId, projectId, expirationDate: date, days: Number(reminder.days) };
   try {
     if (!deps.mail) throw new Error('No mail queue');
     await deps.mail(message);

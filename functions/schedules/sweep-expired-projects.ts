@@ -1,7 +1,7 @@
-import { GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { plural } from '../../shared/text/plural';
-import { accountActionItem, accountActionJobs } from '../account-actions/account-actions';
+import { ACCOUNT_ACTION_LOCK, accountActionItem, accountActionJobs } from '../account-actions/account-actions';
 import * as jobs from '../account-jobs/lifecycle';
 import type { ProjectLock } from '../account-jobs/job-records';
 import { dayOf, userTimeZone } from '../analytics/counters';
@@ -14,6 +14,7 @@ import { mapBounded } from '../provisioning/pacing';
 import { dateArrived } from '../projects/project-expiry';
 import { recordSecurityEvent } from '../security/security-events';
 import { backfillExpiryIndex, type BackfillResult } from './backfill-expiry-index';
+import { dueEntries } from './due-entries';
 import { sweepReminders, type ReminderSweepResult } from './expiry-reminders';
 
 /**
@@ -101,23 +102,9 @@ export const sweepExpiredProjects =
     };
     let read = 0;
     let slots = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          IndexName: 'ProjectsByExpiry',
-          // '$' sorts right after '#': every entry of the dates up to and including upTo.
-          KeyConditionExpression: 'ExpiryPK = :pk AND ExpirySK < :next',
-          ExpressionAttributeValues: { ':pk': keys.expiryDue().ExpiryPK, ':next': `${upTo}$` },
-          Limit: Math.min(PAGE, maxRead - read),
-          ExclusiveStartKey: start,
-        }),
-      );
-      const items = page.Items ?? [];
-      read += items.length;
-      await mapBounded(items, CONCURRENCY, async (item) => {
-        const [date, userId, projectId] = String(item.ExpirySK).split('#') as [string, string, string];
+    for await (const page of dueEntries(deps, keys.expiryDue(), upTo, maxRead, PAGE)) {
+      read += page.entries.length;
+      await mapBounded(page.entries, CONCURRENCY, async ({ day: date, userId, projectId, entry }) => {
         try {
           if (!dateArrived(date, now, await zoneOf(userId))) {
             result.notYetDue++;
@@ -129,7 +116,7 @@ export const sweepExpiredProjects =
             return;
           }
           slots++;
-          const outcome = await startExpiry(deps, now, userId, projectId, String(item.ExpirySK), date).catch((error: unknown) => {
+          const outcome = await startExpiry(deps, now, userId, projectId, entry, date).catch((error: unknown) => {
             slots--;
             throw error;
           });
@@ -143,12 +130,11 @@ export const sweepExpiredProjects =
           logger.warn('Project expiry not started', { userId, projectId, error: error instanceof Error ? error.message : String(error) });
         }
       });
-      start = page.LastEvaluatedKey;
-      if (start && (read >= maxRead || slots >= maxStarted)) {
+      if (page.more && (read >= maxRead || slots >= maxStarted)) {
         result.more = true;
         break;
       }
-    } while (start);
+    }
     // The reminders due by now, from the index's own partition (a failure waits for the next run and stops no expiry).
     result.reminders = await sweepReminders(deps, upTo, zoneOf).catch((error: unknown) => {
       logger.warn('Expiry reminders not swept; the next run goes on', { error: error instanceof Error ? error.message : String(error) });
@@ -205,10 +191,10 @@ async function startExpiry(deps: ExpirySweepDeps, now: Date, userId: string, pro
       { userId, projectId, projectName, jobId, action: 'deactivate', total, at, ...(provisioned ? { integration: { id: String(project.integrationId), ...(integrationName ? { name: integrationName } : {}) } } : {}) },
       { origin: 'expiry' },
     );
-    let started: 'started' | 'busy';
+    let started: Awaited<ReturnType<typeof jobs.startJob>>;
     try {
       started = await jobs.startJob({ ...deps, now: () => now }, accountActionJobs, item, {
-        excludes: LOCKS.filter((lock) => lock !== accountActionJobs.lock),
+        excludes: LOCKS.filter((lock) => lock !== ACCOUNT_ACTION_LOCK),
         projectSet: { expiredAt: at, expiryJobId: jobId },
         projectRemove: ['ExpiryPK', 'ExpirySK'],
         projectCondition: { expression: '#entry = :entry', names: { '#entry': 'ExpirySK' }, values: { ':entry': entry } },

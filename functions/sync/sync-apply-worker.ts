@@ -4,7 +4,7 @@ import { defaultPasswordSettings, type BulkCreateInput } from '../../shared/sche
 import { editableAccountFields, type EditableAccountField } from '../../shared/schemas/account-edit';
 import { SYNC_FAILURES_SHOWN, syncMessages, type SyncChangedRow, type SyncMissingAccount, type SyncNewRow, type SyncStartedJob } from '../../shared/schemas/account-sync';
 import type { AccountAction } from '../../shared/schemas/account-actions';
-import { accountActionItem, accountActionJobs } from '../account-actions/account-actions';
+import { ACCOUNT_ACTION_LOCK, accountActionItem, accountActionJobs } from '../account-actions/account-actions';
 import type { JobQueue } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 import { MAX_SELECTED_ACCOUNTS, selectionFields } from '../account-jobs/selection';
@@ -347,7 +347,7 @@ async function startAction(
   const started = busy
     ? 'busy'
     : await jobs.startJob({ db: deps.db, tableName: deps.tableName, queue: deps.actions, now: deps.now }, accountActionJobs, job, {
-        excludes: LOCKS.filter((lock) => lock !== accountActionJobs.lock),
+        excludes: LOCKS.filter((lock) => lock !== ACCOUNT_ACTION_LOCK),
         projectSet: {},
         unqueued: 'The action could not be queued.',
       });

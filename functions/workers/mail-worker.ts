@@ -9,8 +9,9 @@ import { sendNotificationMail } from '../mail/notification-mail';
 import { MailPausedError, pacedMailer, requeuePaused } from '../mail/paced-mailer';
 import { processMail } from '../mail/process-mail';
 import { sesMailer } from '../mail/ses-mailer';
-import { sqsMailSender, sqsMailSenderDelayed } from '../mail/sqs-mail-queue';
-import { remindAccountHolders } from '../schedules/expiry-reminder-walk';
+import { sqsCredentialsQueue } from '../mail/sqs-credentials-queue';
+import { sqsMailSender } from '../mail/sqs-mail-queue';
+import { expiryReminderWorker } from '../schedules/expiry-reminder-start';
 import { dynamoUserRepository } from '../users/user-repository';
 import { readSettings } from '../users/settings-reader';
 
@@ -23,7 +24,7 @@ const queueMail = sqsMailSender(sqs(), requireEnv('MAIL_QUEUE_URL'));
 const appUrl = env().APP_URL ?? 'https://bulkonboard.example.com';
 const settings = { get: (userId: string) => readSettings(db, tableName, userId) };
 
-async function notification(message: Exclude<MailMessage, { type: 'credentials' | 'expiry-reminder' }>): Promise<void> {
+async function notification(message: Exclude<MailMessage, { type: 'credentials' | 'expiry-reminder' | 'expiry-reminder-job' }>): Promise<void> {
   const mailer = mailerFor(message.userId);
   const send = processMail({ users, mailer, appUrl, notificationMail: sendNotificationMail({ db, tableName, users, settings, mailer, appUrl }) });
   try {
@@ -37,11 +38,9 @@ async function notification(message: Exclude<MailMessage, { type: 'credentials' 
 
 const sendDeps = credentialSendDeps();
 const credentials = credentialsWorker(sendDeps);
-const reminders = remindAccountHolders({
-  ...sendDeps,
-  queue: (message, delaySeconds) => (delaySeconds ? sqsMailSenderDelayed(sqs(), requireEnv('MAIL_QUEUE_URL'), delaySeconds)(message) : queueMail(message)),
-});
+// Expiry reminders: a kind of account job on this queue, sent through the credential sends' step.
+const reminders = expiryReminderWorker({ ...sendDeps, queue: sqsCredentialsQueue(sqs(), requireEnv('MAIL_QUEUE_URL')) });
 
 export const handler = queueWorker(mailMessageSchema, (message) =>
-  message.type === 'credentials' ? credentials(message) : message.type === 'expiry-reminder' ? reminders(message) : notification(message),
+  message.type === 'credentials' ? credentials(message) : message.type === 'expiry-reminder' || message.type === 'expiry-reminder-job' ? reminders(message) : notification(message),
 );

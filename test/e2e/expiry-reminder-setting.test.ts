@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { Project } from '../../shared/schemas/project';
-import { people, testDb, upgradeToPro, type ApiUser } from '../support/api';
-import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
+import { people, upgradeToPro, type ApiUser } from '../support/api';
+import { reminderRunner } from '../support/expiry';
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { axeViolations, describeViolations, settle, useTheme } from '../support/a11y';
 import { openProjectEdit, screenshotPath, userInChromium } from '../support/browser';
@@ -102,12 +102,9 @@ describe('the expiry reminder setting', () => {
     await user.call(`/api/projects/${project.id}`, { method: 'PUT', body: { name: project.name, accountType: project.accountType, expirationDate: '2044-06-30', reminderDays: 2 } });
     // The reminder's walk on its day (as the mail worker runs it), with a mailer that takes every e-mail.
     let n = 0;
-    const walk = remindAccountHolders({
-      db: testDb(),
-      tableName: 'bulkonboard',
+    const walk = reminderRunner({
       mailer: { send: async () => ({ kind: 'sent', messageId: `e2e-${project.id}-${++n}` }) },
       tools: serverRenderTools,
-      queue: async () => undefined,
       now: () => new Date('2044-06-28T12:00:00Z'),
       rate: () => 0,
     });

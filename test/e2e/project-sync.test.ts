@@ -79,17 +79,34 @@ describe('update a project from a changed file (Chromium)', () => {
   it('e-mails the new people their credentials when asked (Pro), with the send\'s progress', async () => {
     await upgradeToPro(user);
     const next = `${csv}New,Mailed,new.mailed@example.com\r\n`;
+    const rowsOfThePreview = (url: URL) => url.pathname.includes('/sync-previews/') && url.pathname.endsWith('/rows');
     const open = async () => {
-      await openWithPreview(next, '1 new, 0 changed, 4 unchanged, 0 rejected');
-      // The box's label clicked until its delivery fields show (a click landing while the dialog re-renders its preview may not take).
-      const label = dialog().getByText('E-mail the 1 new person their credentials once they are created');
-      const fields = dialog().getByText('The e-mail carries');
-      for (let attempt = 1; !(await fields.isVisible()); attempt++) {
+      // The section's rows are held back until the choices below them have been measured: the
+      // rows arriving must not move the box under the pointer (a click landing then used to miss it).
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const routed: Promise<void>[] = [];
+      await page.route(rowsOfThePreview, (route) => {
+        const continued = held.then(() => route.continue());
+        routed.push(continued);
+        return continued;
+      });
+      try {
+        await openWithPreview(next, '1 new, 0 changed, 4 unchanged, 0 rejected');
+        const label = dialog().getByText('E-mail the 1 new person their credentials once they are created');
+        await label.waitFor();
+        const before = await label.boundingBox();
+        release();
+        await dialog().getByRole('cell', { name: 'new.mailed@example.com' }).waitFor();
+        const after = await label.boundingBox();
+        expect(after?.y).toBeCloseTo(before?.y ?? Number.NaN, 0);
         await label.click();
-        await fields.waitFor({ timeout: attempt < 3 ? 5_000 : 30_000 }).catch((error: unknown) => {
-          if (attempt >= 3) throw error;
-        });
+      } finally {
+        release();
+        await Promise.allSettled(routed);
+        await page.unroute(rowsOfThePreview);
       }
+      await dialog().getByText('The e-mail carries').waitFor();
       expect(await dialog().getByRole('checkbox', { name: 'E-mail the 1 new person their credentials once they are created' }).isChecked()).toBe(true);
     };
     const found: string[] = [];

@@ -69,7 +69,7 @@ describe('DynamoDB grants are used by the code', () => {
     'export-dead-letter-worker': ['Query'],
     // user-repository.ts also holds the profile writes; the worker reads the recipient's user item.
     // notification-store.ts also holds the bell's writes (mark read, the one-time unread pass); the digest only reads unread items.
-    'mail-worker': ['PutItem', 'UpdateItem', 'DeleteItem'],
+    'mail-worker': ['PutItem', 'UpdateItem'],
     // http.ts's account gate records session timeouts (PutItem); the links' routes are public, so it never runs there.
     // account-states.ts also holds the account readers' Query; the link reads its account's one ACT block by key (link-store.ts).
     'credential-links': ['PutItem', 'Query'],

@@ -7,7 +7,6 @@ import type { CredentialMailer } from '../../functions/mail/credential-mailer';
 import { serverRenderTools } from '../../functions/mail/render-tools';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
-import { remindAccountHolders } from '../../functions/schedules/expiry-reminder-walk';
 import { sweepExpiredProjects } from '../../functions/schedules/sweep-expired-projects';
 import { applyMailEvent } from '../../functions/mail-events/apply-mail-event';
 import { dynamoMailEventStore } from '../../functions/mail-events/mail-event-store';
@@ -16,6 +15,8 @@ import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import type { AccountHistoryPage } from '../../shared/schemas/account-edit';
 import type { EmailSuppression } from '../../shared/schemas/email-suppressions';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { expiryReminders } from '../../functions/schedules/expiry-reminder-job';
+import { reminderRunner } from '../support/expiry';
 import { until } from '../support/until';
 
 /**
@@ -50,14 +51,23 @@ async function waiting(projectId: string): Promise<string[]> {
   const { Items = [] } = await db.send(new QueryCommand({ TableName: TABLE, IndexName: 'ProjectsByExpiry', KeyConditionExpression: 'ExpiryPK = :pk', ExpressionAttributeValues: { ':pk': 'REMIND' } }));
   return Items.map((i) => String(i.ExpirySK)).filter((sk) => sk.endsWith(`#${projectId}`));
 }
-/** A walk of the reminder run here, with a mailer that counts (as the mail worker runs it). */
+/** A reminder's start run here to its job's end, with a mailer that counts (as the mail worker runs it). */
 function walkCounting(now: string) {
   const sent: string[] = [];
   const tags: Record<string, string>[] = [];
   const prefix = timeOrderedId(new Date());
   const mailer: CredentialMailer = { send: async (email, tagged) => (sent.push(email.to), tags.push(tagged), { kind: 'sent', messageId: `${prefix}-${sent.length}` }) };
-  const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date(now), rate: () => 0 });
+  const walk = reminderRunner({ mailer, tools: serverRenderTools, now: () => new Date(now), rate: () => 0 });
   return { sent, tags, walk };
+}
+
+/** A new user's project of three accounts that expires on `date`, reminding one day before. */
+async function remindingProject(projectName: string, date: string, person: string): Promise<{ owner: ApiUser; project: Project }> {
+  const owner = await apiUser();
+  const project = (await owner.json<{ project: Project }>('/api/bulk-create', { body: { projectName, expirationDate: date, csvData: people(3, person) } })).project;
+  await until('the accounts', () => accountsOf(owner, project.id), (list) => list.length === 3);
+  expect((await edit(owner, project, { reminderDays: 1 })).status).toBe(200);
+  return { owner, project };
 }
 
 describe('expiry reminders', () => {
@@ -189,7 +199,7 @@ describe('expiry reminders', () => {
 
     const rendered: { subject: string; html: string }[] = [];
     const mailer: CredentialMailer = { send: async (email) => (rendered.push({ subject: email.subject, html: email.html }), { kind: 'sent', messageId: `${timeOrderedId(new Date())}-t` }) };
-    const walk = remindAccountHolders({ db, tableName: TABLE, mailer, tools: serverRenderTools, queue: async () => undefined, now: () => new Date('2046-07-09T12:00:00Z'), rate: () => 0 });
+    const walk = reminderRunner({ mailer, tools: serverRenderTools, now: () => new Date('2046-07-09T12:00:00Z'), rate: () => 0 });
     await walk({ type: 'expiry-reminder', userId: owner.sub, projectId: sixth.id, expirationDate: '2046-07-10', days: 1, shard: 0, afterRow: 0 });
     expect(rendered.map((r) => r.subject)).toEqual(['Reminder six ends 10 July 2046']);
     expect(rendered[0]!.html).toContain('your account ends on 10 July 2046');
@@ -224,5 +234,68 @@ describe('expiry reminders', () => {
     // Another user's reading of the account: 404.
     expect((await (await apiUser()).call(`/api/accounts/${account.id}/history`)).status).toBe(404);
     expect((await owner.json<EmailSuppression[]>('/api/email-suppressions')).map((e) => e.email)).toContain(sent[0]);
+  });
+
+  it('resumes a reminder job interrupted half-way without sending twice: the e-mail under way when its delivery died is recorded failed, the rest are sent, the job adds up; the chunk and the start delivered again send nothing', async () => {
+    const { owner, project: seventh } = await remindingProject('Reminder seven', '2047-08-10', 'Remindseven');
+    const at = '2047-08-09T12:00:00.000Z';
+    const start = { type: 'expiry-reminder' as const, userId: owner.sub, projectId: seventh.id, expirationDate: '2047-08-10', days: 1 };
+    // The worker dies while SES takes its second e-mail: the first went, the second's claim is written, its answer never recorded.
+    const first: string[] = [];
+    const dying = reminderRunner({
+      mailer: { send: async (email) => (first.push(email.to), first.length > 1 ? Promise.reject(new Error('the worker died')) : { kind: 'sent', messageId: `${timeOrderedId(new Date())}-d` }) },
+      tools: serverRenderTools,
+      now: () => new Date(at),
+      rate: () => 0,
+    });
+    await expect(dying(start)).rejects.toThrow('the worker died');
+    expect(first).toEqual(['remindseven0@example.com', 'remindseven1@example.com']);
+    const jobKey = keys.reminderJob(owner.sub, `${seventh.id}.2047-08-10.1`);
+    const running = (await db.send(new GetCommand({ TableName: TABLE, Key: jobKey, ConsistentRead: true }))).Item!;
+    expect(running).toMatchObject({ status: 'running', total: 3, chunksDone: 0 });
+
+    // The chunk delivered again (SQS after the visibility timeout): the rest are sent, the one under way is not sent again.
+    const { sent, walk } = walkCounting(at);
+    for (const chunk of expiryReminders.chunks(running)) await walk.deliver(chunk);
+    expect(sent).toEqual(['remindseven2@example.com']);
+    const claimOf = async (row: number) => (await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, seventh.id, '2047-08-10', row), ConsistentRead: true }))).Item;
+    expect(await claimOf(1)).toMatchObject({ result: 'sent' });
+    expect(await claimOf(2)).toMatchObject({ result: 'failed', detail: expect.stringContaining('interrupted') });
+    expect(await claimOf(3)).toMatchObject({ result: 'sent' });
+    const done = (await db.send(new GetCommand({ TableName: TABLE, Key: jobKey, ConsistentRead: true }))).Item!;
+    expect(done).toMatchObject({ status: 'completed', total: 3, sent: 2, failed: 1, suppressed: 0, skipped: 0 });
+
+    // Delivered again once more, and the start again: nobody gets a second e-mail, nothing is counted twice.
+    const again = walkCounting(at);
+    for (const chunk of expiryReminders.chunks(running)) await again.walk.deliver(chunk);
+    await again.walk(start);
+    expect(again.sent).toEqual([]);
+    expect((await db.send(new GetCommand({ TableName: TABLE, Key: jobKey, ConsistentRead: true }))).Item).toMatchObject({ sent: 2, failed: 1, skipped: 0 });
+    expect((await owner.json<Project[]>('/api/projects')).find((p) => p.id === seventh.id)?.remindersSent).toBe(2);
+  });
+
+  it("keeps the customer's daily cap: a used allowance pauses the reminder's chunk (the account not sent gives its claim back), and its later delivery goes on from that account", async () => {
+    const { owner, project: eighth } = await remindingProject('Reminder eight', '2048-09-10', 'Remindeight');
+    const at = '2048-09-09T12:00:00.000Z';
+    const sent: string[] = [];
+    const capped = reminderRunner({
+      mailer: { send: async (email) => (sent.push(email.to), { kind: 'sent', messageId: `${timeOrderedId(new Date())}-${sent.length}` }) },
+      tools: serverRenderTools,
+      now: () => new Date(at),
+      rate: () => 0,
+      limits: () => ({ dailyCap: 2, reservedShare: 0 }),
+    });
+    await capped({ type: 'expiry-reminder', userId: owner.sub, projectId: eighth.id, expirationDate: '2048-09-10', days: 1 });
+    expect(sent).toEqual(['remindeight0@example.com', 'remindeight1@example.com']);
+    expect(capped.later).toEqual([expect.objectContaining({ type: 'expiry-reminder-job', chunk: 0, pauses: 1 })]);
+    expect((await db.send(new GetCommand({ TableName: TABLE, Key: keys.reminderSent(owner.sub, eighth.id, '2048-09-10', 3), ConsistentRead: true }))).Item).toBeUndefined();
+    const jobKey = keys.reminderJob(owner.sub, `${eighth.id}.2048-09-10.1`);
+    expect((await db.send(new GetCommand({ TableName: TABLE, Key: jobKey, ConsistentRead: true }))).Item).toMatchObject({ status: 'running', chunksDone: 0 });
+
+    // The allowance back (here: no cap): the waiting chunk sends the third account only.
+    const { sent: after, walk } = walkCounting(at);
+    for (const message of capped.later) await walk.deliver(message);
+    expect(after).toEqual(['remindeight2@example.com']);
+    expect((await db.send(new GetCommand({ TableName: TABLE, Key: jobKey, ConsistentRead: true }))).Item).toMatchObject({ status: 'completed', total: 3, sent: 3, failed: 0, skipped: 0 });
   });
 });

@@ -6,6 +6,10 @@ import { keys } from '../../functions/core/keys';
 import { sqsMailSender } from '../../functions/mail/sqs-mail-queue';
 import { sqsProvisioningQueue } from '../../functions/provisioning/sqs-provisioning-queue';
 import { sweepExpiredProjects, type SweepResult } from '../../functions/schedules/sweep-expired-projects';
+import type { ReminderJobMessage } from '../../functions/mail/mail-message';
+import type { ReminderJobDeps } from '../../functions/schedules/expiry-reminder-job';
+import { expiryReminderWorker } from '../../functions/schedules/expiry-reminder-start';
+import type { ReminderMessage } from '../../functions/schedules/expiry-reminders';
 import type { AccountActionJob } from '../../shared/schemas/account-actions';
 import { testDb, type ApiUser } from './api';
 import { until } from './until';
@@ -42,3 +46,21 @@ export const accountActionFinished = (user: ApiUser, jobId: string): Promise<Acc
     90_000,
     200,
   );
+
+/**
+ * An expiry reminder run here to its end, as the mail worker runs its messages (the start, its
+ * job's plan, each chunk), one after the other from an in-process queue: `run(message)` returns
+ * once nothing is left on it; `run.deliver(message)` delivers one of its job's messages (a chunk
+ * delivered again) the same way. A message queued with a delay (a chunk that waits for SES or the
+ * daily allowance) is kept in `run.later` instead, for the test to deliver when it likes.
+ */
+export function reminderRunner(deps: Omit<ReminderJobDeps, 'queue' | 'db' | 'tableName'>) {
+  const queued: ReminderJobMessage[] = [];
+  const later: ReminderJobMessage[] = [];
+  const worker = expiryReminderWorker({ db: testDb(), tableName: 'bulkonboard', ...deps, queue: { send: async (messages, delaySeconds) => void (delaySeconds ? later : queued).push(...messages) } });
+  const drain = async (first: ReminderMessage | ReminderJobMessage): Promise<void> => {
+    await worker(first);
+    for (let next = queued.shift(); next; next = queued.shift()) await worker(next);
+  };
+  return Object.assign((message: ReminderMessage) => drain(message), { deliver: (message: ReminderJobMessage) => drain(message), later });
+}

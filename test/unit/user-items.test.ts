@@ -44,6 +44,8 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   projectReminderEntry: () => null,
   remindersDue: () => null,
   reminderSent: () => keys.reminderSent(u, p, '2030-03-10', 7),
+  reminderJob: () => keys.reminderJob(u, `${p}.2030-03-10.3`),
+  reminderJobChunk: () => keys.reminderJobChunk(u, `${p}.2030-03-10.3`, 2),
   allAccountSearchPartitions: () => null,
   username: () => keys.username(u, 'ann.lee.2026'),
   usernamePartition: () => keys.usernamePartition(u, 'ann.lee.2026'),

@@ -1,4 +1,4 @@
-import { Button, Checkbox, Fieldset, HStack, Link, List, NativeSelect, Skeleton, Text } from '@chakra-ui/react';
+import { Button, Checkbox, Fieldset, HStack, Link, NativeSelect, Skeleton, Text } from '@chakra-ui/react';
 import { CrownIcon } from 'lucide-react';
 import { useEffect, useState } from 'react';
 import { Controller, useWatch, type UseFormReturn } from 'react-hook-form';
@@ -13,6 +13,7 @@ import { defaultTarget, provisioningTargets } from '../../../lib/provisioning-pr
 import type { UploadFormInput, UploadFormValues } from '../lib/upload-form';
 import { PlatformCheck } from './platform-check';
 import { ProjectGroupsFormFields } from '../../../components/project-groups-fields';
+import { RefusedTargets } from '../../../components/refused-targets';
 
 const LEGEND = 'Create accounts on a platform';
 
@@ -79,9 +80,8 @@ export function ProvisioningTargetFields({
     );
   }
 
-  const refused = choices.filter((choice) => choice.reason);
   const targetIntegration = choices.find((choice) => choice.integration.id === target && !choice.reason)?.integration;
-  const usable = choices.length - refused.length;
+  const usable = choices.filter((choice) => !choice.reason).length;
   return (
     <Fieldset.Root>
       <Fieldset.Legend fontWeight="semibold">{LEGEND}</Fieldset.Legend>
@@ -123,18 +123,7 @@ export function ProvisioningTargetFields({
         </FormField>
         {chosen && target && people?.length && choices.some((c) => c.integration.id === target && !c.reason) ? <PlatformCheck integrationId={target} people={people} /> : null}
         {chosen ? <ProjectGroupsFormFields control={control} error={errors.groups} pro idPrefix="bulk-create" {...(targetIntegration ? { integration: targetIntegration } : {})} /> : null}
-        {refused.length ? (
-          <List.Root gap="1" fontSize="sm" color="fg.muted" ps="4" aria-label="Integrations that cannot be a target">
-            {refused.map(({ integration, reason }) => (
-              <List.Item key={integration.id} wordBreak="break-word">
-                <Text as="span" fontWeight="medium" color="fg">
-                  {integration.name}
-                </Text>
-                : {reason}
-              </List.Item>
-            ))}
-          </List.Root>
-        ) : null}
+        <RefusedTargets choices={choices} />
       </Fieldset.Content>
     </Fieldset.Root>
   );

@@ -1,4 +1,4 @@
-import { Alert, Button, Card, CloseButton, DataList, Dialog, Flex, Link, List, NativeSelect, Portal, Stack, Text } from '@chakra-ui/react';
+import { Alert, Button, Card, CloseButton, DataList, Dialog, Flex, Link, NativeSelect, Portal, Stack, Text } from '@chakra-ui/react';
 import { CloudUploadIcon, CrownIcon, RotateCcwIcon, Undo2Icon } from 'lucide-react';
 import { useState, type FormEvent } from 'react';
 import { Link as RouterLink } from 'react-router';
@@ -14,6 +14,7 @@ import { defaultTarget, projectSyncCounts, provisioningActive, provisioningTarge
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { plural } from '@shared/text/plural';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { RefusedTargets } from '../../../components/refused-targets';
 
 const count = new Intl.NumberFormat();
 const DIALOG_FORM_ID = 'provision-project-form';
@@ -139,7 +140,6 @@ function ProvisionDialog({ project, pending, onClose }: { project: Project; pend
   const choices = provisioningTargets(integrations.data ?? []);
   const [chosen, setChosen] = useState<string>();
   const target = chosen ?? defaultTarget(choices, project.integrationId);
-  const refused = choices.filter((choice) => choice.reason);
   const busy = start.isPending;
 
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -212,18 +212,7 @@ function ProvisionDialog({ project, pending, onClose }: { project: Project; pend
                       </NativeSelect.Root>
                     </FormField>
                   )}
-                  {refused.length ? (
-                    <List.Root gap="1" fontSize="sm" color="fg.muted" ps="4" aria-label="Integrations that cannot be a target">
-                      {refused.map(({ integration, reason }) => (
-                        <List.Item key={integration.id} wordBreak="break-word">
-                          <Text as="span" fontWeight="medium" color="fg">
-                            {integration.name}
-                          </Text>
-                          : {reason}
-                        </List.Item>
-                      ))}
-                    </List.Root>
-                  ) : null}
+                  <RefusedTargets choices={choices} />
                 </Stack>
               </form>
             </Dialog.Body>

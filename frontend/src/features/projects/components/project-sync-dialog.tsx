@@ -1,4 +1,4 @@
-import { Alert, Badge, Box, Button, Checkbox, CloseButton, Dialog, HStack, List, Portal, Progress, RadioGroup, Stack, Table, Tabs, Text } from '@chakra-ui/react';
+import { Alert, Badge, Box, Button, Checkbox, CloseButton, Dialog, HStack, List, Portal, Progress, RadioGroup, Skeleton, Stack, Table, Tabs, Text } from '@chakra-ui/react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { DownloadIcon } from 'lucide-react';
 import { useState, type ReactNode } from 'react';
@@ -42,6 +42,13 @@ import { ignoreFocusOutside } from '../../../lib/modal-focus';
  * results.
  */
 const sectionTitles: Record<SyncSection, string> = { new: 'New', changed: 'Changed', unchanged: 'Unchanged', missing: 'Missing from the file', rejected: 'Rejected' };
+const sectionHeaders: Record<SyncSection, string[]> = {
+  new: ['Row', 'Name', 'E-mail'],
+  changed: ['Row', 'Username', 'Changes'],
+  unchanged: ['Row', 'Username', 'Name', 'E-mail'],
+  missing: ['Username', 'Name', 'E-mail', 'State'],
+  rejected: ['Row', 'Name', 'E-mail', 'Problem'],
+};
 const ended = (status: string) => status === 'completed' || status === 'failed';
 
 function usePreview(id: string | undefined) {
@@ -328,7 +335,7 @@ function PreviewSections({ previewId, preview }: { previewId: string; preview: S
         ) : (
           <Stack gap="2">
             <Box overflowX="auto">
-              <SectionTable section={section} rows={rows.data?.rows ?? []} />
+              <SectionTable section={section} rows={rows.data?.rows} loadingRows={Math.min(SYNC_PAGE_SIZE, total - page * SYNC_PAGE_SIZE)} />
             </Box>
             {pages > 1 ? (
               <HStack justify="space-between">
@@ -351,7 +358,11 @@ function PreviewSections({ previewId, preview }: { previewId: string; preview: S
   );
 }
 
-function SectionTable({ section, rows }: { section: SyncSection; rows: SyncRowsPage['rows'] }) {
+/**
+ * One section's page of rows. While the page loads, as many placeholder rows as it will hold keep
+ * its height, so the choices below do not move under the pointer when the rows arrive.
+ */
+function SectionTable({ section, rows, loadingRows }: { section: SyncSection; rows: SyncRowsPage['rows'] | undefined; loadingRows: number }) {
   const head = (cells: string[]) => (
     <Table.Header>
       <Table.Row>
@@ -361,6 +372,26 @@ function SectionTable({ section, rows }: { section: SyncSection; rows: SyncRowsP
       </Table.Row>
     </Table.Header>
   );
+  if (!rows) {
+    return (
+      <Table.Root size="sm" aria-label={sectionTitles[section]} aria-busy>
+        {head(sectionHeaders[section])}
+        <Table.Body>
+          {Array.from({ length: Math.max(1, loadingRows) }, (_, line) => (
+            <Table.Row key={line}>
+              {sectionHeaders[section].map((header) => (
+                <Table.Cell key={header}>
+                  <Skeleton>
+                    <Text fontSize="sm">&nbsp;</Text>
+                  </Skeleton>
+                </Table.Cell>
+              ))}
+            </Table.Row>
+          ))}
+        </Table.Body>
+      </Table.Root>
+    );
+  }
   const body = (lines: { key: string; cells: ReactNode[] }[]) => (
     <Table.Body>
       {lines.map((line) => (
@@ -379,12 +410,12 @@ function SectionTable({ section, rows }: { section: SyncSection; rows: SyncRowsP
     <Table.Root size="sm" aria-label={sectionTitles[section]}>
       {section === 'new' ? (
         <>
-          {head(['Row', 'Name', 'E-mail'])}
+          {head(sectionHeaders.new)}
           {body((rows as SyncNewRow[]).map((r) => ({ key: String(r.row), cells: [r.row, name(r), r.email] })))}
         </>
       ) : section === 'changed' ? (
         <>
-          {head(['Row', 'Username', 'Changes'])}
+          {head(sectionHeaders.changed)}
           {body(
             (rows as SyncChangedRow[]).map((r) => ({
               key: String(r.row),
@@ -404,17 +435,17 @@ function SectionTable({ section, rows }: { section: SyncSection; rows: SyncRowsP
         </>
       ) : section === 'unchanged' ? (
         <>
-          {head(['Row', 'Username', 'Name', 'E-mail'])}
+          {head(sectionHeaders.unchanged)}
           {body((rows as SyncUnchangedRow[]).map((r) => ({ key: String(r.row), cells: [r.row, r.username, name(r), r.email] })))}
         </>
       ) : section === 'missing' ? (
         <>
-          {head(['Username', 'Name', 'E-mail', 'State'])}
+          {head(sectionHeaders.missing)}
           {body((rows as SyncMissingAccount[]).map((r) => ({ key: r.accountId, cells: [r.username, name(r), r.email, r.isActive ? 'Active' : 'Deactivated'] })))}
         </>
       ) : (
         <>
-          {head(['Row', 'Name', 'E-mail', 'Problem'])}
+          {head(sectionHeaders.rejected)}
           {body((rows as SyncRejectedRow[]).map((r) => ({ key: String(r.row), cells: [r.row, name(r), r.email, r.problem] })))}
         </>
       )}
