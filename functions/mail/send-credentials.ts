@@ -220,17 +220,14 @@ async function readChunk(deps: SendChunkDeps, send: Record<string, unknown>, mes
   // A filter on the platform's state (the bulk bar's 'failed') reads the chunk's PROV blocks too; one on
   // isActive (Active, Deactivated: an account action's outcome) its ACT blocks.
   const others = filterChannels(filterOf(send)).filter((channel) => channel !== 'MAIL');
-  const bounceCutoff = deps.limits?.().bounceCutoff ?? 0;
-  const [items, loaded, suppressed, cipher, states, bounces] = await Promise.all([
+  const [items, loaded, suppressed, cipher, states] = await Promise.all([
     chunkAccounts(deps, userId, projectId, message),
     writer.load(message.fromRow, message.toRow, message.shard),
     suppressionsOf(deps, userId),
     send.delivery === 'password' ? deps.cipher() : undefined,
     others.length ? readStates(deps.db, deps.tableName, { userId, projectId, shards: Number(send.shards ?? 1) }, message.fromRow, message.toRow, { consistent: true, channels: others }) : undefined,
-    // The customer's recent bounce rate (bounce-rate.ts), read with the rest: one round trip fewer before the first e-mail.
-    bounceCutoff > 0 ? recentBounceRate(deps, userId, (deps.clock ?? Date.now)()) : undefined,
   ]);
-  return { writer, items, loaded, suppressed, cipher, prov: states?.PROV ?? new Map<number, StateEntry>(), act: states?.ACT ?? new Map<number, StateEntry>(), bounces };
+  return { writer, items, loaded, suppressed, cipher, prov: states?.PROV ?? new Map<number, StateEntry>(), act: states?.ACT ?? new Map<number, StateEntry>() };
 }
 
 /** One leased delivery of a chunk: done with its tally, or later when its rest goes back on the queue. */
@@ -238,7 +235,7 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   const { userId, sendId } = message;
   const projectId = String(send.projectId);
   const at = () => deps.now().toISOString();
-  const { writer, items, loaded, suppressed, cipher, prov, act, bounces } = read;
+  const { writer, items, loaded, suppressed, cipher, prov, act } = read;
   // Each account as the API shows it: the block's entry over the item (and SES's events over that).
   const accounts = items.map((item) => overlayState(item, { PROV: prov, MAIL: loaded, ACT: act }));
 
@@ -325,6 +322,14 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // the customer's daily allowance. The customer's need (its weight) is what its send has not done.
   const open = Math.max(1, Number(send.total ?? 0) - Number(send.sent ?? 0) - Number(send.failed ?? 0) - Number(send.suppressed ?? 0));
   const { dailyCap, reservedShare, bounceCutoff = 0 } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
+  const bucket = new SharedMailPacer(
+    { db: deps.db, tableName: deps.tableName, clock, sleep },
+    { rate: deps.rate(), reservedShare, dailyCap },
+    userId,
+    open,
+    toSend.length,
+  );
+  const step: SendStep = { mailer: deps.mailer, pacer: bucket, clock, sleep, random, deadline, throttledFor: 0 };
   let paused: (Extract<SendOutcome, { kind: 'paused' }> & { resumesAt?: string }) | undefined;
   let anySent = false;
   // The send's template, sanitised and its text part converted once for the whole chunk.
@@ -357,23 +362,14 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
   // but only after what the others got is written; the e-mail it was on keeps its claim.
   let taskError: unknown;
   // A customer whose recent e-mails bounce too often sends nothing until the rate falls (bounce-rate.ts).
-  if (toSend.length && bounceCutoff > 0 && bounces) {
+  if (toSend.length && bounceCutoff > 0) {
+    const bounces = await recentBounceRate(deps, userId, clock());
     if (overCutoff(bounces, bounceCutoff)) {
       paused = { kind: 'paused', reason: 'bounces', message: bounceWords(bounces, bounceCutoff) };
       stopped = true;
       await notifyBouncesPaused(deps, { userId, projectId, projectName: String(send.projectName ?? '') }, paused.message, clock());
     }
   }
-  // Made here, after anything that may throw before the sends: it reserves the daily allowance at
-  // once, and only the delivery's end (close) gives back what was not used.
-  const bucket = new SharedMailPacer(
-    { db: deps.db, tableName: deps.tableName, clock, sleep },
-    { rate: deps.rate(), reservedShare, dailyCap },
-    userId,
-    open,
-    stopped ? 0 : toSend.length,
-  );
-  const step: SendStep = { mailer: deps.mailer, pacer: bucket, clock, sleep, random, deadline, throttledFor: 0 };
   await mapBounded(stopped ? [] : toSend, deps.concurrency ?? MAIL_SEND_CONCURRENCY, async (account, index) => {
     try {
       await sendOne(account, index);
@@ -541,12 +537,8 @@ export function mailTags(target: { userId: string; projectId: string; row: numbe
 /** The least time between two sends of one worker invocation (0: unpaced). */
 export const sendSpacingMs = (rate: number, workers: number): number => (rate > 0 ? Math.ceil((1000 * Math.max(1, workers)) / rate) + 1 : 0);
 
-/**
- * The largest chunk of a send (unpaced, 8 SendEmail calls in flight: a few seconds of a delivery;
- * at 200 e-mails a second over 2 deliveries, 10 s of its 40). 500 before: 10,000 e-mails took 20
- * deliveries, each with its lease, reads, done transaction and successor's release.
- */
-export const MAX_MAIL_CHUNK_ACCOUNTS = 1000;
+/** The largest chunk of a send (unpaced, 8 SendEmail calls in flight: a few seconds of a delivery). */
+export const MAX_MAIL_CHUNK_ACCOUNTS = 500;
 /** The share of a delivery's budget (MAIL_CHUNK_BUDGET_MS) a chunk takes at the paced rate: the rest is for a slow SES and throttled waits. */
 const PACED_BUDGET_SHARE = 0.75;
 /** Chunks per worker at least, for a send large enough: every worker has work to the end of the send. */
