@@ -156,12 +156,6 @@ export class SharedMailPacer {
     this.left = () => this.count - this.given;
     this.sleep = deps.sleep ?? realSleep;
     ({ windowMs: this.windowMs, limit: this.limit } = rateWindow(settings));
-    // The first block of the daily allowance is asked for at once: its round trip overlaps the
-    // caller's own before the first e-mail (a credential chunk's first claim) instead of following it.
-    if (counted && count > 0) {
-      this.reserving = this.reserveDaily().finally(() => (this.reserving = undefined));
-      this.reserving.catch(() => undefined);
-    }
   }
 
   holdFor(ms: number): void {
