@@ -34,7 +34,7 @@ import { sesCredentialMailer } from '../functions/mail/credential-mailer';
 import { serverRenderTools } from '../functions/mail/render-tools';
 import type { CredentialsChunkMessage, CredentialsMessage } from '../functions/mail/mail-message';
 import { createTestUser } from '../test/support/cognito-users';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const COUNT = 10_000;
 const PACED = 300;
@@ -67,7 +67,7 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
 
 export async function mailBench(): Promise<void> {
   console.log('\n== Credential e-mails to the local SES emulator, against a bare SendEmail loop in the same run');
-  const offset = 50_000 + benchPortShift;
+  const offset = benchOffset(50_000);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-mail');
   fs.rmSync(dataDir, { recursive: true, force: true });
   // Pacing off for the overhead measurement (read by the workers at every chunk).

@@ -80,7 +80,9 @@ async function requestFor(integration: IntegrationRecord, person: ProvisioningPe
     close: () => undefined,
   };
   const adapter = withMappedAttributes(integration, httpAdapter(integration, client));
-  await adapter.create([person]);
+  const [outcome] = await adapter.create([person]);
+  // A value the platform would refuse (Graph: an employeeId over 16 characters...): the adapter's words.
+  if (!recorded && outcome?.kind === 'failed' && outcome.message !== 'preview') throw new ValidationError(outcome.message);
   if (!recorded) throw new ValidationError(NOT_READY);
   return { method: recorded.method, path: recorded.path, body: hide(recorded.body) };
 }

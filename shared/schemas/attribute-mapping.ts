@@ -25,6 +25,35 @@ export interface PlatformAttribute {
 export const SCIM_ENTERPRISE_USER = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 
 /**
+ * What Microsoft Graph's user resource documents of the properties offered for mapping
+ * (learn.microsoft.com/graph/api/resources/user, v1.0): the most characters each takes, and the
+ * shape of those that are not a plain string. `businessPhones` is a string collection that holds
+ * one number; `employeeHireDate` a DateTimeOffset (ISO 8601, UTC); `usageLocation` a two-letter
+ * country code (ISO 3166). Graph refuses a value out of shape with 400 for the whole user, so
+ * the adapter checks them first (graphValueProblem) and sends nothing for such a person. The
+ * manager is not a property (PUT /users/{id}/manager/$ref with the manager's id), so it is not
+ * offered. Every property here may be set on create (POST /users takes any writable property).
+ */
+export const graphPropertyRules: Readonly<Record<string, { max?: number; shape?: 'list' | 'dateTime' | 'country' }>> = {
+  department: { max: 64 },
+  jobTitle: { max: 128 },
+  employeeId: { max: 16 },
+  employeeType: {},
+  employeeHireDate: { shape: 'dateTime' },
+  mobilePhone: { max: 64 },
+  businessPhones: { shape: 'list' },
+  officeLocation: { max: 128 },
+  companyName: { max: 64 },
+  city: { max: 128 },
+  state: { max: 128 },
+  country: { max: 128 },
+  streetAddress: { max: 1024 },
+  postalCode: { max: 40 },
+  usageLocation: { shape: 'country' },
+  preferredLanguage: {},
+};
+
+/**
  * The attributes each platform offers for mapping. SCIM: core `title`, `nickName`, `userType`,
  * `preferredLanguage`, `locale`, `timezone`, `profileUrl`; `phoneNumbers` of type work / mobile;
  * the enterprise extension's `employeeNumber`, `costCenter`, `organization`, `division`,
@@ -50,7 +79,7 @@ export const platformAttributes: Record<MappingTarget, readonly PlatformAttribut
     { name: 'enterprise.manager', label: 'enterprise: manager.value' },
   ],
   okta: ['department', 'title', 'employeeNumber', 'mobilePhone', 'primaryPhone', 'managerId', 'manager', 'costCenter', 'division', 'organization', 'userType', 'city', 'state', 'countryCode', 'streetAddress', 'zipCode', 'nickName', 'displayName', 'locale', 'timezone', 'preferredLanguage'].map((name) => ({ name, label: name })),
-  graph: ['department', 'jobTitle', 'employeeId', 'employeeType', 'mobilePhone', 'businessPhones', 'officeLocation', 'companyName', 'city', 'state', 'country', 'streetAddress', 'postalCode', 'usageLocation', 'preferredLanguage'].map((name) => ({ name, label: name })),
+  graph: Object.keys(graphPropertyRules).map((name) => ({ name, label: name })),
   openldap: ['departmentNumber', 'title', 'telephoneNumber', 'mobile', 'employeeNumber', 'employeeType', 'ou', 'o', 'l', 'st', 'street', 'postalCode', 'roomNumber', 'preferredLanguage'].map((name) => ({ name, label: name })),
   active_directory_ldap: ['department', 'title', 'telephoneNumber', 'mobile', 'employeeID', 'employeeNumber', 'employeeType', 'company', 'division', 'physicalDeliveryOfficeName', 'l', 'st', 'streetAddress', 'postalCode'].map((name) => ({ name, label: name })),
   salesforce: ['Department', 'Title', 'Phone', 'MobilePhone', 'EmployeeNumber', 'Division', 'CompanyName', 'Street', 'City', 'State', 'PostalCode', 'Country', 'Extension', 'Fax'].map((name) => ({ name, label: name })),
@@ -73,8 +102,41 @@ export const defaultAttributeMapping: Record<MappingTarget, Readonly<Record<stri
   salesforce: { department: 'Department', title: 'Title', phone: 'Phone', employeeId: 'EmployeeNumber' },
 };
 
-/** Graph's employeeId holds at most 16 characters; longer values are refused there, so they are cut with a note in the preview. */
-export const GRAPH_EMPLOYEE_ID_MAX = 16;
+
+/** Graph's employeeId holds at most 16 characters. */
+export const GRAPH_EMPLOYEE_ID_MAX = graphPropertyRules.employeeId!.max!;
+
+/** A date (2026-03-01) or a date and time with its offset as the DateTimeOffset Graph stores (UTC); undefined: not one. */
+function graphDateTime(value: string): string | undefined {
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value.trim());
+  if (day) {
+    const date = new Date(Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])));
+    return date.toISOString().startsWith(value.trim()) ? `${value.trim()}T00:00:00Z` : undefined;
+  }
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value.trim())) return undefined;
+  const date = new Date(value.trim());
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString().replace(/\.000Z$/, 'Z');
+}
+
+/** A mapped value as the JSON Graph takes for the property (the check is graphValueProblem's). */
+export function graphValue(name: string, value: string): unknown {
+  const shape = graphPropertyRules[name]?.shape;
+  if (shape === 'list') return [value];
+  if (shape === 'dateTime') return graphDateTime(value) ?? value;
+  if (shape === 'country') return value.trim().toUpperCase();
+  return value;
+}
+
+/** Why Graph would refuse this value of the property, in words; undefined: it takes it. */
+export function graphValueProblem(name: string, value: string): string | undefined {
+  const rule = graphPropertyRules[name];
+  if (!rule) return undefined;
+  const shown = `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (rule.max !== undefined && value.length > rule.max) return `${name} ${shown} has ${value.length} characters; Microsoft Entra ID takes at most ${rule.max}.`;
+  if (rule.shape === 'dateTime' && graphDateTime(value) === undefined) return `${name} ${shown} is not a date: write it as 2026-03-01 (or a date and time with its offset, such as 2026-03-01T09:00:00+01:00).`;
+  if (rule.shape === 'country' && !/^[A-Za-z]{2}$/.test(value.trim())) return `${name} ${shown} is not a two-letter country code (ISO 3166), such as US or GB.`;
+  return undefined;
+}
 
 /** An attribute name a platform can take: one of its list, or (open platforms) a name its API accepts. */
 export function isPlatformAttribute(target: MappingTarget, name: string): boolean {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
 import { rateWindow, SharedMailPacer, type MailPaceSettings } from '../../functions/mail/send-share';
 import type { MailSend } from '../../shared/schemas/mail-send';
@@ -17,9 +17,9 @@ const tableName = 'bulkonboard';
 const customer = () => `fair-${randomUUID()}`;
 
 /** Sends `count` e-mails through a pacer (as a delivery's loop does), recording when each went. */
-async function deliver(settings: MailPaceSettings, who: string, count: number, need: number, times: number[]): Promise<'done' | string> {
+async function deliver(settings: MailPaceSettings, who: string, count: number, need: number, times: number[], db: DynamoDBDocumentClient = testDb()): Promise<'done' | string> {
   let sent = 0;
-  const pacer = new SharedMailPacer({ db: testDb(), tableName }, settings, who, need, count);
+  const pacer = new SharedMailPacer({ db, tableName }, settings, who, need, count);
   try {
     while (sent < count) {
       const turn = await pacer.take();
@@ -94,6 +94,40 @@ describe('the shared SES rate, taken by deliveries through the table', () => {
     expect(await deliver(settings, other, 3, 3, few)).toBe('done');
     const { Item: otherDay } = await testDb().send(new GetCommand({ TableName: tableName, Key: keys.mailDay(other, day), ConsistentRead: true }));
     expect(otherDay?.sent).toBe(3);
+  });
+});
+
+describe("a customer's daily allowance, reserved ahead by a delivery", () => {
+  /** A delivery of `count` e-mails through a pacer whose table client records the amounts of each write of the customer's day item. */
+  async function deliverCounting(settings: MailPaceSettings, who: string, count: number, times: number[]): Promise<number[]> {
+    const amounts: number[] = [];
+    const db = {
+      send: (command: { input: { Key?: { SK?: unknown }; ExpressionAttributeValues?: Record<string, unknown> } }) => {
+        if (String(command.input.Key?.SK).startsWith('MAILDAY#')) amounts.push(Number(command.input.ExpressionAttributeValues?.[':n'] ?? command.input.ExpressionAttributeValues?.[':back']));
+        return testDb().send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    await deliver(settings, who, count, count, times, db);
+    return amounts;
+  }
+
+  /** A delivery of 500 e-mails under a daily cap: the e-mails that went, the day item's writes (their amounts) and its count after. */
+  async function reservations(dailyCap: number) {
+    const who = customer();
+    const times: number[] = [];
+    const writes = await deliverCounting({ rate: 0, reservedShare: 0.1, dailyCap }, who, 500, times);
+    const { Item } = await testDb().send(new GetCommand({ TableName: tableName, Key: keys.mailDay(who, new Date().toISOString().slice(0, 10)), ConsistentRead: true }));
+    return { went: times.length, writes, counted: Item?.sent };
+  }
+
+  it('reserves in blocks that grow as the delivery goes on (500 e-mails: 50, 100, 200, 150), every e-mail counted once', async () => {
+    expect(await reservations(50_000)).toEqual({ went: 500, writes: [50, 100, 200, 150], counted: 500 });
+  });
+
+  it('a block larger than what is left of the cap takes what is left, then the delivery is capped; what it did not use goes back', async () => {
+    // 50, then 100 refused by the condition (70 left) and 70 taken, then the next block (the cap)
+    // refused: none left; nothing unused to give back.
+    expect(await reservations(120)).toEqual({ went: 120, writes: [50, 100, 70, 120], counted: 120 });
   });
 });
 

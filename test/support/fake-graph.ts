@@ -21,6 +21,15 @@ import type { AddressInfo } from 'node:net';
  * member already there 400 "One or more added object references already exist for the following
  * modified properties: 'members'."; DELETE /groups/{id}/members/{userId}/$ref 204, 404 when not a
  * member. The API is under /v1.0.
+ *
+ * The user's other properties as the user resource documents them (v1.0): POST /users and PATCH
+ * /users/{id} answer 400 "Invalid value specified for property '<name>' of resource 'User'." for a
+ * string over its maximum length (employeeId 16, department 64, jobTitle 128, mobilePhone 64,
+ * companyName 64, postalCode 40, ...), a businessPhones that is not a list of at most one string,
+ * a usageLocation that is not two letters, and "Cannot convert the literal '<value>' to the
+ * expected type 'Edm.DateTimeOffset'." for an employeeHireDate that is not an ISO 8601 date and
+ * time; the manager is a navigation property (/manager/$ref), not one a user body may carry. The
+ * properties taken are kept on the user (null clears one) and read back with $select.
  */
 export interface GraphReceived {
   method: string;
@@ -38,7 +47,31 @@ export interface GraphUserRecord {
   displayName: string;
   givenName?: string;
   surname?: string;
+  /** Any other property the user was created or updated with (employeeId, department, businessPhones...). */
+  [property: string]: unknown;
 }
+
+/** The user resource's documented maximum lengths (learn.microsoft.com/graph/api/resources/user, v1.0). */
+const USER_STRING_MAX: Record<string, number> = {
+  displayName: 256,
+  givenName: 64,
+  surname: 64,
+  mailNickname: 64,
+  department: 64,
+  jobTitle: 128,
+  employeeId: 16,
+  mobilePhone: 64,
+  companyName: 64,
+  officeLocation: 128,
+  city: 128,
+  state: 128,
+  country: 128,
+  streetAddress: 1024,
+  postalCode: 40,
+};
+/** Properties set by their own requests, never in a user's body. */
+const NAVIGATION_PROPERTIES = new Set(['manager', 'directReports', 'memberOf']);
+const DATE_TIME_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 export interface FakeGraph {
   origin: string;
@@ -92,10 +125,29 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
   const limits = { throttleCalls: 0, throttleSubRequests: 0, retryAfterSeconds: 7 };
   const queued: Answer[] = [];
 
+  /** Graph's 400 for a user body's property out of its documented shape, if any. */
+  function refusedProperty(user: Record<string, unknown>): Answer | undefined {
+    const invalid = (name: string) => graphError(400, 'Request_BadRequest', `Invalid value specified for property '${name}' of resource 'User'.`);
+    for (const [name, value] of Object.entries(user)) {
+      if (value === null) continue;
+      if (NAVIGATION_PROPERTIES.has(name)) return invalid(name);
+      const max = USER_STRING_MAX[name];
+      if (max !== undefined && (typeof value !== 'string' || value.length > max)) return invalid(name);
+      if (name === 'businessPhones' && !(Array.isArray(value) && value.length <= 1 && value.every((v) => typeof v === 'string'))) return invalid(name);
+      if (name === 'usageLocation' && !(typeof value === 'string' && /^[A-Z]{2}$/.test(value))) return invalid(name);
+      if (name === 'employeeHireDate' && !(typeof value === 'string' && DATE_TIME_OFFSET.test(value) && !Number.isNaN(Date.parse(value)))) {
+        return graphError(400, 'BadRequest', `Cannot convert the literal '${String(value)}' to the expected type 'Edm.DateTimeOffset'.`);
+      }
+    }
+    return undefined;
+  }
+
   /** One Graph request (top level or inside a $batch), relative to /v1.0. */
   function graphRequest(method: string, url: URL, body: unknown): Answer {
     if (method === 'POST' && url.pathname === '/users') {
       const user = body as Record<string, unknown> & { passwordProfile?: { password?: string } };
+      const refused = refusedProperty(user ?? {});
+      if (refused) return refused;
       for (const field of ['accountEnabled', 'displayName', 'mailNickname', 'userPrincipalName', 'passwordProfile']) {
         if (user?.[field] === undefined) return graphError(400, 'Request_BadRequest', `Invalid value specified for property '${field}' of resource 'User'.`);
       }
@@ -117,7 +169,8 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
         return graphError(400, 'Request_BadRequest', 'Another object with the same value for property proxyAddresses already exists.', [{ code: 'ObjectConflict', target: 'proxyAddresses' }]);
       }
       const id = `00000000-0000-0000-0000-${String(nextId++).padStart(12, '0')}`;
-      const created: GraphUserRecord = { id, userPrincipalName: upn, mail: typeof user.mail === 'string' ? user.mail : null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName), ...(typeof user.givenName === 'string' ? { givenName: user.givenName } : {}), ...(typeof user.surname === 'string' ? { surname: user.surname } : {}) };
+      const { passwordProfile: _password, ...properties } = user;
+      const created: GraphUserRecord = { ...properties, id, userPrincipalName: upn, mail: typeof user.mail === 'string' ? user.mail : null, otherMails: [], accountEnabled: user.accountEnabled === true, displayName: String(user.displayName), ...(typeof user.givenName === 'string' ? { givenName: user.givenName } : {}), ...(typeof user.surname === 'string' ? { surname: user.surname } : {}) };
       users.set(id, created);
       return { status: 201, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', ...created, givenName: user.givenName, surname: user.surname } };
     }
@@ -138,6 +191,8 @@ export async function startFakeGraph(options: { host?: string; port?: number; do
         return { status: 200, body: { '@odata.context': 'https://graph.microsoft.com/v1.0/$metadata#users/$entity', ...(select ? Object.fromEntries(select.map((k) => [k, user[k] ?? null])) : user) } };
       }
       if (method === 'PATCH') {
+        const refused = refusedProperty((body ?? {}) as Record<string, unknown>);
+        if (refused) return refused;
         const upn = (body as { userPrincipalName?: unknown }).userPrincipalName;
         if (typeof upn === 'string' && [...users.values()].some((u) => u.id !== found.id && u.userPrincipalName.toLowerCase() === upn.toLowerCase())) {
           return graphError(400, 'Request_BadRequest', 'Another object with the same value for property userPrincipalName already exists.', [{ code: 'ObjectConflict', target: 'userPrincipalName' }]);

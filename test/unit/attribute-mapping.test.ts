@@ -16,6 +16,8 @@ import { scimChanges, scimUser } from '../../functions/provisioning/adapters/sci
 import { oktaProfileChanges, oktaUser } from '../../functions/provisioning/adapters/okta';
 import { graphChanges, graphUser } from '../../functions/provisioning/adapters/microsoft-graph';
 import { ldapEntryOf } from '../../functions/provisioning/adapters/ldap';
+import { attributePreview } from '../../functions/integrations/attribute-preview';
+import { ValidationError } from '../../functions/core/errors';
 import type { ProvisioningAdapter, ProvisioningPerson } from '../../functions/provisioning/provisioning-port';
 import { person } from '../support/provisioning-people';
 import { startFakeOkta, type FakeOkta } from '../support/fake-okta';
@@ -149,6 +151,20 @@ describe('contract servers get the documented bodies through the adapter factory
     await run(factory(integration, { clientId: 'connected-app', clientSecret: 'right-secret' }), (a) => a.create([withAttributes]));
     const create = salesforce.state.received.find((r) => r.method === 'POST' && r.path.endsWith('/composite/sobjects'));
     expect((create!.body as { records: Record<string, unknown>[] }).records[0]).toMatchObject({ Department: 'Sales', Title: 'Rep', Phone: '+1 555 0100', EmployeeNumber: 'E-1' });
+  });
+
+  it("Graph's preview: a hire date mapped to employeeHireDate shows as a DateTimeOffset; an employeeId Graph would refuse is a 400 in words, not a request", async () => {
+    const integration = record('active_directory', `${graph.origin}/v1.0`, { entraDomain: graph.domain, attributeMapping: { employeeId: 'employeeId', hireDate: 'employeeHireDate' } }, 'oauth2');
+    const preview = attributePreview({ integration: async () => integration });
+    const calls = graph.received.length;
+    const ada = { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@example.com' };
+    const shown = await preview('user-1', 'int-1', { person: { ...ada, attributes: { employeeId: 'E-1815', hireDate: '2026-03-01' } } });
+    expect(shown.request).toMatchObject({ method: 'POST', path: '/users', body: { employeeId: 'E-1815', employeeHireDate: '2026-03-01T00:00:00Z' } });
+    const refused = preview('user-1', 'int-1', { person: { ...ada, attributes: { employeeId: 'E-18151815181518151815' } } });
+    await expect(refused).rejects.toBeInstanceOf(ValidationError);
+    await expect(refused).rejects.toThrow('employeeId "E-18151815181518151815" has 22 characters; Microsoft Entra ID takes at most 16.');
+    // The preview sends nothing.
+    expect(graph.received.length).toBe(calls);
   });
 
   it('an integration without a mapping target (none today besides Workday) keeps the adapter as it is', () => {

@@ -207,6 +207,129 @@ describe("contract: a loopback server that plays Microsoft Graph's documented sh
   });
 });
 
+describe("contract: the user's other properties (employeeId and the mapped extra columns) as Graph's user resource documents them", () => {
+  // What the adapter factory gives the adapter: the columns already mapped to Graph's property names.
+  const mapped = {
+    employeeId: 'E-1815',
+    employeeHireDate: '2026-03-01',
+    employeeType: 'Contractor',
+    department: 'Research',
+    jobTitle: 'Analyst',
+    mobilePhone: '+44 20 7946 0000',
+    businessPhones: '+44 20 7946 0001',
+    officeLocation: '18/2111',
+    companyName: 'Contoso',
+    usageLocation: 'gb',
+    postalCode: 'EC1A 1BB',
+  };
+  const asGraphDocuments = {
+    employeeId: 'E-1815',
+    // A DateTimeOffset (ISO 8601, UTC), not a bare date.
+    employeeHireDate: '2026-03-01T00:00:00Z',
+    employeeType: 'Contractor',
+    department: 'Research',
+    jobTitle: 'Analyst',
+    mobilePhone: '+44 20 7946 0000',
+    // A string collection holding one number.
+    businessPhones: ['+44 20 7946 0001'],
+    officeLocation: '18/2111',
+    companyName: 'Contoso',
+    // A two-letter country code (ISO 3166).
+    usageLocation: 'GB',
+    postalCode: 'EC1A 1BB',
+  };
+  const standard = (n: number) => ({
+    accountEnabled: true,
+    displayName: `Jane Doe${n}`,
+    mailNickname: `janedoe2026-${n}`,
+    userPrincipalName: upn(n),
+    mail: `jane.doe${n}@example.com`,
+    givenName: 'Jane',
+    surname: `Doe${n}`,
+    passwordProfile: { password: `Generated-Pw-${n}!x`, forceChangePasswordNextSignIn: false },
+  });
+
+  it('creates with employeeId and the other properties on POST /users (alone and in a $batch), each in its documented type; Graph keeps them', async () => {
+    const graph = adapter();
+    const [alone] = await graph.create([person(1, { platformAttributes: mapped })]);
+    expect(alone?.kind).toBe('created');
+    expect(fake.received.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /v1.0/users']);
+    expect(fake.received[0]!.body).toEqual({ ...asGraphDocuments, ...standard(1) });
+    expect(fake.users.get((alone as { externalId: string }).externalId)).toMatchObject(asGraphDocuments);
+
+    fake.received.length = 0;
+    const batched = await graph.create([person(2, { platformAttributes: mapped }), person(3, { platformAttributes: { employeeId: '000042' } })]);
+    graph.close();
+    expect(batched.map((o) => o.kind)).toEqual(['created', 'created']);
+    const { requests } = fake.received[0]!.body as BatchBody;
+    expect(requests.map((r) => r.body)).toEqual([{ ...asGraphDocuments, ...standard(2) }, { employeeId: '000042', ...standard(3) }]);
+    // The manager is a reference (/manager/$ref), never a property of the body.
+    for (const request of requests) expect(request.body).not.toHaveProperty('manager');
+  });
+
+  it('updates by PATCH /users/{id}: employeeId and the others set in their types, a removed column cleared (null, businessPhones [])', async () => {
+    const graph = adapter();
+    const [created] = await graph.create([person(4, { platformAttributes: mapped })]);
+    const id = (created as { externalId: string }).externalId;
+    const outcome = await graph.update(id, {
+      firstName: 'Jane',
+      lastName: 'Doe4',
+      email: 'jane.doe4@example.com',
+      platformAttributes: { employeeId: 'E-2026-0001', employeeHireDate: '2026-04-01T09:30:00+02:00', jobTitle: 'Lead' },
+      clearedPlatformAttributes: ['department', 'businessPhones'],
+    });
+    graph.close();
+    expect(outcome).toEqual({ kind: 'done', detail: 'Updated in Microsoft Entra ID.' });
+    expect(fake.received.at(-1)).toMatchObject({ method: 'PATCH', url: `/v1.0/users/${id}` });
+    expect(fake.received.at(-1)!.body).toEqual({
+      department: null,
+      businessPhones: [],
+      employeeId: 'E-2026-0001',
+      employeeHireDate: '2026-04-01T07:30:00Z',
+      jobTitle: 'Lead',
+      givenName: 'Jane',
+      surname: 'Doe4',
+      displayName: 'Jane Doe4',
+      mail: 'jane.doe4@example.com',
+    });
+    expect(fake.users.get(id)).toMatchObject({ employeeId: 'E-2026-0001', employeeHireDate: '2026-04-01T07:30:00Z', jobTitle: 'Lead', department: null, businessPhones: [], officeLocation: '18/2111' });
+  });
+
+  it('refuses, before any call, a value Graph would refuse for the whole user (employeeId over 16 characters, a hire date that is not a date, a country that is not two letters); the others are sent', async () => {
+    // Graph's own answer to such a value: 400 for the whole user.
+    const client = platformClient({ platform: 'active_directory', apiType: 'REST', baseUrl: `${origin}/v1.0`, authMethod: 'oauth2', credentials: credentials(), apiConfig: {} }, { allowedOrigins: [origin] });
+    const direct = await client.call({ method: 'POST', path: '/users', body: { ...standard(9), employeeId: 'E-12345678901234567' } });
+    client.close();
+    expect(direct).toMatchObject({ status: 400, json: { error: { message: "Invalid value specified for property 'employeeId' of resource 'User'." } } });
+    expect(fake.users.size).toBe(0);
+    fake.received.length = 0;
+
+    const graph = adapter();
+    const outcomes = await graph.create([
+      person(5, { platformAttributes: { employeeId: 'E-12345678901234567' } }),
+      person(6, { platformAttributes: { employeeId: 'E-6' } }),
+      person(7, { platformAttributes: { employeeHireDate: '03/01/2026' } }),
+      person(8, { platformAttributes: { usageLocation: 'United Kingdom' } }),
+    ]);
+    expect(outcomes).toEqual([
+      { kind: 'failed', retryable: false, message: `Not sent to Microsoft Entra ID: employeeId "E-12345678901234567" has 19 characters; Microsoft Entra ID takes at most 16. Correct the account's value (or the integration's attribute mapping) and try again.` },
+      { kind: 'created', externalId: expect.any(String) },
+      { kind: 'failed', retryable: false, message: expect.stringContaining('employeeHireDate "03/01/2026" is not a date: write it as 2026-03-01') },
+      { kind: 'failed', retryable: false, message: expect.stringContaining('usageLocation "United Kingdom" is not a two-letter country code (ISO 3166)') },
+    ]);
+    // Only the person Graph takes was sent (alone: a single POST).
+    expect(fake.received.map((r) => [r.method, r.url, (r.body as { userPrincipalName?: string }).userPrincipalName])).toEqual([['POST', '/v1.0/users', upn(6)]]);
+
+    const id = (outcomes[1] as { externalId: string }).externalId;
+    fake.received.length = 0;
+    const update = await graph.update(id, { firstName: 'Jane', lastName: 'Doe6', email: 'jane.doe6@example.com', platformAttributes: { employeeId: 'x'.repeat(17) } });
+    graph.close();
+    expect(update).toMatchObject({ kind: 'failed', retryable: false, message: expect.stringContaining('has 17 characters; Microsoft Entra ID takes at most 16') });
+    expect(fake.received).toEqual([]);
+    expect(fake.users.get(id)).toMatchObject({ employeeId: 'E-6' });
+  });
+});
+
 describe('Microsoft Entra ID as a provisioning target: support, settings, the factory and pacing', () => {
   const integration = (baseUrl: string, provisioning: Record<string, unknown> = { entraDomain: DOMAIN }) =>
     ({

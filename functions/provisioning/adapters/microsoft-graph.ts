@@ -15,6 +15,7 @@ import type {
 import { goneFrom } from '../provisioning-port';
 import { failureOf, isCallFailure, lifecycleAnswer, type CallFailure, type PlatformAnswer, type PlatformClient } from '../platform-client';
 import { microsoftGraphGroups } from './microsoft-graph-groups';
+import { graphValue, graphValueProblem } from '../../../shared/schemas/attribute-mapping';
 
 /** What a lifecycle call says of an account Microsoft Entra ID no longer has. */
 const gone = goneFrom('Microsoft Entra ID');
@@ -54,9 +55,20 @@ const mailNicknameOf = (username: string) => username.replace(/[\s@()\\[\]";:<>,
  * passwordProfile.forceChangePasswordNextSignIn follows the user's Require password change
  * setting: on, Entra ID asks for a new password at the first sign-in.
  */
-/** Mapped values as Graph properties: businessPhones is a list (one number), the others strings. */
-const graphProperties = (values: Readonly<Record<string, string>> = {}) =>
-  Object.fromEntries(Object.entries(values).map(([name, value]) => [name, name === 'businessPhones' ? [value] : value]));
+/** Mapped values as Graph properties (graphValue: businessPhones a one-number list, employeeHireDate a DateTimeOffset...). */
+const graphProperties = (values: Readonly<Record<string, string>> = {}) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, graphValue(name, value)]));
+
+/**
+ * A mapped value Graph would refuse (400 for the whole user: an employeeId over 16 characters, a
+ * hire date that is not a date...): the person's or change's failure, not retried, sent nowhere.
+ */
+const refusedValue = (values: Readonly<Record<string, string>> = {}): CallFailure | undefined => {
+  for (const [name, value] of Object.entries(values)) {
+    const problem = graphValueProblem(name, value);
+    if (problem) return { kind: 'failed', retryable: false, message: `Not sent to Microsoft Entra ID: ${problem} Correct the account's value (or the integration's attribute mapping) and try again.` };
+  }
+  return undefined;
+};
 
 export const graphUser = (person: ProvisioningPerson, settings: GraphSettings, policy: AccountPolicy = {}) => ({
   ...graphProperties(person.platformAttributes),
@@ -207,9 +219,13 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
     find,
 
     async create(people) {
+      // A person with a value Graph would refuse fails alone, before any call; the others are sent.
+      const outcomes: (ProvisioningOutcome | undefined)[] = people.map((person) => refusedValue(person.platformAttributes));
+      const sendable = people.filter((_, i) => !outcomes[i]);
       const groups: ProvisioningPerson[][] = [];
-      for (let i = 0; i < people.length; i += GRAPH_BATCH_MAX) groups.push(people.slice(i, i + GRAPH_BATCH_MAX));
-      return (await Promise.all(groups.map((group) => (group.length === 1 ? Promise.all(group.map(createOne)) : createBatch(group))))).flat();
+      for (let i = 0; i < sendable.length; i += GRAPH_BATCH_MAX) groups.push(sendable.slice(i, i + GRAPH_BATCH_MAX));
+      const sent = (await Promise.all(groups.map((group) => (group.length === 1 ? Promise.all(group.map(createOne)) : createBatch(group))))).flat();
+      return outcomes.map((refused) => refused ?? sent.shift()!);
     },
 
     async undo(externalId): Promise<UndoOutcome> {
@@ -251,6 +267,8 @@ export function microsoftGraphAdapter(client: PlatformClient, settings: GraphSet
 
     /** PATCH /users/{id}: 204 No Content when Graph took the changes. */
     async update(externalId, changes): Promise<UpdateOutcome> {
+      const refused = refusedValue(changes.platformAttributes);
+      if (refused) return refused;
       const body = graphChanges(changes, settings);
       const answer = await client.call({ method: 'PATCH', path: userPath(externalId), body });
       return lifecycleAnswer<UpdateOutcome>(answer, {
