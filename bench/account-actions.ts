@@ -26,7 +26,7 @@ import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
 import { cpuMeter, cpuText, dynamoDbPid } from './process-cpu';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 import { startRemoteScimServer } from './provisioning';
 
 const COUNT = 10_000;
@@ -35,7 +35,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export async function accountActionsBench(): Promise<void> {
   console.log(`\n== Deactivating ${COUNT.toLocaleString('en-US')} provisioned accounts on a SCIM server against a bare client's PATCHes (local stack)`);
-  const offset = 35_000 + benchPortShift;
+  const offset = benchOffset(35_000);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-account-actions');
   fs.rmSync(dataDir, { recursive: true, force: true });
   const serverPort = offset + 4177;

@@ -18,7 +18,7 @@ import { startLocalStack } from '../bin/local/stack';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
 import { seedLargeProject } from './large-project';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const EXISTING = 50_000;
 const ADDED = 100;
@@ -31,7 +31,7 @@ export async function addPeopleBench(): Promise<void> {
   console.log(`\n== Adding ${ADDED} people to a project of ${EXISTING.toLocaleString('en-US')} against creating a project of ${ADDED} (local stack)`);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-lifecycle');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 35_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(35_000)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
       marshallOptions: { removeUndefinedValues: true },

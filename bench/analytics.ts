@@ -20,7 +20,7 @@ import { counterUpdates, monthOf, monthsUpTo } from '../functions/analytics/coun
 import { keys } from '../functions/core/keys';
 import { timeOrderedId } from '../functions/core/ids';
 import { createTestUser } from '../test/support/cognito-users';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const REQUESTS = 300;
 const LARGE = 1_000_000;
@@ -33,7 +33,7 @@ export async function analyticsBench(): Promise<void> {
   console.log('\n== GET /api/analytics: a user with 100 accounts against one with 1,000,000 (local stack)');
   const dataDir = path.join(projectRoot, '.test-data', 'bench-analytics');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 35_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(35_000)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
       marshallOptions: { removeUndefinedValues: true },

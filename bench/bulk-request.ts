@@ -31,7 +31,7 @@ import { createTestUser } from '../test/support/cognito-users';
 import { keys } from '../functions/core/keys';
 import { MAX_ROWS_PER_REQUEST, REQUEST_BODY_MAX_BYTES, REQUEST_ROWS_JSON_MAX_BYTES } from '../shared/schemas/bulk';
 import { bundleLikeLambda } from './lambda-bundle';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 import { groupMemory, groupTimeouts } from '../lib/stateless-stack';
 
 /** Lambda's CPU share: one vCPU at 1,769 MB, in proportion below. */
@@ -93,7 +93,7 @@ export async function bulkRequestBench(): Promise<void> {
   const bundle = path.join(out, 'bulk-request-handler.mjs');
   await bundleLikeLambda(path.join(projectRoot, 'functions', 'bulk', 'handler.ts'), bundle, 'bulk');
   // The bulk queue's worker is not run: the chunks the request queues stay there, nothing else uses the CPU.
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 40_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, externalWorkers: ['bulk-worker'], schedules: false });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(40_000)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, externalWorkers: ['bulk-worker'], schedules: false });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
     const cases = [

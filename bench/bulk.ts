@@ -24,7 +24,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dynamo } from '../functions/core/clients';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 import { cpuMeter, dynamoDbPid } from './process-cpu';
 import type { Delivery } from '../bin/local/poller';
 import { startLocalStack } from '../bin/local/stack';
@@ -168,7 +168,7 @@ export async function bulkBench(): Promise<void> {
   const dataDir = path.join(projectRoot, '.test-data', 'bench-bulk');
   fs.rmSync(dataDir, { recursive: true, force: true });
   const deliveries: Delivery[] = [];
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 40_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, observeDeliveries: (d) => deliveries.push(d) });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(40_000)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, observeDeliveries: (d) => deliveries.push(d) });
   const cpu = (meter: { read: () => Record<string, number> }) => {
     const spent = meter.read();
     return `CPU: this process ${spent.stack!.toFixed(1)} s, DynamoDB Local ${spent.dynamodb!.toFixed(1)} s`;

@@ -29,7 +29,7 @@ import { keys } from '../functions/core/keys';
 import { timeOrderedId } from '../functions/core/ids';
 import { directoryQuerySchema } from '../shared/schemas/account-directory';
 import { createTestUser } from '../test/support/cognito-users';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const TABLE = 'bulkonboard';
 const SMALL = 1_000;
@@ -141,7 +141,7 @@ export async function directoryBench(): Promise<void> {
   console.log(`\n== GET /api/accounts (Account Database, filtered pages of 25): ${SMALL.toLocaleString('en-US')} accounts against ${LARGE.toLocaleString('en-US')} (local stack)`);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-directory');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 22_500 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(22_500)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
       marshallOptions: { removeUndefinedValues: true },

@@ -49,7 +49,7 @@ const memory = (m: ExportMeasurement) => `peak RSS ${m.peakMb} MB (${m.importedM
 export async function exportsBench(): Promise<void> {
   const { portsFromEnv, projectRoot } = await import('../bin/local/settings');
   const { startLocalStack } = await import('../bin/local/stack');
-  const { benchPortShift } = await import('./ports');
+  const { benchOffset } = await import('./ports');
   const { SYNC_EXPORT_MAX_ACCOUNTS } = await import('../shared/schemas/project');
   const { queues } = await import('../shared/routes');
   const { workerMemorySize, workerTimeout } = await import('../lib/stateless-stack');
@@ -64,7 +64,7 @@ export async function exportsBench(): Promise<void> {
   await bundleLikeLambda(path.join(projectRoot, 'bench', 'export-process.ts'), bundle, 'export-worker');
   const dataDir = path.join(projectRoot, '.test-data', 'bench-exports');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 45_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(45_000)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     // Every measurement, seeding too, runs in a fresh child: no client or key cached from another stack of this process.
     const seeded = await measure(bundle, 'seed');

@@ -20,7 +20,7 @@ import { monitorEventLoopDelay, performance as nodePerformance } from 'node:perf
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 import { startLocalStack } from '../bin/local/stack';
 import type { Delivery } from '../bin/local/poller';
 import { createTestUser } from '../test/support/cognito-users';
@@ -73,7 +73,7 @@ export async function fairBench(): Promise<void> {
       else if (message.jobId && message.chunk === 0) deliveries.set(`chunk ${message.jobId}`, delivery);
     }
   };
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 15_000 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, observeDeliveries });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(15_000)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, observeDeliveries });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
     const proUser = async () => {

@@ -13,11 +13,11 @@ import { accountItem } from '../functions/accounts/account-item';
 import { dynamoBulkStore, usernameItem } from '../functions/bulk/bulk-store';
 import { aesGcmCipher, secretContext } from '../functions/core/encryption';
 import { keys } from '../functions/core/keys';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 import type { Item } from '../functions/bulk/bulk-store';
 
 const N = Number(process.env.N ?? 50000);
-const port = 8000 + 13_000 + benchPortShift;
+const port = 8000 + benchOffset(13_000);
 const dyn = await startDynamoDb(port, undefined);
 try {
   await ensureTable(port);

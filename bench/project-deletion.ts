@@ -24,7 +24,7 @@ import { keys } from '../functions/core/keys';
 import { timeOrderedId } from '../functions/core/ids';
 import { figure } from './own-process';
 import { bundleLikeLambda } from './lambda-bundle';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const ACCOUNTS = 50_000;
 const LIMIT = 1.5;
@@ -83,7 +83,7 @@ export async function projectDeletionBench(): Promise<void> {
   console.log(`\n== Deleting a project of ${ACCOUNTS.toLocaleString('en-US')} accounts (no platform) against a bare BatchWrite delete of its items (DynamoDB Local)`);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-project-deletion');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 37_500 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(37_500)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
       marshallOptions: { removeUndefinedValues: true },

@@ -32,7 +32,7 @@ import { PROVISIONING_CHUNK_ACCOUNTS } from '../functions/provisioning/provision
 import { mapBounded } from '../functions/provisioning/pacing';
 import { scimUser } from '../functions/provisioning/adapters/scim';
 import { createTestUser } from '../test/support/cognito-users';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -82,7 +82,7 @@ const COUNT = 10_000;
 
 export async function provisioningBench(): Promise<void> {
   console.log('\n== Provisioning to real SCIM servers on loopback (scimmy), against a bare client in the same run');
-  const offset = 25_000 + benchPortShift;
+  const offset = benchOffset(25_000);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-provisioning');
   fs.rmSync(dataDir, { recursive: true, force: true });
   const serverPorts = { bulk: offset + 4100, single: offset + 4101, faulty: offset + 4102 };

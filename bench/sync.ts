@@ -27,7 +27,7 @@ import { keys } from '../functions/core/keys';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
 import { seedLargeProject } from './large-project';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const ACCOUNTS = 50_000;
 const SHARE = 0.01;
@@ -40,7 +40,7 @@ export async function syncBench(): Promise<void> {
   console.log(`\n== Sync of a ${ACCOUNTS.toLocaleString('en-US')}-person file into a ${ACCOUNTS.toLocaleString('en-US')}-account project (${differ} new, ${differ} changed, ${differ} missing; local stack)`);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-sync');
   fs.rmSync(dataDir, { recursive: true, force: true });
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 52_500 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(52_500)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined });
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), {
       marshallOptions: { removeUndefinedValues: true },

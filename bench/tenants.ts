@@ -20,7 +20,7 @@ import { startLocalStack } from '../bin/local/stack';
 import { keys } from '../functions/core/keys';
 import { createTestUser } from '../test/support/cognito-users';
 import { startRemoteScimServer } from './provisioning';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 
 const TENANTS = Number(process.env.TENANTS ?? 10);
 const PEOPLE = Number(process.env.PEOPLE ?? 2000);
@@ -59,7 +59,7 @@ export async function tenantsBench(): Promise<void> {
   );
   // The in-process stack's handlers read it as the mail workers do in Lambda.
   process.env.MAIL_SEND_RATE = MAIL_RATE;
-  const offset = 47_500 + benchPortShift;
+  const offset = benchOffset(47_500);
   const dataDir = path.join(projectRoot, '.test-data', 'bench-tenants');
   fs.rmSync(dataDir, { recursive: true, force: true });
   // One directory per customer: TENANTS together, then a small one alone, a small one beside a large one, and the large one.

@@ -11,7 +11,7 @@ import { bundleLikeLambda } from './lambda-bundle';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { portsFromEnv, projectRoot } from '../bin/local/settings';
-import { benchPortShift } from './ports';
+import { benchOffset } from './ports';
 import { startLocalStack } from '../bin/local/stack';
 import { createTestUser } from '../test/support/cognito-users';
 import { accountItem } from '../functions/accounts/account-item';
@@ -40,7 +40,7 @@ export async function uploadBench(): Promise<void> {
   const dataDir = path.join(projectRoot, '.test-data', 'bench-upload');
   fs.rmSync(dataDir, { recursive: true, force: true });
   // The upload worker runs in a process of its own (bench/upload-worker-process.ts), as on Lambda: its peak RSS is its own.
-  const stack = await startLocalStack({ ports: portsFromEnv({}, 12_500 + benchPortShift), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, externalWorkers: ['bulk-upload-worker'] });
+  const stack = await startLocalStack({ ports: portsFromEnv({}, benchOffset(12_500)), dataDir, persistDynamoDb: false, web: 'none', log: () => undefined, externalWorkers: ['bulk-upload-worker'] });
   let worker: ChildProcess | undefined;
   try {
     const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
