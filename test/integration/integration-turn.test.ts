@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { takeIntegrationTurn, TURN_FENCE_MS, TURN_HEARTBEAT_MS, TURN_LEASE_MS, TurnLost, withRequestTurn, type Every, type IntegrationTurn, type TurnDeps } from '../../functions/account-jobs/integration-turn';
 import { aesGcmCipher, keyRingFromSecret } from '../../functions/core/encryption';
@@ -18,6 +17,7 @@ import { dynamoPlanReader } from '../../functions/usage/plan-store';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { queueNoWorkerReads } from '../support/own-queue';
 import { until } from '../support/until';
 
 /**
@@ -30,20 +30,13 @@ import { until } from '../support/until';
  */
 const TABLE = 'bulkonboard';
 const stack = () => inject('stack');
+// A queue no worker reads: what the deliveries send (requeues, waits) stays there.
+const ownQueue = queueNoWorkerReads('integration-turn-test');
 let user: ApiUser;
-let sqs: SQSClient;
-let queueUrl: string;
 
 beforeAll(async () => {
   user = await apiUser();
   await upgradeToPro(user);
-  sqs = new SQSClient({ region: 'us-east-1', endpoint: stack().urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  // A queue no worker reads: what the deliveries send (requeues, waits) stays here.
-  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `integration-turn-test-${Date.now()}` }))).QueueUrl!;
-});
-afterAll(async () => {
-  if (queueUrl) await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
-  sqs?.destroy();
 });
 
 /** A heartbeat timer the test fires by hand; a crashed holder's is never fired. */
@@ -197,7 +190,7 @@ describe('a provisioning delivery that dies mid-chunk', () => {
   async function plannedRun(integration: Integration, count: number, tag: string) {
     const db = testDb();
     const created = await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: `Turn ${tag}`, csvData: people(count, `Turn${tag}`) } });
-    const queue = sqsProvisioningQueue(sqs, queueUrl);
+    const queue = sqsProvisioningQueue(ownQueue.sqs, ownQueue.url);
     const run = await startProvisioning({ db, tableName: TABLE, queue, now: () => new Date(), newId: timeOrderedId, plan: dynamoPlanReader(db, TABLE), integration: integrationOf })(user.sub, created.project.id, {
       integrationId: integration.id,
       mode: 'provision',
@@ -213,7 +206,7 @@ describe('a provisioning delivery that dies mid-chunk', () => {
   };
   const deps = (now: () => Date, every: Every, adapterFor: ProvisionDeps['adapterFor']): ProvisionDeps => {
     const cipher = aesGcmCipher(keyRingFromSecret(readFileSync(path.join(stack().dataDir, 'encryption.key'), 'utf8')));
-    return Object.assign({ db: testDb(), tableName: TABLE, queue: sqsProvisioningQueue(sqs, queueUrl), now, cipher: async () => cipher, integration: integrationOf, adapterFor, pacingOf }, { every });
+    return Object.assign({ db: testDb(), tableName: TABLE, queue: sqsProvisioningQueue(ownQueue.sqs, ownQueue.url), now, cipher: async () => cipher, integration: integrationOf, adapterFor, pacingOf }, { every });
   };
 
   it('blocks its integration for one lease: the next job on it starts once the lease lapsed (clock moved), not 150 s later', async () => {

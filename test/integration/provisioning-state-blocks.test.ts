@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { CreateQueueCommand, DeleteQueueCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
 import { STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
@@ -18,6 +17,7 @@ import { dynamoPlanReader } from '../../functions/usage/plan-store';
 import type { Integration } from '../../shared/schemas/integrations';
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
+import { queueNoWorkerReads } from '../support/own-queue';
 
 /**
  * A provisioning run records each account's result in the project's PROV state blocks, not on the
@@ -30,20 +30,13 @@ import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/
  */
 const TABLE = 'bulkonboard';
 const stack = () => inject('stack');
+// A queue no worker reads: what the deliveries send (requeues) stays there.
+const ownQueue = queueNoWorkerReads('state-blocks-test');
 let user: ApiUser;
-let sqs: SQSClient;
-let queueUrl: string;
 
 beforeAll(async () => {
   user = await apiUser();
   await upgradeToPro(user);
-  sqs = new SQSClient({ region: 'us-east-1', endpoint: stack().urls.sqs, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
-  // A queue no worker reads: what the deliveries send (requeues) stays here.
-  queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: `state-blocks-test-${Date.now()}` }))).QueueUrl!;
-});
-afterAll(async () => {
-  if (queueUrl) await sqs.send(new DeleteQueueCommand({ QueueUrl: queueUrl }));
-  sqs?.destroy();
 });
 
 const scimUsers = async (userName: string) => {
@@ -59,7 +52,7 @@ async function plannedRun(count: number, tag: string) {
   });
   const created = await user.json<{ project: Project; accounts: AccountView[] }>('/api/bulk-create', { body: { projectName: `State blocks ${tag}`, csvData: people(count, `Blocks${tag}`) } });
   const projectId = created.project.id;
-  const queue = sqsProvisioningQueue(sqs, queueUrl);
+  const queue = sqsProvisioningQueue(ownQueue.sqs, ownQueue.url);
   const integrationOf = async (userId: string, id: string) => {
     const { Item } = await db.send(new GetCommand({ TableName: TABLE, Key: keys.integration(userId, id), ConsistentRead: true }));
     return Item ? recordOf(Item) : undefined;
