@@ -4,6 +4,7 @@ import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { attributeIndexItems } from './attribute-index-items';
+import { inLanes } from '../core/lanes';
 
 /**
  * The Attribute filter's exact count (docs/data-model.md, "Counts"): one counter item per project,
@@ -74,31 +75,24 @@ export async function countAttributes(
   rows: readonly { row: number; attributes?: Readonly<Record<string, string>> }[],
   once: string,
 ): Promise<void> {
-  const values = [...attributeTally(rows, userId, projectId).values()];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(IN_FLIGHT, values.length) }, async () => {
-      for (let value = values[next++]; value; value = values[next++]) {
-        const { key, valueKey, n } = value;
-        try {
-          await withRetry('Counting attribute values', deps.retry ?? workerRetry, isThrottling, () =>
-            deps.db.send(
-              new UpdateCommand({
-                TableName: deps.tableName,
-                Key: keys.accountAttributeCount(userId, projectId, key, valueKey),
-                UpdateExpression: 'ADD n :n, counted :once SET entityType = :type',
-                ConditionExpression: 'attribute_not_exists(counted) OR NOT contains(counted, :id)',
-                ExpressionAttributeValues: { ':n': n, ':once': new Set([once]), ':id': once, ':type': 'AccountAttributeCount' },
-              }),
-            ),
-          );
-        } catch (error) {
-          // Counted by an earlier delivery of the same batch.
-          if (!(error instanceof ConditionalCheckFailedException)) throw error;
-        }
-      }
-    }),
-  );
+  await inLanes([...attributeTally(rows, userId, projectId).values()], IN_FLIGHT, async ({ key, valueKey, n }) => {
+    try {
+      await withRetry('Counting attribute values', deps.retry ?? workerRetry, isThrottling, () =>
+        deps.db.send(
+          new UpdateCommand({
+            TableName: deps.tableName,
+            Key: keys.accountAttributeCount(userId, projectId, key, valueKey),
+            UpdateExpression: 'ADD n :n, counted :once SET entityType = :type',
+            ConditionExpression: 'attribute_not_exists(counted) OR NOT contains(counted, :id)',
+            ExpressionAttributeValues: { ':n': n, ':once': new Set([once]), ':id': once, ':type': 'AccountAttributeCount' },
+          }),
+        ),
+      );
+    } catch (error) {
+      // Counted by an earlier delivery of the same batch.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+    }
+  });
 }
 
 /**

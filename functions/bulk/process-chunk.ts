@@ -20,6 +20,7 @@ import { CHUNK_WINDOW, type AddFollowUps } from './bulk-jobs';
 import { bulkJobFinished } from '../notifications/events';
 import type { QueueMail } from '../mail/sqs-mail-queue';
 import { plural } from '../../shared/text/plural';
+import { inLanes } from '../core/lanes';
 
 export interface ChunkDeps {
   db: DynamoDBDocumentClient;
@@ -148,18 +149,13 @@ export const processChunk =
       const claims = group.map((item) => ({ username: String(item.username), projectId: message.projectId, accountId: String(item.id), ...(addsPeople(message) ? { jobId: message.jobId } : {}) }));
       return deps.store.claimUsernames(message.userId, claims);
     };
-    let next = 0;
     try {
-      await Promise.all(
-        Array.from({ length: lanes }, async () => {
-          for (let group = groups[next++]; group; group = groups[next++]) {
-            await claimNames(group);
-            // Several chunks are written at once (the queue's maxConcurrency): a few calls each
-            // keep the table's total write concurrency bounded (writesPerCall).
-            await deps.store.writeAll(group, { parallel });
-          }
-        }),
-      );
+      await inLanes(groups, lanes, async (group) => {
+        await claimNames(group);
+        // Several chunks are written at once (the queue's maxConcurrency): a few calls each
+        // keep the table's total write concurrency bounded (writesPerCall).
+        await deps.store.writeAll(group, { parallel });
+      });
     } catch (error) {
       // Only when the user's lock was bypassed (expired): the next delivery reads the names again
       // and writes the same account keys with them.
