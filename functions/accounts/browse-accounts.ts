@@ -327,7 +327,14 @@ async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, 
 
 const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
 
-export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: string; cipher: () => Promise<Cipher>; now?: () => Date }) => {
+export const browseAccounts = (deps: {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  cipher: () => Promise<Cipher>;
+  now?: () => Date;
+  /** The Attribute filter met projects older than their value counters: their recount starts (attribute-recount.ts). */
+  recountAttributes?: (userId: string, projects: readonly Record<string, unknown>[]) => Promise<void>;
+}) => {
   return async (userId: string, query: DirectoryQuery): Promise<DirectoryPage & { itemsRead: number }> => {
     const now = deps.now?.() ?? new Date();
     const filters: DirectoryFilters = query;
@@ -409,6 +416,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       filters.attributeName && !paged && !pagedByName
         ? await attributeValueCounts(deps.db, deps.tableName, userId, chosen.filter((project) => project.attributeCountsKept === true).map((project) => String(project.id)), { key: filters.attributeName, value: filters.attributeValue ?? '' })
         : new Map<string, number>();
+    // Projects older than the counters count 'Up to N' until their recount is done: started once, here.
+    if (filters.attributeName && !paged && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters, attributeCounts.get(String(project.id)))]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);

@@ -493,7 +493,7 @@ describe('functions', () => {
     expect(scanners).toHaveLength(1);
     expect(expectedFunctions.filter(({ access }) => access.table?.includes('Scan')).map(({ name }) => name)).toEqual(['project-expiry']);
     const batchGetters = expectedFunctions.filter(({ access }) => access.table?.includes('BatchGetItem')).map(({ name }) => name);
-    expect(batchGetters).toEqual(['accounts', 'provisioning', 'export-worker', 'mail-events-worker', 'bulk-upload-worker']);
+    expect(batchGetters).toEqual(['accounts', 'provisioning', 'export-worker', 'provisioning-worker', 'mail-events-worker', 'bulk-upload-worker']);
     expect(dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:BatchGetItem'))).toHaveLength(batchGetters.length);
   });
 
