@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { logger } from '../core/logger';
 import type { AttributeRecountMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
 import { attributeValueKey } from './attribute-index-items';
@@ -134,15 +135,9 @@ async function recountValue(deps: Deps, userId: string, projectId: string, shard
   if (Number((user.Item?.bulkLock as { until?: number } | undefined)?.until ?? 0) >= now) return 'wait';
   // The value's entries, then their accounts: those still there and holding the value are its truth.
   const { PK, SKPrefix } = keys.accountAttributeIndexOf(userId, projectId, value.key, value.valueKey);
-  const rows: number[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({ TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix }, ProjectionExpression: '#row', ExpressionAttributeNames: { '#row': 'row' }, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
-    for (const entry of page.Items ?? []) rows.push(Number(entry.row));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const rows = (
+    await queryItems(deps.db, { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix }, ProjectionExpression: '#row', ExpressionAttributeNames: { '#row': 'row' }, ConsistentRead: true })
+  ).map((entry) => Number(entry.row));
   const accountKeys = rows.map((row) => keys.account(userId, projectId, row, shards));
   const accounts = await accountsByKey(deps.db, deps.tableName, accountKeys);
   let truth = 0;
