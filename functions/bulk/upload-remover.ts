@@ -5,7 +5,7 @@ import type { UploadObjects } from './bulk-uploads';
  * Removing an uploaded CSV file, alone: the bulk-upload dead-letter worker only removes the file of
  * an upload that failed every delivery, so it imports this and not `s3UploadObjects` (whose upload
  * form, size and read bring the presigned-post package, two more commands and the upload schema
- * into its bundle: 525 KB against 497 KB; issue 29 item 5).
+ * into its bundle: 512.8 KB against 484.9 KB as `npm run bench -- lambdas` prints them; issue 29 item 5).
  */
 export function s3UploadRemover(client: S3Client, bucket: string): Pick<UploadObjects, 'remove'> {
   return {
