@@ -1,8 +1,9 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import type { Readable } from 'node:stream';
 import { UPLOAD_CSV_MAX_BYTES } from '../../shared/schemas/bulk-upload';
 import type { UploadObjects } from './bulk-uploads';
+import { s3UploadRemover } from './upload-remover';
 
 /** Seconds a browser has to begin the upload it asked for (S3 checks the policy's expiry at the POST's start). */
 export const UPLOAD_FORM_SECONDS = 600;
@@ -47,8 +48,6 @@ export function s3UploadObjects(client: S3Client, bucket: string): UploadObjects
       const body = object.Body as unknown as Readable;
       return { body, etag: object.ETag, cancel: () => body.destroy() };
     },
-    async remove(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
-    },
+    ...s3UploadRemover(client, bucket),
   };
 }

@@ -26,4 +26,9 @@ describe('what a Lambda bundle holds', () => {
     const inputs = await bundledInputs('mail-dead-letter-worker', 'functions/workers/mail-dead-letter-worker.ts');
     expect(inputs.filter((file) => /node_modules\/@aws-sdk\/client-sesv2\/|functions\/mail\/(render-tools|credential-mailer)\.ts|functions\/credential-links\/issue-credential-link\.ts/.test(file))).toEqual([]);
   });
+
+  it('the bulk-upload dead-letter worker only removes the failed upload: no upload form, size or read of the file', async () => {
+    const inputs = await bundledInputs('bulk-upload-dead-letter-worker', 'functions/workers/bulk-upload-dead-letter-worker.ts');
+    expect(inputs.filter((file) => /node_modules\/@aws-sdk\/s3-presigned-post\/|functions\/bulk\/upload-objects\.ts/.test(file))).toEqual([]);
+  });
 });
