@@ -93,7 +93,7 @@ async function loadPiece(deps: Deps, job: JobItem, message: ActionChunkMessage, 
   const [acts, items, states] = await Promise.all([
     writer.load(piece.fromRow, piece.toRow, message.shard),
     chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' || job.action === 'groups' ? STATE_ONLY : {}),
-    readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job) }),
+    readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job), shard: message.shard }),
   ]);
   return items.map((item) => overlayState(item, { ...states, ACT: acts }));
 }

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
 import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
-import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+import { blockStart, shardBlockStarts, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
 import { LISTED_STATUSES, listedRows, sameRows, type ListedStatus, type StatusListWrites } from './account-status-lists';
 
 
@@ -40,13 +40,10 @@ export class StateBlockWriter {
    */
   async load(fromRow: number, toRow: number, shard?: number): Promise<Map<number, StateEntry>> {
     const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
-    const width = STATE_BLOCK_ROWS * Math.max(1, this.target.shards);
     let start: Record<string, unknown> | undefined;
     if (shard !== undefined) {
-      const starts: number[] = [];
-      for (let first = blockStart(fromRow, this.target.shards); first <= toRow; first += width) starts.push(first);
       const items = await Promise.all(
-        starts.map(
+        shardBlockStarts(fromRow, toRow, this.target.shards).map(
           async (first) =>
             (await this.deps.db.send(new GetCommand({ TableName: this.deps.tableName, Key: keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, first, shard), ConsistentRead: true }))).Item,
         ),

@@ -1,4 +1,4 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { stateChannels, type StateChannel } from './state-channels';
 
@@ -60,6 +60,14 @@ export const blockStart = (row: number, shards: number): number => {
   return Math.floor((row - 1) / width) * width + 1;
 };
 
+/** The first rows of one shard's blocks over rows from..to (a chunk's own blocks: the other shards' of the range belong to other chunks). */
+export function shardBlockStarts(fromRow: number, toRow: number, shards: number): number[] {
+  const width = STATE_BLOCK_ROWS * Math.max(1, shards);
+  const starts: number[] = [];
+  for (let first = blockStart(fromRow, shards); first <= toRow; first += width) starts.push(first);
+  return starts;
+}
+
 export const stateBlockKey = (userId: string, projectId: string, channel: StateChannel, row: number, shards: number) =>
   keys.accountStateBlock(userId, projectId, channel, blockStart(row, shards), row % Math.max(1, shards));
 
@@ -77,20 +85,35 @@ export function addBlock(states: AccountStates, item: Record<string, unknown>): 
   for (const [row, entry] of Object.entries(rows)) states[channel]!.set(Number(row), entry);
 }
 
-/** The states of a project's rows from..to (every shard), read with one Query per channel. */
+/**
+ * The states of a project's rows from..to (every shard), read with one Query per channel.
+ * `shard`: only that shard's rows (a chunk's), its blocks read by key: a Query of the range would
+ * also read every other shard's blocks of it (a chunk of a 10-shard project, 10 times its own).
+ */
 export async function readStates(
   db: DynamoDBDocumentClient,
   tableName: string,
   target: { userId: string; projectId: string; shards: number },
   fromRow: number,
   toRow: number,
-  options: { consistent?: boolean; channels?: readonly StateChannel[] } = {},
+  options: { consistent?: boolean; channels?: readonly StateChannel[]; shard?: number } = {},
 ): Promise<AccountStates> {
   const states = emptyStates();
   if (toRow < fromRow) return states;
   const { PK } = keys.accountStatesOf(target.userId, target.projectId);
+  const { shard } = options;
   await Promise.all(
     (options.channels ?? stateChannels).map(async (channel) => {
+      if (shard !== undefined) {
+        const blocks = await Promise.all(
+          shardBlockStarts(fromRow, toRow, target.shards).map(
+            async (first) =>
+              (await db.send(new GetCommand({ TableName: tableName, Key: keys.accountStateBlock(target.userId, target.projectId, channel, first, shard), ...(options.consistent ? { ConsistentRead: true } : {}) }))).Item,
+          ),
+        );
+        for (const block of blocks) if (block) addBlock(states, block);
+        return;
+      }
       let start: Record<string, unknown> | undefined;
       do {
         const page = await db.send(

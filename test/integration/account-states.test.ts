@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { accountItem } from '../../functions/accounts/account-item';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
-import { channelsWithoutStates, STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
+import { channelsWithoutStates, readStates, STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
 import { withStatesByKey } from '../../functions/accounts/account-states-by-key';
 import { keys } from '../../functions/core/keys';
 import { projectItem, type ProjectRecord } from '../../functions/projects/project-item';
@@ -99,6 +99,37 @@ describe('account state blocks (what provisioning runs and credential sends reco
     // 200 entries of one channel over 3 shards: one block per shard per STATE_BLOCK_ROWS*shards rows.
     const block = await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(userId, projectId, 'PROV', 1, shards), ConsistentRead: true }));
     expect(Object.keys(block.Item!.rows as object).length).toBeLessThanOrEqual(STATE_BLOCK_ROWS);
+  });
+
+  it("a chunk's read of one shard's states reads that shard's blocks only, not every shard's blocks of its rows", async () => {
+    const db = testDb();
+    const userId = `states-shard-${Date.now()}`;
+    const projectId = 'p1';
+    const shards = 4;
+    await storedProject(userId, projectId, 800, shards);
+    const target = { userId, projectId, shards };
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await prov.load(1, 800);
+    for (let row = 1; row <= 800; row++) prov.set(row, { externalStatus: 'success', externalAccountId: `ext-${row}`, provisionRun: 'run1' });
+    await prov.flush();
+
+    // Every block item the reads get back, counted.
+    let blocksRead = 0;
+    const counting = {
+      send: async (command: { input: unknown }) => {
+        const output = (await db.send(command as never)) as { Item?: unknown; Items?: unknown[] };
+        blocksRead += (output.Items?.length ?? 0) + (output.Item ? 1 : 0);
+        return output;
+      },
+    } as unknown as typeof db;
+    // Rows 201..600 of shard 1: 2 of its blocks (each 50 of its rows over 200 rows of the project), not the 8 of all 4 shards.
+    const states = await readStates(counting, TABLE, target, 201, 600, { consistent: true, channels: ['PROV'], shard: 1 });
+    expect([...states.PROV.keys()].sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => 201 + i * 4));
+    expect(blocksRead).toBe(2);
+    // Every shard's (no `shard`): the range's 8 blocks.
+    blocksRead = 0;
+    expect((await readStates(counting, TABLE, target, 201, 600, { consistent: true, channels: ['PROV'] })).PROV.size).toBe(400);
+    expect(blocksRead).toBe(8);
   });
 
   it('a writer whose blocks another delivery changed since it read them stops instead of overwriting', async () => {
