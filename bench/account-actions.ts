@@ -41,7 +41,14 @@ export async function accountActionsBench(): Promise<void> {
   const dataDir = path.join(projectRoot, '.test-data', 'bench-account-actions');
   fs.rmSync(dataDir, { recursive: true, force: true });
   const serverPort = offset + 4177;
-  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: [`http://127.0.0.1:${serverPort}`], log: () => undefined });
+  // Each queue delivery the stack's workers handled wakes the wait for a job's end (`until`): the job is read once after each, not every 200 ms.
+  let deliveries = 0;
+  let wake: () => void = () => undefined;
+  const observeDeliveries = () => {
+    deliveries += 1;
+    wake();
+  };
+  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: [`http://127.0.0.1:${serverPort}`], log: () => undefined, observeDeliveries });
   const token = 'bench-actions-token';
   const server = await startRemoteScimServer({ port: serverPort, token });
   try {
@@ -59,12 +66,24 @@ export async function accountActionsBench(): Promise<void> {
       return (await response.json()) as T;
     };
     let polls = 0;
+    // A job ends in a delivery of its worker (its last chunk's, or its plan's): read once each has been handled (at most 2 s apart),
+    // so the job's end is seen at once and the bench's own reads of it do not weigh on the stack's process beside the job.
     const until = async <T extends { status: string }>(p: string): Promise<T> => {
       for (;;) {
-        await new Promise((r) => setTimeout(r, 200));
+        const seen = deliveries;
         polls += 1;
         const job = await api<T>(p);
         if (job.status === 'completed' || job.status === 'failed' || job.status === 'paused') return job;
+        // No delivery handled during the read: wait for the next one.
+        if (deliveries === seen) {
+          let timer: NodeJS.Timeout | undefined;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, 2000);
+          });
+          clearTimeout(timer);
+          wake = () => undefined;
+        }
       }
     };
     await api('/api/auth/user');

@@ -15,27 +15,31 @@ export function requestCounter(client: DynamoDBDocumentClient): { reset: () => v
   const of = (name: string) => (counts[name] ??= { requests: 0, read: 0, written: 0, sent: 0, received: 0 });
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      const operation = String(context.commandName ?? 'unknown').replace(/Command$/, '');
       const input = args.input as Record<string, unknown>;
+      // Single-item operations by the kind of item (its sort key's first word): which items take the writes.
+      const key = (input.Key ?? input.Item) as { SK?: unknown } | undefined;
+      const name = typeof key?.SK === 'string' ? `${operation} ${key.SK.split('#')[0]}` : operation;
       const count = of(name);
+      (context as { benchCountName?: string }).benchCountName = name;
       count.requests += 1;
-      if (name === 'BatchWriteItem') count.written += Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((n, list) => n + list.length, 0);
-      else if (name === 'TransactWriteItems') count.written += ((input.TransactItems ?? []) as unknown[]).length;
-      else if (name === 'PutItem' || name === 'UpdateItem' || name === 'DeleteItem') count.written += 1;
+      if (operation === 'BatchWriteItem') count.written += Object.values((input.RequestItems ?? {}) as Record<string, unknown[]>).reduce((n, list) => n + list.length, 0);
+      else if (operation === 'TransactWriteItems') count.written += ((input.TransactItems ?? []) as unknown[]).length;
+      else if (operation === 'PutItem' || operation === 'UpdateItem' || operation === 'DeleteItem') count.written += 1;
       const result = await next(args);
       const output = result.output as Record<string, unknown>;
       if (Array.isArray(output.Items)) count.read += output.Items.length;
       if (output.Item) count.read += 1;
-      if (output.Responses && name === 'BatchGetItem') count.read += Object.values(output.Responses as Record<string, unknown[]>).reduce((n, list) => n + list.length, 0);
+      if (output.Responses && operation === 'BatchGetItem') count.read += Object.values(output.Responses as Record<string, unknown[]>).reduce((n, list) => n + list.length, 0);
       return result;
     },
     { step: 'initialize', name: 'benchRequestCounter' },
   );
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const name = String(context.commandName ?? 'unknown').replace(/Command$/, '');
+      const name = (context as { benchCountName?: string }).benchCountName ?? 'unknown';
       const body = (args.request as { body?: unknown }).body;
-      of(name).sent += typeof body === 'string' ? Buffer.byteLength(body) : 0;
+      of(name).sent += typeof body === 'string' ? Buffer.byteLength(body) : body instanceof Uint8Array ? body.byteLength : 0;
       const result = await next(args);
       const length = Number((result.response as { headers?: Record<string, string> }).headers?.['content-length'] ?? 0);
       of(name).received += Number.isFinite(length) ? length : 0;

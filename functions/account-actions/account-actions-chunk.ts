@@ -16,7 +16,7 @@ import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { successorOf } from '../account-jobs/window';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
+import { blockStart, channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { writeHistoryBlocks, type HistoryBlockEntry } from '../accounts/account-history-blocks';
 import { attributesOf } from '../accounts/account-item';
@@ -130,16 +130,23 @@ async function readFirst(deps: ActionChunkDeps, job: JobItem, message: ActionChu
   const target = targetOf(job, message);
   const writer = writerOf(deps, target);
   const all: Account[] = [];
+  // The accounts each block has to decide, counted before they are handed out (a piece holds whole blocks): its outcomes are written once they are all in.
+  const expected = new Map<number, number>();
   const accounts = prefetched(chunkPieces(message, target.shards), async (piece) => {
     const loaded = await loadPiece(deps, job, message, writer, target, piece);
     all.push(...loaded);
-    return undecided(deps, job, loaded);
+    const taken = await undecided(deps, job, loaded);
+    for (const account of taken) {
+      const block = blockStart(rowOf(account), target.shards);
+      expected.set(block, (expected.get(block) ?? 0) + 1);
+    }
+    return taken;
   });
   const [{ Item: project }, integration] = await Promise.all([
     deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true })),
     typeof job.integrationId === 'string' ? deps.integration(message.userId, job.integrationId) : undefined,
   ]);
-  return { writer, all, accounts, project, integration };
+  return { writer, all, accounts, expected, project, integration };
 }
 
 /**
@@ -149,13 +156,13 @@ async function readFirst(deps: ActionChunkDeps, job: JobItem, message: ActionChu
  */
 async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage, first: Awaited<ReturnType<typeof readFirst>>): Promise<ChunkEnd> {
   const { userId } = message;
-  const { writer, all, accounts, project, integration } = first;
+  const { writer, all, accounts, expected, project, integration } = first;
   const toPlatform = typeof job.integrationId === 'string';
   if (!project) {
     await jobs.failJob(deps, accountActionJobs, userId, message.jobId, 'The project was deleted.');
     return 'stopped';
   }
-  const outcomes = new ActionOutcomes(deps, job, message, writer, project);
+  const outcomes = new ActionOutcomes(deps, job, message, writer, project, expected);
   // Accounts not on the platform are done here only (8 at a time), beside the calls of the others.
   const local: Promise<void>[] = [];
   let localFailure: unknown;
@@ -390,8 +397,7 @@ async function usernameRelease(deps: Deps, userId: string, projectId: string, ac
   return [{ Update: { TableName: deps.tableName, Key: block.key, UpdateExpression: `REMOVE #names[${block.index}]`, ConditionExpression: `#names[${block.index}] = :name`, ExpressionAttributeNames: { '#names': 'names' }, ExpressionAttributeValues: { ':name': username } } }];
 }
 
-/** Outcomes written this many at a time, or this long after the first one not yet written. */
-const WRITE_EVERY_OUTCOMES = 50;
+/** A block's outcomes are written once all its accounts of the delivery are decided, or this long after its first one not yet written. */
 const WRITE_EVERY_MS = 500;
 
 /** The history entry an account's done entry stands for (none: an update here only, with nothing sent to a platform). */
@@ -430,16 +436,21 @@ export function projectCounterMoves(tableName: string, userId: string, project: 
 }
 
 /**
- * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written in
- * batches beside the work (every WRITE_EVERY_OUTCOMES, or WRITE_EVERY_MS after the first), each
- * account once (an entry of this job is never replaced). Once a write of entries is done, the
+ * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written
+ * beside the work a block at a time, once the answers (in whatever order they come) have decided
+ * all the block's accounts this delivery takes (`expected`), or WRITE_EVERY_MS after the block's
+ * first outcome not yet written (an account still waiting for the platform), each account once
+ * (an entry of this job is never replaced): a block and its history item are written once, not
+ * a part of them with every 50 answers and then the rest. Once a write of entries is done, the
  * history items of its done ones follow, still beside the work; each is keyed by its entry's time
  * and the job (the same key every time), so `written()` also writes those of the chunk's entries
  * a delivery that died in between left without one, and no delivery writes one twice.
  */
 class ActionOutcomes {
-  private unwritten: number[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  /** Per block (its first row): its outcomes not written yet, and the timer that writes them. */
+  private readonly unwritten = new Map<number, { rows: number[]; timer?: NodeJS.Timeout }>();
+  /** Per block: the outcomes this delivery set. */
+  private readonly decided = new Map<number, number>();
   private readonly writes: Promise<void>[] = [];
   private readonly historyWritten = new Set<number>();
   private failure: unknown;
@@ -451,6 +462,8 @@ class ActionOutcomes {
     readonly writer: StateBlockWriter,
     /** The project as this delivery read it (undefined: gone): whether it keeps the deactivated / expired counters. */
     readonly project: Record<string, unknown> | undefined,
+    /** Per block (its first row): the accounts this delivery decides, once its piece is read (none: each block on its timer). */
+    private readonly expected?: ReadonlyMap<number, number>,
   ) {}
 
   done(account: Account, detail?: string): void {
@@ -476,20 +489,30 @@ class ActionOutcomes {
     const row = rowOf(account);
     if (this.writer.get(row)?.actionRun === this.job.id) return;
     this.writer.set(row, { ...outcome, actionRun: String(this.job.id), actionAt: this.deps.now().toISOString() });
-    this.unwritten.push(row);
-    if (this.unwritten.length >= WRITE_EVERY_OUTCOMES) this.write();
-    else this.timer ??= setTimeout(() => this.write(), WRITE_EVERY_MS);
+    const block = blockStart(row, Math.max(1, Number(this.job.shards ?? 1)));
+    const decided = (this.decided.get(block) ?? 0) + 1;
+    this.decided.set(block, decided);
+    const pending = this.unwritten.get(block) ?? { rows: [] };
+    this.unwritten.set(block, pending);
+    pending.rows.push(row);
+    if (decided >= (this.expected?.get(block) ?? Number.POSITIVE_INFINITY)) this.write([block]);
+    else pending.timer ??= setTimeout(() => this.write([block]), WRITE_EVERY_MS);
   }
 
-  /** The entries set since the last write, then their history items. */
-  private write(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const rows = this.unwritten;
-    this.unwritten = [];
+  /** The entries of these blocks (all) set since their last write, then their history items. */
+  private write(blocks: readonly number[] = [...this.unwritten.keys()]): void {
+    const rows: number[] = [];
+    for (const block of blocks) {
+      const pending = this.unwritten.get(block);
+      if (!pending) continue;
+      clearTimeout(pending.timer);
+      this.unwritten.delete(block);
+      rows.push(...pending.rows);
+    }
+    if (!rows.length) return;
     this.writes.push(
       this.writer
-        .flush()
+        .flush(rows)
         .then(() => this.history(rows))
         .catch((error: unknown) => void (this.failure ??= error)),
     );

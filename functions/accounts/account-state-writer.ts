@@ -127,9 +127,13 @@ export class StateBlockWriter {
     block.changed.add(String(row));
   }
 
-  /** Writes every changed block (after any flush already running). Throws StateBlockConflict when another writer got in. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(() => this.writeDirty());
+  /**
+   * Writes every changed block, or (`rows`) the changed blocks holding these rows only (after any
+   * flush already running). Throws StateBlockConflict when another writer got in.
+   */
+  flush(rows?: readonly number[]): Promise<void> {
+    const only = rows && new Set(rows.map((row) => stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, this.target.shards).SK));
+    this.flushing = this.flushing.catch(() => undefined).then(() => this.writeDirty(only));
     return this.flushing;
   }
 
@@ -143,8 +147,8 @@ export class StateBlockWriter {
    * way. A claim of 25 accounts or a few answers then no longer sign, send and store all 50 of
    * the block's entries (what the SDK's serialising and signing cost per e-mail).
    */
-  private async writeDirty(): Promise<void> {
-    const dirty = [...this.blocks.values()].filter((block) => block.changed.size > 0);
+  private async writeDirty(only?: ReadonlySet<string>): Promise<void> {
+    const dirty = [...this.blocks.values()].filter((block) => block.changed.size > 0 && (!only || only.has(block.key.SK)));
     if (dirty.some((block) => block.version === 0)) await this.clearNoStatesYet();
     await Promise.all(
       dirty.map(async (block) => {
