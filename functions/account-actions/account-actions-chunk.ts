@@ -16,7 +16,8 @@ import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { successorOf } from '../account-jobs/window';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { blockStart, channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
+import { readShardBlocks } from '../accounts/account-states-by-key';
+import { addBlock, blockStart, channelAttributes, emptyStates, mailEventAttributes, overlayState, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
 import { writeHistoryBlocks, type HistoryBlockEntry } from '../accounts/account-history-blocks';
 import { attributesOf } from '../accounts/account-item';
@@ -90,12 +91,15 @@ const targetOf = (job: JobItem, message: ActionChunkMessage, shards = Number(job
 
 /** Rows fromRow..toRow of the chunk's shard: the accounts that exist, with their states (the ACT blocks read through the chunk's writer, which keeps them). */
 async function loadPiece(deps: Deps, job: JobItem, message: ActionChunkMessage, writer: StateBlockWriter, target: ReturnType<typeof targetOf>, piece: { fromRow: number; toRow: number }): Promise<Account[]> {
-  const [acts, items, states] = await Promise.all([
-    writer.load(piece.fromRow, piece.toRow, message.shard),
+  // The piece's ACT blocks (kept by the writer) and the states it reads besides, of the chunk's shard: one read.
+  const [blocks, items] = await Promise.all([
+    readShardBlocks(deps.db, deps.tableName, target, ['ACT', ...stateChannelsOf(job)], { ...piece, shard: message.shard }, { consistent: true }),
     chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' || job.action === 'groups' ? STATE_ONLY : {}),
-    readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job), shard: message.shard }),
   ]);
-  return items.map((item) => overlayState(item, { ...states, ACT: acts }));
+  const states = emptyStates();
+  for (const block of blocks) if (block.channel !== 'ACT') addBlock(states, block);
+  states.ACT = writer.adopt(blocks);
+  return items.map((item) => overlayState(item, states));
 }
 
 /**

@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { stateChannels, type StateChannel } from './state-channels';
 
@@ -85,35 +85,20 @@ export function addBlock(states: AccountStates, item: Record<string, unknown>): 
   for (const [row, entry] of Object.entries(rows)) states[channel]!.set(Number(row), entry);
 }
 
-/**
- * The states of a project's rows from..to (every shard), read with one Query per channel.
- * `shard`: only that shard's rows (a chunk's), its blocks read by key: a Query of the range would
- * also read every other shard's blocks of it (a chunk of a 10-shard project, 10 times its own).
- */
+/** The states of a project's rows from..to (every shard), read with one Query per channel (a chunk's own shard: readShardBlocks). */
 export async function readStates(
   db: DynamoDBDocumentClient,
   tableName: string,
   target: { userId: string; projectId: string; shards: number },
   fromRow: number,
   toRow: number,
-  options: { consistent?: boolean; channels?: readonly StateChannel[]; shard?: number } = {},
+  options: { consistent?: boolean; channels?: readonly StateChannel[] } = {},
 ): Promise<AccountStates> {
   const states = emptyStates();
   if (toRow < fromRow) return states;
   const { PK } = keys.accountStatesOf(target.userId, target.projectId);
-  const { shard } = options;
   await Promise.all(
     (options.channels ?? stateChannels).map(async (channel) => {
-      if (shard !== undefined) {
-        const blocks = await Promise.all(
-          shardBlockStarts(fromRow, toRow, target.shards).map(
-            async (first) =>
-              (await db.send(new GetCommand({ TableName: tableName, Key: keys.accountStateBlock(target.userId, target.projectId, channel, first, shard), ...(options.consistent ? { ConsistentRead: true } : {}) }))).Item,
-          ),
-        );
-        for (const block of blocks) if (block) addBlock(states, block);
-        return;
-      }
       let start: Record<string, unknown> | undefined;
       do {
         const page = await db.send(
