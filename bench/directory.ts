@@ -165,19 +165,25 @@ export async function directoryBench(): Promise<void> {
 
     // Every item DynamoDB returns to the in-process call (projects, accounts, index entries, state blocks).
     const counted = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: stack.urls.dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }));
-    let returned = 0;
+    // By kind: the project items (the first page's count reads one per project: pattern 73), the
+    // state blocks and status lists, and the rest (index entries and accounts).
+    let returned = { all: 0, projects: 0, states: 0 };
     counted.middlewareStack.add(
       (next) => async (args) => {
         const result = await next(args);
-        const output = result.output as { Items?: unknown[]; Responses?: Record<string, unknown[]> };
-        returned += (output.Items?.length ?? 0) + Object.values(output.Responses ?? {}).reduce((sum, items) => sum + items.length, 0);
+        const output = result.output as { Items?: Record<string, unknown>[]; Responses?: Record<string, Record<string, unknown>[]> };
+        for (const item of [...(output.Items ?? []), ...Object.values(output.Responses ?? {}).flat()]) {
+          returned.all++;
+          if (item.entityType === 'Project') returned.projects++;
+          else if (item.channel !== undefined || item.entityType === 'AccountStates' || item.entityType === 'AccountStatusList') returned.states++;
+        }
         return result;
       },
       { step: 'initialize', name: 'countReturnedItems' },
     );
     const browse = browseAccounts({ db: counted, tableName: TABLE, cipher: () => Promise.reject(new Error('no passwords in this bench')) });
     const readBy = async (userId: string, parsed: ReturnType<typeof directoryQuerySchema.parse>) => {
-      returned = 0;
+      returned = { all: 0, projects: 0, states: 0 };
       const page = await browse(userId, parsed);
       return { ...page, returned };
     };
@@ -208,9 +214,13 @@ export async function directoryBench(): Promise<void> {
       const parsed = directoryQuerySchema.parse({ limit: '25', ...params });
       const smallPage = await readBy(small.user.sub, parsed);
       const largePage = await readBy(large.user.sub, parsed);
+      // A later page: what a page costs once the count is known (it rides in the cursor newest first).
+      const later = async (userId: string, page: { nextCursor?: string }) => (page.nextCursor ? (await readBy(userId, { ...parsed, cursor: page.nextCursor })).returned : undefined);
+      const [smallLater, largeLater] = [await later(small.user.sub, smallPage), await later(large.user.sub, largePage)];
+      const laterText = (r: typeof smallLater) => (r ? `${r.all} (${r.projects} projects, ${r.states} blocks)` : 'none');
       console.log(
         `  ${ROUNDS > 1 ? `[${round}/${ROUNDS}] ` : ''}${name.padEnd(34)} p95 ${p95(times.small).toFixed(1).padStart(6)} ms vs ${p95(times.large).toFixed(1).padStart(6)} ms, ratio ${(p95(times.large) / p95(times.small)).toFixed(2)}x;` +
-          ` first page: ${smallPage.items.length} vs ${largePage.items.length} shown, accounts/index entries read ${smallPage.itemsRead} vs ${largePage.itemsRead}, all items ${smallPage.returned} vs ${largePage.returned}, count ${smallPage.count.toLocaleString('en-US')} vs ${largePage.count.toLocaleString('en-US')} (${largePage.countIs})`,
+          ` first page: ${smallPage.items.length} vs ${largePage.items.length} shown, accounts/index entries read ${smallPage.itemsRead} vs ${largePage.itemsRead}, all items ${smallPage.returned.all} vs ${largePage.returned.all} (project items ${smallPage.returned.projects} vs ${largePage.returned.projects}, state blocks and lists ${smallPage.returned.states} vs ${largePage.returned.states}), count ${smallPage.count.toLocaleString('en-US')} vs ${largePage.count.toLocaleString('en-US')} (${largePage.countIs}); page 2: all items ${laterText(smallLater)} vs ${laterText(largeLater)}`,
       );
     }
   } finally {

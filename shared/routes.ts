@@ -261,7 +261,8 @@ export function findRoute(method: string, path: string):
  * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
  * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, a sync's apply (the bulk-upload worker), the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names), and the provisioning routes (an
- * action over the Account Database resolves its selection through the directory's pages).
+ * action over the Account Database resolves its selection through the directory's pages), and the provisioning worker
+ * (a recount of a project's attribute counters reads a value's accounts by key).
  */
 export const tableActions = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem', 'Scan'] as const;
 export type TableAction = (typeof tableActions)[number];
@@ -330,8 +331,9 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Database fills a project's Sync Failed / Removed lists once (PutItem, UpdateItem of the project).
   // An edit is one transaction: the account (UpdateItem), its history entry (PutItem) and, for a
   // regenerated username, the old name item (DeleteItem), the new one (PutItem) and the user's
-  // bulk lock (ConditionCheckItem).
-  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite, 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], encryptionKey: true },
+  // bulk lock (ConditionCheckItem). The Attribute filter on a project older than its value
+  // counters starts their recount (UpdateItem of the project, its first step on the provisioning queue).
+  accounts: { table: ['GetItem', 'Query', 'BatchGetItem', ...gateWrite, 'UpdateItem', 'DeleteItem', 'ConditionCheckItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Reads the analytics counters (the change labels), filling them once for a user whose projects
   // predate them (a transaction of Updates).
   dashboard: { table: [...read, ...gateWrite, 'UpdateItem'] },
@@ -424,8 +426,11 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // a chunk's lease is deleted when its delivery ends.
   // A project's deletion: its accounts removed from their platform and erased (transactions of
   // Deletes), then the project's partitions (BatchWriteItem) and its item.
-  // A chunk's state blocks (an action's piece: its ACT and PROV blocks together) are read by key (BatchGetItem: readShardBlocks).
-  'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'], sendTo: ['provisioning'], encryptionKey: true },
+  // The recount of a project's attribute counters (functions/accounts/attribute-recount.ts): a
+  // value's accounts read by key (BatchGetItem), its counter corrected in a transaction with
+  // ConditionChecks of the user's import lock and the project's recount. A chunk's state blocks
+  // (an action's piece: its ACT and PROV blocks together) are read by key too (readShardBlocks).
+  'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   // Sends: a recorded chunk puts its run's next waiting chunk on the queue (chunk-window.ts).

@@ -1,6 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, DeleteCommand, GetCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import { queryPages } from '../core/query-pages';
 
 export type ItemKey = { PK: string; SK: string };
 
@@ -28,21 +29,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function dynamoErasureStore(db: DynamoDBDocumentClient, tableName: string): ErasureStore {
   async function* items(pk: string, projection?: string): AsyncIterable<Record<string, unknown>[]> {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk',
-          ExpressionAttributeValues: { ':pk': pk },
-          ...(projection ? { ProjectionExpression: projection } : {}),
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      start = page.LastEvaluatedKey;
-      if (page.Items?.length) yield page.Items;
-    } while (start);
+    const query = { TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': pk }, ...(projection ? { ProjectionExpression: projection } : {}), ConsistentRead: true };
+    for await (const page of queryPages(db, query)) if (page.Items?.length) yield page.Items;
   }
 
   async function deleteKeys(itemKeys: readonly ItemKey[]): Promise<number> {

@@ -1,6 +1,7 @@
 import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { SYNC_ROW_LIMIT } from '../../shared/bulk-limits';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { withStates } from './account-states';
 
 /**
@@ -54,25 +55,15 @@ export async function chunkAccountItems(
 ): Promise<Record<string, unknown>[]> {
   const { userId, projectId } = chunk;
   const partition = keys.accountPartitions(userId, projectId, chunk.shard + 1)[chunk.shard]!;
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-        ...(query.filter ? { FilterExpression: query.filter } : {}),
-        ...(query.projection ? { ProjectionExpression: query.projection } : {}),
-        ...(query.names ? { ExpressionAttributeNames: query.names } : {}),
-        ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, chunk.fromRow).SK, ':last': keys.account(userId, projectId, chunk.toRow).SK, ...query.values },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return queryItems(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+    ...(query.filter ? { FilterExpression: query.filter } : {}),
+    ...(query.projection ? { ProjectionExpression: query.projection } : {}),
+    ...(query.names ? { ExpressionAttributeNames: query.names } : {}),
+    ExpressionAttributeValues: { ':pk': partition, ':first': keys.account(userId, projectId, chunk.fromRow).SK, ':last': keys.account(userId, projectId, chunk.toRow).SK, ...query.values },
+    ConsistentRead: true,
+  });
 }
 
 /**

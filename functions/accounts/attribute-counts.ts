@@ -17,6 +17,8 @@ import { inLanes } from '../core/lanes';
  *    condition that the batch's id is not in `counted` yet, so a redelivered chunk adds nothing
  *    twice (a value's counter holds the ids of the batches that counted it: ~45 bytes each);
  *  - a project's deletion erases them with its partitions.
+ * Every move also adds 1 to the counter's `moves`: the recount of a project older than its
+ * counters (attribute-recount.ts) writes only when no move came between its reads.
  * A project is counted from its creation on (`attributeCountsKept` on its item, projectItem);
  * older projects, and one whose counting failed where it could not be retried (a write answered
  * at once), lose the mark and answer with the bound ('Up to N') as before.
@@ -53,8 +55,8 @@ export function attributeCountMoves(tableName: string, userId: string, projectId
       Update: {
         TableName: tableName,
         Key: keys.accountAttributeCount(userId, projectId, key, valueKey),
-        UpdateExpression: 'ADD n :by SET entityType = :type',
-        ExpressionAttributeValues: { ':by': by, ':type': 'AccountAttributeCount' },
+        UpdateExpression: 'ADD n :by, moves :one SET entityType = :type',
+        ExpressionAttributeValues: { ':by': by, ':one': 1, ':type': 'AccountAttributeCount' },
       },
     };
   });
@@ -82,9 +84,9 @@ export async function countAttributes(
           new UpdateCommand({
             TableName: deps.tableName,
             Key: keys.accountAttributeCount(userId, projectId, key, valueKey),
-            UpdateExpression: 'ADD n :n, counted :once SET entityType = :type',
+            UpdateExpression: 'ADD n :n, counted :once, moves :one SET entityType = :type',
             ConditionExpression: 'attribute_not_exists(counted) OR NOT contains(counted, :id)',
-            ExpressionAttributeValues: { ':n': n, ':once': new Set([once]), ':id': once, ':type': 'AccountAttributeCount' },
+            ExpressionAttributeValues: { ':n': n, ':once': new Set([once]), ':id': once, ':one': 1, ':type': 'AccountAttributeCount' },
           }),
         ),
       );

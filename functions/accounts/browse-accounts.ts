@@ -36,7 +36,8 @@ import { checkTermCursor, termWalk, type TermCursor } from './term-walk';
  *   first: rows descending, projects newest first), each shard asked for its share, the state
  *   blocks overlaid, the account-level filters checked in code.
  * - By name: the last-name search index walked partition by partition (a..z, 0..9, others), the
- *   project-level filters checked on the index entry's id, the page's accounts read by key.
+ *   project-level filters checked on the index entry's id (a later page reads its hits' projects
+ *   by key), the page's accounts read by key.
  *
  * A request reads at most READ_FACTOR items per item of the page: a filter that matches few of the
  * accounts it must pass over returns a shorter page (or none) with a cursor that goes on from where
@@ -326,7 +327,14 @@ async function ensureStatusLists(db: DynamoDBDocumentClient, tableName: string, 
 
 const rowOfItem = (item: Record<string, unknown>) => Number(item.row ?? String(item.SK).slice('ACCOUNT#'.length));
 
-export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: string; cipher: () => Promise<Cipher>; now?: () => Date }) => {
+export const browseAccounts = (deps: {
+  db: DynamoDBDocumentClient;
+  tableName: string;
+  cipher: () => Promise<Cipher>;
+  now?: () => Date;
+  /** The Attribute filter met projects older than their value counters: their recount starts (attribute-recount.ts). */
+  recountAttributes?: (userId: string, projects: readonly Record<string, unknown>[]) => Promise<void>;
+}) => {
   return async (userId: string, query: DirectoryQuery): Promise<DirectoryPage & { itemsRead: number }> => {
     const now = deps.now?.() ?? new Date();
     const filters: DirectoryFilters = query;
@@ -341,19 +349,22 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     };
     const term = searchTerm(query.q ?? '');
     const cursor = decodeCursor(query.cursor, query.sort);
+    // The projects of a page's hits (a term's, or by name on a later page), read by key as the walk
+    // meets them (at most one per hit), never every project of the user: the chosen ones (the
+    // project-level filters) by id. `seen` holds those known already (the first page's list).
+    const seen = new Map<string, Record<string, unknown> | undefined>();
+    const projectsOf = async (ids: string[]) => {
+      const missing = ids.filter((id) => !seen.has(id) && isIdShaped(id));
+      const found = await accountsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
+      for (const id of missing) {
+        const project = found.get(`${keys.project(userId, id).PK}|${keys.project(userId, id).SK}`);
+        seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters) ? project : undefined);
+      }
+      return new Map(ids.flatMap((id) => (seen.get(id) ? [[id, seen.get(id)!] as const] : [])));
+    };
     if (term) {
       // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit;
       // the hits' projects read by key as the walk meets them, never every project of the user.
-      const seen = new Map<string, Record<string, unknown> | undefined>();
-      const projectsOf = async (ids: string[]) => {
-        const missing = ids.filter((id) => !seen.has(id) && isIdShaped(id));
-        const found = await accountsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
-        for (const id of missing) {
-          const project = found.get(`${keys.project(userId, id).PK}|${keys.project(userId, id).SK}`);
-          seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters) ? project : undefined);
-        }
-        return new Map(ids.flatMap((id) => (seen.get(id) ? [[id, seen.get(id)!] as const] : [])));
-      };
       if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !(await accountsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).size)) throw new NotFoundError('Project not found');
       const walk = await termWalk(deps, userId, term, {
         limit: query.limit,
@@ -371,9 +382,12 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       // The badge: the hits of a walk that ended in one request; otherwise those found so far, and more.
       return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
     }
-    // A later page newest first (without a term or a project filter) carries the first page's
-    // count: it reads the user's projects from its own on, PROJECTS_PER_PAGE at a time, not all of them.
-    const paged = !term && query.sort === 'date' && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
+    // A later page newest first or by name (without a term or a project filter) carries the first
+    // page's count: newest first it reads the user's projects from its own on, PROJECTS_PER_PAGE at a
+    // time; by name only its hits' projects, by key (projectsOf). Neither reads all of them.
+    const carried = !term && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number';
+    const paged = carried && query.sort === 'date' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
+    const pagedByName = carried && query.sort === 'name';
     let projectItems: Record<string, unknown>[];
     let olderProjects: string | undefined;
     if (paged) {
@@ -391,15 +405,19 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       if (items[0]?.id !== cursor.p) throw new ValidationError('Invalid cursor');
       projectItems = items.filter((project) => project.entityType === 'Project' && !(cursor.o && project.id === cursor.p));
       if (page.LastEvaluatedKey && items.length) olderProjects = String(items[items.length - 1]!.id);
-    } else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
+    } else if (pagedByName) projectItems = [];
+    // One project: its item by key (its counters are the count), not the user's every project.
+    else if (filters.projectId !== undefined) projectItems = isIdShaped(filters.projectId) ? [...(await accountsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).values()].filter((project) => project.entityType === 'Project') : [];
+    else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
-    const byId = new Map(projectItems.map((project) => [String(project.id), project]));
     const chosen = projectItems.filter((project) => projectMatches(project, filters));
     // The Attribute filter: each chosen project that keeps its value counters gives its count (one read of a counter each).
     const attributeCounts =
-      filters.attributeName && !paged
+      filters.attributeName && !paged && !pagedByName
         ? await attributeValueCounts(deps.db, deps.tableName, userId, chosen.filter((project) => project.attributeCountsKept === true).map((project) => String(project.id)), { key: filters.attributeName, value: filters.attributeValue ?? '' })
         : new Map<string, number>();
+    // Projects older than the counters count 'Up to N' until their recount is done: started once, here.
+    if (filters.attributeName && !paged && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters, attributeCounts.get(String(project.id)))]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);
@@ -410,8 +428,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
-    const count = paged ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
-    const countExact = paged ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
+    const count = paged || pagedByName ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
+    const countExact = paged || pagedByName ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
     const budget = query.limit * READ_FACTOR;
     const views: AccountView[] = [];
     const raw: Record<string, unknown>[] = [];
@@ -419,7 +437,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     let next: Cursor | undefined;
 
     if (query.sort === 'name') {
-      const allowed = new Set(candidates.map((project) => String(project.id)));
+      // The first page knows its projects (the list read for the count): a project with nothing to match is passed unread.
+      if (!pagedByName) for (const project of projectItems) seen.set(String(project.id), candidates.includes(project) ? project : undefined);
       let c = cursor?.c ?? 0;
       if (!Number.isInteger(c) || c < 0 || c > PARTITION_ORDER.length) throw new ValidationError('Invalid cursor');
       let start: Record<string, unknown> | undefined;
@@ -429,7 +448,7 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         if (typeof sk !== 'string' || typeof pk !== 'string' || typeof ask !== 'string' || !pk.startsWith(`USER#${userId}#PROJECT#`) || !ask.startsWith('ACCOUNT#')) throw new ValidationError('Invalid cursor');
         start = { GSI2PK: `USER#${userId}#ACCOUNTS#${PARTITION_ORDER[c]}`, GSI2SK: sk, PK: pk, SK: ask };
       }
-      outer: while (c < PARTITION_ORDER.length && allowed.size > 0) {
+      outer: while (c < PARTITION_ORDER.length && (pagedByName || candidates.length > 0)) {
         if (read >= budget) {
           next = { s: 'name', c, ...(start ? { k: { sk: String(start.GSI2SK), pk: String(start.PK), ask: String(start.SK) } } : {}) };
           break;
@@ -447,19 +466,20 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
         );
         const entries = page.Items ?? [];
         read += entries.length;
+        const allowed = await projectsOf([...new Set(entries.map((entry) => parseAccountId(String(entry.id))?.projectId ?? ''))]);
         const wanted = entries.filter((entry) => allowed.has(parseAccountId(String(entry.id))?.projectId ?? ''));
         const full = await accountsByKey(deps.db, deps.tableName, wanted.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
         read += full.size;
         const stored = wanted.map((entry) => full.get(`${String(entry.PK)}|${String(entry.SK)}`)).filter((item): item is Record<string, unknown> => item !== undefined);
-        const shards = new Map(candidates.map((project) => [String(project.id), shardsOf(project)]));
-        const noStates = new Map(candidates.map((project) => [String(project.id), channelsWithoutStates(project)]));
+        const shards = new Map([...allowed].map(([id, project]) => [id, shardsOf(project)]));
+        const noStates = new Map([...allowed].map(([id, project]) => [id, channelsWithoutStates(project)]));
         const withState = await withStatesByKey(deps.db, deps.tableName, userId, stored, shards, noStates);
         const states = new Map(withState.map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
         for (const entry of entries) {
           const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);
           start = { GSI2PK: entry.GSI2PK, GSI2SK: entry.GSI2SK, PK: entry.PK, SK: entry.SK };
           if (!item) continue;
-          const view = accountView(item, undefined, String(byId.get(String(item.projectId))?.name ?? item.projectName));
+          const view = accountView(item, undefined, String(allowed.get(String(item.projectId))?.name ?? item.projectName));
           if (!accountMatches(view, filters)) continue;
           views.push(view);
           raw.push(item);
@@ -530,8 +550,8 @@ export const browseAccounts = (deps: { db: DynamoDBDocumentClient; tableName: st
     }
 
     await revealPasswords(raw, views);
-    // Newest first, the count goes with the cursor (the next page reads only the projects it walks).
-    if (next && query.sort === 'date') Object.assign(next, { n: count, e: countExact });
+    // Newest first and by name, the count goes with the cursor (the next page reads only the projects it walks).
+    if (next && (query.sort === 'date' || query.sort === 'name') && !filters.projectId) Object.assign(next, { n: count, e: countExact });
     return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
   };
 };

@@ -1,6 +1,7 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isBatchRetryable, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { eraseFromHistoryBlocks } from './account-history-blocks';
 import { rowOf } from './account-states';
 
@@ -51,23 +52,13 @@ export async function eraseAccountTraces(deps: Deps, userId: string, projectId: 
 const keyOf = (item: Record<string, unknown>): Key => ({ PK: String(item.PK), SK: String(item.SK) });
 
 async function keysOf(deps: Deps, of: { PK: string; SKPrefix: string }, projection: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': of.PK, ':prefix': of.SKPrefix },
-        ProjectionExpression: projection,
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return queryItems(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': of.PK, ':prefix': of.SKPrefix },
+    ProjectionExpression: projection,
+    ConsistentRead: true,
+  });
 }
 
 async function deleteKeys(deps: Deps, itemKeys: readonly Key[]): Promise<void> {

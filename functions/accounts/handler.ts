@@ -1,4 +1,6 @@
-import { dynamo } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
+import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
+import { attributeRecountStarter } from './attribute-recount';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { httpHandler, route } from '../core/http';
@@ -15,7 +17,7 @@ import { plural } from '../../shared/text/plural';
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
 const search = searchAccounts({ db, tableName, cipher: appCipher });
-const browse = browseAccounts({ db, tableName, cipher: appCipher });
+const browse = browseAccounts({ db, tableName, cipher: appCipher, recountAttributes: attributeRecountStarter({ db, tableName, queue: sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL')) }) });
 const edit = editAccount({ db, tableName });
 const history = accountHistory({ db, tableName });
 

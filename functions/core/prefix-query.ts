@@ -1,4 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryCount, queryItems } from './query-pages';
 
 /** A partition and a sort-key prefix, as keys.projectsOf / integrationsOf / emailTemplatesOf build them. */
 export interface PrefixKey {
@@ -18,26 +19,10 @@ export async function queryAllUnder(
   key: PrefixKey,
   options: { consistent?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({ TableName: tableName, ...prefixCondition(key), ScanIndexForward: false, ConsistentRead: options.consistent, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+  return queryItems(db, { TableName: tableName, ...prefixCondition(key), ScanIndexForward: false, ConsistentRead: options.consistent });
 }
 
 /** How many items are under a sort-key prefix (counted by DynamoDB, no items sent back). */
 export async function countUnder(db: DynamoDBDocumentClient, tableName: string, key: PrefixKey): Promise<number> {
-  let count = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ TableName: tableName, ...prefixCondition(key), Select: 'COUNT', ConsistentRead: true, ExclusiveStartKey: start }));
-    count += page.Count ?? 0;
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return count;
+  return queryCount(db, { TableName: tableName, ...prefixCondition(key), ConsistentRead: true });
 }

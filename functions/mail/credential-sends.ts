@@ -1,5 +1,5 @@
 import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import { builtInTemplate } from '../../shared/email/default-template';
 import { isIdShaped } from '../../shared/schemas/ids';
@@ -18,6 +18,7 @@ import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { keys } from '../core/keys';
+import { queryCount } from '../core/query-pages';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { STATE_BLOCK_ROWS } from '../accounts/account-states';
 import { assertCredentialEmails } from '../usage/plan-usage';
@@ -140,21 +141,12 @@ export const rowsOfSend = (send: Record<string, unknown>): SendRows | undefined 
 async function accountsIn(deps: Pick<SendJobDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number, rows: SendRows): Promise<number> {
   let count = 0;
   for (const pk of keys.accountPartitions(userId, projectId, shards)) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': pk, ':first': keys.account(userId, projectId, rows.from).SK, ':last': keys.account(userId, projectId, rows.to).SK },
-          Select: 'COUNT',
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      count += page.Count ?? 0;
-      start = page.LastEvaluatedKey;
-    } while (start);
+    count += await queryCount(deps.db, {
+      TableName: deps.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': pk, ':first': keys.account(userId, projectId, rows.from).SK, ':last': keys.account(userId, projectId, rows.to).SK },
+      ConsistentRead: true,
+    });
   }
   return count;
 }

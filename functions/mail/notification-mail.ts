@@ -1,7 +1,8 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { timeOrderedIdFloor } from '../core/ids';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { logger } from '../core/logger';
 import { unreadKeys } from '../notifications/notification-store';
 import { effectivePlan } from '../usage/plan-usage';
@@ -72,22 +73,12 @@ async function digestContent(deps: NotificationMailDeps, userId: string, week: s
   const end = new Date(`${week}T00:00:00.000Z`);
   const start = new Date(end.getTime() - 7 * DAY_MS);
   const between = async (pk: string, prefix: string) => {
-    const items: Record<string, unknown>[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-          ExpressionAttributeValues: { ':pk': pk, ':from': `${prefix}${timeOrderedIdFloor(start)}`, ':to': `${prefix}${timeOrderedIdFloor(end)}` },
-          ScanIndexForward: false,
-          ExclusiveStartKey: startKey,
-        }),
-      );
-      items.push(...(page.Items ?? []));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return items;
+    return queryItems(deps.db, {
+      TableName: deps.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':pk': pk, ':from': `${prefix}${timeOrderedIdFloor(start)}`, ':to': `${prefix}${timeOrderedIdFloor(end)}` },
+      ScanIndexForward: false,
+    });
   };
   const [projects, notifications, unread] = await Promise.all([
     between(keys.projectsOf(userId).PK, keys.projectsOf(userId).SKPrefix),

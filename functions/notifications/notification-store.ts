@@ -2,6 +2,7 @@ import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { notificationKinds, type Notification, type NotificationKind } from '../../shared/schemas/notifications';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import type { NotificationDeps } from './notification-writer';
 
 export type { NotificationDeps } from './notification-writer';
@@ -50,25 +51,16 @@ export const UNREAD_COUNT_CAP = 100;
  */
 async function unreadByFilter(deps: NotificationDeps, userId: string, now: Date): Promise<{ id: string; expiresAt?: number }[]> {
   const key = keys.notificationsOf(userId);
-  const found: { id: string; expiresAt?: number }[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: '#read = :false',
-        ProjectionExpression: 'id, expiresAt',
-        ExpressionAttributeNames: { '#read': 'read' },
-        ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix, ':false': false },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) if (unexpired(item, now)) found.push({ id: String(item.id), ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}) });
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return found;
+  const unread = await queryItems(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: '#read = :false',
+    ProjectionExpression: 'id, expiresAt',
+    ExpressionAttributeNames: { '#read': 'read' },
+    ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix, ':false': false },
+    ConsistentRead: true,
+  });
+  return unread.filter((item) => unexpired(item, now)).map((item) => ({ id: String(item.id), ...(typeof item.expiresAt === 'number' ? { expiresAt: item.expiresAt } : {}) }));
 }
 
 /**

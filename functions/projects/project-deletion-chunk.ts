@@ -5,6 +5,7 @@ import { PAUSED_CREDENTIALS } from '../../shared/schemas/provisioning';
 import { notRemovedFrom } from '../../shared/schemas/project-deletion';
 import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
+import { queryPages } from '../core/query-pages';
 import { counterUpdates } from '../analytics/counters';
 import { chunkRunner, deadChunkRecorder, MAX_REQUEUES, type ChunkEnd, type ChunkTally } from '../account-jobs/chunk-runner';
 import type { JobItem } from '../account-jobs/kind';
@@ -235,18 +236,14 @@ async function projectStep(deps: DeletionChunkDeps, job: JobItem, message: Delet
   const latest = await jobs.readJob(deps, projectDeletions, userId, message.jobId);
   if (!latest || Number(latest.chunksDone ?? 0) < Number(latest.chunks ?? 0) - 1) return { later: 3000 };
   const store = dynamoErasureStore(deps.db, deps.tableName);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({ TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :issue)', FilterExpression: 'projectId = :project', ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':issue': 'CREDLINKISSUE#', ':project': projectId }, ConsistentRead: true, ExclusiveStartKey: start }),
-    );
+  const issues = { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :issue)', FilterExpression: 'projectId = :project', ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':issue': 'CREDLINKISSUE#', ':project': projectId }, ConsistentRead: true };
+  for await (const page of queryPages(deps.db, issues)) {
     for (const issue of page.Items ?? []) {
       if (typeof issue.accountPK === 'string' && (await store.item({ PK: issue.accountPK, SK: String(issue.accountSK) }))) continue;
       const links = globalKeysNamedBy(issue);
       await store.deleteKeys([...links, ...links.map((link) => keys.globalReference(userId, link)), { PK: String(issue.PK), SK: String(issue.SK) }]);
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   const tally = await chunkTally(deps, job, message);
   if (Number(latest.kept ?? 0) > 0) return { done: tally };
   const { Item: project } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true }));

@@ -1,5 +1,5 @@
 import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { PlanId } from '../../shared/plans';
 import {
   provisioningSupport,
@@ -14,6 +14,7 @@ import { isIdShaped } from '../../shared/schemas/ids';
 import { PROJECT_BEING_DELETED } from '../../shared/schemas/project-deletion';
 import { ConflictError, NotFoundError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { resolveSelection, selectedRanges, skippedOf } from '../account-jobs/selection';
 import { syncCounts } from '../projects/project-item';
@@ -239,23 +240,14 @@ export const planRun =
 
 /** Every run of one of the user's integrations (strongly consistent; chunk markers left out). */
 async function runsOfIntegration(deps: Pick<ProvisioningJobDeps, 'db' | 'tableName'>, userId: string, integrationId: string): Promise<Record<string, unknown>[]> {
-  const runs: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: 'entityType = :job AND integrationId = :integration',
-        ExpressionAttributeValues: { ':pk': keys.provisioningJobsOf(userId).PK, ':prefix': keys.provisioningJobsOf(userId).SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    runs.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return runs;
+  const runs = keys.provisioningJobsOf(userId);
+  return queryItems(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: 'entityType = :job AND integrationId = :integration',
+    ExpressionAttributeValues: { ':pk': runs.PK, ':prefix': runs.SKPrefix, ':job': 'ProvisioningJob', ':integration': integrationId },
+    ConsistentRead: true,
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryPages } from '../core/query-pages';
 
 /** An entry of the ProjectsByExpiry index: its day (the expiration date, or the day a reminder is due), its project, and the sort key as read (`<day>#<userId>#<projectId>`). */
 export interface DueEntry {
@@ -23,27 +24,20 @@ export async function* dueEntries(
   maxRead: number,
   pageSize = 100,
 ): AsyncGenerator<{ entries: DueEntry[]; more: boolean }> {
-  let start: Record<string, unknown> | undefined;
-  let read = 0;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        IndexName: 'ProjectsByExpiry',
-        // '$' sorts right after '#': every entry of the days up to and including upTo.
-        KeyConditionExpression: 'ExpiryPK = :pk AND ExpirySK < :next',
-        ExpressionAttributeValues: { ':pk': partition.ExpiryPK, ':next': `${upTo}$` },
-        Limit: Math.min(pageSize, maxRead - read),
-        ExclusiveStartKey: start,
-      }),
-    );
+  const query = {
+    TableName: deps.tableName,
+    IndexName: 'ProjectsByExpiry',
+    // '$' sorts right after '#': every entry of the days up to and including upTo.
+    KeyConditionExpression: 'ExpiryPK = :pk AND ExpirySK < :next',
+    ExpressionAttributeValues: { ':pk': partition.ExpiryPK, ':next': `${upTo}$` },
+    Limit: pageSize,
+  };
+  for await (const page of queryPages(deps.db, query, { maxItems: maxRead })) {
     const entries = (page.Items ?? []).map((item) => {
       const entry = String(item.ExpirySK);
       const [day, userId, projectId] = entry.split('#') as [string, string, string];
       return { day, userId, projectId, entry };
     });
-    read += entries.length;
-    start = page.LastEvaluatedKey;
-    yield { entries, more: start !== undefined };
-  } while (start && read < maxRead);
+    yield { entries, more: page.LastEvaluatedKey !== undefined };
+  }
 }

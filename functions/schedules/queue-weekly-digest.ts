@@ -1,5 +1,6 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import { queryPages } from '../core/query-pages';
 import { logger } from '../core/logger';
 import type { QueueMail } from '../mail/sqs-mail-queue';
 import { mapBounded } from '../provisioning/pacing';
@@ -32,16 +33,8 @@ export const queueWeeklyDigest =
     const subscribers = keys.digestSubscribers();
     const queued: string[] = [];
     let skipped = 0;
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': subscribers.PK, ':prefix': subscribers.SKPrefix },
-          ExclusiveStartKey: start,
-        }),
-      );
+    const query = { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': subscribers.PK, ':prefix': subscribers.SKPrefix } };
+    for await (const page of queryPages(deps.db, query)) {
       // A page (up to 1 MB of small items: thousands of users) at a time, its users read
       // DIGEST_CONCURRENCY at once (all at once would open thousands of requests and be throttled).
       await mapBounded(page.Items ?? [], DIGEST_CONCURRENCY, async (item) => {
@@ -60,7 +53,6 @@ export const queueWeeklyDigest =
             logger.warn('Weekly digest not queued', { userId, error: error instanceof Error ? error.message : String(error) });
           }
       });
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
     return { week, queued, skipped };
   };

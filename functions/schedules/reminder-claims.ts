@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { expiryReminderTemplate } from '../../shared/email/default-template';
 import type { RenderableTemplate } from '../../shared/email/render-email';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 
 /**
  * An account's claim on one expiration date's reminder (keys.reminderSent, beside the project's
@@ -32,22 +33,15 @@ const claimKey = (t: ReminderTarget) => keys.reminderSent(t.userId, t.projectId,
 export async function claimsOf(deps: Table, target: Omit<ReminderTarget, 'row'>, fromRow: number, toRow: number): Promise<Map<number, Claim>> {
   const found = new Map<number, Claim>();
   const from = claimKey({ ...target, row: fromRow });
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': from.PK, ':from': from.SK, ':to': claimKey({ ...target, row: toRow }).SK },
-        ProjectionExpression: '#row, job, #result',
-        ExpressionAttributeNames: { '#row': 'row', '#result': 'result' },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of page.Items ?? []) found.set(Number(item.row), { ...(typeof item.job === 'string' ? { job: item.job } : {}), ...(typeof item.result === 'string' ? { result: item.result } : {}) });
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const claims = await queryItems(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': from.PK, ':from': from.SK, ':to': claimKey({ ...target, row: toRow }).SK },
+    ProjectionExpression: '#row, job, #result',
+    ExpressionAttributeNames: { '#row': 'row', '#result': 'result' },
+    ConsistentRead: true,
+  });
+  for (const item of claims) found.set(Number(item.row), { ...(typeof item.job === 'string' ? { job: item.job } : {}), ...(typeof item.result === 'string' ? { result: item.result } : {}) });
   return found;
 }
 

@@ -12,6 +12,7 @@ import {
 import { ValidationError } from '../core/errors';
 import { isId, timeOrderedIdFloor } from '../core/ids';
 import { keys } from '../core/keys';
+import { queryPages } from '../core/query-pages';
 
 /*
  * Reading the user's security events (GET /api/security/events, the overview and 'Export Logs'). They live in their
@@ -83,27 +84,22 @@ export const listSecurityEvents =
 export async function* securityEventPages(deps: SecurityEventReadDeps, userId: string, options: { since?: Date } = {}): AsyncIterable<SecurityEvent[]> {
   const key = keys.securityEventsOf(userId);
   const now = deps.now();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        ...(options.since
-          ? {
-              // Ids are time-ordered: the floor id of a moment bounds what came since.
-              KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-              ExpressionAttributeValues: { ':pk': key.PK, ':from': `${key.SKPrefix}${timeOrderedIdFloor(options.since)}`, ':to': `${key.SKPrefix}\uffff` },
-            }
-          : { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix } }),
-        ScanIndexForward: false,
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
+  const query = {
+    TableName: deps.tableName,
+    ...(options.since
+      ? {
+          // Ids are time-ordered: the floor id of a moment bounds what came since.
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+          ExpressionAttributeValues: { ':pk': key.PK, ':from': `${key.SKPrefix}${timeOrderedIdFloor(options.since)}`, ':to': `${key.SKPrefix}\uffff` },
+        }
+      : { KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': key.PK, ':prefix': key.SKPrefix } }),
+    ScanIndexForward: false,
+    ConsistentRead: true,
+  };
+  for await (const page of queryPages(deps.db, query)) {
     const events = (page.Items ?? []).filter((item) => unexpired(item, now)).map(securityEventView);
     if (events.length) yield events;
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
 }
 
 /** Every stored event of the user (since a moment), newest first. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   PASSWORD_CHANGED_AT_ATTRIBUTE,
   securitySettingsWithDefaults,
@@ -7,6 +7,7 @@ import {
 } from '../../shared/schemas/security';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
+import { queryPages } from '../core/query-pages';
 import { moveSessionsNotBefore } from './sign-in-password-age';
 import { SECURITY_SETTINGS_ATTRIBUTE } from './security-settings';
 import type { RequestOrigin } from './security-events';
@@ -102,17 +103,8 @@ export function dynamoSignInAccountStore(db: DynamoDBDocumentClient, tableName: 
       const { PK, SKPrefix } = keys.sessionsOf(userId);
       const sessions: StoredSession[] = [];
       const open = await cipher();
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)',
-            ExpressionAttributeValues: { ':pk': PK, ':sk': SKPrefix },
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
+      const query = { TableName: tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :sk)', ExpressionAttributeValues: { ':pk': PK, ':sk': SKPrefix }, ConsistentRead: true };
+      for await (const page of queryPages(db, query)) {
         for (const item of page.Items ?? []) {
           const sessionId = String(item.sessionId);
           if (sessionId === exceptSessionId || typeof item.refreshToken !== 'string') continue;
@@ -123,8 +115,7 @@ export function dynamoSignInAccountStore(db: DynamoDBDocumentClient, tableName: 
             sessions.push({ sessionId, refreshToken: '' });
           }
         }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      }
       return sessions;
     },
     async deleteSession(userId, sessionId) {

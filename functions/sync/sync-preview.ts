@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { headerExtraColumns, peopleCsvStream, recordAttributes, type CsvRow } from '../../shared/csv/read-people';
 import { ATTRIBUTE_MESSAGES, MAX_ATTRIBUTES } from '../../shared/schemas/attributes';
 import { toCsv, UTF8_BOM } from '../../shared/csv/write-csv';
@@ -26,6 +26,7 @@ import { textOf, UnreadableFile } from '../bulk/bulk-uploads';
 import { uploadKey } from '../bulk/upload-endings';
 import { ConflictError, NotFoundError, PayloadTooLargeError, ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { logger } from '../core/logger';
 import { shardsOf } from '../accounts/account-partitions';
 import { readStates } from '../accounts/account-states';
@@ -139,26 +140,16 @@ async function readAccounts(deps: Pick<SyncPreviewDeps, 'db' | 'tableName'>, use
   const projection = [...names].map((_, i) => `#a${i}`).join(', ');
   const attributeNames = Object.fromEntries([...names].map((name, i) => [`#a${i}`, name]));
   const parts = await Promise.all(
-    keys.accountPartitions(userId, projectId, shards).map(async (pk) => {
-      const items: Record<string, unknown>[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await deps.db.send(
-          new QueryCommand({
-            TableName: deps.tableName,
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-            ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
-            ProjectionExpression: projection,
-            ExpressionAttributeNames: attributeNames,
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return items;
-    }),
+    keys.accountPartitions(userId, projectId, shards).map((pk) =>
+      queryItems(deps.db, {
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+        ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
+        ProjectionExpression: projection,
+        ExpressionAttributeNames: attributeNames,
+        ConsistentRead: true,
+      }),
+    ),
   );
   const accounts = parts.flat().sort((a, b) => Number(a.row) - Number(b.row));
   const states = await readStates(deps.db, deps.tableName, { userId, projectId, shards }, 1, 999_999, { consistent: true, channels: ['ACT'] });

@@ -1,10 +1,11 @@
-import { BatchWriteCommand, GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import type { SyncApplyProgress, SyncCounts, SyncMatchKey, SyncPreview, SyncPreviewStatus, SyncSection } from '../../shared/schemas/account-sync';
 import { syncMatchWords } from '../../shared/schemas/account-sync';
 import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
+import { queryItems } from '../core/query-pages';
 import { mapBounded } from '../provisioning/pacing';
 
 /** Entries per stored part of a section: a UI page (SYNC_PAGE_SIZE) is inside one part, a part stays far under 400 KB. */
@@ -88,22 +89,13 @@ export async function readPart<T>(db: DynamoDBDocumentClient, tableName: string,
 
 /** Every part of a section (or any SK prefix of the preview's partition), in order. */
 export async function readParts(db: DynamoDBDocumentClient, tableName: string, userId: string, previewId: string, prefix: string): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.syncPreviewPartsOf(userId, previewId).PK, ':prefix': `${keys.syncPreviewPartsOf(userId, previewId).SKPrefix}${prefix}` },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
+  const parts = keys.syncPreviewPartsOf(userId, previewId);
+  return queryItems(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': parts.PK, ':prefix': `${parts.SKPrefix}${prefix}` },
+    ConsistentRead: true,
+  });
 }
 
 export async function sectionEntries<T>(db: DynamoDBDocumentClient, tableName: string, userId: string, previewId: string, section: SyncSection): Promise<T[]> {

@@ -26,6 +26,8 @@ export const handler = queueWorker(provisioningMessageSchema, async (message) =>
   if (message.type === 'delete-start') return deadDeletionStart(message.userId, message.jobId);
   if (message.type === 'action-chunk') return deadActionChunk(message);
   if (message.type === 'action-start') return deadActionStart(message.userId, message.jobId);
+  // A recount step that failed every time: the recount stalls, and the Attribute filter's next use starts it again after RECOUNT_STALE_MS.
+  if (message.type === 'attribute-recount') return logger.error('A step of an attribute counters recount failed every delivery', { projectId: message.projectId });
   // A resume that failed every time: its runs stay paused; the next successful test resumes them.
   logger.error('Resume of paused provisioning runs failed', { integrationId: message.integrationId });
 });

@@ -12,6 +12,7 @@ import { deletionChunk } from '../projects/project-deletion-chunk';
 import { planDeletion, resumeDeletionsOf } from '../projects/project-deletion';
 import { planAccountAction } from '../account-actions/account-actions';
 import { accountActionChunk } from '../account-actions/account-actions-chunk';
+import { attributeRecountWorker } from '../accounts/attribute-recount';
 
 const runtime = provisioningRuntime();
 // What every kind's chunks on this queue need of the platform: the integration, its adapter and pacing.
@@ -34,6 +35,8 @@ const projectDeletionChunk = deletionChunk(platformWork);
 // Account actions (deactivate, reactivate, delete) share it too.
 const planAction = planAccountAction(runtime);
 const actionChunk = accountActionChunk(platformWork);
+// The recount of a project's Attribute filter counters: table work, a step at a time.
+const attributeRecount = attributeRecountWorker(runtime);
 
 export const handler = queueWorker(provisioningMessageSchema, async (message) => {
   if (message.type === 'start') return plan(message.userId, message.jobId);
@@ -43,6 +46,7 @@ export const handler = queueWorker(provisioningMessageSchema, async (message) =>
   if (message.type === 'delete-chunk') return projectDeletionChunk(message);
   if (message.type === 'action-start') return planAction(message.userId, message.jobId);
   if (message.type === 'action-chunk') return actionChunk(message);
+  if (message.type === 'attribute-recount') return attributeRecount(message);
   if (message.type === 'resume') {
     await resume(message.userId, message.integrationId);
     await resumeDeletionsOf(runtime, message.userId, message.integrationId);

@@ -11,6 +11,9 @@ import { browseAccounts } from '../../functions/accounts/browse-accounts';
 import { directoryQuerySchema } from '../../shared/schemas/account-directory';
 import { until } from '../support/until';
 import { countAttributes } from '../../functions/accounts/attribute-counts';
+import { attributeRecountStep, startAttributeRecount } from '../../functions/accounts/attribute-recount';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { keys } from '../../functions/core/keys';
 import type { SyncPreview } from '../../shared/schemas/account-sync';
 
 /**
@@ -323,4 +326,87 @@ describe('the Attribute filter of the Account Database', () => {
     await countAttributes(deps, user.sub, roster.project.id, [{ row: 99, attributes: { department: 'Sales' } }], 'replayed');
     expect((await countAndList('Sales', roster.project.id)).count).toBe(once);
   }, 300_000);
+
+  it('recounts a project made before the counters once its filter is used: Up to N, then the exact count of what it lists', async () => {
+    const user = await apiUser();
+    const db = testDb();
+    const TABLE = 'bulkonboard';
+    const person = (i: number, department?: string) => ({ firstName: `O${i}`, lastName: 'Old', email: `o${i}@example.com`, ...(department ? { attributes: { department } } : {}) });
+    const old = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Old', csvData: [person(0, 'Sales'), person(1, 'sales '), person(2, 'SALES'), person(3, 'Support'), person(4, 'Support'), person(5)] } });
+    const projectId = old.project.id;
+    // As the code before the counters left it: no mark, no counter (its index entries were written with the accounts).
+    const attrPartition = keys.accountAttributeCount(user.sub, projectId, 'department', 'sales').PK;
+    const counters = (await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :c)', ExpressionAttributeValues: { ':pk': attrPartition, ':c': '~COUNT#' } }))).Items ?? [];
+    expect(counters.length).toBe(2);
+    for (const counter of counters) await db.send(new DeleteCommand({ TableName: TABLE, Key: { PK: counter.PK, SK: counter.SK } }));
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, projectId), UpdateExpression: 'REMOVE attributeCountsKept' }));
+    // Then, with the counters there: an edit of one of those accounts (Sales -1, Support +1 on counters that never counted them).
+    const accounts = await accountsOf(user, projectId);
+    const o0 = accounts.find((a) => a.email === 'o0@example.com')!;
+    expect((await user.call(`/api/accounts/${o0.id}`, { method: 'PUT', body: { firstName: 'O0', lastName: 'Old', email: 'o0@example.com', attributes: { department: 'Support' } } })).status).toBe(200);
+    // And an account deleted by the code before the counters: gone, its index entry left behind.
+    const o4 = accounts.find((a) => a.email === 'o4@example.com')!;
+    const o4Row = Number(o4.id.split('.')[1]);
+    await db.send(new DeleteCommand({ TableName: TABLE, Key: keys.account(user.sub, projectId, o4Row, 1) }));
+
+    const badge = (value: string) => user.json<{ items: AccountView[]; count: number; countIs: string }>(`/api/accounts?attributeName=department&attributeValue=${value}&projectId=${projectId}&limit=100`);
+    // Sales: o1, o2 (o0 moved to Support); Support: o0, o3 (o4 gone).
+    const first = await badge('Sales');
+    expect(first.items.length).toBe(2);
+    expect(first.countIs).toBe('at-most');
+    const sales = await until('the recount', () => badge('Sales'), (page) => page.countIs === 'exact', 60_000, 250);
+    expect(sales).toMatchObject({ count: 2, countIs: 'exact' });
+    expect(sales.items.length).toBe(2);
+    const support = await badge('Support');
+    expect(support).toMatchObject({ count: 2, countIs: 'exact' });
+    expect(support.items.map((a) => a.email).sort()).toEqual(['o0@example.com', 'o3@example.com']);
+    const project = (await db.send(new GetCommand({ TableName: TABLE, Key: keys.project(user.sub, projectId), ConsistentRead: true }))).Item!;
+    expect(project.attributeCountsKept).toBe(true);
+    expect(project.attributeRecount).toBeUndefined();
+
+    // A step delivered again after the end changes nothing; a later edit is counted as any other.
+    expect(await attributeRecountStep({ db, tableName: TABLE }, user.sub, projectId, 'a-recount-that-ended')).toBe('gone');
+    expect((await user.call(`/api/accounts/${o0.id}`, { method: 'PUT', body: { firstName: 'O0', lastName: 'Old', email: 'o0@example.com', attributes: { department: 'Sales' } } })).status).toBe(200);
+    expect(await badge('Sales')).toMatchObject({ count: 3, countIs: 'exact' });
+    expect(await badge('Support')).toMatchObject({ count: 1, countIs: 'exact' });
+  }, 120_000);
+
+  it('measures a value again when an edit comes between the recount\'s reads: the count ends exact', async () => {
+    const user = await apiUser();
+    const TABLE = 'bulkonboard';
+    const db = testDb();
+    const made = await user.json<Created>('/api/bulk-create', { body: { projectName: 'Raced', csvData: [0, 1, 2].map((i) => ({ firstName: `R${i}`, lastName: 'Race', email: `r${i}@example.com`, attributes: { department: 'Sales' } })) } });
+    const projectId = made.project.id;
+    const attrPartition = keys.accountAttributeCount(user.sub, projectId, 'department', 'sales').PK;
+    for (const counter of (await db.send(new QueryCommand({ TableName: TABLE, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :c)', ExpressionAttributeValues: { ':pk': attrPartition, ':c': '~COUNT#' } }))).Items ?? []) {
+      await db.send(new DeleteCommand({ TableName: TABLE, Key: { PK: counter.PK, SK: counter.SK } }));
+    }
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, projectId), UpdateExpression: 'REMOVE attributeCountsKept' }));
+    const r0 = (await accountsOf(user, projectId)).find((a) => a.email === 'r0@example.com')!;
+    // The recount's client: after it read the Sales counter and before it reads the value's entries, the user edits r0 out of Sales.
+    const raced = testDb();
+    let edited = false;
+    raced.middlewareStack.add(
+      (next) => async (args) => {
+        if (!edited && String((args.input as { KeyConditionExpression?: string }).KeyConditionExpression ?? '').includes('begins_with(SK, :prefix)')) {
+          edited = true;
+          expect((await user.call(`/api/accounts/${r0.id}`, { method: 'PUT', body: { firstName: 'R0', lastName: 'Race', email: 'r0@example.com', attributes: { department: 'Support' } } })).status).toBe(200);
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'editBetween' },
+    );
+    const recountId = (await startAttributeRecount({ db, tableName: TABLE }, user.sub, projectId))!;
+    expect(recountId).toBeTruthy();
+    // A second start while it runs starts nothing.
+    expect(await startAttributeRecount({ db, tableName: TABLE }, user.sub, projectId)).toBeUndefined();
+    const steps: string[] = [];
+    for (let i = 0; i < 10 && steps.at(-1) !== 'done'; i++) steps.push(await attributeRecountStep({ db: raced, tableName: TABLE }, user.sub, projectId, recountId));
+    expect(edited).toBe(true);
+    expect(steps[0]).toBe('wait');
+    expect(steps.at(-1)).toBe('done');
+    const badge = (value: string) => user.json<{ count: number; countIs: string; items: AccountView[] }>(`/api/accounts?attributeName=department&attributeValue=${value}&projectId=${projectId}&limit=100`);
+    expect(await badge('Sales')).toMatchObject({ count: 2, countIs: 'exact' });
+    expect(await badge('Support')).toMatchObject({ count: 1, countIs: 'exact' });
+  }, 120_000);
 });

@@ -192,8 +192,13 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     const names = byName.pages.flatMap((page) => page.items.map((a) => a.lastName.toLowerCase()));
     expect(names.length).toBe(47);
     expect(names).toEqual([...names].sort());
+    // A later page by name carries the first page's count (it reads no list of projects).
+    for (const page of byName.pages) expect(page).toMatchObject({ count: 47, countIs: 'exact' });
     const byNameFailed = await everyPage(alice, { sort: 'name', platformStatus: 'failed', limit: 2 });
     expect(byNameFailed.ids).toEqual(failed.map((row) => keys.accountId(big.projectId, row)));
+    for (const page of byNameFailed.pages) expect(page).toMatchObject({ count: failed.length, countIs: 'exact' });
+    const byNameTraining = await everyPage(alice, { sort: 'name', accountType: 'Training Account', limit: 1 });
+    expect(byNameTraining.ids).toEqual(training.ids);
 
     const byProject = await everyPage(alice, { sort: 'project', limit: 10 });
     expect(byProject.ids).toEqual([...big.ids, ...small.accounts.map((a) => a.id), ...training.ids]);
@@ -226,6 +231,34 @@ describe('GET /api/accounts (the Account Database without a term)', () => {
     // The PROV blocks also hold rows 22 and 40 (failed) of the same shards: not read.
     expect(blocks.length).toBeGreaterThan(0);
     for (const block of blocks) for (const row of Object.keys(block.rows as object)) expect(hits).toContain(Number(row));
+  });
+
+  it("reads a later page by name, and a page of one project, without the user's every project item", async () => {
+    const db = testDb();
+    let projectItems = 0;
+    db.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        const output = (result.output ?? {}) as { Items?: Record<string, unknown>[]; Responses?: Record<string, Record<string, unknown>[]> };
+        for (const item of [...(output.Items ?? []), ...Object.values(output.Responses ?? {}).flat()]) if (item.entityType === 'Project') projectItems++;
+        return result;
+      },
+      { step: 'initialize', name: 'countedProjects' },
+    );
+    const browse = browseAccounts({ db, tableName: TABLE, cipher: () => Promise.reject(new Error('no passwords here')) });
+    const first = await browse(alice.sub, directoryQuerySchema.parse({ sort: 'name', limit: '5' }));
+    // The first page reads every project item: the count is their counters' sum (pattern 73).
+    expect(projectItems).toBe(3);
+    projectItems = 0;
+    const second = await browse(alice.sub, directoryQuerySchema.parse({ sort: 'name', limit: '5', cursor: first.nextCursor }));
+    // Its hits are all of 'Alpha' (Alpha006..Alpha010): that project alone, by key.
+    expect(second.items.map((a) => a.lastName)).toEqual(['Alpha006', 'Alpha007', 'Alpha008', 'Alpha009', 'Alpha010']);
+    expect(second).toMatchObject({ count: 47, countIs: 'exact' });
+    expect(projectItems).toBe(1);
+    projectItems = 0;
+    const one = await browse(alice.sub, directoryQuerySchema.parse({ projectId: big.projectId, platformStatus: 'failed', limit: '25' }));
+    expect(one).toMatchObject({ count: failed.length, countIs: 'exact' });
+    expect(projectItems).toBe(1);
   });
 
   it('shows passwords only when asked, and refuses bad input with a 400, never a 500', async () => {
