@@ -19,7 +19,8 @@ import { StateBlockWriter } from '../accounts/account-state-writer';
 import { readShardBlocks } from '../accounts/account-states-by-key';
 import { addBlock, blockStart, channelAttributes, emptyStates, mailEventAttributes, overlayState, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
-import { writeHistoryBlocks, type HistoryBlockEntry } from '../accounts/account-history-blocks';
+import type { HistoryBlockEntry } from '../accounts/account-history-blocks';
+import { writeHistoryBlocks } from '../accounts/account-history-block-writes';
 import { attributesOf } from '../accounts/account-item';
 import { attributeCountMoves } from '../accounts/attribute-counts';
 import { attributeIndexItems } from '../accounts/attribute-index-items';
@@ -403,6 +404,9 @@ async function usernameRelease(deps: Deps, userId: string, projectId: string, ac
 
 /** A block's outcomes are written once all its accounts of the delivery are decided, or this long after its first one not yet written. */
 const WRITE_EVERY_MS = 500;
+/** Blocks whose history items are put together (one BatchWriteItem), or this long after the first of them is due. */
+const HISTORY_BLOCKS_PER_WRITE = 5;
+const HISTORY_EVERY_MS = 1000;
 
 /** The history entry an account's done entry stands for (none: an update here only, with nothing sent to a platform). */
 function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistoryKind | undefined {
@@ -455,8 +459,16 @@ class ActionOutcomes {
   private readonly unwritten = new Map<number, { rows: number[]; timer?: NodeJS.Timeout }>();
   /** Per block: the outcomes this delivery set. */
   private readonly decided = new Map<number, number>();
+  /** Rows set by this delivery whose ACT write has not ended yet (no history for them before it). */
+  private readonly unflushed = new Set<number>();
+  /** Blocks whose history item is due (an ACT write of theirs ended since it was put), the timer that puts them. */
+  private readonly historyDue = new Set<number>();
+  private historyTimer: NodeJS.Timeout | undefined;
+  /** Per block: the done entries its history item was last put with (this delivery). */
+  private readonly historyPut = new Map<number, number>();
   private readonly writes: Promise<void>[] = [];
-  private readonly historyWritten = new Set<number>();
+  /** The history puts, one after the other (a block put twice is never overwritten by its older content). */
+  private historyWrites: Promise<void> = Promise.resolve();
   private failure: unknown;
 
   constructor(
@@ -493,7 +505,8 @@ class ActionOutcomes {
     const row = rowOf(account);
     if (this.writer.get(row)?.actionRun === this.job.id) return;
     this.writer.set(row, { ...outcome, actionRun: String(this.job.id), actionAt: this.deps.now().toISOString() });
-    const block = blockStart(row, Math.max(1, Number(this.job.shards ?? 1)));
+    this.unflushed.add(row);
+    const block = this.blockOf(row);
     const decided = (this.decided.get(block) ?? 0) + 1;
     this.decided.set(block, decided);
     const pending = this.unwritten.get(block) ?? { rows: [] };
@@ -503,7 +516,11 @@ class ActionOutcomes {
     else pending.timer ??= setTimeout(() => this.write([block]), WRITE_EVERY_MS);
   }
 
-  /** The entries of these blocks (all) set since their last write, then their history items. */
+  private blockOf(row: number): number {
+    return blockStart(row, Math.max(1, Number(this.job.shards ?? 1)));
+  }
+
+  /** The entries of these blocks (all) set since their last write; then their history items are due. */
   private write(blocks: readonly number[] = [...this.unwritten.keys()]): void {
     const rows: number[] = [];
     for (const block of blocks) {
@@ -517,9 +534,23 @@ class ActionOutcomes {
     this.writes.push(
       this.writer
         .flush(rows)
-        .then(() => this.history(rows))
+        .then(() => {
+          for (const row of rows) this.unflushed.delete(row);
+          for (const block of blocks) this.historyDue.add(block);
+          if (this.historyDue.size >= HISTORY_BLOCKS_PER_WRITE) this.putHistory();
+          else this.historyTimer ??= setTimeout(() => this.putHistory(), HISTORY_EVERY_MS);
+        })
         .catch((error: unknown) => void (this.failure ??= error)),
     );
+  }
+
+  /** The history items of the blocks due, beside the work. */
+  private putHistory(): void {
+    clearTimeout(this.historyTimer);
+    this.historyTimer = undefined;
+    const blocks = [...this.historyDue];
+    this.historyDue.clear();
+    if (blocks.length) this.historyWrites = this.historyWrites.then(() => this.history(blocks)).catch((error: unknown) => void (this.failure ??= error));
   }
 
   /** This job's entries of the chunk's rows. */
@@ -534,21 +565,48 @@ class ActionOutcomes {
     return found;
   }
 
-  /** Every outcome and its history item written; throws the first write's error. */
+  /**
+   * Every outcome and its history item written; throws the first write's error. The history of
+   * every block of the chunk whose item this delivery has not put with all its done entries (a
+   * delivery that died before it left a block without one: a redelivery puts it).
+   */
   async written(): Promise<void> {
     this.write();
     await Promise.all(this.writes);
+    clearTimeout(this.historyTimer);
+    this.historyTimer = undefined;
+    this.historyDue.clear();
+    await this.historyWrites;
     if (this.failure !== undefined) throw this.failure;
-    await this.history(this.entries().map(([row]) => row).filter((row) => !this.historyWritten.has(row)));
+    const due = new Map<number, number>();
+    for (const [row] of this.historyEntries()) due.set(this.blockOf(row), (due.get(this.blockOf(row)) ?? 0) + 1);
+    await this.history([...due].filter(([block, count]) => this.historyPut.get(block) !== count).map(([block]) => block));
   }
 
-  /** The history entries of these rows' done entries (written entries only): one item per block of accounts (account-history-blocks.ts). */
-  private async history(rows: readonly number[]): Promise<void> {
+  /** The history entries of this job's done entries that are written (this delivery's once their ACT write ended, and an earlier delivery's). */
+  private historyEntries(): [number, HistoryBlockEntry][] {
+    const found: [number, HistoryBlockEntry][] = [];
+    for (const [row, entry] of this.entries()) {
+      const kind = entry.actionResult === 'done' && !this.unflushed.has(row) ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
+      if (kind) found.push([row, { kind, at: String(entry.actionAt), ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}) }]);
+    }
+    return found;
+  }
+
+  /**
+   * The history items of these blocks (account-history-blocks.ts), each put whole with every done
+   * entry of this job in the block that is written (this delivery's once their ACT write ended,
+   * and those an earlier delivery wrote).
+   */
+  private async history(blocks: readonly number[]): Promise<void> {
+    const wanted = new Set(blocks);
     const entries = new Map<number, HistoryBlockEntry>();
-    for (const row of rows) {
-      const entry = this.writer.get(row);
-      const kind = entry && entry.actionRun === this.job.id && entry.actionResult === 'done' ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
-      if (entry && kind) entries.set(row, { kind, at: String(entry.actionAt), ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}) });
+    const counts = new Map<number, number>();
+    for (const [row, entry] of this.historyEntries()) {
+      const block = this.blockOf(row);
+      if (!wanted.has(block)) continue;
+      entries.set(row, entry);
+      counts.set(block, (counts.get(block) ?? 0) + 1);
     }
     if (entries.size) {
       await writeHistoryBlocks(
@@ -557,7 +615,7 @@ class ActionOutcomes {
         entries,
       );
     }
-    for (const row of rows) this.historyWritten.add(row);
+    for (const block of blocks) this.historyPut.set(block, counts.get(block) ?? 0);
   }
 }
 
