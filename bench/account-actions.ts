@@ -26,6 +26,8 @@ import { mapBounded } from '../functions/provisioning/pacing';
 import { createTestUser } from '../test/support/cognito-users';
 import { figure } from './own-process';
 import { cpuMeter, cpuText, dynamoDbPid } from './process-cpu';
+import { requestCounter, requestText } from './dynamo-requests';
+import { dynamo } from '../functions/core/clients';
 import { benchOffset } from './ports';
 import { startRemoteScimServer } from './provisioning';
 
@@ -39,7 +41,14 @@ export async function accountActionsBench(): Promise<void> {
   const dataDir = path.join(projectRoot, '.test-data', 'bench-account-actions');
   fs.rmSync(dataDir, { recursive: true, force: true });
   const serverPort = offset + 4177;
-  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: [`http://127.0.0.1:${serverPort}`], log: () => undefined });
+  // Each queue delivery the stack's workers handled wakes the wait for a job's end (`until`): the job is read once after each, not every 200 ms.
+  let deliveries = 0;
+  let wake: () => void = () => undefined;
+  const observeDeliveries = () => {
+    deliveries += 1;
+    wake();
+  };
+  const stack = await startLocalStack({ ports: portsFromEnv({}, offset), dataDir, persistDynamoDb: false, web: 'none', outboundAllowedOrigins: [`http://127.0.0.1:${serverPort}`], log: () => undefined, observeDeliveries });
   const token = 'bench-actions-token';
   const server = await startRemoteScimServer({ port: serverPort, token });
   try {
@@ -56,11 +65,25 @@ export async function accountActionsBench(): Promise<void> {
       if (!response.ok) throw new Error(`${p}: ${response.status} ${await response.text()}`);
       return (await response.json()) as T;
     };
+    let polls = 0;
+    // A job ends in a delivery of its worker (its last chunk's, or its plan's): read once each has been handled (at most 2 s apart),
+    // so the job's end is seen at once and the bench's own reads of it do not weigh on the stack's process beside the job.
     const until = async <T extends { status: string }>(p: string): Promise<T> => {
       for (;;) {
-        await new Promise((r) => setTimeout(r, 200));
+        const seen = deliveries;
+        polls += 1;
         const job = await api<T>(p);
         if (job.status === 'completed' || job.status === 'failed' || job.status === 'paused') return job;
+        // No delivery handled during the read: wait for the next one.
+        if (deliveries === seen) {
+          let timer: NodeJS.Timeout | undefined;
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            timer = setTimeout(resolve, 2000);
+          });
+          clearTimeout(timer);
+          wake = () => undefined;
+        }
       }
     };
     await api('/api/auth/user');
@@ -131,12 +154,17 @@ export async function accountActionsBench(): Promise<void> {
     const bareBack = await bare(true);
 
     const oursCpu = meter();
+    // The stack's table requests during ours (its workers and routes share this process's client): counted, since they do not move with the load.
+    const tableRequests = requestCounter(dynamo());
+    polls = 0;
     const oursRequestsStart = await requests();
     const oursStart = performance.now();
     const { job: action } = await api<{ job: { id: string } }>(`/api/projects/${project.id}/account-actions`, { action: 'deactivate', filter: 'all' });
     const done = await until<{ status: string; done: number; failed: number; onPlatform: number }>(`/api/account-actions/${action.id}`);
     const oursMs = performance.now() - oursStart;
     const oursCpuSeconds = oursCpu.read();
+    const oursTable = tableRequests.read();
+    const oursPolls = polls;
     const oursRequests = (await requests()) - oursRequestsStart;
     // The server's state as the action left it (before the bare pass below, which sets every user active again).
     const activeThere = (await server.users()).filter((u) => u.active).length;
@@ -164,6 +192,7 @@ export async function accountActionsBench(): Promise<void> {
         `bare client ${COUNT.toLocaleString('en-US')} PATCHes at ${concurrency} in flight (the integration's, one delivery at a time) ${seconds(bareMs)} (mean of ${seconds(bareBefore)} and ${seconds(bareBack)} before, ${seconds(bareAfter)} after); ratio ${ratio.toFixed(2)}x (target <= ${LIMIT}x); ` +
         `wrong states: ${activeThere} still active on the server, ${activeHere} still active here (target 0); ` +
         `CPU during ours: ${cpuText(oursCpuSeconds)}; during the bare pass before it: ${cpuText(bareCpu)}; ` +
+        `table requests during ours (the job's and ${oursPolls} polls of it): ${requestText(oursTable)}; ` +
         `requests the server answered: ${oursRequests.toLocaleString('en-US')} during ours, ${bareRequests.toLocaleString('en-US')} in a bare pass (${resets} connection resets sent again in the bare passes)`,
     );
     if (activeThere + activeHere > 0 || done.done !== COUNT) throw new Error('accounts left in a wrong state');

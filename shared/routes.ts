@@ -363,7 +363,8 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // (GetItem: every route's account gate reads the caller's user item, functions/core/account-gate.ts.)
   'email-suppressions': { table: ['GetItem', 'Query', 'DeleteItem', ...gateWrite] },
   // Starts credential sends (the project's lock, the send item, a copy of the template) and reads their progress.
-  'mail-sends': { table: readWrite, sendTo: ['mail'] },
+  // BatchGetItem: a chunk's state blocks read by key (its code holds the credential send's chunk: readShardBlocks).
+  'mail-sends': { table: [...readWrite, 'BatchGetItem'], sendTo: ['mail'] },
   // Security settings on the user item (GetItem, conditional UpdateItem) and the security events
   // (PutItem; an alert's notification and e-mail: the mail queue); the event list, its CSV and
   // the overview (the integrations' test dates) Query.
@@ -396,12 +397,13 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Expiry reminders are a kind of account job too (functions/schedules/expiry-reminder-job.ts): its
   // start checks the project (ConditionCheckItem) beside the job item, each chunk leases (PutItem,
   // DeleteItem) and claims each account (PutItem; a claim given back when SES takes no e-mail: DeleteItem).
-  'mail-worker': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'], sendTo: ['mail'], sendEmail: true, encryptionKey: true },
+  // A chunk's state blocks are read by key (BatchGetItem: readShardBlocks).
+  'mail-worker': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem', 'BatchGetItem'], sendTo: ['mail'], sendEmail: true, encryptionKey: true },
   // Gives up a credentials chunk that failed every delivery: the chunk's reads (passwords are
   // decrypted for the send's template), its accounts' MAIL blocks and counts written as the mail
   // worker writes them, its successor queued. Never sends an e-mail (no SES grant).
   // A reminder's chunk given up: its lease (DeleteItem) and its accounts' claims, failed.
-  'mail-dead-letter-worker': { table: [...readWrite, 'DeleteItem'], sendTo: ['mail'], encryptionKey: true },
+  'mail-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'BatchGetItem'], sendTo: ['mail'], encryptionKey: true },
   // Writes a job's accounts with encrypted passwords and its progress.
   // A finished job queues its project-completion e-mail (sent if the user is Pro and asked for it).
   // A recorded chunk puts its job's next waiting chunk on the bulk queue and deletes its waiting
@@ -426,14 +428,15 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // Deletes), then the project's partitions (BatchWriteItem) and its item.
   // The recount of a project's attribute counters (functions/accounts/attribute-recount.ts): a
   // value's accounts read by key (BatchGetItem), its counter corrected in a transaction with
-  // ConditionChecks of the user's import lock and the project's recount.
+  // ConditionChecks of the user's import lock and the project's recount. A chunk's state blocks
+  // (an action's piece: its ACT and PROV blocks together) are read by key too (readShardBlocks).
   'provisioning-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem', 'BatchGetItem', 'ConditionCheckItem'], sendTo: ['provisioning'], encryptionKey: true },
   // Records a chunk that failed every delivery as failed accounts, or a run that could not start
   // (its module holds the chunk lease's release: DeleteItem).
   // Sends: a recorded chunk puts its run's next waiting chunk on the queue (chunk-window.ts).
   // A project deletion's chunk given up keeps its accounts; its module (project-deletion-chunk.ts)
   // also holds the erasure of the project's partitions (BatchWriteItem).
-  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem'], sendTo: ['provisioning'] },
+  'provisioning-dead-letter-worker': { table: [...readWrite, 'DeleteItem', 'BatchWriteItem', 'BatchGetItem'], sendTo: ['provisioning'] },
   // Reads an uploaded CSV (S3 stream), keeps its report or starts its bulk job as POST
   // /api/bulk-create does (the same creation: plan, lock, usernames' slots, project, chunks to the
   // bulk queue, provisioning and credential sends asked for), then deletes the file. A sync's

@@ -16,9 +16,11 @@ import { filterOf, rowsOf, selectedAccounts } from '../account-jobs/selection';
 import { successorOf } from '../account-jobs/window';
 import { chunkAccountItems, shardsOf } from '../accounts/account-partitions';
 import { StateBlockWriter } from '../accounts/account-state-writer';
-import { channelAttributes, mailEventAttributes, overlayState, readStates, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
+import { readShardBlocks } from '../accounts/account-states-by-key';
+import { addBlock, blockStart, channelAttributes, emptyStates, mailEventAttributes, overlayState, rowOf, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { eraseAccountTraces } from '../accounts/erase-account-traces';
-import { writeHistoryBlocks, type HistoryBlockEntry } from '../accounts/account-history-blocks';
+import type { HistoryBlockEntry } from '../accounts/account-history-blocks';
+import { writeHistoryBlocks } from '../accounts/account-history-block-writes';
 import { attributesOf } from '../accounts/account-item';
 import { attributeCountMoves } from '../accounts/attribute-counts';
 import { attributeIndexItems } from '../accounts/attribute-index-items';
@@ -90,12 +92,15 @@ const targetOf = (job: JobItem, message: ActionChunkMessage, shards = Number(job
 
 /** Rows fromRow..toRow of the chunk's shard: the accounts that exist, with their states (the ACT blocks read through the chunk's writer, which keeps them). */
 async function loadPiece(deps: Deps, job: JobItem, message: ActionChunkMessage, writer: StateBlockWriter, target: ReturnType<typeof targetOf>, piece: { fromRow: number; toRow: number }): Promise<Account[]> {
-  const [acts, items, states] = await Promise.all([
-    writer.load(piece.fromRow, piece.toRow, message.shard),
+  // The piece's ACT blocks (kept by the writer) and the states it reads besides, of the chunk's shard: one read.
+  const [blocks, items] = await Promise.all([
+    readShardBlocks(deps.db, deps.tableName, target, ['ACT', ...stateChannelsOf(job)], { ...piece, shard: message.shard }, { consistent: true }),
     chunkAccountItems(deps.db, deps.tableName, { ...target, shard: message.shard, ...piece }, job.action === 'deactivate' || job.action === 'reactivate' || job.action === 'groups' ? STATE_ONLY : {}),
-    readStates(deps.db, deps.tableName, target, piece.fromRow, piece.toRow, { consistent: true, channels: stateChannelsOf(job) }),
   ]);
-  return items.map((item) => overlayState(item, { ...states, ACT: acts }));
+  const states = emptyStates();
+  for (const block of blocks) if (block.channel !== 'ACT') addBlock(states, block);
+  states.ACT = writer.adopt(blocks);
+  return items.map((item) => overlayState(item, states));
 }
 
 /**
@@ -130,16 +135,23 @@ async function readFirst(deps: ActionChunkDeps, job: JobItem, message: ActionChu
   const target = targetOf(job, message);
   const writer = writerOf(deps, target);
   const all: Account[] = [];
+  // The accounts each block has to decide, counted before they are handed out (a piece holds whole blocks): its outcomes are written once they are all in.
+  const expected = new Map<number, number>();
   const accounts = prefetched(chunkPieces(message, target.shards), async (piece) => {
     const loaded = await loadPiece(deps, job, message, writer, target, piece);
     all.push(...loaded);
-    return undecided(deps, job, loaded);
+    const taken = await undecided(deps, job, loaded);
+    for (const account of taken) {
+      const block = blockStart(rowOf(account), target.shards);
+      expected.set(block, (expected.get(block) ?? 0) + 1);
+    }
+    return taken;
   });
   const [{ Item: project }, integration] = await Promise.all([
     deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(message.userId, String(job.projectId)), ConsistentRead: true })),
     typeof job.integrationId === 'string' ? deps.integration(message.userId, job.integrationId) : undefined,
   ]);
-  return { writer, all, accounts, project, integration };
+  return { writer, all, accounts, expected, project, integration };
 }
 
 /**
@@ -149,13 +161,13 @@ async function readFirst(deps: ActionChunkDeps, job: JobItem, message: ActionChu
  */
 async function actLeased(deps: ActionChunkDeps, job: JobItem, message: ActionChunkMessage, first: Awaited<ReturnType<typeof readFirst>>): Promise<ChunkEnd> {
   const { userId } = message;
-  const { writer, all, accounts, project, integration } = first;
+  const { writer, all, accounts, expected, project, integration } = first;
   const toPlatform = typeof job.integrationId === 'string';
   if (!project) {
     await jobs.failJob(deps, accountActionJobs, userId, message.jobId, 'The project was deleted.');
     return 'stopped';
   }
-  const outcomes = new ActionOutcomes(deps, job, message, writer, project);
+  const outcomes = new ActionOutcomes(deps, job, message, writer, project, expected);
   // Accounts not on the platform are done here only (8 at a time), beside the calls of the others.
   const local: Promise<void>[] = [];
   let localFailure: unknown;
@@ -390,9 +402,11 @@ async function usernameRelease(deps: Deps, userId: string, projectId: string, ac
   return [{ Update: { TableName: deps.tableName, Key: block.key, UpdateExpression: `REMOVE #names[${block.index}]`, ConditionExpression: `#names[${block.index}] = :name`, ExpressionAttributeNames: { '#names': 'names' }, ExpressionAttributeValues: { ':name': username } } }];
 }
 
-/** Outcomes written this many at a time, or this long after the first one not yet written. */
-const WRITE_EVERY_OUTCOMES = 50;
+/** A block's outcomes are written once all its accounts of the delivery are decided, or this long after its first one not yet written. */
 const WRITE_EVERY_MS = 500;
+/** Blocks whose history items are put together (one BatchWriteItem), or this long after the first of them is due. */
+const HISTORY_BLOCKS_PER_WRITE = 5;
+const HISTORY_EVERY_MS = 1000;
 
 /** The history entry an account's done entry stands for (none: an update here only, with nothing sent to a platform). */
 function historyKindOf(action: AccountAction, entry: StateEntry): AccountHistoryKind | undefined {
@@ -430,18 +444,31 @@ export function projectCounterMoves(tableName: string, userId: string, project: 
 }
 
 /**
- * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written in
- * batches beside the work (every WRITE_EVERY_OUTCOMES, or WRITE_EVERY_MS after the first), each
- * account once (an entry of this job is never replaced). Once a write of entries is done, the
+ * The outcomes of one delivery of a chunk, in its ACT state blocks: set as they come, written
+ * beside the work a block at a time, once the answers (in whatever order they come) have decided
+ * all the block's accounts this delivery takes (`expected`), or WRITE_EVERY_MS after the block's
+ * first outcome not yet written (an account still waiting for the platform), each account once
+ * (an entry of this job is never replaced): a block and its history item are written once, not
+ * a part of them with every 50 answers and then the rest. Once a write of entries is done, the
  * history items of its done ones follow, still beside the work; each is keyed by its entry's time
  * and the job (the same key every time), so `written()` also writes those of the chunk's entries
  * a delivery that died in between left without one, and no delivery writes one twice.
  */
 class ActionOutcomes {
-  private unwritten: number[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  /** Per block (its first row): its outcomes not written yet, and the timer that writes them. */
+  private readonly unwritten = new Map<number, { rows: number[]; timer?: NodeJS.Timeout }>();
+  /** Per block: the outcomes this delivery set. */
+  private readonly decided = new Map<number, number>();
+  /** Rows set by this delivery whose ACT write has not ended yet (no history for them before it). */
+  private readonly unflushed = new Set<number>();
+  /** Blocks whose history item is due (an ACT write of theirs ended since it was put), the timer that puts them. */
+  private readonly historyDue = new Set<number>();
+  private historyTimer: NodeJS.Timeout | undefined;
+  /** Per block: the done entries its history item was last put with (this delivery). */
+  private readonly historyPut = new Map<number, number>();
   private readonly writes: Promise<void>[] = [];
-  private readonly historyWritten = new Set<number>();
+  /** The history puts, one after the other (a block put twice is never overwritten by its older content). */
+  private historyWrites: Promise<void> = Promise.resolve();
   private failure: unknown;
 
   constructor(
@@ -451,6 +478,8 @@ class ActionOutcomes {
     readonly writer: StateBlockWriter,
     /** The project as this delivery read it (undefined: gone): whether it keeps the deactivated / expired counters. */
     readonly project: Record<string, unknown> | undefined,
+    /** Per block (its first row): the accounts this delivery decides, once its piece is read (none: each block on its timer). */
+    private readonly expected?: ReadonlyMap<number, number>,
   ) {}
 
   done(account: Account, detail?: string): void {
@@ -476,23 +505,52 @@ class ActionOutcomes {
     const row = rowOf(account);
     if (this.writer.get(row)?.actionRun === this.job.id) return;
     this.writer.set(row, { ...outcome, actionRun: String(this.job.id), actionAt: this.deps.now().toISOString() });
-    this.unwritten.push(row);
-    if (this.unwritten.length >= WRITE_EVERY_OUTCOMES) this.write();
-    else this.timer ??= setTimeout(() => this.write(), WRITE_EVERY_MS);
+    this.unflushed.add(row);
+    const block = this.blockOf(row);
+    const decided = (this.decided.get(block) ?? 0) + 1;
+    this.decided.set(block, decided);
+    const pending = this.unwritten.get(block) ?? { rows: [] };
+    this.unwritten.set(block, pending);
+    pending.rows.push(row);
+    if (decided >= (this.expected?.get(block) ?? Number.POSITIVE_INFINITY)) this.write([block]);
+    else pending.timer ??= setTimeout(() => this.write([block]), WRITE_EVERY_MS);
   }
 
-  /** The entries set since the last write, then their history items. */
-  private write(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const rows = this.unwritten;
-    this.unwritten = [];
+  private blockOf(row: number): number {
+    return blockStart(row, Math.max(1, Number(this.job.shards ?? 1)));
+  }
+
+  /** The entries of these blocks (all) set since their last write; then their history items are due. */
+  private write(blocks: readonly number[] = [...this.unwritten.keys()]): void {
+    const rows: number[] = [];
+    for (const block of blocks) {
+      const pending = this.unwritten.get(block);
+      if (!pending) continue;
+      clearTimeout(pending.timer);
+      this.unwritten.delete(block);
+      rows.push(...pending.rows);
+    }
+    if (!rows.length) return;
     this.writes.push(
       this.writer
-        .flush()
-        .then(() => this.history(rows))
+        .flush(rows)
+        .then(() => {
+          for (const row of rows) this.unflushed.delete(row);
+          for (const block of blocks) this.historyDue.add(block);
+          if (this.historyDue.size >= HISTORY_BLOCKS_PER_WRITE) this.putHistory();
+          else this.historyTimer ??= setTimeout(() => this.putHistory(), HISTORY_EVERY_MS);
+        })
         .catch((error: unknown) => void (this.failure ??= error)),
     );
+  }
+
+  /** The history items of the blocks due, beside the work. */
+  private putHistory(): void {
+    clearTimeout(this.historyTimer);
+    this.historyTimer = undefined;
+    const blocks = [...this.historyDue];
+    this.historyDue.clear();
+    if (blocks.length) this.historyWrites = this.historyWrites.then(() => this.history(blocks)).catch((error: unknown) => void (this.failure ??= error));
   }
 
   /** This job's entries of the chunk's rows. */
@@ -507,21 +565,48 @@ class ActionOutcomes {
     return found;
   }
 
-  /** Every outcome and its history item written; throws the first write's error. */
+  /**
+   * Every outcome and its history item written; throws the first write's error. The history of
+   * every block of the chunk whose item this delivery has not put with all its done entries (a
+   * delivery that died before it left a block without one: a redelivery puts it).
+   */
   async written(): Promise<void> {
     this.write();
     await Promise.all(this.writes);
+    clearTimeout(this.historyTimer);
+    this.historyTimer = undefined;
+    this.historyDue.clear();
+    await this.historyWrites;
     if (this.failure !== undefined) throw this.failure;
-    await this.history(this.entries().map(([row]) => row).filter((row) => !this.historyWritten.has(row)));
+    const due = new Map<number, number>();
+    for (const [row] of this.historyEntries()) due.set(this.blockOf(row), (due.get(this.blockOf(row)) ?? 0) + 1);
+    await this.history([...due].filter(([block, count]) => this.historyPut.get(block) !== count).map(([block]) => block));
   }
 
-  /** The history entries of these rows' done entries (written entries only): one item per block of accounts (account-history-blocks.ts). */
-  private async history(rows: readonly number[]): Promise<void> {
+  /** The history entries of this job's done entries that are written (this delivery's once their ACT write ended, and an earlier delivery's). */
+  private historyEntries(): [number, HistoryBlockEntry][] {
+    const found: [number, HistoryBlockEntry][] = [];
+    for (const [row, entry] of this.entries()) {
+      const kind = entry.actionResult === 'done' && !this.unflushed.has(row) ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
+      if (kind) found.push([row, { kind, at: String(entry.actionAt), ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}) }]);
+    }
+    return found;
+  }
+
+  /**
+   * The history items of these blocks (account-history-blocks.ts), each put whole with every done
+   * entry of this job in the block that is written (this delivery's once their ACT write ended,
+   * and those an earlier delivery wrote).
+   */
+  private async history(blocks: readonly number[]): Promise<void> {
+    const wanted = new Set(blocks);
     const entries = new Map<number, HistoryBlockEntry>();
-    for (const row of rows) {
-      const entry = this.writer.get(row);
-      const kind = entry && entry.actionRun === this.job.id && entry.actionResult === 'done' ? historyKindOf(this.job.action as AccountAction, entry) : undefined;
-      if (entry && kind) entries.set(row, { kind, at: String(entry.actionAt), ...(typeof entry.actionDetail === 'string' ? { detail: entry.actionDetail } : {}) });
+    const counts = new Map<number, number>();
+    for (const [row, entry] of this.historyEntries()) {
+      const block = this.blockOf(row);
+      if (!wanted.has(block)) continue;
+      entries.set(row, entry);
+      counts.set(block, (counts.get(block) ?? 0) + 1);
     }
     if (entries.size) {
       await writeHistoryBlocks(
@@ -530,7 +615,7 @@ class ActionOutcomes {
         entries,
       );
     }
-    for (const row of rows) this.historyWritten.add(row);
+    for (const block of blocks) this.historyPut.set(block, counts.get(block) ?? 0);
   }
 }
 

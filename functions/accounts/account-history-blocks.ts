@@ -12,61 +12,25 @@ import { blockStart } from './account-states';
  * (keys.accountHistoryBlock): the rows of one ACT state block (50 accounts of a shard), each
  * account an attribute `r<row>` of it ({ kind, at, detail }). Deactivating 10,000 accounts wrote
  * 10,000 history items (400 BatchWriteItems), as many as the accounts' own PATCHes on the
- * platform; now a chunk of 500 writes one UpdateItem per block each time its outcomes are
- * written (about 20). Setting an attribute again to the same value changes nothing, so a
- * redelivered chunk writes the same entries; the entry's time is the outcome's (in the ACT block),
- * so the entry's id is the one an item per account had.
+ * platform; now a chunk of 500 puts its 10 blocks' items whole (writeHistoryBlocks in
+ * account-history-block-writes.ts, held only by the action's workers), a few at a time in one
+ * BatchWriteItem, each with every entry of the job in its block (its ACT entries, which a
+ * redelivered chunk reads back: it puts the same entries); the entry's time is the outcome's (in
+ * the ACT block), so the entry's id is the one an item per account had.
  *
  * The history drawer (account-history.ts) reads an account's entries from its block's items,
  * newest job first, only that account's attribute of each.
  */
-type Deps = { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy };
+export type Deps = { db: DynamoDBDocumentClient; tableName: string; retry?: RetryPolicy };
 export type HistoryBlockEntry = { kind: AccountHistoryKind; at: string; detail?: string };
 
-const attributeOf = (row: number) => `r${row}`;
+/** An account's attribute in its block's item. */
+export const attributeOf = (row: number) => `r${row}`;
 /** An entry's id in the drawer (cursor order: `at`, then id): the same seed as an item per account had. */
 const entryId = (jobId: string, row: number, at: string) => timeOrderedIdFrom(new Date(at), `${jobId}#${row}`);
 
 /** The block (its first row and shard) that holds `row` in a project of `shards` shards. */
-const blockOf = (row: number, shards: number) => ({ fromRow: blockStart(row, shards), shard: row % Math.max(1, shards) });
-
-/** Writes these rows' entries of one job: one UpdateItem per block they fall in, all at once. */
-export async function writeHistoryBlocks(
-  deps: Deps,
-  target: { userId: string; projectId: string; shards: number; jobId: string },
-  entries: ReadonlyMap<number, HistoryBlockEntry>,
-): Promise<void> {
-  const byBlock = new Map<string, { fromRow: number; shard: number; rows: [number, HistoryBlockEntry][] }>();
-  for (const [row, entry] of entries) {
-    const block = blockOf(row, target.shards);
-    const id = `${block.fromRow}#${block.shard}`;
-    const found = byBlock.get(id) ?? { ...block, rows: [] };
-    found.rows.push([row, entry]);
-    byBlock.set(id, found);
-  }
-  await Promise.all(
-    [...byBlock.values()].map((block) => {
-      const names: Record<string, string> = {};
-      const values: Record<string, unknown> = { ':type': 'AccountHistoryBlock', ':user': target.userId, ':project': target.projectId, ':job': target.jobId };
-      const sets = block.rows.map(([row, entry], n) => {
-        names[`#r${n}`] = attributeOf(row);
-        values[`:r${n}`] = { kind: entry.kind, at: entry.at, ...(entry.detail !== undefined ? { detail: entry.detail } : {}) };
-        return `#r${n} = :r${n}`;
-      });
-      return withRetry('Recording account history', deps.retry ?? workerRetry, isThrottling, () =>
-        deps.db.send(
-          new UpdateCommand({
-            TableName: deps.tableName,
-            Key: keys.accountHistoryBlock(target.userId, target.projectId, block.fromRow, block.shard, target.jobId),
-            UpdateExpression: `SET entityType = :type, userId = :user, projectId = :project, jobId = :job, ${sets.join(', ')}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
-    }),
-  );
-}
+export const blockOf = (row: number, shards: number) => ({ fromRow: blockStart(row, shards), shard: row % Math.max(1, shards) });
 
 /** The items of the account's block, a page of 25 at a time, with only its own attribute (and the job). */
 async function* blockItems(deps: Pick<Deps, 'db' | 'tableName'>, of: { userId: string; projectId: string; row: number; shards: number }, options: { newestFirst?: boolean; consistent?: boolean }) {

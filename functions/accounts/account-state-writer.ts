@@ -1,8 +1,9 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
 import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
-import { blockStart, STATE_BLOCK_ROWS, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+import { blockStart, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
+import { readShardBlocks } from './account-states-by-key';
 import { LISTED_STATUSES, listedRows, sameRows, type ListedStatus, type StatusListWrites } from './account-status-lists';
 
 
@@ -39,38 +40,36 @@ export class StateBlockWriter {
    * key instead of every shard's blocks of the range.
    */
   async load(fromRow: number, toRow: number, shard?: number): Promise<Map<number, StateEntry>> {
+    if (shard !== undefined) return this.adopt(await readShardBlocks(this.deps.db, this.deps.tableName, this.target, [this.channel], { fromRow, toRow, shard }, { consistent: true }));
     const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
-    const width = STATE_BLOCK_ROWS * Math.max(1, this.target.shards);
     let start: Record<string, unknown> | undefined;
-    if (shard !== undefined) {
-      const starts: number[] = [];
-      for (let first = blockStart(fromRow, this.target.shards); first <= toRow; first += width) starts.push(first);
-      const items = await Promise.all(
-        starts.map(
-          async (first) =>
-            (await this.deps.db.send(new GetCommand({ TableName: this.deps.tableName, Key: keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, first, shard), ConsistentRead: true }))).Item,
-        ),
+    do {
+      const page = await this.deps.db.send(
+        new QueryCommand({
+          TableName: this.deps.tableName,
+          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+          ExpressionAttributeValues: {
+            ':pk': PK,
+            ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
+            ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+          },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
       );
-      for (const item of items) if (item) this.keep(item);
-    } else {
-      do {
-        const page = await this.deps.db.send(
-          new QueryCommand({
-            TableName: this.deps.tableName,
-            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-            ExpressionAttributeValues: {
-              ':pk': PK,
-              ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
-              ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
-            },
-            ConsistentRead: true,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) this.keep(item);
-        start = page.LastEvaluatedKey;
-      } while (start);
-    }
+      for (const item of page.Items ?? []) this.keep(item);
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return this.adopt([]);
+  }
+
+  /**
+   * Keeps the blocks of this channel among `items` (read by the caller, strongly consistent, with
+   * other channels' blocks in the same request: readShardBlocks) as `load` would, and returns the
+   * states of every block it holds.
+   */
+  adopt(items: readonly Record<string, unknown>[]): Map<number, StateEntry> {
+    for (const item of items) if (String(item.SK).startsWith(`${this.channel}#`)) this.keep(item);
     const entries = new Map<number, StateEntry>();
     for (const block of this.blocks.values()) for (const [row, entry] of Object.entries(block.rows)) entries.set(Number(row), entry);
     return entries;
@@ -130,9 +129,13 @@ export class StateBlockWriter {
     block.changed.add(String(row));
   }
 
-  /** Writes every changed block (after any flush already running). Throws StateBlockConflict when another writer got in. */
-  flush(): Promise<void> {
-    this.flushing = this.flushing.catch(() => undefined).then(() => this.writeDirty());
+  /**
+   * Writes every changed block, or (`rows`) the changed blocks holding these rows only (after any
+   * flush already running). Throws StateBlockConflict when another writer got in.
+   */
+  flush(rows?: readonly number[]): Promise<void> {
+    const only = rows && new Set(rows.map((row) => stateBlockKey(this.target.userId, this.target.projectId, this.channel, row, this.target.shards).SK));
+    this.flushing = this.flushing.catch(() => undefined).then(() => this.writeDirty(only));
     return this.flushing;
   }
 
@@ -146,8 +149,8 @@ export class StateBlockWriter {
    * way. A claim of 25 accounts or a few answers then no longer sign, send and store all 50 of
    * the block's entries (what the SDK's serialising and signing cost per e-mail).
    */
-  private async writeDirty(): Promise<void> {
-    const dirty = [...this.blocks.values()].filter((block) => block.changed.size > 0);
+  private async writeDirty(only?: ReadonlySet<string>): Promise<void> {
+    const dirty = [...this.blocks.values()].filter((block) => block.changed.size > 0 && (!only || only.has(block.key.SK)));
     if (dirty.some((block) => block.version === 0)) await this.clearNoStatesYet();
     await Promise.all(
       dirty.map(async (block) => {

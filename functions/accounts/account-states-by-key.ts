@@ -1,6 +1,7 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
-import { addBlock, emptyStates, overlayState, rowOf, stateBlockKey, stateChannels, type AccountStates, type StateChannel } from './account-states';
+import { keys } from '../core/keys';
+import { addBlock, emptyStates, overlayState, rowOf, shardBlockStarts, stateBlockKey, stateChannels, type AccountStates, type StateChannel } from './account-states';
 
 /** Block keys and distinct rows one BatchGetItem asks for at most (its projection names each row: expressions are at most 4 KB). */
 const KEYS_PER_READ = 100;
@@ -48,23 +49,55 @@ export async function withStatesByKey(
         ProjectionExpression: ['projectId', '#channel', ...rows.map((_, n) => `#rows.#r${n}`)].join(', '),
         ExpressionAttributeNames: { '#channel': 'channel', '#rows': 'rows', ...Object.fromEntries(rows.map((row, n) => [`#r${n}`, String(row)])) },
       };
-      let batch: Record<string, unknown>[] = [...read.keys.values()];
-      await withRetry('Reading account states', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedStateKeys, async () => {
-        const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch, ...projection } } }));
-        for (const item of Responses?.[tableName] ?? []) {
-          const projectId = String(item.projectId);
-          if (!byProject.has(projectId)) byProject.set(projectId, emptyStates());
-          addBlock(byProject.get(projectId)!, item);
-        }
-        batch = UnprocessedKeys?.[tableName]?.Keys ?? [];
-        if (batch.length) throw new UnprocessedStateKeys();
-      });
+      for (const item of await blocksByKey(db, tableName, [...read.keys.values()], { projection })) {
+        const projectId = String(item.projectId);
+        if (!byProject.has(projectId)) byProject.set(projectId, emptyStates());
+        addBlock(byProject.get(projectId)!, item);
+      }
     }),
   );
   return accounts.map((account) => {
     const states = byProject.get(String(account.projectId));
     return states ? overlayState(account, states) : account;
   });
+}
+
+/** State blocks by key (one BatchGetItem: at most KEYS_PER_READ keys), unprocessed keys read again with full jitter. */
+async function blocksByKey(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  blockKeys: readonly { PK: string; SK: string }[],
+  options: { projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }; consistent?: boolean },
+): Promise<Record<string, unknown>[]> {
+  const found: Record<string, unknown>[] = [];
+  let batch: Record<string, unknown>[] = [...blockKeys];
+  await withRetry('Reading account states', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedStateKeys, async () => {
+    const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch, ...options.projection, ...(options.consistent ? { ConsistentRead: true } : {}) } } }));
+    found.push(...(Responses?.[tableName] ?? []));
+    batch = UnprocessedKeys?.[tableName]?.Keys ?? [];
+    if (batch.length) throw new UnprocessedStateKeys();
+  });
+  return found;
+}
+
+/**
+ * One shard's blocks of rows from..to, of these channels, read by key: a chunk's piece (its ACT
+ * and PROV blocks) in one BatchGetItem, and not the other shards' blocks of its rows, which a
+ * Query of the range would read too (a chunk of a 10-shard project: 10 times its own).
+ */
+export async function readShardBlocks(
+  db: DynamoDBDocumentClient,
+  tableName: string,
+  target: { userId: string; projectId: string; shards: number },
+  channels: readonly StateChannel[],
+  range: { fromRow: number; toRow: number; shard: number },
+  options: { consistent?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const starts = range.toRow < range.fromRow ? [] : shardBlockStarts(range.fromRow, range.toRow, target.shards);
+  const blockKeys = channels.flatMap((channel) => starts.map((first) => keys.accountStateBlock(target.userId, target.projectId, channel, first, range.shard)));
+  const found: Record<string, unknown>[] = [];
+  for (let i = 0; i < blockKeys.length; i += KEYS_PER_READ) found.push(...(await blocksByKey(db, tableName, blockKeys.slice(i, i + KEYS_PER_READ), options)));
+  return found;
 }
 
 class UnprocessedStateKeys extends Error {}

@@ -60,6 +60,14 @@ export const blockStart = (row: number, shards: number): number => {
   return Math.floor((row - 1) / width) * width + 1;
 };
 
+/** The first rows of one shard's blocks over rows from..to (a chunk's own blocks: the other shards' of the range belong to other chunks). */
+export function shardBlockStarts(fromRow: number, toRow: number, shards: number): number[] {
+  const width = STATE_BLOCK_ROWS * Math.max(1, shards);
+  const starts: number[] = [];
+  for (let first = blockStart(fromRow, shards); first <= toRow; first += width) starts.push(first);
+  return starts;
+}
+
 export const stateBlockKey = (userId: string, projectId: string, channel: StateChannel, row: number, shards: number) =>
   keys.accountStateBlock(userId, projectId, channel, blockStart(row, shards), row % Math.max(1, shards));
 
@@ -77,7 +85,7 @@ export function addBlock(states: AccountStates, item: Record<string, unknown>): 
   for (const [row, entry] of Object.entries(rows)) states[channel]!.set(Number(row), entry);
 }
 
-/** The states of a project's rows from..to (every shard), read with one Query per channel. */
+/** The states of a project's rows from..to (every shard), read with one Query per channel (a chunk's own shard: readShardBlocks). */
 export async function readStates(
   db: DynamoDBDocumentClient,
   tableName: string,

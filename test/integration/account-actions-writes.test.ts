@@ -1,3 +1,4 @@
+import { randomInt } from 'node:crypto';
 import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { accountActionChunk } from '../../functions/account-actions/account-actions-chunk';
@@ -8,6 +9,10 @@ import type { ActionChunkMessage, ProvisioningMessage } from '../../functions/pr
 import type { AccountView, Page, Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
 import { storedHistory } from '../support/stored-history';
+import { StateBlockWriter } from '../../functions/accounts/account-state-writer';
+import { keys } from '../../functions/core/keys';
+import type { IntegrationRecord } from '../../functions/integrations/integration-record';
+import type { ProvisioningAdapter } from '../../functions/provisioning/provisioning-port';
 import { until } from '../support/until';
 
 /**
@@ -30,7 +35,10 @@ function countingDb() {
       const name = command.constructor.name;
       if (!/^(Get|BatchGet|Query|Scan)Command$/.test(name)) writes.set(name, (writes.get(name) ?? 0) + 1);
       if (JSON.stringify(command.input).includes('"AccountHistory')) writes.set('history', (writes.get('history') ?? 0) + 1);
-      if (state.failHistory && command instanceof UpdateCommand && JSON.stringify(command.input).includes('"AccountHistoryBlock"')) {
+      // Each ACT state block's writes, by its key.
+      const key = ((command.input as { Key?: { SK?: unknown }; Item?: { SK?: unknown } }).Key ?? (command.input as { Item?: { SK?: unknown } }).Item)?.SK;
+      if (!/^(Get|BatchGet|Query|Scan)Command$/.test(name) && typeof key === 'string' && key.startsWith('ACT#')) writes.set(key, (writes.get(key) ?? 0) + 1);
+      if (state.failHistory && name === 'BatchWriteCommand' && JSON.stringify(command.input).includes('"AccountHistoryBlock"')) {
         state.failHistory = false;
         return Promise.reject(new Error('the delivery died'));
       }
@@ -81,13 +89,17 @@ describe('an account action writes its outcomes in batches', () => {
     // 250 outcomes in 5 blocks of 50 (a block written at most a few times as answers come), the lease: no transaction, no write per account.
     expect(writes.get('TransactWriteCommand') ?? 0).toBe(0);
     expect((writes.get('UpdateCommand') ?? 0) + (writes.get('PutCommand') ?? 0)).toBeLessThanOrEqual(20);
+    // Each block written once, when all its accounts of the delivery are decided (not a part of it with each 50 outcomes, then the rest).
+    const blockWrites = [...writes].filter(([name]) => name.startsWith('ACT#'));
+    expect(blockWrites).toHaveLength(COUNT / 50);
+    expect(blockWrites.every(([, n]) => n === 1)).toBe(true);
     expect((await getAccountAction(deps)(user.sub, job.id)).done).toBe(0);
 
     // The next delivery finds every account decided, writes the history and counts the chunk:
-    // the history of 250 accounts is one write per block of 50 accounts (5), not one per account.
+    // the history of 250 accounts is one item per block of 50 accounts (5), put in one request, not one per account or block.
     writes.clear();
     await chunk(chunks[0]!);
-    expect(writes.get('history')).toBe(COUNT / 50);
+    expect(writes.get('history')).toBe(1);
     expect(await getAccountAction(deps)(user.sub, job.id)).toMatchObject({ status: 'completed', total: COUNT, done: COUNT, failed: 0 });
     // A copy of it delivered again changes nothing.
     await chunk(chunks[0]!);
@@ -125,6 +137,57 @@ describe('an account action writes its outcomes in batches', () => {
     // The whole history in one page says the same; the neighbour's last reactivation is its own.
     expect((await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${account.id}/history?limit=50`)).entries.map((e) => e.kind)).toEqual(['deactivated', 'reactivated', 'deactivated', 'created']);
     expect((await user.json<{ entries: { kind: string }[] }>(`/api/accounts/${neighbour.id}/history?limit=50`)).entries.map((e) => e.kind)).toEqual(['reactivated', 'deactivated', 'reactivated', 'deactivated', 'created']);
+  }, 120_000);
+});
+
+describe('an account action on a platform', () => {
+  it("writes each ACT block and its history once, when the platform's answers (in any order) have decided all its accounts", async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const project = (await user.json<{ project: Project }>('/api/bulk-create', { body: { projectName: 'Action blocks', csvData: people(COUNT, 'Actblocks') } })).project;
+    await until('the accounts', () => accountsOf(user, project.id), (accounts) => accounts.length === COUNT);
+    // Provisioned to an integration (its PROV entries and the project's integration, as a run leaves them).
+    const integrationId = 'fake-integration';
+    await db.send(new UpdateCommand({ TableName: TABLE, Key: keys.project(user.sub, project.id), UpdateExpression: 'SET integrationId = :i, syncedCount = :n', ExpressionAttributeValues: { ':i': integrationId, ':n': COUNT } }));
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, { userId: user.sub, projectId: project.id, shards: 1 }, 'PROV');
+    await prov.load(1, COUNT);
+    for (let row = 1; row <= COUNT; row++) prov.set(row, { externalStatus: 'success', externalAccountId: `ext-${row}`, provisionRun: 'run1' });
+    await prov.flush();
+
+    const { client, writes } = countingDb();
+    const sent: ProvisioningMessage[] = [];
+    const deps = { db: client, tableName: TABLE, queue: { send: async (messages: readonly ProvisioningMessage[]) => void sent.push(...messages) }, now: () => new Date() };
+    const job = await startAccountAction({ ...deps, newId: timeOrderedId, events: { db, tableName: TABLE }, plan: async () => 'pro', integrationName: async () => 'Fake' })(user.sub, project.id, { action: 'deactivate', filter: 'all' });
+    await planAccountAction(deps)(user.sub, job.id);
+    // A platform whose answers come back in their own order (8 in flight), as a real one's do.
+    const patched: string[] = [];
+    const adapter = {
+      setActive: async (externalId: string) => {
+        await new Promise((resolve) => setTimeout(resolve, randomInt(0, 6)));
+        patched.push(externalId);
+        return { kind: 'done', detail: 'Deactivated on Fake' };
+      },
+      close: () => undefined,
+    } as unknown as ProvisioningAdapter;
+    const chunk = accountActionChunk({
+      ...deps,
+      cipher: async () => ({ decrypt: () => '{}' }) as never,
+      integration: async () => ({ id: integrationId, userId: user.sub, name: 'Fake', platform: 'custom', authConfigEncrypted: 'x' }) as unknown as IntegrationRecord,
+      adapterFor: () => adapter,
+      pacingOf: () => ({ concurrency: 8 }),
+    });
+    writes.clear();
+    for (const message of sent.filter((m): m is ActionChunkMessage => m.type === 'action-chunk')) await chunk(message);
+    expect(new Set(patched).size).toBe(COUNT);
+    expect(await getAccountAction(deps)(user.sub, job.id)).toMatchObject({ status: 'completed', done: COUNT, onPlatform: COUNT, failed: 0 });
+    // 5 blocks of 50 accounts: each written once; their 5 history items put a few blocks a request, not one request per block.
+    const blockWrites = [...writes].filter(([name]) => name.startsWith('ACT#'));
+    expect(blockWrites).toHaveLength(COUNT / 50);
+    expect(blockWrites.filter(([, n]) => n !== 1)).toEqual([]);
+    expect(writes.get('history')).toBeLessThanOrEqual(2);
+    const deactivated = (await storedHistory(db, TABLE, user.sub, project.id)).filter((h) => h.kind === 'deactivated');
+    expect(new Set(deactivated.map((h) => h.row)).size).toBe(COUNT);
+    expect((await accountsOf(user, project.id)).filter((a) => a.isActive)).toEqual([]);
   }, 120_000);
 });
 

@@ -4,7 +4,7 @@ import { accountItem } from '../../functions/accounts/account-item';
 import { accountsPageInOrder } from '../../functions/accounts/account-partitions';
 import { StateBlockConflict, StateBlockWriter } from '../../functions/accounts/account-state-writer';
 import { channelsWithoutStates, STATE_BLOCK_ROWS, stateBlockKey } from '../../functions/accounts/account-states';
-import { withStatesByKey } from '../../functions/accounts/account-states-by-key';
+import { readShardBlocks, withStatesByKey } from '../../functions/accounts/account-states-by-key';
 import { keys } from '../../functions/core/keys';
 import { projectItem, type ProjectRecord } from '../../functions/projects/project-item';
 import { testDb } from '../support/api';
@@ -99,6 +99,40 @@ describe('account state blocks (what provisioning runs and credential sends reco
     // 200 entries of one channel over 3 shards: one block per shard per STATE_BLOCK_ROWS*shards rows.
     const block = await db.send(new GetCommand({ TableName: TABLE, Key: stateBlockKey(userId, projectId, 'PROV', 1, shards), ConsistentRead: true }));
     expect(Object.keys(block.Item!.rows as object).length).toBeLessThanOrEqual(STATE_BLOCK_ROWS);
+  });
+
+  it("a chunk's read of one shard's states reads that shard's blocks only, not every shard's blocks of its rows", async () => {
+    const db = testDb();
+    const userId = `states-shard-${Date.now()}`;
+    const projectId = 'p1';
+    const shards = 4;
+    await storedProject(userId, projectId, 800, shards);
+    const target = { userId, projectId, shards };
+    const prov = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    await prov.load(1, 800);
+    for (let row = 1; row <= 800; row++) prov.set(row, { externalStatus: 'success', externalAccountId: `ext-${row}`, provisionRun: 'run1' });
+    await prov.flush();
+
+    // Every block item the reads get back, and the requests, counted.
+    let blocksRead = 0;
+    let requests = 0;
+    const counting = {
+      send: async (command: { input: unknown }) => {
+        requests += 1;
+        const output = (await db.send(command as never)) as { Item?: unknown; Items?: unknown[]; Responses?: Record<string, unknown[]> };
+        blocksRead += (output.Items?.length ?? 0) + (output.Item ? 1 : 0) + (output.Responses?.[TABLE]?.length ?? 0);
+        return output;
+      },
+    } as unknown as typeof db;
+    // Rows 201..600 of shard 1: 2 of its blocks (each 50 of its rows over 200 rows of the project), not the 8 of all 4 shards; with its MAIL blocks (none yet) in the same request.
+    const blocks = await readShardBlocks(counting, TABLE, target, ['PROV', 'MAIL'], { fromRow: 201, toRow: 600, shard: 1 }, { consistent: true });
+    expect(blocks.flatMap((block) => Object.keys(block.rows as object).map(Number)).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => 201 + i * 4));
+    expect(blocksRead).toBe(2);
+    expect(requests).toBe(1);
+    // The chunk's writer takes its channel's blocks from such a read, as its own load would.
+    const writer = new StateBlockWriter({ db, tableName: TABLE }, target, 'PROV');
+    expect([...writer.adopt(blocks).keys()].length).toBe(100);
+    expect(writer.get(205)).toMatchObject({ externalAccountId: 'ext-205' });
   });
 
   it('a writer whose blocks another delivery changed since it read them stops instead of overwriting', async () => {
