@@ -100,8 +100,25 @@ const COLUMN_WIDTHS: Record<ExportRow extends Record<infer K, string> ? K : neve
 };
 
 /**
+ * The stream a streaming sheet's XML goes into on its way to the zip: exceljs 4.4 writes the sheet
+ * into its own buffer (a StreamBuf, `sheet.stream`), which hands every 64 KB on to the zip entry's
+ * input (archiver wraps it in a PassThrough, piped to the deflater, the zip, then `out`) without
+ * looking at write()'s answer: that input is where bytes pile up when the zip or the upload is
+ * slower than the rows come. Its needDrain is the backpressure exceljs does not pass on. Not public
+ * API: should an exceljs upgrade move it, every xlsx export fails at once with this message (the
+ * unit tests run it) rather than losing the bound.
+ */
+function zipInputOf(sheet: ExcelJSModule.Worksheet): Writable {
+  const input = (sheet as unknown as { stream?: { pipes?: unknown[] } }).stream?.pipes?.[0] as Writable | undefined;
+  if (!input || typeof input.write !== 'function' || typeof input.on !== 'function') throw new Error("exceljs's streaming sheet no longer pipes into the zip as expected (export-writers.ts zipInputOf)");
+  return input;
+}
+
+/**
  * Streaming xlsx (exceljs WorkbookWriter): one sheet 'Accounts', bold frozen header, text-formatted
- * columns; each row is committed at once so only the zip's window stays in memory.
+ * columns; each row is committed at once. After each page the writer waits until the zip has taken
+ * the sheet's XML (the zip waits on `out`, the upload): the next page is read only then, so memory
+ * holds about one page of XML, however slow the zip or the upload.
  */
 export const writeXlsx: ExportWriter = async (pages, out, options = {}) => {
   const workbook = new (loadExcelJs().stream.xlsx.WorkbookWriter)({ stream: out, useStyles: true, useSharedStrings: false });
@@ -113,11 +130,12 @@ export const writeXlsx: ExportWriter = async (pages, out, options = {}) => {
   const header = sheet.addRow(headersOf(options.attributeKeys));
   header.font = { bold: true };
   header.commit();
+  const zipInput = zipInputOf(sheet);
   let rows = 0;
   for await (const page of pages) {
     for (const row of page) sheet.addRow(cellsOf(row, options.attributeKeys).map(xlsxText)).commit();
     rows += page.length;
-    await drained(out);
+    await drained(zipInput);
   }
   sheet.commit();
   await workbook.commit();
