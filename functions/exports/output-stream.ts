@@ -1,16 +1,8 @@
 import type { Writable } from 'node:stream';
 
-/**
- * Whether a write to `out` was refused (its buffer over its high-water mark) and it has not emptied
- * since. Node's streams say so in `writableNeedDrain`; the readable-stream 2 streams inside
- * exceljs's zip (archiver) predate that getter and keep the flag in their writable state.
- */
-const needsDrain = (out: Writable): boolean =>
-  out.writableNeedDrain ?? (out as unknown as { _writableState?: { needDrain?: boolean } })._writableState?.needDrain ?? false;
-
 /** Resolves once `out` wants more data; rejects if it fails or is closed first (never hangs). */
 export function drained(out: Writable): Promise<void> {
-  if (!needsDrain(out)) return Promise.resolve();
+  if (!out.writableNeedDrain) return Promise.resolve();
   return new Promise((resolve, reject) => {
     if (out.destroyed) {
       reject(out.errored ?? new Error('The output stream was closed'));
