@@ -8,7 +8,7 @@
  * paged Query of the same rows (same page size) in the same run: the emulator sets the floor, the
  * ratio is the figure. Last, the synchronous project download (GET /api/projects/{id}/export) of
  * a project at its cap, SYNC_EXPORT_MAX_ACCOUNTS (a larger one is refused and sent to the Export
- * Center; docs/deploy.md).
+ * Center; docs/deploy.md). BENCH_EXPORT_ONLY narrows the run (e.g. `xlsx`).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -18,6 +18,8 @@ import { bundleLikeLambda } from './lambda-bundle';
 import type { ExportMeasurement } from './export-process';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 100_000);
+/** BENCH_EXPORT_ONLY=xlsx (or csv, sync, comma-separated): measure only those; all three by default. */
+const ONLY = new Set((process.env.BENCH_EXPORT_ONLY ?? 'csv,xlsx,sync').split(',').map((part) => part.trim()));
 
 type Mode = 'seed' | 'query' | 'csv' | 'xlsx' | 'sync';
 
@@ -74,6 +76,7 @@ export async function exportsBench(): Promise<void> {
     const query = await measure(bundle, 'query');
     console.log(`  bare paged Query (Limit 1000, as the worker): ${(query.ms / 1000).toFixed(2)} s (CPU ${(query.cpuMs / 1000).toFixed(1)} s) for ${query.rows.toLocaleString('en-US')} rows (child ${memory(query)})`);
     for (const [format, target] of [['csv', 3], ['xlsx', 6]] as const) {
+      if (!ONLY.has(format)) continue;
       const result = await measure(bundle, format);
       const ratio = result.ms / query.ms;
       // Lambda gives a function CPU in proportion to its memory (one vCPU at 1,769 MB): the worker's own CPU time, stretched to its share, bounds its time on AWS.
@@ -85,8 +88,8 @@ export async function exportsBench(): Promise<void> {
           `worker ${memory(result)}; target < 256 MB`,
       );
     }
-    const sync = await measure(bundle, 'sync');
-    console.log(
+    const sync = ONLY.has('sync') ? await measure(bundle, 'sync') : undefined;
+    if (sync) console.log(
       `  sync CSV (GET /api/projects/{id}/export, 10 s Lambda) at its cap of ${SYNC_EXPORT_MAX_ACCOUNTS.toLocaleString('en-US')} accounts (larger projects go to the Export Center): ` +
         `${(sync.ms / 1000).toFixed(2)} s for ${sync.rows.toLocaleString('en-US')} rows (${((sync.ms / sync.rows) * 1000).toFixed(0)} ms per 1,000, of which the bare Query ` +
         `${((query.ms / query.rows) * 1000).toFixed(0)} ms), response ${(sync.sizeBytes! / 1048576).toFixed(1)} MB gzipped+base64 (limit 6 MB); ${memory(sync)}; target < 256 MB`,

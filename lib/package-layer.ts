@@ -14,8 +14,8 @@ import { projectRoot } from './settings';
  * time: no network, versions pinned by package-lock.json.
  */
 export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
-  // archiver: Export All Data's zip (functions/exports/account-data/write-account-data.ts).
-  'export-worker': ['exceljs', 'archiver'],
+  // archiver: the zip of Export All Data and of an xlsx export (functions/exports/zip-output.ts).
+  'export-worker': ['archiver'],
   billing: ['stripe'],
   // Ends the deleted user's Stripe subscription and customer (functions/billing/stripe-billing.ts).
   'account-deletion-worker': ['stripe'],

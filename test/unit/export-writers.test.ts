@@ -1,4 +1,5 @@
-import { PassThrough } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import Papa from 'papaparse';
@@ -152,6 +153,41 @@ describe('xlsx export writer', () => {
     }
     expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
+  });
+
+  it('reads the next page only once the zip and a slow output have taken the last one (backpressure through the zip)', async () => {
+    // Incompressible cells (random base64), pages of ~400 KB of text (~10 MB in all), made without any wait: if the
+    // writer did not wait on the zip, it would pull every page before the deflater's first output.
+    const PAGES = 24;
+    const ROWS = 800;
+    const pageOf = () =>
+      Array.from({ length: ROWS }, () => Object.fromEntries(KEYS.map((k) => [k, randomBytes(42).toString('base64')])) as ExportRow);
+    const pageBytes = ROWS * KEYS.length * 56;
+    // A slow taker, as the upload is: one chunk per turn of the event loop.
+    const chunks: Buffer[] = [];
+    let outBytes = 0;
+    const out = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        chunks.push(chunk);
+        outBytes += chunk.length;
+        setImmediate(done);
+      },
+    });
+    /** The file's bytes taken by `out` each time the writer asked for page k (k = 0, 1, ...). */
+    const outAtPull: number[] = [];
+    async function* pages() {
+      for (let k = 0; k < PAGES; k++) {
+        outAtPull.push(outBytes);
+        yield pageOf();
+      }
+    }
+    expect(await writeXlsx(pages(), out)).toBe(PAGES * ROWS);
+    expect((await readXlsx(Buffer.concat(chunks))).rows).toHaveLength(PAGES * ROWS + 1);
+    // Compressed bytes per byte of cell text, from the whole file.
+    const ratio = outBytes / (PAGES * pageBytes);
+    // When page k is asked for, pages 0..k-1 have gone through the zip into `out`, less what the
+    // buffers between hold (the zip entry's 1 MB each way, the deflater's, the zip's and out's).
+    for (let k = 1; k < PAGES; k++) expect(outAtPull[k]).toBeGreaterThanOrEqual(ratio * k * pageBytes - 3 * 1024 * 1024);
   });
 
   it('replaces characters an xlsx cannot hold instead of writing a broken file', async () => {

@@ -1,23 +1,13 @@
-import { createRequire } from 'node:module';
-import { PassThrough, type Writable } from 'node:stream';
-import type * as Archiver from 'archiver';
+import type { Writable } from 'node:stream';
 import { EXPORT_COLUMNS, type ExportRow } from '../../../shared/exports';
 import { UTF8_BOM, csvLine, type CsvValue } from '../../../shared/csv/write-csv';
 import type { Cipher } from '../../core/encryption';
 import { exportView } from '../export-item';
 import type { RowPages } from '../export-writers';
 import { end, write } from '../output-stream';
+import { zipOutput } from '../zip-output';
 import { projectView } from '../../projects/project-item';
 import type { AccountDataSource } from './account-data-source';
-
-/**
- * archiver (with its zip and stream packages, ~350 KB minified: a third of the export worker's
- * bundle) ships in the export worker's Lambda layer (lib/package-layer.ts) and is loaded on the
- * first Export All Data only; project, directory and security-event exports (and cold starts) never
- * load it. `require` resolves it through Lambda's NODE_PATH, and through node_modules locally.
- */
-let archiver: typeof Archiver | undefined;
-const loadArchiver = (): typeof Archiver => (archiver ??= createRequire(import.meta.url)('archiver') as typeof Archiver);
 
 /** Turns a project's account items into export rows (passwords decrypted), as the project export does. */
 export type AccountRows = (pages: AsyncIterable<Record<string, unknown>[]>, cipher: Cipher, projectName: string) => RowPages;
@@ -72,29 +62,11 @@ activity.json/.csv       your recent activity
  */
 export async function writeAccountDataZip(input: AccountDataZipInput, out: Writable): Promise<number> {
   const { source, userId } = input;
-  const zip = new (loadArchiver().ZipArchive)({ zlib: { level: 6 } });
-  const failed = new Promise<never>((_, reject) => {
-    zip.on('error', reject);
-    zip.on('warning', reject);
-  });
-  failed.catch(() => undefined);
-  zip.pipe(out);
-  const whenFinished = new Promise<void>((resolve, reject) => {
-    out.on('finish', resolve);
-    out.on('error', reject);
-    out.on('close', () => (out.writableFinished ? resolve() : reject(out.errored ?? new Error('The output stream was closed'))));
-  });
-
-  const text = (name: string, content: string) => zip.append(Buffer.from(content, 'utf8'), { name, date: input.now });
+  const zip = zipOutput(out, input.now);
+  const { text, streamed } = zip;
   const list = (base: string, records: readonly Record<string, unknown>[]) => {
     text(`${base}.json`, `${JSON.stringify(records, null, 2)}\n`);
     text(`${base}.csv`, recordsCsv(records));
-  };
-  /** One streamed entry: the writer fills it, the zip drains it. */
-  const streamed = async (name: string, fill: (entry: Writable) => Promise<unknown>) => {
-    const entry = new PassThrough({ highWaterMark: 1024 * 1024 });
-    zip.append(entry, { name, date: input.now });
-    await Promise.race([fill(entry), failed]);
   };
 
   text('README.txt', README(input.now));
@@ -121,8 +93,7 @@ export async function writeAccountDataZip(input: AccountDataZipInput, out: Writa
   list('notifications', await source.notifications(userId));
   list('activity', await source.activity(userId));
 
-  await Promise.race([zip.finalize(), failed]);
-  await Promise.race([whenFinished, failed]);
+  await zip.finish();
   return accounts;
 }
 
