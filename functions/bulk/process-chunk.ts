@@ -162,9 +162,22 @@ export const processChunk =
       if (error instanceof UsernameTakenError) takenByJob.delete(message.jobId);
       throw error;
     }
-    // Their extra column values counted (the Attribute filter's exact count), once per chunk.
-    await countAttributes(deps, message.userId, message.projectId, message.rows, chunkOnce(message));
-    await recordChunk(deps, message, { done: message.rows.length, failedRows: [] });
+    // Every account of the chunk is written: the job's next chunk goes on the queue now, beside
+    // this one's counting and recording rather than after them (the workers do not sit idle while
+    // this chunk records itself). From the job as read at the start: a job failed since then only
+    // makes the released chunk find it failed and record its rows as not created. A delivery that
+    // dies before its record is delivered again and writes the same accounts; the successor's
+    // waiting item is gone by then (or, deleted or not, its marker makes a second run a no-op).
+    const released = hasSuccessor(job, message) ? releaseNext(deps, message, Promise.resolve(job)) : Promise.resolve();
+    const recorded = (async () => {
+      // Their extra column values counted (the Attribute filter's exact count), once per chunk.
+      await countAttributes(deps, message.userId, message.projectId, message.rows, chunkOnce(message));
+      await recordChunk(deps, message, { done: message.rows.length, failedRows: [] }, undefined, { released: true });
+    })();
+    // Both settled before either's failure is reported (the delivery is retried whole).
+    const [release, record] = await Promise.allSettled([released, recorded]);
+    if (release.status === 'rejected') throw release.reason;
+    if (record.status === 'rejected') throw record.reason;
   };
 
 /** The id a chunk's attribute counts are recorded under: a redelivery counts nothing twice. */
@@ -379,7 +392,7 @@ interface ChunkCounts {
  * jitter, instead of failing the delivery; a failed condition on the marker means "already
  * recorded" and is told apart from it by its cancellation reason.
  */
-async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: ChunkCounts, reason?: string) {
+async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: ChunkCounts, reason?: string, options: { released?: boolean } = {}) {
   const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
   const failed = counts.failedRows.length;
   // The analytics counters are added to in the marker's transaction: a redelivered chunk adds nothing.
@@ -445,7 +458,9 @@ async function recordChunk(deps: ChunkDeps, message: BulkChunkMessage, counts: C
   } catch (error) {
     if (!isDuplicate(error)) throw error;
   }
-  await settle(deps, message);
+  // Released by the caller already (processChunk): only the job's completion is left to check.
+  if (options.released) await finishIfComplete(deps, message, readJob(deps, message));
+  else await settle(deps, message);
 }
 
 /**
@@ -462,6 +477,12 @@ async function settle(deps: ChunkDeps, message: BulkChunkMessage): Promise<void>
 /** The chunk's job, strongly consistent. */
 const readJob = async (deps: Pick<ChunkDeps, 'db' | 'tableName'>, message: BulkChunkMessage) =>
   (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.bulkJob(message.userId, message.jobId), ConsistentRead: true }))).Item;
+
+/** Whether the job has a chunk `window` after this one (unknown: it may). The job's last chunks release nothing, and read nothing to find that out. */
+const hasSuccessor = (job: Record<string, unknown> | undefined, message: BulkChunkMessage): boolean => {
+  const chunks = Number(job?.chunks);
+  return !message.window || !Number.isInteger(chunks) || message.chunk + message.window < chunks;
+};
 
 /**
  * Fair turns on the shared bulk queue: a job keeps at most `window` chunks on it, the others wait

@@ -8,6 +8,7 @@ import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob } from '.
 import { CHUNK_WINDOW, sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
 import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
+import { processChunk } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
 import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
@@ -179,6 +180,73 @@ describe('fair turns on the shared bulk queue', () => {
     // The ending gives the lock back first and records the statistics last (functions/bulk/process-chunk.ts).
     await until('the lock released and the statistics recorded', () => userItem(user.sub), (item) => !('bulkLock' in item) && 'processedAccounts' in item);
     expect(await userItem(user.sub)).toMatchObject({ accountCount: 2600, processedAccounts: 2600 });
+  }, 120_000);
+
+  it('a chunk puts its successor on the queue as soon as its accounts are written, before recording itself; the last chunks read no waiting item', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    // 2,600 rows: chunks 0 to 2 on the queue, 3 to 5 waiting; this test is the worker.
+    const { job, bodies } = await parkedJob(user, 2600, 'Handover');
+    const db = testDb();
+    // Every request of the worker's client, by command and key. A chunk's record (its transaction)
+    // is held until the chunk released its successor, or 5 s: the release must not wait for it.
+    const sent: { command: string; key?: Record<string, unknown> }[] = [];
+    let releasedNow: () => void = () => undefined;
+    let releasing = new Promise<void>((resolve) => (releasedNow = resolve));
+    const send = db.send.bind(db);
+    db.send = (async (command: { constructor: { name: string }; input: { Key?: Record<string, unknown> } }) => {
+      sent.push({ command: command.constructor.name, key: command.input.Key });
+      if (command.constructor.name === 'TransactWriteCommand') await Promise.race([releasing, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+      return send(command as never);
+    }) as typeof db.send;
+    const recorded = async (chunk: number) => !!(await testDb().send(new GetCommand({ TableName: TABLE, Key: keys.bulkJobChunk(user.sub, job.id, chunk), ConsistentRead: true }))).Item;
+    const released: { chunk: number; releaserRecorded: boolean; body: BulkChunkMessage }[] = [];
+    let releaser = -1;
+    const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+    const worker = processChunk({
+      db,
+      tableName: TABLE,
+      store: dynamoBulkStore(db, TABLE),
+      cipher: async () => aesGcmCipher(key),
+      randomBytes,
+      now: () => new Date(),
+      newId: timeOrderedId,
+      bulkQueue: async (body) => {
+        const message = JSON.parse(body) as BulkChunkMessage;
+        released.push({ chunk: message.chunk, releaserRecorded: await recorded(releaser), body: message });
+        releasedNow();
+      },
+    });
+    const run = async (message: BulkChunkMessage) => {
+      releaser = message.chunk;
+      sent.length = 0;
+      // The job's last window has nothing to release: its records are not held.
+      releasing = message.chunk + CHUNK_WINDOW < 6 ? new Promise<void>((resolve) => (releasedNow = resolve)) : Promise.resolve();
+      await worker(message);
+    };
+    await run(bodies[0]!);
+    // Chunk 3 went on the queue before chunk 0 was recorded (it was recorded afterwards).
+    expect(released.map(({ chunk, releaserRecorded }) => ({ chunk, releaserRecorded }))).toEqual([{ chunk: 3, releaserRecorded: false }]);
+    expect(await recorded(0)).toBe(true);
+    expect(await waitingChunks(user.sub, job.id)).toBe(2);
+    await run(bodies[1]!);
+    await run(bodies[2]!);
+    expect(released.map((r) => r.chunk)).toEqual([3, 4, 5]);
+    expect(released.every((r) => !r.releaserRecorded)).toBe(true);
+    expect(await waitingChunks(user.sub, job.id)).toBe(0);
+    // The job's last window has no successor: no read of a waiting item (nor of its old place).
+    for (const { body } of released) {
+      await run(body);
+      expect(sent.filter((r) => String(r.key?.SK ?? '').includes('#WAITING#'))).toEqual([]);
+    }
+    expect(released).toHaveLength(3);
+    const done = await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`);
+    expect(done).toMatchObject({ status: 'completed', total: 2600, done: 2600, failedCount: 0 });
+    expect(await countAccounts(user.sub, job.id)).toBe(2600);
+    // A chunk delivered again after all this releases nothing and counts nothing twice.
+    await run(bodies[0]!);
+    expect(released).toHaveLength(3);
+    expect(await user.json<BulkJob>(`/api/bulk-jobs/${job.id}`)).toMatchObject({ status: 'completed', done: 2600, failedCount: 0 });
   }, 120_000);
 
   it('a job that fails records its waiting chunks as not created: every row accounted for, the places given back', async () => {
