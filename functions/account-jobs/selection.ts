@@ -1,6 +1,7 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
+import { queryItems, queryPages } from '../core/query-pages';
 import { plural } from '../../shared/text/plural';
 import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { addBlock, emptyStates, overlayState, rowOf, withStates, type StateChannel, type StateEntry } from '../accounts/account-states';
@@ -80,24 +81,13 @@ export async function accountsOfJob<T>(
   if (job.failuresListed === true) return listedFailures(deps, { SK: String(job.SK) }, job, query.failed, limit, map, query.channels);
   const found: T[] = [];
   for (const pk of keys.accountPartitions(String(job.userId), String(job.projectId), Number(job.shards ?? 1))) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          FilterExpression: query.filter,
-          ProjectionExpression: query.projection,
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ...query.values },
-          ExclusiveStartKey: start,
-        }),
-      );
+    const accounts = { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)', FilterExpression: query.filter, ProjectionExpression: query.projection, ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#', ...query.values } };
+    for await (const page of queryPages(deps.db, accounts)) {
       for (const account of page.Items ?? []) {
         found.push(map(account));
         if (found.length >= limit) return found;
       }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    }
   }
   return found;
 }
@@ -170,22 +160,16 @@ export async function countFilter(deps: { db: DynamoDBDocumentClient; tableName:
 async function itemsOf(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string, shards: number): Promise<Record<string, unknown>[]> {
   const found: Record<string, unknown>[] = [];
   for (const pk of keys.accountPartitions(userId, projectId, shards)) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
-          ProjectionExpression: 'SK, #row, isActive',
-          ExpressionAttributeNames: { '#row': 'row' },
-          ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      found.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
+    found.push(
+      ...(await queryItems(deps.db, {
+        TableName: deps.tableName,
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :account)',
+        ProjectionExpression: 'SK, #row, isActive',
+        ExpressionAttributeNames: { '#row': 'row' },
+        ExpressionAttributeValues: { ':pk': pk, ':account': 'ACCOUNT#' },
+        ConsistentRead: true,
+      })),
+    );
   }
   return found;
 }
@@ -193,20 +177,13 @@ async function itemsOf(deps: { db: DynamoDBDocumentClient; tableName: string }, 
 /** Every ACT state entry of the project (row -> entry). */
 async function actEntries(deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, projectId: string): Promise<Map<number, StateEntry>> {
   const states = emptyStates();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
-        ExpressionAttributeValues: { ':pk': keys.accountStatesOf(userId, projectId).PK, ':act': 'ACT#' },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const block of page.Items ?? []) addBlock(states, block);
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const blocks = await queryItems(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :act)',
+    ExpressionAttributeValues: { ':pk': keys.accountStatesOf(userId, projectId).PK, ':act': 'ACT#' },
+    ConsistentRead: true,
+  });
+  for (const block of blocks) addBlock(states, block);
   return states.ACT!;
 }
 
