@@ -119,4 +119,25 @@ describe('Account Database: select and act, in Chromium', () => {
     await page.getByRole('group', { name: 'Filters' }).getByLabel('Platform status').selectOption({ label: 'Synced' });
     await expect.poll(async () => rows().count()).toBe(5);
   });
+
+  it('a filter chosen while the term is still being typed applies with the term: one view, never the filter over the old term', async () => {
+    // The search waits 250 ms after the last key; here that wait never ends on its own (the page's
+    // clock paused), so only the filter's change can apply the term.
+    await page.clock.install();
+    await page.goto(`${app}/accounts`);
+    await expect.poll(async () => rows().count()).toBeGreaterThan(0);
+    await page.clock.pauseAt(Date.now() + 1_000);
+    const asked: URL[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname === '/api/accounts') asked.push(url);
+    });
+    await page.getByRole('searchbox', { name: 'Search accounts' }).fill(last.toLowerCase());
+    await page.getByRole('button', { name: /^Filters/ }).click();
+    await page.getByRole('group', { name: 'Filters' }).getByLabel('Status', { exact: true }).selectOption({ label: 'Active' });
+    await expect.poll(() => asked.length).toBeGreaterThan(0);
+    expect(asked.map((url) => [url.searchParams.get('q'), url.searchParams.get('state')])).toEqual([[last.toLowerCase(), 'active']]);
+    await expect.poll(async () => rows().count()).toBe(5);
+    await page.clock.resume();
+  });
 });

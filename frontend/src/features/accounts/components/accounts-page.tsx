@@ -78,8 +78,14 @@ export function AccountsPage() {
   const [filtersOpen, setFiltersOpen] = useState(false);
   const [attributeValue, setAttributeValue] = useState('');
   const panelId = useId();
-  const searchTerm = useDebouncedValue(term.trim(), SEARCH_DEBOUNCE_MS);
-  const typedValue = useDebouncedValue(attributeValue.trim(), SEARCH_DEBOUNCE_MS);
+  const [searchTerm, flushTerm] = useDebouncedValue(term.trim(), SEARCH_DEBOUNCE_MS);
+  const [typedValue, flushValue] = useDebouncedValue(attributeValue.trim(), SEARCH_DEBOUNCE_MS);
+  // A filter or sort chosen while a term is still being typed applies with the term as typed: the
+  // rows (and a selection made on them) never belong to the filter over the term before it.
+  const applyTyped = () => {
+    flushTerm();
+    flushValue();
+  };
   // The Attribute filter applies once a column is chosen and a value typed.
   const applied: DirectoryFilters = useMemo(() => {
     const { attributeName, attributeValue: _typed, ...rest } = filters;
@@ -102,6 +108,7 @@ export function AccountsPage() {
   const activeFilters = directoryFilterNames.filter((name) => applied[name] && !attributeFilterNames.includes(name));
   const attributeChip = applied.attributeName ? `${attributeLabel(applied.attributeName)}: ${applied.attributeValue}` : undefined;
   const clearAttribute = () => {
+    applyTyped();
     setFilters((before) => ({ ...before, attributeName: undefined }));
     setAttributeValue('');
   };
@@ -156,7 +163,10 @@ export function AccountsPage() {
     { action: 'delete', icon: <Trash2Icon aria-hidden="true" />, danger: true },
   ];
 
-  const setFilter = (name: FilterName, value: string) => setFilters((before) => ({ ...before, [name]: value || undefined }));
+  const setFilter = (name: FilterName, value: string) => {
+    applyTyped();
+    setFilters((before) => ({ ...before, [name]: value || undefined }));
+  };
   const chipValue = (name: FilterName): string => {
     const value = filters[name] ?? '';
     if (name === 'projectId') return projects.data?.find((project) => project.id === value)?.name ?? 'Unknown project';
@@ -205,7 +215,10 @@ export function AccountsPage() {
                     {current ? countText(current.count, current.countIs) : plural(0, 'result')}
                   </Badge>
                   <NativeSelect.Root size="sm" width="auto">
-                    <NativeSelect.Field aria-label="Sort accounts" value={sort} onChange={(event) => setSort(event.target.value as DirectorySort)}>
+                    <NativeSelect.Field aria-label="Sort accounts" value={sort} onChange={(event) => {
+                        applyTyped();
+                        setSort(event.target.value as DirectorySort);
+                      }}>
                       {Object.entries(sortLabels).map(([value, label]) => (
                         <option key={value} value={value}>
                           {label}
