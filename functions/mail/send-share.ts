@@ -18,6 +18,12 @@ import { realSleep, type Sleep } from '../provisioning/pacing';
  * few seconds it needs, and the large one keeps at least half an even share. A customer the
  * asker did not know of (the count of customers in the window grew) fails the condition: the
  * asker reads the window (the failed write's old item) and asks again with the shares recomputed.
+ * Deliveries ask for windows one or two ahead, so a window is often asked for before the other
+ * customers sending in every window have asked for it: each pacer remembers the customers the
+ * window items it saw named, and counts one for as long as what it needed there is not sent at
+ * the pace it was granted (at least 3 windows, at most 8), not only the customers of the last
+ * item it wrote (a small send beside a large one got every other window). A customer whose send
+ * has nothing left leaves the windows it asked for ahead (its need 0: no share).
  */
 
 export interface MailPaceSettings {
@@ -44,12 +50,14 @@ export function rateWindow(settings: Pick<MailPaceSettings, 'rate' | 'reservedSh
   return { windowMs: seconds * 1000, limit: Math.max(1, Math.floor(usable * seconds)) };
 }
 
-/** One customer's share of a window: half an even split, half by how soon each would finish alone. */
+/** One customer's share of a window: half an even split, half by how soon each would finish alone (customers that have finished, need 0, left out). */
 export function customerShare(limit: number, needs: ReadonlyMap<string, number>, customer: string): number {
   const weight = (need: number) => 1 / Math.max(1, Math.ceil(need / Math.max(1, limit)));
-  const total = [...needs.values()].reduce((sum, need) => sum + weight(need), 0);
+  // A customer whose need is 0 has sent everything (it left the window): it takes no share.
+  const sending = [...needs].filter(([name, need]) => need > 0 || name === customer);
+  const total = sending.reduce((sum, [, need]) => sum + weight(need), 0);
   const mine = weight(needs.get(customer) ?? 1);
-  return Math.max(1, Math.floor(limit * (0.5 / Math.max(1, needs.size) + (0.5 * mine) / total)));
+  return Math.max(1, Math.floor(limit * (0.5 / Math.max(1, sending.length) + (0.5 * mine) / total)));
 }
 
 /** The next 00:00 UTC after `now`: when a customer's daily allowance starts again. */
@@ -65,6 +73,13 @@ const DAILY_BLOCK = 50;
 const DAILY_BLOCK_MAX = 400;
 /** How late a slot may still be used (a busy event loop fires timers late; later ones are dropped, never sent in a burst). */
 const LATE_MS = 50;
+/**
+ * How many windows back a customer named by a window item still counts as sending (pacer.recentOthers):
+ * RECENT_WINDOWS whatever it needed, up to HELD_WINDOWS while what it needed there is not yet sent
+ * at the pace it was granted there.
+ */
+const RECENT_WINDOWS = 3;
+const HELD_WINDOWS = 8;
 /** Conditional attempts of one window's request before it waits for the next window. */
 const ATTEMPTS = 5;
 
@@ -126,7 +141,8 @@ export class SharedMailPacer {
   private requested = -1;
   private ahead: Promise<void> | undefined;
   private heldUntil = 0;
-  private lastSeen: Record<string, unknown> | undefined;
+  /** The other customers' needs as the window items this pacer saw named them, and the window each was last seen in. */
+  private readonly others = new Map<string, { need: number; window: number; granted: number }>();
   private reserved = 0;
   private queue: Promise<unknown> = Promise.resolve();
   /** E-mails this pacer let go. */
@@ -169,10 +185,11 @@ export class SharedMailPacer {
     return turn;
   }
 
-  /** Gives back the daily allowance reserved and not used. */
+  /** Gives back the daily allowance reserved and not used; a customer with nothing left to send leaves the windows it asked for ahead. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     await this.reserving?.catch(() => undefined);
+    await this.leaveWindows();
     if (this.reserved > 0 && this.counted) {
       const unused = this.reserved;
       this.reserved = 0;
@@ -185,6 +202,29 @@ export class SharedMailPacer {
           ExpressionAttributeValues: { ':back': -unused },
         }),
       ).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Once the customer's whole need is given (its send's last e-mails went), it says so in the
+   * windows it registered in from now on (its need 0), so other customers stop leaving it a share.
+   */
+  private async leaveWindows(): Promise<void> {
+    if (this.limit <= 0 || this.need() > 0 || this.requested < 0) return;
+    const names = { '#n': needName(this.windowName) };
+    for (let window = Math.floor(this.clock() / this.windowMs); window <= this.requested; window++) {
+      await this.deps.db
+        .send(
+          new UpdateCommand({
+            TableName: this.deps.tableName,
+            Key: keys.mailRateWindow(window),
+            UpdateExpression: 'SET #n = :none',
+            ConditionExpression: 'attribute_exists(#n)',
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ':none': 0 },
+          }),
+        )
+        .catch(() => undefined);
     }
   }
 
@@ -263,7 +303,8 @@ export class SharedMailPacer {
         // starts in the first half has registered in it by then, and gets its share of it at once.
         const window = Math.floor(slot.at / this.windowMs);
         const late = slot.at >= (window + 0.5) * this.windowMs || !this.slots.length;
-        if (late && this.requested <= window) this.ahead ??= this.request(window + 1).finally(() => (this.ahead = undefined));
+        // Not when the slots held (this one included) are all the delivery still needs.
+        if (late && this.requested <= window && this.left() > this.slots.length + 1) this.ahead ??= this.request(window + 1, this.slots.length + 1).finally(() => (this.ahead = undefined));
         if (at > now) await this.sleep(at - now);
         return;
       }
@@ -284,15 +325,45 @@ export class SharedMailPacer {
     }
   }
 
+  /** Notes the other customers a window item names (and their needs). */
+  private remember(item: Record<string, unknown> | undefined, window: number): void {
+    for (const [customer, need] of viewOf(item, this.windowName).needs) {
+      if (customer === this.windowName) continue;
+      // What it still needs after this window: one granted all it asked for here is not waited for later.
+      const granted = Number(item?.[countName(customer)] ?? 0);
+      const after = Math.max(0, need - granted);
+      const before = this.others.get(customer);
+      if (!before || before.window <= window) this.others.set(customer, { need: after, window, granted });
+    }
+  }
+
+  /**
+   * The other customers still sending as far as this pacer knows: named by a window item it saw
+   * for one of the RECENT_WINDOWS windows before `window` or later. A customer asks for its windows
+   * one or two ahead, so a window may be asked for before another customer that sends in every
+   * window has registered in it; counted from the last window item alone, such a customer was
+   * missed and the asker took the whole window (a small send got every other window).
+   */
+  private recentOthers(window: number): Map<string, number> {
+    const needs = new Map<string, number>();
+    for (const [customer, seen] of this.others) {
+      const since = window - seen.window;
+      // What it still needs by then, at the pace it was granted where it was seen.
+      const still = seen.need - Math.max(1, seen.granted) * Math.max(0, since - 1);
+      if (seen.need > 0 && (since <= RECENT_WINDOWS || (still > 0 && since <= HELD_WINDOWS))) needs.set(customer, Math.max(1, still));
+      else if (since > RECENT_WINDOWS) this.others.delete(customer);
+    }
+    return needs;
+  }
+
   /** Asks for this customer's share of a window; its e-mails become evenly spaced slots. */
-  private async request(window: number): Promise<void> {
+  private async request(window: number, holding = 0): Promise<void> {
     this.requested = Math.max(this.requested, window);
-    const need = Math.max(1, this.need());
-    const left = Math.max(0, this.left());
+    const need = Math.max(1, this.need() - holding);
+    const left = Math.max(0, this.left() - holding);
     // What this delivery knows of the window before it asks: the customers (and their needs) of the
     // last window it saw; nothing granted yet. A window that holds more is read from the failed write.
-    let known: WindowView = { ...viewOf(undefined, this.windowName), needs: viewOf(this.lastSeen, this.windowName).needs };
-    known.needs.delete(this.windowName);
+    let known: WindowView = { ...viewOf(undefined, this.windowName), needs: this.recentOthers(window) };
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const needs = new Map(known.needs);
       needs.set(this.windowName, need);
@@ -322,16 +393,18 @@ export class SharedMailPacer {
             ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         );
-        this.lastSeen = Attributes;
+        this.remember(Attributes, window);
         const start = window * this.windowMs;
         for (let i = 0; i < k; i++) this.slots.push({ at: start + ((i + 0.5) * this.windowMs) / k, gap: this.windowMs / (2 * k) });
         return;
       } catch (error) {
         if (!(error instanceof ConditionalCheckFailedException)) throw error;
         // Someone asked meanwhile (or a customer this one did not know of): ask again with the window as it is.
-        known = viewOf(oldItem(error), this.windowName);
-        // Customers the window does not name yet but the last window did still count (they ask for it soon).
-        for (const [customer, n] of viewOf(this.lastSeen, this.windowName).needs) if (!known.needs.has(customer) && customer !== this.windowName) known.needs.set(customer, n);
+        const seen = oldItem(error);
+        this.remember(seen, window);
+        known = viewOf(seen, this.windowName);
+        // Customers the window does not name yet but a recent one did still count (they ask for it soon).
+        for (const [customer, n] of this.recentOthers(window)) if (!known.needs.has(customer)) known.needs.set(customer, n);
       }
     }
   }

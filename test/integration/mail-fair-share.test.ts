@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../functions/core/keys';
-import { rateWindow, SharedMailPacer, type MailPaceSettings } from '../../functions/mail/send-share';
+import { rateWindow, SharedMailPacer, windowNameOf, type MailPaceSettings } from '../../functions/mail/send-share';
 import type { MailSend } from '../../shared/schemas/mail-send';
 import type { Project } from '../../shared/schemas/project';
 import { apiUser, people, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -52,16 +52,16 @@ describe('the shared SES rate, taken by deliveries through the table', () => {
     const small = customer();
     const largeTimes: number[] = [];
     const smallTimes: number[] = [];
-    const largeRuns = [deliver(settings, large, 120, 50_000, largeTimes), deliver(settings, large, 120, 50_000, largeTimes)];
+    const largeRuns = [deliver(settings, large, 200, 50_000, largeTimes), deliver(settings, large, 200, 50_000, largeTimes)];
     await until('the large customer sending', async () => largeTimes.length, (n) => n >= 40);
     const smallStart = Date.now();
-    expect(await deliver(settings, small, 40, 40, smallTimes)).toBe('done');
+    expect(await deliver(settings, small, 120, 120, smallTimes)).toBe('done');
     const smallEnd = Date.now();
     await Promise.all(largeRuns);
     const all = [...largeTimes, ...smallTimes];
     // Every e-mail asked for went, once.
-    expect(largeTimes).toHaveLength(240);
-    expect(smallTimes).toHaveLength(40);
+    expect(largeTimes).toHaveLength(400);
+    expect(smallTimes).toHaveLength(120);
     // Never above SES's rate in any one-second span: each window holds its limit (the rate less the
     // reserved share); where two windows meet, e-mails sent up to LATE_MS late may use a few of the reserve.
     console.log(`busiest second: ${busiestSecond(all)} (window limit ${limit}, rate ${settings.rate})`);
@@ -74,9 +74,35 @@ describe('the shared SES rate, taken by deliveries through the table', () => {
     const meanwhile = all.filter((t) => t >= first && t <= last).length;
     console.log(`small: ${smallEnd - smallStart} ms in all; ${smallTimes.length} of the ${meanwhile} e-mails sent from its first to its last`);
     expect(smallTimes.length / meanwhile).toBeGreaterThan(0.5);
+    // ... in every window from its first to its last: the large one asks for windows ahead, before
+    // the small one has asked for them, and still leaves it its share (it remembers who is sending).
+    const windowMs = rateWindow(settings).windowMs;
+    const perWindow = new Map<number, number>();
+    for (const t of smallTimes) perWindow.set(Math.floor(t / windowMs), (perWindow.get(Math.floor(t / windowMs)) ?? 0) + 1);
+    const windows = Array.from({ length: Math.floor(last / windowMs) - Math.floor(first / windowMs) + 1 }, (_, i) => perWindow.get(Math.floor(first / windowMs) + i) ?? 0);
+    console.log(`small, e-mails per window: ${windows.join(' ')}`);
+    expect(windows.filter((n) => n === 0)).toEqual([]);
     // ... and the large one kept sending meanwhile.
     expect(largeTimes.filter((t) => t >= smallStart && t <= smallEnd).length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('a delivery asks the windows for no more e-mails than it sends, and a customer that has sent everything leaves the windows it asked for (its need 0)', async () => {
+    const settings = { rate: 40, reservedShare: 0.1, dailyCap: 0 };
+    const { windowMs } = rateWindow(settings);
+    const who = customer();
+    const began = Math.floor(Date.now() / windowMs);
+    const times: number[] = [];
+    expect(await deliver(settings, who, 5, 5, times)).toBe('done');
+    expect(times).toHaveLength(5);
+    const items = await Promise.all(
+      Array.from({ length: Math.floor(Date.now() / windowMs) - began + 4 }, async (_, i) => (await testDb().send(new GetCommand({ TableName: tableName, Key: keys.mailRateWindow(began + i), ConsistentRead: true }))).Item),
+    );
+    const mine = items.filter((item) => item?.[`c#${windowNameOf(who)}`] !== undefined);
+    // Granted in all: the 5 it sent (asking ahead for its last e-mail's next window gave a slot nobody used).
+    expect(mine.reduce((sum, item) => sum + Number(item![`c#${windowNameOf(who)}`]), 0)).toBe(5);
+    // Its last window says it needs nothing more: other customers take the whole of it.
+    expect(mine.at(-1)?.[`n#${windowNameOf(who)}`]).toBe(0);
+  });
 
   it("a customer's daily cap: e-mails up to it go, then the delivery is told when the day starts again; what it reserved and did not use is given back", async () => {
     const who = customer();

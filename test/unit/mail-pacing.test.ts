@@ -36,6 +36,9 @@ describe('the shared SES rate', () => {
     // 100 customers at once: every one at least 1 a window, the total near the limit.
     const many = new Map(Array.from({ length: 100 }, (_, i) => [`c${i}`, 1000 + i]));
     expect(customerShare(180, many, 'c0')).toBeGreaterThanOrEqual(1);
+    // A customer that has sent everything (it left the window: need 0) takes no share.
+    expect(customerShare(limit, new Map([['a', 50_000], ['done', 0]]), 'a')).toBe(limit);
+    expect(customerShare(limit, new Map([['large', 50_000], ['small', 100], ['done', 0]]), 'small')).toBe(small);
   });
 
   it('a customer capped for the day resumes at the next 00:00 UTC', () => {
