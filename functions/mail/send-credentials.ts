@@ -328,6 +328,8 @@ async function sendLeased(deps: SendChunkDeps, message: CredentialsChunkMessage,
     userId,
     open,
     toSend.length,
+    true,
+    Math.max(open, Number(send.total ?? 0)),
   );
   const step: SendStep = { mailer: deps.mailer, pacer: bucket, clock, sleep, random, deadline, throttledFor: 0 };
   let paused: (Extract<SendOutcome, { kind: 'paused' }> & { resumesAt?: string }) | undefined;

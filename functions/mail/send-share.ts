@@ -13,7 +13,7 @@ import { realSleep, type Sleep } from '../provisioning/pacing';
  * window (one conditional UpdateItem per delivery per window, not one per e-mail) and spaces what
  * it got evenly over that window. The condition holds the window's total under the rate less the
  * reserved share (Cognito's codes), and the customer under its share: half of the rate split
- * evenly between the customers asking, half in proportion to 1 / (the windows each still needs at
+ * evenly between the customers asking, half in proportion to 1 / (the windows each one's send needs at
  * the full rate), so a 100-person send beside a 50,000-person one gets most of the rate for the
  * few seconds it needs, and the large one keeps at least half an even share. A customer the
  * asker did not know of (the count of customers in the window grew) fails the condition: the
@@ -22,8 +22,8 @@ import { realSleep, type Sleep } from '../provisioning/pacing';
  * customers sending in every window have asked for it: each pacer remembers the customers the
  * window items it saw named, and counts one for as long as what it needed there is not sent at
  * the pace it was granted (at least 3 windows, at most 8), not only the customers of the last
- * item it wrote (a small send beside a large one got every other window). A customer whose send
- * has nothing left leaves the windows it asked for ahead (its need 0: no share).
+ * item it wrote (a small send beside a large one got every other window). A delivery that ends
+ * leaves the windows it asked for ahead (its need 0: no share).
  */
 
 export interface MailPaceSettings {
@@ -50,13 +50,17 @@ export function rateWindow(settings: Pick<MailPaceSettings, 'rate' | 'reservedSh
   return { windowMs: seconds * 1000, limit: Math.max(1, Math.floor(usable * seconds)) };
 }
 
-/** One customer's share of a window: half an even split, half by how soon each would finish alone (customers that have finished, need 0, left out). */
-export function customerShare(limit: number, needs: ReadonlyMap<string, number>, customer: string): number {
-  const weight = (need: number) => 1 / Math.max(1, Math.ceil(need / Math.max(1, limit)));
-  // A customer whose need is 0 has sent everything (it left the window): it takes no share.
-  const sending = [...needs].filter(([name, need]) => need > 0 || name === customer);
-  const total = sending.reduce((sum, [, need]) => sum + weight(need), 0);
-  const mine = weight(needs.get(customer) ?? 1);
+/**
+ * One customer's share of a window: half an even split, half by how soon each one's send would
+ * finish alone (`sizes`: each customer's send, its whole size; 0 for one that has sent everything,
+ * which takes no share). By the send's size, not what is left of it: what is left would favour
+ * whoever got ahead, and of ten equal sends the first would finish far sooner than the last.
+ */
+export function customerShare(limit: number, sizes: ReadonlyMap<string, number>, customer: string): number {
+  const weight = (size: number) => 1 / Math.max(1, Math.ceil(size / Math.max(1, limit)));
+  const sending = [...sizes].filter(([name, size]) => size > 0 || name === customer);
+  const total = sending.reduce((sum, [, size]) => sum + weight(size), 0);
+  const mine = weight(sizes.get(customer) ?? 1);
   return Math.max(1, Math.floor(limit * (0.5 / Math.max(1, sending.length) + (0.5 * mine) / total)));
 }
 
@@ -90,7 +94,8 @@ interface WindowView {
   customers: number;
   mine: number;
   registered: boolean;
-  needs: Map<string, number>;
+  /** Each customer's send size as customerShare weighs it (0: it has sent everything). */
+  sizes: Map<string, number>;
 }
 
 /** The item as it was when a condition failed (ReturnValuesOnConditionCheckFailure: ALL_OLD), unmarshalled. */
@@ -108,16 +113,21 @@ export const windowNameOf = (customer: string) => createHash('sha256').update(`m
 
 const needName = (customer: string) => `n#${customer}`;
 const countName = (customer: string) => `c#${customer}`;
+const sizeName = (customer: string) => `s#${customer}`;
 
 function viewOf(item: Record<string, unknown> | undefined, customer: string): WindowView {
-  const needs = new Map<string, number>();
-  for (const [name, value] of Object.entries(item ?? {})) if (name.startsWith('n#')) needs.set(name.slice(2), Number(value));
+  const sizes = new Map<string, number>();
+  for (const [name, value] of Object.entries(item ?? {})) {
+    if (!name.startsWith('n#')) continue;
+    const who = name.slice(2);
+    sizes.set(who, Number(value) > 0 ? Number(item?.[sizeName(who)] ?? value) : 0);
+  }
   return {
     granted: Number(item?.granted ?? 0),
     customers: Number(item?.customers ?? 0),
     mine: Number(item?.[countName(customer)] ?? 0),
     registered: item?.[needName(customer)] !== undefined,
-    needs,
+    sizes,
   };
 }
 
@@ -142,7 +152,7 @@ export class SharedMailPacer {
   private ahead: Promise<void> | undefined;
   private heldUntil = 0;
   /** The other customers' needs as the window items this pacer saw named them, and the window each was last seen in. */
-  private readonly others = new Map<string, { need: number; window: number; granted: number }>();
+  private readonly others = new Map<string, { need: number; window: number; granted: number; size: number }>();
   private reserved = 0;
   private queue: Promise<unknown> = Promise.resolve();
   /** E-mails this pacer let go. */
@@ -165,6 +175,8 @@ export class SharedMailPacer {
     private readonly count: number,
     /** Whether the customer's daily cap counts these e-mails (credential e-mails; not the customer's own notifications). */
     private readonly counted = true,
+    /** The customer's whole send (its weight in the share, customerShare); its need at the start when not given. */
+    private readonly size = needAtStart,
   ) {
     this.clock = deps.clock ?? Date.now;
     this.windowName = windowNameOf(customer);
@@ -185,7 +197,7 @@ export class SharedMailPacer {
     return turn;
   }
 
-  /** Gives back the daily allowance reserved and not used; a customer with nothing left to send leaves the windows it asked for ahead. */
+  /** Gives back the daily allowance reserved and not used, and leaves the windows it asked for ahead. */
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     await this.reserving?.catch(() => undefined);
@@ -206,11 +218,14 @@ export class SharedMailPacer {
   }
 
   /**
-   * Once the customer's whole need is given (its send's last e-mails went), it says so in the
-   * windows it registered in from now on (its need 0), so other customers stop leaving it a share.
+   * A delivery that ends says so in the windows it registered in from now on (its need 0), so
+   * other customers stop leaving it a share there: its send may be done, or its next chunk may
+   * wait for a worker (four mail workers for ten customers' sends in the tenants bench: a share
+   * held for a customer between deliveries went unused). A delivery of the same customer still
+   * sending registers its need again in the next window it asks for.
    */
   private async leaveWindows(): Promise<void> {
-    if (this.limit <= 0 || this.need() > 0 || this.requested < 0) return;
+    if (this.limit <= 0 || this.requested < Math.floor(this.clock() / this.windowMs)) return;
     const names = { '#n': needName(this.windowName) };
     for (let window = Math.floor(this.clock() / this.windowMs); window <= this.requested; window++) {
       await this.deps.db
@@ -327,13 +342,14 @@ export class SharedMailPacer {
 
   /** Notes the other customers a window item names (and their needs). */
   private remember(item: Record<string, unknown> | undefined, window: number): void {
-    for (const [customer, need] of viewOf(item, this.windowName).needs) {
-      if (customer === this.windowName) continue;
+    for (const [name, value] of Object.entries(item ?? {})) {
+      const customer = name.slice(2);
+      if (!name.startsWith('n#') || customer === this.windowName) continue;
       // What it still needs after this window: one granted all it asked for here is not waited for later.
+      const need = Number(value);
       const granted = Number(item?.[countName(customer)] ?? 0);
-      const after = Math.max(0, need - granted);
       const before = this.others.get(customer);
-      if (!before || before.window <= window) this.others.set(customer, { need: after, window, granted });
+      if (!before || before.window <= window) this.others.set(customer, { need: Math.max(0, need - granted), window, granted, size: Number(item?.[sizeName(customer)] ?? need) });
     }
   }
 
@@ -345,15 +361,15 @@ export class SharedMailPacer {
    * missed and the asker took the whole window (a small send got every other window).
    */
   private recentOthers(window: number): Map<string, number> {
-    const needs = new Map<string, number>();
+    const sizes = new Map<string, number>();
     for (const [customer, seen] of this.others) {
       const since = window - seen.window;
       // What it still needs by then, at the pace it was granted where it was seen.
       const still = seen.need - Math.max(1, seen.granted) * Math.max(0, since - 1);
-      if (seen.need > 0 && (since <= RECENT_WINDOWS || (still > 0 && since <= HELD_WINDOWS))) needs.set(customer, Math.max(1, still));
+      if (seen.need > 0 && (since <= RECENT_WINDOWS || (still > 0 && since <= HELD_WINDOWS))) sizes.set(customer, Math.max(1, seen.size));
       else if (since > RECENT_WINDOWS) this.others.delete(customer);
     }
-    return needs;
+    return sizes;
   }
 
   /** Asks for this customer's share of a window; its e-mails become evenly spaced slots. */
@@ -363,24 +379,25 @@ export class SharedMailPacer {
     const left = Math.max(0, this.left() - holding);
     // What this delivery knows of the window before it asks: the customers (and their needs) of the
     // last window it saw; nothing granted yet. A window that holds more is read from the failed write.
-    let known: WindowView = { ...viewOf(undefined, this.windowName), needs: this.recentOthers(window) };
+    let known: WindowView = { ...viewOf(undefined, this.windowName), sizes: this.recentOthers(window) };
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const needs = new Map(known.needs);
-      needs.set(this.windowName, need);
-      const share = customerShare(this.limit, needs, this.windowName);
+      const sizes = new Map(known.sizes);
+      sizes.set(this.windowName, Math.max(1, this.size));
+      const share = customerShare(this.limit, sizes, this.windowName);
       const k = Math.max(0, Math.min(left, share - known.mine, this.limit - known.granted));
-      const others = [...needs.keys()].filter((c) => c !== this.windowName).length;
-      const names = { '#c': countName(this.windowName), '#n': needName(this.windowName) };
+      const others = [...sizes.keys()].filter((c) => c !== this.windowName).length;
+      const names = { '#c': countName(this.windowName), '#n': needName(this.windowName), '#s': sizeName(this.windowName) };
       try {
         const { Attributes } = await this.deps.db.send(
           new UpdateCommand({
             TableName: this.deps.tableName,
             Key: keys.mailRateWindow(window),
-            UpdateExpression: 'SET #n = :need, entityType = :type, expiresAt = :ttl ADD granted :k, #c :k, customers :joined',
+            UpdateExpression: 'SET #n = :need, #s = :size, entityType = :type, expiresAt = :ttl ADD granted :k, #c :k, customers :joined',
             ConditionExpression: `(attribute_not_exists(granted) OR granted <= :free) AND (attribute_not_exists(customers) OR customers <= :known) AND (attribute_not_exists(#c) OR #c <= :room) AND ${known.registered ? 'attribute_exists(#n)' : 'attribute_not_exists(#n)'}`,
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: {
               ':need': need,
+              ':size': Math.max(1, this.size),
               ':type': 'MailRateWindow',
               ':ttl': Math.floor((window + 1) * (this.windowMs / 1000)) + 3600,
               ':k': k,
@@ -404,7 +421,7 @@ export class SharedMailPacer {
         this.remember(seen, window);
         known = viewOf(seen, this.windowName);
         // Customers the window does not name yet but a recent one did still count (they ask for it soon).
-        for (const [customer, n] of this.recentOthers(window)) if (!known.needs.has(customer)) known.needs.set(customer, n);
+        for (const [customer, size] of this.recentOthers(window)) if (!known.sizes.has(customer)) known.sizes.set(customer, size);
       }
     }
   }

@@ -117,7 +117,7 @@ async function remind(deps: ReminderJobDeps, job: JobItem, message: ReminderChun
   const { dailyCap, reservedShare } = deps.limits?.() ?? { dailyCap: 0, reservedShare: 0 };
   // The installation's SES rate, shared with every customer's sends; the customer's need is what its job has not done.
   const open = Math.max(1, Number(job.total ?? 0) - TALLY.reduce((sum, name) => sum + Number(job[name] ?? 0), 0));
-  const pacer = new SharedMailPacer({ db: deps.db, tableName: deps.tableName, clock, sleep }, { rate: deps.rate(), reservedShare, dailyCap }, userId, open, todo.length);
+  const pacer = new SharedMailPacer({ db: deps.db, tableName: deps.tableName, clock, sleep }, { rate: deps.rate(), reservedShare, dailyCap }, userId, open, todo.length, true, Math.max(open, Number(job.total ?? 0)));
   const random = deps.random ?? ((max: number) => (max <= 0 ? 0 : randomInt(0, max + 1)));
   const step: SendStep = { mailer: deps.mailer, pacer, clock, sleep, random, deadline: clock() + (deps.budgetMs ?? MAIL_CHUNK_BUDGET_MS), throttledFor: 0 };
   try {

@@ -17,9 +17,9 @@ const tableName = 'bulkonboard';
 const customer = () => `fair-${randomUUID()}`;
 
 /** Sends `count` e-mails through a pacer (as a delivery's loop does), recording when each went. */
-async function deliver(settings: MailPaceSettings, who: string, count: number, need: number, times: number[], db: DynamoDBDocumentClient = testDb()): Promise<'done' | string> {
+async function deliver(settings: MailPaceSettings, who: string, count: number, need: number, times: number[], db: DynamoDBDocumentClient = testDb(), size = need): Promise<'done' | string> {
   let sent = 0;
-  const pacer = new SharedMailPacer({ db, tableName }, settings, who, need, count);
+  const pacer = new SharedMailPacer({ db, tableName }, settings, who, need, count, true, size);
   try {
     while (sent < count) {
       const turn = await pacer.take();
@@ -84,6 +84,24 @@ describe('the shared SES rate, taken by deliveries through the table', () => {
     expect(windows.filter((n) => n === 0)).toEqual([]);
     // ... and the large one kept sending meanwhile.
     expect(largeTimes.filter((t) => t >= smallStart && t <= smallEnd).length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('two sends of the same size split the rate evenly, even when one is further along (the share goes by the size of the send, not what is left of it)', async () => {
+    const settings = { rate: 40, reservedShare: 0.1, dailyCap: 0 };
+    const ahead = customer();
+    const behind = customer();
+    const aheadTimes: number[] = [];
+    const behindTimes: number[] = [];
+    // Both sends are 600 e-mails; one has 100 left, the other all 600 (this delivery sends 100 of them).
+    await Promise.all([deliver(settings, ahead, 100, 100, aheadTimes, testDb(), 600), deliver(settings, behind, 100, 600, behindTimes, testDb(), 600)]);
+    const from = Math.max(Math.min(...aheadTimes), Math.min(...behindTimes));
+    const to = Math.min(Math.max(...aheadTimes), Math.max(...behindTimes));
+    const a = aheadTimes.filter((t) => t >= from && t <= to).length;
+    const b = behindTimes.filter((t) => t >= from && t <= to).length;
+    console.log(`while both sent: ${a} and ${b} e-mails`);
+    // By what is left, the one ahead got 22 a window against 13 (1.7 times as many).
+    expect(a / b).toBeLessThan(1.35);
+    expect(a / b).toBeGreaterThan(1 / 1.35);
   }, 60_000);
 
   it('a delivery asks the windows for no more e-mails than it sends, and a customer that has sent everything leaves the windows it asked for (its need 0)', async () => {
