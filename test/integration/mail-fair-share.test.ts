@@ -86,22 +86,27 @@ describe('the shared SES rate, taken by deliveries through the table', () => {
     expect(largeTimes.filter((t) => t >= smallStart && t <= smallEnd).length).toBeGreaterThan(0);
   }, 60_000);
 
-  it('two sends of the same size split the rate evenly, even when one is further along (the share goes by the size of the send, not what is left of it)', async () => {
+  it('two sends of the same size are granted the same share, even when one is further along (the share goes by the size of the send, not what is left of it)', async () => {
     const settings = { rate: 40, reservedShare: 0.1, dailyCap: 0 };
+    const { windowMs } = rateWindow(settings);
     const ahead = customer();
     const behind = customer();
-    const aheadTimes: number[] = [];
-    const behindTimes: number[] = [];
+    const began = Math.floor(Date.now() / windowMs);
     // Both sends are 600 e-mails; one has 100 left, the other all 600 (this delivery sends 100 of them).
-    await Promise.all([deliver(settings, ahead, 100, 100, aheadTimes, testDb(), 600), deliver(settings, behind, 100, 600, behindTimes, testDb(), 600)]);
-    const from = Math.max(Math.min(...aheadTimes), Math.min(...behindTimes));
-    const to = Math.min(Math.max(...aheadTimes), Math.max(...behindTimes));
-    const a = aheadTimes.filter((t) => t >= from && t <= to).length;
-    const b = behindTimes.filter((t) => t >= from && t <= to).length;
-    console.log(`while both sent: ${a} and ${b} e-mails`);
-    // By what is left, the one ahead got 22 a window against 13 (1.7 times as many).
-    expect(a / b).toBeLessThan(1.35);
-    expect(a / b).toBeGreaterThan(1 / 1.35);
+    await Promise.all([deliver(settings, ahead, 100, 100, [], testDb(), 600), deliver(settings, behind, 100, 600, [], testDb(), 600)]);
+    // What each was granted in the windows both asked for (grants, not sends: a busy machine's late
+    // timers drop slots, which says nothing of the share). By what is left, the one ahead was
+    // granted 22 a window against 13; by the size of the send, 18 and 18. The median difference
+    // leaves out the first windows, asked for before the two knew of each other.
+    const items = await Promise.all(
+      Array.from({ length: Math.floor(Date.now() / windowMs) - began + 4 }, async (_, i) => (await testDb().send(new GetCommand({ TableName: tableName, Key: keys.mailRateWindow(began + i), ConsistentRead: true }))).Item),
+    );
+    const granted = (item: Record<string, unknown> | undefined, who: string) => Number(item?.[`c#${windowNameOf(who)}`] ?? 0);
+    const both = items.filter((item) => granted(item, ahead) > 0 && granted(item, behind) > 0);
+    const differences = both.map((item) => granted(item, ahead) - granted(item, behind)).sort((a, b) => a - b);
+    console.log(`granted per window (ahead - behind): ${differences.join(' ')}`);
+    expect(both.length).toBeGreaterThan(0);
+    expect(Math.abs(differences[Math.floor(differences.length / 2)]!)).toBeLessThanOrEqual(3);
   }, 60_000);
 
   it('a delivery asks the windows for no more e-mails than it sends, and a customer that has sent everything leaves the windows it asked for (its need 0)', async () => {
