@@ -67,9 +67,13 @@ export const writeJson: ExportWriter = async (pages, out) => {
   return rows;
 };
 
-/** Characters XML 1.0 cannot hold (an xlsx is XML): control characters other than tab, LF, CR; lone surrogates; U+FFFE/U+FFFF. */
+/**
+ * Characters an xlsx cell does not hold: those XML 1.0 cannot (control characters other than tab,
+ * LF, CR; lone surrogates; U+FFFE/U+FFFF) and DEL, which exceljs and Excel's own files never carry.
+ * (The writer used to drop DEL silently while the cell's documented value kept it.)
+ */
 // eslint-disable-next-line no-control-regex
-const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const XML_INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
  * One xlsx cell: always a plain string (exceljs writes a string as text, never as a formula), with
@@ -90,9 +94,9 @@ const COLUMN_WIDTHS: Record<ExportRow extends Record<infer K, string> ? K : neve
   externalStatus: 16,
 };
 
-/** Escapes text for XML as exceljs does (its reader reads the file back the same way): the five entities, DEL dropped. */
-const XML_ESCAPES: Record<string, string> = { '"': '&quot;', '&': '&amp;', "'": '&apos;', '<': '&lt;', '>': '&gt;', '\x7F': '' };
-const xmlEscape = (text: string): string => text.replace(/["&'<>\x7F]/g, (char) => XML_ESCAPES[char]!);
+/** Escapes text for XML as exceljs does (its reader reads the file back the same way): the five entities. */
+const XML_ESCAPES: Record<string, string> = { '"': '&quot;', '&': '&amp;', "'": '&apos;', '<': '&lt;', '>': '&gt;' };
+const xmlEscape = (text: string): string => text.replace(/["&'<>]/g, (char) => XML_ESCAPES[char]!);
 
 /** A1-style column letters: 1 → A, 27 → AA. */
 function columnName(index: number): string {

@@ -15,7 +15,7 @@ const FORMULA_STARTS = ['=', '+', '-', '@', '\t', '\r', '\uFF1D', '\uFF0B', '\uF
 /** Any text: every Unicode code point (no lone surrogates), formula starts, quotes, line breaks. */
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 20 }),
-  fc.string({ unit: fc.constantFrom('"', ',', '\r', '\n', ' ', '\t', "'", '&', '<', ';', 'a', 'é', '😀'), maxLength: 12 }),
+  fc.string({ unit: fc.constantFrom('"', ',', '\r', '\n', ' ', '\t', "'", '&', '<', ';', 'a', 'é', '😀', '\x7F', '\u0000'), maxLength: 12 }),
   fc.tuple(fc.constantFrom(...FORMULA_STARTS), fc.string({ maxLength: 10 })).map(([start, rest]) => start + rest),
   fc.constantFrom('=HYPERLINK("http://evil.example","x")', "@SUM(1+1)*cmd|' /C calc'!A0", '-2+3', '=1+1', '007', '1e5', 'TRUE', '2024-01-01'),
 );
@@ -191,8 +191,9 @@ describe('xlsx export writer', () => {
   });
 
   it('replaces characters an xlsx cannot hold instead of writing a broken file', async () => {
-    const row = Object.fromEntries(KEYS.map((k) => [k, 'a\u0000b\u001Fc\uD800'])) as ExportRow;
+    // DEL was dropped by the file while xlsxText kept it (found by the property above in CI).
+    const row = Object.fromEntries(KEYS.map((k) => [k, 'a\u0000b\u001Fc\uD800d\u007F'])) as ExportRow;
     const { rows } = await readXlsx((await run(writeXlsx, [[row]])).file);
-    expect(rows[1]).toEqual(KEYS.map(() => 'a\uFFFDb\uFFFDc\uFFFD'));
+    expect(rows[1]).toEqual(KEYS.map(() => 'a\uFFFDb\uFFFDc\uFFFDd\uFFFD'));
   });
 });
