@@ -115,13 +115,21 @@ const needName = (customer: string) => `n#${customer}`;
 const countName = (customer: string) => `c#${customer}`;
 const sizeName = (customer: string) => `s#${customer}`;
 
-function viewOf(item: Record<string, unknown> | undefined, customer: string): WindowView {
-  const sizes = new Map<string, number>();
+/** The customers a window item names: what each asked for (its need), was granted and sends in all. */
+function customersIn(item: Record<string, unknown> | undefined): Map<string, { need: number; granted: number; size: number }> {
+  const customers = new Map<string, { need: number; granted: number; size: number }>();
   for (const [name, value] of Object.entries(item ?? {})) {
     if (!name.startsWith('n#')) continue;
     const who = name.slice(2);
-    sizes.set(who, Number(value) > 0 ? Number(item?.[sizeName(who)] ?? value) : 0);
+    const need = Number(value);
+    customers.set(who, { need, granted: Number(item?.[countName(who)] ?? 0), size: Number(item?.[sizeName(who)] ?? need) });
   }
+  return customers;
+}
+
+function viewOf(item: Record<string, unknown> | undefined, customer: string): WindowView {
+  const sizes = new Map<string, number>();
+  for (const [who, { need, size }] of customersIn(item)) sizes.set(who, need > 0 ? size : 0);
   return {
     granted: Number(item?.granted ?? 0),
     customers: Number(item?.customers ?? 0),
@@ -201,11 +209,16 @@ export class SharedMailPacer {
   async close(): Promise<void> {
     await this.queue.catch(() => undefined);
     await this.reserving?.catch(() => undefined);
-    await this.leaveWindows();
-    if (this.reserved > 0 && this.counted) {
-      const unused = this.reserved;
-      this.reserved = 0;
-      await this.deps.db.send(
+    await Promise.all([this.leaveWindows(), this.giveBackDaily()]);
+  }
+
+  /** Gives back the daily allowance reserved and not used (a credential delivery's). */
+  private async giveBackDaily(): Promise<void> {
+    if (this.reserved <= 0 || !this.counted) return;
+    const unused = this.reserved;
+    this.reserved = 0;
+    await this.deps.db
+      .send(
         new UpdateCommand({
           TableName: this.deps.tableName,
           Key: keys.mailDay(this.customer, utcDay(this.clock())),
@@ -213,8 +226,8 @@ export class SharedMailPacer {
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':back': -unused },
         }),
-      ).catch(() => undefined);
-    }
+      )
+      .catch(() => undefined);
   }
 
   /**
@@ -225,22 +238,27 @@ export class SharedMailPacer {
    * sending registers its need again in the next window it asks for.
    */
   private async leaveWindows(): Promise<void> {
-    if (this.limit <= 0 || this.requested < Math.floor(this.clock() / this.windowMs)) return;
+    const current = Math.floor(this.clock() / this.windowMs);
+    if (this.limit <= 0 || this.requested < current) return;
     const names = { '#n': needName(this.windowName) };
-    for (let window = Math.floor(this.clock() / this.windowMs); window <= this.requested; window++) {
-      await this.deps.db
-        .send(
-          new UpdateCommand({
-            TableName: this.deps.tableName,
-            Key: keys.mailRateWindow(window),
-            UpdateExpression: 'SET #n = :none',
-            ConditionExpression: 'attribute_exists(#n)',
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':none': 0 },
-          }),
-        )
-        .catch(() => undefined);
-    }
+    // At most the current window and two ahead (request asks no further), written at once.
+    const windows = Array.from({ length: this.requested - current + 1 }, (_, i) => current + i);
+    await Promise.all(
+      windows.map((window) =>
+        this.deps.db
+          .send(
+            new UpdateCommand({
+              TableName: this.deps.tableName,
+              Key: keys.mailRateWindow(window),
+              UpdateExpression: 'SET #n = :none',
+              ConditionExpression: 'attribute_exists(#n)',
+              ExpressionAttributeNames: names,
+              ExpressionAttributeValues: { ':none': 0 },
+            }),
+          )
+          .catch(() => undefined),
+      ),
+    );
   }
 
   private async next(): Promise<TakeResult> {
@@ -342,14 +360,11 @@ export class SharedMailPacer {
 
   /** Notes the other customers a window item names (and their needs). */
   private remember(item: Record<string, unknown> | undefined, window: number): void {
-    for (const [name, value] of Object.entries(item ?? {})) {
-      const customer = name.slice(2);
-      if (!name.startsWith('n#') || customer === this.windowName) continue;
+    for (const [customer, { need, granted, size }] of customersIn(item)) {
+      if (customer === this.windowName) continue;
       // What it still needs after this window: one granted all it asked for here is not waited for later.
-      const need = Number(value);
-      const granted = Number(item?.[countName(customer)] ?? 0);
       const before = this.others.get(customer);
-      if (!before || before.window <= window) this.others.set(customer, { need: Math.max(0, need - granted), window, granted, size: Number(item?.[sizeName(customer)] ?? need) });
+      if (!before || before.window <= window) this.others.set(customer, { need: Math.max(0, need - granted), window, granted, size });
     }
   }
 
