@@ -15,6 +15,7 @@ import { DELETION_REQUESTED_AT } from '../core/account-gate';
 import { isBatchRetryable, isThrottling, isTransactionConflict, requestRetry, UnprocessedItemsError, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
+import { queryItems } from '../core/query-pages';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
 import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, projectFullMessage, type Usage } from '../usage/plan-usage';
@@ -452,16 +453,10 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
         for (const project of await queryAllUnder(db, tableName, keys.projectsOf(userId), { consistent: true })) {
           const projectId = String(project.id);
           for (const partition of keys.accountPartitions(userId, projectId, shardsOf(project))) {
-            let start: Record<string, unknown> | undefined;
-            do {
-              const page = await db.send(
-                new QueryCommand({ TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ProjectionExpression: 'id, username', ConsistentRead: true, ExclusiveStartKey: start }),
-              );
-              for (const account of page.Items ?? []) {
-                if (typeof account.username === 'string') claims.set(account.username, usernameItem(userId, { username: account.username, projectId, accountId: String(account.id) }));
-              }
-              start = page.LastEvaluatedKey;
-            } while (start);
+            const accounts = await queryItems(db, { TableName: tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': partition }, ProjectionExpression: 'id, username', ConsistentRead: true });
+            for (const account of accounts) {
+              if (typeof account.username === 'string') claims.set(account.username, usernameItem(userId, { username: account.username, projectId, accountId: String(account.id) }));
+            }
           }
         }
         // No condition needed: no name of this user has an item yet, and the lock keeps others out.

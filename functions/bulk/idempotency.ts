@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryItems } from '../core/query-pages';
 import { IDEMPOTENCY_IN_PROGRESS_MESSAGE } from '../../shared/schemas/bulk';
 import { secretContext, type Cipher } from '../core/encryption';
 import { ConflictError, UnprocessableError, ValidationError, WriteInterruptedError } from '../core/errors';
@@ -146,21 +147,12 @@ async function storeAnswer(deps: IdempotencyDeps, userId: string, key: string, a
 
 async function readAnswer(deps: IdempotencyDeps, userId: string, key: string, parts: number): Promise<StoredAnswer> {
   const prefix = keys.bulkIdempotencyPart(userId, key, 0).SK.replace(/\d+$/, '');
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await queryItems(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.user(userId).PK, ':prefix': prefix },
+    ConsistentRead: true,
+  });
   // Parts past `parts` are leftovers of an expired earlier use of the key (TTL deletes late).
   if (items.length < parts) throw new Error(`Stored answer has ${items.length} of ${parts} parts`);
   const token = items.slice(0, parts).map((item) => String(item.data)).join('');

@@ -1,6 +1,7 @@
 import type { WakeFollowOns } from './wake-follow-ons';
 import { gunzipSync } from 'node:zlib';
-import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryItems } from '../core/query-pages';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
 import { queues } from '../../shared/routes';
@@ -270,24 +271,17 @@ async function storedRows(deps: ChunkDeps, message: BulkChunkMessage): Promise<S
   const first = keys.account(message.userId, message.projectId, Math.min(...wanted)).SK;
   const last = keys.account(message.userId, message.projectId, Math.max(...wanted)).SK;
   for (const partition of keys.accountPartitions(message.userId, message.projectId, message.shards ?? 1)) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': partition, ':first': first, ':last': last },
-          ProjectionExpression: 'SK',
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        const row = Number(String(item.SK).slice('ACCOUNT#'.length));
-        if (wanted.has(row)) stored.add(row);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const input = {
+      TableName: deps.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': partition, ':first': first, ':last': last },
+      ProjectionExpression: 'SK',
+      ConsistentRead: true,
+    };
+    for (const item of await queryItems(deps.db, input)) {
+      const row = Number(String(item.SK).slice('ACCOUNT#'.length));
+      if (wanted.has(row)) stored.add(row);
+    }
   }
   return stored;
 }

@@ -1,4 +1,5 @@
-import { GetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { queryItems } from '../core/query-pages';
 import { rejectedRowsCsv, type CsvRow } from '../../shared/csv/read-people';
 import { UTF8_BOM } from '../../shared/csv/write-csv';
 import { FAILED_ROWS_INLINE_MAX, type FailedRow } from '../../shared/schemas/bulk';
@@ -55,20 +56,9 @@ export function rejectedRowItems(userId: string, projectId: string, rejected: re
   return items;
 }
 
-async function queryAll(db: DynamoDBDocumentClient, input: ConstructorParameters<typeof QueryCommand>[0]): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(new QueryCommand({ ...input, ExclusiveStartKey: start }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
-
 /** The parts of a report kept under `id` (a project's, or an uploaded file's checked first). */
 export const reportParts = (deps: { db: DynamoDBDocumentClient; tableName: string }, userId: string, id: string) =>
-  queryAll(deps.db, { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rejectedRowsOf(userId, id).PK }, ConsistentRead: true });
+  queryItems(deps.db, { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk', ExpressionAttributeValues: { ':pk': keys.rejectedRowsOf(userId, id).PK }, ConsistentRead: true });
 
 /** A report's parts back to rows, in order. */
 export function reportRows(parts: readonly Record<string, unknown>[]): CsvRow[] {
@@ -93,7 +83,7 @@ export const rejectedRowsReport =
     const [parts, chunks] = await Promise.all([
       reportParts(deps, userId, projectId),
       // A job's id is its project's id.
-      queryAll(deps.db, {
+      queryItems(deps.db, {
         TableName: deps.tableName,
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :chunks)',
         FilterExpression: 'failed > :zero',
