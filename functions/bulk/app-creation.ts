@@ -32,7 +32,7 @@ export function appCreateBulkAccounts(db: DynamoDBDocumentClient, tableName: str
     randomBytes,
     now: () => new Date(),
     newId: timeOrderedId,
-    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
+    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) }), (items) => store.writeAll(items, { parallel: 1 })),
     integration: (userId, id) => integrations.get(userId, id),
     provision,
     sendCredentials,

@@ -80,6 +80,8 @@ export function sqsBulkJobStarter(
   queueUrl: string,
   /** Records a chunk the queue refused (process-chunk.ts recordUnqueuedChunk): its rows failed, the job failed. */
   recordUnqueued?: (message: BulkChunkMessage) => Promise<void>,
+  /** Stores waiting chunks 25 at a time (a function granted BatchWriteItem); without it, one PutItem each. */
+  writeWaiting?: WaitingChunksWriter,
 ): BulkJobStarter {
   return {
     async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters, append }) {
@@ -117,7 +119,7 @@ export function sqsBulkJobStarter(
       }));
       // The waiting chunks before the job: a job item exists only when all of its chunks do.
       const queuedNow: { chunk: number; body: string }[] = [];
-      const waiting = waitingChunkWriter(db, tableName);
+      const waiting = waitingChunkWriter(db, tableName, writeWaiting);
       let total = 0;
       let chunkCount = 0;
       try {
@@ -224,39 +226,64 @@ export const sqsBulkQueue = (sqs: SQSClient, queueUrl: string) => async (body: s
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: userId }));
 };
 
-/** Waiting chunks written at once at most. */
+/** Waiting chunks written at once at most (PutItem each), or groups of them (BatchWriteItem). */
 const WAITING_WRITES = 8;
+const WAITING_BATCHES = 2;
+/** Waiting chunks in one BatchWriteItem (its most). */
+const WAITING_BATCH_ITEMS = 25;
+
+/** Stores a group of waiting chunks at once (BatchWriteItem with its unprocessed items retried: the creation's store.writeAll). */
+export type WaitingChunksWriter = (items: WaitingChunkItem[]) => Promise<void>;
+type WaitingChunkItem = { PK: string; SK: string } & Record<string, unknown>;
 
 /**
- * PutItem each, WAITING_WRITES at a time, as the chunks are made (throttling tried again within
- * the request's budget): `write` waits only while that many are under way. Not BatchWriteItem:
- * this module is bundled into every function that batches SQS messages (core/sqs-batch-send.ts),
- * and none of them may write in batches. The first failure is thrown by the next `write` or by
- * `drained`, after the writes under way have ended.
+ * Stores the waiting chunks as they are made (throttling tried again within the request's budget):
+ * `write` waits only while WAITING_WRITES puts (or WAITING_BATCHES groups) are under way. Given a
+ * group writer (the bulk API function and the upload worker, which are granted BatchWriteItem),
+ * 25 chunks go in one request: a 50,000-row job's 97 waiting chunks in 4 requests before its 202,
+ * not 97. Without one, a PutItem each: this module is bundled into every function that batches SQS
+ * messages (core/sqs-batch-send.ts), and none of them may write in batches. The first failure is
+ * thrown by the next `write` or by `drained`, after the writes under way have ended.
  */
-function waitingChunkWriter(db: DynamoDBDocumentClient, tableName: string) {
+function waitingChunkWriter(db: DynamoDBDocumentClient, tableName: string, writeGroup?: WaitingChunksWriter) {
   const running = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
+  let group: WaitingChunkItem[] = [];
   const settle = async () => {
     await Promise.all(running);
     if (failure) throw failure.error;
   };
+  const launch = async (limit: number, work: () => Promise<unknown>) => {
+    if (failure) await settle();
+    while (running.size >= limit) await Promise.race(running);
+    if (failure) await settle();
+    const task: Promise<void> = work()
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      )
+      .finally(() => running.delete(task));
+    running.add(task);
+  };
+  const flush = async () => {
+    if (!writeGroup || !group.length) return;
+    const items = group;
+    group = [];
+    await launch(WAITING_BATCHES, () => writeGroup(items));
+  };
   return {
-    async write(Item: Record<string, unknown>): Promise<void> {
-      if (failure) await settle();
-      while (running.size >= WAITING_WRITES) await Promise.race(running);
-      if (failure) await settle();
-      const put: Promise<void> = withRetry('Storing a waiting chunk', requestRetry, isThrottling, () => db.send(new PutCommand({ TableName: tableName, Item })))
-        .then(
-          () => undefined,
-          (error: unknown) => {
-            failure ??= { error };
-          },
-        )
-        .finally(() => running.delete(put));
-      running.add(put);
+    async write(Item: WaitingChunkItem): Promise<void> {
+      if (!writeGroup) return launch(WAITING_WRITES, () => withRetry('Storing a waiting chunk', requestRetry, isThrottling, () => db.send(new PutCommand({ TableName: tableName, Item }))));
+      group.push(Item);
+      if (group.length >= WAITING_BATCH_ITEMS) await flush();
     },
-    drained: settle,
+    /** Writes what is left, waits for every write, and throws the first failure. */
+    async drained(): Promise<void> {
+      if (!failure) await flush();
+      await settle();
+    },
   };
 }
 

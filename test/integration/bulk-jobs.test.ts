@@ -650,3 +650,55 @@ describe('username blocks (a job under its unbroken lock)', () => {
     expect([...(await secondBlocks()).values()].flatMap((b) => b.names).sort()).toEqual([...secondNames.values()].sort());
   }, 180_000);
 });
+
+describe('the waiting chunks of a large job', () => {
+  /** A job of `rows` rows made through the creation with `writeWaiting`, its first window on a queue no worker reads. */
+  async function start(user: ApiUser, rows: number, prefix: string, writeWaiting: Parameters<typeof sqsBulkJobStarter>[5]) {
+    const db = testDb();
+    const sqs = sqsClient();
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `waiting-${prefix}-${Date.now()}` }));
+    const key = createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
+    const create = createBulkAccounts({
+      store: dynamoBulkStore(db, 'bulkonboard'),
+      timeZone: async () => 'UTC',
+      cipher: async () => aesGcmCipher(key),
+      randomBytes,
+      now: () => new Date(),
+      newId: timeOrderedId,
+      jobs: sqsBulkJobStarter(db, 'bulkonboard', sqs, QueueUrl!, undefined, writeWaiting),
+      integration: async () => undefined,
+    });
+    return create(user.sub, bulkCreateBodySchema.parse({ projectName: `Waiting ${prefix}`, csvData: people(rows, prefix) }));
+  }
+  const stored = async (userId: string, jobId: string, chunks: number[]) =>
+    (await Promise.all(chunks.map(async (chunk) => (await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.bulkJobWaitingChunk(userId, jobId, chunk), ConsistentRead: true }))).Item))).filter(Boolean).length;
+
+  it('are stored 25 to a request by the group writer, every one of them', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const store = dynamoBulkStore(testDb(), 'bulkonboard');
+    const groups: number[] = [];
+    // 14,001 rows: 29 chunks of 500 (the last of 1), the first 3 on the queue, 26 waiting.
+    const result = await start(user, 14_001, 'Grouped', async (items) => {
+      groups.push(items.length);
+      await store.writeAll(items, { parallel: 1 });
+    });
+    if (result.kind !== 'queued') throw new Error('expected a job');
+    expect(groups).toEqual([25, 1]);
+    expect(await stored(user.sub, result.job.id, Array.from({ length: 26 }, (_, i) => i + 3))).toBe(26);
+    const { Item: job } = await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.bulkJob(user.sub, result.job.id), ConsistentRead: true }));
+    expect(job).toMatchObject({ chunks: 29, total: 14_001 });
+  }, 120_000);
+
+  it('a group that cannot be stored fails the request, and no job is made', async () => {
+    const user = await apiUser();
+    await upgradeToPro(user);
+    const failing = start(user, 14_001, 'Refused', async () => {
+      throw new Error('The table refused the group');
+    });
+    await expect(failing).rejects.toThrow('The table refused the group');
+    const projects = await user.json<Project[]>('/api/projects');
+    const { Item: job } = projects[0] ? await testDb().send(new GetCommand({ TableName: 'bulkonboard', Key: keys.bulkJob(user.sub, projects[0].id), ConsistentRead: true })) : { Item: undefined };
+    expect(job).toBeUndefined();
+  }, 120_000);
+});
