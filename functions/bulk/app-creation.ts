@@ -12,7 +12,7 @@ import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
 import { dynamoPlanReader } from '../usage/plan-store';
 import { userTimeZone } from '../analytics/counters';
 import { sqsBulkJobStarter, sqsBulkQueue } from './bulk-jobs';
-import type { BulkStore } from './bulk-store';
+import { waitingChunksWriter, type BulkStore } from './bulk-store';
 import { recordUnqueuedChunk } from './process-chunk';
 import { createBulkAccounts, type CreateBulkAccountsDeps } from './create-bulk-accounts';
 import { startFollowUps } from './add-people';
@@ -32,7 +32,7 @@ export function appCreateBulkAccounts(db: DynamoDBDocumentClient, tableName: str
     randomBytes,
     now: () => new Date(),
     newId: timeOrderedId,
-    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) }), (items) => store.writeAll(items, { parallel: 1 })),
+    jobs: sqsBulkJobStarter(db, tableName, sqs(), requireEnv('BULK_QUEUE_URL'), waitingChunksWriter(store), recordUnqueuedChunk({ db, tableName, store, now: () => new Date(), newId: timeOrderedId, bulkQueue: sqsBulkQueue(sqs(), requireEnv('BULK_QUEUE_URL')) })),
     integration: (userId, id) => integrations.get(userId, id),
     provision,
     sendCredentials,

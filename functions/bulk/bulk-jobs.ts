@@ -2,7 +2,6 @@ import { gzipSync } from 'node:zlib';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { queues } from '../../shared/routes';
-import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
 import type { BulkJob, PasswordSettings } from '../../shared/schemas/bulk';
 import { keys } from '../core/keys';
@@ -78,10 +77,10 @@ export function sqsBulkJobStarter(
   tableName: string,
   sqs: SQSClient,
   queueUrl: string,
+  /** Stores waiting chunks 25 at a time (BatchWriteItem: the creation's store.writeAll). */
+  writeWaiting: WaitingChunksWriter,
   /** Records a chunk the queue refused (process-chunk.ts recordUnqueuedChunk): its rows failed, the job failed. */
   recordUnqueued?: (message: BulkChunkMessage) => Promise<void>,
-  /** Stores waiting chunks 25 at a time (a function granted BatchWriteItem); without it, one PutItem each. */
-  writeWaiting?: WaitingChunksWriter,
 ): BulkJobStarter {
   return {
     async start({ userId, project, rows, existingAccounts, passwordSettings, lockOwner, now, timeZone, counters, append }) {
@@ -119,7 +118,7 @@ export function sqsBulkJobStarter(
       }));
       // The waiting chunks before the job: a job item exists only when all of its chunks do.
       const queuedNow: { chunk: number; body: string }[] = [];
-      const waiting = waitingChunkWriter(db, tableName, writeWaiting);
+      const waiting = waitingChunkWriter(writeWaiting);
       let total = 0;
       let chunkCount = 0;
       try {
@@ -226,10 +225,8 @@ export const sqsBulkQueue = (sqs: SQSClient, queueUrl: string) => async (body: s
   await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body, MessageGroupId: userId }));
 };
 
-/** Waiting chunks written at once at most (PutItem each), or groups of them (BatchWriteItem). */
-const WAITING_WRITES = 8;
+/** Groups of waiting chunks written at once at most, and waiting chunks in one group (BatchWriteItem's most). */
 const WAITING_BATCHES = 2;
-/** Waiting chunks in one BatchWriteItem (its most). */
 const WAITING_BATCH_ITEMS = 25;
 
 /** Stores a group of waiting chunks at once (BatchWriteItem with its unprocessed items retried: the creation's store.writeAll). */
@@ -237,15 +234,14 @@ export type WaitingChunksWriter = (items: WaitingChunkItem[]) => Promise<void>;
 type WaitingChunkItem = { PK: string; SK: string } & Record<string, unknown>;
 
 /**
- * Stores the waiting chunks as they are made (throttling tried again within the request's budget):
- * `write` waits only while WAITING_WRITES puts (or WAITING_BATCHES groups) are under way. Given a
- * group writer (the bulk API function and the upload worker, which are granted BatchWriteItem),
- * 25 chunks go in one request: a 50,000-row job's 97 waiting chunks in 4 requests before its 202,
- * not 97. Without one, a PutItem each: this module is bundled into every function that batches SQS
- * messages (core/sqs-batch-send.ts), and none of them may write in batches. The first failure is
- * thrown by the next `write` or by `drained`, after the writes under way have ended.
+ * Stores the waiting chunks as they are made, 25 to a request (a 50,000-row job's 97 waiting
+ * chunks in 4 requests before its 202, not 97): `write` waits only while WAITING_BATCHES groups
+ * are under way. The writer is passed in by the creation (the store's writeAll, in the functions
+ * granted BatchWriteItem), not made here: this module is bundled into every function that batches
+ * SQS messages (core/sqs-batch-send.ts), and none of them may write in batches. The first failure
+ * is thrown by the next `write` or by `drained`, after the writes under way have ended.
  */
-function waitingChunkWriter(db: DynamoDBDocumentClient, tableName: string, writeGroup?: WaitingChunksWriter) {
+function waitingChunkWriter(writeGroup: WaitingChunksWriter) {
   const running = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
   let group: WaitingChunkItem[] = [];
@@ -253,11 +249,14 @@ function waitingChunkWriter(db: DynamoDBDocumentClient, tableName: string, write
     await Promise.all(running);
     if (failure) throw failure.error;
   };
-  const launch = async (limit: number, work: () => Promise<unknown>) => {
+  const flush = async () => {
+    if (!group.length) return;
+    const items = group;
+    group = [];
     if (failure) await settle();
-    while (running.size >= limit) await Promise.race(running);
+    while (running.size >= WAITING_BATCHES) await Promise.race(running);
     if (failure) await settle();
-    const task: Promise<void> = work()
+    const task: Promise<void> = writeGroup(items)
       .then(
         () => undefined,
         (error: unknown) => {
@@ -267,15 +266,8 @@ function waitingChunkWriter(db: DynamoDBDocumentClient, tableName: string, write
       .finally(() => running.delete(task));
     running.add(task);
   };
-  const flush = async () => {
-    if (!writeGroup || !group.length) return;
-    const items = group;
-    group = [];
-    await launch(WAITING_BATCHES, () => writeGroup(items));
-  };
   return {
     async write(Item: WaitingChunkItem): Promise<void> {
-      if (!writeGroup) return launch(WAITING_WRITES, () => withRetry('Storing a waiting chunk', requestRetry, isThrottling, () => db.send(new PutCommand({ TableName: tableName, Item }))));
       group.push(Item);
       if (group.length >= WAITING_BATCH_ITEMS) await flush();
     },

@@ -16,6 +16,7 @@ import { isBatchRetryable, isThrottling, isTransactionConflict, requestRetry, Un
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
 import { queryItems } from '../core/query-pages';
+import type { WaitingChunksWriter } from './bulk-jobs';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
 import { ACCOUNT_LIMIT_MESSAGE, effectivePlan, PROJECT_LIMIT_MESSAGE, projectFullMessage, type Usage } from '../usage/plan-usage';
@@ -609,3 +610,9 @@ async function inBoundedParallel<T>(work: readonly T[], parallel: number, run: (
     }),
   );
 }
+
+/** The waiting chunks' group writer of a job's start (bulk-jobs.ts): one group, one request at a time. */
+export const waitingChunksWriter =
+  (store: Pick<BulkStore, 'writeAll'>): WaitingChunksWriter =>
+  (items) =>
+    store.writeAll(items, { parallel: 1 });

@@ -13,7 +13,7 @@ import { analytics } from '../../functions/analytics/analytics';
 import { monthOf, userTimeZone } from '../../functions/analytics/counters';
 import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
-import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
+import { dynamoBulkStore, waitingChunksWriter } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
 import { aesGcmCipher } from '../../functions/core/encryption';
 import { timeOrderedId } from '../../functions/core/ids';
@@ -171,7 +171,7 @@ const sqsClient = () => new SQSClient({ region: 'us-east-1', endpoint: stack.url
 const key = () => createHash('sha256').update(fs.readFileSync(path.join(stack.dataDir, 'encryption.key'), 'utf8').trim()).digest();
 
 /** POST /api/bulk-create's use case in process, with the stack's table and settings, at a chosen time. */
-function inProcessCreate(now: () => Date, jobs = sqsBulkJobStarter(testDb(), TABLE, sqsClient(), stack.queueUrls.bulk!)) {
+function inProcessCreate(now: () => Date, jobs = sqsBulkJobStarter(testDb(), TABLE, sqsClient(), stack.queueUrls.bulk!, waitingChunksWriter(dynamoBulkStore(testDb(), TABLE)))) {
   const db = testDb();
   return createBulkAccounts({
     store: dynamoBulkStore(db, TABLE),
@@ -198,7 +198,7 @@ const queueEmpty = async () => {
 async function parkedJob(user: ApiUser, rows: number, prefix: string) {
   const sqs = sqsClient();
   const queue = (parkedQueue ??= (await sqs.send(new CreateQueueCommand({ QueueName: `analytics-parked-${Date.now()}` }))).QueueUrl!);
-  const create = inProcessCreate(() => new Date(), sqsBulkJobStarter(testDb(), TABLE, sqs, queue));
+  const create = inProcessCreate(() => new Date(), sqsBulkJobStarter(testDb(), TABLE, sqs, queue, waitingChunksWriter(dynamoBulkStore(testDb(), TABLE))));
   const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: `Parked ${prefix}`, csvData: people(rows, prefix) }));
   if (result.kind !== 'queued') throw new Error('expected a job');
   const bodies: BulkChunkMessage[] = [];

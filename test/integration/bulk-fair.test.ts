@@ -6,7 +6,7 @@ import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/li
 import { CreateQueueCommand, DeleteMessageCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob } from '../../shared/schemas/bulk';
 import { CHUNK_WINDOW, sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
-import { dynamoBulkStore } from '../../functions/bulk/bulk-store';
+import { dynamoBulkStore, waitingChunksWriter } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
 import { processChunk } from '../../functions/bulk/process-chunk';
 import type { BulkChunkMessage } from '../../functions/bulk/bulk-chunk';
@@ -76,7 +76,7 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string) {
     randomBytes,
     now: () => new Date(),
     newId: timeOrderedId,
-    jobs: sqsBulkJobStarter(db, TABLE, sqs, QueueUrl!),
+    jobs: sqsBulkJobStarter(db, TABLE, sqs, QueueUrl!, waitingChunksWriter(dynamoBulkStore(db, TABLE))),
     integration: async () => undefined,
   });
   const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: `Parked ${prefix}`, csvData: people(rows, prefix) }));

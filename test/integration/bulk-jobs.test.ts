@@ -8,7 +8,7 @@ import { bulkCreateBodySchema, PASSWORD_NO_CLASS_MESSAGE, type BulkJob, type Bul
 import type { Page, AccountView, Project } from '../../shared/schemas/project';
 import type { NotificationList } from '../../shared/schemas/notifications';
 import { sqsBulkJobStarter } from '../../functions/bulk/bulk-jobs';
-import { dynamoBulkStore, LockHeldError } from '../../functions/bulk/bulk-store';
+import { dynamoBulkStore, waitingChunksWriter, LockHeldError } from '../../functions/bulk/bulk-store';
 import { createBulkAccounts } from '../../functions/bulk/create-bulk-accounts';
 import { processChunk, recordDeadChunk, recordUnqueuedChunk } from '../../functions/bulk/process-chunk';
 import type { MailMessage } from '../../functions/mail/mail-message';
@@ -154,7 +154,7 @@ async function parkedJob(user: ApiUser, rows: number, prefix: string, options: {
     randomBytes,
     now: () => new Date(),
     newId: timeOrderedId,
-    jobs: sqsBulkJobStarter(db, 'bulkonboard', starterSqs, QueueUrl!, recordUnqueuedChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId })),
+    jobs: sqsBulkJobStarter(db, 'bulkonboard', starterSqs, QueueUrl!, waitingChunksWriter(dynamoBulkStore(db, 'bulkonboard')), recordUnqueuedChunk({ db, tableName: 'bulkonboard', store: dynamoBulkStore(db, 'bulkonboard'), now: () => new Date(), newId: timeOrderedId })),
     integration: async () => undefined,
   });
   const result = await create(user.sub, bulkCreateBodySchema.parse({ projectName: `Parked ${prefix}`, csvData: people(rows, prefix) }));
@@ -385,7 +385,7 @@ describe('a creation answered at once whose write fails part-way (issue 26: neve
       randomBytes,
       now: () => new Date(),
       newId: timeOrderedId,
-      jobs: sqsBulkJobStarter(db, 'bulkonboard', sqsClient(), stack.queueUrls.bulk!, recordUnqueuedChunk({ db, tableName: 'bulkonboard', store, now: () => new Date(), newId: timeOrderedId })),
+      jobs: sqsBulkJobStarter(db, 'bulkonboard', sqsClient(), stack.queueUrls.bulk!, waitingChunksWriter(dynamoBulkStore(db, 'bulkonboard')), recordUnqueuedChunk({ db, tableName: 'bulkonboard', store, now: () => new Date(), newId: timeOrderedId })),
       integration: async () => undefined,
     });
     const rows = [{ firstName: 'John', lastName: 'Smith', email: 'js1@example.com' }, ...people(38, 'Half'), { firstName: 'John', lastName: 'Smith', email: 'js2@example.com' }];
@@ -653,7 +653,7 @@ describe('username blocks (a job under its unbroken lock)', () => {
 
 describe('the waiting chunks of a large job', () => {
   /** A job of `rows` rows made through the creation with `writeWaiting`, its first window on a queue no worker reads. */
-  async function start(user: ApiUser, rows: number, prefix: string, writeWaiting: Parameters<typeof sqsBulkJobStarter>[5]) {
+  async function start(user: ApiUser, rows: number, prefix: string, writeWaiting: Parameters<typeof sqsBulkJobStarter>[4]) {
     const db = testDb();
     const sqs = sqsClient();
     const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `waiting-${prefix}-${Date.now()}` }));
@@ -665,7 +665,7 @@ describe('the waiting chunks of a large job', () => {
       randomBytes,
       now: () => new Date(),
       newId: timeOrderedId,
-      jobs: sqsBulkJobStarter(db, 'bulkonboard', sqs, QueueUrl!, undefined, writeWaiting),
+      jobs: sqsBulkJobStarter(db, 'bulkonboard', sqs, QueueUrl!, writeWaiting),
       integration: async () => undefined,
     });
     return create(user.sub, bulkCreateBodySchema.parse({ projectName: `Waiting ${prefix}`, csvData: people(rows, prefix) }));
