@@ -183,6 +183,8 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                         <NativeSelect.Root maxW="sm">
                           <NativeSelect.Field value={field.value ?? ''} onBlur={field.onBlur} onChange={(event) => field.onChange(event.target.value === '' ? null : event.target.value)}>
                             <option value="">Built-in reminder text</option>
+                            {/* The project's template while the list loads: the choice shown is the one saved, never the built-in text for a moment. */}
+                            {templates.data === undefined && field.value ? <option value={field.value}>Loading your templates...</option> : null}
                             {(templates.data ?? [])
                               .filter((template) => template.isActive || template.id === field.value)
                               .map((template) => (
