@@ -15,7 +15,7 @@ import { plural } from '../../shared/text/plural';
 import { ConflictError, HttpError, NotFoundError } from '../core/errors';
 import { keys } from '../core/keys';
 import { parseAccountId } from '../accounts/account-record';
-import { accountsByKey } from '../accounts/search-accounts';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import { CHECKED_AT_START, MAX_SELECTED_ACCOUNTS } from './selection';
 import { shardsOf } from '../accounts/account-partitions';
 import type { RequestOrigin } from '../security/security-events';
@@ -108,8 +108,8 @@ export const startDirectoryAction =
     const groups = byProject(ids);
     if (groups.size > DIRECTORY_ACTION_PROJECTS_MAX) throw new ConflictError(`These accounts are in ${groups.size} projects: one action takes the accounts of at most ${DIRECTORY_ACTION_PROJECTS_MAX}. Narrow the filters.`);
     const projectIds = [...groups.keys()];
-    const found = await accountsByKey(deps.db, deps.tableName, projectIds.map((projectId) => keys.project(userId, projectId)));
-    const projects = projectIds.map((projectId) => found.get(`${keys.project(userId, projectId).PK}|${keys.project(userId, projectId).SK}`));
+    const found = await itemsByKey(deps.db, deps.tableName, projectIds.map((projectId) => keys.project(userId, projectId)));
+    const projects = projectIds.map((projectId) => found.get(itemKey(keys.project(userId, projectId))));
     // Another user's project, or one deleted since: 404, as for one account of it.
     if (projects.some((project) => !project || project.entityType !== 'Project')) throw new NotFoundError('One of the accounts was not found');
     // Ticked rows: a short list is checked account by account (404 for one that is not there, as the project page's).
@@ -119,7 +119,7 @@ export const startDirectoryAction =
         const { projectId, row } = parseAccountId(id)!;
         return keys.account(userId, projectId, row, shards.get(projectId)!);
       });
-      if ((await accountsByKey(deps.db, deps.tableName, accountKeys)).size < new Set(ids).size) throw new NotFoundError(ids.length === 1 ? 'Account not found' : 'One of the accounts was not found');
+      if ((await itemsByKey(deps.db, deps.tableName, accountKeys)).size < new Set(ids).size) throw new NotFoundError(ids.length === 1 ? 'Account not found' : 'One of the accounts was not found');
     }
     // Checked before any job starts: the plan (Pro for a platform), and no project held by another job.
     const plan = await deps.plan(userId);

@@ -1,5 +1,5 @@
-import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import { keys } from '../core/keys';
 import { addBlock, emptyStates, overlayState, rowOf, shardBlockStarts, stateBlockKey, stateChannels, type AccountStates, type StateChannel } from './account-states';
 
@@ -33,12 +33,12 @@ export async function withStatesByKey(
     const blockKeys = stateChannels.filter((channel) => !none?.has(channel)).map((channel) => stateBlockKey(userId, projectId, channel, row, shardsOfProject.get(projectId) ?? 1));
     if (!blockKeys.length) continue;
     let read = reads[reads.length - 1];
-    const newKeys = blockKeys.filter((key) => !read?.keys.has(`${key.PK}|${key.SK}`)).length;
+    const newKeys = blockKeys.filter((key) => !read?.keys.has(itemKey(key))).length;
     if (!read || read.keys.size + newKeys > KEYS_PER_READ || (!read.rows.has(row) && read.rows.size >= ROWS_PER_READ)) {
       read = { keys: new Map(), rows: new Set() };
       reads.push(read);
     }
-    for (const key of blockKeys) read.keys.set(`${key.PK}|${key.SK}`, key);
+    for (const key of blockKeys) read.keys.set(itemKey(key), key);
     read.rows.add(row);
   }
   const byProject = new Map<string, AccountStates>();
@@ -62,23 +62,13 @@ export async function withStatesByKey(
   });
 }
 
-/** State blocks by key (one BatchGetItem: at most KEYS_PER_READ keys), unprocessed keys read again with full jitter. */
-async function blocksByKey(
+/** State blocks by key (at most KEYS_PER_READ keys a BatchGetItem). */
+const blocksByKey = async (
   db: DynamoDBDocumentClient,
   tableName: string,
   blockKeys: readonly { PK: string; SK: string }[],
   options: { projection?: { ProjectionExpression: string; ExpressionAttributeNames: Record<string, string> }; consistent?: boolean },
-): Promise<Record<string, unknown>[]> {
-  const found: Record<string, unknown>[] = [];
-  let batch: Record<string, unknown>[] = [...blockKeys];
-  await withRetry('Reading account states', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedStateKeys, async () => {
-    const { Responses, UnprocessedKeys } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: batch, ...options.projection, ...(options.consistent ? { ConsistentRead: true } : {}) } } }));
-    found.push(...(Responses?.[tableName] ?? []));
-    batch = UnprocessedKeys?.[tableName]?.Keys ?? [];
-    if (batch.length) throw new UnprocessedStateKeys();
-  });
-  return found;
-}
+): Promise<Record<string, unknown>[]> => [...(await itemsByKey(db, tableName, blockKeys, { ...options, keysPerCall: KEYS_PER_READ, what: 'Reading account states' })).values()];
 
 /**
  * One shard's blocks of rows from..to, of these channels, read by key: a chunk's piece (its ACT
@@ -95,9 +85,5 @@ export async function readShardBlocks(
 ): Promise<Record<string, unknown>[]> {
   const starts = range.toRow < range.fromRow ? [] : shardBlockStarts(range.fromRow, range.toRow, target.shards);
   const blockKeys = channels.flatMap((channel) => starts.map((first) => keys.accountStateBlock(target.userId, target.projectId, channel, first, range.shard)));
-  const found: Record<string, unknown>[] = [];
-  for (let i = 0; i < blockKeys.length; i += KEYS_PER_READ) found.push(...(await blocksByKey(db, tableName, blockKeys.slice(i, i + KEYS_PER_READ), options)));
-  return found;
+  return blocksByKey(db, tableName, blockKeys, options);
 }
-
-class UnprocessedStateKeys extends Error {}

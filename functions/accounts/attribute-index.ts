@@ -1,7 +1,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { withStates } from './account-states';
-import { accountsByKey } from './search-accounts';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import { attributeValueKey } from './attribute-index-items';
 
 export { attributeIndexChanges, attributeIndexItems, attributeValueKey, foldAttributeValue } from './attribute-index-items';
@@ -46,8 +46,8 @@ export async function attributeProjectRows(
   const entries = page.Items ?? [];
   const rows = entries.map((entry) => Number(entry.row));
   const accountKeys = rows.map((row) => keys.account(target.userId, target.projectId, row, target.shards));
-  const found = await accountsByKey(db, tableName, accountKeys);
-  const accounts = accountKeys.map((key) => found.get(`${key.PK}|${key.SK}`)).filter((item): item is Record<string, unknown> => item !== undefined);
+  const found = await itemsByKey(db, tableName, accountKeys);
+  const accounts = accountKeys.map((key) => found.get(itemKey(key))).filter((item): item is Record<string, unknown> => item !== undefined);
   return {
     items: await withStates(db, tableName, target, accounts),
     read: entries.length + found.size,
@@ -64,6 +64,6 @@ export async function attributeProjectRows(
 export async function attributeValueCounts(db: DynamoDBDocumentClient, tableName: string, userId: string, projectIds: readonly string[], attribute: { key: string; value: string }): Promise<Map<string, number>> {
   const valueKey = attributeValueKey(attribute.value);
   const counterKeys = projectIds.map((projectId) => keys.accountAttributeCount(userId, projectId, attribute.key, valueKey));
-  const found = await accountsByKey(db, tableName, counterKeys);
-  return new Map(projectIds.map((projectId, n) => [projectId, Math.max(0, Number(found.get(`${counterKeys[n]!.PK}|${counterKeys[n]!.SK}`)?.n ?? 0))]));
+  const found = await itemsByKey(db, tableName, counterKeys);
+  return new Map(projectIds.map((projectId, n) => [projectId, Math.max(0, Number(found.get(itemKey(counterKeys[n]!))?.n ?? 0))]));
 }

@@ -6,7 +6,7 @@ import { queryItems } from '../core/query-pages';
 import { logger } from '../core/logger';
 import type { AttributeRecountMessage, ProvisioningQueue } from '../provisioning/provisioning-message';
 import { attributeValueKey } from './attribute-index-items';
-import { accountsByKey } from './search-accounts';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 
 /**
  * The recount of a project's Attribute filter counters (docs/data-model.md, "Counts"): for a
@@ -139,10 +139,10 @@ async function recountValue(deps: Deps, userId: string, projectId: string, shard
     await queryItems(deps.db, { TableName: deps.tableName, KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)', ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix }, ProjectionExpression: '#row', ExpressionAttributeNames: { '#row': 'row' }, ConsistentRead: true })
   ).map((entry) => Number(entry.row));
   const accountKeys = rows.map((row) => keys.account(userId, projectId, row, shards));
-  const accounts = await accountsByKey(deps.db, deps.tableName, accountKeys);
+  const accounts = await itemsByKey(deps.db, deps.tableName, accountKeys);
   let truth = 0;
   for (const key of accountKeys) {
-    const account = accounts.get(`${key.PK}|${key.SK}`);
+    const account = accounts.get(itemKey(key));
     const held = (account?.attributes as Record<string, string> | undefined)?.[value.key];
     if (account?.entityType === 'Account' && held !== undefined && held.trim() !== '' && attributeValueKey(held) === value.valueKey) truth++;
   }

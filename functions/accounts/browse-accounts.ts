@@ -16,7 +16,7 @@ import { parseAccountId } from './account-record';
 import { channelsWithoutStates, STATE_BLOCK_ROWS, withStates, type StateEntry } from './account-states';
 import { LISTED_STATUSES, listedRows, type ListedStatus } from './account-status-lists';
 import { withStatesByKey } from './account-states-by-key';
-import { accountsByKey } from './search-accounts';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import { keptActiveCounts } from '../account-jobs/selection';
 import { searchTerm } from './search-terms';
 import { checkTermCursor, termWalk, type TermCursor } from './term-walk';
@@ -258,9 +258,9 @@ export async function listedProjectRows(
     const starts = kept.map((item) => Number(item.fromRow));
     last = descending ? Math.min(...starts) : Math.max(...starts) + width - 1;
   }
-  const found = await accountsByKey(db, tableName, take.map((row) => keys.account(target.userId, target.projectId, row, shards)));
+  const found = await itemsByKey(db, tableName, take.map((row) => keys.account(target.userId, target.projectId, row, shards)));
   // An account deleted since (a list names its row until its block is written again) is left out.
-  const accounts = take.map((row) => found.get(`${keys.account(target.userId, target.projectId, row, shards).PK}|${keys.account(target.userId, target.projectId, row, shards).SK}`)).filter((item): item is Record<string, unknown> => item !== undefined);
+  const accounts = take.map((row) => found.get(itemKey(keys.account(target.userId, target.projectId, row, shards)))).filter((item): item is Record<string, unknown> => item !== undefined);
   return { items: await withStates(db, tableName, target, accounts), read: lists.length + found.size, more, ...(last !== undefined ? { last } : {}) };
 }
 
@@ -355,9 +355,9 @@ export const browseAccounts = (deps: {
     const seen = new Map<string, Record<string, unknown> | undefined>();
     const projectsOf = async (ids: string[]) => {
       const missing = ids.filter((id) => !seen.has(id) && isIdShaped(id));
-      const found = await accountsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
+      const found = await itemsByKey(deps.db, deps.tableName, missing.map((id) => keys.project(userId, id)));
       for (const id of missing) {
-        const project = found.get(`${keys.project(userId, id).PK}|${keys.project(userId, id).SK}`);
+        const project = found.get(itemKey(keys.project(userId, id)));
         seen.set(id, project?.entityType === 'Project' && projectMatches(project, filters) ? project : undefined);
       }
       return new Map(ids.flatMap((id) => (seen.get(id) ? [[id, seen.get(id)!] as const] : [])));
@@ -365,7 +365,7 @@ export const browseAccounts = (deps: {
     if (term) {
       // A term: the search indexes walked from the cursor (term-walk.ts), the filters on each hit;
       // the hits' projects read by key as the walk meets them, never every project of the user.
-      if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !(await accountsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).size)) throw new NotFoundError('Project not found');
+      if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !(await itemsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).size)) throw new NotFoundError('Project not found');
       const walk = await termWalk(deps, userId, term, {
         limit: query.limit,
         budget: query.limit * READ_FACTOR,
@@ -407,7 +407,7 @@ export const browseAccounts = (deps: {
       if (page.LastEvaluatedKey && items.length) olderProjects = String(items[items.length - 1]!.id);
     } else if (pagedByName) projectItems = [];
     // One project: its item by key (its counters are the count), not the user's every project.
-    else if (filters.projectId !== undefined) projectItems = isIdShaped(filters.projectId) ? [...(await accountsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).values()].filter((project) => project.entityType === 'Project') : [];
+    else if (filters.projectId !== undefined) projectItems = isIdShaped(filters.projectId) ? [...(await itemsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).values()].filter((project) => project.entityType === 'Project') : [];
     else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
     const chosen = projectItems.filter((project) => projectMatches(project, filters));
@@ -468,15 +468,15 @@ export const browseAccounts = (deps: {
         read += entries.length;
         const allowed = await projectsOf([...new Set(entries.map((entry) => parseAccountId(String(entry.id))?.projectId ?? ''))]);
         const wanted = entries.filter((entry) => allowed.has(parseAccountId(String(entry.id))?.projectId ?? ''));
-        const full = await accountsByKey(deps.db, deps.tableName, wanted.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
+        const full = await itemsByKey(deps.db, deps.tableName, wanted.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
         read += full.size;
-        const stored = wanted.map((entry) => full.get(`${String(entry.PK)}|${String(entry.SK)}`)).filter((item): item is Record<string, unknown> => item !== undefined);
+        const stored = wanted.map((entry) => full.get(itemKey(entry))).filter((item): item is Record<string, unknown> => item !== undefined);
         const shards = new Map([...allowed].map(([id, project]) => [id, shardsOf(project)]));
         const noStates = new Map([...allowed].map(([id, project]) => [id, channelsWithoutStates(project)]));
         const withState = await withStatesByKey(deps.db, deps.tableName, userId, stored, shards, noStates);
-        const states = new Map(withState.map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+        const states = new Map(withState.map((item) => [itemKey(item), item]));
         for (const entry of entries) {
-          const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);
+          const item = states.get(itemKey(entry));
           start = { GSI2PK: entry.GSI2PK, GSI2SK: entry.GSI2SK, PK: entry.PK, SK: entry.SK };
           if (!item) continue;
           const view = accountView(item, undefined, String(allowed.get(String(item.projectId))?.name ?? item.projectName));

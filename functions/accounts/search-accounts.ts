@@ -1,5 +1,5 @@
-import { BatchGetCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isThrottling, requestRetry, withRetry } from '../core/dynamo-retry';
+import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import type { AccountView } from '../../shared/schemas/project';
 import type { Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
@@ -56,11 +56,11 @@ export const searchAccounts =
     if (byId.size > SEARCH_LIMIT) hasMore = true;
     // The indexes hold only keys, id and names (a cheap write per account): the accounts shown
     // are read from the base table by key, one BatchGetItem for at most SEARCH_LIMIT.
-    const full = await accountsByKey(deps.db, deps.tableName, chosen.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
+    const full = await itemsByKey(deps.db, deps.tableName, chosen.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
     const found: Record<string, unknown>[] = [];
     for (const item of chosen) {
       // An account deleted between the two reads is left out.
-      const stored = full.get(`${String(item.PK)}|${String(item.SK)}`);
+      const stored = full.get(itemKey(item));
       if (stored) found.push(stored);
     }
     const projects = await projectsOf(deps.db, deps.tableName, userId, found);
@@ -77,23 +77,7 @@ export const searchAccounts =
 /** The project item of each project among the accounts (one BatchGetItem): its shard count (the state blocks' keys follow from it) and its name now. */
 async function projectsOf(db: DynamoDBDocumentClient, tableName: string, userId: string, accounts: Record<string, unknown>[]): Promise<Map<string, Record<string, unknown> | undefined>> {
   const projectIds = [...new Set(accounts.map((account) => String(account.projectId)))];
-  const projects = await accountsByKey(db, tableName, projectIds.map((projectId) => keys.project(userId, projectId)));
-  return new Map(projectIds.map((projectId) => [projectId, projects.get(`${keys.project(userId, projectId).PK}|${keys.project(userId, projectId).SK}`)]));
+  const projects = await itemsByKey(db, tableName, projectIds.map((projectId) => keys.project(userId, projectId)));
+  return new Map(projectIds.map((projectId) => [projectId, projects.get(itemKey(keys.project(userId, projectId)))]));
 }
 
-/** Items by key (BatchGetItem, at most 100 keys a call), unprocessed keys read again with full jitter. */
-export async function accountsByKey(db: DynamoDBDocumentClient, tableName: string, itemKeys: { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown>>> {
-  const found = new Map<string, Record<string, unknown>>();
-  for (let i = 0; i < itemKeys.length; i += 100) {
-    let pending: Record<string, unknown>[] = itemKeys.slice(i, i + 100);
-    await withRetry('Reading accounts', requestRetry, (e) => isThrottling(e) || e instanceof UnprocessedKeys, async () => {
-      const { Responses, UnprocessedKeys: left } = await db.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending } } }));
-      for (const item of Responses?.[tableName] ?? []) found.set(`${String(item.PK)}|${String(item.SK)}`, item);
-      pending = left?.[tableName]?.Keys ?? [];
-      if (pending.length) throw new UnprocessedKeys();
-    });
-  }
-  return found;
-}
-
-class UnprocessedKeys extends Error {}

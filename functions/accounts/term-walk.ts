@@ -3,7 +3,7 @@ import { ValidationError } from '../core/errors';
 import { keys } from '../core/keys';
 import { withStatesByKey } from './account-states-by-key';
 import { channelsWithoutStates } from './account-states';
-import { accountsByKey } from './search-accounts';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import { shardsOf } from './account-partitions';
 import { parseAccountId } from './account-record';
 
@@ -87,17 +87,17 @@ export async function termWalk<T>(
     // its project); without one the hits are read beside their projects, one round trip less (hits
     // spread over many projects read as many project items: beside the accounts, not after them).
     const projectIds = [...new Set(entries.map((entry) => parseAccountId(String(entry.id))?.projectId ?? ''))];
-    const readHits = (hits: typeof entries) => accountsByKey(deps.db, deps.tableName, hits.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
+    const readHits = (hits: typeof entries) => itemsByKey(deps.db, deps.tableName, hits.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
     const [projects, full] = options.projectFiltered === false
       ? await Promise.all([options.projects(projectIds), readHits(entries)])
       : await options.projects(projectIds).then(async (chosen) => [chosen, await readHits(entries.filter((entry) => chosen.has(parseAccountId(String(entry.id))?.projectId ?? '')))] as const);
     read += full.size;
     const shards = new Map([...projects].map(([id, project]) => [id, shardsOf(project)]));
     const noStates = new Map([...projects].map(([id, project]) => [id, channelsWithoutStates(project)]));
-    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()].filter((item) => projects.has(String(item.projectId))), shards, noStates)).map((item) => [`${String(item.PK)}|${String(item.SK)}`, item]));
+    const states = new Map((await withStatesByKey(deps.db, deps.tableName, userId, [...full.values()].filter((item) => projects.has(String(item.projectId))), shards, noStates)).map((item) => [itemKey(item), item]));
     for (const [n, entry] of entries.entries()) {
       last = { i, sk: String(entry[sk]), pk: String(entry.PK), ask: String(entry.SK) };
-      const item = states.get(`${String(entry.PK)}|${String(entry.SK)}`);
+      const item = states.get(itemKey(entry));
       if (!item || !projects.has(String(item.projectId))) continue;
       // Found by an earlier index already: counted there.
       if (INDEXES.slice(0, i).some((earlier) => String(item[earlier.sk] ?? '').startsWith(term))) continue;

@@ -1,11 +1,12 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { emailCounterAttribute, emailStatuses, type EmailStatus } from '../../shared/schemas/email-status';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { stateBlockKey } from '../accounts/account-states';
 import { MAX_ACCOUNT_SHARDS } from '../accounts/account-partitions';
 import { keys } from '../core/keys';
-import { isBatchRetryable, UnprocessedItemsError, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { isBatchRetryable, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
+import { itemKey, itemsByKey } from '../core/items-by-key';
 import type { AccountEmailState, MailEventStore, MailMessageRecord, ReminderMessageRecord, StatusMove, SuppressionEntry } from './apply-mail-event';
 import type { SesEvent } from './ses-event';
 
@@ -291,39 +292,21 @@ export function dynamoMailEventStore(db: DynamoDBDocumentClient, tableName: stri
     async readAccounts(messages) {
       // One BatchGetItem (strongly consistent): each message's block, projected to its rows, and
       // its account's event attributes, as readTaggedAccount reads them one by one.
-      const names: Record<string, string> = { '#rows': 'rows', '#pk': 'PK', '#sk': 'SK' };
+      const names: Record<string, string> = { '#rows': 'rows' };
       const rows = [...new Set(messages.map((m) => String(m.tagged!.row)))];
       rows.forEach((row, i) => (names[`#r${i}`] = row));
-      const wanted = new Map<string, Record<string, string>>();
-      for (const m of messages) {
-        const block = stateBlockKey(m.userId, m.projectId, 'MAIL', m.tagged!.row, m.tagged!.shards);
-        wanted.set(`${block.PK}\n${block.SK}`, block);
-        wanted.set(`${m.accountPK}\n${m.accountSK}`, { PK: m.accountPK, SK: m.accountSK });
-      }
-      const found = new Map<string, Record<string, unknown>>();
-      let keysLeft: Record<string, unknown>[] = [...wanted.values()];
+      const wanted = messages.flatMap((m) => [stateBlockKey(m.userId, m.projectId, 'MAIL', m.tagged!.row, m.tagged!.shards), { PK: m.accountPK, SK: m.accountSK }]);
       // Keys DynamoDB left unprocessed (a throttled partition) are read again, with backoff, inside the worker's budget.
-      await withRetry('Reading the state blocks and accounts of SES events', retry, isBatchRetryable, async () => {
-        const { Responses, UnprocessedKeys } = await db.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [tableName]: {
-                Keys: keysLeft,
-                ConsistentRead: true,
-                ProjectionExpression: ['#pk', '#sk', 'emailEventMessageId', 'emailEventStatus', ...rows.map((_, i) => `#rows.#r${i}`)].join(', '),
-                ExpressionAttributeNames: names,
-              },
-            },
-          }),
-        );
-        for (const item of Responses?.[tableName] ?? []) found.set(`${String(item.PK)}\n${String(item.SK)}`, item);
-        keysLeft = (UnprocessedKeys?.[tableName]?.Keys ?? []) as Record<string, unknown>[];
-        if (keysLeft.length) throw new UnprocessedItemsError(keysLeft.length);
+      const found = await itemsByKey(db, tableName, wanted, {
+        consistent: true,
+        projection: { ProjectionExpression: ['emailEventMessageId', 'emailEventStatus', ...rows.map((_, i) => `#rows.#r${i}`)].join(', '), ExpressionAttributeNames: names },
+        retry,
+        what: 'Reading the state blocks and accounts of SES events',
       });
       const states = new Map<string, AccountEmailState | undefined>();
       for (const m of messages) {
         const block = stateBlockKey(m.userId, m.projectId, 'MAIL', m.tagged!.row, m.tagged!.shards);
-        states.set(m.messageId, taggedState(m, found.get(`${block.PK}\n${block.SK}`), found.get(`${m.accountPK}\n${m.accountSK}`)));
+        states.set(m.messageId, taggedState(m, found.get(itemKey(block)), found.get(itemKey({ PK: m.accountPK, SK: m.accountSK }))));
       }
       return states;
     },

@@ -1,5 +1,5 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { defaultPasswordSettings, type BulkCreateInput } from '../../shared/schemas/bulk';
 import { editableAccountFields, type EditableAccountField } from '../../shared/schemas/account-edit';
 import { SYNC_FAILURES_SHOWN, syncMessages, type SyncChangedRow, type SyncMissingAccount, type SyncNewRow, type SyncStartedJob } from '../../shared/schemas/account-sync';
@@ -19,6 +19,7 @@ import { isThrottling, withRetry, workerRetry } from '../core/dynamo-retry';
 import { ConflictError, HttpError } from '../core/errors';
 import { timeOrderedIdFrom } from '../core/ids';
 import { ValidationError } from '../core/errors';
+import { itemsByKey } from '../core/items-by-key';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';
 import { mapBounded } from '../provisioning/pacing';
@@ -184,20 +185,7 @@ async function updateHere(deps: ApplyWorkerDeps, userId: string, item: SyncPrevi
 async function accountsByRow(deps: Pick<SyncApplyDeps, 'db' | 'tableName'>, userId: string, projectId: string, shards: number, rows: readonly number[]): Promise<Map<number, Record<string, unknown>>> {
   const found = new Map<number, Record<string, unknown>>();
   if (!rows.length) return found;
-  const batches: number[][] = [];
-  for (let i = 0; i < rows.length; i += 100) batches.push(rows.slice(i, i + 100));
-  const items = (
-    await mapBounded(batches, 4, async (batch) => {
-      let pending: Record<string, unknown>[] = batch.map((row) => keys.account(userId, projectId, row, shards));
-      const got: Record<string, unknown>[] = [];
-      while (pending.length) {
-        const answer = await deps.db.send(new BatchGetCommand({ RequestItems: { [deps.tableName]: { Keys: pending, ConsistentRead: true } } }));
-        got.push(...(answer.Responses?.[deps.tableName] ?? []));
-        pending = (answer.UnprocessedKeys?.[deps.tableName]?.Keys ?? []) as Record<string, unknown>[];
-      }
-      return got;
-    })
-  ).flat();
+  const items = [...(await itemsByKey(deps.db, deps.tableName, rows.map((row) => keys.account(userId, projectId, row, shards)), { consistent: true, parallel: 4, retry: workerRetry, what: 'Reading the accounts of a sync' })).values()];
   const states = await readStates(deps.db, deps.tableName, { userId, projectId, shards }, Math.min(...rows), Math.max(...rows), { consistent: true, channels: ['PROV'] });
   for (const account of items) found.set(Number(account.row), overlayState(account, states));
   return found;
