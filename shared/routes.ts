@@ -259,7 +259,7 @@ export function findRoute(method: string, path: string):
  * action of each item it holds (Put, Update, Delete, ConditionCheck); Query is granted on the
  * table's indexes too. Scan: only the expiry schedule, for its one-time backfill of the expiry
  * index (functions/schedules/backfill-expiry-index.ts: paged, resumable, done once per table);
- * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, a sync's apply (the bulk-upload worker), the account
+ * no request and no recurring work scans. BatchGetItem: only the export worker (a directory export's listed accounts), the SES events worker, the bulk worker (a chunk's first read), a sync's apply (the bulk-upload worker), the account
  * search, which reads the accounts it shows by key (its indexes project only keys and names), and the provisioning routes (an
  * action over the Account Database resolves its selection through the directory's pages), and the provisioning worker
  * (a recount of a project's attribute counters reads a value's accounts by key).
@@ -410,7 +410,8 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // item (fair turns between jobs: functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
   // A job adding people to a project starts, once it ends, the provisioning run to the project's
   // integration (the provisioning queue) and the credential e-mails asked for (the mail queue).
-  'bulk-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem'], sendTo: ['mail', 'bulk', 'provisioning'], encryptionKey: true },
+  // A chunk's first read is one BatchGetItem: its marker, its job and its successor's waiting item.
+  'bulk-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem', 'BatchGetItem'], sendTo: ['mail', 'bulk', 'provisioning'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job; the job it fails
   // queues its project-completion e-mail, as a job the bulk worker ends does. It releases the
   // next waiting chunk like the bulk worker (a dead chunk whose accounts were all stored).

@@ -475,7 +475,7 @@ describe('functions', () => {
     expect(refersTo(users.Resource, statefulId('AWS::Cognito::UserPool', 'UserPool'))).toBe(true);
   });
 
-  it('table access names the table and, for Query, its indexes, never index/*; only the expiry schedule gets Scan (its one-time backfill), and BatchGetItem only the accounts search, the provisioning routes (an action over the Account Database resolves its selection through the directory pages), the export worker (the accounts a directory export lists), the SES events worker (the blocks and accounts of a batch in one read), the bulk-upload worker (a sync apply reads the changed accounts by key) and the code that holds the chunks of jobs (the state blocks of a chunk read by key: the mail and provisioning workers, their dead-letter workers, the mail-sends routes)', () => {
+  it('table access names the table and, for Query, its indexes, never index/*; only the expiry schedule gets Scan (its one-time backfill), and BatchGetItem only the accounts search, the provisioning routes (an action over the Account Database resolves its selection through the directory pages), the export worker (the accounts a directory export lists), the SES events worker (the blocks and accounts of a batch in one read), the bulk-upload worker (a sync apply reads the changed accounts by key), the bulk worker (the marker, job and successor of a chunk in one first read) and the code that holds the chunks of jobs (the state blocks of a chunk read by key: the mail and provisioning workers, their dead-letter workers, the mail-sends routes)', () => {
     const dynamoStatements = allStatements()
       .map(({ statement }) => statement)
       .filter((statement) => JSON.stringify(statement.Action).includes('dynamodb:'));
@@ -493,7 +493,7 @@ describe('functions', () => {
     expect(scanners).toHaveLength(1);
     expect(expectedFunctions.filter(({ access }) => access.table?.includes('Scan')).map(({ name }) => name)).toEqual(['project-expiry']);
     const batchGetters = expectedFunctions.filter(({ access }) => access.table?.includes('BatchGetItem')).map(({ name }) => name);
-    expect(batchGetters).toEqual(['accounts', 'provisioning', 'mail-sends', 'mail-worker', 'mail-dead-letter-worker', 'export-worker', 'provisioning-worker', 'provisioning-dead-letter-worker', 'mail-events-worker', 'bulk-upload-worker']);
+    expect(batchGetters).toEqual(['accounts', 'provisioning', 'mail-sends', 'mail-worker', 'mail-dead-letter-worker', 'bulk-worker', 'export-worker', 'provisioning-worker', 'provisioning-dead-letter-worker', 'mail-events-worker', 'bulk-upload-worker']);
     expect(dynamoStatements.filter((statement) => actionsOf(statement).includes('dynamodb:BatchGetItem'))).toHaveLength(batchGetters.length);
   });
 

@@ -27,6 +27,12 @@ function scriptedDb(handler: Handler) {
     send: async (command: { constructor: { name: string }; input: Record<string, any> }) => {
       const call = { name: command.constructor.name, input: command.input };
       calls.push(call);
+      if (call.name === 'BatchGetCommand') {
+        // A read by several keys answers as the reads of each key would (the script answers GetCommand).
+        const [table, { Keys, ...read }] = Object.entries(call.input.RequestItems as Record<string, { Keys: Record<string, unknown>[] }>)[0]!;
+        const items = await Promise.all(Keys.map(async (Key: Record<string, unknown>) => ((await handler({ name: 'GetCommand', input: { TableName: table, Key, ...read } })) as { Item?: Record<string, unknown> } | undefined)?.Item));
+        return { Responses: { [table]: items.flatMap((item, i) => (item ? [{ ...item, ...Keys[i] }] : [])) } };
+      }
       return handler(call) ?? {};
     },
   } as unknown as DynamoDBDocumentClient;
@@ -301,12 +307,12 @@ describe('the bookkeeping of a chunk', () => {
     return fake.calls.slice(0, claims).map((c) => (c.name === 'UpdateCommand' ? `UpdateCommand ${String(c.input.UpdateExpression)}` : c.name));
   };
 
-  it('of a job already running is two reads before the names are claimed: no status update', async () => {
-    expect(await requestsBeforeClaims('running')).toEqual(['GetCommand', 'GetCommand']);
+  it('of a job already running is one read (its marker and job in one BatchGetItem) before the names are claimed: no status update', async () => {
+    expect(await requestsBeforeClaims('running')).toEqual(['BatchGetCommand']);
   });
 
   it('of a job still queued also marks it running', async () => {
-    expect(await requestsBeforeClaims('queued')).toEqual(['GetCommand', 'GetCommand', 'UpdateCommand SET #status = :running, updatedAt = :now']);
+    expect(await requestsBeforeClaims('queued')).toEqual(['BatchGetCommand', 'UpdateCommand SET #status = :running, updatedAt = :now']);
   });
 });
 
