@@ -1,10 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { accountHistoryKinds, type AccountHistoryEntry, type AccountHistoryKind } from '../../shared/schemas/account-edit';
 import { isThrottling, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { timeOrderedIdFrom } from '../core/ids';
 import { keys } from '../core/keys';
 import { blockStart } from './account-states';
+import { queryPages } from '../core/query-pages';
 
 /**
  * The history an account action leaves (Deactivated, Reactivated, Expired, Updated on the
@@ -36,24 +37,17 @@ export const blockOf = (row: number, shards: number) => ({ fromRow: blockStart(r
 async function* blockItems(deps: Pick<Deps, 'db' | 'tableName'>, of: { userId: string; projectId: string; row: number; shards: number }, options: { newestFirst?: boolean; consistent?: boolean }) {
   const block = blockOf(of.row, of.shards);
   const { PK, SKPrefix } = keys.accountHistoryBlocksOf(of.userId, of.projectId, block.fromRow, block.shard);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await deps.db.send(
-      new QueryCommand({
-        TableName: deps.tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
-        ExpressionAttributeNames: { '#r': attributeOf(of.row) },
-        ProjectionExpression: 'SK, jobId, #r',
-        ScanIndexForward: !options.newestFirst,
-        ConsistentRead: options.consistent === true,
-        Limit: 25,
-        ExclusiveStartKey: start,
-      }),
-    );
-    yield* page.Items ?? [];
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const pages = queryPages(deps.db, {
+    TableName: deps.tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+    ExpressionAttributeNames: { '#r': attributeOf(of.row) },
+    ProjectionExpression: 'SK, jobId, #r',
+    ScanIndexForward: !options.newestFirst,
+    ConsistentRead: options.consistent === true,
+    Limit: 25,
+  });
+  for await (const page of pages) yield* page.Items ?? [];
 }
 
 const cursorKey = (entry: Pick<AccountHistoryEntry, 'at' | 'id'>) => `${entry.at}#${entry.id}`;

@@ -1,10 +1,11 @@
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
+import { PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient} from '@aws-sdk/lib-dynamodb';
 import { isThrottling, isTransactionConflict, requestRetry, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { blockStart, stateBlockKey, type StateChannel, type StateEntry } from './account-states';
 import { readShardBlocks } from './account-states-by-key';
 import { LISTED_STATUSES, listedRows, sameRows, type ListedStatus, type StatusListWrites } from './account-status-lists';
+import { queryPages } from '../core/query-pages';
 
 
 /** Another writer changed a block since this delivery read it (its lease lapsed): the delivery must stop. */
@@ -42,24 +43,17 @@ export class StateBlockWriter {
   async load(fromRow: number, toRow: number, shard?: number): Promise<Map<number, StateEntry>> {
     if (shard !== undefined) return this.adopt(await readShardBlocks(this.deps.db, this.deps.tableName, this.target, [this.channel], { fromRow, toRow, shard }, { consistent: true }));
     const { PK } = keys.accountStatesOf(this.target.userId, this.target.projectId);
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.deps.db.send(
-        new QueryCommand({
-          TableName: this.deps.tableName,
-          KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-          ExpressionAttributeValues: {
-            ':pk': PK,
-            ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
-            ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
-          },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) this.keep(item);
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const blocks = queryPages(this.deps.db, {
+      TableName: this.deps.tableName,
+      KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+      ExpressionAttributeValues: {
+        ':pk': PK,
+        ':first': keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, blockStart(fromRow, this.target.shards), 0).SK,
+        ':last': `${keys.accountStateBlock(this.target.userId, this.target.projectId, this.channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+      },
+      ConsistentRead: true,
+    });
+    for await (const page of blocks) for (const item of page.Items ?? []) this.keep(item);
     return this.adopt([]);
   }
 

@@ -1,6 +1,7 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
 import { stateChannels, type StateChannel } from './state-channels';
+import { queryPages } from '../core/query-pages';
 
 /**
  * What a delivery job (a provisioning run, a credential send, an account action) knows about each account, kept in
@@ -99,24 +100,17 @@ export async function readStates(
   const { PK } = keys.accountStatesOf(target.userId, target.projectId);
   await Promise.all(
     (options.channels ?? stateChannels).map(async (channel) => {
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await db.send(
-          new QueryCommand({
-            TableName: tableName,
-            KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
-            ExpressionAttributeValues: {
-              ':pk': PK,
-              ':first': keys.accountStateBlock(target.userId, target.projectId, channel, blockStart(fromRow, target.shards), 0).SK,
-              ':last': `${keys.accountStateBlock(target.userId, target.projectId, channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
-            },
-            ...(options.consistent ? { ConsistentRead: true } : {}),
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) addBlock(states, item);
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const blocks = queryPages(db, {
+        TableName: tableName,
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :first AND :last',
+        ExpressionAttributeValues: {
+          ':pk': PK,
+          ':first': keys.accountStateBlock(target.userId, target.projectId, channel, blockStart(fromRow, target.shards), 0).SK,
+          ':last': `${keys.accountStateBlock(target.userId, target.projectId, channel, toRow, 0).SK.replace(/#\d+$/, '')}#~`,
+        },
+        ...(options.consistent ? { ConsistentRead: true } : {}),
+      });
+      for await (const page of blocks) for (const item of page.Items ?? []) addBlock(states, item);
     }),
   );
   return states;

@@ -1,5 +1,6 @@
-import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../core/keys';
+import { queryItems, queryPages } from '../core/query-pages';
 
 /**
  * The user's usernames that start with `base`, read strongly consistent from the base table: the
@@ -11,25 +12,18 @@ export async function takenUsernamesOfBase(db: DynamoDBDocumentClient, tableName
   const taken = new Set<string>();
   const partition = keys.usernamePartition(userId, base);
   for (const prefix of [`USERNAME#${base}`, keys.usernameBlockPrefix]) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await db.send(
-        new QueryCommand({
-          TableName: tableName,
-          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-          ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
-          ProjectionExpression: 'username, #names',
-          ExpressionAttributeNames: { '#names': 'names' },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) {
-        if (typeof item.username === 'string') taken.add(item.username);
-        if (Array.isArray(item.names)) for (const name of item.names as unknown[]) if (typeof name === 'string' && name.startsWith(base)) taken.add(name);
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = await queryItems(db, {
+      TableName: tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': partition, ':prefix': prefix },
+      ProjectionExpression: 'username, #names',
+      ExpressionAttributeNames: { '#names': 'names' },
+      ConsistentRead: true,
+    });
+    for (const item of items) {
+      if (typeof item.username === 'string') taken.add(item.username);
+      if (Array.isArray(item.names)) for (const name of item.names as unknown[]) if (typeof name === 'string' && name.startsWith(base)) taken.add(name);
+    }
   }
   return taken;
 }
@@ -41,25 +35,21 @@ export async function takenUsernamesOfBase(db: DynamoDBDocumentClient, tableName
  */
 export async function blockHolding(db: DynamoDBDocumentClient, tableName: string, userId: string, username: string, projectId: string): Promise<{ key: { PK: string; SK: string }; index: number } | undefined> {
   const partition = keys.username(userId, username).PK;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await db.send(
-      new QueryCommand({
-        TableName: tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        FilterExpression: 'projectId = :project AND contains(#names, :name)',
-        ExpressionAttributeValues: { ':pk': partition, ':prefix': keys.usernameBlockPrefix, ':project': projectId, ':name': username },
-        ExpressionAttributeNames: { '#names': 'names' },
-        ProjectionExpression: 'PK, SK, #names',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
+  const blocks = queryPages(db, {
+    TableName: tableName,
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: 'projectId = :project AND contains(#names, :name)',
+    ExpressionAttributeValues: { ':pk': partition, ':prefix': keys.usernameBlockPrefix, ':project': projectId, ':name': username },
+    ExpressionAttributeNames: { '#names': 'names' },
+    ProjectionExpression: 'PK, SK, #names',
+    ConsistentRead: true,
+  });
+  // The first block that holds it: no page after it is read.
+  for await (const page of blocks) {
     for (const item of page.Items ?? []) {
       const index = Array.isArray(item.names) ? (item.names as unknown[]).indexOf(username) : -1;
       if (index >= 0) return { key: { PK: String(item.PK), SK: String(item.SK) }, index };
     }
-    start = page.LastEvaluatedKey;
-  } while (start);
+  }
   return undefined;
 }
