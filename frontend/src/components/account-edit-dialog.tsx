@@ -9,6 +9,7 @@ import { serverFieldErrors, serverMessageOf } from '../lib/api-client';
 import { useEditAccount } from '../lib/accounts-api';
 import { toaster } from '../lib/toaster';
 import { ignoreFocusOutside } from '../lib/modal-focus';
+import { DialogActions } from './dialog-actions';
 
 type Field = 'firstName' | 'lastName' | 'email';
 /** One extra column in the form: `key` for one the account has, none for one being added (named by `name`). */
@@ -234,14 +235,7 @@ export function AccountEditDialog({
                     ) : null}
                   </Stack>
                 </Dialog.Body>
-                <Dialog.Footer flexWrap="wrap">
-                  <Button variant="outline" onClick={onClose} disabled={busy}>
-                    Cancel
-                  </Button>
-                  <Button type="submit" colorPalette="blue" loading={busy} loadingText="Saving...">
-                    Save changes
-                  </Button>
-                </Dialog.Footer>
+                <DialogActions onCancel={onClose} busy={busy} loadingText="Saving..." submitLabel="Save changes" />
               </form>
             )}
             {busy ? null : (

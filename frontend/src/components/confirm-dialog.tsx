@@ -1,6 +1,7 @@
-import { Button, CloseButton, Dialog, Portal } from '@chakra-ui/react';
+import { CloseButton, Dialog, Portal } from '@chakra-ui/react';
 import type { ReactNode } from 'react';
 import { ignoreFocusOutside } from '../lib/modal-focus';
+import { DialogActions } from './dialog-actions';
 
 /**
  * Asks before a destructive action. While it runs the dialog stays open and cannot be dismissed
@@ -52,16 +53,7 @@ export function ConfirmDialog({
                 <div>{description}</div>
               </Dialog.Description>
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline" disabled={busy}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button colorPalette="red" loading={busy} loadingText={busyLabel} onClick={onConfirm}>
-                {confirmLabel}
-              </Button>
-            </Dialog.Footer>
+            <DialogActions colorPalette="red" busy={busy} loadingText={busyLabel} onSubmit={onConfirm} submitLabel={confirmLabel} />
             {busy ? null : (
               <Dialog.CloseTrigger asChild>
                 <CloseButton size="sm" />

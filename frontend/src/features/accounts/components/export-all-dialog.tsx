@@ -9,6 +9,7 @@ import { useEffectivePlan } from '../../../lib/subscription-api';
 import { formatNames } from '../../exports/lib/format-names';
 import { useStartDirectoryExport } from '../api/account-directory-api';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { DialogActions } from '../../../components/dialog-actions';
 
 /**
  * 'Export All' (spec 2, Account Database): the accounts the filters and the term select, as a file
@@ -68,14 +69,7 @@ export function ExportAllDialog({ term, sort, filters, countText }: { term: stri
                 </Text>
               </Stack>
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline">Cancel</Button>
-              </Dialog.ActionTrigger>
-              <Button colorPalette="blue" loading={start.isPending} loadingText="Starting..." onClick={submit}>
-                Start export
-              </Button>
-            </Dialog.Footer>
+            <DialogActions busy={start.isPending} loadingText="Starting..." onSubmit={submit} submitLabel="Start export" />
             <Dialog.CloseTrigger asChild>
               <CloseButton size="sm" />
             </Dialog.CloseTrigger>

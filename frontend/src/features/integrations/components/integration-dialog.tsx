@@ -1,4 +1,4 @@
-import { Button, CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
+import { CloseButton, Dialog, Fieldset, Input, NativeSelect, Portal, Separator, SimpleGrid, Stack, Text, Textarea } from '@chakra-ui/react';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useMemo, useState } from 'react';
 import { useForm, useWatch, type FieldPath, type UseFormRegister } from 'react-hook-form';
@@ -25,6 +25,7 @@ import { FormField } from '../../../components/form-field';
 import { serverFieldErrors } from '../../../lib/api-client';
 import { useCreateIntegration, useUpdateIntegration } from '../api/integrations-api';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { DialogActions } from '../../../components/dialog-actions';
 import {
   compactSettings,
   integrationFormDefaults,
@@ -372,16 +373,7 @@ export function IntegrationDialog({
                 </Stack>
               </form>
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline" disabled={busy}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button type="submit" form={FORM_ID} colorPalette="blue" loading={busy} loadingText={editing ? 'Saving...' : 'Creating...'}>
-                {editing ? 'Save Changes' : 'Create Integration'}
-              </Button>
-            </Dialog.Footer>
+            <DialogActions form={FORM_ID} busy={busy} loadingText={editing ? 'Saving...' : 'Creating...'} submitLabel={editing ? 'Save Changes' : 'Create Integration'} />
             {busy ? null : (
               <Dialog.CloseTrigger asChild>
                 <CloseButton size="sm" />

@@ -19,6 +19,7 @@ import { ProjectSyncDialog } from './project-sync-dialog';
 import { AccountActionDialog } from '../../../components/account-action-dialog';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
 import { useEmailTemplatesQuery } from '../../email-templates/api/email-templates-api';
+import { DialogActions } from '../../../components/dialog-actions';
 
 const EDIT_FORM_ID = 'edit-project-form';
 
@@ -211,16 +212,7 @@ function EditProjectDialog({ project, onClose }: { project: Project; onClose: ()
                 </Stack>
               </form>
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline" disabled={edit.isPending}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button type="submit" form={EDIT_FORM_ID} colorPalette="blue" loading={edit.isPending} loadingText="Saving...">
-                Save changes
-              </Button>
-            </Dialog.Footer>
+            <DialogActions form={EDIT_FORM_ID} busy={edit.isPending} loadingText="Saving..." submitLabel="Save changes" />
             {edit.isPending ? null : (
               <Dialog.CloseTrigger asChild>
                 <CloseButton size="sm" />

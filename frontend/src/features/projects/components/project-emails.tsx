@@ -11,6 +11,7 @@ import { mailSendFinished, useMailSendQuery, useSendCredentials, useTemplateChoi
 import { useEffectivePlan } from '../../../lib/subscription-api';
 import { plural } from '@shared/text/plural';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { DialogActions } from '../../../components/dialog-actions';
 
 const count = new Intl.NumberFormat();
 const FORM_ID = 'send-credentials-form';
@@ -166,17 +167,18 @@ function SendCredentialsDialog({ project, target, onClose }: { project: Project;
                 </Stack>
               </form>
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline" disabled={busy}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button type="submit" form={FORM_ID} colorPalette="blue" loading={busy} loadingText="Starting..." disabled={size === 0}>
-                <MailIcon aria-hidden="true" />
-                Send {plural(size, 'e-mail')}
-              </Button>
-            </Dialog.Footer>
+            <DialogActions
+              form={FORM_ID}
+              busy={busy}
+              loadingText="Starting..."
+              disabled={size === 0}
+              submitLabel={
+                <>
+                  <MailIcon aria-hidden="true" />
+                  Send {plural(size, 'e-mail')}
+                </>
+              }
+            />
             {busy ? null : (
               <Dialog.CloseTrigger asChild>
                 <CloseButton size="sm" />

@@ -15,6 +15,7 @@ import { useEffectivePlan } from '../../../lib/subscription-api';
 import { plural } from '@shared/text/plural';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
 import { RefusedTargets } from '../../../components/refused-targets';
+import { DialogActions } from '../../../components/dialog-actions';
 
 const count = new Intl.NumberFormat();
 const DIALOG_FORM_ID = 'provision-project-form';
@@ -216,16 +217,7 @@ function ProvisionDialog({ project, pending, onClose }: { project: Project; pend
                 </Stack>
               </form>
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              <Dialog.ActionTrigger asChild>
-                <Button variant="outline" disabled={busy}>
-                  Cancel
-                </Button>
-              </Dialog.ActionTrigger>
-              <Button type="submit" form={DIALOG_FORM_ID} colorPalette="blue" disabled={!target || pending === 0} loading={busy}>
-                Start provisioning
-              </Button>
-            </Dialog.Footer>
+            <DialogActions form={DIALOG_FORM_ID} busy={busy} disabled={!target || pending === 0} submitLabel="Start provisioning" />
             {busy ? null : (
               <Dialog.CloseTrigger asChild>
                 <CloseButton size="sm" />

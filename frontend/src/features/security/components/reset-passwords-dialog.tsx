@@ -8,6 +8,7 @@ import { useProjectsQuery } from '../../../lib/projects-api';
 import { resetFinished, usePasswordResetQuery, useStartPasswordReset } from '../../../lib/reset-passwords-api';
 import { plural } from '@shared/text/plural';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { DialogActions } from '../../../components/dialog-actions';
 
 const FORM_ID = 'reset-passwords-form';
 const count = new Intl.NumberFormat();
@@ -220,22 +221,15 @@ export function ResetPasswordsDialog({ open, onClose }: { open: boolean; onClose
                 </form>
               )}
             </Dialog.Body>
-            <Dialog.Footer flexWrap="wrap">
-              {jobId ? (
+            {jobId ? (
+              <Dialog.Footer flexWrap="wrap">
                 <Button variant="outline" onClick={close}>
                   {resetFinished(job.data?.status) ? 'Done' : 'Close (the reset goes on)'}
                 </Button>
-              ) : (
-                <>
-                  <Button variant="outline" onClick={close} disabled={busy}>
-                    Cancel
-                  </Button>
-                  <Button type="submit" form={FORM_ID} colorPalette="red" disabled={!project} loading={busy} loadingText="Starting...">
-                    Reset passwords
-                  </Button>
-                </>
-              )}
-            </Dialog.Footer>
+              </Dialog.Footer>
+            ) : (
+              <DialogActions onCancel={close} form={FORM_ID} colorPalette="red" disabled={!project} busy={busy} loadingText="Starting..." submitLabel="Reset passwords" />
+            )}
             {busy ? null : (
               <Dialog.CloseTrigger asChild>
                 <CloseButton size="sm" />

@@ -5,6 +5,7 @@ import { FormField } from '../../../components/form-field';
 import { serverMessageOf } from '../../../lib/api-client';
 import { useTwoFactorSwitch, type TwoFactorSetupMutation } from '../api/security-settings-api';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
+import { DialogActions } from '../../../components/dialog-actions';
 
 /**
  * Turning two-factor authentication on (the QR code and the secret for the authenticator app,
@@ -71,14 +72,7 @@ export function TwoFactorDialog({ action, setup, onClose }: { action: 'enable' |
                   </FormField>
                 </Stack>
               </Dialog.Body>
-              <Dialog.Footer flexWrap="wrap">
-                <Button variant="outline" onClick={onClose} disabled={busy}>
-                  Cancel
-                </Button>
-                <Button type="submit" colorPalette={enabling ? 'blue' : 'red'} loading={busy} loadingText="Checking..." disabled={enabling && !setup.data}>
-                  {enabling ? 'Turn On' : 'Turn Off'}
-                </Button>
-              </Dialog.Footer>
+              <DialogActions onCancel={onClose} busy={busy} colorPalette={enabling ? 'blue' : 'red'} loadingText="Checking..." disabled={enabling && !setup.data} submitLabel={enabling ? 'Turn On' : 'Turn Off'} />
               {busy ? null : (
                 <Dialog.CloseTrigger asChild>
                   <CloseButton size="sm" aria-label="Close" />
