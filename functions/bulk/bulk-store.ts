@@ -1,7 +1,6 @@
 import {
   BatchWriteCommand,
   GetCommand,
-  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
   type DynamoDBDocumentClient,
@@ -15,7 +14,7 @@ import { DELETION_REQUESTED_AT } from '../core/account-gate';
 import { isBatchRetryable, isThrottling, isTransactionConflict, requestRetry, UnprocessedItemsError, withRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
-import { queryItems } from '../core/query-pages';
+import { queryItems, queryPages } from '../core/query-pages';
 import type { WaitingChunksWriter } from './bulk-jobs';
 import { maxAccountRow, shardsOf } from '../accounts/account-partitions';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
@@ -396,29 +395,26 @@ export function dynamoBulkStore(db: DynamoDBDocumentClient, tableName: string, r
       // The base table's username items and blocks, read strongly consistent: a name claimed a
       // moment ago is seen (an index read could miss it, and hand the same name out twice).
       const collect = async (partition: string, prefix: string | undefined, keep?: (name: string) => boolean) => {
-        let start: Record<string, unknown> | undefined;
-        do {
-          const result = await withRetry('Reading usernames', retry, isThrottling, () =>
-            db.send(
-              new QueryCommand({
-                TableName: tableName,
-                KeyConditionExpression: prefix === undefined ? 'PK = :pk' : 'PK = :pk AND begins_with(SK, :prefix)',
-                ...(filter ? { FilterExpression: filter.FilterExpression } : {}),
-                ExpressionAttributeValues: { ':pk': partition, ...(prefix === undefined ? {} : { ':prefix': prefix }), ...filter?.values },
-                ProjectionExpression: 'username, #names',
-                ExpressionAttributeNames: { '#names': 'names' },
-                ConsistentRead: true,
-                ExclusiveStartKey: start,
-              }),
-            ),
-          );
+        const pages = queryPages(
+          db,
+          {
+            TableName: tableName,
+            KeyConditionExpression: prefix === undefined ? 'PK = :pk' : 'PK = :pk AND begins_with(SK, :prefix)',
+            ...(filter ? { FilterExpression: filter.FilterExpression } : {}),
+            ExpressionAttributeValues: { ':pk': partition, ...(prefix === undefined ? {} : { ':prefix': prefix }), ...filter?.values },
+            ProjectionExpression: 'username, #names',
+            ExpressionAttributeNames: { '#names': 'names' },
+            ConsistentRead: true,
+          },
+          { retry, what: 'Reading usernames' },
+        );
+        for await (const result of pages) {
           for (const item of result.Items ?? []) {
             if (typeof item.username === 'string') taken.add(item.username);
             // A block holds names of any base of its partition: only those of the bases asked for.
             if (Array.isArray(item.names)) for (const name of item.names as unknown[]) if (typeof name === 'string' && (!keep || keep(name))) taken.add(name);
           }
-          start = result.LastEvaluatedKey;
-        } while (start);
+        }
       };
       const inParallel = async <T>(work: T[], run: (item: T) => Promise<void>) => {
         const queue = [...work];

@@ -55,4 +55,22 @@ describe('queryPages: the one paging loop of the table readers', () => {
     expect(read).toEqual(items.slice(20, 40));
     expect(inputs).toHaveLength(2);
   });
+
+  it('asks again for a page DynamoDB throttles, within the retry budget, keeping the pages before it', async () => {
+    const { db: paged, items } = pagedDb(30, 10);
+    let calls = 0;
+    const throttled = {
+      send: async (command: unknown) => {
+        calls++;
+        // The second page is throttled twice (the SDK's own retries spent), then answered.
+        if (calls === 2 || calls === 3) throw Object.assign(new Error('Rate of requests exceeds the allowed throughput'), { name: 'ThrottlingException' });
+        return paged.send(command as never);
+      },
+    } as unknown as DynamoDBDocumentClient;
+    const instant = { budgetMs: 10_000, baseMs: 1, capMs: 5, random: () => 0, sleep: async () => undefined };
+    expect(await queryItems(throttled, query, { retry: instant })).toEqual(items);
+    expect(calls).toBe(5);
+    calls = 0;
+    await expect(queryItems(throttled, query)).rejects.toThrow(/allowed throughput/);
+  });
 });
