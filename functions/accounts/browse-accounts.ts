@@ -6,8 +6,7 @@ import type { AccountView } from '../../shared/schemas/project';
 import { isIdShaped } from '../../shared/schemas/ids';
 import type { Cipher } from '../core/encryption';
 import { NotFoundError, ValidationError } from '../core/errors';
-import { compareOrderKeys, keys, projectOrderKey } from '../core/keys';
-import { inLanes } from '../core/lanes';
+import { keys } from '../core/keys';
 import { queryAllUnder } from '../core/prefix-query';
 import { projectAttributeKeys, syncCounts } from '../projects/project-item';
 import { attributeProjectRows, attributeValueCounts, foldAttributeValue } from './attribute-index';
@@ -61,12 +60,8 @@ interface Cursor {
   /** date: the first page's count (and e: exact), so a later page reads only the projects it walks. */
   n?: number;
   e?: boolean;
-  /** date / project: the walk goes on with the projects after `p` (p's accounts are all passed). */
+  /** date: the walk goes on with the projects older than `p` (p's accounts are all passed). */
   o?: boolean;
-  /** project: `p`'s place in the user's projects by name (keys.projectByName's sort key). */
-  pk?: string;
-  /** project: every project of the user had its place in that order when the first page was read: a later page reads the next projects by name. */
-  x?: boolean;
 }
 
 /** Project items a later page of the newest-first walk reads, from the cursor's project on (a page of them at a time). */
@@ -273,37 +268,6 @@ export async function listedProjectRows(
 export const FILL_BLOCKS_PER_REQUEST = 100;
 
 /**
- * Gives each project without one its place in the user's projects by name (keys.projectByName:
- * projects made before that order existed; new and renamed ones are written with it), so a later
- * page by project reads the next projects by name (pattern 73b). Conditional on the name read: a
- * project renamed or deleted meanwhile is left to its own writer. Whether every project now has
- * its place (else later pages read every project, as the first one does).
- */
-async function placeProjectsByName(db: DynamoDBDocumentClient, tableName: string, userId: string, projects: readonly Record<string, unknown>[]): Promise<boolean> {
-  const unplaced = projects.filter((project) => project.GSI1SK !== projectOrderKey(String(project.name ?? ''), String(project.id)));
-  let placed = true;
-  await inLanes(unplaced, 8, async (project) => {
-    try {
-      await db.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: keys.project(userId, String(project.id)),
-          UpdateExpression: 'SET GSI1PK = :pk, GSI1SK = :sk',
-          ConditionExpression: 'attribute_exists(PK) AND #name = :name',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: { ...mapKeys(keys.projectByName(userId, String(project.id), String(project.name ?? ''))), ':name': project.name ?? '' },
-        }),
-      );
-    } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      placed = false;
-    }
-  });
-  return placed;
-}
-const mapKeys = (place: { GSI1PK: string; GSI1SK: string }) => ({ ':pk': place.GSI1PK, ':sk': place.GSI1SK });
-
-/**
  * Once per project, a step at a time: the status lists of the blocks written before blocks kept
  * them. Each step reads at most `budget.blocks` of the project's PROV blocks (from where the last
  * step stopped, `statusListsFillKey` on the project), puts their lists (a list a writer wrote since
@@ -424,11 +388,8 @@ export const browseAccounts = (deps: {
     const carried = !term && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number';
     const paged = carried && query.sort === 'date' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
     const pagedByName = carried && query.sort === 'name';
-    const pagedByProject = carried && query.sort === 'project' && cursor.x === true && typeof cursor.p === 'string' && isIdShaped(cursor.p) && typeof cursor.pk === 'string';
     let projectItems: Record<string, unknown>[];
     let olderProjects: string | undefined;
-    /** By project: `olderProjects`' place in the name order. */
-    let laterProjectKey: string | undefined;
     if (paged) {
       const page = await deps.db.send(
         new QueryCommand({
@@ -444,44 +405,19 @@ export const browseAccounts = (deps: {
       if (items[0]?.id !== cursor.p) throw new ValidationError('Invalid cursor');
       projectItems = items.filter((project) => project.entityType === 'Project' && !(cursor.o && project.id === cursor.p));
       if (page.LastEvaluatedKey && items.length) olderProjects = String(items[items.length - 1]!.id);
-    } else if (pagedByProject) {
-      // By project, a later page: the next projects by name from the cursor's own (the index's
-      // name order, pattern 73b), a page of them, read by key.
-      const page = await deps.db.send(
-        new QueryCommand({
-          TableName: deps.tableName,
-          IndexName: 'AccountsByFirstName',
-          KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :from',
-          ExpressionAttributeValues: { ':pk': keys.projectNamesOf(userId).GSI1PK, ':from': cursor.pk! },
-          Limit: PROJECTS_PER_PAGE + (cursor.o ? 1 : 0),
-        }),
-      );
-      // Only the caller's partition is read: a cursor names a place among the caller's own projects.
-      // Its project renamed or deleted since, the walk goes on from that place with the next ones.
-      const entries = page.Items ?? [];
-      const found = await itemsByKey(deps.db, deps.tableName, entries.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })));
-      projectItems = entries.flatMap((entry) => {
-        const project = found.get(itemKey(entry));
-        return project?.entityType === 'Project' && !(cursor.o && project.id === cursor.p) ? [project] : [];
-      });
-      if (page.LastEvaluatedKey && entries.length) olderProjects = String(entries[entries.length - 1]!.id);
-      if (olderProjects) laterProjectKey = String(entries[entries.length - 1]!.GSI1SK);
     } else if (pagedByName) projectItems = [];
     // One project: its item by key (its counters are the count), not the user's every project.
     else if (filters.projectId !== undefined) projectItems = isIdShaped(filters.projectId) ? [...(await itemsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).values()].filter((project) => project.entityType === 'Project') : [];
     else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
-    // By project, the first page: every project gets its place in the name order if it has none
-    // yet (made before it), so later pages can read the next projects by name.
-    const nameOrdered = query.sort === 'project' && !term && !filters.projectId && !pagedByProject ? await placeProjectsByName(deps.db, deps.tableName, userId, projectItems) : false;
     if (filters.projectId !== undefined && (!isIdShaped(filters.projectId) || !projectItems.some((project) => project.id === filters.projectId))) throw new NotFoundError('Project not found');
     const chosen = projectItems.filter((project) => projectMatches(project, filters));
     // The Attribute filter: each chosen project that keeps its value counters gives its count (one read of a counter each).
     const attributeCounts =
-      filters.attributeName && !paged && !pagedByName && !pagedByProject
+      filters.attributeName && !paged && !pagedByName
         ? await attributeValueCounts(deps.db, deps.tableName, userId, chosen.filter((project) => project.attributeCountsKept === true).map((project) => String(project.id)), { key: filters.attributeName, value: filters.attributeValue ?? '' })
         : new Map<string, number>();
     // Projects older than the counters count 'Up to N' until their recount is done: started once, here.
-    if (filters.attributeName && !paged && !pagedByProject && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
+    if (filters.attributeName && !paged && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters, attributeCounts.get(String(project.id)))]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);
@@ -492,9 +428,8 @@ export const browseAccounts = (deps: {
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
-    const carriedCount = paged || pagedByName || pagedByProject;
-    const count = carriedCount ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
-    const countExact = carriedCount ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
+    const count = paged || pagedByName ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
+    const countExact = paged || pagedByName ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
     const budget = query.limit * READ_FACTOR;
     const views: AccountView[] = [];
     const raw: Record<string, unknown>[] = [];
@@ -561,9 +496,9 @@ export const browseAccounts = (deps: {
       }
     } else {
       const descending = query.sort === 'date';
-      // By project: the index's name order (projectOrderKey, compared as DynamoDB compares it), so a later page read from the index goes on where this one stops.
-      const orderKey = (project: Project) => projectOrderKey(String(project.name ?? ''), String(project.id));
-      const order = [...candidates].sort((a, b) => (descending ? (String(a.id) < String(b.id) ? 1 : -1) : compareOrderKeys(orderKey(a), orderKey(b))));
+      const order = [...candidates].sort((a, b) =>
+        descending ? (String(a.id) < String(b.id) ? 1 : -1) : String(a.name ?? '').localeCompare(String(b.name ?? '')) || (String(a.id) < String(b.id) ? -1 : 1),
+      );
       let i = 0;
       let after: number | undefined;
       if (cursor) {
@@ -572,18 +507,13 @@ export const browseAccounts = (deps: {
         // A later page read from its own project on: that project (gone since, or no longer
         // chosen) is passed, the walk goes on with the older ones read after it.
         if (paged && (i < 0 || cursor.o)) i = Math.max(0, order.findIndex((project) => String(project.id) < cursor.p!));
-        // By project, the same with the ones after it by name (none left: the page is empty).
-        else if (pagedByProject && (i < 0 || cursor.o)) {
-          i = order.findIndex((project) => compareOrderKeys(orderKey(project), cursor.pk!) > 0);
-          if (i < 0) i = order.length;
-        }
         // Another user's project, or one the filters no longer choose, continues nothing.
         else if (i < 0) throw new ValidationError('Invalid cursor');
         else after = cursor.r;
       }
       outer: while (i < order.length) {
         if (read >= budget) {
-          next = { s: query.sort, p: String(order[i]!.id), ...(after !== undefined ? { r: after } : {}), ...(query.sort === 'project' ? { pk: orderKey(order[i]!) } : {}) };
+          next = { s: query.sort, p: String(order[i]!.id), ...(after !== undefined ? { r: after } : {}) };
           break;
         }
         const project = order[i]!;
@@ -605,7 +535,7 @@ export const browseAccounts = (deps: {
           views.push(view);
           raw.push(item);
           if (views.length === query.limit) {
-            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects) next = { s: query.sort, p: String(project.id), r: after, ...(query.sort === 'project' ? { pk: orderKey(project) } : {}) };
+            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects) next = { s: query.sort, p: String(project.id), r: after };
             break outer;
           }
         }
@@ -616,14 +546,12 @@ export const browseAccounts = (deps: {
         }
       }
       // The projects of this page are walked and older ones remain: the next page reads them.
-      if (!next && views.length < query.limit && olderProjects) next = { s: query.sort, p: olderProjects, o: true, ...(laterProjectKey ? { pk: laterProjectKey } : {}) };
+      if (!next && views.length < query.limit && olderProjects) next = { s: query.sort, p: olderProjects, o: true };
     }
 
     await revealPasswords(raw, views);
     // Newest first and by name, the count goes with the cursor (the next page reads only the projects it walks).
     if (next && (query.sort === 'date' || query.sort === 'name') && !filters.projectId) Object.assign(next, { n: count, e: countExact });
-    // By project, the same once every project has its place in the name order (the first page saw to it, or the cursor said so).
-    if (next && query.sort === 'project' && !filters.projectId && (nameOrdered || pagedByProject)) Object.assign(next, { n: count, e: countExact, x: true });
     return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
   };
 };

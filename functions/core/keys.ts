@@ -43,31 +43,12 @@ const accountPartition = (userId: string, projectId: string, shard: number) => `
 /** Row numbers padded so the sort key keeps the file's order. */
 const rowKey = (row: number) => String(row).padStart(6, '0');
 
-/**
- * Where a project sorts by name: its name decomposed (NFKD: an accented letter sorts beside its
- * plain one) and lower-cased, then its id (two projects of one name keep a fixed order). The index
- * compares UTF-8 bytes: code that orders projects the same way compares these keys as bytes
- * (`compareOrderKeys`).
- */
-export const projectOrderKey = (name: string, projectId: string): string => `${name.normalize('NFKD').toLowerCase()}#${projectId}`;
-/** Two order keys as DynamoDB compares sort keys (UTF-8 bytes, not UTF-16 units). */
-export const compareOrderKeys = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-
 export const keys = {
   user: (userId: string) => ({ PK: userPk(userId), SK: 'PROFILE' }) as const,
 
   project: (userId: string, projectId: string) => ({ PK: userPk(userId), SK: `PROJECT#${projectId}` }) as const,
   /** Query: a user's projects, newest first (ids are time-ordered). */
   projectsOf: (userId: string) => ({ PK: userPk(userId), SKPrefix: 'PROJECT#' }) as const,
-  /**
-   * A project in its user's name order: the project item's keys on the AccountsByFirstName index
-   * (GSI1), in a partition of its own that no account term uses (`…#ACCOUNTS#<shard>`). Its sort
-   * key is `projectOrderKey`, so the Account Database's later pages by project read the next
-   * projects by name with a Limit instead of every project (docs/data-model.md, pattern 73b).
-   */
-  projectByName: (userId: string, projectId: string, name: string) => ({ GSI1PK: `${userPk(userId)}#PROJECTNAMES`, GSI1SK: projectOrderKey(name, projectId) }) as const,
-  /** Query on AccountsByFirstName: a user's projects by name (`GSI1SK >= projectOrderKey(...)`: from one on). */
-  projectNamesOf: (userId: string) => ({ GSI1PK: `${userPk(userId)}#PROJECTNAMES` }) as const,
 
   /**
    * A project's accounts spread over `shards` partitions by row number (row % shards), so an

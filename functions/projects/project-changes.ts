@@ -141,8 +141,7 @@ export const editProject =
     const read = await readProject(deps, userId, projectId);
     await readCounters(deps, userId);
     const at = deps.now().toISOString();
-    // The name's place in the user's projects by name moves with it (and a project older than that order gets its place).
-    const set: Record<string, unknown> = { name: edit.name, ...keys.projectByName(userId, projectId, edit.name), accountType: edit.accountType, updatedAt: at };
+    const set: Record<string, unknown> = { name: edit.name, accountType: edit.accountType, updatedAt: at };
     const remove: string[] = [];
     for (const field of ['description', 'platformUrl', 'expirationDate'] as const) {
       const value = edit[field];

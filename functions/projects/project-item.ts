@@ -24,13 +24,11 @@ export interface ProjectRecord extends Omit<Project, 'successRate' | 'syncedCoun
   passwordSettings?: PasswordSettings;
 }
 
-/** The stored project; one with an expiration date is in the expiry index until it is handled (functions/schedules/sweep-expired-projects.ts); every one is in its user's name order (keys.projectByName). */
+/** The stored project; one with an expiration date is in the expiry index until it is handled (functions/schedules/sweep-expired-projects.ts). */
 export const projectItem = (record: ProjectRecord) => ({
   ...keys.project(record.userId, record.id),
   entityType: 'Project',
   ...(record.expirationDate ? keys.projectExpiry(record.userId, record.id, record.expirationDate) : {}),
-  // Its place in the user's projects by name (the Account Database's pages by project).
-  ...keys.projectByName(record.userId, record.id, record.name),
   ...record,
   // Its deactivated and expired accounts (none yet), kept by account actions from here on (docs/data-model.md).
   deactivatedCount: record.deactivatedCount ?? 0,

@@ -20,8 +20,6 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   user: () => keys.user(u),
   project: () => keys.project(u, p),
   projectsOf: () => keys.projectsOf(u),
-  projectByName: () => null,
-  projectNamesOf: () => null,
   account: () => keys.account(u, p, 7, MAX_ACCOUNT_SHARDS),
   accountsOf: () => keys.accountsOf(u, p),
   accountPartitions: () => keys.accountPartitions(u, p, MAX_ACCOUNT_SHARDS),
