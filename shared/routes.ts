@@ -410,7 +410,7 @@ export const workerAccess: Record<WorkerName, FunctionAccess> = {
   // item (fair turns between jobs: functions/bulk/bulk-jobs.ts CHUNK_WINDOW).
   // A job adding people to a project starts, once it ends, the provisioning run to the project's
   // integration (the provisioning queue) and the credential e-mails asked for (the mail queue).
-  // A chunk's first read is one BatchGetItem: its marker, its job and its successor's waiting item.
+  // A chunk's first read is one BatchGetItem: its marker and its job.
   'bulk-worker': { table: [...readWrite, 'BatchWriteItem', 'DeleteItem', 'BatchGetItem'], sendTo: ['mail', 'bulk', 'provisioning'], encryptionKey: true },
   // Records a chunk that could not be written as failed rows of its job; the job it fails
   // queues its project-completion e-mail, as a job the bulk worker ends does. It releases the

@@ -67,17 +67,14 @@ export const processChunk =
   async (message: BulkChunkMessage): Promise<void> => {
     const marker = keys.bulkJobChunk(message.userId, message.jobId, message.chunk);
     const jobKey = keys.bulkJob(message.userId, message.jobId);
-    const successorKey = message.window ? keys.bulkJobWaitingChunk(message.userId, message.jobId, message.chunk + message.window) : undefined;
-    // One read (BatchGetItem, strongly consistent) of the chunk's marker, its job (needed whenever
-    // the chunk is new, which is nearly always) and the waiting item of the chunk it releases once
-    // its accounts are written. That item is written with the job's other waiting chunks before
-    // the job exists and deleted only by a delivery of this chunk, so what is read now is what
-    // the release would read later (a twin delivery that released it first makes a second
-    // queueing a no-op, its marker).
-    const read = await itemsByKey(deps.db, deps.tableName, [marker, jobKey, ...(successorKey ? [successorKey] : [])], { consistent: true, retry: deps.retry ?? workerRetry, what: `Reading chunk ${message.chunk} of job ${message.jobId}` });
+    // One read (BatchGetItem, strongly consistent) of the chunk's marker and its job (needed
+    // whenever the chunk is new, which is nearly always). The successor's waiting item is read
+    // only once this chunk's accounts are written (releaseNext): read at the start, two
+    // overlapping deliveries of one chunk would both find it and both queue it while neither had
+    // recorded its marker yet, and so on down the job's lane.
+    const read = await itemsByKey(deps.db, deps.tableName, [marker, jobKey], { consistent: true, retry: deps.retry ?? workerRetry, what: `Reading chunk ${message.chunk} of job ${message.jobId}` });
     const seen = read.get(itemKey(marker));
     const job = read.get(itemKey(jobKey));
-    const successor = successorKey ? { key: successorKey, item: read.get(itemKey(successorKey)) } : undefined;
     // Already recorded: the delivery that recorded it may have failed while releasing the next
     // chunk or completing the job, so both are done again (otherwise the job could stay 'running' for ever).
     if (seen) return settle(deps, message);
@@ -180,7 +177,7 @@ export const processChunk =
     // makes the released chunk find it failed and record its rows as not created. A delivery that
     // dies before its record is delivered again and writes the same accounts; the successor's
     // waiting item is gone by then (or, deleted or not, its marker makes a second run a no-op).
-    const released = hasSuccessor(job, message) ? releaseNext(deps, message, Promise.resolve(job), successor) : Promise.resolve();
+    const released = hasSuccessor(job, message) ? releaseNext(deps, message, Promise.resolve(job)) : Promise.resolve();
     const recorded = (async () => {
       // Their extra column values counted (the Attribute filter's exact count), once per chunk.
       await countAttributes(deps, message.userId, message.projectId, message.rows, chunkOnce(message));
@@ -499,17 +496,11 @@ const hasSuccessor = (job: Record<string, unknown> | undefined, message: BulkChu
  * A stopped (failed) job's waiting chunks skip the queue: recorded as not created here, each
  * releasing the next, so done + failed still reaches the total and the reserved places go back.
  */
-async function releaseNext(
-  deps: ChunkDeps,
-  message: BulkChunkMessage,
-  jobRead: Promise<Record<string, unknown> | undefined>,
-  /** The successor's waiting item as the chunk's first read found it (processChunk): not read again when found. */
-  preread?: { key: Record<string, string>; item: Record<string, unknown> | undefined },
-): Promise<void> {
+async function releaseNext(deps: ChunkDeps, message: BulkChunkMessage, jobRead: Promise<Record<string, unknown> | undefined>): Promise<void> {
   if (!message.window) return;
   const next = message.chunk + message.window;
-  let key: Record<string, string> = preread?.key ?? keys.bulkJobWaitingChunk(message.userId, message.jobId, next);
-  let waiting = preread ? preread.item : (await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }))).Item;
+  let key: Record<string, string> = keys.bulkJobWaitingChunk(message.userId, message.jobId, next);
+  let { Item: waiting } = await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: key, ConsistentRead: true }));
   if (!waiting) {
     // A job started before waiting chunks were spread keeps them in the user's partition.
     key = keys.legacyBulkJobWaitingChunk(message.userId, message.jobId, next);
