@@ -19,6 +19,7 @@ import { withStatesByKey } from './account-states-by-key';
 import { itemKey, itemsByKey } from '../core/items-by-key';
 import { keptActiveCounts } from '../account-jobs/selection';
 import { searchTerm } from './search-terms';
+import { isWalkId, readDirectoryWalk, writeDirectoryWalk } from './directory-walk';
 import { checkTermCursor, termWalk, type TermCursor } from './term-walk';
 
 /**
@@ -62,6 +63,9 @@ interface Cursor {
   e?: boolean;
   /** date: the walk goes on with the projects older than `p` (p's accounts are all passed). */
   o?: boolean;
+  /** project: the order the first page wrote (directory-walk.ts) and the place in it where this page starts (`p`'s, when `p` is given). */
+  w?: string;
+  j?: number;
 }
 
 /** Project items a later page of the newest-first walk reads, from the cursor's project on (a page of them at a time). */
@@ -382,15 +386,27 @@ export const browseAccounts = (deps: {
       // The badge: the hits of a walk that ended in one request; otherwise those found so far, and more.
       return { items: walk.items, count: walk.items.length, countIs: walk.next ? 'at-least' : 'exact', itemsRead: walk.read, ...(walk.next ? { nextCursor: encodeCursor({ s: query.sort, t: walk.next }) } : {}) };
     }
-    // A later page newest first or by name (without a term or a project filter) carries the first
-    // page's count: newest first it reads the user's projects from its own on, PROJECTS_PER_PAGE at a
-    // time; by name only its hits' projects, by key (projectsOf). Neither reads all of them.
+    // A later page (without a term or a project filter) carries the first page's count: newest
+    // first it reads the user's projects from its own on, PROJECTS_PER_PAGE at a time; by project
+    // the next PROJECTS_PER_PAGE of the order its first page wrote (directory-walk.ts), by key; by
+    // name only its hits' projects, by key (projectsOf). None reads all of them.
     const carried = !term && !filters.projectId && cursor !== undefined && typeof cursor.n === 'number';
     const paged = carried && query.sort === 'date' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
     const pagedByName = carried && query.sort === 'name';
+    const pagedByProject = carried && query.sort === 'project' && isWalkId(cursor.w) && Number.isInteger(cursor.j) && cursor.j! >= 0;
     let projectItems: Record<string, unknown>[];
     let olderProjects: string | undefined;
-    if (paged) {
+    /** By project, a later page: the part of the walk it reads (from cursor.j) and whether the walk goes on after it. */
+    let walkSlice: string[] = [];
+    let walkGoesOn = false;
+    if (pagedByProject) {
+      const slice = await readDirectoryWalk(deps.db, deps.tableName, userId, cursor.w!, cursor.j!, PROJECTS_PER_PAGE);
+      walkSlice = slice.ids;
+      walkGoesOn = cursor.j! + slice.ids.length < slice.total;
+      const found = await itemsByKey(deps.db, deps.tableName, slice.ids.map((id) => keys.project(userId, id)));
+      // In the walk's order; a project deleted since is passed.
+      projectItems = slice.ids.map((id) => found.get(itemKey(keys.project(userId, id)))).filter((project): project is Record<string, unknown> => project?.entityType === 'Project');
+    } else if (paged) {
       const page = await deps.db.send(
         new QueryCommand({
           TableName: deps.tableName,
@@ -413,11 +429,11 @@ export const browseAccounts = (deps: {
     const chosen = projectItems.filter((project) => projectMatches(project, filters));
     // The Attribute filter: each chosen project that keeps its value counters gives its count (one read of a counter each).
     const attributeCounts =
-      filters.attributeName && !paged && !pagedByName
+      filters.attributeName && !paged && !pagedByName && !pagedByProject
         ? await attributeValueCounts(deps.db, deps.tableName, userId, chosen.filter((project) => project.attributeCountsKept === true).map((project) => String(project.id)), { key: filters.attributeName, value: filters.attributeValue ?? '' })
         : new Map<string, number>();
     // Projects older than the counters count 'Up to N' until their recount is done: started once, here.
-    if (filters.attributeName && !paged && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
+    if (filters.attributeName && !paged && !pagedByProject && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters, attributeCounts.get(String(project.id)))]));
     const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);
@@ -428,8 +444,9 @@ export const browseAccounts = (deps: {
       for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
     }
 
-    const count = paged || pagedByName ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
-    const countExact = paged || pagedByName ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
+    const carriedCount = paged || pagedByName || pagedByProject;
+    const count = carriedCount ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
+    const countExact = carriedCount ? cursor.e === true : candidates.every((project) => bounds.get(String(project.id))!.exact);
     const budget = query.limit * READ_FACTOR;
     const views: AccountView[] = [];
     const raw: Record<string, unknown>[] = [];
@@ -496,12 +513,25 @@ export const browseAccounts = (deps: {
       }
     } else {
       const descending = query.sort === 'date';
-      const order = [...candidates].sort((a, b) =>
-        descending ? (String(a.id) < String(b.id) ? 1 : -1) : String(a.name ?? '').localeCompare(String(b.name ?? '')) || (String(a.id) < String(b.id) ? -1 : 1),
-      );
+      // A later page by project keeps the walk's order (names may have changed since its first page).
+      const order = pagedByProject
+        ? candidates
+        : [...candidates].sort((a, b) =>
+            descending ? (String(a.id) < String(b.id) ? 1 : -1) : String(a.name ?? '').localeCompare(String(b.name ?? '')) || (String(a.id) < String(b.id) ? -1 : 1),
+          );
+      // By project (no project filter), a cursor names its project's place in the walk: the page's
+      // order is the walk from cursor.j on, a first page's order is the walk it writes.
+      const walked = query.sort === 'project' && !filters.projectId;
+      const place = (id: string) => (pagedByProject ? cursor.j! + walkSlice.indexOf(id) : order.findIndex((project) => project.id === id));
+      const at = (id: string, r?: number): Cursor => ({ s: query.sort, p: id, ...(r !== undefined ? { r } : {}), ...(walked ? { j: place(id) } : {}) });
       let i = 0;
       let after: number | undefined;
-      if (cursor) {
+      if (pagedByProject) {
+        if (cursor.p !== undefined && (typeof cursor.p !== 'string' || (cursor.r !== undefined && (!Number.isInteger(cursor.r) || cursor.r < 0)))) throw new ValidationError('Invalid cursor');
+        // The walk's part starts at the cursor's project: there (and not passed yet) it goes on
+        // after the cursor's row; gone since, or no longer chosen, the next ones follow.
+        if (cursor.p !== undefined && order[0]?.id === cursor.p) after = cursor.r;
+      } else if (cursor) {
         if (typeof cursor.p !== 'string' || (cursor.r !== undefined && (!Number.isInteger(cursor.r) || cursor.r < 0))) throw new ValidationError('Invalid cursor');
         i = order.findIndex((project) => project.id === cursor.p);
         // A later page read from its own project on: that project (gone since, or no longer
@@ -513,7 +543,7 @@ export const browseAccounts = (deps: {
       }
       outer: while (i < order.length) {
         if (read >= budget) {
-          next = { s: query.sort, p: String(order[i]!.id), ...(after !== undefined ? { r: after } : {}) };
+          next = at(String(order[i]!.id), after);
           break;
         }
         const project = order[i]!;
@@ -535,7 +565,7 @@ export const browseAccounts = (deps: {
           views.push(view);
           raw.push(item);
           if (views.length === query.limit) {
-            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects) next = { s: query.sort, p: String(project.id), r: after };
+            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects || walkGoesOn) next = at(String(project.id), after);
             break outer;
           }
         }
@@ -547,11 +577,16 @@ export const browseAccounts = (deps: {
       }
       // The projects of this page are walked and older ones remain: the next page reads them.
       if (!next && views.length < query.limit && olderProjects) next = { s: query.sort, p: olderProjects, o: true };
+      // By project, this page's part of the walk is passed and the walk goes on: the next page reads the next part.
+      if (!next && views.length < query.limit && walkGoesOn) next = { s: query.sort, j: cursor!.j! + walkSlice.length };
+      // A first page by project (or a cursor from before walks) writes the order its later pages read.
+      if (next && walked && !pagedByProject) next.w = await writeDirectoryWalk(deps.db, deps.tableName, userId, order.map((project) => String(project.id)), now);
+      else if (next && pagedByProject) next.w = cursor.w;
     }
 
     await revealPasswords(raw, views);
-    // Newest first and by name, the count goes with the cursor (the next page reads only the projects it walks).
-    if (next && (query.sort === 'date' || query.sort === 'name') && !filters.projectId) Object.assign(next, { n: count, e: countExact });
+    // The count goes with the cursor (the next page reads only the projects it walks).
+    if (next && !filters.projectId) Object.assign(next, { n: count, e: countExact });
     return { items: views, count, countIs: countExact ? 'exact' : 'at-most', itemsRead: read, ...(next ? { nextCursor: encodeCursor(next) } : {}) };
   };
 };

@@ -234,6 +234,13 @@ export const keys = {
    */
   syncPreviewPart: (userId: string, previewId: string, section: string, part: number) => ({ PK: `${userPk(userId)}#SYNC`, SK: `${previewId}#${section}#${rowKey(part)}` }) as const,
   syncPreviewPartsOf: (userId: string, previewId: string) => ({ PK: `${userPk(userId)}#SYNC`, SKPrefix: `${previewId}#` }) as const,
+  /**
+   * One part (up to DIRECTORY_WALK_PART_IDS project ids) of the order a directory listing by project
+   * walks, written by its first page (functions/accounts/directory-walk.ts) in the user's WALK side
+   * partition (account deletion erases it; the TTL removes it after 7 days): a later page reads the
+   * part holding its place, never every project.
+   */
+  directoryWalkPart: (userId: string, walkId: string, part: number) => ({ PK: `${userPk(userId)}#WALK`, SK: `${walkId}#${rowKey(part)}` }) as const,
   accountAction: (userId: string, jobId: string) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}` }) as const,
   accountActionChunk: (userId: string, jobId: string, chunk: number) => ({ PK: userPk(userId), SK: `ACCTACTION#${jobId}#CHUNK#${rowKey(chunk)}` }) as const,
   /** An action over a selection of the Account Database (functions/account-jobs/directory-actions.ts): its per-project jobs named on it. */
@@ -361,6 +368,7 @@ export const keys = {
     `${userPk(userId)}#SECURITY`,
     `${userPk(userId)}#SESSIONS`,
     `${userPk(userId)}#SYNC`,
+    `${userPk(userId)}#WALK`,
     ...Array.from({ length: WAITING_CHUNK_PARTITIONS }, (_, shard) => `${userPk(userId)}#BULKWAITING#${shard}`),
   ],
   /** Every partition of a project beside its first account partition: the other shards, the rejected rows, the accounts' state blocks and their history. */

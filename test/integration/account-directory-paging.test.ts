@@ -20,6 +20,8 @@ describe('GET /api/accounts across many projects', () => {
   let user: ApiUser;
   const PROJECTS = PROJECTS_PER_PAGE * 2 + 5;
   const ids: string[] = [];
+  /** Per project (oldest first): its id, name and accounts' ids (rows 1, 2). */
+  const projects: { id: string; name: string; accounts: string[] }[] = [];
 
   beforeAll(async () => {
     user = await apiUser();
@@ -29,6 +31,7 @@ describe('GET /api/accounts across many projects', () => {
       const at = new Date(Date.now() - (PROJECTS - p) * 60_000);
       const projectId = timeOrderedId(at);
       items.push({ ...keys.project(user.sub, projectId), entityType: 'Project', id: projectId, userId: user.sub, name: `Many ${p}`, accountType: 'Standard User', status: 'active', accountCount: 2, failedCount: 0, createdAt: at.toISOString(), updatedAt: at.toISOString() });
+      projects.push({ id: projectId, name: `Many ${p}`, accounts: [keys.accountId(projectId, 1), keys.accountId(projectId, 2)] });
       for (const row of [1, 2]) {
         const id = keys.accountId(projectId, row);
         items.push(accountItem({ id, userId: user.sub, projectId, projectName: `Many ${p}`, row, firstName: `Many${p}`, lastName: `Row${row}`, email: `many.${p}.${row}.${randomUUID().slice(0, 6)}@example.com`, username: `many${p}r${row}${randomUUID().slice(0, 4)}`, passwordCiphertext: 'x', accountType: 'Standard User', isActive: true, externalStatus: 'pending', createdAt: at.toISOString() }));
@@ -89,4 +92,79 @@ describe('GET /api/accounts across many projects', () => {
     expect(more.items.map((a) => a.id).filter((id) => found.items.some((a) => a.id === id))).toEqual([]);
     expect(projectItems).toBeLessThanOrEqual(7);
   });
+
+  it('by project: every account in name order, each once, the count on every page; a later page reads its part of the first page\'s order and the next projects, not every project', async () => {
+    const counted = countingDb();
+    const browse = browseAccounts({ db: counted.db, tableName: TABLE, cipher: () => Promise.reject(new Error('no passwords here')) });
+    // By name as the listing compares them, then the project's id; rows ascending within a project.
+    const byName = () => [...projects].sort((a, b) => a.name.localeCompare(b.name) || (a.id < b.id ? -1 : 1));
+    const walk = async () => {
+      const seen: string[] = [];
+      const reads: { projects: number; walkParts: number }[] = [];
+      let cursor: string | undefined;
+      do {
+        counted.reset();
+        const page = await browse(user.sub, directoryQuerySchema.parse({ limit: '7', sort: 'project', ...(cursor ? { cursor } : {}) }));
+        expect(page).toMatchObject({ count: PROJECTS * 2, countIs: 'exact' });
+        seen.push(...page.items.map((a) => a.id));
+        reads.push({ projects: counted.read('Project'), walkParts: counted.read('DirectoryWalkPart') });
+        cursor = page.nextCursor;
+        expect(reads.length).toBeLessThan(40);
+      } while (cursor);
+      return { seen, reads };
+    };
+    const { seen, reads } = await walk();
+    expect(seen).toEqual(byName().flatMap((project) => project.accounts));
+    // The first page reads every project (the count); each later one at most a page of them and one or two parts of the order.
+    expect(reads[0]).toEqual({ projects: PROJECTS, walkParts: 0 });
+    for (const read of reads.slice(1)) {
+      expect(read.projects).toBeLessThanOrEqual(PROJECTS_PER_PAGE);
+      expect(read.walkParts).toBeGreaterThanOrEqual(1);
+      expect(read.walkParts).toBeLessThanOrEqual(2);
+    }
+
+    // A project renamed takes its new place in a listing started after the edit; the listing stays whole.
+    const renamed = byName()[PROJECTS - 1]!;
+    expect((await user.call(`/api/projects/${renamed.id}`, { method: 'PUT', body: { name: 'Aardvark intake', accountType: 'Standard User' } })).status).toBe(200);
+    renamed.name = 'Aardvark intake';
+    const again = await walk();
+    expect(again.seen).toEqual(byName().flatMap((project) => project.accounts));
+    expect(again.seen.slice(0, 2)).toEqual(renamed.accounts);
+
+    // The project a cursor stopped in, renamed before the next page: the listing goes on in its first page's order, each account once.
+    const first = await user.json<DirectoryPage>('/api/accounts?limit=3&sort=project');
+    const stoppedIn = (JSON.parse(Buffer.from(first.nextCursor!, 'base64url').toString('utf8')) as { p: string }).p;
+    const before = byName();
+    expect((await user.call(`/api/projects/${stoppedIn}`, { method: 'PUT', body: { name: 'Zz renamed', accountType: 'Standard User' } })).status).toBe(200);
+    projects.find((project) => project.id === stoppedIn)!.name = 'Zz renamed';
+    const rest: string[] = [...first.items.map((a) => a.id)];
+    let cursor = first.nextCursor;
+    while (cursor) {
+      const page = await user.json<DirectoryPage>(`/api/accounts?limit=3&sort=project&cursor=${cursor}`);
+      rest.push(...page.items.map((a) => a.id));
+      cursor = page.nextCursor;
+    }
+    expect(rest).toEqual(before.flatMap((project) => project.accounts));
+
+    // Another user's cursor finds no order of theirs: 400, nothing of the first user's.
+    const other = await apiUser();
+    expect((await other.call(`/api/accounts?limit=3&sort=project&cursor=${first.nextCursor}`)).status).toBe(400);
+  });
 });
+
+/** The app's client on the local DynamoDB, counting the items of each kind (entityType) it reads. */
+function countingDb() {
+  const { dynamodb } = inject('stack').urls;
+  const db = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: dynamodb, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } }), { marshallOptions: { removeUndefinedValues: true } });
+  const read = new Map<string, number>();
+  db.middlewareStack.add(
+    (next) => async (args) => {
+      const result = await next(args);
+      const output = result.output as { Items?: Record<string, unknown>[]; Responses?: Record<string, Record<string, unknown>[]> };
+      for (const item of [...(output.Items ?? []), ...Object.values(output.Responses ?? {}).flat()]) read.set(String(item.entityType), (read.get(String(item.entityType)) ?? 0) + 1);
+      return result;
+    },
+    { step: 'initialize', name: 'countItems' },
+  );
+  return { db, read: (entityType: string) => read.get(entityType) ?? 0, reset: () => read.clear() };
+}

@@ -71,6 +71,7 @@ const samples: Record<keyof typeof keys, () => Sample> = {
   syncPreview: () => keys.syncPreview(u, p),
   syncPreviewPart: () => keys.syncPreviewPart(u, p, 'changed', 0),
   syncPreviewPartsOf: () => keys.syncPreviewPartsOf(u, p),
+  directoryWalkPart: () => keys.directoryWalkPart(u, p, 0),
   accountAction: () => keys.accountAction(u, p),
   accountActionChunk: () => keys.accountActionChunk(u, p, 1),
   directoryAction: () => keys.directoryAction(u, p),
