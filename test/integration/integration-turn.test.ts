@@ -174,10 +174,14 @@ describe('the dry run and the connection test call the platform on the turn', ()
     // A live holder that does not stop (stuck in a long call; its heartbeat keeps its lease): 409 with the reason, the test not recorded.
     const stuck = (await takeIntegrationTurn(realDeps, { userId: user.sub, jobId: 'job-stuck', integrationId: integration.id }, pacing))!;
     const before = (await user.json<Integration[]>(`/api/integrations`)).find((i) => i.id === integration.id);
-    const busyTest = await user.call(`/api/integrations/${integration.id}/test`, { method: 'POST' });
+    // Both asked at once: each waits the API's whole wait for the turn before its 409, so one after the other would wait twice.
+    const [busyTest, busyCheck] = await Promise.all([
+      user.call(`/api/integrations/${integration.id}/test`, { method: 'POST' }),
+      user.call(`/api/integrations/${integration.id}/check`, { body: { people: people(1, 'TurnBusy') } }),
+    ]);
     expect(busyTest.status).toBe(409);
     expect(((await busyTest.json()) as { message?: string; error?: string }).message ?? '').toContain('Try again in a few seconds');
-    expect((await user.call(`/api/integrations/${integration.id}/check`, { body: { people: people(1, 'TurnBusy') } })).status).toBe(409);
+    expect(busyCheck.status).toBe(409);
     const after = (await user.json<Integration[]>(`/api/integrations`)).find((i) => i.id === integration.id);
     expect(after?.lastTestDate).toBe(before?.lastTestDate);
     await stuck.give();
