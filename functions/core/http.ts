@@ -37,7 +37,16 @@ export interface RouteRequest<Body> {
   event: HttpEvent;
 }
 
-export interface Route<Schema extends z.ZodType | undefined> {
+/**
+ * A route's body schema, in zod's classic API or zod/mini's (a schema a Lambda shares with the web
+ * app may be written in mini, which keeps zod's classic API out of the functions that reach only
+ * it): both have `safeParse`.
+ */
+export interface BodySchema extends z.core.$ZodType {
+  safeParse(data: unknown): { success: true; data: unknown } | { success: false; error: { issues: z.core.$ZodIssue[] } };
+}
+
+export interface Route<Schema extends BodySchema | undefined> {
   /**
    * Runs before the body is validated: a caller who may not use the route at all (a free plan on
    * a Pro feature) is refused as such, whatever the body holds.
@@ -60,11 +69,11 @@ export interface Route<Schema extends z.ZodType | undefined> {
    */
   passwordExpired?: 'allow';
   body?: Schema;
-  run(request: RouteRequest<Schema extends z.ZodType ? z.output<Schema> : undefined>): Promise<unknown>;
+  run(request: RouteRequest<Schema extends BodySchema ? z.output<Schema> : undefined>): Promise<unknown>;
 }
 
 /** Declares one route's body schema and use-case call with types flowing from the schema. */
-export const route = <Schema extends z.ZodType | undefined = undefined>(r: Route<Schema>): Route<Schema> => r;
+export const route = <Schema extends BodySchema | undefined = undefined>(r: Route<Schema>): Route<Schema> => r;
 
 /** A response that is not JSON 200 (redirects, 201, 202 ...). */
 export class Response {
@@ -225,7 +234,7 @@ const defaultAccountGate = (): AccountGate | undefined => {
   return dynamoAccountGate(db, tableName, { recordEvent: (event) => recordSecurityEvent({ db, tableName }, event) });
 };
 
-export function httpHandler(table: Record<string, Route<z.ZodType | undefined>>, options: HttpHandlerOptions = {}) {
+export function httpHandler(table: Record<string, Route<BodySchema | undefined>>, options: HttpHandlerOptions = {}) {
   const accountGate = options.accountGate ?? defaultAccountGate();
   const dispatch = (event: HttpEvent, context: Context): Promise<HttpResult> => withinInvocation(context, () => route(event));
   const route = async (event: HttpEvent): Promise<HttpResult> => {

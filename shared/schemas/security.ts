@@ -1,11 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { plural } from '../text/plural';
 
 /**
  * The Security Center (spec 2 'Security Center', 3 'Security settings' and 'Security event',
  * 5 ranges, 9 defaults): one schema for the settings card and for GET / PUT
  * /api/security/settings, and the shapes of the security events. docs/security.md says how each
- * setting is enforced.
+ * setting is enforced. Written in zod/mini: the functions that read the settings (the account
+ * gate, the account deletion worker, sign-in) reach no other schema, and so no code of zod's
+ * classic API (docs/deploy.md, "Function bundles").
  */
 export const SESSION_TIMEOUT_HOURS = { min: 1, max: 168 } as const;
 export const PASSWORD_EXPIRY_DAYS = { min: 30, max: 365 } as const;
@@ -24,17 +26,18 @@ export const defaultSecuritySettings = {
 
 /** A number field of the settings card: a non-numeric entry becomes 0 (spec 5), which the range then refuses. */
 const rangedNumber = (label: string, unit: string, range: { min: number; max: number }) =>
-  z.preprocess(
-    (value) => {
+  z.pipe(
+    z.transform((value: unknown) => {
       if (typeof value === 'number') return Number.isFinite(value) ? value : 0;
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
       return 0;
-    },
+    }),
     z
-      .number()
       .int(`${label} must be a whole number`)
-      .min(range.min, `${label} must be between ${range.min} and ${range.max} ${unit}`)
-      .max(range.max, `${label} must be between ${range.min} and ${range.max} ${unit}`),
+      .check(
+        z.minimum(range.min, `${label} must be between ${range.min} and ${range.max} ${unit}`),
+        z.maximum(range.max, `${label} must be between ${range.min} and ${range.max} ${unit}`),
+      ),
   );
 
 export const securitySettingsSchema = z.object(
@@ -56,7 +59,7 @@ export type SecuritySettings = z.output<typeof securitySettingsSchema>;
  * (POST /api/security/two-factor/...): sent here with a value other than the current one, the
  * PUT is refused with TWO_FACTOR_NEEDS_CODE_MESSAGE; sent with the current value, it is accepted.
  */
-export const updateSecuritySettingsSchema = securitySettingsSchema.partial();
+export const updateSecuritySettingsSchema = z.partial(securitySettingsSchema);
 export type UpdateSecuritySettingsInput = z.output<typeof updateSecuritySettingsSchema>;
 export const TWO_FACTOR_NEEDS_CODE_MESSAGE = 'Turn two-factor authentication on or off with a code from your authenticator app.';
 

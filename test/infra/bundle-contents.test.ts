@@ -31,4 +31,10 @@ describe('what a Lambda bundle holds', () => {
     const inputs = await bundledInputs('bulk-upload-dead-letter-worker', 'functions/workers/bulk-upload-dead-letter-worker.ts');
     expect(inputs.filter((file) => /node_modules\/@aws-sdk\/s3-presigned-post\/|functions\/bulk\/upload-objects\.ts/.test(file))).toEqual([]);
   });
+
+  it("the account deletion worker bundles zod/mini only, not zod's classic API: the security settings it reads are a zod/mini schema", async () => {
+    const inputs = await bundledInputs('account-deletion-worker', 'functions/workers/account-deletion-worker.ts');
+    expect(inputs.some((file) => file.includes('node_modules/zod/v4/mini/'))).toBe(true);
+    expect(inputs.filter((file) => file.includes('node_modules/zod/v4/classic/'))).toEqual([]);
+  });
 });

@@ -1,4 +1,3 @@
-import type * as z from 'zod';
 import { securityErrorCodes } from '@shared/schemas/security';
 import { clearStoredTokens, loadAuth } from './auth';
 import { rememberSessionEnded } from './session-ended-notice';
@@ -103,8 +102,8 @@ function handlePasswordExpired(message: string | undefined): void {
 interface RequestOptions<T> {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
-  /** Validates the response body; without it the body is returned as parsed JSON. */
-  schema?: z.ZodType<T>;
+  /** Validates the response body (a zod schema, classic or mini); without it the body is returned as parsed JSON. */
+  schema?: { parse(data: unknown): T };
   /** Extra request headers (e.g. Idempotency-Key); Authorization, Accept and Content-Type are set here. */
   headers?: Record<string, string>;
 }
