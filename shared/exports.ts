@@ -81,3 +81,15 @@ export const EXPORT_COLUMNS = [
 export type ExportRow = Record<(typeof EXPORT_COLUMNS)[number]['key'], string>;
 /** A row with the account's extra columns (department, title...): written after the standard ones, in the export's attribute columns. */
 export type ExportRecord = ExportRow & { attributes?: Record<string, string> };
+
+/**
+ * GET /api/projects/{id}/export builds the whole CSV in one 512 MB Lambda of 10 s and returns it
+ * in one response (6 MB at most): a project above this many accounts is refused there (409) and
+ * its CSV is made by the Export Center's worker (POST /api/exports). Measured in bench/exports.ts;
+ * the reasoning is in docs/deploy.md, Project CSV downloads.
+ */
+export const SYNC_EXPORT_MAX_ACCOUNTS = 10_000;
+
+/** The 409 of a project too large to download at once; `atLeast` when it was found while reading. */
+export const exportCenterMessage = (accountCount: number, atLeast = false): string =>
+  `This project has ${atLeast ? 'more than ' : ''}${accountCount.toLocaleString('en-US')} accounts: its CSV is prepared in the Export Center.`;

@@ -7,7 +7,7 @@ import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { addBlock, emptyStates, overlayState, rowOf, withStates, type StateChannel, type StateEntry } from '../accounts/account-states';
 import { accountFilters, type AccountFilter } from '../../shared/schemas/account-selection';
 import { emailStatuses } from '../../shared/schemas/email-status';
-import { projectEmailCounts } from '../../shared/schemas/mail-send';
+import { projectEmailCounts } from '../../shared/schemas/email-status';
 import { listedFailures } from './job-failures';
 import type { ChunkRange, JobItem } from './kind';
 

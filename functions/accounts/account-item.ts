@@ -1,6 +1,6 @@
 import type { AccountType, CreatedAccount } from '../../shared/schemas/bulk';
 import type { AccountView } from '../../shared/schemas/project';
-import { platformChangeText } from '../../shared/schemas/account-edit';
+import { platformChangeText } from '../../shared/text/platform-change';
 import { secretContext, type Cipher } from '../core/encryption';
 import { keys } from '../core/keys';
 import { logger } from '../core/logger';

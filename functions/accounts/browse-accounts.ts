@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DirectoryFilters, DirectoryPage, DirectoryQuery } from '../../shared/schemas/account-directory';
-import { projectEmailCounts } from '../../shared/schemas/mail-send';
+import { projectEmailCounts } from '../../shared/schemas/email-status';
 import type { AccountView } from '../../shared/schemas/project';
 import { isIdShaped } from '../../shared/schemas/ids';
 import type { Cipher } from '../core/encryption';

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { PASSWORD_CHANGE_NOTICE } from '../../shared/schemas/email-templates';
+import { PASSWORD_CHANGE_NOTICE } from '../../shared/email/password-change-notice';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAllUnder } from '../core/prefix-query';

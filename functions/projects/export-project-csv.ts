@@ -2,7 +2,7 @@ import { accountPassword, attributesOf } from '../accounts/account-item';
 import { projectAttributeKeys } from './project-item';
 import { attributeLabel } from '../../shared/schemas/attributes';
 import { ACCOUNT_CSV_HEADER, UTF8_BOM, csvLine } from '../../shared/csv/write-csv';
-import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS } from '../../shared/schemas/project';
+import { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS } from '../../shared/exports';
 import type { Cipher } from '../core/encryption';
 import { ConflictError } from '../core/errors';
 import type { ProjectStore } from './project-store';

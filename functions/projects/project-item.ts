@@ -1,5 +1,5 @@
 import type { AccountType, PasswordSettings } from '../../shared/schemas/bulk';
-import { projectEmailCounts } from '../../shared/schemas/mail-send';
+import { projectEmailCounts } from '../../shared/schemas/email-status';
 import type { Project } from '../../shared/schemas/project';
 import { keys } from '../core/keys';
 import { stateChannels } from '../accounts/state-channels';

@@ -1,4 +1,4 @@
-import { checkPeopleSchema, startProvisioningSchema } from '../../shared/schemas/provisioning';
+import { checkPeopleSchema, startProvisioningSchema } from '../../shared/schemas/provisioning-requests';
 import { appCipher } from '../core/encryption';
 import { adapterFactory, pacingOf } from './adapters';
 import { checkPeople } from './check-people';

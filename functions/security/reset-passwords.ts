@@ -1,4 +1,4 @@
-import { ACCOUNT_ACTION_RUNNING } from '../../shared/schemas/account-actions';
+import { ACCOUNT_ACTION_RUNNING } from '../../shared/text/account-action-running';
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { RESET_FAILURES_SHOWN, type PasswordResetJob, type PasswordResetStatus } from '../../shared/schemas/reset-passwords';

@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { authFields, integrationPlatforms, type AuthMethod, type IntegrationPlatform } from '../../shared/schemas/integrations';
+import { authFields, integrationPlatforms, type AuthMethod, type IntegrationPlatform } from '../../shared/integration-platforms';
 import { PASSWORD_CHANGED_AT_ATTRIBUTE, securitySettingsWithDefaults } from '../../shared/schemas/security';
 import { OVERVIEW_EVENT_DAYS, type SecurityOverview } from '../../shared/schemas/security-overview';
 import { NotFoundError } from '../core/errors';

@@ -20,8 +20,8 @@ export const accountActionSchema = z
   .object(
     {
       action: z.enum(accountActions, 'Action must be deactivate, reactivate, delete, update or groups'),
-      accountIds: accountIdsSchema.optional(),
-      filter: accountFilterSchema.optional(),
+      accountIds: z.optional(accountIdsSchema),
+      filter: z.optional(accountFilterSchema),
     },
     'The request must be an object with the action and the accounts',
   )
@@ -69,5 +69,4 @@ export interface AccountActionJob {
   completedAt?: string;
 }
 
-/** The 409 of a provisioning run, send or reset of a project while an account action holds it. */
-export const ACCOUNT_ACTION_RUNNING = 'Accounts of this project are being deactivated, reactivated or deleted. Wait for that to finish, then try again.';
+export { ACCOUNT_ACTION_RUNNING } from '../text/account-action-running';

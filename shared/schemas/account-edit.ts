@@ -58,8 +58,7 @@ export interface AccountEditResult {
   credentialsSentToOldAddress: boolean;
 }
 
-/** The words shown for an account changed here after it was provisioned, until the platform has the change. */
-export const platformChangeText = (platform: string): string => `Changed here: not yet updated on ${platform}`;
+export { platformChangeText } from '../text/platform-change';
 
 /**
  * The kinds of event an account's history shows. 'deactivated', 'reactivated', 'expired' and

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Which of a project's accounts a job over a selection takes (the project page's bulk bar: account
@@ -33,8 +33,10 @@ export interface AccountSelectionCount {
 export const SELECTION_MAX = 10_000;
 
 export const accountIdsSchema = z
-  .array(z.string('Each account id must be a string').max(200, 'Account not found'), 'accountIds must be a list of account ids')
-  .min(1, 'Choose at least one account')
-  .max(SELECTION_MAX, `At most ${SELECTION_MAX.toLocaleString('en-US')} accounts at once: choose a filter or all accounts of the project instead`);
+  .array(z.string('Each account id must be a string').check(z.maxLength(200, 'Account not found')), 'accountIds must be a list of account ids')
+  .check(
+    z.minLength(1, 'Choose at least one account'),
+    z.maxLength(SELECTION_MAX, `At most ${SELECTION_MAX.toLocaleString('en-US')} accounts at once: choose a filter or all accounts of the project instead`),
+  );
 
 export const accountFilterSchema = z.enum(accountFilters, "filter must be 'all', 'failed', 'synced', 'unsent', 'active' or 'deactivated'");

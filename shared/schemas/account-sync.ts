@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { idField } from './ids';
+import { idField } from './id-field';
 import { credentialOptionsSchema } from './mail-send';
 
 /**
@@ -77,7 +77,7 @@ export const syncApplySchema = z.object(
      * holder' does (Pro; the same send over the added rows). Absent: not e-mailed (Add people's
      * default). Used only with createNew.
      */
-    sendCredentials: credentialOptionsSchema.optional(),
+    sendCredentials: z.optional(credentialOptionsSchema),
   },
   'The request must be an object with createNew, updateChanged and missing',
 );

@@ -119,7 +119,7 @@ export const bulkCreateRequestSchema = z.object({
   apiIntegrationId: z.string().optional(),
   createExternalAccounts: z.boolean().default(false),
   /** E-mail the account holders their credentials once the accounts exist (Pro; functions/mail). */
-  sendCredentials: credentialOptionsSchema.optional(),
+  sendCredentials: z.optional(credentialOptionsSchema),
   /**
    * Add people to this existing project instead of creating one: its name, description, platform
    * URL, account type and expiration date are the project's (projectName is not used), the rows

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { accountIdsSchema, SELECTION_MAX } from './account-selection';
 import { directorySelectionSchema } from './account-directory';
 import { credentialOptionsSchema } from './mail-send';
@@ -18,13 +18,13 @@ export type DirectoryAction = (typeof directoryActions)[number];
 export const DIRECTORY_ACTION_PROJECTS_MAX = 100;
 
 // Send credentials takes the project page's send options (the user's default template when none is named).
-export const directoryActionSchema = credentialOptionsSchema
-  .extend({
+export const directoryActionSchema = z
+  .extend(credentialOptionsSchema, {
     action: z.enum(directoryActions, 'Action must be deactivate, reactivate, delete, update, reset, send or retry'),
-    accountIds: accountIdsSchema.optional(),
-    matching: directorySelectionSchema.optional(),
+    accountIds: z.optional(accountIdsSchema),
+    matching: z.optional(directorySelectionSchema),
   })
-  .refine((input) => (input.accountIds === undefined) !== (input.matching === undefined), { message: 'Give either accountIds or matching, not both' });
+  .check(z.refine((input) => (input.accountIds === undefined) !== (input.matching === undefined), { message: 'Give either accountIds or matching, not both' }));
 export type DirectoryActionInput = z.input<typeof directoryActionSchema>;
 export type DirectoryActionRequest = z.output<typeof directoryActionSchema>;
 

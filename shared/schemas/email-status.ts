@@ -21,3 +21,12 @@ export const emailCounterAttribute: Record<EmailStatus, string> = {
   failed: 'emailFailedCount',
   suppressed: 'emailSuppressedCount',
 };
+
+/** A project's e-mail counts: one per status, and the accounts never sent to; they add up to its accounts. */
+export type ProjectEmailCounts = Record<EmailStatus, number> & { notSent: number };
+
+export function projectEmailCounts(item: Record<string, unknown>, accountCount: number): ProjectEmailCounts {
+  const counts = Object.fromEntries(emailStatuses.map((s) => [s, Math.max(0, Number(item[emailCounterAttribute[s]] ?? 0))])) as Record<EmailStatus, number>;
+  const used = emailStatuses.reduce((sum, s) => sum + counts[s], 0);
+  return { ...counts, notSent: Math.max(0, accountCount - used) };
+}

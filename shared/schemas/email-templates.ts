@@ -1,10 +1,7 @@
 import * as z from 'zod';
+import { PASSWORD_CHANGE_NOTICE } from '../email/password-change-notice';
 
-/**
- * What {{passwordChangeNotice}} reads when the user's Require password change setting is on (the
- * send's setting, read when it starts); empty when it is off.
- */
-export const PASSWORD_CHANGE_NOTICE = 'You will be asked to choose a new password the first time you sign in.';
+export { PASSWORD_CHANGE_NOTICE } from '../email/password-change-notice';
 
 /** Spec 2 (Email Templates): the variables a template may use, each in double braces. */
 export const templateVariables = ['accountHolderName', 'email', 'username', 'password', 'projectName', 'companyName', 'brandLogo', 'credentialLink', 'passwordChangeNotice', 'loginUrl', 'expirationDate'] as const;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { exportFormats } from '../exports';
-import { idField } from './ids';
+import { idField } from './id-field';
 
 // The constants and shapes live in shared/exports.ts (no zod); importers of this file get them too.
 export * from '../exports';

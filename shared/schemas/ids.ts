@@ -1,12 +1,11 @@
-import * as z from 'zod';
-
 /**
  * What an id in a path or a body may look like. The app's own ids are 36-character UUIDs
  * (functions/core/ids.ts); this shape is more generous (any URL-safe id up to 200 characters) so a
  * future id form still fits, yet it keeps out what could never name an item: a 5,000-character
  * string (DynamoDB refuses keys over 1,024 bytes with an error, not a miss), a key separator
  * ('#'), a slash, spaces and control characters. Anything else cannot exist: it answers 404
- * without a table read.
+ * without a table read. Free of zod (every HTTP function reads it, functions/core/http.ts): the
+ * body field is in ./id-field.ts.
  */
 export const ID_MAX_LENGTH = 200;
 const ID_SHAPE = new RegExp(`^[A-Za-z0-9._~-]{1,${ID_MAX_LENGTH}}$`);
@@ -18,16 +17,3 @@ export const isIdShaped = (value: string): boolean => ID_SHAPE.test(value);
  * 404 with its message when a body has no other problem, as for an unknown id in a path.
  */
 export const UNKNOWN_ID_PARAM = 'unknownId';
-
-/**
- * A body field that holds an id. Missing or blank is `required` (400); an id that cannot exist is
- * `notFound` (404), the same answer as for another user's id.
- */
-export const idField = (messages: { required?: string; notFound: string }) =>
-  z
-    .string(messages.required)
-    .trim()
-    .min(1, messages.required)
-    .superRefine((value, ctx) => {
-      if (value !== '' && !isIdShaped(value)) ctx.addIssue({ code: 'custom', message: messages.notFound, params: { [UNKNOWN_ID_PARAM]: true } });
-    });

@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { emailCounterAttribute, emailStatuses, type EmailStatus } from './email-status';
+import * as z from 'zod/mini';
+import type { EmailStatus } from './email-status';
 import { accountFilterSchema, accountIdsSchema, type AccountFilter } from './account-selection';
 
 /**
@@ -23,37 +23,44 @@ export const LINK_EXPIRY_DAYS_MAX = 30;
 /** How the e-mails carry the credentials, shared by a send from a project and by the bulk creation. */
 export const credentialOptionsSchema = z.object({
   /** A template of the user or BUILTIN_TEMPLATE_ID; absent: the user's default template, else the built-in one. */
-  templateId: z.string().trim().min(1, 'Choose a template').max(200, 'Template not found').optional(),
-  delivery: z.enum(credentialDeliveries, 'Delivery must be password or link').optional().default('password'),
-  linkExpiresInDays: z
-    .number('The link expiry must be a number of days')
-    .int('The link expiry must be a whole number of days')
-    .min(1, 'A link expires after 1 day at the soonest')
-    .max(LINK_EXPIRY_DAYS_MAX, `A link expires after ${LINK_EXPIRY_DAYS_MAX} days at the latest`)
-    .optional()
-    .default(LINK_EXPIRY_DAYS_DEFAULT),
+  templateId: z.optional(z.string().check(z.trim(), z.minLength(1, 'Choose a template'), z.maxLength(200, 'Template not found'))),
+  delivery: z._default(z.optional(z.enum(credentialDeliveries, 'Delivery must be password or link')), 'password'),
+  linkExpiresInDays: z._default(
+    z.optional(
+      z
+        .number('The link expiry must be a number of days')
+        .check(
+          z.int('The link expiry must be a whole number of days'),
+          z.minimum(1, 'A link expires after 1 day at the soonest'),
+          z.maximum(LINK_EXPIRY_DAYS_MAX, `A link expires after ${LINK_EXPIRY_DAYS_MAX} days at the latest`),
+        ),
+    ),
+    LINK_EXPIRY_DAYS_DEFAULT,
+  ),
 });
 export type CredentialOptions = z.output<typeof credentialOptionsSchema>;
 export type CredentialOptionsInput = z.input<typeof credentialOptionsSchema>;
 
 /** POST /api/projects/{id}/send-credentials */
-export const sendCredentialsSchema = credentialOptionsSchema
-  .extend({
+export const sendCredentialsSchema = z
+  .extend(credentialOptionsSchema, {
     scope: z.enum(sendScopes, 'Scope must be all, unsent, failed, account or selection'),
-    accountId: z.string().trim().min(1).max(300).optional(),
-    accountIds: accountIdsSchema.optional(),
-    filter: accountFilterSchema.optional(),
-    overrideSuppression: z.boolean().optional().default(false),
+    accountId: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(300))),
+    accountIds: z.optional(accountIdsSchema),
+    filter: z.optional(accountFilterSchema),
+    overrideSuppression: z._default(z.optional(z.boolean()), false),
   })
-  .superRefine((body, ctx) => {
-    if (body.scope === 'selection' && (body.accountIds === undefined) === (body.filter === undefined)) ctx.addIssue({ code: 'custom', path: ['accountIds'], message: 'Give either accountIds or filter, not both' });
-    if (body.scope !== 'selection' && (body.accountIds !== undefined || body.filter !== undefined)) ctx.addIssue({ code: 'custom', path: ['scope'], message: "Accounts or a filter are given only with scope 'selection'" });
-    if (body.scope === 'account' && !body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: 'Choose the account to send to' });
-    if (body.scope !== 'account' && body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: "An account is named only with scope 'account'" });
-    if (body.overrideSuppression && body.scope !== 'account') {
-      ctx.addIssue({ code: 'custom', path: ['overrideSuppression'], message: 'A suppressed address can be sent to only one account at a time' });
-    }
-  });
+  .check(
+    z.superRefine((body, ctx) => {
+      if (body.scope === 'selection' && (body.accountIds === undefined) === (body.filter === undefined)) ctx.addIssue({ code: 'custom', path: ['accountIds'], message: 'Give either accountIds or filter, not both' });
+      if (body.scope !== 'selection' && (body.accountIds !== undefined || body.filter !== undefined)) ctx.addIssue({ code: 'custom', path: ['scope'], message: "Accounts or a filter are given only with scope 'selection'" });
+      if (body.scope === 'account' && !body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: 'Choose the account to send to' });
+      if (body.scope !== 'account' && body.accountId) ctx.addIssue({ code: 'custom', path: ['accountId'], message: "An account is named only with scope 'account'" });
+      if (body.overrideSuppression && body.scope !== 'account') {
+        ctx.addIssue({ code: 'custom', path: ['overrideSuppression'], message: 'A suppressed address can be sent to only one account at a time' });
+      }
+    }),
+  );
 export type SendCredentialsInput = z.input<typeof sendCredentialsSchema>;
 export type SendCredentialsRequest = z.output<typeof sendCredentialsSchema>;
 
@@ -112,14 +119,7 @@ export interface MailSend {
   completedAt?: string;
 }
 
-/** A project's e-mail counts: one per status, and the accounts never sent to; they add up to its accounts. */
-export type ProjectEmailCounts = Record<EmailStatus, number> & { notSent: number };
-
-export function projectEmailCounts(item: Record<string, unknown>, accountCount: number): ProjectEmailCounts {
-  const counts = Object.fromEntries(emailStatuses.map((s) => [s, Math.max(0, Number(item[emailCounterAttribute[s]] ?? 0))])) as Record<EmailStatus, number>;
-  const used = emailStatuses.reduce((sum, s) => sum + counts[s], 0);
-  return { ...counts, notSent: Math.max(0, accountCount - used) };
-}
+export { projectEmailCounts, type ProjectEmailCounts } from './email-status';
 
 /** The badge labels of an account's e-mail status (none: Not sent). */
 export const emailStatusLabels: Record<EmailStatus | 'none', string> = {

@@ -1,4 +1,9 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+
+/**
+ * In-app notifications. In zod/mini: every function that writes a notification reaches this file,
+ * and with zod's classic API here it carried that API into functions that parse nothing else with it.
+ */
 
 /** What an in-app notification is about (issue 12 item 6). */
 export const notificationKinds = ['bulk-job-completed', 'bulk-job-failed', 'export-ready', 'export-failed', 'provisioning-finished', 'payment-failed', 'security-alert', 'project-deleted', 'project-expired', 'mail-paused'] as const;
@@ -22,10 +27,10 @@ export type Notification = z.infer<typeof notificationSchema>;
 export const notificationListSchema = z.object({
   notifications: z.array(notificationSchema),
   /** Pass as ?cursor= for the next (older) page; absent on the last page. */
-  nextCursor: z.string().optional(),
+  nextCursor: z.optional(z.string()),
   /** Unread notifications counted, at most 100 (one bounded read); `unreadCountCapped`: there are more (the bell shows '99+'). */
   unreadCount: z.number(),
-  unreadCountCapped: z.boolean().optional(),
+  unreadCountCapped: z.optional(z.boolean()),
 });
 export type NotificationList = z.infer<typeof notificationListSchema>;
 
@@ -34,12 +39,12 @@ export const MARK_READ_MAX_IDS = 100;
 /** POST /api/notifications/read: some notifications by id, or all of them. */
 export const markReadSchema = z
   .object({
-    all: z.literal(true, 'all must be true').optional(),
-    ids: z
-      .array(z.string('Notification ids must be text'), 'ids must be a list of notification ids')
-      .min(1, 'Name at least one notification')
-      .max(MARK_READ_MAX_IDS, `At most ${MARK_READ_MAX_IDS} notifications at a time`)
-      .optional(),
+    all: z.optional(z.literal(true, 'all must be true')),
+    ids: z.optional(
+      z
+        .array(z.string('Notification ids must be text'), 'ids must be a list of notification ids')
+        .check(z.minLength(1, 'Name at least one notification'), z.maxLength(MARK_READ_MAX_IDS, `At most ${MARK_READ_MAX_IDS} notifications at a time`)),
+    ),
   })
-  .refine((body) => (body.all === true) !== (body.ids !== undefined), 'Send { ids: [...] } or { all: true }');
+  .check(z.refine((body) => (body.all === true) !== (body.ids !== undefined), 'Send { ids: [...] } or { all: true }'));
 export type MarkReadInput = z.infer<typeof markReadSchema>;

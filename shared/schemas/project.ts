@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { bulkCreateRequestSchema, type AccountType } from './bulk';
 import { createGroupsSchema, projectGroupsSchema } from './project-groups';
-import { idField } from './ids';
+import { idField } from './id-field';
 import type { EmailStatus } from './email-status';
 import type { ProjectEmailCounts } from './mail-send';
 
@@ -56,17 +56,8 @@ export interface Project {
   updatedAt: string;
 }
 
-/**
- * GET /api/projects/{id}/export builds the whole CSV in one 512 MB Lambda of 10 s and returns it
- * in one response (6 MB at most): a project above this many accounts is refused there (409) and
- * its CSV is made by the Export Center's worker (POST /api/exports). Measured in bench/exports.ts;
- * the reasoning is in docs/deploy.md, Project CSV downloads.
- */
-export const SYNC_EXPORT_MAX_ACCOUNTS = 10_000;
-
-/** The 409 of a project too large to download at once; `atLeast` when it was found while reading. */
-export const exportCenterMessage = (accountCount: number, atLeast = false): string =>
-  `This project has ${atLeast ? 'more than ' : ''}${accountCount.toLocaleString('en-US')} accounts: its CSV is prepared in the Export Center.`;
+// Kept in the zod-free shared/exports.ts (the functions that refuse a large download reach no schema).
+export { exportCenterMessage, SYNC_EXPORT_MAX_ACCOUNTS } from '../exports';
 
 /** Where an account stands on its project's platform: Pending, Synced, Sync Failed, Removed from platform (undone). */
 export type ExternalStatus = 'pending' | 'success' | 'failed' | 'removed';

@@ -1,12 +1,11 @@
-import * as z from 'zod';
-import { personSchema } from './bulk';
 import type { IntegrationPlatform, ProvisioningSettings } from './integrations';
 
 /**
  * Provisioning: creating a project's accounts on the platform of one of the user's integrations,
  * as a job (functions/provisioning). An account's externalStatus says where it stands there:
  * pending (not yet, or not this time), success (Synced), failed (Sync Failed, with externalError).
- * A project counts them: synced + failed + pending = accounts, always.
+ * A project counts them: synced + failed + pending = accounts, always. Free of zod: the request
+ * schemas are in ./provisioning-requests.ts.
  */
 export const provisioningModes = ['provision', 'retry', 'undo'] as const;
 export type ProvisioningMode = (typeof provisioningModes)[number];
@@ -23,23 +22,9 @@ export const doneStatusOf: Record<ProvisioningMode, 'success' | 'removed'> = { p
 export const provisioningStatuses = ['waiting', 'queued', 'running', 'paused', 'completed', 'failed'] as const;
 export type ProvisioningStatus = (typeof provisioningStatuses)[number];
 
-/** POST /api/projects/{id}/provision */
-export const startProvisioningSchema = z.object({
-  integrationId: z.string('Choose an integration').trim().min(1, 'Choose an integration').max(100, 'Integration not found'),
-  mode: z.enum(provisioningModes, 'Mode must be provision, retry or undo').optional().default('provision'),
-});
-export type StartProvisioningInput = z.input<typeof startProvisioningSchema>;
-
 /** People one 'Check against platform' request looks up (the web app sends a larger file in parts). */
 export const CHECK_PEOPLE_MAX = 200;
 
-/** POST /api/integrations/{id}/check: who already exists on the platform. Writes nothing. */
-export const checkPeopleSchema = z.object({
-  people: z.array(personSchema).min(1, 'At least one person is required').max(CHECK_PEOPLE_MAX, `At most ${CHECK_PEOPLE_MAX} people per check`),
-  /** The row number of the first person (the web app's parts keep the file's numbering). */
-  firstRow: z.number().int().min(1).max(1_000_000).optional().default(1),
-});
-export type CheckPeopleInput = z.input<typeof checkPeopleSchema>;
 
 /**
  * What provisioning would do with a person, looked up by the user name they would get and by

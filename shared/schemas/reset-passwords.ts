@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { accountFilterSchema, accountIdsSchema } from './account-selection';
 
 /**
@@ -15,13 +15,13 @@ import { accountFilterSchema, accountIdsSchema } from './account-selection';
 export const resetPasswordsSchema = z
   .object(
     {
-      projectId: z.string('Choose a project').trim().min(1, 'Choose a project').max(100, 'Project not found'),
-      accountIds: accountIdsSchema.optional(),
-      filter: accountFilterSchema.optional(),
+      projectId: z.string('Choose a project').check(z.trim(), z.minLength(1, 'Choose a project'), z.maxLength(100, 'Project not found')),
+      accountIds: z.optional(accountIdsSchema),
+      filter: z.optional(accountFilterSchema),
     },
     'The request must be an object with the project to reset',
   )
-  .refine((input) => input.accountIds === undefined || input.filter === undefined, { message: 'Give either accountIds or filter, not both' });
+  .check(z.refine((input) => input.accountIds === undefined || input.filter === undefined, { message: 'Give either accountIds or filter, not both' }));
 export type ResetPasswordsInput = z.input<typeof resetPasswordsSchema>;
 
 export const passwordResetStatuses = ['queued', 'running', 'completed', 'failed'] as const;

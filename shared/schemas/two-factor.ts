@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * Two-factor authentication (TOTP) of the Security Center: POST /api/security/two-factor/setup
@@ -17,7 +17,10 @@ export const TWO_FACTOR_CODE_FORMAT_MESSAGE = 'Enter the 6-digit code from your 
 /** The code as typed: spaces (apps show '123 456') are dropped. */
 export const twoFactorCodeSchema = z.object(
   {
-    code: z.preprocess((value) => (typeof value === 'string' ? value.replace(/\s+/g, '') : value), z.string(TWO_FACTOR_CODE_FORMAT_MESSAGE).regex(/^\d{6}$/, TWO_FACTOR_CODE_FORMAT_MESSAGE)),
+    code: z.pipe(
+      z.transform((value: unknown) => (typeof value === 'string' ? value.replace(/\s+/g, '') : value)),
+      z.string(TWO_FACTOR_CODE_FORMAT_MESSAGE).check(z.regex(/^\d{6}$/, TWO_FACTOR_CODE_FORMAT_MESSAGE)),
+    ),
   },
   TWO_FACTOR_CODE_FORMAT_MESSAGE,
 );

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /**
  * User settings (spec 3 'User settings', 5 ranges, 9 defaults): one schema for the Settings tabs
@@ -37,17 +37,18 @@ export const defaultPreferences = {
  * refused with the range in words.
  */
 const numberWithFallback = (label: string, unit: string, range: { min: number; max: number; fallback: number }) =>
-  z.preprocess(
-    (value) => {
+  z.pipe(
+    z.transform((value: unknown) => {
       if (typeof value === 'number') return Number.isFinite(value) ? value : range.fallback;
       if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
       return range.fallback;
-    },
+    }),
     z
-      .number()
       .int(`${label} must be a whole number`)
-      .min(range.min, `${label} must be between ${range.min} and ${range.max} ${unit}`)
-      .max(range.max, `${label} must be between ${range.min} and ${range.max} ${unit}`),
+      .check(
+        z.minimum(range.min, `${label} must be between ${range.min} and ${range.max} ${unit}`),
+        z.maximum(range.max, `${label} must be between ${range.min} and ${range.max} ${unit}`),
+      ),
   );
 
 export const notificationSettingsSchema = z.object({
@@ -66,13 +67,13 @@ export const preferencesSchema = z.object({
 });
 export type Preferences = z.output<typeof preferencesSchema>;
 
-const name = (label: string) => z.string(`${label} is required`).trim().min(1, `${label} is required`).max(100, `${label} must be at most 100 characters`);
+const name = (label: string) => z.string(`${label} is required`).check(z.trim(), z.minLength(1, `${label} is required`), z.maxLength(100, `${label} must be at most 100 characters`));
 
 /** GET /api/user/settings: the three groups. */
 export const userSettingsSchema = z.object({
   notifications: notificationSettingsSchema,
   preferences: preferencesSchema,
-  account: z.object({ email: z.string(), firstName: z.string(), lastName: z.string(), company: z.string().optional() }),
+  account: z.object({ email: z.string(), firstName: z.string(), lastName: z.string(), company: z.optional(z.string()) }),
 });
 export type UserSettings = z.output<typeof userSettingsSchema>;
 
@@ -81,24 +82,26 @@ export type UserSettings = z.output<typeof userSettingsSchema>;
  * as it is). The account's e-mail is read-only (it is the sign-in identity): sent along, it is
  * ignored, as the form shows it disabled.
  */
-export const updateUserSettingsSchema = z
-  .object({
-    notifications: notificationSettingsSchema.partial().optional(),
-    preferences: preferencesSchema.partial().optional(),
-    account: z
-      .object({
-        email: z.unknown().optional(),
-        firstName: name('First name').optional(),
+export const updateUserSettingsSchema = z.object(
+  {
+    notifications: z.optional(z.partial(notificationSettingsSchema)),
+    preferences: z.optional(z.partial(preferencesSchema)),
+    account: z.optional(
+      z.object({
+        email: z.optional(z.unknown()),
+        firstName: z.optional(name('First name')),
         // May be empty: a one-word name has no last name (shared/schemas/user: optionalLastName).
-        lastName: z.string('Last name must be text').trim().max(100, 'Last name must be at most 100 characters').optional(),
-        company: z.string('Company must be text').trim().max(200, 'Company must be at most 200 characters').optional(),
-      })
-      .optional(),
-  }, 'Settings must be an object with notifications, preferences or account');
+        lastName: z.optional(z.string('Last name must be text').check(z.trim(), z.maxLength(100, 'Last name must be at most 100 characters'))),
+        company: z.optional(z.string('Company must be text').check(z.trim(), z.maxLength(200, 'Company must be at most 200 characters'))),
+      }),
+    ),
+  },
+  'Settings must be an object with notifications, preferences or account',
+);
 export type UpdateUserSettingsInput = z.output<typeof updateUserSettingsSchema>;
 
 /** The stored fields of a group that still fit the schema, each on its own (one bad field keeps the others). */
-function validFields(shape: Record<string, z.ZodType>, stored: unknown): Record<string, unknown> {
+function validFields(shape: Record<string, z.ZodMiniType>, stored: unknown): Record<string, unknown> {
   if (!stored || typeof stored !== 'object') return {};
   const fields: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(stored as Record<string, unknown>)) {

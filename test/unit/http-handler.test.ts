@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { DOWNLOAD_NEEDS_GZIP_MESSAGE, DOWNLOAD_TOO_LARGE_MESSAGE, GZIP_RESPONSE_FROM_BYTES, RESPONSE_BODY_MAX_BYTES, httpHandler, redirect, Response, route, type HttpEvent } from '../../functions/core/http';
 import { ConflictError, NotFoundError, PlanLimitError } from '../../functions/core/errors';
 import { logger } from '../../functions/core/logger';
-import { idField } from '../../shared/schemas/ids';
+import { idField } from '../../shared/schemas/id-field';
 
 const context = { awsRequestId: 'req-1', functionName: 'test', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
 

@@ -1,0 +1,15 @@
+import * as z from 'zod';
+import { isIdShaped, UNKNOWN_ID_PARAM } from './ids';
+
+/**
+ * A body field that holds an id. Missing or blank is `required` (400); an id that cannot exist is
+ * `notFound` (404), the same answer as for another user's id.
+ */
+export const idField = (messages: { required?: string; notFound: string }) =>
+  z
+    .string(messages.required)
+    .trim()
+    .min(1, messages.required)
+    .superRefine((value, ctx) => {
+      if (value !== '' && !isIdShaped(value)) ctx.addIssue({ code: 'custom', message: messages.notFound, params: { [UNKNOWN_ID_PARAM]: true } });
+    });
