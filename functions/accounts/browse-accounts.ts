@@ -394,34 +394,43 @@ export const browseAccounts = (deps: {
     const paged = carried && query.sort === 'date' && typeof cursor.p === 'string' && isIdShaped(cursor.p);
     const pagedByName = carried && query.sort === 'name';
     const pagedByProject = carried && query.sort === 'project' && isWalkId(cursor.w) && Number.isInteger(cursor.j) && cursor.j! >= 0;
+    // A cursor naming a walk it does not hold continues nothing (a cursor from before walks has neither field).
+    if (query.sort === 'project' && cursor && !pagedByProject && (cursor.w !== undefined || cursor.j !== undefined)) throw new ValidationError('Invalid cursor');
     let projectItems: Record<string, unknown>[];
     let olderProjects: string | undefined;
-    /** By project, a later page: the part of the walk it reads (from cursor.j) and whether the walk goes on after it. */
+    /** By project, a later page: the part of the walk it reads (from walkFrom) and whether the walk goes on after it. */
+    let walkFrom = pagedByProject ? cursor.j! : 0;
     let walkSlice: string[] = [];
     let walkGoesOn = false;
-    if (pagedByProject) {
-      const slice = await readDirectoryWalk(deps.db, deps.tableName, userId, cursor.w!, cursor.j!, PROJECTS_PER_PAGE);
+    // A later page's projects, PROJECTS_PER_PAGE at a time: by project the walk's next part (in the
+    // walk's order; a project deleted since is passed), newest first the projects from `from` on
+    // (`from` itself left out when `passed`; a cursor's project must be there, else the cursor
+    // continues nothing).
+    const nextOfWalk = async (): Promise<Record<string, unknown>[]> => {
+      const slice = await readDirectoryWalk(deps.db, deps.tableName, userId, cursor!.w!, walkFrom, PROJECTS_PER_PAGE);
       walkSlice = slice.ids;
-      walkGoesOn = cursor.j! + slice.ids.length < slice.total;
+      walkGoesOn = walkFrom + slice.ids.length < slice.total;
       const found = await itemsByKey(deps.db, deps.tableName, slice.ids.map((id) => keys.project(userId, id)));
-      // In the walk's order; a project deleted since is passed.
-      projectItems = slice.ids.map((id) => found.get(itemKey(keys.project(userId, id)))).filter((project): project is Record<string, unknown> => project?.entityType === 'Project');
-    } else if (paged) {
+      return slice.ids.map((id) => found.get(itemKey(keys.project(userId, id)))).filter((project): project is Record<string, unknown> => project?.entityType === 'Project');
+    };
+    const olderFrom = async (from: string, passed: boolean, mustBeThere: boolean): Promise<Record<string, unknown>[]> => {
       const page = await deps.db.send(
         new QueryCommand({
           TableName: deps.tableName,
           KeyConditionExpression: 'PK = :pk AND SK BETWEEN :low AND :high',
-          ExpressionAttributeValues: { ':pk': keys.projectsOf(userId).PK, ':low': keys.projectsOf(userId).SKPrefix, ':high': keys.project(userId, cursor.p!).SK },
+          ExpressionAttributeValues: { ':pk': keys.projectsOf(userId).PK, ':low': keys.projectsOf(userId).SKPrefix, ':high': keys.project(userId, from).SK },
           ScanIndexForward: false,
-          Limit: PROJECTS_PER_PAGE + (cursor.o ? 1 : 0),
+          Limit: PROJECTS_PER_PAGE + (passed ? 1 : 0),
         }),
       );
       const items = page.Items ?? [];
-      // The cursor's project is the caller's and still there (read first): else it continues nothing.
-      if (items[0]?.id !== cursor.p) throw new ValidationError('Invalid cursor');
-      projectItems = items.filter((project) => project.entityType === 'Project' && !(cursor.o && project.id === cursor.p));
-      if (page.LastEvaluatedKey && items.length) olderProjects = String(items[items.length - 1]!.id);
-    } else if (pagedByName) projectItems = [];
+      if (mustBeThere && items[0]?.id !== from) throw new ValidationError('Invalid cursor');
+      olderProjects = page.LastEvaluatedKey && items.length ? String(items[items.length - 1]!.id) : undefined;
+      return items.filter((project) => project.entityType === 'Project' && !(passed && project.id === from));
+    };
+    if (pagedByProject) projectItems = await nextOfWalk();
+    else if (paged) projectItems = await olderFrom(cursor.p!, cursor.o === true, true);
+    else if (pagedByName) projectItems = [];
     // One project: its item by key (its counters are the count), not the user's every project.
     else if (filters.projectId !== undefined) projectItems = isIdShaped(filters.projectId) ? [...(await itemsByKey(deps.db, deps.tableName, [keys.project(userId, filters.projectId)])).values()].filter((project) => project.entityType === 'Project') : [];
     else projectItems = (await queryAllUnder(deps.db, deps.tableName, keys.projectsOf(userId))).filter((project) => project.entityType === 'Project');
@@ -435,14 +444,20 @@ export const browseAccounts = (deps: {
     // Projects older than the counters count 'Up to N' until their recount is done: started once, here.
     if (filters.attributeName && !paged && !pagedByProject && deps.recountAttributes) await deps.recountAttributes(userId, chosen.filter((project) => project.attributeCountsKept !== true));
     const bounds = new Map(chosen.map((project) => [String(project.id), projectBound(project, filters, attributeCounts.get(String(project.id)))]));
-    const candidates = chosen.filter((project) => bounds.get(String(project.id))!.count > 0);
     const accountFiltered = hasAccountFilter(filters);
-    // Sync Failed / Removed: the projects whose blocks keep status lists are read through them.
+    // Sync Failed / Removed: the projects whose blocks keep status lists are read through them
+    // (their lists filled a step at a time, FILL_BLOCKS_PER_REQUEST over the request's projects).
     const listedProjects = new Set<string>();
-    if (isListed(filters.platformStatus) && !(query.q ?? '').trim() && query.sort !== 'name') {
-      const fill = { blocks: FILL_BLOCKS_PER_REQUEST };
-      for (const project of candidates) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
-    }
+    const fill = { blocks: FILL_BLOCKS_PER_REQUEST };
+    /** The projects with something to match, their status lists made ready. */
+    const readyCandidates = async (projects: Record<string, unknown>[]) => {
+      const withMatches = projects.filter((project) => bounds.get(String(project.id))!.count > 0);
+      if (isListed(filters.platformStatus) && !(query.q ?? '').trim() && query.sort !== 'name') {
+        for (const project of withMatches) if (await ensureStatusLists(deps.db, deps.tableName, userId, project, now, fill)) listedProjects.add(String(project.id));
+      }
+      return withMatches;
+    };
+    const candidates = await readyCandidates(chosen);
 
     const carriedCount = paged || pagedByName || pagedByProject;
     const count = carriedCount ? Math.max(0, Math.floor(cursor.n!)) : candidates.reduce((sum, project) => sum + bounds.get(String(project.id))!.count, 0);
@@ -514,7 +529,7 @@ export const browseAccounts = (deps: {
     } else {
       const descending = query.sort === 'date';
       // A later page by project keeps the walk's order (names may have changed since its first page).
-      const order = pagedByProject
+      let order = pagedByProject
         ? candidates
         : [...candidates].sort((a, b) =>
             descending ? (String(a.id) < String(b.id) ? 1 : -1) : String(a.name ?? '').localeCompare(String(b.name ?? '')) || (String(a.id) < String(b.id) ? -1 : 1),
@@ -522,7 +537,7 @@ export const browseAccounts = (deps: {
       // By project (no project filter), a cursor names its project's place in the walk: the page's
       // order is the walk from cursor.j on, a first page's order is the walk it writes.
       const walked = query.sort === 'project' && !filters.projectId;
-      const place = (id: string) => (pagedByProject ? cursor.j! + walkSlice.indexOf(id) : order.findIndex((project) => project.id === id));
+      const place = (id: string) => (pagedByProject ? walkFrom + walkSlice.indexOf(id) : order.findIndex((project) => project.id === id));
       const at = (id: string, r?: number): Cursor => ({ s: query.sort, p: id, ...(r !== undefined ? { r } : {}), ...(walked ? { j: place(id) } : {}) });
       let i = 0;
       let after: number | undefined;
@@ -541,44 +556,63 @@ export const browseAccounts = (deps: {
         else if (i < 0) throw new ValidationError('Invalid cursor');
         else after = cursor.r;
       }
-      outer: while (i < order.length) {
-        if (read >= budget) {
-          next = at(String(order[i]!.id), after);
-          break;
-        }
-        const project = order[i]!;
-        const target = { userId, projectId: String(project.id), shards: shardsOf(project) };
-        const listed = isListed(filters.platformStatus) && listedProjects.has(String(project.id));
-        // The Attribute filter reads its index (pattern 77): each entry read is an account with the value.
-        const byAttribute = !listed && filters.attributeName !== undefined && filters.attributeValue !== undefined;
-        const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered && !listed && !byAttribute ? 4 : 1));
-        const batch = listed
-          ? await listedProjectRows(deps.db, deps.tableName, target, filters.platformStatus as ListedStatus, want, after, descending)
-          : byAttribute
-            ? await attributeProjectRows(deps.db, deps.tableName, target, { key: filters.attributeName!, value: filters.attributeValue! }, want, after, descending)
-            : await projectRows(deps.db, deps.tableName, target, want, after, descending);
-        read += batch.read;
-        for (const [n, item] of batch.items.entries()) {
-          after = rowOfItem(item);
-          const view = accountView(item, undefined, String(project.name ?? item.projectName));
-          if (!accountMatches(view, filters)) continue;
-          views.push(view);
-          raw.push(item);
-          if (views.length === query.limit) {
-            if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects || walkGoesOn) next = at(String(project.id), after);
+      // A later page whose projects are all walked before the page is full goes on to the next ones
+      // (newest first or by project), at most as many project items as the budget (READ_FACTOR per
+      // item of the page): a page is short only at the end, or when a filter matches few of what it passes.
+      let projectPages = 1;
+      const projectPagesMax = Math.max(1, Math.ceil(budget / PROJECTS_PER_PAGE));
+      outer: for (;;) {
+        while (i < order.length) {
+          if (read >= budget) {
+            next = at(String(order[i]!.id), after);
             break outer;
           }
+          const project = order[i]!;
+          const target = { userId, projectId: String(project.id), shards: shardsOf(project) };
+          const listed = isListed(filters.platformStatus) && listedProjects.has(String(project.id));
+          // The Attribute filter reads its index (pattern 77): each entry read is an account with the value.
+          const byAttribute = !listed && filters.attributeName !== undefined && filters.attributeValue !== undefined;
+          const want = Math.min(budget - read, Math.max(1, query.limit - views.length) * (accountFiltered && !listed && !byAttribute ? 4 : 1));
+          const batch = listed
+            ? await listedProjectRows(deps.db, deps.tableName, target, filters.platformStatus as ListedStatus, want, after, descending)
+            : byAttribute
+              ? await attributeProjectRows(deps.db, deps.tableName, target, { key: filters.attributeName!, value: filters.attributeValue! }, want, after, descending)
+              : await projectRows(deps.db, deps.tableName, target, want, after, descending);
+          read += batch.read;
+          for (const [n, item] of batch.items.entries()) {
+            after = rowOfItem(item);
+            const view = accountView(item, undefined, String(project.name ?? item.projectName));
+            if (!accountMatches(view, filters)) continue;
+            views.push(view);
+            raw.push(item);
+            if (views.length === query.limit) {
+              if (n < batch.items.length - 1 || batch.more || i < order.length - 1 || olderProjects || walkGoesOn) next = at(String(project.id), after);
+              break outer;
+            }
+          }
+          if (batch.last !== undefined) after = batch.last;
+          if (!batch.more) {
+            i++;
+            after = undefined;
+          }
         }
-        if (batch.last !== undefined) after = batch.last;
-        if (!batch.more) {
-          i++;
-          after = undefined;
-        }
+        if (views.length >= query.limit || read >= budget || projectPages >= projectPagesMax) break;
+        let more: Record<string, unknown>[];
+        if (pagedByProject && walkGoesOn) {
+          walkFrom += walkSlice.length;
+          more = await nextOfWalk();
+        } else if (paged && olderProjects) more = await olderFrom(olderProjects, true, false);
+        else break;
+        projectPages++;
+        for (const project of more) bounds.set(String(project.id), projectBound(project, filters));
+        order = await readyCandidates(more.filter((project) => projectMatches(project, filters)));
+        i = 0;
+        after = undefined;
       }
       // The projects of this page are walked and older ones remain: the next page reads them.
       if (!next && views.length < query.limit && olderProjects) next = { s: query.sort, p: olderProjects, o: true };
       // By project, this page's part of the walk is passed and the walk goes on: the next page reads the next part.
-      if (!next && views.length < query.limit && walkGoesOn) next = { s: query.sort, j: cursor!.j! + walkSlice.length };
+      if (!next && views.length < query.limit && walkGoesOn) next = { s: query.sort, j: walkFrom + walkSlice.length };
       // A first page by project (or a cursor from before walks) writes the order its later pages read.
       if (next && walked && !pagedByProject) next.w = await writeDirectoryWalk(deps.db, deps.tableName, userId, order.map((project) => String(project.id)), now);
       else if (next && pagedByProject) next.w = cursor.w;

@@ -16,8 +16,11 @@ import { inLanes } from '../core/lanes';
  * after the first finds its order whole (an index would be read eventually consistent).
  */
 
-/** Project ids per part: ~27 bytes each, a part ~27 KB (an item may hold 400 KB). */
-export const DIRECTORY_WALK_PART_IDS = 1_000;
+/**
+ * Project ids per part: 36-character ids, a part ~19 KB (an item may hold 400 KB), so a later
+ * page's read of one or two parts costs a few read units.
+ */
+export const DIRECTORY_WALK_PART_IDS = 500;
 /** Kept as long as a sync preview: an export or an action walking a large directory has days. */
 const WALK_DAYS = 7;
 

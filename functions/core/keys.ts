@@ -235,7 +235,7 @@ export const keys = {
   syncPreviewPart: (userId: string, previewId: string, section: string, part: number) => ({ PK: `${userPk(userId)}#SYNC`, SK: `${previewId}#${section}#${rowKey(part)}` }) as const,
   syncPreviewPartsOf: (userId: string, previewId: string) => ({ PK: `${userPk(userId)}#SYNC`, SKPrefix: `${previewId}#` }) as const,
   /**
-   * One part (up to DIRECTORY_WALK_PART_IDS project ids) of the order a directory listing by project
+   * One part (up to DIRECTORY_WALK_PART_IDS, 500, project ids) of the order a directory listing by project
    * walks, written by its first page (functions/accounts/directory-walk.ts) in the user's WALK side
    * partition (account deletion erases it; the TTL removes it after 7 days): a later page reads the
    * part holding its place, never every project.

@@ -149,6 +149,35 @@ describe('GET /api/accounts across many projects', () => {
     // Another user's cursor finds no order of theirs: 400, nothing of the first user's.
     const other = await apiUser();
     expect((await other.call(`/api/accounts?limit=3&sort=project&cursor=${first.nextCursor}`)).status).toBe(400);
+    // A cursor naming no walk of the caller's (forged, or its place out of shape) continues nothing: 400, no read of every project.
+    const parsed = JSON.parse(Buffer.from(first.nextCursor!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    for (const forged of [{ ...parsed, w: 'not-a-walk' }, { ...parsed, j: -1 }, { ...parsed, j: 1.5 }]) {
+      expect((await user.call(`/api/accounts?limit=3&sort=project&cursor=${Buffer.from(JSON.stringify(forged)).toString('base64url')}`)).status).toBe(400);
+    }
+  });
+  it('a later page whose projects hold fewer accounts than the page goes on to the next projects: every page but the last is full (by project and newest first)', async () => {
+    const counted = countingDb();
+    const browse = browseAccounts({ db: counted.db, tableName: TABLE, cipher: () => Promise.reject(new Error('no passwords here')) });
+    for (const sort of ['project', 'date'] as const) {
+      const sizes: number[] = [];
+      const projectReads: number[] = [];
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      do {
+        counted.reset();
+        // 51 a page: a later page's first PROJECTS_PER_PAGE projects hold at most 50 of these accounts.
+        const page = await browse(user.sub, directoryQuerySchema.parse({ limit: '51', sort, ...(cursor ? { cursor } : {}) }));
+        sizes.push(page.items.length);
+        projectReads.push(counted.read('Project'));
+        seen.push(...page.items.map((a) => a.id));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(sizes, sort).toEqual([51, 51, PROJECTS * 2 - 102]);
+      expect(new Set(seen).size).toBe(PROJECTS * 2);
+      // The second page read a page of projects and part of the next, not every project.
+      expect(projectReads[1]!).toBeGreaterThan(PROJECTS_PER_PAGE);
+      expect(projectReads[1]!).toBeLessThanOrEqual(2 * PROJECTS_PER_PAGE + 1);
+    }
   });
 });
 
