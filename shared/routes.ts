@@ -18,133 +18,154 @@ export interface RouteDefinition {
   auth: 'jwt' | 'none';
 }
 
-export const routes: readonly RouteDefinition[] = [
-  { method: 'GET', path: '/api/login', group: 'auth', auth: 'none' },
-  { method: 'GET', path: '/api/logout', group: 'auth', auth: 'none' },
-  { method: 'GET', path: '/api/auth/user', group: 'auth', auth: 'jwt' },
+/**
+ * The routes anyone may call, without a token (API Gateway gives them no authorizer; the HTTP layer,
+ * functions/core/http.ts, lets them run without a user): the browser redirects, sign-in, the signed
+ * Stripe webhook and the one-time credential links. Every other route needs a Cognito access token.
+ * A list of its own so the HTTP layer reads it without the route table (~9 KB of each function's bundle).
+ */
+export const publicRouteKeys: readonly string[] = [
+  'GET /api/login',
+  'GET /api/logout',
+  'POST /api/auth/sign-in',
+  'POST /api/auth/sign-in/totp',
+  'POST /api/stripe/webhook',
+  'POST /api/credential-links/state',
+  'POST /api/credential-links/reveal',
+];
+
+const definitions: readonly Omit<RouteDefinition, 'auth'>[] = [
+  { method: 'GET', path: '/api/login', group: 'auth' },
+  { method: 'GET', path: '/api/logout', group: 'auth' },
+  { method: 'GET', path: '/api/auth/user', group: 'auth' },
   // Sign-in through the API (docs/security.md): failed attempts counted and locked per e-mail, then
   // Cognito; the TOTP step; changing one's password (allowed while it has expired).
-  { method: 'POST', path: '/api/auth/sign-in', group: 'auth', auth: 'none' },
-  { method: 'POST', path: '/api/auth/sign-in/totp', group: 'auth', auth: 'none' },
-  { method: 'POST', path: '/api/auth/change-password', group: 'auth', auth: 'jwt' },
-  { method: 'PUT', path: '/api/user/profile', group: 'user', auth: 'jwt' },
-  { method: 'POST', path: '/api/user/onboarding', group: 'user', auth: 'jwt' },
-  { method: 'POST', path: '/api/user/welcome-dismissal', group: 'user', auth: 'jwt' },
-  { method: 'POST', path: '/api/user/photo-upload', group: 'user', auth: 'jwt' },
-  { method: 'PUT', path: '/api/user/photo', group: 'user', auth: 'jwt' },
-  { method: 'DELETE', path: '/api/user/photo', group: 'user', auth: 'jwt' },
+  { method: 'POST', path: '/api/auth/sign-in', group: 'auth' },
+  { method: 'POST', path: '/api/auth/sign-in/totp', group: 'auth' },
+  { method: 'POST', path: '/api/auth/change-password', group: 'auth' },
+  { method: 'PUT', path: '/api/user/profile', group: 'user' },
+  { method: 'POST', path: '/api/user/onboarding', group: 'user' },
+  { method: 'POST', path: '/api/user/welcome-dismissal', group: 'user' },
+  { method: 'POST', path: '/api/user/photo-upload', group: 'user' },
+  { method: 'PUT', path: '/api/user/photo', group: 'user' },
+  { method: 'DELETE', path: '/api/user/photo', group: 'user' },
   // The user's settings (notifications, preferences, the profile as 'account') and in-app notifications.
-  { method: 'GET', path: '/api/user/settings', group: 'user', auth: 'jwt' },
-  { method: 'PUT', path: '/api/user/settings', group: 'user', auth: 'jwt' },
-  { method: 'GET', path: '/api/notifications', group: 'user', auth: 'jwt' },
-  { method: 'POST', path: '/api/notifications/read', group: 'user', auth: 'jwt' },
+  { method: 'GET', path: '/api/user/settings', group: 'user' },
+  { method: 'PUT', path: '/api/user/settings', group: 'user' },
+  { method: 'GET', path: '/api/notifications', group: 'user' },
+  { method: 'POST', path: '/api/notifications/read', group: 'user' },
   // Marks the account as being deleted and queues the account-deletion job (202).
-  { method: 'DELETE', path: '/api/user/account', group: 'user', auth: 'jwt' },
-  { method: 'POST', path: '/api/bulk-create', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/user/account', group: 'user' },
+  { method: 'POST', path: '/api/bulk-create', group: 'bulk' },
+  { method: 'GET', path: '/api/bulk-jobs/{id}', group: 'bulk' },
   // A creation's full rejected-rows report (CSV): kept and read by the group that writes it.
-  { method: 'GET', path: '/api/projects/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
+  { method: 'GET', path: '/api/projects/{id}/rejected-rows', group: 'bulk' },
   // Files too large for a request (docs/bulk-files.md): a presigned POST to S3, then the reading
   // started (or only the check), its progress and report, and a checked file's rejected rows.
-  { method: 'POST', path: '/api/bulk-uploads', group: 'bulk', auth: 'jwt' },
-  { method: 'POST', path: '/api/bulk-uploads/{id}/start', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/bulk-uploads/{id}', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/bulk-uploads/{id}/rejected-rows', group: 'bulk', auth: 'jwt' },
+  { method: 'POST', path: '/api/bulk-uploads', group: 'bulk' },
+  { method: 'POST', path: '/api/bulk-uploads/{id}/start', group: 'bulk' },
+  { method: 'GET', path: '/api/bulk-uploads/{id}', group: 'bulk' },
+  { method: 'GET', path: '/api/bulk-uploads/{id}/rejected-rows', group: 'bulk' },
   // Sync a changed list into a project (docs/sync.md): the uploaded file's preview as a job, its
   // pages and CSV, and its apply (a job on the bulk-uploads queue starting account actions and Add people).
-  { method: 'POST', path: '/api/projects/{id}/sync-previews', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/sync-previews/{id}', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/sync-previews/{id}/rows', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/sync-previews/{id}/csv', group: 'bulk', auth: 'jwt' },
-  { method: 'POST', path: '/api/sync-previews/{id}/apply', group: 'bulk', auth: 'jwt' },
-  { method: 'GET', path: '/api/projects', group: 'projects', auth: 'jwt' },
-  { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects', auth: 'jwt' },
-  { method: 'GET', path: '/api/projects/{id}/export', group: 'projects', auth: 'jwt' },
+  { method: 'POST', path: '/api/projects/{id}/sync-previews', group: 'bulk' },
+  { method: 'GET', path: '/api/sync-previews/{id}', group: 'bulk' },
+  { method: 'GET', path: '/api/sync-previews/{id}/rows', group: 'bulk' },
+  { method: 'GET', path: '/api/sync-previews/{id}/csv', group: 'bulk' },
+  { method: 'POST', path: '/api/sync-previews/{id}/apply', group: 'bulk' },
+  { method: 'GET', path: '/api/projects', group: 'projects' },
+  { method: 'GET', path: '/api/projects/{id}/accounts', group: 'projects' },
+  { method: 'GET', path: '/api/projects/{id}/export', group: 'projects' },
   // Edit a project's own fields; Complete / Reopen it (a completed project takes no new people).
-  { method: 'PUT', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
-  { method: 'PUT', path: '/api/projects/{id}/status', group: 'projects', auth: 'jwt' },
+  { method: 'PUT', path: '/api/projects/{id}', group: 'projects' },
+  { method: 'PUT', path: '/api/projects/{id}/status', group: 'projects' },
   // Delete a project: a job on the provisioning queue (?removeFromPlatform=false keeps its accounts on their platform); its progress.
-  { method: 'DELETE', path: '/api/projects/{id}', group: 'projects', auth: 'jwt' },
-  { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects', auth: 'jwt' },
+  { method: 'DELETE', path: '/api/projects/{id}', group: 'projects' },
+  { method: 'GET', path: '/api/project-deletions/{id}', group: 'projects' },
   // The Account Database: every account of the caller, paged, sorted and filtered (with an optional term).
-  { method: 'GET', path: '/api/accounts', group: 'accounts', auth: 'jwt' },
-  { method: 'GET', path: '/api/accounts/search', group: 'accounts', auth: 'jwt' },
+  { method: 'GET', path: '/api/accounts', group: 'accounts' },
+  { method: 'GET', path: '/api/accounts/search', group: 'accounts' },
   // One account: edit its names and e-mail (the username kept or regenerated), and its history (docs/accounts.md).
-  { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts', auth: 'jwt' },
-  { method: 'GET', path: '/api/accounts/{id}/history', group: 'accounts', auth: 'jwt' },
-  { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard', auth: 'jwt' },
-  { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard', auth: 'jwt' },
-  { method: 'GET', path: '/api/subscription/status', group: 'subscription', auth: 'jwt' },
+  { method: 'PUT', path: '/api/accounts/{id}', group: 'accounts' },
+  { method: 'GET', path: '/api/accounts/{id}/history', group: 'accounts' },
+  { method: 'GET', path: '/api/dashboard/stats', group: 'dashboard' },
+  { method: 'GET', path: '/api/dashboard/recent-activity', group: 'dashboard' },
+  { method: 'GET', path: '/api/subscription/status', group: 'subscription' },
   // Stripe's webhook: no user token, the Stripe-Signature header on the raw body authenticates it.
-  { method: 'POST', path: '/api/stripe/webhook', group: 'billing', auth: 'none' },
+  { method: 'POST', path: '/api/stripe/webhook', group: 'billing' },
   // Checkout and portal sessions live beside the webhook: only this group loads the Stripe SDK.
-  { method: 'POST', path: '/api/subscription/create-checkout', group: 'billing', auth: 'jwt' },
-  { method: 'POST', path: '/api/subscription/create-portal', group: 'billing', auth: 'jwt' },
-  { method: 'POST', path: '/api/exports', group: 'exports', auth: 'jwt' },
+  { method: 'POST', path: '/api/subscription/create-checkout', group: 'billing' },
+  { method: 'POST', path: '/api/subscription/create-portal', group: 'billing' },
+  { method: 'POST', path: '/api/exports', group: 'exports' },
   // Export All Data (Settings > Data): one zip of everything of the user, by the export worker.
-  { method: 'POST', path: '/api/exports/account-data', group: 'exports', auth: 'jwt' },
+  { method: 'POST', path: '/api/exports/account-data', group: 'exports' },
   // 'Export All' in the Account Database: the accounts its filters select, through the export worker.
-  { method: 'POST', path: '/api/exports/directory', group: 'exports', auth: 'jwt' },
+  { method: 'POST', path: '/api/exports/directory', group: 'exports' },
   // 'Export Logs' in the Security Center: every security event of the last year as CSV, by the export worker.
-  { method: 'POST', path: '/api/exports/security-events', group: 'exports', auth: 'jwt' },
-  { method: 'GET', path: '/api/exports/history', group: 'export-history', auth: 'jwt' },
+  { method: 'POST', path: '/api/exports/security-events', group: 'exports' },
+  { method: 'GET', path: '/api/exports/history', group: 'export-history' },
   // A finished export's file: a fresh 15-minute link, the download recorded as a security event.
-  { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history', auth: 'jwt' },
-  { method: 'GET', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
-  { method: 'GET', path: '/api/integration-templates', group: 'integrations', auth: 'jwt' },
-  { method: 'POST', path: '/api/integrations', group: 'integrations', auth: 'jwt' },
-  { method: 'PUT', path: '/api/integrations/{id}', group: 'integrations', auth: 'jwt' },
-  { method: 'POST', path: '/api/integrations/{id}/test', group: 'integrations', auth: 'jwt' },
-  { method: 'POST', path: '/api/integrations/{id}/attribute-preview', group: 'integrations', auth: 'jwt' },
-  { method: 'DELETE', path: '/api/integrations/{id}', group: 'integrations', auth: 'jwt' },
-  { method: 'GET', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },
-  { method: 'POST', path: '/api/email-templates', group: 'email-templates', auth: 'jwt' },
-  { method: 'PUT', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
-  { method: 'DELETE', path: '/api/email-templates/{id}', group: 'email-templates', auth: 'jwt' },
+  { method: 'POST', path: '/api/exports/{id}/download', group: 'export-history' },
+  { method: 'GET', path: '/api/integrations', group: 'integrations' },
+  { method: 'GET', path: '/api/integration-templates', group: 'integrations' },
+  { method: 'POST', path: '/api/integrations', group: 'integrations' },
+  { method: 'PUT', path: '/api/integrations/{id}', group: 'integrations' },
+  { method: 'POST', path: '/api/integrations/{id}/test', group: 'integrations' },
+  { method: 'POST', path: '/api/integrations/{id}/attribute-preview', group: 'integrations' },
+  { method: 'DELETE', path: '/api/integrations/{id}', group: 'integrations' },
+  { method: 'GET', path: '/api/email-templates', group: 'email-templates' },
+  { method: 'POST', path: '/api/email-templates', group: 'email-templates' },
+  { method: 'PUT', path: '/api/email-templates/{id}', group: 'email-templates' },
+  { method: 'DELETE', path: '/api/email-templates/{id}', group: 'email-templates' },
   // Provisioning runs: a project's accounts created on an integration's platform by the provisioning worker.
-  { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning', auth: 'jwt' },
+  { method: 'POST', path: '/api/projects/{id}/provision', group: 'provisioning' },
   // Account actions: Deactivate / Reactivate / Delete some (or all) of a project's accounts, the platform first (functions/account-actions).
-  { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning', auth: 'jwt' },
-  { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning', auth: 'jwt' },
+  { method: 'POST', path: '/api/projects/{id}/account-actions', group: 'provisioning' },
+  { method: 'GET', path: '/api/account-actions/{id}', group: 'provisioning' },
   // The Account Database's bulk actions over the ticked rows or all matching, across projects: a job per project (docs/jobs.md).
-  { method: 'POST', path: '/api/directory-actions', group: 'provisioning', auth: 'jwt' },
-  { method: 'GET', path: '/api/directory-actions/{id}', group: 'provisioning', auth: 'jwt' },
+  { method: 'POST', path: '/api/directory-actions', group: 'provisioning' },
+  { method: 'GET', path: '/api/directory-actions/{id}', group: 'provisioning' },
   // How many accounts a bulk-bar filter takes now (its confirmation's count; functions/account-jobs/selection.ts).
-  { method: 'GET', path: '/api/projects/{id}/account-selection', group: 'provisioning', auth: 'jwt' },
-  { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning', auth: 'jwt' },
+  { method: 'GET', path: '/api/projects/{id}/account-selection', group: 'provisioning' },
+  { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning' },
   // 'Check against platform': a dry run that looks people up on the integration's platform.
-  { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning', auth: 'jwt' },
+  { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning' },
   // One-time credential links: public, the link's token (in the body, never in a URL, so no
   // access log holds it) is the credential. .../state reads the link and spends nothing (mail
   // scanners open links); .../reveal shows the credentials once (docs/credential-links.md).
-  { method: 'POST', path: '/api/credential-links/state', group: 'credential-links', auth: 'none' },
-  { method: 'POST', path: '/api/credential-links/reveal', group: 'credential-links', auth: 'none' },
+  { method: 'POST', path: '/api/credential-links/state', group: 'credential-links' },
+  { method: 'POST', path: '/api/credential-links/reveal', group: 'credential-links' },
   // The user's suppression list (addresses that bounced or complained): every plan may see and edit it.
-  { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions', auth: 'jwt' },
-  { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions', auth: 'jwt' },
+  { method: 'GET', path: '/api/email-suppressions', group: 'email-suppressions' },
+  { method: 'DELETE', path: '/api/email-suppressions/{email}', group: 'email-suppressions' },
   // Credential e-mails to a project's account holders, sent by the mail worker (docs/email.md).
-  { method: 'POST', path: '/api/projects/{id}/send-credentials', group: 'mail-sends', auth: 'jwt' },
-  { method: 'GET', path: '/api/mail-sends/{id}', group: 'mail-sends', auth: 'jwt' },
+  { method: 'POST', path: '/api/projects/{id}/send-credentials', group: 'mail-sends' },
+  { method: 'GET', path: '/api/mail-sends/{id}', group: 'mail-sends' },
   // The Security Center (docs/security.md): settings enforced by the account gate and sign-in.
-  { method: 'GET', path: '/api/security/settings', group: 'security', auth: 'jwt' },
-  { method: 'PUT', path: '/api/security/settings', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/settings', group: 'security' },
+  { method: 'PUT', path: '/api/security/settings', group: 'security' },
   // The user's security events (newest first, paged) and the overview cards ('Export Logs' is an export: POST /api/exports/security-events).
-  { method: 'GET', path: '/api/security/events', group: 'security', auth: 'jwt' },
-  { method: 'GET', path: '/api/security/overview', group: 'security', auth: 'jwt' },
+  { method: 'GET', path: '/api/security/events', group: 'security' },
+  { method: 'GET', path: '/api/security/overview', group: 'security' },
   // Two-factor authentication: a new TOTP secret (QR code), then on or off with a code from the app.
-  { method: 'POST', path: '/api/security/two-factor/setup', group: 'security', auth: 'jwt' },
-  { method: 'POST', path: '/api/security/two-factor/enable', group: 'security', auth: 'jwt' },
-  { method: 'POST', path: '/api/security/two-factor/disable', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/two-factor/setup', group: 'security' },
+  { method: 'POST', path: '/api/security/two-factor/enable', group: 'security' },
+  { method: 'POST', path: '/api/security/two-factor/disable', group: 'security' },
   // Reset Passwords: new passwords for a project's accounts, as a job on the provisioning queue.
-  { method: 'POST', path: '/api/security/reset-passwords', group: 'security', auth: 'jwt' },
-  { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security', auth: 'jwt' },
+  { method: 'POST', path: '/api/security/reset-passwords', group: 'security' },
+  { method: 'GET', path: '/api/security/reset-passwords/{id}', group: 'security' },
   // Analytics from the user's counters (docs/analytics.md): the same few items for any number of accounts.
-  { method: 'GET', path: '/api/analytics', group: 'analytics', auth: 'jwt' },
+  { method: 'GET', path: '/api/analytics', group: 'analytics' },
 ];
 
 /** API Gateway's routeKey for a route: "GET /api/auth/user". */
 export const routeKey = (route: Pick<RouteDefinition, 'method' | 'path'>): string =>
   `${route.method} ${route.path}`;
+
+/** The route table: each route's `auth` from publicRouteKeys. Pure: a bundle that reads only publicRouteKeys leaves the table out. */
+const withAuth = (list: readonly Omit<RouteDefinition, 'auth'>[]): readonly RouteDefinition[] =>
+  list.map((route) => ({ ...route, auth: publicRouteKeys.includes(routeKey(route)) ? 'none' : 'jwt' }));
+export const routes: readonly RouteDefinition[] = /* @__PURE__ */ withAuth(definitions);
 
 /**
  * Queues and their workers: one Lambda per worker, code in functions/workers/<worker>.ts.

@@ -10,7 +10,7 @@ import type {
   Context,
 } from 'aws-lambda';
 import type * as z from 'zod';
-import { decodeSegment, routes, routeKey as keyOf } from '../../shared/routes';
+import { decodeSegment, publicRouteKeys } from '../../shared/routes';
 import { INVALID_LINK_MESSAGE } from '../../shared/schemas/credential-links';
 import { isEmailPathShaped } from '../../shared/schemas/email-suppressions';
 import { isIdShaped, UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
@@ -167,7 +167,7 @@ const authTimeOf = (event: HttpEvent): number | undefined => {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 };
 
-const authByRouteKey = new Map(routes.map((r) => [keyOf(r), r.auth]));
+const publicRoutes = new Set(publicRouteKeys);
 
 /** What a path's {id} names, by the collection before it; the 404 says so. */
 const notFoundMessages: Record<string, string> = {
@@ -244,7 +244,7 @@ export function httpHandler(table: Record<string, Route<BodySchema | undefined>>
 
     const userId = callerOf(event);
     // API Gateway's authorizer already refused unauthenticated calls; this is defence in depth.
-    if (authByRouteKey.get(key) !== 'none' && !userId) throw new UnauthorizedError();
+    if (!publicRoutes.has(key) && !userId) throw new UnauthorizedError();
     const pathParameters = checkedPathParameters(key, event.pathParameters ?? {});
 
     let body: unknown;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { signInSchema, signUpSchema } from './user';
 
 /**
@@ -7,19 +7,19 @@ import { signInSchema, signUpSchema } from './user';
  * (docs/security.md, "Sign-in, lockout and password expiry"), then calls Cognito. The browser
  * keeps the answered tokens where Amplify reads them.
  */
-export const signInRequestSchema = signInSchema.extend({
+export const signInRequestSchema = z.extend(signInSchema, {
   // Cognito limits a password to 256 characters; a longer one is wrong, not a 500.
-  password: z.string('Password is required').min(1, 'Password is required').max(256, 'Incorrect e-mail or password.'),
+  password: z.string('Password is required').check(z.minLength(1, 'Password is required'), z.maxLength(256, 'Incorrect e-mail or password.')),
 });
 export type SignInRequest = z.output<typeof signInRequestSchema>;
 
 export const TOTP_CODE_MESSAGE = 'Enter the 6-digit code from your authenticator app';
-export const totpCodeSchema = z.string(TOTP_CODE_MESSAGE).trim().regex(/^\d{6}$/, TOTP_CODE_MESSAGE);
+export const totpCodeSchema = z.string(TOTP_CODE_MESSAGE).check(z.trim(), z.regex(/^\d{6}$/, TOTP_CODE_MESSAGE));
 
 export const signInTotpRequestSchema = z.object({
   email: signInSchema.shape.email,
   /** The opaque `session` of the sign-in answer that asked for the code. */
-  session: z.string('The sign-in session is missing. Sign in again.').min(1, 'The sign-in session is missing. Sign in again.').max(8192, 'The sign-in session is not valid. Sign in again.'),
+  session: z.string('The sign-in session is missing. Sign in again.').check(z.minLength(1, 'The sign-in session is missing. Sign in again.'), z.maxLength(8192, 'The sign-in session is not valid. Sign in again.')),
   code: totpCodeSchema,
 });
 export type SignInTotpRequest = z.output<typeof signInTotpRequestSchema>;
@@ -54,9 +54,9 @@ export const USER_NOT_CONFIRMED_MESSAGE = 'Your account is not confirmed yet.';
 /** POST /api/auth/change-password: the new password follows the pool's policy (the sign-up rule). */
 export const changePasswordSchema = z
   .object({
-    currentPassword: z.string('Current password is required').min(1, 'Current password is required').max(256, 'Your current password is incorrect.'),
-    newPassword: signUpSchema.shape.password.max(256, 'Password must be at most 256 characters'),
+    currentPassword: z.string('Current password is required').check(z.minLength(1, 'Current password is required'), z.maxLength(256, 'Your current password is incorrect.')),
+    newPassword: signUpSchema.shape.password.check(z.maxLength(256, 'Password must be at most 256 characters')),
   })
-  .refine((input) => input.newPassword !== input.currentPassword, { message: 'Choose a new password that differs from the current one.', path: ['newPassword'] });
+  .check(z.refine((input) => input.newPassword !== input.currentPassword, { message: 'Choose a new password that differs from the current one.', path: ['newPassword'] }));
 export type ChangePasswordInput = z.output<typeof changePasswordSchema>;
 export const CURRENT_PASSWORD_INCORRECT_MESSAGE = 'Your current password is incorrect.';

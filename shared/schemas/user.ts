@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { planIds } from '../plans';
 
 /** The current user as GET /api/auth/user returns it (spec section 3, users). */
@@ -7,20 +7,20 @@ export const userSchema = z.object({
   email: z.string(),
   firstName: z.string(),
   lastName: z.string(),
-  company: z.string().optional(),
-  profileImageUrl: z.string().optional(),
+  company: z.optional(z.string()),
+  profileImageUrl: z.optional(z.string()),
   subscriptionPlan: z.enum(planIds),
   subscriptionStatus: z.string(),
   subscriptionCancelAtPeriodEnd: z.boolean(),
-  subscriptionCurrentPeriodEnd: z.string().optional(),
+  subscriptionCurrentPeriodEnd: z.optional(z.string()),
   createdAt: z.string(),
   updatedAt: z.string(),
   /** When the current sign-in happened (the access token's auth_time), recorded by GET /api/auth/user. */
-  lastSignInAt: z.string().optional(),
+  lastSignInAt: z.optional(z.string()),
   /** The welcome dialog was dismissed (on any device). */
-  welcomeDismissed: z.boolean().optional(),
+  welcomeDismissed: z.optional(z.boolean()),
   /** 'Tell us about yourself' was completed (shown once, after the first sign-in). */
-  onboarded: z.boolean().optional(),
+  onboarded: z.optional(z.boolean()),
 });
 export type User = z.infer<typeof userSchema>;
 
@@ -33,18 +33,18 @@ export const PHOTO_CONTENT_TYPE = 'image/jpeg';
 
 /** POST /api/user/onboarding ('Tell us about yourself'): the name, required after trimming. */
 export const onboardingSchema = z.object({
-  name: z
-    .string()
-    .trim()
-    .min(1, 'Please enter your name to continue.')
-    .max(200, 'Name must be at most 200 characters')
+  name: z.string().check(
+    z.trim(),
+    z.minLength(1, 'Please enter your name to continue.'),
+    z.maxLength(200, 'Name must be at most 200 characters'),
     // The profile keeps first and last name apart, each at most 100 characters (updateProfileSchema).
-    .refine((name) => Object.values(splitName(name)).every((part) => part.length <= 100), 'First and last name must each be at most 100 characters'),
+    z.refine((name) => Object.values(splitName(name)).every((part) => part.length <= 100), 'First and last name must each be at most 100 characters'),
+  ),
 });
 export type OnboardingInput = z.infer<typeof onboardingSchema>;
 
 /** PUT /api/user/photo: the key the upload was given (POST /api/user/photo-upload). */
-export const photoSchema = z.object({ key: z.string().min(1).max(300) });
+export const photoSchema = z.object({ key: z.string().check(z.minLength(1), z.maxLength(300)) });
 
 /** A name as typed ('Ada Lovelace King') split into the profile's first and last names. */
 export const splitName = (name: string): { firstName: string; lastName: string } => {
@@ -52,24 +52,19 @@ export const splitName = (name: string): { firstName: string; lastName: string }
   return { firstName: words[0] ?? '', lastName: words.slice(1).join(' ') };
 };
 
-const name = (label: string) =>
-  z
-    .string()
-    .trim()
-    .min(1, `${label} is required`)
-    .max(100, `${label} must be at most 100 characters`);
+const name = (label: string) => z.string().check(z.trim(), z.minLength(1, `${label} is required`), z.maxLength(100, `${label} must be at most 100 characters`));
 
 /**
  * A last name may be empty: 'Tell us about yourself' keeps a one-word name as the whole name
  * (spec 5), and the Profile and Settings forms send it back as it is.
  */
-export const optionalLastName = z.string().trim().max(100, 'Last name must be at most 100 characters');
+export const optionalLastName = z.string().check(z.trim(), z.maxLength(100, 'Last name must be at most 100 characters'));
 
 /** PUT /api/user/profile and the Profile / Settings forms. */
 export const updateProfileSchema = z.object({
   firstName: name('First name'),
   lastName: optionalLastName,
-  company: z.string().trim().max(200, 'Company must be at most 200 characters').optional(),
+  company: z.optional(z.string().check(z.trim(), z.maxLength(200, 'Company must be at most 200 characters'))),
 });
 export type UpdateProfileInput = z.infer<typeof updateProfileSchema>;
 
@@ -80,25 +75,27 @@ export const PASSWORD_POLICY_HINT = 'At least 8 characters with upper- and lower
 export const signUpSchema = z.object({
   firstName: name('First name'),
   lastName: name('Last name'),
-  email: z.string().trim().email('Valid email is required'),
+  email: z.string().check(z.trim(), z.email('Valid email is required')),
   password: z
     .string()
-    .min(8, 'Password must be at least 8 characters')
-    .regex(/[a-z]/, 'Password needs a lower-case letter')
-    .regex(/[A-Z]/, 'Password needs an upper-case letter')
-    .regex(/[0-9]/, 'Password needs a number')
-    .regex(/[^A-Za-z0-9]/, 'Password needs a symbol'),
+    .check(
+      z.minLength(8, 'Password must be at least 8 characters'),
+      z.regex(/[a-z]/, 'Password needs a lower-case letter'),
+      z.regex(/[A-Z]/, 'Password needs an upper-case letter'),
+      z.regex(/[0-9]/, 'Password needs a number'),
+      z.regex(/[^A-Za-z0-9]/, 'Password needs a symbol'),
+    ),
 });
 export type SignUpInput = z.infer<typeof signUpSchema>;
 
 export const signInSchema = z.object({
-  email: z.string().trim().email('Valid email is required'),
-  password: z.string().min(1, 'Password is required'),
+  email: z.string().check(z.trim(), z.email('Valid email is required')),
+  password: z.string().check(z.minLength(1, 'Password is required')),
 });
 
 export const confirmSignUpSchema = z.object({
-  email: z.string().trim().email('Valid email is required'),
-  code: z.string().trim().regex(/^\d{6}$/, 'Enter the 6-digit code'),
+  email: z.string().check(z.trim(), z.email('Valid email is required')),
+  code: z.string().check(z.trim(), z.regex(/^\d{6}$/, 'Enter the 6-digit code')),
 });
 
 export const initialsOf = (firstName?: string, lastName?: string): string => {

@@ -35,6 +35,8 @@ describe('what a Lambda bundle holds', () => {
   // The functions that parse nothing with zod's classic API: the schemas (and constants) they reach are
   // zod/mini or free of zod, which keeps ~55-75 KB of zod out of each (docs/deploy.md, "Function bundles").
   const miniOnly = [
+    'functions/auth/handler.ts',
+    'functions/user/handler.ts',
     'functions/billing/handler.ts',
     'functions/email-suppressions/handler.ts',
     'functions/export-history/handler.ts',
@@ -56,5 +58,13 @@ describe('what a Lambda bundle holds', () => {
     const { external } = appLambdaEntries().find((candidate) => candidate.entry === entry)!;
     const inputs = await bundledInputs(entry, entry, external);
     expect(inputs.filter((file) => file.includes('node_modules/zod/v4/classic/'))).toEqual([]);
+  });
+
+  it('an HTTP function bundles the public routes, not the route table: the HTTP layer reads publicRouteKeys only', async () => {
+    const result = await build({ ...esbuildOptions([]), entryPoints: [path.join(projectRoot, 'functions/user/handler.ts')], write: false, outfile: path.join(projectRoot, 'cdk.out', 'bundle-contents-test', 'user-routes.mjs') });
+    const code = new TextDecoder().decode(result.outputFiles.find((file) => file.path.endsWith('.mjs'))!.contents);
+    expect(code).toContain('/api/auth/sign-in/totp');
+    // A route of another group, which only the table holds.
+    expect(code).not.toContain('/api/security/reset-passwords/');
   });
 });
