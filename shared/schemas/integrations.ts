@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mappingProblems, mappingTargetOf } from './attribute-mapping';
 
 // The platforms, sign-in methods and their credential fields: in the zod-free shared/integration-platforms.ts
@@ -12,7 +12,7 @@ export const MAX_INTEGRATIONS_PER_USER = 50;
 /** Headers that address or frame the request: never taken from a user. */
 const RESERVED_HEADERS = /^(host|content-length|content-type|transfer-encoding|connection|keep-alive|te|trailer|upgrade|expect|accept|user-agent|cookie|proxy-.*)$/i;
 
-const credentialValue = z.string().trim().max(4096, 'A credential must be at most 4,096 characters');
+const credentialValue = z.string().check(z.trim(), z.maxLength(4096, 'A credential must be at most 4,096 characters'));
 
 const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
 
@@ -24,18 +24,19 @@ const domainName = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]
 export const salesforceSettingsSchema = z.object({
   usernameDomain: z
     .string('The user name domain must be text')
-    .trim()
-    .toLowerCase()
-    .refine((value) => domainName.test(value), 'The user name domain must be a domain such as example.com (Salesforce user names look like e-mails: name@domain)'),
+    .check(
+      z.trim(),
+      z.toLowerCase(),
+      z.refine((value) => domainName.test(value), 'The user name domain must be a domain such as example.com (Salesforce user names look like e-mails: name@domain)'),
+    ),
   profileId: z
     .string('The profile id must be text')
-    .trim()
-    .regex(/^00e[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'The profile id is a Salesforce Profile record id: 15 or 18 characters starting with 00e (Setup, Profiles, the id in the address)'),
-  timeZoneSidKey: z.string('The time zone must be text').trim().regex(/^[A-Za-z0-9_+\-/]{1,40}$/, 'The time zone is a Salesforce TimeZoneSidKey such as Europe/Paris or GMT').optional(),
-  localeSidKey: z.string('The locale must be text').trim().regex(/^[a-z]{2,3}(?:_[A-Za-z0-9]{2,8}){0,3}$/, 'The locale is a Salesforce LocaleSidKey such as en_US').optional(),
-  languageLocaleKey: z.string('The language must be text').trim().regex(/^[a-z]{2,3}(?:_[A-Za-z]{2,4})?$/, 'The language is a Salesforce LanguageLocaleKey such as en_US').optional(),
-  emailEncodingKey: z.string('The e-mail encoding must be text').trim().regex(/^[A-Za-z0-9_-]{1,40}$/, 'The e-mail encoding is a Salesforce EmailEncodingKey such as UTF-8').optional(),
-  apiVersion: z.string('The API version must be text').trim().regex(/^\d{2,3}\.0$/, 'The API version is a REST API version such as 62.0').optional(),
+    .check(z.trim(), z.regex(/^00e[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'The profile id is a Salesforce Profile record id: 15 or 18 characters starting with 00e (Setup, Profiles, the id in the address)')),
+  timeZoneSidKey: z.optional(z.string('The time zone must be text').check(z.trim(), z.regex(/^[A-Za-z0-9_+\-/]{1,40}$/, 'The time zone is a Salesforce TimeZoneSidKey such as Europe/Paris or GMT'))),
+  localeSidKey: z.optional(z.string('The locale must be text').check(z.trim(), z.regex(/^[a-z]{2,3}(?:_[A-Za-z0-9]{2,8}){0,3}$/, 'The locale is a Salesforce LocaleSidKey such as en_US'))),
+  languageLocaleKey: z.optional(z.string('The language must be text').check(z.trim(), z.regex(/^[a-z]{2,3}(?:_[A-Za-z]{2,4})?$/, 'The language is a Salesforce LanguageLocaleKey such as en_US'))),
+  emailEncodingKey: z.optional(z.string('The e-mail encoding must be text').check(z.trim(), z.regex(/^[A-Za-z0-9_-]{1,40}$/, 'The e-mail encoding is a Salesforce EmailEncodingKey such as UTF-8'))),
+  apiVersion: z.optional(z.string('The API version must be text').check(z.trim(), z.regex(/^\d{2,3}\.0$/, 'The API version is a REST API version such as 62.0'))),
 });
 export type SalesforceSettings = z.infer<typeof salesforceSettingsSchema>;
 
@@ -50,17 +51,18 @@ export const ldapDirectories = ['openldap', 'active_directory'] as const;
 export const ldapSettingsSchema = z.object({
   baseDn: z
     .string('The base DN must be text')
-    .trim()
-    .min(1, 'The base DN is required: where new people are added, e.g. ou=People,dc=example,dc=org')
-    .max(1024, 'The base DN must be at most 1,024 characters')
-    .refine((value) => /^[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+(?:,\s*[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+)*$/.test(value), 'The base DN must be a distinguished name such as ou=People,dc=example,dc=org'),
-  directory: z.enum(ldapDirectories, 'The directory is openldap (inetOrgPerson) or active_directory').optional(),
-  upnSuffix: z
-    .string('The user principal name suffix must be text')
-    .trim()
-    .toLowerCase()
-    .refine((value) => domainName.test(value), 'The user principal name suffix must be a domain such as corp.example.com')
-    .optional(),
+    .check(
+      z.trim(),
+      z.minLength(1, 'The base DN is required: where new people are added, e.g. ou=People,dc=example,dc=org'),
+      z.maxLength(1024, 'The base DN must be at most 1,024 characters'),
+      z.refine((value) => /^[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+(?:,\s*[A-Za-z][A-Za-z0-9-]*=(?:[^,\\]|\\.)+)*$/.test(value), 'The base DN must be a distinguished name such as ou=People,dc=example,dc=org'),
+    ),
+  directory: z.optional(z.enum(ldapDirectories, 'The directory is openldap (inetOrgPerson) or active_directory')),
+  upnSuffix: z.optional(
+    z
+      .string('The user principal name suffix must be text')
+      .check(z.trim(), z.toLowerCase(), z.refine((value) => domainName.test(value), 'The user principal name suffix must be a domain such as corp.example.com')),
+  ),
 });
 export type LdapSettings = z.infer<typeof ldapSettingsSchema>;
 
@@ -76,82 +78,103 @@ export const OKTA_DEACTIVATION_DEFAULT: (typeof oktaDeactivations)[number] = 'de
  * flight, for all workers together; empty: the platform's documented default) and what undo does.
  */
 export const provisioningSettingsSchema = z.object({
-  requestsPerMinute: z.number('Requests per minute must be a number').int('Requests per minute must be a whole number').min(1, 'Requests per minute must be at least 1').max(100_000, 'Requests per minute must be at most 100,000').optional(),
-  concurrency: z.number('Concurrent requests must be a number').int('Concurrent requests must be a whole number').min(1, 'Concurrent requests must be at least 1').max(100, 'Concurrent requests must be at most 100').optional(),
-  undo: z.enum(['deactivate', 'delete'], 'Undo must deactivate or delete').optional(),
+  requestsPerMinute: z.optional(
+    z
+      .number('Requests per minute must be a number')
+      .check(z.int('Requests per minute must be a whole number'), z.minimum(1, 'Requests per minute must be at least 1'), z.maximum(100_000, 'Requests per minute must be at most 100,000')),
+  ),
+  concurrency: z.optional(
+    z.number('Concurrent requests must be a number').check(z.int('Concurrent requests must be a whole number'), z.minimum(1, 'Concurrent requests must be at least 1'), z.maximum(100, 'Concurrent requests must be at most 100')),
+  ),
+  undo: z.optional(z.enum(['deactivate', 'delete'], 'Undo must deactivate or delete')),
   // Okta: the login is the generated username unless the org wants e-mail logins (Okta's
   // default login pattern asks for an e-mail address).
-  oktaLogin: z.enum(['username', 'email'], 'The Okta login must be the username or the e-mail').optional(),
+  oktaLogin: z.optional(z.enum(['username', 'email'], 'The Okta login must be the username or the e-mail')),
   // Okta: what Deactivate does there (empty: OKTA_DEACTIVATION_DEFAULT). Deactivate: the user is
   // DEPROVISIONED (app assignments removed) and activated again on Reactivate; suspend: only an
   // ACTIVE user can be suspended (app assignments kept), and unsuspend brings them back.
-  oktaDeactivation: z.enum(oktaDeactivations, 'Okta deactivation must be deactivate or suspend').optional(),
+  oktaDeactivation: z.optional(z.enum(oktaDeactivations, 'Okta deactivation must be deactivate or suspend')),
   // Microsoft Entra ID (Graph): the tenant's verified domain the userPrincipalName ends with
   // (username@domain); Graph refuses a UPN on any other domain.
-  entraDomain: z
-    .string('The verified domain must be text')
-    .trim()
-    .toLowerCase()
-    .max(253, 'The verified domain must be at most 253 characters')
-    .regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'The verified domain must be a domain name such as contoso.com or contoso.onmicrosoft.com')
-    .optional(),
+  entraDomain: z.optional(
+    z
+      .string('The verified domain must be text')
+      .check(
+        z.trim(),
+        z.toLowerCase(),
+        z.maxLength(253, 'The verified domain must be at most 253 characters'),
+        z.regex(/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'The verified domain must be a domain name such as contoso.com or contoso.onmicrosoft.com'),
+      ),
+  ),
   /** Salesforce (platform `salesforce`): the User's profile, picklists and user name domain. */
-  salesforce: salesforceSettingsSchema.optional(),
+  salesforce: z.optional(salesforceSettingsSchema),
   /** Active Directory / LDAP (platform `active_directory`, ldap:// or ldaps:// base URL). */
-  ldap: ldapSettingsSchema.optional(),
+  ldap: z.optional(ldapSettingsSchema),
   /**
    * Extra columns to the platform's attributes: column key (shared/schemas/attributes.ts) ->
    * attribute name (shared/schemas/attribute-mapping.ts). Absent: the platform's default mapping;
    * {}: nothing mapped. Checked against the platform's attributes with the integration.
    */
-  attributeMapping: z.record(z.string().max(60), z.string().trim().max(100)).refine((mapping) => Object.keys(mapping).length <= 100, 'At most 100 mapped columns').optional(),
+  attributeMapping: z.optional(
+    z.record(z.string().check(z.maxLength(60)), z.string().check(z.trim(), z.maxLength(100))).check(z.refine((mapping) => Object.keys(mapping).length <= 100, 'At most 100 mapped columns')),
+  ),
 });
 export type ProvisioningSettings = z.infer<typeof provisioningSettingsSchema>;
 
 /** POST /api/integrations/{id}/attribute-preview: an unsaved mapping to preview, and the person to show (none: a sample). */
 export const attributeMappingPreviewSchema = z.object({
   attributeMapping: provisioningSettingsSchema.shape.attributeMapping,
-  person: z
-    .object({
-      firstName: z.string().trim().min(1, 'First name is required').max(100),
-      lastName: z.string().trim().min(1, 'Last name is required').max(100),
-      email: z.string().trim().max(254).email('Valid email is required'),
-      attributes: z.record(z.string().max(200), z.string().max(1000)).optional(),
-    })
-    .optional(),
+  person: z.optional(
+    z.object({
+      firstName: z.string().check(z.trim(), z.minLength(1, 'First name is required'), z.maxLength(100)),
+      lastName: z.string().check(z.trim(), z.minLength(1, 'Last name is required'), z.maxLength(100)),
+      email: z.string().check(z.trim(), z.maxLength(254), z.email('Valid email is required')),
+      attributes: z.optional(z.record(z.string().check(z.maxLength(200)), z.string().check(z.maxLength(1000)))),
+    }),
+  ),
 });
 
 /** The fields of an integration as a user enters them. */
 const integrationFields = z.object({
-    name: z.string('Name is required').trim().min(1, 'Name is required').max(INTEGRATION_NAME_MAX, `Name must be at most ${INTEGRATION_NAME_MAX} characters`),
-    description: z.string().trim().max(500, 'Description must be at most 500 characters').optional().default(''),
+    name: z.string('Name is required').check(z.trim(), z.minLength(1, 'Name is required'), z.maxLength(INTEGRATION_NAME_MAX, `Name must be at most ${INTEGRATION_NAME_MAX} characters`)),
+    description: z._default(z.optional(z.string().check(z.trim(), z.maxLength(500, 'Description must be at most 500 characters'))), ''),
     platform: z.enum(integrationPlatforms, 'Choose a platform'),
-    apiType: z.enum(apiTypes, 'Choose REST, SOAP or GraphQL').optional().default('REST'),
+    apiType: z._default(z.optional(z.enum(apiTypes, 'Choose REST, SOAP or GraphQL')), 'REST'),
     baseUrl: z
       .string('Base URL is required')
-      .trim()
-      .min(1, 'Base URL is required')
-      .max(2048, 'Base URL must be at most 2,048 characters')
-      .refine((value) => URL.canParse(value) && /^(https?|ldaps?):$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
+      .check(
+        z.trim(),
+        z.minLength(1, 'Base URL is required'),
+        z.maxLength(2048, 'Base URL must be at most 2,048 characters'),
+        z.refine((value) => URL.canParse(value) && /^(https?|ldaps?):$/.test(new URL(value).protocol), 'Base URL must be a valid http(s) URL'),
+      ),
     authMethod: z.enum(authMethods, 'Choose an authentication method'),
-    authConfig: z.record(z.string(), credentialValue).optional().default({}),
+    authConfig: z._default(z.optional(z.record(z.string(), credentialValue)), {}),
     /** Non-secret settings: the path the connection test reads, e.g. '/api/v1/users?limit=1'. Other keys are dropped. */
-    apiConfig: z
-      .object({
-        testPath: z
-          .string('The test path must be text')
-          .trim()
-          .max(2048, 'The test path must be at most 2,048 characters')
-          .refine((value) => !/^[a-z][a-z0-9+.-]*:|^\/\/|[\s\\]/i.test(value), 'The test path is a path on the base URL, e.g. /api/v1/users?limit=1')
-          .optional(),
-        provisioning: provisioningSettingsSchema.optional(),
-      })
-      .optional()
-      .default({}),
+    apiConfig: z._default(
+      z.optional(
+        z.object({
+          testPath: z.optional(
+            z
+              .string('The test path must be text')
+              .check(
+                z.trim(),
+                z.maxLength(2048, 'The test path must be at most 2,048 characters'),
+                z.refine((value) => !/^[a-z][a-z0-9+.-]*:|^\/\/|[\s\\]/i.test(value), 'The test path is a path on the base URL, e.g. /api/v1/users?limit=1'),
+              ),
+          ),
+          provisioning: z.optional(provisioningSettingsSchema),
+        }),
+      ),
+      {},
+    ),
   });
 
+/** Where a check adds its issues (zod's refinement context). */
+type Refinement = { addIssue(issue: { code: 'custom'; path: (string | number)[]; message: string }): void };
+
 /** An ldap(s):// base URL: Active Directory / LDAP only, the server alone, signed in with a bind DN. */
-const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod }, ctx: z.RefinementCtx) => {
+const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod }, ctx: Refinement) => {
   if (!isLdapUrl(value.baseUrl) || !URL.canParse(value.baseUrl)) return;
   const url = new URL(value.baseUrl);
   if (value.platform !== 'active_directory') {
@@ -164,7 +187,7 @@ const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; a
 };
 
 /** An attribute mapping names only the platform's attributes, each once. */
-const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: string; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: z.RefinementCtx) => {
+const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: string; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: Refinement) => {
   const mapping = value.apiConfig?.provisioning?.attributeMapping;
   if (!mapping) return;
   const target = mappingTargetOf(value);
@@ -181,7 +204,7 @@ const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: 
  */
 const checkCredentials =
   (requireAll: boolean) =>
-  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string>; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: z.RefinementCtx) => {
+  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string>; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: Refinement) => {
     checkLdapUrl(value, ctx);
     checkAttributeMapping(value, ctx);
     const fields = authFields[value.authMethod];
@@ -204,12 +227,12 @@ const checkCredentials =
   };
 
 /** POST /api/integrations (spec 5: name, platform and baseUrl required). */
-export const createIntegrationSchema = integrationFields.superRefine(checkCredentials(true));
+export const createIntegrationSchema = integrationFields.check(z.superRefine(checkCredentials(true)));
 /**
  * PUT /api/integrations/{id}: the same fields. Credentials are write-only: a field left empty keeps
  * the stored value (when the sign-in method is unchanged); the server checks the merged result.
  */
-export const updateIntegrationSchema = integrationFields.superRefine(checkCredentials(false));
+export const updateIntegrationSchema = integrationFields.check(z.superRefine(checkCredentials(false)));
 export type UpdateIntegrationInput = z.input<typeof updateIntegrationSchema>;
 export type UpdateIntegrationRequest = z.output<typeof updateIntegrationSchema>;
 /** Which required credential fields are missing from a (merged) set. */

@@ -37,6 +37,7 @@ describe('what a Lambda bundle holds', () => {
   const miniOnly = [
     'functions/auth/handler.ts',
     'functions/user/handler.ts',
+    'functions/integrations/handler.ts',
     'functions/billing/handler.ts',
     'functions/email-suppressions/handler.ts',
     'functions/export-history/handler.ts',
