@@ -170,11 +170,8 @@ const integrationFields = z.object({
     ),
   });
 
-/** Where a check adds its issues (zod's refinement context). */
-type Refinement = { addIssue(issue: { code: 'custom'; path: (string | number)[]; message: string }): void };
-
 /** An ldap(s):// base URL: Active Directory / LDAP only, the server alone, signed in with a bind DN. */
-const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod }, ctx: Refinement) => {
+const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod }, ctx: z.core.$RefinementCtx) => {
   if (!isLdapUrl(value.baseUrl) || !URL.canParse(value.baseUrl)) return;
   const url = new URL(value.baseUrl);
   if (value.platform !== 'active_directory') {
@@ -187,7 +184,7 @@ const checkLdapUrl = (value: { platform: IntegrationPlatform; baseUrl: string; a
 };
 
 /** An attribute mapping names only the platform's attributes, each once. */
-const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: string; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: Refinement) => {
+const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: string; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: z.core.$RefinementCtx) => {
   const mapping = value.apiConfig?.provisioning?.attributeMapping;
   if (!mapping) return;
   const target = mappingTargetOf(value);
@@ -204,7 +201,7 @@ const checkAttributeMapping = (value: { platform: IntegrationPlatform; baseUrl: 
  */
 const checkCredentials =
   (requireAll: boolean) =>
-  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string>; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: Refinement) => {
+  (value: { platform: IntegrationPlatform; baseUrl: string; authMethod: AuthMethod; authConfig: Record<string, string>; apiConfig?: { provisioning?: ProvisioningSettings } }, ctx: z.core.$RefinementCtx) => {
     checkLdapUrl(value, ctx);
     checkAttributeMapping(value, ctx);
     const fields = authFields[value.authMethod];
