@@ -1,5 +1,5 @@
 import { changePasswordSchema, signInRequestSchema, signInTotpRequestSchema } from '../../shared/schemas/sign-in';
-import { cognito, dynamo, s3, sqs } from '../core/clients';
+import { cognito, dynamo, sqs } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { httpHandler, redirect, route } from '../core/http';
@@ -13,14 +13,14 @@ import { dynamoPasswordAgeStore } from '../security/sign-in-password-age';
 import { dynamoSignInAccountStore } from '../security/sign-in-sessions';
 import { getCurrentUser } from '../users/get-current-user';
 import { cognitoIdentityProvider } from '../users/identity-provider';
-import { s3PhotoStore } from '../users/profile-photo';
+import { photoViewUrl } from '../users/photo-links';
 import { dynamoUserRepository } from '../users/user-repository';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
 const now = () => new Date();
 const currentUser = getCurrentUser({
-  users: dynamoUserRepository(db, tableName, { photoUrl: s3PhotoStore(s3(), requireEnv('EXPORT_BUCKET')).viewUrl }),
+  users: dynamoUserRepository(db, tableName, { photoUrl: photoViewUrl(requireEnv('EXPORT_BUCKET')) }),
   identity: cognitoIdentityProvider(cognito()),
   mail: sqsMailQueue(sqs(), requireEnv('MAIL_QUEUE_URL')),
   now,

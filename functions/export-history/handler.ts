@@ -1,4 +1,4 @@
-import { dynamo, s3 } from '../core/clients';
+import { dynamo } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { httpHandler, route } from '../core/http';
 import { downloadExport } from '../exports/download-export';
@@ -12,7 +12,7 @@ const tableName = requireEnv('TABLE_NAME');
 const exports = dynamoExportStore(db, tableName);
 const now = () => new Date();
 const list = listExports({ exports, now });
-const download = downloadExport({ exports, files: s3DownloadLinks(s3(), requireEnv('EXPORT_BUCKET')), events: { db, tableName }, now });
+const download = downloadExport({ exports, files: s3DownloadLinks(requireEnv('EXPORT_BUCKET')), events: { db, tableName }, now });
 
 export const handler = httpHandler({
   'GET /api/exports/history': route({ run: ({ userId }) => list(userId) }),

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
+import type { S3LinkSigner } from '../core/s3-links';
 import { s3DownloadLinks } from './export-links';
 import { s3Uploads } from './export-upload';
 
@@ -18,7 +19,7 @@ export interface ExportFiles {
   downloadUrl(key: string, contentDisposition: string, expiresInSeconds: number): Promise<string>;
 }
 
-/** Both halves over one client (tests). The API bundles only the links, the worker only the uploads. */
-export function s3ExportFiles(client: S3Client, bucket: string): ExportFiles {
-  return { ...s3Uploads(client, bucket), ...s3DownloadLinks(client, bucket) };
+/** Both halves (tests): uploads over `client`, links signed by `signer` (the same S3). The API bundles only the links, the worker only the uploads. */
+export function s3ExportFiles(client: S3Client, bucket: string, signer?: S3LinkSigner): ExportFiles {
+  return { ...s3Uploads(client, bucket), ...s3DownloadLinks(bucket, signer) };
 }

@@ -1,12 +1,10 @@
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { presignedGetUrl, s3LinkSigner, type S3LinkSigner } from '../core/s3-links';
 import type { ExportFiles } from './export-files';
 
-/** Presigned download links to export files (the history route). */
-export function s3DownloadLinks(client: S3Client, bucket: string): Pick<ExportFiles, 'downloadUrl'> {
+/** Presigned download links to export files (the history route), signed without the S3 client (core/s3-links.ts). */
+export function s3DownloadLinks(bucket: string, signer: S3LinkSigner = s3LinkSigner()): Pick<ExportFiles, 'downloadUrl'> {
   return {
-    // Signed by the same client, so the link points at the same endpoint (s3rver locally).
-    downloadUrl: (key, contentDisposition, expiresIn) =>
-      getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentDisposition: contentDisposition }), { expiresIn }),
+    // The endpoint the clients use (s3rver locally), so the link points where the file is.
+    downloadUrl: (key, contentDisposition, expiresIn) => presignedGetUrl(signer, { bucket, key, responseContentDisposition: contentDisposition, expiresIn }),
   };
 }

@@ -1,18 +1,16 @@
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { PHOTO_CONTENT_TYPE, PHOTO_MAX_BYTES, type User } from '../../shared/schemas/user';
 import { NotFoundError, ValidationError } from '../core/errors';
 import { randomUUID } from 'node:crypto';
 import type { UserRepository } from './user-repository';
+import { photoViewUrl } from './photo-links';
 
 export { pendingPhotoPrefix, photoPrefix } from './photo-keys';
 import { pendingPhotoPrefix, photoPrefix } from './photo-keys';
 
 /** Minutes a browser has to finish the upload it asked for. */
 const UPLOAD_SECONDS = 300;
-/** A shown photo's signed link; the app reads the user again on each load. */
-const VIEW_SECONDS = 3600;
 
 export interface PhotoStore {
   /** A form for a browser POST straight to the bucket: this key only, a JPEG, at most PHOTO_MAX_BYTES. */
@@ -58,7 +56,7 @@ export function s3PhotoStore(client: S3Client, bucket: string): PhotoStore {
     async keep(from, to) {
       await client.send(new CopyObjectCommand({ Bucket: bucket, Key: to, CopySource: `${bucket}/${from}`, ContentType: PHOTO_CONTENT_TYPE, MetadataDirective: 'REPLACE' }));
     },
-    viewUrl: (key) => getSignedUrl(client, new GetObjectCommand({ Bucket: bucket, Key: key, ResponseContentType: PHOTO_CONTENT_TYPE }), { expiresIn: VIEW_SECONDS }),
+    viewUrl: photoViewUrl(bucket),
   };
 }
 

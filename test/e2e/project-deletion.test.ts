@@ -149,6 +149,10 @@ describe('Delete project in Chromium', () => {
       await dialog.getByRole('button', { name: 'Delete project' }).click();
       await proPage.waitForURL(`${app}/projects`);
       await proPage.getByText(`"Synced ${tag}" and its 3 accounts were deleted.`).waitFor();
+    } catch (error) {
+      // The afterEach screenshots `page`; this test's page closes with its context.
+      await proPage.screenshot({ path: screenshotPath('failed-project-deletion-provisioned') }).catch(() => undefined);
+      throw error;
     } finally {
       await context.close();
     }

@@ -16,6 +16,7 @@ import { dynamoAccountDataSource } from '../../functions/exports/account-data/ac
 import { dynamoAccountPages } from '../../functions/exports/account-pages';
 import { attachmentDisposition, exportObjectKey, newExportRecord } from '../../functions/exports/export-item';
 import { s3ExportFiles } from '../../functions/exports/export-files';
+import type { S3LinkSigner } from '../../functions/core/s3-links';
 import { dynamoExportStore } from '../../functions/exports/export-store';
 import { writeCsv, xlsxText, type ExportWriter } from '../../functions/exports/export-writers';
 import { EXPORT_FAILED, runExport, type RunExportDeps } from '../../functions/exports/run-export';
@@ -29,6 +30,8 @@ type Created = { project: Project; accounts: CreatedAccount[] };
 
 const s3Client = () =>
   new S3Client({ region: 'us-east-1', endpoint: inject('stack').urls.s3, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+/** Links to the same S3 as `s3Client` (functions/core/s3-links.ts). */
+const linkSigner = (): S3LinkSigner => ({ region: 'us-east-1', endpoint: inject('stack').urls.s3, pathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
 
 /** Awkward but valid rows: accents, commas, quotes, and names a spreadsheet would run as formulas. */
 const hostileRows = [
@@ -148,7 +151,7 @@ describe('Export Center', () => {
 
   it('gives presigned links that stop working when they expire (403)', async () => {
     const [latest] = await free.json<ExportView[]>('/api/exports/history');
-    const files = s3ExportFiles(s3Client(), BUCKET);
+    const files = s3ExportFiles(s3Client(), BUCKET, linkSigner());
     const url = await files.downloadUrl(exportObjectKey(free.sub, latest!.id, 'csv'), attachmentDisposition('x_accounts.csv'), 1);
     await sleep(2000);
     expect((await fetch(url)).status).toBe(403);
@@ -170,7 +173,7 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     accountPages: dynamoAccountPages(db(), TABLE),
     accountData: dynamoAccountDataSource(db(), TABLE),
     cipher: async () => ({ encrypt: (p) => p, decrypt: () => 'secret' }),
-    files: s3ExportFiles(s3Client(), BUCKET),
+    files: s3ExportFiles(s3Client(), BUCKET, linkSigner()),
     now: () => new Date(),
     ...overrides,
   });
