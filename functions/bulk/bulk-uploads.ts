@@ -83,6 +83,9 @@ export interface BulkUploadDeps {
   newId: (now: Date) => string;
 }
 
+/** What a route needs of the deps: the API function touches the file only through `signedUploadObjects` (upload-requests.ts). */
+export type RequestDeps<Calls extends keyof UploadObjects> = Omit<BulkUploadDeps, 'objects'> & { objects: Pick<UploadObjects, Calls> };
+
 /** The start message on the bulk-uploads queue. */
 export interface UploadMessage {
   userId: string;
@@ -120,7 +123,7 @@ async function getUpload(deps: Pick<BulkUploadDeps, 'db' | 'tableName'>, userId:
 
 /** POST /api/bulk-uploads: a new upload and the form that puts the file at its key. */
 export const createUploadForm =
-  (deps: BulkUploadDeps) =>
+  (deps: RequestDeps<'uploadForm'>) =>
   async (userId: string): Promise<BulkUploadForm> => {
     const now = deps.now();
     const id = deps.newId(now);
@@ -138,7 +141,7 @@ export const readUploadState = (deps: Pick<BulkUploadDeps, 'db' | 'tableName'>) 
  * upload, or one checked first, may start; one being read or already creating answers 409.
  */
 export const startUpload =
-  (deps: BulkUploadDeps & { queue: (message: UploadMessage) => Promise<void> }) =>
+  (deps: RequestDeps<'size' | 'remove'> & { queue: (message: UploadMessage) => Promise<void> }) =>
   async (userId: string, uploadId: string, options: BulkUploadOptions): Promise<BulkUpload> => {
     const item = await getUpload(deps, userId, uploadId);
     if (item.status !== 'waiting' && item.status !== 'checked') throw new ConflictError(uploadMessages.notStartable(item.status));

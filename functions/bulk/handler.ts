@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { bulkCreateBodySchema, type BulkJob } from '../../shared/schemas/bulk';
 import { bulkUploadStartSchema } from '../../shared/schemas/bulk-upload';
-import { dynamo, s3, sqs } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { NotFoundError } from '../core/errors';
@@ -14,7 +14,7 @@ import { sqsQueueWait } from './queue-wait';
 import { dynamoBulkStore } from './bulk-store';
 import { appCreateBulkAccounts } from './app-creation';
 import { createUploadForm, readUploadState, startUpload, uploadRejectedRows } from './bulk-uploads';
-import { s3UploadObjects } from './upload-objects';
+import { signedUploadObjects } from './upload-requests';
 import { inflateRows } from './compressed-rows';
 import { fingerprintOf, idempotencyKeyOf, idempotent, type StoredAnswer } from './idempotency';
 import { rejectedRowsReport } from './rejected-rows';
@@ -33,7 +33,7 @@ const uploadsQueueUrl = requireEnv('BULK_UPLOADS_QUEUE_URL');
 const uploads = {
   db,
   tableName,
-  objects: s3UploadObjects(s3(), requireEnv('EXPORT_BUCKET')),
+  objects: signedUploadObjects(requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),
   newId: timeOrderedId,
   queue: async (message: { userId: string; uploadId: string }) => {

@@ -1,40 +1,18 @@
-import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
+import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
-import { UPLOAD_CSV_MAX_BYTES } from '../../shared/schemas/bulk-upload';
+import type { S3LinkSigner } from '../core/s3-links';
 import type { UploadObjects } from './bulk-uploads';
-import { s3UploadRemover } from './upload-remover';
+import { signedUploadObjects } from './upload-requests';
 
-/** Seconds a browser has to begin the upload it asked for (S3 checks the policy's expiry at the POST's start). */
-export const UPLOAD_FORM_SECONDS = 600;
+export { UPLOAD_FORM_SECONDS } from './upload-requests';
 
-const missing = (error: unknown) => {
-  // Without s3:ListBucket (not granted) S3 answers a missing key with 403, not 404.
-  const status = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
-  return error instanceof NotFound || error instanceof NoSuchKey || (error instanceof Error && (error.name === 'NotFound' || error.name === 'Forbidden')) || status === 403 || status === 404;
-};
-
-/** Uploaded CSV files in the (private) export bucket, under `uploads/<user>/`. */
-export function s3UploadObjects(client: S3Client, bucket: string): UploadObjects {
+/**
+ * Uploaded CSV files in the (private) export bucket, under `uploads/<user>/`, as the bulk-upload
+ * worker reads them: streamed by the S3 client, the rest signed alone (`signedUploadObjects`).
+ */
+export function s3UploadObjects(client: S3Client, bucket: string, signer?: S3LinkSigner): UploadObjects {
   return {
-    async uploadForm(key) {
-      return createPresignedPost(client, {
-        Bucket: bucket,
-        Key: key,
-        // S3 refuses a body outside this; the start route and the worker check the size again
-        // (locally s3rver checks no policy).
-        Conditions: [['content-length-range', 1, UPLOAD_CSV_MAX_BYTES]],
-        Expires: UPLOAD_FORM_SECONDS,
-      });
-    },
-    async size(key) {
-      try {
-        return (await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ContentLength ?? 0;
-      } catch (error) {
-        if (missing(error)) return undefined;
-        throw error;
-      }
-    },
+    ...signedUploadObjects(bucket, signer),
     async read(key, ifMatch) {
       let object;
       try {
@@ -48,6 +26,5 @@ export function s3UploadObjects(client: S3Client, bucket: string): UploadObjects
       const body = object.Body as unknown as Readable;
       return { body, etag: object.ETag, cancel: () => body.destroy() };
     },
-    ...s3UploadRemover(client, bucket),
   };
 }

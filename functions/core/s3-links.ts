@@ -2,9 +2,10 @@ import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { formatUrl } from '@aws-sdk/core/util';
 import { HttpRequest } from '@smithy/core/protocols';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createScope, getSigningKey, SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Checksum, SourceData } from '@smithy/types';
 import { s3PathStyle } from './clients';
+import { requestRetry, withRetry, type RetryPolicy } from './dynamo-retry';
 
 /**
  * Presigned GET links to S3 objects, signed with SigV4 alone (no S3 client): the functions that only
@@ -72,7 +73,7 @@ const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, 
 /** A bucket name S3 serves as a host name (virtual-hosted style): a DNS label, no dots. */
 const virtualHostable = (bucket: string) => /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(bucket) && !/^\d+\.\d+\.\d+\.\d+$/.test(bucket);
 
-/** Where the GET goes: host, port, protocol and the path of the object. */
+/** Where a request goes: host, port, protocol, the path of the object and of the bucket. */
 function location(signer: S3LinkSigner, bucket: string, key: string) {
   const objectPath = key
     .split('/')
@@ -87,6 +88,7 @@ function location(signer: S3LinkSigner, bucket: string, key: string) {
       hostname: virtual ? `${bucket}.${url.hostname}` : url.hostname,
       port: url.port ? Number(url.port) : undefined,
       path: virtual ? `${base}/${objectPath}` : `${base}/${bucket}/${objectPath}`,
+      bucketPath: virtual ? `${base}/` : `${base}/${bucket}`,
     };
   }
   const virtual = !signer.pathStyle && virtualHostable(bucket);
@@ -95,24 +97,123 @@ function location(signer: S3LinkSigner, bucket: string, key: string) {
     hostname: virtual ? `${bucket}.s3.${signer.region}.amazonaws.com` : `s3.${signer.region}.amazonaws.com`,
     port: undefined,
     path: virtual ? `/${objectPath}` : `/${bucket}/${objectPath}`,
+    bucketPath: virtual ? '/' : `/${bucket}`,
   };
 }
 
-/** A presigned GET of `link.key`, valid `link.expiresIn` seconds. */
-export async function presignedGetUrl(signer: S3LinkSigner, link: S3GetLink): Promise<string> {
-  const where = location(signer, link.bucket, link.key);
+/** A presigned GET of `link.key`, valid `link.expiresIn` seconds (what `getSignedUrl` makes of a GetObjectCommand). */
+export function presignedGetUrl(signer: S3LinkSigner, link: S3GetLink): Promise<string> {
   const query: Record<string, string> = { 'x-id': 'GetObject' };
   if (link.responseContentDisposition !== undefined) query['response-content-disposition'] = link.responseContentDisposition;
   if (link.responseContentType !== undefined) query['response-content-type'] = link.responseContentType;
+  return presign(signer, 'GET', link.bucket, link.key, link.expiresIn, query, { 'x-amz-checksum-mode': 'ENABLED' });
+}
+
+/** A presigned HEAD of `key` (what `getSignedUrl` makes of a HeadObjectCommand). */
+export const presignedHeadUrl = (signer: S3LinkSigner, bucket: string, key: string, expiresIn: number): Promise<string> => presign(signer, 'HEAD', bucket, key, expiresIn, {}, {});
+
+/** A presigned DELETE of `key` (what `getSignedUrl` makes of a DeleteObjectCommand). */
+export const presignedDeleteUrl = (signer: S3LinkSigner, bucket: string, key: string, expiresIn: number): Promise<string> => presign(signer, 'DELETE', bucket, key, expiresIn, { 'x-id': 'DeleteObject' }, {});
+
+/** An answer of S3 worth asking again (5xx, 429 SlowDown), or a request that never got one. */
+class S3Unavailable extends Error {
+  constructor(what: string, status?: number) {
+    super(status === undefined ? `S3 did not answer the ${what}` : `S3 answered ${status} to the ${what}`);
+    this.name = 'S3Unavailable';
+  }
+}
+
+/** How long one call may take before it is given up (and, within the budget, asked again). */
+const CALL_TIMEOUT_MS = 10_000;
+
+/** One S3 call over a presigned URL (signed afresh for each attempt), retried within `policy` when S3 is unavailable. */
+async function call(signer: S3LinkSigner, what: string, method: 'HEAD' | 'DELETE', bucket: string, key: string, policy: RetryPolicy): Promise<Response> {
+  return withRetry(what, policy, (error) => error instanceof S3Unavailable, async () => {
+    const url = method === 'HEAD' ? await presignedHeadUrl(signer, bucket, key, 60) : await presignedDeleteUrl(signer, bucket, key, 60);
+    let answer: Response;
+    try {
+      answer = await fetch(url, { method, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+    } catch {
+      throw new S3Unavailable(what);
+    }
+    // No answer body is read (HEAD has none; an error's XML says no more than its status here).
+    await answer.body?.cancel();
+    if (answer.status >= 500 || answer.status === 429) throw new S3Unavailable(what, answer.status);
+    return answer;
+  });
+}
+
+/**
+ * The size of an object, or undefined when there is none (404; 403 too: without s3:ListBucket,
+ * which the functions are not granted, S3 answers a missing key with 403). HeadObject over a
+ * presigned URL, as the S3 client would send it.
+ */
+export async function headObjectSize(signer: S3LinkSigner, bucket: string, key: string, policy: RetryPolicy = requestRetry): Promise<number | undefined> {
+  const answer = await call(signer, 'HEAD of an object', 'HEAD', bucket, key, policy);
+  if (answer.status === 404 || answer.status === 403) return undefined;
+  if (!answer.ok) throw new Error(`S3 answered ${answer.status} to the HEAD of an object`);
+  return Number(answer.headers.get('content-length') ?? 0);
+}
+
+/** Deletes an object (S3 answers 204 whether or not it was there). DeleteObject over a presigned URL. */
+export async function deleteObject(signer: S3LinkSigner, bucket: string, key: string, policy: RetryPolicy = requestRetry): Promise<void> {
+  const answer = await call(signer, 'DELETE of an object', 'DELETE', bucket, key, policy);
+  if (!answer.ok) throw new Error(`S3 answered ${answer.status} to the DELETE of an object`);
+}
+
+async function presign(signer: S3LinkSigner, method: string, bucket: string, key: string, expiresIn: number, query: Record<string, string>, headers: Record<string, string>): Promise<string> {
+  const where = location(signer, bucket, key);
   const request = new HttpRequest({
-    ...where,
-    method: 'GET',
+    protocol: where.protocol,
+    hostname: where.hostname,
+    port: where.port,
+    path: where.path,
+    method,
     query,
-    headers: { host: `${where.hostname}${where.port !== undefined ? `:${where.port}` : ''}`, 'x-amz-checksum-mode': 'ENABLED', 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
+    headers: { host: `${where.hostname}${where.port !== undefined ? `:${where.port}` : ''}`, ...headers, 'X-Amz-Content-Sha256': 'UNSIGNED-PAYLOAD' },
   });
   const sigv4 = new SignatureV4({ service: 's3', region: signer.region, credentials: signer.credentials, sha256: Sha256, uriEscapePath: false, applyChecksum: false });
-  const presigned = await sigv4.presign(request, { expiresIn: link.expiresIn, signingDate: signer.now?.() ?? new Date(), unsignableHeaders: new Set(['content-type']) });
+  const presigned = await sigv4.presign(request, { expiresIn, signingDate: signer.now?.() ?? new Date(), unsignableHeaders: new Set(['content-type']) });
   return formatUrl(presigned);
+}
+
+/** The form of a browser POST straight to the bucket (what `createPresignedPost` makes). */
+export interface S3PostForm {
+  url: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * A presigned POST form for `key`: the policy (expiry and `conditions`, then the fields, bucket and
+ * key, in that order) signed with the day's SigV4 key, as `@aws-sdk/s3-presigned-post` does.
+ */
+export async function presignedPost(signer: S3LinkSigner, form: { bucket: string; key: string; conditions: unknown[]; fields?: Record<string, string>; expiresIn: number }): Promise<S3PostForm> {
+  const now = signer.now?.() ?? new Date();
+  const iso = (date: Date) => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const amzDate = iso(now).replace(/[-:]/g, '');
+  const day = amzDate.slice(0, 8);
+  const credentials = typeof signer.credentials === 'function' ? await signer.credentials() : signer.credentials;
+  const fields: Record<string, string> = {
+    ...form.fields,
+    bucket: form.bucket,
+    'X-Amz-Algorithm': 'AWS4-HMAC-SHA256',
+    'X-Amz-Credential': `${credentials.accessKeyId}/${createScope(day, signer.region, 's3')}`,
+    'X-Amz-Date': amzDate,
+    ...(credentials.sessionToken ? { 'X-Amz-Security-Token': credentials.sessionToken } : {}),
+  };
+  const conditions = new Set<string>();
+  for (const condition of form.conditions) conditions.add(JSON.stringify(condition));
+  for (const [name, value] of Object.entries(fields)) conditions.add(JSON.stringify({ [name]: value }));
+  conditions.add(JSON.stringify({ key: form.key }));
+  const policy = Buffer.from(JSON.stringify({ expiration: iso(new Date(now.getTime() + form.expiresIn * 1000)), conditions: [...conditions].map((item) => JSON.parse(item) as unknown) }), 'utf8').toString('base64');
+  const signingKey = await getSigningKey(Sha256, credentials, day, signer.region, 's3');
+  const hmac = new Sha256(signingKey);
+  hmac.update(policy);
+  const signature = Buffer.from(await hmac.digest()).toString('hex');
+  // The form posts to the bucket's address (virtual-hosted: the host and '/'; path-style: '/<bucket>').
+  const where = location(signer, form.bucket, form.key);
+  const url = `${where.protocol}//${where.hostname}${where.port !== undefined ? `:${where.port}` : ''}${where.bucketPath}`;
+  return { url, fields: { ...fields, key: form.key, Policy: policy, 'X-Amz-Signature': signature } };
 }
 
 let defaultSigner: S3LinkSigner | undefined;

@@ -59,7 +59,7 @@ const READING_LEASE_MS = 5 * 60 * 1000;
 
 /** POST /api/projects/{id}/sync-previews `{ uploadId }`: the project and the uploaded file checked, the preview queued. */
 export const startSyncPreview =
-  (deps: SyncPreviewDeps) =>
+  (deps: Omit<SyncPreviewDeps, 'objects'> & { objects: Pick<UploadObjects, 'size'> }) =>
   async (userId: string, projectId: string, uploadId: string): Promise<SyncPreview> => {
     const { Item: project } = isIdShaped(projectId) ? await deps.db.send(new GetCommand({ TableName: deps.tableName, Key: keys.project(userId, projectId), ConsistentRead: true })) : { Item: undefined };
     if (!project || project.entityType !== 'Project') throw new NotFoundError('Project not found');

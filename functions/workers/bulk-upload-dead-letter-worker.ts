@@ -1,14 +1,14 @@
-import { dynamo, s3 } from '../core/clients';
+import { dynamo } from '../core/clients';
 import { requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { recordDeadUpload } from '../bulk/upload-endings';
-import { s3UploadRemover } from '../bulk/upload-remover';
+import { signedUploadRemover } from '../bulk/upload-remover';
 import { uploadQueueMessageSchema } from '../bulk/upload-message';
 import { recordDeadPreview } from '../sync/sync-endings';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const record = recordDeadUpload({ db, tableName, objects: s3UploadRemover(s3(), requireEnv('EXPORT_BUCKET')), now: () => new Date() });
+const record = recordDeadUpload({ db, tableName, objects: signedUploadRemover(requireEnv('EXPORT_BUCKET')), now: () => new Date() });
 const deadPreview = recordDeadPreview({ db, tableName, now: () => new Date() });
 
 export const handler = queueWorker(uploadQueueMessageSchema, async (message) => {

@@ -32,11 +32,13 @@ describe('what a Lambda bundle holds', () => {
     expect(inputs.filter((file) => /node_modules\/@aws-sdk\/s3-presigned-post\/|functions\/bulk\/upload-objects\.ts/.test(file))).toEqual([]);
   });
 
-  // They hand out links and touch no object: signed with SigV4 alone (functions/core/s3-links.ts), not by the S3 client.
+  // They hand out links, check an upload's size or remove it: signed with SigV4 alone (functions/core/s3-links.ts), not by the S3 client.
   it.each([
     ['auth', 'functions/auth/handler.ts'],
     ['export-history', 'functions/export-history/handler.ts'],
-  ])('%s signs its S3 links without the S3 client', async (name, entry) => {
+    ['bulk', 'functions/bulk/handler.ts'],
+    ['bulk-upload-dead-letter-worker', 'functions/workers/bulk-upload-dead-letter-worker.ts'],
+  ])('%s signs its S3 calls without the S3 client', async (name, entry) => {
     const inputs = await bundledInputs(name, entry);
     expect(inputs.filter((file) => /node_modules\/@aws-sdk\/(client-s3|s3-request-presigner|s3-presigned-post)\//.test(file))).toEqual([]);
     expect(inputs.some((file) => file.endsWith('functions/core/s3-links.ts'))).toBe(true);

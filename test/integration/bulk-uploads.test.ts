@@ -218,7 +218,7 @@ describe('bulk creation from a file uploaded to S3', () => {
       }),
     );
     // The real bucket; the file is replaced by a second upload just before the second reading.
-    const objects = s3UploadObjects(s3, 'bulkonboard-exports');
+    const objects = s3UploadObjects(s3, 'bulkonboard-exports', { region: 'us-east-1', endpoint: stack.urls.s3, pathStyle: true, credentials: localCredentials });
     let readings = 0;
     let creations = 0;
     const read = readUpload({

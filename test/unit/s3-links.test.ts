@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { describe, expect, it, vi } from 'vitest';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { presignedGetUrl, type S3LinkSigner } from '../../functions/core/s3-links';
+import { presignedGetUrl, presignedDeleteUrl, presignedHeadUrl, presignedPost, type S3LinkSigner } from '../../functions/core/s3-links';
 
 /**
  * functions/core/s3-links.ts signs links without the S3 client. S3 accepts what the SDK's presigner
@@ -48,4 +49,32 @@ describe('S3 links signed without the S3 client', () => {
     expect(url.searchParams.get('X-Amz-Security-Token')).toBe(credentials.sessionToken);
     expect(url.searchParams.get('X-Amz-Expires')).toBe('60');
   });
+});
+
+describe('S3 upload forms, HEAD and DELETE links signed without the S3 client', () => {
+  for (const place of places) {
+    it(`are createPresignedPost's forms and the SDK's HEAD and DELETE links, byte for byte: ${place.name}`, async () => {
+      vi.useFakeTimers({ now: at, toFake: ['Date'] });
+      try {
+        const client = new S3Client({ region: place.region, credentials, forcePathStyle: place.pathStyle, ...(place.endpoint ? { endpoint: place.endpoint } : {}) });
+        const signer: S3LinkSigner = { region: place.region, credentials, endpoint: place.endpoint, pathStyle: place.pathStyle, now: () => new Date() };
+        for (const bucket of buckets)
+          for (const { key } of links) {
+            const head = await getSignedUrl(client, new HeadObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 60, signingDate: at });
+            expect(await presignedHeadUrl(signer, bucket, key, 60)).toBe(head);
+            const remove = await getSignedUrl(client, new DeleteObjectCommand({ Bucket: bucket, Key: key }), { expiresIn: 60, signingDate: at });
+            expect(await presignedDeleteUrl(signer, bucket, key, 60)).toBe(remove);
+            for (const form of [
+              { conditions: [['content-length-range', 1, 10 * 1024 * 1024]], expiresIn: 600 },
+              { conditions: [['content-length-range', 1, 5_000_000], ['eq', '$Content-Type', 'image/jpeg']], fields: { 'Content-Type': 'image/jpeg' }, expiresIn: 300 },
+            ]) {
+              const expected = await createPresignedPost(client, { Bucket: bucket, Key: key, Conditions: form.conditions as NonNullable<PresignedPostOptions['Conditions']>, ...(form.fields ? { Fields: form.fields } : {}), Expires: form.expiresIn });
+              expect(await presignedPost(signer, { bucket, key, ...form })).toEqual(expected);
+            }
+          }
+      } finally {
+        vi.useRealTimers();
+      }
+    });
+  }
 });
