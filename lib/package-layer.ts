@@ -22,6 +22,11 @@ export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
   'email-templates': ['sanitize-html'],
   // The shared renderer of credential e-mails: the stored-template allow-list and the text part.
   'mail-worker': ['sanitize-html', 'html-to-text'],
+  // The directory client, loaded on the first LDAP call only (functions/core/ldapts.ts): the
+  // connection test, the dry run and LDAP/AD provisioning.
+  integrations: ['ldapts'],
+  provisioning: ['ldapts'],
+  'provisioning-worker': ['ldapts'],
 };
 
 /** The package and every package it depends on, as installed under node_modules. */

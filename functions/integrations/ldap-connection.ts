@@ -1,7 +1,8 @@
 import { lookup as dnsLookup } from 'node:dns';
 import net, { isIP } from 'node:net';
 import tls from 'node:tls';
-import { Client, ResultCodeError } from 'ldapts';
+import type { Client } from 'ldapts';
+import { ldapts } from '../core/ldapts';
 import type { LdapSettings } from '../../shared/schemas/integrations';
 import { describeOutboundError, guardedLookup, originOf, OutboundRefusedError, outboundUrlProblem, type OutboundOptions } from '../core/outbound';
 import type { CallFailure } from '../provisioning/platform-client';
@@ -34,7 +35,7 @@ export interface LdapSession {
 /** An LDAP result code or a socket error as a provisioning failure, in words a user can act on. */
 export function ldapFailure(error: unknown, timeoutMs = OPERATION_TIMEOUT_MS): CallFailure {
   if (error instanceof OutboundRefusedError) return { kind: 'failed', retryable: false, message: error.message };
-  if (error instanceof ResultCodeError) {
+  if (error instanceof ldapts().ResultCodeError) {
     const words = error.message.replace(/\s*Code: 0x[0-9a-f]+$/i, '').slice(0, 400);
     const message = `LDAP ${error.code} (${error.name.replace(/Error$/, '')}): ${words}`;
     switch (error.code) {
@@ -78,7 +79,7 @@ export async function openLdap(target: Pick<ConnectionTarget, 'baseUrl' | 'crede
   const extraTls = { ...options.tls, ...(isIP(host) ? {} : { servername: host }) };
   const timeout = options.timeoutMs ?? OPERATION_TIMEOUT_MS;
 
-  const client = new Client({
+  const client = new (ldapts().Client)({
     url: `${url.protocol}//${url.host}`,
     timeout,
     connectTimeout: Math.min(timeout, CONNECT_TIMEOUT_MS),
@@ -102,7 +103,7 @@ export async function openLdap(target: Pick<ConnectionTarget, 'baseUrl' | 'crede
       } catch (error) {
         // The server answered the StartTLS request with a refusal (not a socket, guard or
         // certificate error, which keep their own words): say what to do.
-        if (!(error instanceof ResultCodeError)) throw error;
+        if (!(error instanceof ldapts().ResultCodeError)) throw error;
         throw new OutboundRefusedError('The directory does not offer StartTLS on ldap://: use an ldaps:// URL (a password is never sent in clear).');
       }
       secure = true;

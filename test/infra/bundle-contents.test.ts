@@ -32,6 +32,18 @@ describe('what a Lambda bundle holds', () => {
     expect(inputs.filter((file) => /node_modules\/@aws-sdk\/s3-presigned-post\/|functions\/bulk\/upload-objects\.ts/.test(file))).toEqual([]);
   });
 
+  // The directory client ships in their layer and loads on the first LDAP call (functions/core/ldapts.ts).
+  it.each([
+    ['integrations', 'functions/integrations/handler.ts'],
+    ['provisioning', 'functions/provisioning/handler.ts'],
+    ['provisioning-worker', 'functions/workers/provisioning-worker.ts'],
+  ])('%s bundles no ldapts: its layer ships it', async (name, entry) => {
+    expect(layerPackagesOf[name]).toContain('ldapts');
+    const inputs = await bundledInputs(name, entry);
+    expect(inputs.filter((file) => file.includes('node_modules/ldapts/'))).toEqual([]);
+    expect(inputs.some((file) => file.endsWith('functions/core/ldapts.ts'))).toBe(true);
+  });
+
   // They hand out links, check an upload's size or remove it: signed with SigV4 alone (functions/core/s3-links.ts), not by the S3 client.
   it.each([
     ['auth', 'functions/auth/handler.ts'],

@@ -1,4 +1,4 @@
-import { AlreadyExistsError, AndFilter, Attribute, Change, EqualityFilter, NoSuchAttributeError, NoSuchObjectError, ObjectClassViolationError, OrFilter, TypeOrValueExistsError } from 'ldapts';
+import { ldapts } from '../../core/ldapts';
 import type { LdapSession } from '../../integrations/ldap-connection';
 import { ldapFailure } from '../../integrations/ldap-connection';
 import type { CallFailure } from '../platform-client';
@@ -39,14 +39,14 @@ export function ldapGroups(connected: () => Promise<LdapSession | CallFailure>, 
     try {
       const { searchEntries } = await ldap.client.search(domainOf(target.baseDn), {
         scope: 'sub',
-        filter: new AndFilter({ filters: [new OrFilter({ filters: classes.map((value) => new EqualityFilter({ attribute: 'objectClass', value })) }), new EqualityFilter({ attribute: 'cn', value: name })] }),
+        filter: new (ldapts().AndFilter)({ filters: [new (ldapts().OrFilter)({ filters: classes.map((value) => new (ldapts().EqualityFilter)({ attribute: 'objectClass', value })) }), new (ldapts().EqualityFilter)({ attribute: 'cn', value: name })] }),
         attributes: ['cn'],
         sizeLimit: 2,
       });
       const entry = searchEntries[0];
       return entry ? { id: entry.dn, name } : undefined;
     } catch (error) {
-      if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${target.baseDn} does not exist in the directory.` };
+      if (error instanceof ldapts().NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${target.baseDn} does not exist in the directory.` };
       return fail(error);
     }
   };
@@ -57,7 +57,7 @@ export function ldapGroups(connected: () => Promise<LdapSession | CallFailure>, 
     try {
       return { kind: 'done', detail: await change(ldap) };
     } catch (error) {
-      if (error instanceof NoSuchObjectError) return { kind: 'gone', detail: `The directory no longer has the group ${group.id}.` };
+      if (error instanceof ldapts().NoSuchObjectError) return { kind: 'gone', detail: `The directory no longer has the group ${group.id}.` };
       return fail(error);
     }
   };
@@ -72,37 +72,37 @@ export function ldapGroups(connected: () => Promise<LdapSession | CallFailure>, 
         await ldap.client.add(
           dn,
           target.activeDirectory
-            ? [new Attribute({ type: 'objectClass', values: ['top', 'group'] }), new Attribute({ type: 'cn', values: [name] }), new Attribute({ type: 'sAMAccountName', values: [name.slice(0, 20)] })]
-            : [new Attribute({ type: 'objectClass', values: ['top', 'groupOfNames'] }), new Attribute({ type: 'cn', values: [name] }), new Attribute({ type: 'member', values: [target.bindDn] })],
+            ? [new (ldapts().Attribute)({ type: 'objectClass', values: ['top', 'group'] }), new (ldapts().Attribute)({ type: 'cn', values: [name] }), new (ldapts().Attribute)({ type: 'sAMAccountName', values: [name.slice(0, 20)] })]
+            : [new (ldapts().Attribute)({ type: 'objectClass', values: ['top', 'groupOfNames'] }), new (ldapts().Attribute)({ type: 'cn', values: [name] }), new (ldapts().Attribute)({ type: 'member', values: [target.bindDn] })],
         );
         return { id: dn, name };
       } catch (error) {
         // Made meanwhile by another call: that one is the group.
-        if (error instanceof AlreadyExistsError) return (await find(name)) ?? { id: dn, name };
-        if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${target.baseDn} does not exist in the directory.` };
+        if (error instanceof ldapts().AlreadyExistsError) return (await find(name)) ?? { id: dn, name };
+        if (error instanceof ldapts().NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${target.baseDn} does not exist in the directory.` };
         return fail(error);
       }
     },
     addMember: (group, dn) =>
       membership(group, async (ldap) => {
         try {
-          await ldap.client.modify(group.id, [new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [dn] }) })]);
+          await ldap.client.modify(group.id, [new (ldapts().Change)({ operation: 'add', modification: new (ldapts().Attribute)({ type: 'member', values: [dn] }) })]);
           return `Added to the group ${group.name} in the directory.`;
         } catch (error) {
-          if (error instanceof TypeOrValueExistsError) return `Already in the group ${group.name} in the directory.`;
+          if (error instanceof ldapts().TypeOrValueExistsError) return `Already in the group ${group.name} in the directory.`;
           throw error;
         }
       }),
     removeMember: (group, dn) =>
       membership(group, async (ldap) => {
-        const remove = new Change({ operation: 'delete', modification: new Attribute({ type: 'member', values: [dn] }) });
+        const remove = new (ldapts().Change)({ operation: 'delete', modification: new (ldapts().Attribute)({ type: 'member', values: [dn] }) });
         try {
           await ldap.client.modify(group.id, [remove]);
         } catch (error) {
-          if (error instanceof NoSuchAttributeError) return `Not in the group ${group.name} in the directory: nothing to remove.`;
+          if (error instanceof ldapts().NoSuchAttributeError) return `Not in the group ${group.name} in the directory: nothing to remove.`;
           // The group's last member (groupOfNames must keep one): the bind DN takes its place, in the same change.
-          if (!(error instanceof ObjectClassViolationError)) throw error;
-          await ldap.client.modify(group.id, [new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [target.bindDn] }) }), remove]);
+          if (!(error instanceof ldapts().ObjectClassViolationError)) throw error;
+          await ldap.client.modify(group.id, [new (ldapts().Change)({ operation: 'add', modification: new (ldapts().Attribute)({ type: 'member', values: [target.bindDn] }) }), remove]);
         }
         return `Removed from the group ${group.name} in the directory.`;
       }),

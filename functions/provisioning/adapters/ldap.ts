@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AlreadyExistsError, Attribute, Change, EqualityFilter, NoSuchObjectError, type Entry } from 'ldapts';
+import type { Attribute, Entry } from 'ldapts';
+import { ldapts } from '../../core/ldapts';
 import type { LdapSettings } from '../../../shared/schemas/integrations';
 import type { ConnectionTarget } from '../../integrations/connection-test';
 import { ldapFailure, openLdap, type LdapOptions, type LdapSession } from '../../integrations/ldap-connection';
@@ -94,7 +95,7 @@ export const AD_MUST_CHANGE_PWD_LAST_SET = '0';
  */
 export function ldapEntryOf(person: ProvisioningPerson, settings: LdapAdapterSettings, secure: boolean): { dn: string; attributes: Attribute[] } | CallFailure {
   const ad = settings.directory === 'active_directory';
-  const text = (type: string, ...values: string[]) => new Attribute({ type, values: values.filter((v) => v !== '') });
+  const text = (type: string, ...values: string[]) => new (ldapts().Attribute)({ type, values: values.filter((v) => v !== '') });
   const displayName = `${person.firstName} ${person.lastName}`.trim() || person.username;
   // The mapped extra columns are attributes of the entry by their type (title, departmentNumber...).
   const mapped = Object.entries(person.platformAttributes ?? {}).map(([type, value]) => text(type, value));
@@ -119,7 +120,7 @@ export function ldapEntryOf(person: ProvisioningPerson, settings: LdapAdapterSet
       ...common.filter((a) => a.type !== 'displayName'),
       text('displayName', displayName),
       // AD's password attribute: the password in double quotes, UTF-16LE.
-      new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] }),
+      new (ldapts().Attribute)({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] }),
       text('userAccountControl', String(AD_NORMAL_ACCOUNT)),
     ],
   };
@@ -161,7 +162,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
     try {
       const { searchEntries } = await ldap.client.search(settings.baseDn, {
         scope: 'sub',
-        filter: new EqualityFilter({ attribute, value }),
+        filter: new (ldapts().EqualityFilter)({ attribute, value }),
         attributes: [nameAttribute, 'mail', ...(ad ? ['userAccountControl'] : [])],
         sizeLimit: 2,
       });
@@ -171,7 +172,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
       const account: ExternalAccount = { externalId: entry.dn, userName: first(entry[nameAttribute]) ?? '', emails: all(entry.mail).map((m) => m.toLowerCase()) };
       return ad && Number.isFinite(control) ? { ...account, active: (control & AD_ACCOUNTDISABLE) === 0 } : account;
     } catch (error) {
-      if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
+      if (error instanceof ldapts().NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
       return ldapFailure(error, options.timeoutMs);
     }
   };
@@ -219,7 +220,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
   /** The attributes that mark an entry "must change", when the policy asks and the directory can. */
   const mustChangeAttributes = async (): Promise<Attribute[]> => {
     if (!policy.requirePasswordChange || !(await mustChangeSupport()).supported) return [];
-    return [ad ? new Attribute({ type: 'pwdLastSet', values: [AD_MUST_CHANGE_PWD_LAST_SET] }) : new Attribute({ type: 'pwdReset', values: ['TRUE'] })];
+    return [ad ? new (ldapts().Attribute)({ type: 'pwdLastSet', values: [AD_MUST_CHANGE_PWD_LAST_SET] }) : new (ldapts().Attribute)({ type: 'pwdReset', values: ['TRUE'] })];
   };
 
   const entryOf = (person: ProvisioningPerson, secure: boolean) => ldapEntryOf(person, settings, secure);
@@ -230,7 +231,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
     const control = Number(first(searchEntries[0]?.userAccountControl));
     const current = Number.isFinite(control) ? control : AD_NORMAL_ACCOUNT;
     const next = disabled ? current | AD_ACCOUNTDISABLE : current & ~AD_ACCOUNTDISABLE;
-    await ldap.client.modify(dn, new Change({ operation: 'replace', modification: new Attribute({ type: 'userAccountControl', values: [String(next)] }) }));
+    await ldap.client.modify(dn, new (ldapts().Change)({ operation: 'replace', modification: new (ldapts().Attribute)({ type: 'userAccountControl', values: [String(next)] }) }));
   };
 
   /**
@@ -267,8 +268,8 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
       await ldap.client.add(entry.dn, [...entry.attributes, ...(await mustChangeAttributes())]);
       return { kind: 'created', externalId: entry.dn };
     } catch (error) {
-      if (error instanceof AlreadyExistsError) return resolveExisting(person, entry.dn);
-      if (error instanceof NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
+      if (error instanceof ldapts().AlreadyExistsError) return resolveExisting(person, entry.dn);
+      if (error instanceof ldapts().NoSuchObjectError) return { kind: 'failed', retryable: false, message: `The base DN ${settings.baseDn} does not exist in the directory.` };
       return ldapFailure(error, options.timeoutMs);
     }
   };
@@ -299,7 +300,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         await setDisabled(ldap, externalId, true);
         return { kind: 'undone', action: 'deactivated' };
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return { kind: 'gone' };
+        if (error instanceof ldapts().NoSuchObjectError) return { kind: 'gone' };
         return ldapFailure(error, options.timeoutMs);
       }
     },
@@ -310,14 +311,14 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
       if (isFailure(ldap)) return ldap;
       if (ad && !ldap.secure) return { kind: 'failed', retryable: false, message: 'Active Directory takes a password (unicodePwd) only over an encrypted connection: use an ldaps:// URL.' };
       const password = ad
-        ? new Attribute({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] })
-        : new Attribute({ type: 'userPassword', values: [sshaPassword(person.password)] });
+        ? new (ldapts().Attribute)({ type: 'unicodePwd', values: [Buffer.from(`"${person.password}"`, 'utf16le')] })
+        : new (ldapts().Attribute)({ type: 'userPassword', values: [sshaPassword(person.password)] });
       try {
-        const changes = [password, ...(await mustChangeAttributes())].map((modification) => new Change({ operation: 'replace', modification }));
+        const changes = [password, ...(await mustChangeAttributes())].map((modification) => new (ldapts().Change)({ operation: 'replace', modification }));
         await ldap.client.modify(externalId, changes);
         return { kind: 'updated' };
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return { kind: 'gone' };
+        if (error instanceof ldapts().NoSuchObjectError) return { kind: 'gone' };
         return ldapFailure(error, options.timeoutMs);
       }
     },
@@ -344,7 +345,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
           ...(lastName !== undefined ? { lastName } : {}),
         };
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return undefined;
+        if (error instanceof ldapts().NoSuchObjectError) return undefined;
         return ldapFailure(error, options.timeoutMs);
       }
     },
@@ -364,7 +365,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         return { kind: 'failed', retryable: false, message: `The user name "${username}" cannot be an Active Directory sAMAccountName (at most ${SAM_ACCOUNT_NAME_MAX} characters, none of " / \\ [ ] : ; | = , + * ? < > @).` };
       }
       const displayName = `${changes.firstName} ${changes.lastName}`.trim() || username || changes.email;
-      const replace = (type: string, value: string) => new Change({ operation: 'replace', modification: new Attribute({ type, values: value === '' ? [] : [value] }) });
+      const replace = (type: string, value: string) => new (ldapts().Change)({ operation: 'replace', modification: new (ldapts().Attribute)({ type, values: value === '' ? [] : [value] }) });
       const modifications = [
         replace('givenName', changes.firstName),
         // sn is required by person: an empty last name keeps the one there.
@@ -380,7 +381,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
       try {
         await ldap.client.modify(externalId, modifications);
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return gone.update;
+        if (error instanceof ldapts().NoSuchObjectError) return gone.update;
         return ldapFailure(error, options.timeoutMs);
       }
       if (username === undefined) return { kind: 'done', detail: 'Updated in the directory.' };
@@ -391,7 +392,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         await ldap.client.modifyDN(externalId, rdn);
         return { kind: 'done', detail: `Updated in the directory, renamed to ${renamed}.`, externalId: renamed };
       } catch (error) {
-        if (error instanceof AlreadyExistsError) {
+        if (error instanceof ldapts().AlreadyExistsError) {
           return { kind: 'conflict', message: `The entry ${renamed} already exists in the directory: the names and e-mail were updated, the user name was not changed.` };
         }
         const failure = ldapFailure(error, options.timeoutMs);
@@ -413,12 +414,12 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         if (ad) await setDisabled(ldap, externalId, !active);
         else {
           const values = active ? [] : [PPOLICY_LOCKED_FOR_GOOD];
-          await ldap.client.modify(externalId, new Change({ operation: 'replace', modification: new Attribute({ type: 'pwdAccountLockedTime', values }) }));
+          await ldap.client.modify(externalId, new (ldapts().Change)({ operation: 'replace', modification: new (ldapts().Attribute)({ type: 'pwdAccountLockedTime', values }) }));
         }
         if (ad) return { kind: 'done', detail: active ? 'Enabled in Active Directory.' : 'Disabled in Active Directory (userAccountControl ACCOUNTDISABLE).' };
         return { kind: 'done', detail: active ? 'Unlocked in the directory (ppolicy).' : 'Locked in the directory (ppolicy pwdAccountLockedTime).' };
       } catch (error) {
-        if (error instanceof NoSuchObjectError) {
+        if (error instanceof ldapts().NoSuchObjectError) {
           return gone.setActive(active);
         }
         return ldapFailure(error, options.timeoutMs);
@@ -432,7 +433,7 @@ export function ldapAdapter(target: Pick<ConnectionTarget, 'baseUrl' | 'credenti
         await ldap.client.del(externalId);
         return { kind: 'done', action: 'deleted', detail: 'Deleted from the directory.' };
       } catch (error) {
-        if (error instanceof NoSuchObjectError) return gone.remove;
+        if (error instanceof ldapts().NoSuchObjectError) return gone.remove;
         return ldapFailure(error, options.timeoutMs);
       }
     },
