@@ -1,5 +1,5 @@
 import { UPLOAD_CSV_MAX_BYTES } from '../../shared/schemas/bulk-upload';
-import { headObjectSize, presignedPost, s3LinkSigner, type S3LinkSigner } from '../core/s3-links';
+import { getObject, headObjectSize, presignedPost, s3LinkSigner, type S3LinkSigner } from '../core/s3-links';
 import type { UploadObjects } from './bulk-uploads';
 import { signedUploadRemover } from './upload-remover';
 
@@ -7,12 +7,12 @@ import { signedUploadRemover } from './upload-remover';
 export const UPLOAD_FORM_SECONDS = 600;
 
 /**
- * An uploaded CSV file as the API function (and the dead-letter worker) touch it: the form that
- * puts it at its key, its size, and its removal. Signed with SigV4 alone (functions/core/s3-links.ts),
- * so those functions do not bundle the S3 client (~140 KB with its share of the SDK: issue 29,
- * item 5); only the worker that reads the file carries it (`s3UploadObjects`).
+ * Uploaded CSV files in the (private) export bucket, under `uploads/<user>/`: the form that puts one
+ * at its key, its size, its bytes as they arrive, and its removal. Signed with SigV4 alone
+ * (functions/core/s3-links.ts), so the bulk API function and the bulk-upload workers do not bundle
+ * the S3 client (~140 KB with its share of the SDK: issue 29, item 5).
  */
-export function signedUploadObjects(bucket: string, signer: S3LinkSigner = s3LinkSigner()): Pick<UploadObjects, 'uploadForm' | 'size' | 'remove'> {
+export function signedUploadObjects(bucket: string, signer: S3LinkSigner = s3LinkSigner()): UploadObjects {
   return {
     uploadForm: (key) =>
       presignedPost(signer, {
@@ -24,6 +24,11 @@ export function signedUploadObjects(bucket: string, signer: S3LinkSigner = s3Lin
         expiresIn: UPLOAD_FORM_SECONDS,
       }),
     size: (key) => headObjectSize(signer, bucket, key),
+    async read(key, ifMatch) {
+      // Replaced since that ETag was read: undefined (S3 checks If-Match; the local emulator does not: the caller compares the ETag too).
+      const object = await getObject(signer, bucket, key, ifMatch ? { ifMatch } : {});
+      return object && { body: object.body, etag: object.etag, cancel: () => object.body.destroy() };
+    },
     ...signedUploadRemover(bucket, signer),
   };
 }

@@ -1,4 +1,6 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { formatUrl } from '@aws-sdk/core/util';
 import { HttpRequest } from '@smithy/core/protocols';
@@ -123,24 +125,42 @@ class S3Unavailable extends Error {
   }
 }
 
-/** How long one call may take before it is given up (and, within the budget, asked again). */
+/** How long a call may wait for S3's answer (its headers; a body streams as long as it takes) before it is given up (and, within the budget, asked again). */
 const CALL_TIMEOUT_MS = 10_000;
 
 /** One S3 call over a presigned URL (signed afresh for each attempt), retried within `policy` when S3 is unavailable. */
-async function call(signer: S3LinkSigner, what: string, method: 'HEAD' | 'DELETE', bucket: string, key: string, policy: RetryPolicy): Promise<Response> {
+async function call(signer: S3LinkSigner, what: string, method: 'GET' | 'HEAD' | 'DELETE', bucket: string, key: string, policy: RetryPolicy, headers: Record<string, string> = {}): Promise<Response> {
   return withRetry(what, policy, (error) => error instanceof S3Unavailable, async () => {
-    const url = method === 'HEAD' ? await presignedHeadUrl(signer, bucket, key, 60) : await presignedDeleteUrl(signer, bucket, key, 60);
+    const url =
+      method === 'GET' ? await presignedGetUrl(signer, { bucket, key, expiresIn: 60 }) : method === 'HEAD' ? await presignedHeadUrl(signer, bucket, key, 60) : await presignedDeleteUrl(signer, bucket, key, 60);
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), CALL_TIMEOUT_MS);
     let answer: Response;
     try {
-      answer = await fetch(url, { method, signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+      answer = await fetch(url, { method, headers, signal: abort.signal });
     } catch {
       throw new S3Unavailable(what);
+    } finally {
+      clearTimeout(timer);
     }
-    // No answer body is read (HEAD has none; an error's XML says no more than its status here).
-    await answer.body?.cancel();
+    // Only a GET's object is read (HEAD has no body; an error's XML says no more than its status here).
+    if (method !== 'GET' || !answer.ok) await answer.body?.cancel();
     if (answer.status >= 500 || answer.status === 429) throw new S3Unavailable(what, answer.status);
     return answer;
   });
+}
+
+/**
+ * An object's bytes as they arrive (never the whole object in memory) and its ETag; with
+ * `ifMatch`, only that version of it: undefined when it was replaced since (412). GetObject over a
+ * presigned URL (the If-Match header is not signed: S3 takes standard headers beside a presigned
+ * URL's signed ones).
+ */
+export async function getObject(signer: S3LinkSigner, bucket: string, key: string, options: { ifMatch?: string } = {}, policy: RetryPolicy = requestRetry): Promise<{ body: Readable; etag?: string } | undefined> {
+  const answer = await call(signer, 'GET of an object', 'GET', bucket, key, policy, options.ifMatch ? { 'if-match': options.ifMatch } : {});
+  if (answer.status === 412) return undefined;
+  if (!answer.ok || !answer.body) throw new Error(`S3 answered ${answer.status} to the GET of an object`);
+  return { body: Readable.fromWeb(answer.body as WebReadableStream<Uint8Array>), etag: answer.headers.get('etag') ?? undefined };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { dynamo, s3, sqs } from '../core/clients';
+import { dynamo, sqs } from '../core/clients';
 import { workerRetry } from '../core/dynamo-retry';
 import { requireEnv } from '../core/env';
 import { timeOrderedId } from '../core/ids';
@@ -7,7 +7,7 @@ import { queueWorker } from '../core/queue-worker';
 import { appCreateBulkAccounts } from '../bulk/app-creation';
 import { dynamoBulkStore } from '../bulk/bulk-store';
 import { readUpload } from '../bulk/bulk-uploads';
-import { s3UploadObjects } from '../bulk/upload-objects';
+import { signedUploadObjects } from '../bulk/upload-requests';
 import { uploadQueueMessageSchema } from '../bulk/upload-message';
 import { dynamoIntegrationStore } from '../integrations/integration-store';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
@@ -16,7 +16,7 @@ import { runSyncPreview, type SyncMessage } from '../sync/sync-preview';
 
 const db = dynamo();
 const tableName = requireEnv('TABLE_NAME');
-const objects = s3UploadObjects(s3(), requireEnv('EXPORT_BUCKET'));
+const objects = signedUploadObjects(requireEnv('EXPORT_BUCKET'));
 const create = appCreateBulkAccounts(db, tableName, dynamoBulkStore(db, tableName, workerRetry));
 const read = readUpload({ db, tableName, objects, now: () => new Date(), newId: timeOrderedId, create });
 // A sync's next step goes back on this queue (functions/sync).

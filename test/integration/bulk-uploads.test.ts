@@ -7,7 +7,7 @@ import { UPLOAD_CSV_MAX_BYTES, UPLOAD_MAX_ROWS, uploadMessages, type BulkUpload,
 import { keys } from '../../functions/core/keys';
 import { MAX_ACCOUNT_SHARDS } from '../../functions/accounts/account-partitions';
 import { readUpload, uploadKey } from '../../functions/bulk/bulk-uploads';
-import { s3UploadObjects } from '../../functions/bulk/upload-objects';
+import { signedUploadObjects } from '../../functions/bulk/upload-requests';
 import { timeOrderedId } from '../../functions/core/ids';
 import { localCredentials } from '../../bin/local/bootstrap';
 import { apiUser, testDb, upgradeToPro, type ApiUser } from '../support/api';
@@ -218,7 +218,7 @@ describe('bulk creation from a file uploaded to S3', () => {
       }),
     );
     // The real bucket; the file is replaced by a second upload just before the second reading.
-    const objects = s3UploadObjects(s3, 'bulkonboard-exports', { region: 'us-east-1', endpoint: stack.urls.s3, pathStyle: true, credentials: localCredentials });
+    const objects = signedUploadObjects('bulkonboard-exports', { region: 'us-east-1', endpoint: stack.urls.s3, pathStyle: true, credentials: localCredentials });
     let readings = 0;
     let creations = 0;
     const read = readUpload({
