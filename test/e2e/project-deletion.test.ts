@@ -146,9 +146,33 @@ describe('Delete project in Chromium', () => {
       await dialog.getByText('Remove the accounts from Local SCIM directory too').click();
       await dialog.getByText('The 3 accounts on Local SCIM directory stay there').waitFor();
       await dialog.getByText('Remove the accounts from Local SCIM directory too').click();
+      // The race a busy machine made (CI, 2026-11-29): the list the page reads again after the
+      // DELETE was answered once the project was gone, before the page had seen its deletion end.
+      // Made certain here: that list waits until the project is gone, and the deletion's progress
+      // until that list has reached the page. The page says 'Deleting...' meanwhile, never
+      // 'Project not found', and leaves for Projects with the toast once it sees the end.
+      let listServed = false;
+      await proPage.route(`${app}/api/projects`, async (route) => {
+        if (route.request().method() !== 'GET') return route.continue();
+        await until('the project gone', () => pro.json<Project[]>('/api/projects'), (list) => !list.some((candidate) => candidate.id === project.id), 90_000, 200);
+        await route.continue();
+        listServed = true;
+      });
+      await proPage.route(`${app}/api/project-deletions/*`, async (route) => {
+        await until('the list read again without the project', () => Promise.resolve(listServed), (served) => served, 90_000, 50);
+        await route.continue();
+      });
+      await proPage.evaluate(() => {
+        const seen = window as unknown as { notFoundSeen?: boolean };
+        new MutationObserver(() => {
+          if (document.body.innerText.includes('Project not found')) seen.notFoundSeen = true;
+        }).observe(document.body, { childList: true, subtree: true, characterData: true });
+      });
       await dialog.getByRole('button', { name: 'Delete project' }).click();
+      await proPage.getByRole('status', { name: 'Deleting the project' }).waitFor();
       await proPage.waitForURL(`${app}/projects`);
       await proPage.getByText(`"Synced ${tag}" and its 3 accounts were deleted.`).waitFor();
+      expect(await proPage.evaluate(() => (window as unknown as { notFoundSeen?: boolean }).notFoundSeen ?? false)).toBe(false);
     } catch (error) {
       // The afterEach screenshots `page`; this test's page closes with its context.
       await proPage.screenshot({ path: screenshotPath('failed-project-deletion-provisioned') }).catch(() => undefined);

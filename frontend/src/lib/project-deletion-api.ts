@@ -12,7 +12,7 @@ export const deletionOver = (status: ProjectDeletion['status'] | undefined) => s
 /**
  * GET /api/project-deletions/{id} until it is over, on the jobs' schedule; the projects and usage
  * are read again then. `onProjectPage`: a deleted project's own page leaves for Projects first
- * (DeleteProjectButton), so the list is not read again under it (it would say 'Project not found').
+ * (useFollowedProjectDeletion), so the list is not read again under it.
  */
 export function useProjectDeletionQuery(jobId: string | undefined, onProjectPage = false) {
   const queryClient = useQueryClient();
@@ -34,14 +34,40 @@ export function useProjectDeletionQuery(jobId: string | undefined, onProjectPage
   return query;
 }
 
+/**
+ * The deletion a project's page started (its job id), kept in the query cache (not fetched): the
+ * page follows it to its end even once the project has left the list under it
+ * (useFollowedProjectDeletion), and says 'Deleting...' meanwhile, not 'Project not found'.
+ */
+export const deletionStartedKey = (projectId: string) => ['project-deletion-started', projectId] as const;
+
+/** A deletion started from a project's page: its job, and when (a paused one started again is the same job, followed anew). */
+export interface StartedDeletion {
+  jobId: string;
+  at: number;
+}
+
+/** The deletion this page started for `projectId`, if any (set by useDeleteProject). */
+export function useStartedDeletion(projectId: string): StartedDeletion | undefined {
+  return (
+    useQuery({
+      queryKey: deletionStartedKey(projectId),
+      queryFn: () => null as StartedDeletion | null,
+      enabled: false,
+      staleTime: Infinity,
+    }).data ?? undefined
+  );
+}
+
 /** DELETE /api/projects/{id} (202 with the job); a refusal the server explains shows its message. */
 export function useDeleteProject() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ projectId, removeFromPlatform }: { projectId: string; removeFromPlatform: boolean }) =>
       apiRequest<ProjectDeletion>(`/api/projects/${encodeURIComponent(projectId)}?removeFromPlatform=${String(removeFromPlatform)}`, { method: 'DELETE' }),
-    onSuccess: (job) => {
+    onSuccess: (job, { projectId }) => {
       queryClient.setQueryData(['/api/project-deletions', job.id], job);
+      queryClient.setQueryData<StartedDeletion>(deletionStartedKey(projectId), { jobId: job.id, at: Date.now() });
       void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
     },
     onError: (error) => {

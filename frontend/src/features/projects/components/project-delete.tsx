@@ -8,7 +8,7 @@ import type { Project } from '@shared/schemas/project';
 import type { ProjectDeletion } from '@shared/schemas/project-deletion';
 import { plural } from '@shared/text/plural';
 import { useIntegrationsQuery } from '../../../lib/integrations-query';
-import { deletionOver, useDeleteProject, useProjectDeletionQuery } from '../../../lib/project-deletion-api';
+import { deletionOver, deletionStartedKey, useDeleteProject, useProjectDeletionQuery, useStartedDeletion } from '../../../lib/project-deletion-api';
 import { queryKeys } from '../../../lib/query-keys';
 import { toaster } from '../../../lib/toaster';
 import { ignoreFocusOutside } from '../../../lib/modal-focus';
@@ -55,43 +55,24 @@ export function ProjectDeletionProgress({ project, showKept = false }: { project
  * toast. Accounts the platform refused stay, listed with its words.
  */
 export function DeleteProjectButton({ project }: { project: Project }) {
-  const navigate = useNavigate();
   const [open, setOpen] = useState(false);
   const [removeThere, setRemoveThere] = useState(true);
-  const [jobId, setJobId] = useState<string>();
+  const started = useStartedDeletion(project.id);
   const provisioned = !!project.integrationId && project.syncedCount > 0;
   const integrations = useIntegrationsQuery(open && provisioned);
   const integration = integrations.data?.find((candidate) => candidate.id === project.integrationId);
   const deleteProject = useDeleteProject();
-  const followed = jobId ?? (project.deletionActive ? project.deletionId : undefined);
+  const followed = started?.jobId ?? (project.deletionActive ? project.deletionId : undefined);
   const job = useProjectDeletionQuery(followed, true).data;
-  const told = useRef<string>(undefined);
-  const queryClient = useQueryClient();
-  const gone = useRef(false);
-  // Once this page is left for Projects, the deleted project leaves the list at once (its refetch confirms it).
-  useEffect(
-    () => () => {
-      if (!gone.current) return;
-      queryClient.setQueryData<Project[]>(queryKeys.projects, (list) => list?.filter((candidate) => candidate.id !== project.id));
-      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
-    },
-    [queryClient, project.id],
-  );
+  const closed = useRef<string>(undefined);
 
+  // Over: the dialog closes (the page, useFollowedProjectDeletion, says how it ended and leaves if the project is gone).
   useEffect(() => {
-    if (!job || !deletionOver(job.status) || told.current === job.id || job.id !== jobId) return;
-    told.current = job.id;
+    const end = job && `${job.id}@${started?.at ?? 0}`;
+    if (!job || !deletionOver(job.status) || closed.current === end) return;
+    closed.current = end;
     setOpen(false);
-    if (job.status === 'completed' && job.projectDeleted) {
-      gone.current = true;
-      toaster.create({ type: 'success', title: 'Project deleted', description: `"${job.projectName}" and its ${plural(job.removed, 'account')} were deleted.` });
-      void navigate('/projects');
-    } else if (job.status === 'completed') {
-      toaster.create({ type: 'warning', title: 'Deleted with failures', description: `${plural(job.removed, 'account')} deleted; ${plural(job.kept, 'account')} kept: ${job.integrationName ?? 'the platform'} refused to remove them.` });
-    } else {
-      toaster.create({ type: 'error', title: job.status === 'paused' ? 'Deletion paused' : 'Deletion failed', description: job.reason ?? 'The deletion stopped.' });
-    }
-  }, [job, jobId, navigate]);
+  }, [job, started]);
 
   const running = !!followed && !!job && !deletionOver(job.status);
   const platformName = integration?.name ?? 'the platform';
@@ -156,7 +137,7 @@ export function DeleteProjectButton({ project }: { project: Project }) {
                   colorPalette="red"
                   loading={deleteProject.isPending || running}
                   loadingText="Deleting..."
-                  onClick={() => deleteProject.mutate({ projectId: project.id, removeFromPlatform: provisioned && removeThere }, { onSuccess: (started) => setJobId(started.id) })}
+                  onClick={() => deleteProject.mutate({ projectId: project.id, removeFromPlatform: provisioned && removeThere })}
                 >
                   Delete project
                 </Button>
@@ -172,6 +153,49 @@ export function DeleteProjectButton({ project }: { project: Project }) {
       </Dialog.Root>
     </>
   );
+}
+
+/**
+ * The deletion this project's page started, followed to its end by the page itself (not by the
+ * Delete project button, which leaves with the project: the list read again while the deletion
+ * runs may no longer hold it). Once over it says how it ended; a deleted project's page leaves for
+ * Projects, the project taken off the list. `following`: a deletion started here is under way or
+ * has deleted the project (the page says 'Deleting...', not 'Project not found', until it leaves).
+ */
+export function useFollowedProjectDeletion(projectId: string): { following: boolean } {
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const started = useStartedDeletion(projectId);
+  const job = useProjectDeletionQuery(started?.jobId, true).data;
+  const told = useRef<number>(undefined);
+  const gone = useRef(false);
+  // Once this page is left: the deletion it started is no longer followed here, and a deleted
+  // project leaves the list at once (its refetch confirms it).
+  useEffect(
+    () => () => {
+      queryClient.removeQueries({ queryKey: deletionStartedKey(projectId), exact: true });
+      if (!gone.current) return;
+      queryClient.setQueryData<Project[]>(queryKeys.projects, (list) => list?.filter((candidate) => candidate.id !== projectId));
+      void queryClient.invalidateQueries({ queryKey: queryKeys.projects });
+    },
+    [queryClient, projectId],
+  );
+  useEffect(() => {
+    if (!job || !started || job.id !== started.jobId || !deletionOver(job.status) || told.current === started.at) return;
+    told.current = started.at;
+    if (job.status === 'completed' && job.projectDeleted) {
+      gone.current = true;
+      toaster.create({ type: 'success', title: 'Project deleted', description: `"${job.projectName}" and its ${plural(job.removed, 'account')} were deleted.` });
+      void navigate('/projects');
+    } else if (job.status === 'completed') {
+      toaster.create({ type: 'warning', title: 'Deleted with failures', description: `${plural(job.removed, 'account')} deleted; ${plural(job.kept, 'account')} kept: ${job.integrationName ?? 'the platform'} refused to remove them.` });
+    } else {
+      toaster.create({ type: 'error', title: job.status === 'paused' ? 'Deletion paused' : 'Deletion failed', description: job.reason ?? 'The deletion stopped.' });
+    }
+  }, [job, started, navigate]);
+  // A deletion that took the project away leaves the page: 'Deleting...' until it has left.
+  const ended = job?.id === started?.jobId && deletionOver(job?.status) && !(job?.status === 'completed' && job.projectDeleted);
+  return { following: !!started && !ended };
 }
 
 /** The accounts a deletion kept, with the platform's words (the rest were deleted). */

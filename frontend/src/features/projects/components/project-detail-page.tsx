@@ -22,7 +22,7 @@ import { ProjectActions } from './project-actions';
 import { ProjectEmails, SendCredentialsFlow, type SendTarget } from './project-emails';
 import { LoadMoreBar } from '../../../components/load-more-bar';
 import { plural } from '@shared/text/plural';
-import { DeleteProjectButton, ProjectDeletionProgress } from './project-delete';
+import { DeleteProjectButton, ProjectDeletionProgress, useFollowedProjectDeletion } from './project-delete';
 
 const count = new Intl.NumberFormat();
 
@@ -33,6 +33,7 @@ export function ProjectDetailPage() {
   const project = projects.data?.find((candidate) => candidate.id === projectId);
   const exportProject = useExportProject();
   const [sending, setSending] = useState<SendTarget>();
+  const deletion = useFollowedProjectDeletion(projectId);
 
   const backLink = (
     <Link asChild fontSize="sm" color="fg.muted" mb="3">
@@ -60,6 +61,15 @@ export function ProjectDetailPage() {
           onRetry={() => void projects.refetch()}
           retrying={projects.isFetching}
         />
+      </>
+    );
+  }
+  if (!project && deletion.following) {
+    // The deletion started here is ending: the list read meanwhile no longer holds the project.
+    return (
+      <>
+        {backLink}
+        <ListSkeleton rows={4} height="12" label="Deleting the project" />
       </>
     );
   }
