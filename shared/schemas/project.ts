@@ -158,8 +158,8 @@ export const projectEditSchema = z.object({
   platformUrl: bulkCreateRequestSchema.shape.platformUrl,
   accountType: bulkCreateRequestSchema.shape.accountType,
   expirationDate: bulkCreateRequestSchema.shape.expirationDate,
-  groups: projectGroupsSchema.optional(),
-  createGroups: createGroupsSchema.optional(),
+  groups: z.optional(projectGroupsSchema),
+  createGroups: z.optional(createGroupsSchema),
   /** 'Remind account holders N days before' the expiration date: 1 to REMINDER_DAYS_MAX, null to turn it off, absent: unchanged. */
   reminderDays: z
     .union([z.null(), z.number('Reminder days must be a whole number').int('Reminder days must be a whole number').min(1, 'Remind at least 1 day before').max(REMINDER_DAYS_MAX, `Remind at most ${REMINDER_DAYS_MAX} days before`)])
