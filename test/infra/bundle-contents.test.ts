@@ -68,6 +68,12 @@ describe('what a Lambda bundle holds', () => {
     'functions/workers/provisioning-dead-letter-worker.ts',
     'functions/workers/export-worker.ts',
     'functions/accounts/handler.ts',
+    'functions/workers/bulk-upload-worker.ts',
+    'functions/bulk/handler.ts',
+    'functions/projects/handler.ts',
+    'functions/exports/handler.ts',
+    'functions/workers/bulk-worker.ts',
+    'functions/workers/bulk-dead-letter-worker.ts',
   ];
   it.each(miniOnly)("%s bundles no code of zod's classic API", async (entry) => {
     const { external } = appLambdaEntries().find((candidate) => candidate.entry === entry)!;
