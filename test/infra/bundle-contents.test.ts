@@ -74,6 +74,9 @@ describe('what a Lambda bundle holds', () => {
     'functions/exports/handler.ts',
     'functions/workers/bulk-worker.ts',
     'functions/workers/bulk-dead-letter-worker.ts',
+    'functions/provisioning/handler.ts',
+    'functions/email-templates/handler.ts',
+    'functions/credential-links/handler.ts',
   ];
   it.each(miniOnly)("%s bundles no code of zod's classic API", async (entry) => {
     const { external } = appLambdaEntries().find((candidate) => candidate.entry === entry)!;
