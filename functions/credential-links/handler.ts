@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../../shared/schemas/zod-messages';
 import { INVALID_LINK_MESSAGE } from '../../shared/schemas/credential-links';
 import { UNKNOWN_ID_PARAM } from '../../shared/schemas/ids';
 import { dynamo } from '../core/clients';
@@ -21,11 +22,14 @@ const links = credentialLinkAccess({ store: dynamoLinkStore(dynamo(), requireEnv
  * like an unknown token (404, no hint which), never a 400 that would tell shapes apart.
  */
 const linkRequestSchema = z.object({
-  token: z.unknown().transform((token, ctx) => {
-    if (typeof token === 'string' && isLinkTokenShaped(token)) return token;
-    ctx.addIssue({ code: 'custom', message: INVALID_LINK_MESSAGE, params: { [UNKNOWN_ID_PARAM]: true } });
-    return z.NEVER;
-  }),
+  token: z.pipe(
+    z.unknown(),
+    z.transform((token, ctx) => {
+      if (typeof token === 'string' && isLinkTokenShaped(token)) return token;
+      ctx.issues.push({ code: 'custom', message: INVALID_LINK_MESSAGE, params: { [UNKNOWN_ID_PARAM]: true }, input: token });
+      return z.NEVER;
+    }),
+  ),
 });
 
 /** The answers hold a secret or say whether a link works: never cached, indexed or referred onward. */

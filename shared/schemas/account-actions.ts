@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { accountFilterSchema, accountIdsSchema, SELECTION_MAX } from './account-selection';
 
 /**
@@ -25,7 +26,7 @@ export const accountActionSchema = z
     },
     'The request must be an object with the action and the accounts',
   )
-  .refine((input) => (input.accountIds === undefined) !== (input.filter === undefined), { message: 'Give either accountIds or filter, not both' });
+  .check(z.refine((input) => (input.accountIds === undefined) !== (input.filter === undefined), { message: 'Give either accountIds or filter, not both' }));
 export type AccountActionInput = z.input<typeof accountActionSchema>;
 
 export const accountActionStatuses = ['queued', 'running', 'completed', 'failed'] as const;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { accountTypes } from './bulk';
 import { emailStatuses } from './email-status';
 import { exportFormats } from '../exports';
@@ -40,49 +41,57 @@ export const accountStateFilterLabels: Record<AccountStateFilter, string> = { ac
 export const DIRECTORY_PAGE_DEFAULT = 25;
 export const DIRECTORY_PAGE_MAX = 100;
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD').refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'Use a real date');
+const date = z.string().check(
+  z.regex(/^\d{4}-\d{2}-\d{2}$/, 'Use a date as YYYY-MM-DD'),
+  z.refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)), 'Use a real date'),
+);
 
 /** The filters and the term: what a page and an export of the Account Database select. */
 const directoryFields = z.object({
-  q: z.string().max(200).optional(),
-  sort: z.enum(directorySorts, 'Sort by date, name or project').default('date'),
-  projectId: z.string().optional(),
-  accountType: z.enum(accountTypes, 'Choose a valid account type').optional(),
-  platformStatus: z.enum(platformStatusFilters, 'Choose a valid platform status').optional(),
-  emailStatus: z.enum(emailStatusFilters, 'Choose a valid e-mail status').optional(),
-  state: z.enum(accountStateFilters, 'Choose active, deactivated or expired').optional(),
-  createdFrom: date.optional(),
-  createdTo: date.optional(),
-  expiresFrom: date.optional(),
-  expiresTo: date.optional(),
+  q: z.optional(z.string().check(z.maxLength(200))),
+  sort: z._default(z.enum(directorySorts, 'Sort by date, name or project'), 'date'),
+  projectId: z.optional(z.string()),
+  accountType: z.optional(z.enum(accountTypes, 'Choose a valid account type')),
+  platformStatus: z.optional(z.enum(platformStatusFilters, 'Choose a valid platform status')),
+  emailStatus: z.optional(z.enum(emailStatusFilters, 'Choose a valid e-mail status')),
+  state: z.optional(z.enum(accountStateFilters, 'Choose active, deactivated or expired')),
+  createdFrom: z.optional(date),
+  createdTo: z.optional(date),
+  expiresFrom: z.optional(date),
+  expiresTo: z.optional(date),
   /**
    * The Attribute filter: an extra column (its key, shared/schemas/attributes.ts) and the value it
    * must hold, compared without regard to case (docs/data-model.md, pattern 77). Both or neither.
    */
-  attributeName: z.string().trim().max(40, 'Choose a column').regex(/^[a-z][a-zA-Z0-9]*$/, 'Choose a column').optional(),
-  attributeValue: z.string().trim().min(1, 'Type the value to find').max(256, 'The value is at most 256 characters').optional(),
+  attributeName: z.optional(z.string().check(z.trim(), z.maxLength(40, 'Choose a column'), z.regex(/^[a-z][a-zA-Z0-9]*$/, 'Choose a column'))),
+  attributeValue: z.optional(z.string().check(z.trim(), z.minLength(1, 'Type the value to find'), z.maxLength(256, 'The value is at most 256 characters'))),
 });
 
 type Ranges = { createdFrom?: string | undefined; createdTo?: string | undefined; expiresFrom?: string | undefined; expiresTo?: string | undefined };
-const rangesInOrder = <T extends z.ZodType<Ranges & { attributeName?: string | undefined; attributeValue?: string | undefined }>>(schema: T) =>
-  schema
-    .refine((query) => (query.attributeName === undefined) === (query.attributeValue === undefined), { path: ['attributeValue'], message: 'Choose a column and type the value to find' })
-    .refine((query) => !query.createdFrom || !query.createdTo || query.createdFrom <= query.createdTo, { path: ['createdTo'], message: 'The end of the range is before its start' })
-    .refine((query) => !query.expiresFrom || !query.expiresTo || query.expiresFrom <= query.expiresTo, { path: ['expiresTo'], message: 'The end of the range is before its start' });
-
-export const directoryQuerySchema = rangesInOrder(
-  directoryFields.extend({
-    limit: z.coerce.number('The page size is a number').int().min(1).max(DIRECTORY_PAGE_MAX).default(DIRECTORY_PAGE_DEFAULT),
-    cursor: z.string().max(2000).optional(),
-    showPasswords: z.enum(['true', 'false']).optional(),
+type Selected = Ranges & { attributeName?: string | undefined; attributeValue?: string | undefined };
+/** The checks across fields of a selection, in this order (each schema gets its own). */
+const rangesInOrder = () => [
+  z.refine<Selected>((query) => (query.attributeName === undefined) === (query.attributeValue === undefined), {
+    path: ['attributeValue'],
+    message: 'Choose a column and type the value to find',
   }),
-);
+  z.refine<Selected>((query) => !query.createdFrom || !query.createdTo || query.createdFrom <= query.createdTo, { path: ['createdTo'], message: 'The end of the range is before its start' }),
+  z.refine<Selected>((query) => !query.expiresFrom || !query.expiresTo || query.expiresFrom <= query.expiresTo, { path: ['expiresTo'], message: 'The end of the range is before its start' }),
+];
+
+export const directoryQuerySchema = z
+  .extend(directoryFields, {
+    limit: z._default(z.coerce.number('The page size is a number').check(z.int(), z.minimum(1), z.maximum(DIRECTORY_PAGE_MAX)), DIRECTORY_PAGE_DEFAULT),
+    cursor: z.optional(z.string().check(z.maxLength(2000))),
+    showPasswords: z.optional(z.enum(['true', 'false'])),
+  })
+  .check(...rangesInOrder());
 
 /** What an action over the Account Database's "all N matching" selects: the filters, term and sort, as a page asks for them. */
-export const directorySelectionSchema = rangesInOrder(directoryFields);
+export const directorySelectionSchema = directoryFields.check(...rangesInOrder());
 
 /** POST /api/exports/directory ('Export All'): what the filters select, through the Export Center. */
-export const directoryExportSchema = rangesInOrder(directoryFields.extend({ format: z.enum(exportFormats, 'Choose csv, xlsx or json').default('csv') }));
+export const directoryExportSchema = z.extend(directoryFields, { format: z._default(z.enum(exportFormats, 'Choose csv, xlsx or json'), 'csv') }).check(...rangesInOrder());
 export type DirectoryExportRequest = z.input<typeof directoryExportSchema>;
 /** What an export of the Account Database stores and reads again: the filters, term and sort. */
 export type DirectorySelection = z.output<typeof directoryFields>;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { personSchema } from './bulk';
 import { attributeLabel, checkAttributes } from './attributes';
 import type { AccountView } from './project';
@@ -9,20 +10,22 @@ import type { AccountView } from './project';
  * unless `regenerateUsername`: then it is made again from the new name, unique among the user's
  * usernames.
  */
-export const accountEditSchema = personSchema.extend({
-  regenerateUsername: z.boolean('regenerateUsername must be true or false').optional().default(false),
+export const accountEditSchema = z.extend(personSchema, {
+  regenerateUsername: z._default(z.optional(z.boolean('regenerateUsername must be true or false')), false),
   /**
    * The account's extra columns as they should be (department, title...: shared/schemas/attributes.ts,
    * keys normalised, empty values removed, the same caps as a CSV row). Absent: left as they are.
    */
-  attributes: z
-    .record(z.string().max(200), z.string().max(1000, 'A value must be at most 1,000 characters'))
-    .transform((values, context) => {
-      const checked = checkAttributes(values);
-      for (const message of checked.problems) context.addIssue({ code: 'custom', message, path: [] });
-      return checked.attributes;
-    })
-    .optional(),
+  attributes: z.optional(
+    z.pipe(
+      z.record(z.string().check(z.maxLength(200)), z.string().check(z.maxLength(1000, 'A value must be at most 1,000 characters'))),
+      z.transform((values, context) => {
+        const checked = checkAttributes(values);
+        for (const message of checked.problems) context.issues.push({ code: 'custom', message, path: [], input: values });
+        return checked.attributes;
+      }),
+    ),
+  ),
 });
 export type AccountEditInput = z.input<typeof accountEditSchema>;
 export type AccountEditRequest = z.output<typeof accountEditSchema>;

@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { idField } from './id-field';
 import { credentialOptionsSchema } from './mail-send';
 
@@ -69,9 +70,9 @@ export type SyncMissingChoice = (typeof syncMissingChoices)[number];
 
 export const syncApplySchema = z.object(
   {
-    createNew: z.boolean('createNew must be true or false').default(false),
-    updateChanged: z.boolean('updateChanged must be true or false').default(false),
-    missing: z.enum(syncMissingChoices, 'missing must be nothing, deactivate or delete').default('nothing'),
+    createNew: z._default(z.boolean('createNew must be true or false'), false),
+    updateChanged: z._default(z.boolean('updateChanged must be true or false'), false),
+    missing: z._default(z.enum(syncMissingChoices, 'missing must be nothing, deactivate or delete'), 'nothing'),
     /**
      * E-mail the new people their credentials once created, as Add people's 'E-mail each account
      * holder' does (Pro; the same send over the added rows). Absent: not e-mailed (Add people's

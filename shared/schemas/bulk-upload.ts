@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { bulkCreateRequestSchema, type BulkCreateSummary, type BulkJob, type FailedRow } from './bulk';
 import type { Project } from './project';
 
@@ -13,9 +14,9 @@ export const UPLOAD_CSV_MAX_BYTES = 50 * 1024 * 1024;
 export const UPLOAD_MAX_ROWS = 250_000;
 
 /** POST /api/bulk-uploads/{id}/start: the bulk-create request's options without the rows, and 'check first'. */
-export const bulkUploadStartSchema = bulkCreateRequestSchema.omit({ csvData: true }).extend({
+export const bulkUploadStartSchema = z.extend(z.omit(bulkCreateRequestSchema, { csvData: true }), {
   /** Only read and check the file: the per-row report, nothing created (the file is kept for a start that creates). */
-  checkOnly: z.boolean().default(false),
+  checkOnly: z._default(z.boolean(), false),
 });
 export type BulkUploadStartRequest = z.input<typeof bulkUploadStartSchema>;
 export type BulkUploadOptions = z.output<typeof bulkUploadStartSchema>;

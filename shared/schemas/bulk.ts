@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { credentialOptionsSchema } from './mail-send';
 import { createGroupsSchema, projectGroupsSchema } from './project-groups';
 import { checkAttributes } from './attributes';
@@ -33,25 +34,28 @@ export const PASSWORD_NO_CLASS_MESSAGE = 'Choose at least one kind of character 
 /** One message for a length out of range either way (spec 5: the input takes 10 to 50). */
 export const PASSWORD_LENGTH_MESSAGE = `Password length must be between ${PASSWORD_MIN_LENGTH} and ${PASSWORD_MAX_LENGTH} characters`;
 
-export const passwordSettingsSchema = z.object({
-  minLength: z
-    .number()
-    .int('Password length must be a whole number')
-    .min(PASSWORD_MIN_LENGTH, PASSWORD_LENGTH_MESSAGE)
-    .max(PASSWORD_MAX_LENGTH, PASSWORD_LENGTH_MESSAGE)
-    .default(PASSWORD_DEFAULT_LENGTH),
-  includeUppercase: z.boolean().default(true),
-  includeLowercase: z.boolean().default(true),
-  includeNumbers: z.boolean().default(true),
-  includeSpecialChars: z.boolean().default(true),
-  avoidAmbiguous: z.boolean().default(false),
-})
+export const passwordSettingsSchema = z
+  .object({
+    minLength: z._default(
+      z
+        .number()
+        .check(z.int('Password length must be a whole number'), z.minimum(PASSWORD_MIN_LENGTH, PASSWORD_LENGTH_MESSAGE), z.maximum(PASSWORD_MAX_LENGTH, PASSWORD_LENGTH_MESSAGE)),
+      PASSWORD_DEFAULT_LENGTH,
+    ),
+    includeUppercase: z._default(z.boolean(), true),
+    includeLowercase: z._default(z.boolean(), true),
+    includeNumbers: z._default(z.boolean(), true),
+    includeSpecialChars: z._default(z.boolean(), true),
+    avoidAmbiguous: z._default(z.boolean(), false),
+  })
   // Checked here, where the browser's form and the server share it: without a character class no
   // password can be drawn, and the request is refused before anything is reserved or written.
-  .refine((settings) => settings.includeUppercase || settings.includeLowercase || settings.includeNumbers || settings.includeSpecialChars, {
-    message: PASSWORD_NO_CLASS_MESSAGE,
-    path: ['includeUppercase'],
-  });
+  .check(
+    z.refine((settings) => settings.includeUppercase || settings.includeLowercase || settings.includeNumbers || settings.includeSpecialChars, {
+      message: PASSWORD_NO_CLASS_MESSAGE,
+      path: ['includeUppercase'],
+    }),
+  );
 export type PasswordSettings = z.output<typeof passwordSettingsSchema>;
 export const defaultPasswordSettings: PasswordSettings = passwordSettingsSchema.parse({});
 
@@ -67,57 +71,56 @@ const noControlCharacters = (label: string) => [(value: string) => !CONTROL_CHAR
 export const personSchema = z.object({
   firstName: z
     .string()
-    .trim()
-    .min(1, 'First name is required')
-    .max(100, 'First name must be at most 100 characters')
-    .refine(...noControlCharacters('First name')),
+    .check(
+      z.trim(),
+      z.minLength(1, 'First name is required'),
+      z.maxLength(100, 'First name must be at most 100 characters'),
+      z.refine(...noControlCharacters('First name')),
+    ),
   lastName: z
     .string()
-    .trim()
-    .min(1, 'Last name is required')
-    .max(100, 'Last name must be at most 100 characters')
-    .refine(...noControlCharacters('Last name')),
-  email: z.string().trim().max(254, 'Valid email is required').email('Valid email is required'),
+    .check(z.trim(), z.minLength(1, 'Last name is required'), z.maxLength(100, 'Last name must be at most 100 characters'), z.refine(...noControlCharacters('Last name'))),
+  email: z.string().check(z.trim(), z.maxLength(254, 'Valid email is required'), z.email('Valid email is required')),
 });
 export type Person = z.output<typeof personSchema>;
 
-const optionalText = (max: number, label: string) =>
-  z.string().trim().max(max, `${label} must be at most ${max} characters`).optional();
+const optionalText = (max: number, label: string) => z.optional(z.string().check(z.trim(), z.maxLength(max, `${label} must be at most ${max} characters`)));
 
 /**
  * POST /api/bulk-create. Rows are checked one by one on the server (each invalid row is reported
  * in summary.failed, the valid ones are created), so csvData only needs the row shape here.
  */
 export const bulkCreateRequestSchema = z.object({
-  projectName: z.string().trim().min(1, 'Project name is required').max(200, 'Project name must be at most 200 characters'),
+  projectName: z.string().check(z.trim(), z.minLength(1, 'Project name is required'), z.maxLength(200, 'Project name must be at most 200 characters')),
   description: optionalText(1000, 'Description'),
-  platformUrl: z
-    .union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Platform URL must be a valid http(s) URL' })])
-    .optional(),
-  accountType: z.enum(accountTypes, 'Choose a valid account type').default('Standard User'),
-  expirationDate: z.union([z.literal(''), z.iso.date('Expiration date must be a date (YYYY-MM-DD)')]).optional(),
+  platformUrl: z.optional(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'Platform URL must be a valid http(s) URL' })])),
+  accountType: z._default(z.enum(accountTypes, 'Choose a valid account type'), 'Standard User'),
+  expirationDate: z.optional(z.union([z.literal(''), z.iso.date('Expiration date must be a date (YYYY-MM-DD)')])),
   csvData: z
     .array(
       z.object({
-        firstName: z.string().max(1000).default(''),
-        lastName: z.string().max(1000).default(''),
-        email: z.string().max(1000).default(''),
+        firstName: z._default(z.string().check(z.maxLength(1000)), ''),
+        lastName: z._default(z.string().check(z.maxLength(1000)), ''),
+        email: z._default(z.string().check(z.maxLength(1000)), ''),
         /**
          * The row's extra columns (department, title...): header -> value. Checked row by row
          * (shared/schemas/attributes.ts checkAttributes: a row over the caps is rejected with its
          * reason); here only bounded so a request cannot carry more than a file could.
          */
-        attributes: z
-          .record(z.string().max(200), z.string().max(1000))
-          .refine((values) => Object.keys(values).length <= 200, 'At most 200 extra columns per row')
-          .optional(),
+        attributes: z.optional(
+          z
+            .record(z.string().check(z.maxLength(200)), z.string().check(z.maxLength(1000)))
+            .check(z.refine((values) => Object.keys(values).length <= 200, 'At most 200 extra columns per row')),
+        ),
       }),
     )
-    .min(1, 'At least one account is required')
-    .max(MAX_ROWS_PER_REQUEST, `At most ${MAX_ROWS_PER_REQUEST.toLocaleString('en-US')} rows per request`),
-  passwordSettings: passwordSettingsSchema.default(defaultPasswordSettings),
-  apiIntegrationId: z.string().optional(),
-  createExternalAccounts: z.boolean().default(false),
+    .check(
+      z.minLength(1, 'At least one account is required'),
+      z.maxLength(MAX_ROWS_PER_REQUEST, `At most ${MAX_ROWS_PER_REQUEST.toLocaleString('en-US')} rows per request`),
+    ),
+  passwordSettings: z._default(passwordSettingsSchema, defaultPasswordSettings),
+  apiIntegrationId: z.optional(z.string()),
+  createExternalAccounts: z._default(z.boolean(), false),
   /** E-mail the account holders their credentials once the accounts exist (Pro; functions/mail). */
   sendCredentials: z.optional(credentialOptionsSchema),
   /**
@@ -126,10 +129,10 @@ export const bulkCreateRequestSchema = z.object({
    * come after its last one, and when it was provisioned to an integration the new accounts go
    * there too (Pro). A completed project answers 409, another user's 404.
    */
-  projectId: z.string().trim().min(1, 'Project not found').max(100, 'Project not found').optional(),
+  projectId: z.optional(z.string().check(z.trim(), z.minLength(1, 'Project not found'), z.maxLength(100, 'Project not found'))),
   /** The new project's platform groups and whether missing ones are created (Pro; as in the project's Edit). Not used when adding people (projectId): the project's own stay. */
-  groups: projectGroupsSchema.optional(),
-  createGroups: createGroupsSchema.optional(),
+  groups: z.optional(projectGroupsSchema),
+  createGroups: z.optional(createGroupsSchema),
 });
 export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
 
@@ -138,35 +141,36 @@ export type BulkCreateRequest = z.input<typeof bulkCreateRequestSchema>;
  * which the server reads with the same CSV reader as the browser (the server's reading is the
  * truth; row numbers are then the file's lines).
  */
-export const bulkCreateBodySchema = bulkCreateRequestSchema
-  .extend({
-    csvData: bulkCreateRequestSchema.shape.csvData.optional(),
-    csvText: z.string().max(CSV_MAX_BYTES, 'The file is larger than 10 MB.').optional(),
+export const bulkCreateBodySchema = z
+  .extend(bulkCreateRequestSchema, {
+    csvData: z.optional(bulkCreateRequestSchema.shape.csvData),
+    csvText: z.optional(z.string().check(z.maxLength(CSV_MAX_BYTES, 'The file is larger than 10 MB.'))),
     /** csvData as gzipped JSON, base64: how the web app sends large files (see REQUEST_BODY_MAX_BYTES). */
-    csvDataGzip: z.base64('csvDataGzip must be base64').max(REQUEST_BODY_MAX_BYTES, 'The file is too large to send.').optional(),
+    csvDataGzip: z.optional(z.base64('csvDataGzip must be base64').check(z.maxLength(REQUEST_BODY_MAX_BYTES, 'The file is too large to send.'))),
   })
-  .refine((body) => [body.csvData, body.csvText, body.csvDataGzip].filter((field) => field !== undefined).length === 1, {
-    message: 'Send one of csvData, csvText or csvDataGzip',
-    path: ['csvData'],
-  });
+  .check(
+    z.refine((body) => [body.csvData, body.csvText, body.csvDataGzip].filter((field) => field !== undefined).length === 1, {
+      message: 'Send one of csvData, csvText or csvDataGzip',
+      path: ['csvData'],
+    }),
+  );
 export type BulkCreateInput = z.output<typeof bulkCreateBodySchema>;
 
 /** Manual entry form (spec 5): same endpoint, fixed password settings, no account type. */
 export const manualEntrySchema = z.object({
-  projectName: z.string().trim().min(1, 'Project name is required'),
+  projectName: z.string().check(z.trim(), z.minLength(1, 'Project name is required')),
   accounts: z
     .array(
-      personSchema.extend({
+      z.extend(personSchema, {
         /** The person's values of the columns added ('Add column'), by key: the caps of a file's row (checkAttributes). */
-        attributes: z
-          .record(z.string(), z.string())
-          .optional()
-          .superRefine((values, context) => {
+        attributes: z.optional(z.record(z.string(), z.string())).check(
+          z.superRefine((values, context) => {
             for (const message of checkAttributes(values).problems) context.addIssue({ code: 'custom', message });
           }),
+        ),
       }),
     )
-    .min(1, 'At least one account is required'),
+    .check(z.minLength(1, 'At least one account is required')),
 });
 
 export interface CreatedAccount {

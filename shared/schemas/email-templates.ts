@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { PASSWORD_CHANGE_NOTICE } from '../email/password-change-notice';
 
 export { PASSWORD_CHANGE_NOTICE } from '../email/password-change-notice';
@@ -59,26 +60,32 @@ const noUnknownVariables = (text: string, ctx: z.core.$RefinementCtx<string>) =>
 
 /** POST and PUT /api/email-templates (spec 5, template form). */
 export const emailTemplateSchema = z.object({
-  name: z.string('Template name is required').trim().min(1, 'Template name is required').max(100, 'Template name must be at most 100 characters'),
-  subject: z.string('Subject is required').trim().min(1, 'Subject is required').max(200, 'Subject must be at most 200 characters').superRefine(noUnknownVariables),
+  name: z.string('Template name is required').check(z.trim(), z.minLength(1, 'Template name is required'), z.maxLength(100, 'Template name must be at most 100 characters')),
+  subject: z
+    .string('Subject is required')
+    .check(z.trim(), z.minLength(1, 'Subject is required'), z.maxLength(200, 'Subject must be at most 200 characters'), z.superRefine(noUnknownVariables)),
   htmlContent: z
     .string('HTML content is required')
-    .trim()
-    .min(1, 'HTML content is required')
-    .max(HTML_CONTENT_MAX, 'HTML content must be at most 50,000 characters')
-    .superRefine(noUnknownVariables),
-  textContent: z.string().max(HTML_CONTENT_MAX, 'Text content must be at most 50,000 characters').superRefine(noUnknownVariables).optional().default(''),
-  brandLogoUrl: z
-    .string()
-    .trim()
-    .max(2048, 'Brand logo URL must be at most 2,048 characters')
-    .refine((value) => value === '' || (URL.canParse(value) && new URL(value).protocol === 'https:'), 'Brand logo URL must be an https URL or empty')
-    // Stored as the URL parser writes it (quotes and spaces percent-encoded).
-    .transform((value) => (value === '' ? '' : new URL(value).href))
-    .optional()
-    .default(''),
-  isDefault: z.boolean().optional().default(false),
-  isActive: z.boolean().optional().default(true),
+    .check(z.trim(), z.minLength(1, 'HTML content is required'), z.maxLength(HTML_CONTENT_MAX, 'HTML content must be at most 50,000 characters'), z.superRefine(noUnknownVariables)),
+  textContent: z._default(z.optional(z.string().check(z.maxLength(HTML_CONTENT_MAX, 'Text content must be at most 50,000 characters'), z.superRefine(noUnknownVariables))), ''),
+  brandLogoUrl: z._default(
+    z.optional(
+      z.pipe(
+        z
+          .string()
+          .check(
+            z.trim(),
+            z.maxLength(2048, 'Brand logo URL must be at most 2,048 characters'),
+            z.refine((value) => value === '' || (URL.canParse(value) && new URL(value).protocol === 'https:'), 'Brand logo URL must be an https URL or empty'),
+          ),
+        // Stored as the URL parser writes it (quotes and spaces percent-encoded).
+        z.transform((value: string) => (value === '' ? '' : new URL(value).href)),
+      ),
+    ),
+    '',
+  ),
+  isDefault: z._default(z.optional(z.boolean()), false),
+  isActive: z._default(z.optional(z.boolean()), true),
 });
 export type EmailTemplateInput = z.input<typeof emailTemplateSchema>;
 export type EmailTemplateRequest = z.output<typeof emailTemplateSchema>;

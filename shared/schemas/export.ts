@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { exportFormats } from '../exports';
 import { idField } from './id-field';
 
@@ -10,7 +11,7 @@ export const createExportSchema = z.object({
   // Missing, not a string, or blank: the same message (spec 8, 'Project required'). An id that
   // cannot exist (a 5,000-character one) is not found, like another user's project.
   projectId: idField({ required: 'Please select a project to export.', notFound: 'Project not found' }),
-  format: z.enum(exportFormats, 'Choose csv, xlsx or json').default('csv'),
+  format: z._default(z.enum(exportFormats, 'Choose csv, xlsx or json'), 'csv'),
 });
 export type CreateExportRequest = z.input<typeof createExportSchema>;
 

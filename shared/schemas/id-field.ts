@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { isIdShaped, UNKNOWN_ID_PARAM } from './ids';
 
 /**
@@ -6,10 +7,10 @@ import { isIdShaped, UNKNOWN_ID_PARAM } from './ids';
  * `notFound` (404), the same answer as for another user's id.
  */
 export const idField = (messages: { required?: string; notFound: string }) =>
-  z
-    .string(messages.required)
-    .trim()
-    .min(1, messages.required)
-    .superRefine((value, ctx) => {
+  z.string(messages.required).check(
+    z.trim(),
+    z.minLength(1, messages.required),
+    z.superRefine((value, ctx) => {
       if (value !== '' && !isIdShaped(value)) ctx.addIssue({ code: 'custom', message: messages.notFound, params: { [UNKNOWN_ID_PARAM]: true } });
-    });
+    }),
+  );

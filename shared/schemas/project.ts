@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { bulkCreateRequestSchema, type AccountType } from './bulk';
 import { createGroupsSchema, projectGroupsSchema } from './project-groups';
 import { idField } from './id-field';
@@ -158,14 +159,19 @@ export const projectEditSchema = z.object({
   platformUrl: bulkCreateRequestSchema.shape.platformUrl,
   accountType: bulkCreateRequestSchema.shape.accountType,
   expirationDate: bulkCreateRequestSchema.shape.expirationDate,
-  groups: projectGroupsSchema.optional(),
-  createGroups: createGroupsSchema.optional(),
+  groups: z.optional(projectGroupsSchema),
+  createGroups: z.optional(createGroupsSchema),
   /** 'Remind account holders N days before' the expiration date: 1 to REMINDER_DAYS_MAX, null to turn it off, absent: unchanged. */
-  reminderDays: z
-    .union([z.null(), z.number('Reminder days must be a whole number').int('Reminder days must be a whole number').min(1, 'Remind at least 1 day before').max(REMINDER_DAYS_MAX, `Remind at most ${REMINDER_DAYS_MAX} days before`)])
-    .optional(),
+  reminderDays: z.optional(
+    z.union([
+      z.null(),
+      z
+        .number('Reminder days must be a whole number')
+        .check(z.int('Reminder days must be a whole number'), z.minimum(1, 'Remind at least 1 day before'), z.maximum(REMINDER_DAYS_MAX, `Remind at most ${REMINDER_DAYS_MAX} days before`)),
+    ]),
+  ),
   /** The user's e-mail template the reminder is written with ({{expirationDate}} among its variables): null for the built-in reminder text, absent: unchanged. */
-  reminderTemplateId: z.union([z.null(), idField({ notFound: 'Template not found' })]).optional(),
+  reminderTemplateId: z.optional(z.union([z.null(), idField({ notFound: 'Template not found' })])),
 });
 export type ProjectEditRequest = z.input<typeof projectEditSchema>;
 

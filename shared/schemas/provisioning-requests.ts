@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import './zod-messages';
 import { personSchema } from './bulk';
 import { CHECK_PEOPLE_MAX, provisioningModes } from './provisioning';
 
@@ -10,15 +11,15 @@ import { CHECK_PEOPLE_MAX, provisioningModes } from './provisioning';
 
 /** POST /api/projects/{id}/provision */
 export const startProvisioningSchema = z.object({
-  integrationId: z.string('Choose an integration').trim().min(1, 'Choose an integration').max(100, 'Integration not found'),
-  mode: z.enum(provisioningModes, 'Mode must be provision, retry or undo').optional().default('provision'),
+  integrationId: z.string('Choose an integration').check(z.trim(), z.minLength(1, 'Choose an integration'), z.maxLength(100, 'Integration not found')),
+  mode: z._default(z.optional(z.enum(provisioningModes, 'Mode must be provision, retry or undo')), 'provision'),
 });
 export type StartProvisioningInput = z.input<typeof startProvisioningSchema>;
 
 /** POST /api/integrations/{id}/check: who already exists on the platform. Writes nothing. */
 export const checkPeopleSchema = z.object({
-  people: z.array(personSchema).min(1, 'At least one person is required').max(CHECK_PEOPLE_MAX, `At most ${CHECK_PEOPLE_MAX} people per check`),
+  people: z.array(personSchema).check(z.minLength(1, 'At least one person is required'), z.maxLength(CHECK_PEOPLE_MAX, `At most ${CHECK_PEOPLE_MAX} people per check`)),
   /** The row number of the first person (the web app's parts keep the file's numbering). */
-  firstRow: z.number().int().min(1).max(1_000_000).optional().default(1),
+  firstRow: z._default(z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(1_000_000))), 1),
 });
 export type CheckPeopleInput = z.input<typeof checkPeopleSchema>;

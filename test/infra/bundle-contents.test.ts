@@ -79,6 +79,19 @@ describe('what a Lambda bundle holds', () => {
     'functions/workers/mail-worker.ts',
     'functions/workers/mail-dead-letter-worker.ts',
     'functions/workers/mail-events-worker.ts',
+    'functions/workers/provisioning-worker.ts',
+    'functions/workers/provisioning-dead-letter-worker.ts',
+    'functions/workers/export-worker.ts',
+    'functions/accounts/handler.ts',
+    'functions/workers/bulk-upload-worker.ts',
+    'functions/bulk/handler.ts',
+    'functions/projects/handler.ts',
+    'functions/exports/handler.ts',
+    'functions/workers/bulk-worker.ts',
+    'functions/workers/bulk-dead-letter-worker.ts',
+    'functions/provisioning/handler.ts',
+    'functions/email-templates/handler.ts',
+    'functions/credential-links/handler.ts',
   ];
   it.each(miniOnly)("%s bundles no code of zod's classic API", async (entry) => {
     const { external } = appLambdaEntries().find((candidate) => candidate.entry === entry)!;

@@ -14,14 +14,18 @@ export const CHOOSE_TARGET = 'Choose the integration to create the accounts on.'
  * The dialog's upload stage: the request's fields except the rows, which come from the file, and
  * the provisioning target (Pro: create the accounts on one of the user's integrations too).
  */
-export const uploadFormSchema = bulkCreateRequestSchema
-  .pick({ projectName: true, description: true, platformUrl: true, accountType: true, expirationDate: true })
-  .extend({
+export const uploadFormSchema = z
+  .object({
+    projectName: bulkCreateRequestSchema.shape.projectName,
+    description: bulkCreateRequestSchema.shape.description,
+    platformUrl: bulkCreateRequestSchema.shape.platformUrl,
+    accountType: bulkCreateRequestSchema.shape.accountType,
+    expirationDate: bulkCreateRequestSchema.shape.expirationDate,
     passwordSettings: passwordSettingsSchema,
     createExternalAccounts: z.boolean().default(false),
     apiIntegrationId: z.string().default(''),
     /** The project's groups on that platform (sent only with it), and 'Create groups that do not exist'. */
-    groups: projectGroupsSchema.default([]),
+    groups: z._default(projectGroupsSchema, []),
     createGroups: z.boolean().default(false),
     /** 'E-mail the account holders' (Pro): the template ('' = the default), the password or a one-time link. */
     sendCredentials: z.boolean().default(false),
