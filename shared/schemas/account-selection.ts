@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 
 /**
  * Which of a project's accounts a job over a selection takes (the project page's bulk bar: account

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 import { accountIdsSchema, SELECTION_MAX } from './account-selection';
 import { directorySelectionSchema } from './account-directory';
 import { credentialOptionsSchema } from './mail-send';

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 import { mappingProblems, mappingTargetOf } from './attribute-mapping';
 
 // The platforms, sign-in methods and their credential fields: in the zod-free shared/integration-platforms.ts

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 import type { EmailStatus } from './email-status';
 import { accountFilterSchema, accountIdsSchema, type AccountFilter } from './account-selection';
 

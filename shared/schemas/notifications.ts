@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 
 /**
  * In-app notifications. In zod/mini: every function that writes a notification reaches this file,

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 import { accountFilterSchema, accountIdsSchema } from './account-selection';
 
 /**

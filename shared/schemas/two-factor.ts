@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 
 /**
  * Two-factor authentication (TOTP) of the Security Center: POST /api/security/two-factor/setup

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 
 /**
  * User settings (spec 3 'User settings', 5 ranges, 9 defaults): one schema for the Settings tabs

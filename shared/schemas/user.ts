@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import './zod-messages';
 import { planIds } from '../plans';
 
 /** The current user as GET /api/auth/user returns it (spec section 3, users). */

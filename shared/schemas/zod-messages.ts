@@ -7,9 +7,7 @@ import { en } from 'zod/locales';
  * zod's classic API sets them when its first schema is built; zod/mini does not, and a bundle
  * with no classic schema left would answer a bare "Invalid input" instead. A schema file written
  * in zod/mini imports this module (for its effect), so an answer's details read the same whichever
- * API built the schema (2.7 KB minified). The files converted before it (security, user, sign-in,
- * integrations, account selection, two-factor, mail send, notifications, reset passwords, user
- * settings, directory actions) do not import it yet: the functions that reach only those (auth,
- * user, integrations, security...) give "Invalid input" where no message is named.
+ * API built the schema (2.7 KB minified). Every schema file in zod/mini imports it (since
+ * session 13: the ones converted in session 12 answered a bare "Invalid input" there until then).
  */
 z.config(en());
