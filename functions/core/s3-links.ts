@@ -1,4 +1,5 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
+import { isIP } from 'node:net';
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
@@ -8,6 +9,7 @@ import { createScope, getSigningKey, SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Checksum, SourceData } from '@smithy/types';
 import { s3PathStyle } from './clients';
 import { requestRetry, withRetry, type RetryPolicy } from './dynamo-retry';
+import { logger } from './logger';
 
 /**
  * Presigned GET links to S3 objects, signed with SigV4 alone (no S3 client): the functions that only
@@ -21,7 +23,9 @@ import { requestRetry, withRetry, type RetryPolicy } from './dynamo-retry';
  * path-style for a bucket that is not a DNS label or when `S3_FORCE_PATH_STYLE` is set, and
  * `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` locally), the same query members (`x-id=GetObject`,
  * `x-amz-checksum-mode=ENABLED`), the payload unsigned, only `host` signed. Not covered: FIPS or
- * dual-stack endpoints, S3 Express buckets, access points (none is used here).
+ * dual-stack endpoints, S3 Express buckets, access points, the isolated partitions (none is used
+ * here). Keys are generated (`uploads/<sub>/<id>`...): a key with `.` or `..` segments would be
+ * collapsed by fetch's URL parser after signing.
  */
 
 /** What a link is signed with: the region, the credentials, where S3 is, and the clock. */
@@ -75,6 +79,16 @@ const encode = (value: string) => encodeURIComponent(value).replace(/[!'()*]/g, 
 /** A bucket name S3 serves as a host name (virtual-hosted style): a DNS label, no dots. */
 const virtualHostable = (bucket: string) => /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/.test(bucket) && !/^\d+\.\d+\.\d+\.\d+$/.test(bucket);
 
+/**
+ * The DNS suffix of the region's partition: `amazonaws.com` (aws, aws-us-gov), `amazonaws.com.cn`
+ * (China). The isolated partitions (us-iso, us-isob, eu-isoe...) are refused rather than guessed.
+ */
+function partitionDomain(region: string): string {
+  if (region.startsWith('cn-')) return 'amazonaws.com.cn';
+  if (/^[a-z]{2}-iso[a-z]?-/.test(region)) throw new Error(`S3 links are not made for the isolated region ${region}`);
+  return 'amazonaws.com';
+}
+
 /** Where a request goes: host, port, protocol, the path of the object and of the bucket. */
 function location(signer: S3LinkSigner, bucket: string, key: string) {
   const objectPath = key
@@ -84,7 +98,8 @@ function location(signer: S3LinkSigner, bucket: string, key: string) {
   if (signer.endpoint) {
     const url = new URL(signer.endpoint);
     const base = url.pathname.replace(/\/$/, '');
-    const virtual = !signer.pathStyle && virtualHostable(bucket);
+    // An endpoint that is an IP address takes no bucket in front of it: path-style, as the SDK does (a name, localhost too, is virtual-hosted).
+    const virtual = !signer.pathStyle && virtualHostable(bucket) && isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
     return {
       protocol: url.protocol,
       hostname: virtual ? `${bucket}.${url.hostname}` : url.hostname,
@@ -94,9 +109,10 @@ function location(signer: S3LinkSigner, bucket: string, key: string) {
     };
   }
   const virtual = !signer.pathStyle && virtualHostable(bucket);
+  const domain = partitionDomain(signer.region);
   return {
     protocol: 'https:',
-    hostname: virtual ? `${bucket}.s3.${signer.region}.amazonaws.com` : `s3.${signer.region}.amazonaws.com`,
+    hostname: virtual ? `${bucket}.s3.${signer.region}.${domain}` : `s3.${signer.region}.${domain}`,
     port: undefined,
     path: virtual ? `/${objectPath}` : `/${bucket}/${objectPath}`,
     bucketPath: virtual ? '/' : `/${bucket}`,
@@ -125,8 +141,13 @@ class S3Unavailable extends Error {
   }
 }
 
-/** How long a call may wait for S3's answer (its headers; a body streams as long as it takes) before it is given up (and, within the budget, asked again). */
-const CALL_TIMEOUT_MS = 10_000;
+/**
+ * How long one attempt waits for S3's answer (its headers; a body streams as long as it takes)
+ * before it is given up and, within the budget, asked again: well inside the request retry budget
+ * (8 s) and the shortest API function's timeout (10 s), so a hanging S3 is retried, not cut off
+ * by Lambda.
+ */
+const CALL_TIMEOUT_MS = 3_000;
 
 /** One S3 call over a presigned URL (signed afresh for each attempt), retried within `policy` when S3 is unavailable. */
 async function call(signer: S3LinkSigner, what: string, method: 'GET' | 'HEAD' | 'DELETE', bucket: string, key: string, policy: RetryPolicy, headers: Record<string, string> = {}): Promise<Response> {
@@ -170,7 +191,12 @@ export async function getObject(signer: S3LinkSigner, bucket: string, key: strin
  */
 export async function headObjectSize(signer: S3LinkSigner, bucket: string, key: string, policy: RetryPolicy = requestRetry): Promise<number | undefined> {
   const answer = await call(signer, 'HEAD of an object', 'HEAD', bucket, key, policy);
-  if (answer.status === 404 || answer.status === 403) return undefined;
+  if (answer.status === 403) {
+    // Also what a refused signature or a skewed clock answers: said in the log, as a missing file to the user.
+    logger.warn('S3 answered 403 to a HEAD: taken as no object (no s3:ListBucket), unless the signature was refused', { requestId: answer.headers.get('x-amz-request-id') ?? undefined });
+    return undefined;
+  }
+  if (answer.status === 404) return undefined;
   if (!answer.ok) throw new Error(`S3 answered ${answer.status} to the HEAD of an object`);
   return Number(answer.headers.get('content-length') ?? 0);
 }

@@ -18,6 +18,10 @@ const places: { name: string; region: string; endpoint?: string; pathStyle: bool
   { name: 'path-style on AWS', region: 'ap-southeast-2', pathStyle: true },
   { name: 'the local emulator (path-style, a port)', region: 'us-east-1', endpoint: 'http://127.0.0.1:4569', pathStyle: true },
   { name: 'a custom endpoint, virtual-hosted', region: 'eu-central-1', endpoint: 'https://storage.example.com', pathStyle: false },
+  { name: 'an IP endpoint without path-style asked (path-style all the same)', region: 'us-east-1', endpoint: 'http://127.0.0.1:4569', pathStyle: false },
+  { name: 'localhost without path-style asked (virtual-hosted, as the SDK does)', region: 'us-east-1', endpoint: 'http://localhost:4569', pathStyle: false },
+  { name: 'China (amazonaws.com.cn)', region: 'cn-north-1', pathStyle: false },
+  { name: 'GovCloud', region: 'us-gov-west-1', pathStyle: false },
 ];
 const buckets = ['bulkonboard-exports-1a2b3c', 'my.dotted.bucket'];
 const links: { key: string; responseContentType?: string; responseContentDisposition?: string; expiresIn: number }[] = [
@@ -40,6 +44,10 @@ describe('S3 links signed without the S3 client', () => {
         }
     });
   }
+
+  it('are not made for an isolated partition (its domain is not guessed)', async () => {
+    await expect(presignedGetUrl({ region: 'us-iso-east-1', credentials, pathStyle: false, now: () => at }, { bucket: 'b-1-example', key: 'a.csv', expiresIn: 60 })).rejects.toThrow('isolated region us-iso-east-1');
+  });
 
   it('take the credentials from a provider, as the clients do', async () => {
     const signer: S3LinkSigner = { region: 'eu-west-2', credentials: () => Promise.resolve(credentials), pathStyle: false, now: () => at };

@@ -166,7 +166,8 @@ export function useFollowedProjectDeletion(projectId: string): { following: bool
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const started = useStartedDeletion(projectId);
-  const job = useProjectDeletionQuery(started?.jobId, true).data;
+  const followedJob = useProjectDeletionQuery(started?.jobId, true);
+  const job = followedJob.data;
   const told = useRef<number>(undefined);
   const gone = useRef(false);
   // Once this page is left: the deletion it started is no longer followed here, and a deleted
@@ -195,7 +196,8 @@ export function useFollowedProjectDeletion(projectId: string): { following: bool
   }, [job, started, navigate]);
   // A deletion that took the project away leaves the page: 'Deleting...' until it has left.
   const ended = job?.id === started?.jobId && deletionOver(job?.status) && !(job?.status === 'completed' && job.projectDeleted);
-  return { following: !!started && !ended };
+  // Its progress no longer readable (the query gave up): the page shows what the list says.
+  return { following: !!started && !ended && !followedJob.isError };
 }
 
 /** The accounts a deletion kept, with the platform's words (the rest were deleted). */
