@@ -150,10 +150,9 @@ class S3Unavailable extends Error {
 const CALL_TIMEOUT_MS = 3_000;
 
 /** One S3 call over a presigned URL (signed afresh for each attempt), retried within `policy` when S3 is unavailable. */
-async function call(signer: S3LinkSigner, what: string, method: 'GET' | 'HEAD' | 'DELETE', bucket: string, key: string, policy: RetryPolicy, headers: Record<string, string> = {}): Promise<Response> {
+async function call(what: string, method: 'GET' | 'HEAD' | 'DELETE', presigned: () => Promise<string>, policy: RetryPolicy, headers: Record<string, string> = {}): Promise<Response> {
   return withRetry(what, policy, (error) => error instanceof S3Unavailable, async () => {
-    const url =
-      method === 'GET' ? await presignedGetUrl(signer, { bucket, key, expiresIn: 60 }) : method === 'HEAD' ? await presignedHeadUrl(signer, bucket, key, 60) : await presignedDeleteUrl(signer, bucket, key, 60);
+    const url = await presigned();
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), CALL_TIMEOUT_MS);
     let answer: Response;
@@ -178,7 +177,7 @@ async function call(signer: S3LinkSigner, what: string, method: 'GET' | 'HEAD' |
  * URL's signed ones).
  */
 export async function getObject(signer: S3LinkSigner, bucket: string, key: string, options: { ifMatch?: string } = {}, policy: RetryPolicy = requestRetry): Promise<{ body: Readable; etag?: string } | undefined> {
-  const answer = await call(signer, 'GET of an object', 'GET', bucket, key, policy, options.ifMatch ? { 'if-match': options.ifMatch } : {});
+  const answer = await call('GET of an object', 'GET', () => presignedGetUrl(signer, { bucket, key, expiresIn: 60 }), policy, options.ifMatch ? { 'if-match': options.ifMatch } : {});
   if (answer.status === 412) return undefined;
   if (!answer.ok || !answer.body) throw new Error(`S3 answered ${answer.status} to the GET of an object`);
   return { body: Readable.fromWeb(answer.body as WebReadableStream<Uint8Array>), etag: answer.headers.get('etag') ?? undefined };
@@ -190,7 +189,7 @@ export async function getObject(signer: S3LinkSigner, bucket: string, key: strin
  * presigned URL, as the S3 client would send it.
  */
 export async function headObjectSize(signer: S3LinkSigner, bucket: string, key: string, policy: RetryPolicy = requestRetry): Promise<number | undefined> {
-  const answer = await call(signer, 'HEAD of an object', 'HEAD', bucket, key, policy);
+  const answer = await call('HEAD of an object', 'HEAD', () => presignedHeadUrl(signer, bucket, key, 60), policy);
   if (answer.status === 403) {
     // Also what a refused signature or a skewed clock answers: said in the log, as a missing file to the user.
     logger.warn('S3 answered 403 to a HEAD: taken as no object (no s3:ListBucket), unless the signature was refused', { requestId: answer.headers.get('x-amz-request-id') ?? undefined });
@@ -203,7 +202,7 @@ export async function headObjectSize(signer: S3LinkSigner, bucket: string, key: 
 
 /** Deletes an object (S3 answers 204 whether or not it was there). DeleteObject over a presigned URL. */
 export async function deleteObject(signer: S3LinkSigner, bucket: string, key: string, policy: RetryPolicy = requestRetry): Promise<void> {
-  const answer = await call(signer, 'DELETE of an object', 'DELETE', bucket, key, policy);
+  const answer = await call('DELETE of an object', 'DELETE', () => presignedDeleteUrl(signer, bucket, key, 60), policy);
   if (!answer.ok) throw new Error(`S3 answered ${answer.status} to the DELETE of an object`);
 }
 
