@@ -12,6 +12,8 @@
  * them, and the blocks' Sync Failed lists as provisioning writes them (the projects marked as
  * filled: the steady state, not the one-time fill of older projects). Writing 1,000,000 items to DynamoDB Local takes long on this machine: the large user has
  * DIRECTORY_BENCH_ACCOUNTS accounts (default 200,000), and the output says how many.
+ * DIRECTORY_BENCH_PER_PROJECT (default 10,000) sets the size of the projects (smaller: more projects
+ * for the same accounts, the first page's project items grow with them).
  * DIRECTORY_BENCH_ONLY (a part of a combination's name, e.g. `term`) measures only the matching ones.
  * DIRECTORY_BENCH_ROUNDS (default 1) measures every combination that many times over the same
  * table (a run of its own each, printed with its round): the seeding of 1,000,000 is done once.
@@ -34,7 +36,7 @@ import { benchOffset } from './ports';
 const TABLE = 'bulkonboard';
 const SMALL = 1_000;
 const LARGE = Number(process.env.DIRECTORY_BENCH_ACCOUNTS ?? 200_000);
-const PER_PROJECT = 10_000;
+const PER_PROJECT = Math.max(1, Number(process.env.DIRECTORY_BENCH_PER_PROJECT ?? 10_000) || 10_000);
 const REQUESTS = 40;
 const ROUNDS = Math.max(1, Number(process.env.DIRECTORY_BENCH_ROUNDS ?? 1) || 1);
 

@@ -23,9 +23,8 @@ export const layerPackagesOf: Readonly<Record<string, readonly string[]>> = {
   // The shared renderer of credential e-mails: the stored-template allow-list and the text part.
   'mail-worker': ['sanitize-html', 'html-to-text'],
   // The directory client, loaded on the first LDAP call only (functions/core/ldapts.ts): the
-  // connection test, the dry run and LDAP/AD provisioning.
+  // connection test and the dry run (the integrations function), LDAP/AD provisioning (the worker).
   integrations: ['ldapts'],
-  provisioning: ['ldapts'],
   'provisioning-worker': ['ldapts'],
 };
 

@@ -112,6 +112,9 @@ const definitions: readonly Omit<RouteDefinition, 'auth'>[] = [
   { method: 'PUT', path: '/api/integrations/{id}', group: 'integrations' },
   { method: 'POST', path: '/api/integrations/{id}/test', group: 'integrations' },
   { method: 'POST', path: '/api/integrations/{id}/attribute-preview', group: 'integrations' },
+  // 'Check against platform': a dry run that looks people up on the integration's platform (with
+  // the connection test, the only routes that call a platform: the provisioning routes carry no adapter).
+  { method: 'POST', path: '/api/integrations/{id}/check', group: 'integrations' },
   { method: 'DELETE', path: '/api/integrations/{id}', group: 'integrations' },
   { method: 'GET', path: '/api/email-templates', group: 'email-templates' },
   { method: 'POST', path: '/api/email-templates', group: 'email-templates' },
@@ -128,8 +131,6 @@ const definitions: readonly Omit<RouteDefinition, 'auth'>[] = [
   // How many accounts a bulk-bar filter takes now (its confirmation's count; functions/account-jobs/selection.ts).
   { method: 'GET', path: '/api/projects/{id}/account-selection', group: 'provisioning' },
   { method: 'GET', path: '/api/provisioning-jobs/{id}', group: 'provisioning' },
-  // 'Check against platform': a dry run that looks people up on the integration's platform.
-  { method: 'POST', path: '/api/integrations/{id}/check', group: 'provisioning' },
   // One-time credential links: public, the link's token (in the body, never in a URL, so no
   // access log holds it) is the credential. .../state reads the link and spends nothing (mail
   // scanners open links); .../reveal shows the credentials once (docs/credential-links.md).
@@ -368,12 +369,13 @@ export const groupAccess: Record<RouteGroup, FunctionAccess> = {
   // Applies Stripe's subscription events to user items and records processed event ids; creates
   // the user's Stripe customer once and Checkout / Billing Portal sessions.
   billing: { table: ['GetItem', 'PutItem', 'UpdateItem'], stripeSecret: true },
-  // Stores integrations with their credentials encrypted, and calls the platform to test one.
+  // Stores integrations with their credentials encrypted, and calls the platform to test one or to
+  // look people up on it ('Check against platform', on the integration's turn: UpdateItem).
   // A test that succeeds queues the resume of the integration's paused provisioning runs.
   integrations: { table: [...readWrite, 'DeleteItem'], sendTo: ['provisioning'], encryptionKey: true },
   'email-templates': { table: [...readWrite, 'DeleteItem', 'ConditionCheckItem'] },
-  // Starts provisioning runs (the project's lock, the run item) and reads their progress; the dry
-  // run decrypts an integration's credentials to look people up on its platform.
+  // Starts provisioning runs (the project's lock, the run item) and reads their progress (no
+  // platform is called here: the runs' calls are the worker's).
   // An action over the Account Database resolves its selection through the directory's pages
   // (BatchGetItem of the accounts and blocks they show) and may start credential sends (the mail queue).
   provisioning: { table: [...readWrite, 'BatchGetItem'], sendTo: ['provisioning', 'mail'], encryptionKey: true },

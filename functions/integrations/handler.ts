@@ -1,4 +1,7 @@
 import { attributeMappingPreviewSchema, createIntegrationSchema, updateIntegrationSchema } from '../../shared/schemas/integrations';
+import { checkPeopleSchema } from '../../shared/schemas/provisioning-requests';
+import { adapterFactory } from '../provisioning/adapters';
+import { checkPeople } from '../provisioning/check-people';
 import { attributePreview } from './attribute-preview';
 import { dynamo, sqs } from '../core/clients';
 import { sqsProvisioningQueue } from '../provisioning/sqs-provisioning-queue';
@@ -18,6 +21,7 @@ import { pacingOf } from '../provisioning/adapters/pacing-defaults';
 const db = dynamo();
 const provisioningQueue = sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'));
 const tableName = requireEnv('TABLE_NAME');
+const outbound = { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) };
 const integrations = integrationUseCases({
   store: dynamoIntegrationStore(db, tableName),
   plan: dynamoPlanReader(db, tableName),
@@ -25,7 +29,7 @@ const integrations = integrationUseCases({
   now: () => new Date(),
   newId: timeOrderedId,
   securityEvents: { db, tableName },
-  outbound: { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
+  outbound,
   // The test's call on the integration's turn, one request of its pace (a job running on it gives the turn up at its next call).
   onTurn: (record, call) =>
     withRequestTurn({ db, tableName, now: () => new Date() }, { userId: record.userId, integrationId: record.id, platformName: record.name }, pacingOf(record), async (turn) => {
@@ -40,6 +44,16 @@ const integrations = integrationUseCases({
 
 const integrationStore = dynamoIntegrationStore(db, tableName);
 const preview = attributePreview({ integration: (userId, id) => integrationStore.get(userId, id) });
+// 'Check against platform': the people looked up on the platform, on the integration's turn.
+const check = checkPeople({
+  plan: dynamoPlanReader(db, tableName),
+  integration: (userId, id) => integrationStore.get(userId, id),
+  cipher: appCipher,
+  adapterFor: adapterFactory(outbound),
+  now: () => new Date(),
+  turn: { db, tableName, now: () => new Date() },
+  pacingOf,
+});
 
 export const handler = httpHandler({
   'GET /api/integrations': route({ run: ({ userId }) => integrations.list(userId) }),
@@ -63,6 +77,10 @@ export const handler = httpHandler({
     authorize: ({ userId }) => integrations.assertPlan(userId),
     body: attributeMappingPreviewSchema,
     run: ({ userId, pathParameters, body }) => preview(userId, pathParameters.id ?? '', body),
+  }),
+  'POST /api/integrations/{id}/check': route({
+    body: checkPeopleSchema,
+    run: ({ userId, pathParameters, body }) => check(userId, pathParameters.id ?? '', body),
   }),
   'POST /api/integrations/{id}/test': route({ run: ({ userId, pathParameters }) => integrations.test(userId, pathParameters.id ?? '') }),
   'DELETE /api/integrations/{id}': route({

@@ -1,7 +1,5 @@
-import { checkPeopleSchema, startProvisioningSchema } from '../../shared/schemas/provisioning-requests';
+import { startProvisioningSchema } from '../../shared/schemas/provisioning-requests';
 import { appCipher } from '../core/encryption';
-import { adapterFactory, pacingOf } from './adapters';
-import { checkPeople } from './check-people';
 import { NotFoundError } from '../core/errors';
 import { isIdShaped } from '../../shared/schemas/ids';
 import { httpHandler, Response, route } from '../core/http';
@@ -30,16 +28,6 @@ const start = startProvisioning({
   newId: timeOrderedId,
   plan: dynamoPlanReader(runtime.db, runtime.tableName),
   integration: (userId, id) => runtime.integrations.get(userId, id),
-});
-
-const check = checkPeople({
-  plan: dynamoPlanReader(runtime.db, runtime.tableName),
-  integration: (userId, id) => runtime.integrations.get(userId, id),
-  cipher: appCipher,
-  adapterFor: adapterFactory(runtime.outbound),
-  now: () => new Date(),
-  turn: runtime,
-  pacingOf,
 });
 
 const actionDeps = {
@@ -109,10 +97,6 @@ export const handler = httpHandler({
   }),
   'GET /api/account-actions/{id}': route({
     run: ({ userId, pathParameters }) => getAction(userId, pathParameters.id ?? ''),
-  }),
-  'POST /api/integrations/{id}/check': route({
-    body: checkPeopleSchema,
-    run: ({ userId, pathParameters, body }) => check(userId, pathParameters.id ?? '', body),
   }),
   'POST /api/projects/{id}/provision': route({
     body: startProvisioningSchema,

@@ -35,13 +35,19 @@ describe('what a Lambda bundle holds', () => {
   // The directory client ships in their layer and loads on the first LDAP call (functions/core/ldapts.ts).
   it.each([
     ['integrations', 'functions/integrations/handler.ts'],
-    ['provisioning', 'functions/provisioning/handler.ts'],
     ['provisioning-worker', 'functions/workers/provisioning-worker.ts'],
   ])('%s bundles no ldapts: its layer ships it', async (name, entry) => {
     expect(layerPackagesOf[name]).toContain('ldapts');
     const inputs = await bundledInputs(name, entry);
     expect(inputs.filter((file) => file.includes('node_modules/ldapts/'))).toEqual([]);
     expect(inputs.some((file) => file.endsWith('functions/core/ldapts.ts'))).toBe(true);
+  });
+
+  // Only the integrations function (connection test, 'Check against platform') and the worker call a platform.
+  it('the provisioning function carries no platform adapter, directory client or its layer', async () => {
+    expect(layerPackagesOf.provisioning).toBeUndefined();
+    const inputs = await bundledInputs('provisioning', 'functions/provisioning/handler.ts');
+    expect(inputs.filter((file) => /functions\/provisioning\/(adapters\/|check-people\.ts)|functions\/core\/ldapts\.ts|node_modules\/ldapts\//.test(file))).toEqual([]);
   });
 
   // They hand out links, check an upload's size or remove it: signed with SigV4 alone (functions/core/s3-links.ts), not by the S3 client.
