@@ -169,7 +169,8 @@ describe('Delete project in Chromium', () => {
         }).observe(document.body, { childList: true, subtree: true, characterData: true });
       });
       await dialog.getByRole('button', { name: 'Delete project' }).click();
-      await proPage.getByRole('status', { name: 'Deleting the project' }).waitFor();
+      // Said in words while it ends, not a bare skeleton.
+      await proPage.getByRole('status', { name: 'Deleting the project' }).filter({ hasText: 'Deleting...' }).waitFor();
       await proPage.waitForURL(`${app}/projects`);
       await proPage.getByText(`"Synced ${tag}" and its 3 accounts were deleted.`).waitFor();
       expect(await proPage.evaluate(() => (window as unknown as { notFoundSeen?: boolean }).notFoundSeen ?? false)).toBe(false);

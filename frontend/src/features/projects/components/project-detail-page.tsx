@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Card, Flex, HStack, Link, Menu, Portal, Stack, Text } from '@chakra-ui/react';
+import { Alert, Badge, Button, Card, Flex, HStack, Link, Menu, Portal, Spinner, Stack, Text } from '@chakra-ui/react';
 import { ArrowLeftIcon, ChevronDownIcon, DownloadIcon, KeyRoundIcon, ListChecksIcon, MailIcon, PowerIcon, PowerOffIcon, Trash2Icon, UsersIcon, XIcon } from 'lucide-react';
 import { useState } from 'react';
 import { Link as RouterLink, useParams } from 'react-router';
@@ -66,10 +66,23 @@ export function ProjectDetailPage() {
   }
   if (!project && deletion.following) {
     // The deletion started here is ending: the list read meanwhile no longer holds the project.
+    // Said in words (not a bare skeleton) until the page leaves for Projects with the toast.
     return (
       <>
         {backLink}
-        <ListSkeleton rows={4} height="12" label="Deleting the project" />
+        <Card.Root variant="outline" role="status" aria-label="Deleting the project" aria-busy="true">
+          <Card.Body>
+            <HStack gap="3">
+              <Spinner size="sm" color="fg.muted" aria-hidden="true" />
+              <Stack gap="0">
+                <Text fontWeight="medium">Deleting...</Text>
+                <Text fontSize="sm" color="fg.muted">
+                  The project's accounts are removed. You will be taken back to Projects when it is done.
+                </Text>
+              </Stack>
+            </HStack>
+          </Card.Body>
+        </Card.Root>
       </>
     );
   }
