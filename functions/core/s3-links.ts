@@ -1,6 +1,7 @@
 import { createHash, createHmac, type Hash, type Hmac } from 'node:crypto';
 import { isIP } from 'node:net';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { formatUrl } from '@aws-sdk/core/util';
@@ -8,13 +9,15 @@ import { HttpRequest } from '@smithy/core/protocols';
 import { createScope, getSigningKey, SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentity, AwsCredentialIdentityProvider, Checksum, SourceData } from '@smithy/types';
 import { s3PathStyle } from './clients';
-import { requestRetry, withRetry, type RetryPolicy } from './dynamo-retry';
+import { requestRetry, withRetry, workerRetry, type RetryPolicy } from './dynamo-retry';
 import { logger } from './logger';
 
 /**
  * Presigned GET links to S3 objects, signed with SigV4 alone (no S3 client): the functions that only
  * hand out links (a profile photo, an export file) do not carry the S3 client's ~120 KB (its
- * operation schemas, endpoint rules and XML protocol) in their bundles (issue 29, item 5).
+ * operation schemas, endpoint rules and XML protocol) in their bundles (issue 29, item 5). The same
+ * signing serves HEAD, GET, DELETE and PUT calls sent with `fetch` (an upload's size, its bytes, its
+ * removal; the export worker's file) and the POST form of an upload.
  *
  * The link is the one the SDK's `getSignedUrl(s3Client, new GetObjectCommand(...))` makes, byte for
  * byte (test/unit/s3-links.test.ts signs the same requests both ways at one instant, in us-east-1
@@ -133,6 +136,31 @@ export const presignedHeadUrl = (signer: S3LinkSigner, bucket: string, key: stri
 /** A presigned DELETE of `key` (what `getSignedUrl` makes of a DeleteObjectCommand). */
 export const presignedDeleteUrl = (signer: S3LinkSigner, bucket: string, key: string, expiresIn: number): Promise<string> => presign(signer, 'DELETE', bucket, key, expiresIn, { 'x-id': 'DeleteObject' }, {});
 
+/** What a presigned PUT stores: the object's headers S3 keeps and answers its GETs with. */
+export interface S3PutLink {
+  bucket: string;
+  key: string;
+  expiresIn: number;
+  contentType?: string;
+  contentDisposition?: string;
+}
+
+/**
+ * A presigned PUT of `link.key` (what `getSignedUrl` makes of a PutObjectCommand with ContentType
+ * and ContentDisposition, from a client with `requestChecksumCalculation: 'WHEN_REQUIRED'`). The
+ * request must carry both headers: content-disposition is signed (in X-Amz-SignedHeaders, as a
+ * header, not in the query), content-type is not signed (the SDK's presigner leaves it out), and
+ * neither is hoisted into the URL. A client left at its default (WHEN_SUPPORTED) also puts
+ * `x-amz-sdk-checksum-algorithm=CRC32&x-amz-checksum-crc32=AAAAAA==` in the URL, the CRC32 of an
+ * empty body, which a real file does not match (aws-sdk-js-v3 issue 6994): not made here.
+ */
+export function presignedPutUrl(signer: S3LinkSigner, link: S3PutLink): Promise<string> {
+  const headers: Record<string, string> = {};
+  if (link.contentType !== undefined) headers['content-type'] = link.contentType;
+  if (link.contentDisposition !== undefined) headers['content-disposition'] = link.contentDisposition;
+  return presign(signer, 'PUT', link.bucket, link.key, link.expiresIn, { 'x-id': 'PutObject' }, headers);
+}
+
 /** An answer of S3 worth asking again (5xx, 429 SlowDown), or a request that never got one. */
 class S3Unavailable extends Error {
   constructor(what: string, status?: number) {
@@ -204,6 +232,98 @@ export async function headObjectSize(signer: S3LinkSigner, bucket: string, key: 
 export async function deleteObject(signer: S3LinkSigner, bucket: string, key: string, policy: RetryPolicy = requestRetry): Promise<void> {
   const answer = await call('DELETE of an object', 'DELETE', () => presignedDeleteUrl(signer, bucket, key, 60), policy);
   if (!answer.ok) throw new Error(`S3 answered ${answer.status} to the DELETE of an object`);
+}
+
+/**
+ * How long a PUT's attempt may go without anything moving: no byte of the body taken by the
+ * connection, or, once the last one was, no answer from S3. Not a deadline for the whole attempt:
+ * a 300 MB file takes as long as the network needs (it never fits CALL_TIMEOUT_MS, nor a fixed
+ * budget scaled by a guessed bandwidth), but a connection that stalls, or an S3 that takes the
+ * whole body and never answers, is given up after this long and the file sent again. S3 reads a
+ * PUT's body as it comes and answers within a second or two of the last byte; 15 s is a tenth of
+ * the export worker's 150 s.
+ */
+export const PUT_IDLE_TIMEOUT_MS = 15_000;
+
+/** The file a PUT sends: opened afresh (from its first byte) for each attempt, and its exact size. */
+export interface S3PutBody {
+  open: () => Readable;
+  size: number;
+}
+
+/**
+ * Stores `body` at `link.key` with one PUT over a presigned URL (signed afresh for each attempt),
+ * with an explicit Content-Length (S3 takes no chunked body on a plain PUT). Asked again within
+ * `policy` after 5xx, 429 (SlowDown), S3's 400 RequestTimeout (it gave up reading a slow body),
+ * a dropped connection or PUT_IDLE_TIMEOUT_MS without progress, the body read again from the start.
+ * `signal` stops it at once (the request is cut, no retry follows) and it rejects with the
+ * signal's reason: S3 stores nothing from a body cut short, but may have stored one it had whole
+ * before the cut (export-upload.ts deletes the key then).
+ */
+export async function putObject(
+  signer: S3LinkSigner,
+  link: Omit<S3PutLink, 'expiresIn'>,
+  body: S3PutBody,
+  options: { policy?: RetryPolicy; signal?: AbortSignal; idleTimeoutMs?: number } = {},
+): Promise<void> {
+  const what = 'PUT of an object';
+  const { signal, idleTimeoutMs = PUT_IDLE_TIMEOUT_MS } = options;
+  const headers: Record<string, string> = { 'content-length': String(body.size) };
+  if (link.contentType !== undefined) headers['content-type'] = link.contentType;
+  if (link.contentDisposition !== undefined) headers['content-disposition'] = link.contentDisposition;
+  const policy = options.policy ?? workerRetry;
+  // The wait between attempts ends with the signal too.
+  const abortable: RetryPolicy = { ...policy, sleep: policy.sleep ?? ((ms) => sleep(ms, undefined, signal ? { signal } : undefined)) };
+  await withRetry(what, abortable, (error) => error instanceof S3Unavailable, async () => {
+    signal?.throwIfAborted();
+    // Valid for 5 minutes: S3 checks it when the request starts, however long the body then takes.
+    const url = await presignedPutUrl(signer, { ...link, expiresIn: 300 });
+    const attempt = new AbortController();
+    const stop = () => attempt.abort();
+    signal?.addEventListener('abort', stop, { once: true });
+    let idle: NodeJS.Timeout | undefined;
+    const moved = () => {
+      clearTimeout(idle);
+      idle = setTimeout(stop, idleTimeoutMs);
+    };
+    const file = body.open();
+    // Each chunk the connection takes (and the body's end) restarts the wait.
+    const watched = file.pipe(
+      new Transform({
+        transform(chunk: Buffer, _encoding, callback) {
+          moved();
+          callback(null, chunk);
+        },
+        flush(callback) {
+          moved();
+          callback();
+        },
+      }),
+    );
+    file.once('error', (error) => watched.destroy(error));
+    try {
+      let answer: Response;
+      let code: string | undefined;
+      try {
+        moved();
+        answer = await fetch(url, { method: 'PUT', headers, body: Readable.toWeb(watched) as ReadableStream<Uint8Array>, duplex: 'half', signal: attempt.signal } as RequestInit);
+        // S3's error code (a few hundred bytes of XML): RequestTimeout is asked again, the rest told.
+        code = answer.ok ? undefined : /<Code>([^<]*)<\/Code>/.exec(await answer.text())?.[1];
+      } catch {
+        if (signal?.aborted) throw signal.reason;
+        // A refused or dropped connection, or the wait above given up.
+        throw new S3Unavailable(what);
+      }
+      if (answer.status >= 500 || answer.status === 429 || code === 'RequestTimeout') throw new S3Unavailable(what, answer.status);
+      if (!answer.ok) throw new Error(`S3 answered ${answer.status}${code ? ` (${code})` : ''} to the ${what}`);
+      await answer.body?.cancel();
+    } finally {
+      clearTimeout(idle);
+      signal?.removeEventListener('abort', stop);
+      file.destroy();
+      watched.destroy();
+    }
+  });
 }
 
 async function presign(signer: S3LinkSigner, method: string, bucket: string, key: string, expiresIn: number, query: Record<string, string>, headers: Record<string, string>): Promise<string> {

@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { createPresignedPost, type PresignedPostOptions } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { presignedGetUrl, presignedDeleteUrl, presignedHeadUrl, presignedPost, type S3LinkSigner } from '../../functions/core/s3-links';
+import { presignedGetUrl, presignedDeleteUrl, presignedHeadUrl, presignedPost, presignedPutUrl, type S3LinkSigner } from '../../functions/core/s3-links';
 
 /**
  * functions/core/s3-links.ts signs links without the S3 client. S3 accepts what the SDK's presigner
@@ -85,4 +85,44 @@ describe('S3 upload forms, HEAD and DELETE links signed without the S3 client', 
       }
     });
   }
+});
+
+describe('S3 PUT links signed without the S3 client', () => {
+  const puts = [
+    { key: 'exports/user-1/0193a1b2.csv', contentType: 'text/csv; charset=utf-8', contentDisposition: 'attachment; filename="Cohort 2 (final)_accounts.csv"', expiresIn: 300 },
+    { key: 'exports/ünïcode/日本語 file*.xlsx', contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', contentDisposition: "attachment; filename=\"x.xlsx\"; filename*=UTF-8''%E6%97%A5.xlsx", expiresIn: 60 },
+    { key: 'exports/u/a+b (1)!.zip', contentType: 'application/zip', expiresIn: 900 },
+    { key: 'plain.json', expiresIn: 604_800 },
+  ];
+
+  for (const place of places) {
+    it(`are the SDK's presigned PUT links (checksums only when required), byte for byte: ${place.name}`, async () => {
+      const client = new S3Client({ region: place.region, credentials, forcePathStyle: place.pathStyle, requestChecksumCalculation: 'WHEN_REQUIRED', ...(place.endpoint ? { endpoint: place.endpoint } : {}) });
+      const signer: S3LinkSigner = { region: place.region, credentials, endpoint: place.endpoint, pathStyle: place.pathStyle, now: () => at };
+      for (const bucket of buckets)
+        for (const put of puts) {
+          const command = new PutObjectCommand({ Bucket: bucket, Key: put.key, ContentType: put.contentType, ContentDisposition: put.contentDisposition });
+          const expected = await getSignedUrl(client, command, { expiresIn: put.expiresIn, signingDate: at });
+          expect(await presignedPutUrl(signer, { bucket, ...put })).toBe(expected);
+        }
+    });
+  }
+
+  it('sign content-disposition as a header and leave content-type unsigned, neither in the query, as the SDK does', async () => {
+    const client = new S3Client({ region: 'eu-west-2', credentials, requestChecksumCalculation: 'WHEN_REQUIRED' });
+    const put = { Bucket: 'b-1-example', Key: 'a.csv', ContentType: 'text/csv', ContentDisposition: 'attachment; filename="a.csv"' };
+    const sdk = new URL(await getSignedUrl(client, new PutObjectCommand(put), { expiresIn: 60, signingDate: at }));
+    const ours = new URL(await presignedPutUrl({ region: 'eu-west-2', credentials, pathStyle: false, now: () => at }, { bucket: put.Bucket, key: put.Key, contentType: put.ContentType, contentDisposition: put.ContentDisposition, expiresIn: 60 }));
+    for (const url of [sdk, ours]) {
+      expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('content-disposition;host');
+      expect(url.searchParams.get('x-id')).toBe('PutObject');
+      expect([...url.searchParams.keys()].filter((name) => /content-(type|disposition)|checksum/i.test(name))).toEqual([]);
+    }
+    // Without the signed header, the signature is another one: S3 refuses a PUT that does not send it.
+    const bare = new URL(await presignedPutUrl({ region: 'eu-west-2', credentials, pathStyle: false, now: () => at }, { bucket: put.Bucket, key: put.Key, contentType: put.ContentType, expiresIn: 60 }));
+    expect(bare.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
+    // The default client (WHEN_SUPPORTED) signs the CRC32 of an empty body into the URL: what ours leaves out.
+    const defaults = new URL(await getSignedUrl(new S3Client({ region: 'eu-west-2', credentials }), new PutObjectCommand(put), { expiresIn: 60, signingDate: at }));
+    expect(defaults.searchParams.get('x-amz-checksum-crc32')).toBe('AAAAAA==');
+  });
 });
