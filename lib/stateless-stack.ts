@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Size, Stack, type StackProps } from 'aws-cdk-lib';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -192,6 +192,7 @@ export class StatelessStack extends Stack {
       // Dead-letter queues have their queue's visibility timeout (stateful stack), so the same bound holds.
       timeout: workerTimeout(queue),
       memorySize: workerMemorySize,
+      ephemeralStorageSize: workerEphemeralStorage[worker],
       layerPackages: layerPackagesOf[worker],
     });
     fn.grantAccess(workerAccess[worker]);
@@ -226,6 +227,18 @@ export const deadLetterMaxConcurrency = 2;
  * worker generates and encrypts 500 passwords per message and writes them in batches.
  */
 export const workerMemorySize = 1024;
+
+/**
+ * Workers given more /tmp than Lambda's default 512 MiB. The export worker writes each export to
+ * a temporary file before its one PUT (functions/exports/export-upload.ts): a project's 250,000
+ * rows are ~30-40 MB as CSV, about twice that as JSON, ~15 MB as xlsx; the zip of Export All Data
+ * holds every project's accounts twice (CSV and JSON), compressed. What the worker can write in
+ * its 150 s at all (`npm run bench -- exports`: 100,000 CSV rows, 12.7 MB, in ~8 s of its share of
+ * a vCPU) stays within a few hundred MB; 2 GiB holds that, and a file an invocation cut off by its
+ * timeout left behind (removed 15 minutes later). /tmp above 512 MiB is billed per GB-second, a
+ * small fraction of the memory's price.
+ */
+export const workerEphemeralStorage: Partial<Record<WorkerName, Size>> = { 'export-worker': Size.gibibytes(2) };
 
 /** Route groups given more than the default 512 MB (and with it proportionally more CPU). */
 export const groupMemory: Partial<Record<RouteGroup, number>> = {};

@@ -1,13 +1,12 @@
 import type { Readable } from 'node:stream';
-import type { S3Client } from '@aws-sdk/client-s3';
 import type { S3LinkSigner } from '../core/s3-links';
 import { s3DownloadLinks } from './export-links';
-import { s3Uploads } from './export-upload';
+import { s3Uploads, type ExportUploadOptions } from './export-upload';
 
 export interface FileUpload {
-  /** Resolves when the object exists at its key (multipart completed). */
+  /** Resolves when the object exists at its key (the body written to a temporary file, then PUT). */
   done(): Promise<void>;
-  /** Stops the upload; a multipart upload is aborted, so nothing appears at the key. */
+  /** Stops the upload (the write or the PUT); nothing is left at the key, nor the temporary file. */
   abort(): Promise<void>;
 }
 
@@ -19,7 +18,7 @@ export interface ExportFiles {
   downloadUrl(key: string, contentDisposition: string, expiresInSeconds: number): Promise<string>;
 }
 
-/** Both halves (tests): uploads over `client`, links signed by `signer` (the same S3). The API bundles only the links, the worker only the uploads. */
-export function s3ExportFiles(client: S3Client, bucket: string, signer?: S3LinkSigner): ExportFiles {
-  return { ...s3Uploads(client, bucket), ...s3DownloadLinks(bucket, signer) };
+/** Both halves (tests): uploads and links signed by `signer`, without the S3 client. The API bundles only the links, the worker only the uploads. */
+export function s3ExportFiles(bucket: string, signer?: S3LinkSigner, options?: ExportUploadOptions): ExportFiles {
+  return { ...s3Uploads(bucket, signer, options), ...s3DownloadLinks(bucket, signer) };
 }

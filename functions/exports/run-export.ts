@@ -68,7 +68,8 @@ export interface Attempt {
  * 1. pending (or processing: a redelivery restarts it from the start) -> processing; a completed
  *    or failed export is left alone.
  * 2. Stream the project's accounts, a Query page at a time, passwords decrypted, through the
- *    format's writer into a multipart upload at exports/<userId>/<exportId>.<ext>.
+ *    format's writer into the upload (a temporary file, then one PUT: export-upload.ts) at
+ *    exports/<userId>/<exportId>.<ext>.
  * 3. completed with row count and size; or failed with a reason the user can read. A failure
  *    aborts the upload, so nothing half-written appears at the key. Errors that another attempt
  *    may fix are thrown (SQS delivers again) until the last attempt.
@@ -301,8 +302,8 @@ export async function* exportRows(pages: AsyncIterable<Record<string, unknown>[]
 }
 
 /**
- * The writer fills a stream that the upload drains: the writer waits whenever the stream's buffer
- * is full, so memory holds a Query page, the stream buffer and the upload's parts in flight.
+ * The writer fills a stream that the upload drains (into its temporary file): the writer waits
+ * whenever the stream's buffer is full, so memory holds a Query page and the stream buffer.
  */
 async function writeAndUpload(input: {
   files: Pick<ExportFiles, 'upload'>;

@@ -1,5 +1,5 @@
 import { queues } from '../../shared/routes';
-import { dynamo, s3 } from '../core/clients';
+import { dynamo } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
@@ -35,7 +35,8 @@ const run = runExport({
   },
   securityEvents: (userId) => securityEventPages({ db, tableName, now: () => new Date() }, userId),
   cipher: appCipher,
-  files: s3Uploads(s3(), requireEnv('EXPORT_BUCKET')),
+  // One presigned PUT of a temporary file, without the S3 client (functions/exports/export-upload.ts).
+  files: s3Uploads(requireEnv('EXPORT_BUCKET')),
   now: () => new Date(),
   notifyReady: (input) => exportReady({ db, tableName }, input),
   notifyFailed: (input) => exportFailed({ db, tableName }, input),

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { AssetHashType, DockerImage, Duration, Stack } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Stack, type Size } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -32,6 +32,8 @@ export interface AppFunctionProps {
   timeout?: Duration;
   /** @default 512 MB */
   memorySize?: number;
+  /** Lambda's /tmp. @default 512 MiB (Lambda's default, free) */
+  ephemeralStorageSize?: Size;
   /** Packages loaded from a layer instead of the bundle (see lib/package-layer.ts). */
   layerPackages?: readonly string[];
   /**
@@ -92,6 +94,7 @@ export class AppFunction extends Construct {
       runtime: Runtime.NODEJS_24_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
+      ephemeralStorageSize: props.ephemeralStorageSize,
       timeout: this.timeout,
       tracing: Tracing.ACTIVE,
       logGroup: this.logGroup,
@@ -149,7 +152,8 @@ export class AppFunction extends Construct {
       const actions =
         access.exportBucket === 'readWrite'
           ? // DeleteObject: the file of an export stopped or erased while it was written (run-export.ts).
-            ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject']
+            // One PUT per file (functions/exports/export-upload.ts): no multipart upload to abort.
+            ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']
           : ['s3:GetObject'];
       // Only the export files (exports/<user>/<export id>.<ext>), whose names are made per export.
       const stack = Stack.of(this);

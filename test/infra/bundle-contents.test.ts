@@ -50,16 +50,17 @@ describe('what a Lambda bundle holds', () => {
     expect(inputs.filter((file) => /functions\/provisioning\/(adapters\/|check-people\.ts)|functions\/core\/ldapts\.ts|node_modules\/ldapts\//.test(file))).toEqual([]);
   });
 
-  // They hand out links, check an upload's size or remove it: signed with SigV4 alone (functions/core/s3-links.ts), not by the S3 client.
+  // They hand out links, check an upload's size or remove it, or store an export file with one PUT: signed with SigV4 alone (functions/core/s3-links.ts), not by the S3 client.
   it.each([
     ['auth', 'functions/auth/handler.ts'],
+    ['export-worker', 'functions/workers/export-worker.ts'],
     ['export-history', 'functions/export-history/handler.ts'],
     ['bulk', 'functions/bulk/handler.ts'],
     ['bulk-upload-dead-letter-worker', 'functions/workers/bulk-upload-dead-letter-worker.ts'],
     ['bulk-upload-worker', 'functions/workers/bulk-upload-worker.ts'],
   ])('%s signs its S3 calls without the S3 client', async (name, entry) => {
     const inputs = await bundledInputs(name, entry);
-    expect(inputs.filter((file) => /node_modules\/@aws-sdk\/(client-s3|s3-request-presigner|s3-presigned-post)\//.test(file))).toEqual([]);
+    expect(inputs.filter((file) => /node_modules\/@aws-sdk\/(client-s3|s3-request-presigner|s3-presigned-post|lib-storage)\//.test(file))).toEqual([]);
     expect(inputs.some((file) => file.endsWith('functions/core/s3-links.ts'))).toBe(true);
   });
 

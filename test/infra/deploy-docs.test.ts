@@ -53,6 +53,12 @@ describe('docs/deploy.md and the acknowledgements say what the stacks do', () =>
     expect(text).not.toMatch(/\(15 min/);
   });
 
+  it("the Export Center's worker: the guide gives the /tmp the template has (its temporary file before the PUT)", () => {
+    stateless.hasResourceProperties('AWS::Lambda::Function', { FunctionName: 'bulkonboard-export-worker', EphemeralStorage: { Size: 2048 } });
+    expect(section('Project CSV downloads and the Export Center')).toContain('The export worker has 2 GiB of `/tmp`');
+    expect(guide).not.toMatch(/s3:AbortMultipartUpload/);
+  });
+
   it("Lambda concurrency: the guide does not count on 1,000, says new accounts often have 10, and what to request", () => {
     const text = section('API throttling');
     expect(text).not.toMatch(/of the account's 1,000/);

@@ -22,7 +22,7 @@ import {
 } from '../../shared/routes';
 import { constructId } from '../../lib/construct-id';
 import { accessTokenScope, routeThrottles, stageThrottle } from '../../lib/constructs/http-api';
-import { deadLetterMaxConcurrency, workerMemorySize, workerTimeout } from '../../lib/stateless-stack';
+import { deadLetterMaxConcurrency, workerEphemeralStorage, workerMemorySize, workerTimeout } from '../../lib/stateless-stack';
 import { buildTestApp, testEnv, type SynthesizedApp } from './synth-app';
 
 interface Resource {
@@ -44,6 +44,7 @@ interface LambdaProperties {
   Architectures: string[];
   Handler: string;
   MemorySize: number;
+  EphemeralStorage?: { Size: number };
   Timeout: number;
   TracingConfig: { Mode: string };
   LoggingConfig: { LogGroup: { Ref: string } };
@@ -200,6 +201,12 @@ describe('functions', () => {
     for (const { worker } of workers) expect(appFunction(worker)[1].MemorySize, worker).toBe(1024);
   });
 
+  it("the export worker has 2 GiB of /tmp (its temporary export file before the PUT); every other function Lambda's default 512 MiB", () => {
+    expect(Object.keys(workerEphemeralStorage)).toEqual(['export-worker']);
+    expect(appFunction('export-worker')[1].EphemeralStorage).toEqual({ Size: 2048 });
+    for (const name of [...routeGroups, ...workers.map(({ worker }) => worker).filter((worker) => worker !== 'export-worker')]) expect(appFunction(name)[1].EphemeralStorage, name).toBeUndefined();
+  });
+
   it('route group functions time out after 10 s (integrations and provisioning, which wait on outside servers, 25 s, under the HTTP API limit of 30 s); workers (dead-letter workers too) after a sixth of their visibility timeout', () => {
     for (const group of routeGroups) expect(appFunction(group)[1].Timeout, group).toBe(group === 'integrations' || group === 'provisioning' ? 25 : 10);
     for (const { queue, worker } of workers) {
@@ -252,7 +259,7 @@ describe('functions', () => {
         ...((access.sendTo ?? []).length ? ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'] : []),
         ...(isWorker ? ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] : []),
         ...(access.exportBucket === 'read' ? ['s3:GetObject'] : []),
-        ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'] : []),
+        ...(access.exportBucket === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
         ...(access.profilePhotos === 'read' ? ['s3:GetObject'] : []),
         ...(access.profilePhotos === 'readWrite' ? ['s3:GetObject', 's3:PutObject', 's3:DeleteObject'] : []),
         ...(access.exportBucketDelete ? ['s3:ListBucket', 's3:DeleteObject'] : []),

@@ -1,5 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import http from 'node:http';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
@@ -14,7 +19,7 @@ import { dynamoErasureStore } from '../../functions/account-deletion/erasure-sto
 import { keys } from '../../functions/core/keys';
 import { dynamoAccountDataSource } from '../../functions/exports/account-data/account-data-source';
 import { dynamoAccountPages } from '../../functions/exports/account-pages';
-import { attachmentDisposition, exportObjectKey, newExportRecord } from '../../functions/exports/export-item';
+import { attachmentDisposition, exportContentTypes, exportFilename, exportObjectKey, newExportRecord } from '../../functions/exports/export-item';
 import { s3ExportFiles } from '../../functions/exports/export-files';
 import type { S3LinkSigner } from '../../functions/core/s3-links';
 import { dynamoExportStore } from '../../functions/exports/export-store';
@@ -151,7 +156,7 @@ describe('Export Center', () => {
 
   it('gives presigned links that stop working when they expire (403)', async () => {
     const [latest] = await free.json<ExportView[]>('/api/exports/history');
-    const files = s3ExportFiles(s3Client(), BUCKET, linkSigner());
+    const files = s3ExportFiles(BUCKET, linkSigner());
     const url = await files.downloadUrl(exportObjectKey(free.sub, latest!.id, 'csv'), attachmentDisposition('x_accounts.csv'), 1);
     await sleep(2000);
     expect((await fetch(url)).status).toBe(403);
@@ -161,9 +166,26 @@ describe('Export Center', () => {
 describe('export worker (use case against DynamoDB Local and the S3 emulator)', () => {
   let user: ApiUser;
   let created: Created;
+  /** An S3 that answers every request 503 (as S3 under an outage): the PUT is asked again within a short budget, then fails. */
+  let outage: http.Server;
+  let outageEndpoint: string;
+  /** Where the uploads of these tests write their temporary files (checked empty after each). */
+  let directory: string;
   beforeAll(async () => {
     user = await apiUser();
     created = await createProject(user, 'Worker failures');
+    directory = await mkdtemp(path.join(tmpdir(), 'export-worker-test-'));
+    outage = http.createServer((request, response) => {
+      request.resume();
+      request.on('end', () => response.writeHead(503, { 'content-type': 'application/xml' }).end('<Error><Code>SlowDown</Code></Error>'));
+    });
+    await new Promise<void>((resolve) => outage.listen(0, '127.0.0.1', resolve));
+    outageEndpoint = `http://127.0.0.1:${(outage.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    outage.closeAllConnections();
+    await new Promise<void>((resolve) => outage.close(() => resolve()));
+    await rm(directory, { recursive: true, force: true });
   });
 
   const db = () => testDb();
@@ -173,7 +195,7 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     accountPages: dynamoAccountPages(db(), TABLE),
     accountData: dynamoAccountDataSource(db(), TABLE),
     cipher: async () => ({ encrypt: (p) => p, decrypt: () => 'secret' }),
-    files: s3ExportFiles(s3Client(), BUCKET, linkSigner()),
+    files: s3ExportFiles(BUCKET, linkSigner(), { directory }),
     now: () => new Date(),
     ...overrides,
   });
@@ -192,22 +214,9 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
       });
   const statusOf = async (id: string) => (await dynamoExportStore(db(), TABLE).get(user.sub, id))!;
 
-  /** An S3 client on the emulator whose UploadPart number 2 (or PutObject) fails. */
-  const failingClient = () => {
-    const client = s3Client();
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const input = args.input as { PartNumber?: number };
-        if ((context.commandName === 'UploadPartCommand' && input.PartNumber === 2) || context.commandName === 'PutObjectCommand') {
-          throw new Error('Simulated S3 outage');
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'simulatedOutage' },
-    );
-    return client;
-  };
-  /** 12 MB of rows: three parts, so the upload is multipart. */
+  /** Export files whose PUT meets the outage above (the same bucket and keys). */
+  const failingFiles = () => s3ExportFiles(BUCKET, { ...linkSigner(), endpoint: outageEndpoint }, { directory, policy: { budgetMs: 300, baseMs: 10, capMs: 50 } });
+  /** 15 MB of rows: written whole to the temporary file, then sent (and refused). */
   const bigWriter: ExportWriter = async (_pages, out) => {
     async function* many() {
       const row = Object.fromEntries(EXPORT_COLUMNS.map((c) => [c.key, 'x'.repeat(100)])) as never;
@@ -216,13 +225,14 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     return writeCsv(many(), out);
   };
 
-  it('aborts a failed multipart upload: nothing at the final key; retried while attempts remain, then failed', async () => {
+  it('a PUT S3 keeps refusing: nothing at the final key, no temporary file; retried while attempts remain, then failed', async () => {
     const record = await newExport();
     const key = exportObjectKey(user.sub, record.id, 'csv');
-    const failing = deps({ files: s3ExportFiles(failingClient(), BUCKET), writers: { csv: bigWriter, xlsx: bigWriter, json: bigWriter } });
+    const failing = deps({ files: failingFiles(), writers: { csv: bigWriter, xlsx: bigWriter, json: bigWriter } });
     await expect(runExport(failing)({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 })).rejects.toThrow();
     expect((await statusOf(record.id)).status).toBe('processing');
     expect(await objectExists(key)).toBe(false);
+    expect(await readdir(directory)).toEqual([]);
 
     const told: unknown[] = [];
     const failingTold = { ...failing, notifyFailed: async (input: unknown) => void told.push(input) };
@@ -233,21 +243,25 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     // Told in the bell once, on the attempt that failed it for good.
     expect(told).toEqual([expect.objectContaining({ userId: user.sub, exportId: record.id, subject: { kind: 'project', projectName: created.project.name }, reason: failed.error })]);
     expect(await objectExists(key)).toBe(false);
+    expect(await readdir(directory)).toEqual([]);
   });
 
   it('restarts a redelivered processing export cleanly, and never redoes a finished one', async () => {
     const record = await newExport();
     const key = exportObjectKey(user.sub, record.id, 'csv');
-    await expect(runExport(deps({ files: s3ExportFiles(failingClient(), BUCKET) }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 })).rejects.toThrow();
+    await expect(runExport(deps({ files: failingFiles() }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 })).rejects.toThrow();
     expect((await statusOf(record.id)).status).toBe('processing');
 
     await runExport(deps())({ userId: user.sub, exportId: record.id }, { number: 2, max: 3 });
     const completed = await statusOf(record.id);
     expect(completed).toMatchObject({ status: 'completed', rowCount: hostileRows.length, attempts: 2 });
     expect(await objectExists(key)).toBe(true);
+    // The PUT's headers are stored with the file (content-disposition signed, content-type beside the signature).
+    const stored = await s3Client().send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }));
+    expect(stored).toMatchObject({ ContentType: exportContentTypes.csv, ContentDisposition: attachmentDisposition(exportFilename(created.project.name, 'csv')), ContentLength: completed.sizeBytes });
 
     // A late duplicate delivery changes nothing.
-    await runExport(deps({ files: s3ExportFiles(failingClient(), BUCKET) }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 });
+    await runExport(deps({ files: failingFiles() }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 });
     expect(await statusOf(record.id)).toMatchObject({ status: 'completed', attempts: 2 });
   });
 
@@ -289,6 +303,7 @@ describe('export worker (use case against DynamoDB Local and the S3 emulator)', 
     await runExport(deps({ accountPages: overtaken }))({ userId: user.sub, exportId: record.id }, { number: 1, max: 3 });
     expect(await statusOf(record.id)).toMatchObject({ status: 'completed', rowCount: hostileRows.length });
     expect(await objectExists(key)).toBe(true);
+    expect(await readdir(directory)).toEqual([]);
   });
 
   it('fails at once, without retry, when the project is gone or a password cannot be read', async () => {
