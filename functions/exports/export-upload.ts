@@ -49,12 +49,21 @@ export function s3Uploads(bucket: string, signer: S3LinkSigner = s3LinkSigner(),
       const stopping = new AbortController();
       let phase: 'writing' | 'sending' | 'over' = 'writing';
       let running: Promise<void> | undefined;
+      // The body may fail before the write takes it (while the directory is made and swept): that
+      // error is kept for the write, not thrown into the process as an 'error' nobody listens to.
+      let early: unknown;
+      const onEarly = (error: unknown) => {
+        early ??= error;
+      };
+      body.on('error', onEarly);
       const run = async () => {
         await mkdir(directory, { recursive: true, mode: 0o700 });
         await sweep(directory);
         const file = path.join(directory, `${randomUUID()}.part`);
         live.add(file);
         try {
+          body.off('error', onEarly);
+          if (early !== undefined) throw early;
           await pipeline(body, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal: stopping.signal });
           const { size } = await stat(file);
           phase = 'sending';

@@ -154,6 +154,17 @@ describe('export upload: a temporary file, then one presigned PUT', () => {
     expect(await temporaryFiles()).toEqual([]);
   });
 
+  it('a body that fails before the write takes it (the directory still being made) is that failure, not an uncaught error', async () => {
+    const failure = new Error('the first page could not be read');
+    const body = new PassThrough();
+    const upload = uploads().upload({ ...file, body });
+    body.destroy(failure);
+    await new Promise((resolve) => setImmediate(resolve));
+    await expect(upload.done()).rejects.toBe(failure);
+    expect(seen).toEqual([]);
+    expect(await temporaryFiles()).toEqual([]);
+  });
+
   it('abort while the file is written: done() rejects with an AbortError, nothing is sent, the temporary file is removed', async () => {
     const body = new PassThrough();
     const upload = uploads().upload({ ...file, body });
