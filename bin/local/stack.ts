@@ -244,6 +244,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       S3_FORCE_PATH_STYLE: 'true',
       TABLE_NAME: resourceNames.table,
       EXPORT_BUCKET: resourceNames.exportBucket,
+      // The export worker's file before its PUT, beside the stack's S3 objects (Lambda: /tmp).
+      EXPORT_TEMP_DIR: path.join(dataDir, 'export-files'),
       SES_FROM_ADDRESS: resourceNames.sesFromAddress,
       SES_CONFIGURATION_SET: resourceNames.sesConfigurationSet,
       USER_POOL_ID: userPool.userPoolId,

@@ -26,6 +26,8 @@ const envSchema = z.object({
   ENCRYPTION_KEY_SECRET_ARN: name,
   /** File holding the password-encryption key (local stack). */
   ENCRYPTION_KEY_FILE: name,
+  /** Where the export worker writes a file before its PUT (local stack: under its data folder); unset: the system's temporary folder (Lambda's /tmp). */
+  EXPORT_TEMP_DIR: name,
   /** Signing secret of the Stripe webhook endpoint (`whsec_...`); the local stack generates one. */
   STRIPE_WEBHOOK_SECRET: name,
   /** Stripe API secret key (`sk_...`), given directly (local stack against Stripe's test mode). */

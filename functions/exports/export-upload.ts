@@ -10,7 +10,7 @@ import { deleteObject, putObject, s3LinkSigner, type S3LinkSigner } from '../cor
 import type { ExportFiles } from './export-files';
 
 export interface ExportUploadOptions {
-  /** Where a file is written before it is sent: `<os.tmpdir()>/bulkonboard-exports` unless given (tests). */
+  /** Where a file is written before it is sent: `os.tmpdir()` itself unless given (tests), so no folder of ours is left there. */
   directory?: string;
   /** Retries of the PUT and of a removal: the worker's (60 s, within the invocation's time left). */
   policy?: RetryPolicy;
@@ -24,6 +24,9 @@ export interface ExportUploadOptions {
  * timeout; /tmp may outlive it in the same execution environment) is removed by the next upload.
  */
 const STALE_MS = 15 * 60_000;
+
+/** An export's temporary file: `<prefix><uuid>.part`, straight in the directory (the sweep takes only these). */
+const FILE_PREFIX = 'bulkonboard-export-';
 
 /** The files this process is writing or sending (never swept). */
 const live = new Set<string>();
@@ -41,7 +44,7 @@ const live = new Set<string>();
  * encrypted /tmp, and removed in `finally` whatever happens (written, sent, failed or stopped).
  */
 export function s3Uploads(bucket: string, signer: S3LinkSigner = s3LinkSigner(), options: ExportUploadOptions = {}): Pick<ExportFiles, 'upload' | 'remove'> {
-  const directory = options.directory ?? path.join(tmpdir(), 'bulkonboard-exports');
+  const directory = options.directory ?? tmpdir();
   const policy = options.policy ?? workerRetry;
   return {
     remove: (key) => deleteObject(signer, bucket, key, policy),
@@ -57,9 +60,9 @@ export function s3Uploads(bucket: string, signer: S3LinkSigner = s3LinkSigner(),
       };
       body.on('error', onEarly);
       const run = async () => {
-        await mkdir(directory, { recursive: true, mode: 0o700 });
+        await mkdir(directory, { recursive: true });
         await sweep(directory);
-        const file = path.join(directory, `${randomUUID()}.part`);
+        const file = path.join(directory, `${FILE_PREFIX}${randomUUID()}.part`);
         live.add(file);
         try {
           body.off('error', onEarly);
@@ -95,7 +98,7 @@ async function sweep(directory: string): Promise<void> {
   const now = Date.now();
   for (const name of await readdir(directory)) {
     const file = path.join(directory, name);
-    if (!name.endsWith('.part') || live.has(file)) continue;
+    if (!name.startsWith(FILE_PREFIX) || !name.endsWith('.part') || live.has(file)) continue;
     try {
       if (now - (await stat(file)).mtimeMs < STALE_MS) continue;
       await rm(file, { force: true });

@@ -1,7 +1,7 @@
 import { queues } from '../../shared/routes';
 import { dynamo } from '../core/clients';
 import { appCipher } from '../core/encryption';
-import { requireEnv } from '../core/env';
+import { env, requireEnv } from '../core/env';
 import { queueWorker } from '../core/queue-worker';
 import { dynamoAccountPages } from '../exports/account-pages';
 import { dynamoAccountDataSource } from '../exports/account-data/account-data-source';
@@ -36,7 +36,7 @@ const run = runExport({
   securityEvents: (userId) => securityEventPages({ db, tableName, now: () => new Date() }, userId),
   cipher: appCipher,
   // One presigned PUT of a temporary file, without the S3 client (functions/exports/export-upload.ts).
-  files: s3Uploads(requireEnv('EXPORT_BUCKET')),
+  files: s3Uploads(requireEnv('EXPORT_BUCKET'), undefined, { directory: env().EXPORT_TEMP_DIR }),
   now: () => new Date(),
   notifyReady: (input) => exportReady({ db, tableName }, input),
   notifyFailed: (input) => exportFailed({ db, tableName }, input),

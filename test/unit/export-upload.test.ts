@@ -202,15 +202,19 @@ describe('export upload: a temporary file, then one presigned PUT', () => {
     expect(await temporaryFiles()).toEqual([]);
   });
 
-  it('removes what an upload cut off by a timeout left (older than 15 minutes), not a file another upload is writing', async () => {
-    const old = path.join(directory, 'left-by-a-timeout.part');
-    const recent = path.join(directory, 'another-process.part');
+  it("removes what an upload cut off by a timeout left (older than 15 minutes), not a file another upload is writing, nor another program's", async () => {
+    const old = path.join(directory, 'bulkonboard-export-left-by-a-timeout.part');
+    const recent = path.join(directory, 'bulkonboard-export-another-process.part');
+    // The files sit straight in the temporary folder, beside other programs' (an old one of theirs stays).
+    const foreign = path.join(directory, 'someone-else.part');
     await writeFile(old, 'x');
     await writeFile(recent, 'y');
+    await writeFile(foreign, 'z');
     const past = new Date(Date.now() - 16 * 60_000);
     await utimes(old, past, past);
+    await utimes(foreign, past, past);
     await uploads().upload({ ...file, body: written(lines) }).done();
-    expect(await temporaryFiles()).toEqual(['another-process.part']);
+    expect((await temporaryFiles()).sort()).toEqual(['bulkonboard-export-another-process.part', 'someone-else.part']);
   });
 
   it('removes a file: DeleteObject over a presigned URL, asked again after 503', async () => {
