@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { SendMessageBatchCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { PutCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { queues } from '../../shared/routes';
+import { queues } from '../../shared/queues';
 import { counterUpdates, type CounterChange } from '../analytics/counters';
 import type { BulkJob, PasswordSettings } from '../../shared/schemas/bulk';
 import { keys } from '../core/keys';

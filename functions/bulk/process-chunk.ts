@@ -4,7 +4,7 @@ import { DeleteCommand, GetCommand, TransactWriteCommand, UpdateCommand, type Dy
 import { queryItems } from '../core/query-pages';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { createPasswordGenerator, type RandomBytes } from '../../shared/generation/password';
-import { queues } from '../../shared/routes';
+import { queues } from '../../shared/queues';
 import { passwordSettingsSchema } from '../../shared/schemas/bulk';
 import { isThrottling, isTransactionConflict, withRetry, workerRetry, type RetryPolicy } from '../core/dynamo-retry';
 import { secretContext, type Cipher } from '../core/encryption';

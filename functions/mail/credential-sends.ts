@@ -23,7 +23,7 @@ import { rowRanges, shardsOf } from '../accounts/account-partitions';
 import { STATE_BLOCK_ROWS } from '../accounts/account-states';
 import { assertCredentialEmails } from '../usage/plan-usage';
 import type { CredentialsChunkMessage, CredentialsMessage, CredentialsQueue } from './mail-message';
-import { queues } from '../../shared/routes';
+import { queues } from '../../shared/queues';
 import type { AccountJobKind } from '../account-jobs/kind';
 import * as jobs from '../account-jobs/lifecycle';
 import { filterOf, NONE_MATCH, planTotal, resolveSelection, selectedRanges, selectionWords, skippedOf } from '../account-jobs/selection';

@@ -1,4 +1,4 @@
-import { queues } from '../../shared/routes';
+import { queues } from '../../shared/queues';
 import { dynamo } from '../core/clients';
 import { appCipher } from '../core/encryption';
 import { env, requireEnv } from '../core/env';

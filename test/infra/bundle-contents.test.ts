@@ -43,6 +43,17 @@ describe('what a Lambda bundle holds', () => {
     expect(inputs.some((file) => file.endsWith('functions/core/ldapts.ts'))).toBe(true);
   });
 
+  // A worker learns its queues from shared/queues.ts, not from the route table and access lists beside them (~4 KB).
+  it.each([
+    ['provisioning-worker', 'functions/workers/provisioning-worker.ts'],
+    ['bulk-worker', 'functions/workers/bulk-worker.ts'],
+    ['export-worker', 'functions/workers/export-worker.ts'],
+    ['mail-worker', 'functions/workers/mail-worker.ts'],
+  ])('%s bundles no route table', async (name, entry) => {
+    const inputs = await bundledInputs(name, entry);
+    expect(inputs.filter((file) => file.endsWith('shared/routes.ts'))).toEqual([]);
+  });
+
   // Only the integrations function (connection test, 'Check against platform') and the worker call a platform.
   it('the provisioning function carries no platform adapter, directory client or its layer', async () => {
     expect(layerPackagesOf.provisioning).toBeUndefined();
