@@ -155,10 +155,15 @@ export interface S3PutLink {
  * empty body, which a real file does not match (aws-sdk-js-v3 issue 6994): not made here.
  */
 export function presignedPutUrl(signer: S3LinkSigner, link: S3PutLink): Promise<string> {
-  const headers: Record<string, string> = {};
-  if (link.contentType !== undefined) headers['content-type'] = link.contentType;
-  if (link.contentDisposition !== undefined) headers['content-disposition'] = link.contentDisposition;
-  return presign(signer, 'PUT', link.bucket, link.key, link.expiresIn, { 'x-id': 'PutObject' }, headers);
+  return presign(signer, 'PUT', link.bucket, link.key, link.expiresIn, { 'x-id': 'PutObject' }, storedHeaders(link));
+}
+
+/** The headers S3 keeps with a PUT's object: what the URL is signed for and what the request sends. */
+function storedHeaders(link: Pick<S3PutLink, 'contentType' | 'contentDisposition'>): Record<string, string> {
+  return {
+    ...(link.contentType !== undefined ? { 'content-type': link.contentType } : {}),
+    ...(link.contentDisposition !== undefined ? { 'content-disposition': link.contentDisposition } : {}),
+  };
 }
 
 /** An answer of S3 worth asking again (5xx, 429 SlowDown), or a request that never got one. */
@@ -268,9 +273,7 @@ export async function putObject(
 ): Promise<void> {
   const what = 'PUT of an object';
   const { signal, idleTimeoutMs = PUT_IDLE_TIMEOUT_MS } = options;
-  const headers: Record<string, string> = { 'content-length': String(body.size) };
-  if (link.contentType !== undefined) headers['content-type'] = link.contentType;
-  if (link.contentDisposition !== undefined) headers['content-disposition'] = link.contentDisposition;
+  const headers: Record<string, string> = { 'content-length': String(body.size), ...storedHeaders(link) };
   const policy = options.policy ?? workerRetry;
   // The wait between attempts ends with the signal too.
   const abortable: RetryPolicy = { ...policy, sleep: policy.sleep ?? ((ms) => sleep(ms, undefined, signal ? { signal } : undefined)) };

@@ -22,6 +22,8 @@ const db = dynamo();
 const provisioningQueue = sqsProvisioningQueue(sqs(), requireEnv('PROVISIONING_QUEUE_URL'));
 const tableName = requireEnv('TABLE_NAME');
 const outbound = { allowedOrigins: (env().OUTBOUND_ALLOWED_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean) };
+/** The integration's turn, taken by the connection test and 'Check against platform' alike. */
+const turnDeps = { db, tableName, now: () => new Date() };
 const integrations = integrationUseCases({
   store: dynamoIntegrationStore(db, tableName),
   plan: dynamoPlanReader(db, tableName),
@@ -32,7 +34,7 @@ const integrations = integrationUseCases({
   outbound,
   // The test's call on the integration's turn, one request of its pace (a job running on it gives the turn up at its next call).
   onTurn: (record, call) =>
-    withRequestTurn({ db, tableName, now: () => new Date() }, { userId: record.userId, integrationId: record.id, platformName: record.name }, pacingOf(record), async (turn) => {
+    withRequestTurn(turnDeps, { userId: record.userId, integrationId: record.id, platformName: record.name }, pacingOf(record), async (turn) => {
       await turn.bucket.take();
       return call();
     }),
@@ -51,7 +53,7 @@ const check = checkPeople({
   cipher: appCipher,
   adapterFor: adapterFactory(outbound),
   now: () => new Date(),
-  turn: { db, tableName, now: () => new Date() },
+  turn: turnDeps,
   pacingOf,
 });
 
